@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * npu_ops.h - the op kernels of the emulated NPU (portable core).
+ *
+ * The same kernels run the device's tasks (kernel module and in-process
+ * device) and evaluate constants and the reference interpreter in the
+ * compiler, so that all of them agree bit for bit. They carry their own math
+ * (no libm) and never allocate.
+ *
+ * Floating point: only files under ops/ touch float types; the kernel module
+ * builds them with hard-float flags and calls them between kernel_fpu_begin()
+ * and kernel_fpu_end(). Nothing of type float crosses this interface.
+ */
+#ifndef NPU_OPS_H
+#define NPU_OPS_H
+
+#include "../npu_os.h"
+#include <drm/npu_drm.h>
+
+/**
+ * struct npu_op_args - a task with its operands resolved to host memory
+ * @task: the validated task descriptor
+ * @data: address of element [0, ..., 0] of each operand (slot base + offset)
+ */
+struct npu_op_args {
+	const struct drm_npu_task *task;
+	void *data[DRM_NPU_MAX_OPERANDS];
+};
+
+/**
+ * npu_op_check() - check a task's opcode, params and operand shapes
+ * @task: task descriptor (operand extents are checked by the validator)
+ * @bad_operand: out, operand index at fault, or ~0u when not operand related
+ *
+ * Return: 0, or -EINVAL when the task is malformed (unknown opcode or kind,
+ * non-zero reserved bytes, shapes that do not fit together).
+ */
+int npu_op_check(const struct drm_npu_task *task, u32 *bad_operand);
+
+/**
+ * npu_op_work_units() - number of independent chunks a task splits into
+ * @task: a task that passed npu_op_check()
+ *
+ * Executing units [0, n) in any chunking gives the same result bit for bit;
+ * the kernel home runs a bounded chunk per FPU section and yields between.
+ */
+u64 npu_op_work_units(const struct drm_npu_task *task);
+
+/**
+ * npu_op_run() - execute work units [@begin, @end) of a task
+ * Return: 0, or an enum drm_npu_fault_reason (> 0) for a data-dependent
+ * fault such as a gather index out of range.
+ */
+int npu_op_run(const struct npu_op_args *args, u64 begin, u64 end);
+
+/* Element size in bytes of an enum drm_npu_dtype, 0 if invalid. */
+u32 npu_dtype_size(u32 dtype);
+
+#endif /* NPU_OPS_H */

@@ -1,0 +1,42 @@
+# SPDX-License-Identifier: MIT
+#
+# Toolchain, flags and dependencies shared by every part of the tree.
+# Each directory describes itself in a build.mk fragment (see the top-level
+# Makefile); fragments only append to the variables documented in mk/rules.mk.
+
+CC		?= cc
+AR		?= ar
+PKG_CONFIG	?= pkg-config
+PYTHON		?= /usr/bin/python3
+PREFIX		?= /usr/local
+DESTDIR		?=
+
+# make SAN=1 builds everything with ASan+UBSan into build-san/.
+ifeq ($(SAN),1)
+BUILD		?= build-san
+SAN_FLAGS	:= -fsanitize=address,undefined -fno-omit-frame-pointer \
+		   -fno-sanitize-recover=undefined
+else
+BUILD		?= build
+SAN_FLAGS	:=
+endif
+
+# -ffp-contract=off: no FMA contraction, so the op kernels give the same bits
+# in userspace and in the kernel module (which is built without it as well).
+CSTD		:= -std=c11 -D_GNU_SOURCE
+WARN		:= -Wall -Wextra -Werror -Wno-unused-parameter \
+		   -Wmissing-prototypes -Wstrict-prototypes -Wvla
+OPT		?= -O2 -g
+CFLAGS		+= $(CSTD) $(WARN) $(OPT) -fPIC -ffp-contract=off \
+		   -fno-strict-aliasing $(SAN_FLAGS)
+LDFLAGS		+= $(SAN_FLAGS)
+
+# The uapi header includes "drm.h" like the kernel's DRM headers do;
+# libdrm's pkg-config file puts its copy on the include path.
+DRM_CFLAGS	:= $(shell $(PKG_CONFIG) --cflags libdrm 2>/dev/null)
+DRM_LIBS	:= $(shell $(PKG_CONFIG) --libs libdrm 2>/dev/null)
+PROTOBUF_C_CFLAGS := $(shell $(PKG_CONFIG) --cflags libprotobuf-c 2>/dev/null)
+PROTOBUF_C_LIBS	:= $(shell $(PKG_CONFIG) --libs libprotobuf-c 2>/dev/null)
+NUMA_LIBS	:= -lnuma
+
+UAPI_CFLAGS	:= -Iuapi $(DRM_CFLAGS)

@@ -1,0 +1,37 @@
+# SPDX-License-Identifier: MIT
+#
+# Generic rules. Fragments (*/build.mk) append to:
+#   BINS       programs, built into $(BUILD)/bin/
+#   TESTS      TAP test programs or scripts, run by `make check` through prove
+#   SAN_TESTS  the subset that `make check-san` runs in the ASan/UBSan build
+#   CLEAN      extra files to remove
+# and add their own rules for libraries and programs. Objects go to
+# $(BUILD)/obj/<source path>.o with dependency files beside them.
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(CFLAGS_$(subst /,_,$*)) -MMD -MP -c $< -o $@
+
+# $(call objs,SOURCES)
+objs = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+
+.PHONY: all check check-san clean install
+all: $(BINS) $(TESTS)
+
+PROVE ?= prove
+PROVE_FLAGS ?= -f --timer
+
+check: all
+	$(PROVE) $(PROVE_FLAGS) -e '' $(TESTS)
+
+# The same unit tests and selftests, built with ASan and UBSan.
+check-san:
+	$(MAKE) SAN=1 BUILD=build-san $(SAN_TESTS)
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	$(PROVE) $(PROVE_FLAGS) -e '' $(SAN_TESTS:build/%=build-san/%)
+
+clean:
+	rm -rf build build-san $(CLEAN)

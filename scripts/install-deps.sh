@@ -1,0 +1,29 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# Installs what building and testing the NPU stack needs on Debian 12.
+# Run as root (or through sudo). Safe to run again.
+set -eu
+
+PACKAGES="
+	build-essential pkg-config
+	libdrm-dev libnuma-dev libprotobuf-c-dev protobuf-c-compiler libonnx-dev
+	python3-onnx python3-numpy python3-torch python3-torchvision
+	clang libclang-rt-14-dev valgrind graphviz
+	qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static
+	cpio kmod
+"
+
+missing=""
+for p in $PACKAGES; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+		missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -q $missing

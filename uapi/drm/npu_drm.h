@@ -1,0 +1,695 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note OR MIT */
+/*
+ * npu_drm.h - the ioctl ABI of the emulated Ascend-like NPU (npu_drv).
+ *
+ * This header is the one contract of the stack: the compiler emits the task
+ * descriptors defined here, the runtime issues these ioctls, and both homes
+ * of the device core (the npu_drv kernel module and libnpurt's in-process
+ * device) enforce them identically.
+ *
+ * Rules (Documentation/process/botching-up-ioctls.rst):
+ *  - every struct is naturally aligned, padded explicitly, and the same size
+ *    on 32- and 64-bit userspace (checked by static asserts below);
+ *  - user pointers are __u64;
+ *  - every pad and reserved field must be zero, every unknown flag bit is
+ *    rejected with -EINVAL, so they can be given meaning later;
+ *  - timeouts are absolute CLOCK_MONOTONIC nanoseconds (__s64) so that an
+ *    interrupted and restarted ioctl does not extend its deadline;
+ *  - userspace never sees a device address: task operands name a slot and an
+ *    offset, slots are bound to buffer objects at submission.
+ *
+ * See Documentation/uapi.rst for the full reference and errno list.
+ */
+#ifndef _UAPI_NPU_DRM_H_
+#define _UAPI_NPU_DRM_H_
+
+#include "drm.h"
+
+#if defined(__cplusplus)
+extern "C" {
+#endif
+
+#define DRM_NPU_UAPI_MAJOR		1
+#define DRM_NPU_UAPI_MINOR		0
+#define DRM_NPU_UAPI_VERSION \
+	((DRM_NPU_UAPI_MAJOR << 16) | DRM_NPU_UAPI_MINOR)
+
+/* Device model identifiers reported by DRM_IOCTL_NPU_DEVICE_INFO. */
+#define DRM_NPU_MODEL_SIM910		0x910	/* the emulated NPU */
+
+/* Feature bits (drm_npu_device_info.features). */
+#define DRM_NPU_FEATURE_FP32		(1ULL << 0)
+#define DRM_NPU_FEATURE_INT8		(1ULL << 1)
+#define DRM_NPU_FEATURE_NC1HWC0		(1ULL << 2)
+#define DRM_NPU_FEATURE_COMPACTION	(1ULL << 3)
+#define DRM_NPU_FEATURE_TIMELINE_SEM	(1ULL << 4)
+#define DRM_NPU_FEATURE_ATTENTION	(1ULL << 5)
+
+/* ---------------------------------------------------------------------- */
+/* Task descriptors                                                         */
+/* ---------------------------------------------------------------------- */
+
+#define DRM_NPU_MAX_RANK		6
+#define DRM_NPU_MAX_OPERANDS		6
+#define DRM_NPU_MAX_SLOTS		256
+#define DRM_NPU_MAX_TASKS		(1u << 20)
+
+/* Element types (drm_npu_operand.dtype). */
+enum drm_npu_dtype {
+	DRM_NPU_DTYPE_INVALID = 0,
+	DRM_NPU_DTYPE_F32 = 1,
+	DRM_NPU_DTYPE_F16 = 2,
+	DRM_NPU_DTYPE_I8 = 3,
+	DRM_NPU_DTYPE_U8 = 4,
+	DRM_NPU_DTYPE_I32 = 5,
+	DRM_NPU_DTYPE_I64 = 6,
+	DRM_NPU_DTYPE_BOOL = 7,		/* one byte, 0 or 1 */
+	DRM_NPU_DTYPE_COUNT
+};
+
+/* Memory layouts (drm_npu_operand.layout); informative except for TRANSDATA. */
+enum drm_npu_layout {
+	DRM_NPU_LAYOUT_ND = 0,
+	DRM_NPU_LAYOUT_NCHW = 1,
+	DRM_NPU_LAYOUT_NHWC = 2,
+	DRM_NPU_LAYOUT_NC1HWC0 = 3,	/* rank 5: N, C1, H, W, C0 */
+	DRM_NPU_LAYOUT_COUNT
+};
+
+/**
+ * struct drm_npu_operand - one tensor view used by a task
+ * @slot: index into the submission's buffer bindings (< program num_slots)
+ * @dtype: enum drm_npu_dtype
+ * @layout: enum drm_npu_layout
+ * @rank: number of valid entries in @shape and @strides (0 = scalar)
+ * @flags: must be zero
+ * @offset: byte offset of element [0,...,0] inside the slot's buffer
+ * @shape: extent of each dimension, outermost first
+ * @strides: distance in *elements* between neighbours of each dimension;
+ *           0 broadcasts the dimension
+ *
+ * The bytes a view touches are [offset, offset + extent) with
+ * extent = (1 + sum((shape[i] - 1) * strides[i])) * element size, or 0 if
+ * any shape[i] is 0. The validator computes this with overflow checks.
+ */
+struct drm_npu_operand {
+	__u16 slot;
+	__u8 dtype;
+	__u8 layout;
+	__u8 rank;
+	__u8 flags;
+	__u16 pad;
+	__u64 offset;
+	__u32 shape[DRM_NPU_MAX_RANK];
+	__u32 strides[DRM_NPU_MAX_RANK];
+};
+
+/* Opcodes (drm_npu_task.opcode). Operand order is given per opcode. */
+enum drm_npu_opcode {
+	DRM_NPU_OP_NOP = 0,
+	DRM_NPU_OP_COPY = 1,		/* in, out: strided copy, converts dtype */
+	DRM_NPU_OP_BINARY = 2,		/* a, b, out: broadcast by strides */
+	DRM_NPU_OP_UNARY = 3,		/* in, out */
+	DRM_NPU_OP_MATMUL = 4,		/* a, b, [bias], out: batched by rank */
+	DRM_NPU_OP_CONV2D = 5,		/* in NCHW, weight OIHW, [bias], out */
+	DRM_NPU_OP_POOL2D = 6,		/* in, out */
+	DRM_NPU_OP_SOFTMAX = 7,		/* in, out */
+	DRM_NPU_OP_REDUCE = 8,		/* in, out (reduced dims have shape 1) */
+	DRM_NPU_OP_LAYERNORM = 9,	/* in, scale, [bias], out */
+	DRM_NPU_OP_BATCHNORM = 10,	/* in, scale, bias, mean, var, out */
+	DRM_NPU_OP_GATHER = 11,		/* data, indices (i32/i64), out */
+	DRM_NPU_OP_WHERE = 12,		/* cond (bool), x, y, out */
+	DRM_NPU_OP_PAD = 13,		/* in, out */
+	DRM_NPU_OP_RESIZE = 14,		/* in, out */
+	DRM_NPU_OP_TRANSDATA = 15,	/* in, out: NCHW <-> NC1HWC0 */
+	DRM_NPU_OP_QUANTIZE = 16,	/* in f32, out i8/u8 */
+	DRM_NPU_OP_DEQUANTIZE = 17,	/* in i8/u8/i32, out f32 */
+	DRM_NPU_OP_ATTENTION = 18,	/* q, k, v, [mask], out */
+	DRM_NPU_OP_SEM_SIGNAL = 19,	/* no operands */
+	DRM_NPU_OP_SEM_WAIT = 20,	/* no operands */
+	DRM_NPU_OP_COUNT
+};
+
+/* BINARY kinds. */
+enum drm_npu_binary_kind {
+	DRM_NPU_BINARY_ADD = 0,
+	DRM_NPU_BINARY_SUB = 1,
+	DRM_NPU_BINARY_MUL = 2,
+	DRM_NPU_BINARY_DIV = 3,
+	DRM_NPU_BINARY_MAX = 4,
+	DRM_NPU_BINARY_MIN = 5,
+	DRM_NPU_BINARY_POW = 6,
+	DRM_NPU_BINARY_PRELU = 7,	/* a >= 0 ? a : a * b */
+	DRM_NPU_BINARY_EQUAL = 8,	/* comparisons write BOOL */
+	DRM_NPU_BINARY_LESS = 9,
+	DRM_NPU_BINARY_GREATER = 10,
+	DRM_NPU_BINARY_COUNT
+};
+
+/*
+ * Activations: UNARY kinds, and the fused activation of MATMUL, CONV2D and
+ * BINARY. alpha/beta are fp32 bit patterns in the params (no float types in
+ * the uapi, so that kernel code never handles them outside the op kernels).
+ */
+enum drm_npu_act {
+	DRM_NPU_ACT_NONE = 0,		/* identity */
+	DRM_NPU_ACT_RELU = 1,
+	DRM_NPU_ACT_SIGMOID = 2,
+	DRM_NPU_ACT_TANH = 3,
+	DRM_NPU_ACT_GELU = 4,		/* exact (erf) form */
+	DRM_NPU_ACT_EXP = 5,
+	DRM_NPU_ACT_SQRT = 6,
+	DRM_NPU_ACT_CLIP = 7,		/* min(max(x, alpha), beta); relu6 = 0, 6 */
+	DRM_NPU_ACT_LEAKY_RELU = 8,	/* x >= 0 ? x : alpha * x */
+	DRM_NPU_ACT_HARDSIGMOID = 9,	/* max(0, min(1, alpha * x + beta)) */
+	DRM_NPU_ACT_HARDSWISH = 10,
+	DRM_NPU_ACT_ERF = 11,
+	DRM_NPU_ACT_NEG = 12,
+	DRM_NPU_ACT_ABS = 13,
+	DRM_NPU_ACT_LOG = 14,
+	DRM_NPU_ACT_RECIPROCAL = 15,
+	DRM_NPU_ACT_GELU_TANH = 16,	/* tanh approximation */
+	DRM_NPU_ACT_SILU = 17,
+	DRM_NPU_ACT_ELU = 18,		/* x >= 0 ? x : alpha * (exp(x) - 1) */
+	DRM_NPU_ACT_SOFTPLUS = 19,
+	DRM_NPU_ACT_FLOOR = 20,
+	DRM_NPU_ACT_CEIL = 21,
+	DRM_NPU_ACT_NOT = 22,		/* bool */
+	DRM_NPU_ACT_COUNT
+};
+
+struct drm_npu_act_params {
+	__u32 kind;			/* enum drm_npu_act */
+	__u32 alpha;			/* fp32 bits */
+	__u32 beta;			/* fp32 bits */
+	__u32 pad;
+};
+
+struct drm_npu_binary_params {
+	__u32 kind;			/* enum drm_npu_binary_kind */
+	__u32 pad;
+	struct drm_npu_act_params act;	/* applied to the result */
+};
+
+struct drm_npu_matmul_params {
+	__u32 flags;			/* DRM_NPU_MATMUL_* */
+	__u32 alpha;			/* fp32 bits: out = alpha*A*B + beta*bias */
+	__u32 beta;			/* fp32 bits */
+	__u32 pad;
+	struct drm_npu_act_params act;
+};
+#define DRM_NPU_MATMUL_TRANS_A		(1u << 0)
+#define DRM_NPU_MATMUL_TRANS_B		(1u << 1)
+#define DRM_NPU_MATMUL_HAS_BIAS		(1u << 2)
+
+struct drm_npu_conv2d_params {
+	__u32 flags;			/* DRM_NPU_CONV_HAS_BIAS */
+	__u32 groups;			/* >= 1; groups == C == O is depthwise */
+	__u32 stride_h, stride_w;	/* >= 1 */
+	__u32 dilation_h, dilation_w;	/* >= 1 */
+	__u32 pad_top, pad_left, pad_bottom, pad_right;
+	__u32 pad[2];
+	struct drm_npu_act_params act;
+};
+#define DRM_NPU_CONV_HAS_BIAS		(1u << 0)
+
+enum drm_npu_pool_kind {
+	DRM_NPU_POOL_MAX = 0,
+	DRM_NPU_POOL_AVG = 1,
+	DRM_NPU_POOL_GLOBAL_AVG = 2,
+	DRM_NPU_POOL_GLOBAL_MAX = 3,
+	DRM_NPU_POOL_COUNT
+};
+
+struct drm_npu_pool2d_params {
+	__u32 kind;			/* enum drm_npu_pool_kind */
+	__u32 flags;			/* DRM_NPU_POOL_COUNT_INCLUDE_PAD */
+	__u32 kernel_h, kernel_w;
+	__u32 stride_h, stride_w;
+	__u32 dilation_h, dilation_w;
+	__u32 pad_top, pad_left, pad_bottom, pad_right;
+};
+#define DRM_NPU_POOL_COUNT_INCLUDE_PAD	(1u << 0)
+
+struct drm_npu_softmax_params {
+	__u32 axis;			/* < rank of the operands */
+	__u32 flags;			/* DRM_NPU_SOFTMAX_LOG */
+};
+#define DRM_NPU_SOFTMAX_LOG		(1u << 0)
+
+enum drm_npu_reduce_kind {
+	DRM_NPU_REDUCE_SUM = 0,
+	DRM_NPU_REDUCE_MEAN = 1,
+	DRM_NPU_REDUCE_MAX = 2,
+	DRM_NPU_REDUCE_MIN = 3,
+	DRM_NPU_REDUCE_PROD = 4,
+	DRM_NPU_REDUCE_SUM_SQUARE = 5,
+	DRM_NPU_REDUCE_COUNT
+};
+
+struct drm_npu_reduce_params {
+	__u32 kind;			/* enum drm_npu_reduce_kind */
+	__u32 axes;			/* bit mask of reduced dimensions */
+};
+
+struct drm_npu_norm_params {
+	__u32 axis;			/* LAYERNORM: first normalised dim */
+	__u32 epsilon;			/* fp32 bits */
+	__u32 flags;			/* LAYERNORM: DRM_NPU_NORM_HAS_BIAS */
+	__u32 pad;
+};
+#define DRM_NPU_NORM_HAS_BIAS		(1u << 0)
+
+struct drm_npu_gather_params {
+	__u32 axis;
+	__u32 pad;
+};
+
+enum drm_npu_pad_mode {
+	DRM_NPU_PAD_CONSTANT = 0,
+	DRM_NPU_PAD_REFLECT = 1,
+	DRM_NPU_PAD_EDGE = 2,
+	DRM_NPU_PAD_MODE_COUNT
+};
+
+struct drm_npu_pad_params {
+	__u32 mode;			/* enum drm_npu_pad_mode */
+	__u32 value;			/* fp32 bits, constant mode */
+	__u32 before[DRM_NPU_MAX_RANK];	/* out = in padded by before/after */
+};
+
+enum drm_npu_resize_mode {
+	DRM_NPU_RESIZE_NEAREST = 0,
+	DRM_NPU_RESIZE_LINEAR = 1,
+	DRM_NPU_RESIZE_MODE_COUNT
+};
+
+enum drm_npu_resize_coord {
+	DRM_NPU_RESIZE_HALF_PIXEL = 0,
+	DRM_NPU_RESIZE_ASYMMETRIC = 1,
+	DRM_NPU_RESIZE_ALIGN_CORNERS = 2,
+	DRM_NPU_RESIZE_PYTORCH_HALF_PIXEL = 3,
+	DRM_NPU_RESIZE_COORD_COUNT
+};
+
+enum drm_npu_resize_nearest {
+	DRM_NPU_RESIZE_ROUND_PREFER_FLOOR = 0,
+	DRM_NPU_RESIZE_ROUND_PREFER_CEIL = 1,
+	DRM_NPU_RESIZE_FLOOR = 2,
+	DRM_NPU_RESIZE_CEIL = 3,
+	DRM_NPU_RESIZE_NEAREST_COUNT
+};
+
+struct drm_npu_resize_params {
+	__u32 mode;			/* enum drm_npu_resize_mode */
+	__u32 coord;			/* enum drm_npu_resize_coord */
+	__u32 nearest;			/* enum drm_npu_resize_nearest */
+	__u32 pad;
+	__u32 scale[DRM_NPU_MAX_RANK];	/* fp32 bits; 0 = out/in */
+};
+
+struct drm_npu_quant_params {
+	__u32 scale;			/* fp32 bits */
+	__s32 zero_point;
+	__u32 axis;			/* per-channel axis if PER_CHANNEL */
+	__u32 flags;			/* DRM_NPU_QUANT_PER_CHANNEL: scale from operand 2 */
+};
+#define DRM_NPU_QUANT_PER_CHANNEL	(1u << 0)
+
+struct drm_npu_attention_params {
+	__u32 scale;			/* fp32 bits applied to Q*K^T */
+	__u32 flags;			/* DRM_NPU_ATTN_HAS_MASK */
+};
+#define DRM_NPU_ATTN_HAS_MASK		(1u << 0)
+
+/*
+ * Semaphore tasks address the submission's semaphore bindings by index; the
+ * effective value is binding.value + task value, so one registered program
+ * can run many times against a growing timeline.
+ */
+struct drm_npu_sem_params {
+	__u32 index;			/* < submit num_sem_bindings */
+	__u32 pad;
+	__u64 value;
+};
+
+#define DRM_NPU_TASK_PARAMS_SIZE	112
+
+/**
+ * struct drm_npu_task - one fixed-size (512 byte) device task
+ * @opcode: enum drm_npu_opcode
+ * @flags: must be zero
+ * @num_operands: operands used, in the order the opcode documents
+ * @pad: must be zero
+ * @reserved: must be zero
+ * @params: per-opcode parameters; unused bytes must be zero
+ * @operands: tensor views
+ */
+struct drm_npu_task {
+	__u16 opcode;
+	__u16 flags;
+	__u8 num_operands;
+	__u8 pad[3];
+	__u64 reserved;
+	union {
+		__u8 raw[DRM_NPU_TASK_PARAMS_SIZE];
+		struct drm_npu_act_params unary;
+		struct drm_npu_binary_params binary;
+		struct drm_npu_matmul_params matmul;
+		struct drm_npu_conv2d_params conv2d;
+		struct drm_npu_pool2d_params pool2d;
+		struct drm_npu_softmax_params softmax;
+		struct drm_npu_reduce_params reduce;
+		struct drm_npu_norm_params norm;
+		struct drm_npu_gather_params gather;
+		struct drm_npu_pad_params padding;
+		struct drm_npu_resize_params resize;
+		struct drm_npu_quant_params quant;
+		struct drm_npu_attention_params attention;
+		struct drm_npu_sem_params sem;
+	} params;
+	struct drm_npu_operand operands[DRM_NPU_MAX_OPERANDS];
+};
+
+/* ---------------------------------------------------------------------- */
+/* ioctls                                                                   */
+/* ---------------------------------------------------------------------- */
+
+/**
+ * struct drm_npu_device_info - DRM_IOCTL_NPU_DEVICE_INFO (out only)
+ */
+struct drm_npu_device_info {
+	__u32 model;			/* DRM_NPU_MODEL_* */
+	__u32 uapi_version;		/* DRM_NPU_UAPI_VERSION of the driver */
+	__u32 num_cores;		/* AI cores */
+	__u32 num_queues;		/* hardware queues */
+	__u32 num_semaphores;		/* hardware semaphores */
+	__u32 max_tasks;		/* per program */
+	__u64 vram_size;		/* bytes */
+	__u64 features;			/* DRM_NPU_FEATURE_* */
+	__u64 watchdog_ms;		/* job watchdog period */
+	__u64 reserved[4];		/* must be zero on input */
+};
+
+/* Buffer object flags. */
+#define DRM_NPU_BO_PINNED		(1u << 0)	/* never moved by compaction */
+#define DRM_NPU_BO_FLAGS		(DRM_NPU_BO_PINNED)
+
+/**
+ * struct drm_npu_bo_create - DRM_IOCTL_NPU_BO_CREATE
+ * @size: bytes, > 0; rounded up to the device page (4 KiB)
+ * @alignment: power of two or 0 (device page)
+ * @flags: DRM_NPU_BO_*
+ * @handle: out, GEM handle (close with DRM_IOCTL_GEM_CLOSE)
+ * Contents are zeroed.
+ */
+struct drm_npu_bo_create {
+	__u64 size;
+	__u64 alignment;
+	__u32 flags;
+	__u32 handle;
+	__u64 reserved;
+};
+
+/** struct drm_npu_bo_mmap_offset - DRM_IOCTL_NPU_BO_MMAP_OFFSET */
+struct drm_npu_bo_mmap_offset {
+	__u32 handle;
+	__u32 pad;
+	__u64 offset;			/* out: pass to mmap() on the device fd */
+};
+
+/** struct drm_npu_bo_info - DRM_IOCTL_NPU_BO_INFO */
+struct drm_npu_bo_info {
+	__u32 handle;
+	__u32 flags;			/* out: DRM_NPU_BO_* */
+	__u64 size;			/* out */
+	__u64 moves;			/* out: times compaction moved it */
+	__u32 busy;			/* out: 1 if a job not yet done uses it */
+	__u32 pad;
+	__u64 reserved;
+};
+
+/** struct drm_npu_bo_wait - DRM_IOCTL_NPU_BO_WAIT: until no job uses it */
+struct drm_npu_bo_wait {
+	__u32 handle;
+	__u32 pad;
+	__s64 timeout_ns;		/* absolute CLOCK_MONOTONIC */
+};
+
+/**
+ * struct drm_npu_program_create - DRM_IOCTL_NPU_PROGRAM_CREATE
+ * @tasks_ptr: user pointer to @num_tasks struct drm_npu_task
+ * @num_tasks: 1..DRM_NPU_MAX_TASKS
+ * @task_size: sizeof(struct drm_npu_task), for future growth
+ * @flags: must be zero
+ * @handle: out
+ * @num_slots: out, 1 + the highest slot any operand uses (0 if none)
+ * @slot_sizes_ptr: optional user pointer to @max_slot_sizes __u64, receives
+ *                  the bytes each slot's binding must provide at least
+ * @max_slot_sizes: capacity of @slot_sizes_ptr
+ * @error_task: out on -EINVAL: index of the task that was refused
+ * @error_operand: out on -EINVAL: its operand, or ~0u if not operand related
+ */
+struct drm_npu_program_create {
+	__u64 tasks_ptr;
+	__u32 num_tasks;
+	__u32 task_size;
+	__u32 flags;
+	__u32 handle;
+	__u32 num_slots;
+	__u32 max_slot_sizes;
+	__u64 slot_sizes_ptr;
+	__u32 error_task;
+	__u32 error_operand;
+	__u64 reserved;
+};
+
+/** struct drm_npu_program_destroy - DRM_IOCTL_NPU_PROGRAM_DESTROY */
+struct drm_npu_program_destroy {
+	__u32 handle;
+	__u32 pad;
+};
+
+#define DRM_NPU_PRIORITY_LOW		0
+#define DRM_NPU_PRIORITY_NORMAL		1
+#define DRM_NPU_PRIORITY_HIGH		2
+
+/** struct drm_npu_queue_create - DRM_IOCTL_NPU_QUEUE_CREATE */
+struct drm_npu_queue_create {
+	__u32 priority;			/* DRM_NPU_PRIORITY_* */
+	__u32 flags;			/* must be zero */
+	__u32 handle;			/* out */
+	__u32 hw_queue;			/* out: the hardware queue it maps to */
+};
+
+/** struct drm_npu_queue_destroy - DRM_IOCTL_NPU_QUEUE_DESTROY (waits idle) */
+struct drm_npu_queue_destroy {
+	__u32 handle;
+	__u32 pad;
+};
+
+/* Fault reasons (drm_npu_fault.reason). */
+enum drm_npu_fault_reason {
+	DRM_NPU_FAULT_NONE = 0,
+	DRM_NPU_FAULT_OUT_OF_RANGE = 1,	/* operand outside its bound buffer */
+	DRM_NPU_FAULT_BAD_OPCODE = 2,
+	DRM_NPU_FAULT_WATCHDOG = 3,	/* task ran past the watchdog */
+	DRM_NPU_FAULT_INJECTED = 4,	/* test mode */
+	DRM_NPU_FAULT_BAD_INDEX = 5,	/* gather index out of range */
+	DRM_NPU_FAULT_CANCELLED = 6,	/* queued behind a faulting job */
+};
+
+/**
+ * struct drm_npu_queue_query - DRM_IOCTL_NPU_QUEUE_QUERY
+ * Reports progress and the most recent fault; a faulted queue has been
+ * reset by the driver and accepts new submissions.
+ */
+struct drm_npu_queue_query {
+	__u32 handle;
+	__u32 flags;			/* DRM_NPU_QUEUE_QUERY_CLEAR_FAULT */
+	__u64 submitted;		/* out: last fence point handed out */
+	__u64 completed;		/* out: last fence point retired */
+	__u32 num_faults;		/* out: faults since creation */
+	__u32 fault_reason;		/* out: enum drm_npu_fault_reason */
+	__u64 fault_fence;		/* out: fence point of the faulting job */
+	__u32 fault_task;		/* out: task index within the program */
+	__u32 fault_operand;		/* out: operand index, ~0u if none */
+	__u64 reserved;
+};
+#define DRM_NPU_QUEUE_QUERY_CLEAR_FAULT	(1u << 0)
+
+/** struct drm_npu_sem_create - DRM_IOCTL_NPU_SEM_CREATE (64-bit timeline) */
+struct drm_npu_sem_create {
+	__u64 initial_value;
+	__u32 flags;			/* must be zero */
+	__u32 handle;			/* out */
+};
+
+/** struct drm_npu_sem_destroy - DRM_IOCTL_NPU_SEM_DESTROY */
+struct drm_npu_sem_destroy {
+	__u32 handle;
+	__u32 pad;
+};
+
+/**
+ * struct drm_npu_sem_signal - DRM_IOCTL_NPU_SEM_SIGNAL
+ * @value must be greater than the current value (-EINVAL otherwise).
+ */
+struct drm_npu_sem_signal {
+	__u32 handle;
+	__u32 pad;
+	__u64 value;
+};
+
+/** struct drm_npu_sem_wait - DRM_IOCTL_NPU_SEM_WAIT: until value >= @value */
+struct drm_npu_sem_wait {
+	__u32 handle;
+	__u32 flags;			/* must be zero */
+	__u64 value;
+	__s64 timeout_ns;		/* absolute CLOCK_MONOTONIC; -ETIME */
+};
+
+/** struct drm_npu_sem_query - DRM_IOCTL_NPU_SEM_QUERY */
+struct drm_npu_sem_query {
+	__u32 handle;
+	__u32 pad;
+	__u64 value;			/* out */
+};
+
+/** struct drm_npu_sem_point - a semaphore and a value, for submit */
+struct drm_npu_sem_point {
+	__u32 handle;
+	__u32 pad;
+	__u64 value;
+};
+
+/**
+ * struct drm_npu_submit - DRM_IOCTL_NPU_SUBMIT
+ * @queue: queue handle
+ * @program: program handle
+ * @first_task, @num_tasks: task range of the program to run (num_tasks 0 =
+ *                          to the end)
+ * @bos_ptr: user pointer to @num_bos __u32 GEM handles; entry i binds slot i;
+ *           @num_bos must equal the program's num_slots and each buffer must
+ *           be at least as large as the slot's need (-ENOSPC otherwise)
+ * @waits_ptr, @num_waits: struct drm_npu_sem_point the job waits for (value
+ *                         >=) before its first task
+ * @signals_ptr, @num_signals: struct drm_npu_sem_point set when the job ends
+ * @sem_bindings_ptr, @num_sem_bindings: struct drm_npu_sem_point addressed
+ *                         by the program's SEM_SIGNAL/SEM_WAIT tasks (value
+ *                         is the base added to the task's value)
+ * @flags: must be zero
+ * @fence: out, the queue's fence point for this job (wait with WAIT_FENCE)
+ */
+struct drm_npu_submit {
+	__u32 queue;
+	__u32 program;
+	__u32 first_task;
+	__u32 num_tasks;
+	__u64 bos_ptr;
+	__u64 waits_ptr;
+	__u64 signals_ptr;
+	__u64 sem_bindings_ptr;
+	__u32 num_bos;
+	__u32 num_waits;
+	__u32 num_signals;
+	__u32 num_sem_bindings;
+	__u32 flags;
+	__u32 pad;
+	__u64 fence;
+	__u64 reserved;
+};
+#define DRM_NPU_MAX_SEM_POINTS		64
+
+/**
+ * struct drm_npu_wait_fence - DRM_IOCTL_NPU_WAIT_FENCE
+ * Returns 0 when the job completed, -EIO if it faulted or was cancelled
+ * (see QUEUE_QUERY), -ETIME past the deadline.
+ */
+struct drm_npu_wait_fence {
+	__u32 queue;
+	__u32 flags;			/* must be zero */
+	__u64 fence;
+	__s64 timeout_ns;		/* absolute CLOCK_MONOTONIC */
+};
+
+/** struct drm_npu_mem_stats - DRM_IOCTL_NPU_MEM_STATS (out only) */
+struct drm_npu_mem_stats {
+	__u64 vram_total;
+	__u64 vram_used;		/* bytes in live buffer objects */
+	__u64 vram_free;
+	__u64 largest_free;		/* largest contiguous free range */
+	__u64 peak_used;
+	__u64 num_bos;
+	__u64 num_free_ranges;
+	__u64 compactions;
+	__u64 bytes_moved;
+	__u64 pause_ns;			/* total time dispatch was held */
+	__u64 alloc_failures;
+	__u64 file_used;		/* bytes held by the calling file */
+	__u64 file_quota;		/* 0 = unlimited */
+	__u64 reserved[3];		/* must be zero on input */
+};
+
+/**
+ * struct drm_npu_compact - DRM_IOCTL_NPU_COMPACT
+ * @min_hole: open a free range of at least this many bytes, moving the
+ *            fewest bytes; 0 compacts the whole pool
+ */
+struct drm_npu_compact {
+	__u64 min_hole;
+	__u32 flags;			/* must be zero */
+	__u32 pad;
+	__u64 bytes_moved;		/* out */
+	__u64 largest_free;		/* out, after */
+};
+
+#define DRM_NPU_DEVICE_INFO		0x00
+#define DRM_NPU_BO_CREATE		0x01
+#define DRM_NPU_BO_MMAP_OFFSET		0x02
+#define DRM_NPU_BO_INFO			0x03
+#define DRM_NPU_BO_WAIT			0x04
+#define DRM_NPU_PROGRAM_CREATE		0x05
+#define DRM_NPU_PROGRAM_DESTROY		0x06
+#define DRM_NPU_QUEUE_CREATE		0x07
+#define DRM_NPU_QUEUE_DESTROY		0x08
+#define DRM_NPU_QUEUE_QUERY		0x09
+#define DRM_NPU_SEM_CREATE		0x0a
+#define DRM_NPU_SEM_DESTROY		0x0b
+#define DRM_NPU_SEM_SIGNAL		0x0c
+#define DRM_NPU_SEM_WAIT		0x0d
+#define DRM_NPU_SEM_QUERY		0x0e
+#define DRM_NPU_SUBMIT			0x0f
+#define DRM_NPU_WAIT_FENCE		0x10
+#define DRM_NPU_MEM_STATS		0x11
+#define DRM_NPU_COMPACT			0x12
+#define DRM_NPU_NUM_IOCTLS		0x13
+
+#define DRM_IOCTL_NPU(dir, nr, type) \
+	DRM_##dir(DRM_COMMAND_BASE + DRM_NPU_##nr, struct drm_npu_##type)
+
+#define DRM_IOCTL_NPU_DEVICE_INFO	DRM_IOCTL_NPU(IOWR, DEVICE_INFO, device_info)
+#define DRM_IOCTL_NPU_BO_CREATE		DRM_IOCTL_NPU(IOWR, BO_CREATE, bo_create)
+#define DRM_IOCTL_NPU_BO_MMAP_OFFSET	DRM_IOCTL_NPU(IOWR, BO_MMAP_OFFSET, bo_mmap_offset)
+#define DRM_IOCTL_NPU_BO_INFO		DRM_IOCTL_NPU(IOWR, BO_INFO, bo_info)
+#define DRM_IOCTL_NPU_BO_WAIT		DRM_IOCTL_NPU(IOW, BO_WAIT, bo_wait)
+#define DRM_IOCTL_NPU_PROGRAM_CREATE	DRM_IOCTL_NPU(IOWR, PROGRAM_CREATE, program_create)
+#define DRM_IOCTL_NPU_PROGRAM_DESTROY	DRM_IOCTL_NPU(IOW, PROGRAM_DESTROY, program_destroy)
+#define DRM_IOCTL_NPU_QUEUE_CREATE	DRM_IOCTL_NPU(IOWR, QUEUE_CREATE, queue_create)
+#define DRM_IOCTL_NPU_QUEUE_DESTROY	DRM_IOCTL_NPU(IOW, QUEUE_DESTROY, queue_destroy)
+#define DRM_IOCTL_NPU_QUEUE_QUERY	DRM_IOCTL_NPU(IOWR, QUEUE_QUERY, queue_query)
+#define DRM_IOCTL_NPU_SEM_CREATE	DRM_IOCTL_NPU(IOWR, SEM_CREATE, sem_create)
+#define DRM_IOCTL_NPU_SEM_DESTROY	DRM_IOCTL_NPU(IOW, SEM_DESTROY, sem_destroy)
+#define DRM_IOCTL_NPU_SEM_SIGNAL	DRM_IOCTL_NPU(IOW, SEM_SIGNAL, sem_signal)
+#define DRM_IOCTL_NPU_SEM_WAIT		DRM_IOCTL_NPU(IOW, SEM_WAIT, sem_wait)
+#define DRM_IOCTL_NPU_SEM_QUERY		DRM_IOCTL_NPU(IOWR, SEM_QUERY, sem_query)
+#define DRM_IOCTL_NPU_SUBMIT		DRM_IOCTL_NPU(IOWR, SUBMIT, submit)
+#define DRM_IOCTL_NPU_WAIT_FENCE	DRM_IOCTL_NPU(IOW, WAIT_FENCE, wait_fence)
+#define DRM_IOCTL_NPU_MEM_STATS		DRM_IOCTL_NPU(IOWR, MEM_STATS, mem_stats)
+#define DRM_IOCTL_NPU_COMPACT		DRM_IOCTL_NPU(IOWR, COMPACT, compact)
+
+#if defined(__cplusplus)
+}
+#endif
+
+#endif /* _UAPI_NPU_DRM_H_ */
