@@ -578,7 +578,10 @@ struct drm_npu_sem_point {
  * @sem_bindings_ptr, @num_sem_bindings: struct drm_npu_sem_point addressed
  *                         by the program's SEM_SIGNAL/SEM_WAIT tasks (value
  *                         is the base added to the task's value)
- * @flags: must be zero
+ * @flags: DRM_NPU_SUBMIT_*
+ * @profile_bo, @profile_offset: with DRM_NPU_SUBMIT_PROFILE, where the device
+ *                         writes a struct drm_npu_task_profile per task (the
+ *                         range must fit in the buffer); must be 0 otherwise
  * @fence: out, the queue's fence point for this job (wait with WAIT_FENCE)
  */
 struct drm_npu_submit {
@@ -595,11 +598,29 @@ struct drm_npu_submit {
 	__u32 num_signals;
 	__u32 num_sem_bindings;
 	__u32 flags;
-	__u32 pad;
+	__u32 profile_bo;
+	__u64 profile_offset;
 	__u64 fence;
 	__u64 reserved;
 };
 #define DRM_NPU_MAX_SEM_POINTS		64
+#define DRM_NPU_SUBMIT_PROFILE		(1u << 0)
+#define DRM_NPU_SUBMIT_FLAGS		(DRM_NPU_SUBMIT_PROFILE)
+
+/**
+ * struct drm_npu_task_profile - one record per executed task, written by the
+ * device at profile_offset + i * sizeof(record) of the submission's
+ * profile_bo when DRM_NPU_SUBMIT_PROFILE is set. Timestamps are
+ * CLOCK_MONOTONIC nanoseconds, the clock of the host's timeouts.
+ */
+struct drm_npu_task_profile {
+	__u64 start_ns;
+	__u64 end_ns;
+	__u32 task;			/* index within the program */
+	__u32 core;			/* AI core that ran it */
+	__u32 hw_queue;
+	__u32 status;			/* 0 or enum drm_npu_fault_reason */
+};
 
 /**
  * struct drm_npu_wait_fence - DRM_IOCTL_NPU_WAIT_FENCE
