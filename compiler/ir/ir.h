@@ -1,0 +1,346 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ir.h - the graph IR of npuc (ONNX import -> passes -> lowering).
+ *
+ * One graph of tensors and nodes. Every pass of the compiler, the reference
+ * interpreter and the lowering to device tasks work on this IR.
+ *
+ * Ownership: a graph owns its tensors, nodes, attributes and constant data;
+ * ir_graph_free() releases everything. Pointers to tensors and nodes stay
+ * valid until ir_graph_gc() / ir_node_remove() drop them.
+ *
+ * Producers and consumers are maintained by the API: always connect tensors
+ * with ir_node_new() / ir_node_set_input() / ir_node_set_output() and
+ * disconnect with ir_node_remove() / ir_replace_uses(), never by writing
+ * node->inputs[] directly. ir_verify() checks that the bookkeeping holds.
+ *
+ * Errors: functions that can fail return 0 or a negative errno and leave a
+ * message in the graph (ir_graph_error()) that names the node, the op and the
+ * shapes involved.
+ *
+ * Documentation/compiler-ir.rst is the prose version of this header.
+ */
+#ifndef NPUC_IR_H
+#define NPUC_IR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define IR_MAX_RANK	8	/* device tasks take at most DRM_NPU_MAX_RANK */
+#define IR_ERR_LEN	512
+
+/* Element types: the values equal enum drm_npu_dtype (uapi/drm/npu_drm.h). */
+enum ir_dtype {
+	IR_DTYPE_INVALID = 0,
+	IR_F32 = 1,
+	IR_F16 = 2,
+	IR_I8 = 3,
+	IR_U8 = 4,
+	IR_I32 = 5,
+	IR_I64 = 6,
+	IR_BOOL = 7,
+	IR_DTYPE_COUNT
+};
+
+/* Layouts: the values equal enum drm_npu_layout. */
+enum ir_layout {
+	IR_LAYOUT_ND = 0,
+	IR_LAYOUT_NCHW = 1,
+	IR_LAYOUT_NHWC = 2,
+	IR_LAYOUT_NC1HWC0 = 3,	/* rank 5: N, C1, H, W, C0 */
+	IR_LAYOUT_COUNT
+};
+
+/*
+ * Shapes. A dimension is static (>= 0) or symbolic (< 0): a symbolic dim
+ * names an entry of the graph's symbol table (ONNX dim_param such as "batch",
+ * or a derived symbol such as "batch*seq" made by shape inference). Two
+ * symbolic dims are equal iff they name the same symbol.
+ */
+struct ir_shape {
+	int rank;
+	int64_t dim[IR_MAX_RANK];
+};
+
+#define IR_DIM_SYM(id)		(-(int64_t)(id) - 1)
+#define IR_DIM_IS_SYM(d)	((d) < 0)
+#define IR_DIM_SYM_ID(d)	((int)(-(d) - 1))
+
+/* Op types of the IR. ONNX ops map 1:1; the last group is made by passes. */
+#define IR_OPS(X)							\
+	X(CONSTANT, "Constant") X(IDENTITY, "Identity")			\
+	X(DROPOUT, "Dropout")						\
+	X(ADD, "Add") X(SUB, "Sub") X(MUL, "Mul") X(DIV, "Div")		\
+	X(POW, "Pow") X(MAX, "Max") X(MIN, "Min") X(PRELU, "PRelu")	\
+	X(EQUAL, "Equal") X(LESS, "Less") X(GREATER, "Greater")		\
+	X(RELU, "Relu") X(SIGMOID, "Sigmoid") X(TANH, "Tanh")		\
+	X(EXP, "Exp") X(SQRT, "Sqrt") X(CLIP, "Clip")			\
+	X(LEAKY_RELU, "LeakyRelu") X(HARD_SIGMOID, "HardSigmoid")	\
+	X(HARD_SWISH, "HardSwish") X(ERF, "Erf") X(NEG, "Neg")		\
+	X(ABS, "Abs") X(LOG, "Log") X(RECIPROCAL, "Reciprocal")		\
+	X(ELU, "Elu") X(SOFTPLUS, "Softplus") X(FLOOR, "Floor")		\
+	X(CEIL, "Ceil") X(NOT, "Not")					\
+	X(CONV, "Conv") X(GEMM, "Gemm") X(MATMUL, "MatMul")		\
+	X(MAX_POOL, "MaxPool") X(AVERAGE_POOL, "AveragePool")		\
+	X(GLOBAL_AVERAGE_POOL, "GlobalAveragePool")			\
+	X(GLOBAL_MAX_POOL, "GlobalMaxPool")				\
+	X(BATCH_NORM, "BatchNormalization")				\
+	X(SOFTMAX, "Softmax") X(LOG_SOFTMAX, "LogSoftmax")		\
+	X(REDUCE_SUM, "ReduceSum") X(REDUCE_MEAN, "ReduceMean")		\
+	X(REDUCE_MAX, "ReduceMax") X(REDUCE_MIN, "ReduceMin")		\
+	X(REDUCE_PROD, "ReduceProd")					\
+	X(REDUCE_SUM_SQUARE, "ReduceSumSquare")				\
+	X(RESHAPE, "Reshape") X(FLATTEN, "Flatten")			\
+	X(SQUEEZE, "Squeeze") X(UNSQUEEZE, "Unsqueeze")			\
+	X(TRANSPOSE, "Transpose") X(CONCAT, "Concat") X(SPLIT, "Split")	\
+	X(SLICE, "Slice") X(GATHER, "Gather") X(EXPAND, "Expand")	\
+	X(SHAPE, "Shape") X(CONSTANT_OF_SHAPE, "ConstantOfShape")	\
+	X(CAST, "Cast") X(WHERE, "Where") X(PAD, "Pad")			\
+	X(RESIZE, "Resize") X(RANGE, "Range")				\
+	X(QUANTIZE_LINEAR, "QuantizeLinear")				\
+	X(DEQUANTIZE_LINEAR, "DequantizeLinear")			\
+	/* made by passes (no ONNX counterpart, or a fused form) */	\
+	X(ACTIVATION, "npu.Activation")					\
+	X(LAYER_NORM, "LayerNormalization")				\
+	X(GELU, "npu.Gelu")						\
+	X(ATTENTION, "npu.Attention")					\
+	X(TRANSDATA, "npu.TransData")
+
+enum ir_op {
+	IR_OP_INVALID = 0,
+#define IR_OP_ENUM(e, s) IR_OP_##e,
+	IR_OPS(IR_OP_ENUM)
+#undef IR_OP_ENUM
+	IR_OP_COUNT
+};
+
+/* Activation kinds: the values equal enum drm_npu_act. */
+enum ir_act_kind {
+	IR_ACT_NONE = 0, IR_ACT_RELU = 1, IR_ACT_SIGMOID = 2, IR_ACT_TANH = 3,
+	IR_ACT_GELU = 4, IR_ACT_EXP = 5, IR_ACT_SQRT = 6, IR_ACT_CLIP = 7,
+	IR_ACT_LEAKY_RELU = 8, IR_ACT_HARDSIGMOID = 9, IR_ACT_HARDSWISH = 10,
+	IR_ACT_ERF = 11, IR_ACT_NEG = 12, IR_ACT_ABS = 13, IR_ACT_LOG = 14,
+	IR_ACT_RECIPROCAL = 15, IR_ACT_GELU_TANH = 16, IR_ACT_SILU = 17,
+	IR_ACT_ELU = 18, IR_ACT_SOFTPLUS = 19, IR_ACT_FLOOR = 20,
+	IR_ACT_CEIL = 21, IR_ACT_NOT = 22, IR_ACT_COUNT
+};
+
+/* A fused activation (Conv/Gemm/MatMul/binary ops) or IR_OP_ACTIVATION's. */
+struct ir_act {
+	enum ir_act_kind kind;
+	float alpha;
+	float beta;
+};
+
+enum ir_attr_type {
+	IR_ATTR_INT, IR_ATTR_FLOAT, IR_ATTR_STRING,
+	IR_ATTR_INTS, IR_ATTR_FLOATS, IR_ATTR_TENSOR
+};
+
+struct ir_tensor;
+
+struct ir_attr {
+	char *name;
+	enum ir_attr_type type;
+	int64_t i;
+	float f;
+	char *s;
+	int64_t *ints;		/* IR_ATTR_INTS */
+	float *floats;		/* IR_ATTR_FLOATS */
+	int n;			/* entries of ints/floats */
+	struct ir_tensor *t;	/* IR_ATTR_TENSOR: a constant of the graph */
+};
+
+struct ir_node;
+
+/* One consumer of a tensor: node->inputs[index] == tensor. */
+struct ir_use {
+	struct ir_node *node;
+	int index;
+};
+
+struct ir_tensor {
+	int id;				/* unique in the graph, stable */
+	char *name;			/* unique in the graph */
+	enum ir_dtype dtype;
+	struct ir_shape shape;
+	bool shape_known;		/* false until shape inference */
+	enum ir_layout layout;
+	void *data;			/* constant data (row-major), or NULL */
+	size_t nbytes;			/* bytes of data */
+	struct ir_node *producer;	/* NULL for inputs and constants */
+	struct ir_use *uses;
+	int num_uses, cap_uses;
+	bool is_input, is_output;	/* graph inputs / outputs */
+	void *priv;			/* free for the current pass/lowering */
+};
+
+struct ir_node {
+	int id;				/* unique in the graph, stable */
+	char *name;
+	enum ir_op op;
+	int opset;			/* of the op's domain at import */
+	struct ir_tensor **inputs;	/* NULL entries: absent optional inputs */
+	int num_inputs;
+	struct ir_tensor **outputs;
+	int num_outputs;
+	struct ir_attr *attrs;
+	int num_attrs;
+	struct ir_act act;		/* fused activation, IR_ACT_NONE if none */
+	/*
+	 * Conv/Gemm/MatMul/binary ops fused with a residual Add: inputs carry
+	 * one extra trailing tensor added after the op (before @act).
+	 */
+	bool has_residual;
+	void *priv;			/* free for the current pass/lowering */
+};
+
+struct ir_graph {
+	char *name;
+	struct ir_tensor **tensors;
+	int num_tensors, cap_tensors;
+	struct ir_node **nodes;		/* topological after ir_graph_toposort */
+	int num_nodes, cap_nodes;
+	struct ir_tensor **inputs;	/* graph inputs (no constants) */
+	int num_inputs, cap_inputs;
+	struct ir_tensor **outputs;
+	int num_outputs, cap_outputs;
+	char **syms;			/* symbolic dim names, by id */
+	int num_syms, cap_syms;
+	int64_t opset;			/* default ONNX domain opset */
+	int next_id;
+	char err[IR_ERR_LEN];
+};
+
+/* --- types --------------------------------------------------------------- */
+size_t ir_dtype_size(enum ir_dtype dt);
+const char *ir_dtype_name(enum ir_dtype dt);
+const char *ir_layout_name(enum ir_layout l);
+const char *ir_op_name(enum ir_op op);		/* "Conv", "npu.Gelu", ... */
+enum ir_op ir_op_from_name(const char *onnx_op_type);	/* INVALID if none */
+const char *ir_act_name(enum ir_act_kind k);
+
+/* --- graph --------------------------------------------------------------- */
+struct ir_graph *ir_graph_new(const char *name);
+void ir_graph_free(struct ir_graph *g);
+const char *ir_graph_error(const struct ir_graph *g);
+/* printf-style: records the message in g->err, returns -EINVAL. */
+int ir_error(struct ir_graph *g, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int ir_graph_add_input(struct ir_graph *g, struct ir_tensor *t);
+int ir_graph_add_output(struct ir_graph *g, struct ir_tensor *t);
+/* Replace graph output @old by @new_t (same position, keeps old's name). */
+int ir_graph_replace_output(struct ir_graph *g, struct ir_tensor *old,
+			    struct ir_tensor *new_t);
+/* Order g->nodes topologically (stable); -EINVAL on a cycle. */
+int ir_graph_toposort(struct ir_graph *g);
+/* Free tensors that nothing produces, consumes or exports. */
+void ir_graph_gc(struct ir_graph *g);
+struct ir_tensor *ir_graph_find_tensor(const struct ir_graph *g,
+				       const char *name);
+/* A deep copy (used by tests to compare before/after a pass). */
+struct ir_graph *ir_graph_clone(const struct ir_graph *g);
+
+/* --- symbols ------------------------------------------------------------- */
+int ir_sym_intern(struct ir_graph *g, const char *name);	/* id or < 0 */
+const char *ir_sym_name(const struct ir_graph *g, int64_t dim);
+/* Replace symbol @name by @value in every tensor shape. */
+int ir_graph_bind_sym(struct ir_graph *g, const char *name, int64_t value);
+
+/* --- shapes -------------------------------------------------------------- */
+bool ir_shape_is_static(const struct ir_shape *s);
+bool ir_shape_equal(const struct ir_shape *a, const struct ir_shape *b);
+int64_t ir_shape_numel(const struct ir_shape *s);	/* -1 if symbolic */
+/* "[1,3,224,224]" or "[batch,seq,512]"; returns buf. */
+char *ir_shape_str(const struct ir_graph *g, const struct ir_shape *s,
+		   char *buf, size_t len);
+struct ir_shape ir_shape_make(int rank, const int64_t *dims);
+
+/* --- tensors ------------------------------------------------------------- */
+/* @name may be NULL (a unique name is made); a taken name is made unique. */
+struct ir_tensor *ir_tensor_new(struct ir_graph *g, const char *name,
+				enum ir_dtype dt, const struct ir_shape *shape);
+/* A constant: copies @nbytes of @data (must equal numel * dtype size). */
+struct ir_tensor *ir_const_new(struct ir_graph *g, const char *name,
+			       enum ir_dtype dt, const struct ir_shape *shape,
+			       const void *data, size_t nbytes);
+struct ir_tensor *ir_const_scalar_f32(struct ir_graph *g, const char *name,
+				      float v);
+int ir_tensor_set_data(struct ir_tensor *t, const void *data, size_t nbytes);
+static inline bool ir_tensor_is_const(const struct ir_tensor *t)
+{
+	return t && t->data != NULL;
+}
+int64_t ir_tensor_numel(const struct ir_tensor *t);	/* -1 if symbolic */
+/* Constant element @i converted to double / int64 (any dtype). */
+double ir_const_get_f(const struct ir_tensor *t, int64_t i);
+int64_t ir_const_get_i(const struct ir_tensor *t, int64_t i);
+
+/* --- nodes --------------------------------------------------------------- */
+/* Appends a node; @inputs may hold NULL for absent optional inputs. */
+struct ir_node *ir_node_new(struct ir_graph *g, enum ir_op op,
+			    const char *name, int num_inputs,
+			    struct ir_tensor *const *inputs, int num_outputs,
+			    struct ir_tensor *const *outputs);
+int ir_node_set_input(struct ir_node *n, int index, struct ir_tensor *t);
+int ir_node_add_input(struct ir_node *n, struct ir_tensor *t);
+/* Drops inputs [@count, num_inputs). */
+void ir_node_truncate_inputs(struct ir_node *n, int count);
+int ir_node_set_output(struct ir_node *n, int index, struct ir_tensor *t);
+/* Detach and free a node (its outputs lose their producer). */
+void ir_node_remove(struct ir_graph *g, struct ir_node *n);
+/* Every use of @old (and a graph output) now reads @new_t. */
+void ir_replace_uses(struct ir_graph *g, struct ir_tensor *old,
+		     struct ir_tensor *new_t);
+static inline struct ir_tensor *ir_in(const struct ir_node *n, int i)
+{
+	return i < n->num_inputs ? n->inputs[i] : NULL;
+}
+/* The single consumer of @t, or NULL when it has 0 or >1 or is an output. */
+struct ir_node *ir_sole_consumer(const struct ir_tensor *t);
+
+/* --- attributes ---------------------------------------------------------- */
+const struct ir_attr *ir_attr_find(const struct ir_node *n, const char *name);
+int64_t ir_attr_int(const struct ir_node *n, const char *name, int64_t def);
+float ir_attr_float(const struct ir_node *n, const char *name, float def);
+const char *ir_attr_str(const struct ir_node *n, const char *name,
+			const char *def);
+/* Returns the count (0 if absent), *out points into the node. */
+int ir_attr_ints(const struct ir_node *n, const char *name,
+		 const int64_t **out);
+int ir_attr_floats(const struct ir_node *n, const char *name,
+		   const float **out);
+int ir_attr_set_int(struct ir_node *n, const char *name, int64_t v);
+int ir_attr_set_float(struct ir_node *n, const char *name, float v);
+int ir_attr_set_str(struct ir_node *n, const char *name, const char *v);
+int ir_attr_set_ints(struct ir_node *n, const char *name,
+		     const int64_t *v, int count);
+int ir_attr_set_floats(struct ir_node *n, const char *name,
+		       const float *v, int count);
+int ir_attr_set_tensor(struct ir_node *n, const char *name,
+		       struct ir_tensor *t);
+void ir_attr_remove(struct ir_node *n, const char *name);
+
+/* --- verification and dumps ---------------------------------------------- */
+/*
+ * Check the bookkeeping: every input has a producer, is a constant or a
+ * graph input; uses match inputs; outputs have this node as producer; no
+ * cycle; names unique; constant data sizes match shapes. 0 or -EINVAL.
+ */
+int ir_verify(struct ir_graph *g);
+/* True when NPUC_VERIFY=1 in the environment or built with NPUC_DEBUG. */
+bool ir_verify_enabled(void);
+void ir_dump_text(const struct ir_graph *g, FILE *f);
+void ir_dump_dot(const struct ir_graph *g, FILE *f);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NPUC_IR_H */
