@@ -71,8 +71,197 @@ static inline u64 npu_time_ns(void)
 #endif
 
 /*
- * Synchronisation: to be provided by the in-process device (mutex, condition
- * wait with absolute deadline, threads). Defined below this line.
+ * Synchronisation
+ * ===============
+ *
+ * The device core uses only the primitives below. Each name has an obvious
+ * kernel counterpart, which npu_os_kernel.h provides with the same
+ * signature and semantics:
+ *
+ *   struct npu_mutex            struct mutex
+ *     npu_mutex_init(m)           mutex_init()
+ *     npu_mutex_destroy(m)        mutex_destroy()
+ *     npu_mutex_lock(m)           mutex_lock()
+ *     npu_mutex_unlock(m)         mutex_unlock()
+ *
+ *   struct npu_waitq            wait_queue_head_t (+ the mutex the waiter
+ *                               holds, like a condition variable)
+ *     npu_waitq_init(wq)          init_waitqueue_head()
+ *     npu_waitq_destroy(wq)       nothing
+ *     npu_waitq_wake_all(wq)      wake_up_all()
+ *     npu_waitq_wait(wq, m, deadline_ns)
+ *         Called with @m held; atomically releases @m, sleeps until woken
+ *         or until CLOCK_MONOTONIC reaches @deadline_ns (NPU_NO_DEADLINE:
+ *         never), re-acquires @m. Returns 0 when woken (possibly
+ *         spuriously: callers always re-check their condition in a loop),
+ *         -ETIME when the deadline has passed. Uninterruptible.
+ *         Kernel: prepare_to_wait(TASK_UNINTERRUPTIBLE); mutex_unlock();
+ *         schedule_timeout(); finish_wait(); mutex_lock().
+ *     npu_waitq_wait_interruptible(wq, m, deadline_ns)
+ *         The same, for waits on behalf of an ioctl: the kernel sleeps
+ *         TASK_INTERRUPTIBLE and returns -ERESTARTSYS on a signal (the
+ *         absolute deadline makes the restarted ioctl correct). In
+ *         userspace it is npu_waitq_wait().
+ *
+ *   struct npu_thread           struct task_struct * (kthread)
+ *     npu_thread_create(t, fn, arg, name)   kthread_run() + get_task_struct
+ *         Starts fn(arg) on its own thread. Returns 0 or -errno.
+ *     npu_thread_join(t)          kthread_stop() + put_task_struct()
+ *         Waits until fn has returned. The core stops its threads with its
+ *         own flag and a wake-up; thread functions never test
+ *         kthread_should_stop() and return only after that flag is set.
+ *
+ *   struct npu_ref              refcount_t
+ *     npu_ref_init(r)             refcount_set(r, 1)
+ *     npu_ref_get(r)              refcount_inc()
+ *     npu_ref_put(r)              refcount_dec_and_test(): true at zero
+ *
+ *   NPU_READ_ONCE(x) / NPU_WRITE_ONCE(x, v)   READ_ONCE() / WRITE_ONCE():
+ *         lock-free flags polled by running op kernels (abort requests).
+ *
+ *   npu_fpu_begin() / npu_fpu_end()   kernel_fpu_begin() / kernel_fpu_end()
+ *         bracket every call of the op kernels (npu_op_run()); no sleeping,
+ *         locking or allocation in between. No-ops in userspace.
+ *   npu_yield()                       cond_resched()
+ *         called between two chunks of an op's work units so a long task
+ *         does not monopolise a CPU. sched_yield() would only slow the
+ *         userspace home down, so it is a no-op there as well.
  */
+#include <pthread.h>
+
+#define NPU_NO_DEADLINE		(~0ull)
+
+struct npu_mutex {
+	pthread_mutex_t m;
+};
+
+static inline void npu_mutex_init(struct npu_mutex *m)
+{
+	pthread_mutex_init(&m->m, NULL);
+}
+
+static inline void npu_mutex_destroy(struct npu_mutex *m)
+{
+	pthread_mutex_destroy(&m->m);
+}
+
+static inline void npu_mutex_lock(struct npu_mutex *m)
+{
+	pthread_mutex_lock(&m->m);
+}
+
+static inline void npu_mutex_unlock(struct npu_mutex *m)
+{
+	pthread_mutex_unlock(&m->m);
+}
+
+struct npu_waitq {
+	pthread_cond_t c;
+};
+
+static inline void npu_waitq_init(struct npu_waitq *wq)
+{
+	pthread_condattr_t a;
+
+	pthread_condattr_init(&a);
+	pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+	pthread_cond_init(&wq->c, &a);
+	pthread_condattr_destroy(&a);
+}
+
+static inline void npu_waitq_destroy(struct npu_waitq *wq)
+{
+	pthread_cond_destroy(&wq->c);
+}
+
+static inline void npu_waitq_wake_all(struct npu_waitq *wq)
+{
+	pthread_cond_broadcast(&wq->c);
+}
+
+static inline int npu_waitq_wait(struct npu_waitq *wq, struct npu_mutex *m,
+				 u64 deadline_ns)
+{
+	struct timespec ts;
+
+	if (deadline_ns == NPU_NO_DEADLINE) {
+		pthread_cond_wait(&wq->c, &m->m);
+		return 0;
+	}
+	if (npu_time_ns() >= deadline_ns)
+		return -ETIME;
+	ts.tv_sec = (time_t)(deadline_ns / 1000000000ull);
+	ts.tv_nsec = (long)(deadline_ns % 1000000000ull);
+	if (pthread_cond_timedwait(&wq->c, &m->m, &ts) == ETIMEDOUT)
+		return -ETIME;
+	return 0;
+}
+
+#define npu_waitq_wait_interruptible(wq, m, deadline_ns) \
+	npu_waitq_wait(wq, m, deadline_ns)
+
+struct npu_thread {
+	pthread_t t;
+	int (*fn)(void *arg);
+	void *arg;
+};
+
+static inline void *npu_thread_trampoline_(void *p)
+{
+	struct npu_thread *t = (struct npu_thread *)p;
+
+	t->fn(t->arg);
+	return NULL;
+}
+
+static inline int npu_thread_create(struct npu_thread *t, int (*fn)(void *),
+				    void *arg, const char *name)
+{
+	int err;
+
+	t->fn = fn;
+	t->arg = arg;
+	err = pthread_create(&t->t, NULL, npu_thread_trampoline_, t);
+	if (err)
+		return -err;
+	if (name) {
+		char n[16];
+
+		snprintf(n, sizeof(n), "%s", name);
+		pthread_setname_np(t->t, n);
+	}
+	return 0;
+}
+
+static inline void npu_thread_join(struct npu_thread *t)
+{
+	pthread_join(t->t, NULL);
+}
+
+struct npu_ref {
+	unsigned int count;
+};
+
+static inline void npu_ref_init(struct npu_ref *r)
+{
+	__atomic_store_n(&r->count, 1, __ATOMIC_RELAXED);
+}
+
+static inline void npu_ref_get(struct npu_ref *r)
+{
+	__atomic_add_fetch(&r->count, 1, __ATOMIC_RELAXED);
+}
+
+static inline bool npu_ref_put(struct npu_ref *r)
+{
+	return __atomic_sub_fetch(&r->count, 1, __ATOMIC_ACQ_REL) == 0;
+}
+
+#define NPU_READ_ONCE(x)	__atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define NPU_WRITE_ONCE(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+
+#define npu_fpu_begin()		do { } while (0)
+#define npu_fpu_end()		do { } while (0)
+#define npu_yield()		do { } while (0)
 
 #endif /* NPU_OS_USER_H */

@@ -1,0 +1,512 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * npu_core.h - the portable device core of the emulated NPU: its API for
+ * the two homes (the npu_drv kernel module and libnpurt's in-process device).
+ *
+ * The core is the hardware model of Documentation/hardware.rst (VRAM, AI
+ * cores, hardware queues, semaphores, the task scheduler, faults, the job
+ * watchdog, test modes), the program validator and the handlers of every
+ * DRM_IOCTL_NPU_* ioctl on per-file handle tables. A home provides VRAM
+ * memory, copies ioctl structs in and out of user memory, and implements
+ * struct npu_home_ops; everything else is here, identical in both homes.
+ *
+ * Objects
+ * -------
+ * struct npu_device   one emulated NPU. Created by the home with
+ *                     npu_core_create(); owns K worker threads (one per AI
+ *                     core) and one watchdog thread.
+ * struct npu_file     one open of the device (a DRM file): handle tables of
+ *                     programs, queues, semaphores and - unless the home
+ *                     manages them itself - buffer objects.
+ * struct npu_bo       a buffer object: a contiguous VRAM range from the pool.
+ *                     Reference counted (npu_bo_get/npu_bo_put); jobs hold
+ *                     references on every buffer, program, queue and
+ *                     semaphore they use, so closing handles (or the whole
+ *                     file) while jobs are in flight is safe.
+ *
+ * Buffer-object handles
+ * ---------------------
+ * If npu_home_ops.bo_publish and .bo_lookup are NULL, the core keeps BO
+ * handles in the file's own table (the in-process home); the home then
+ * forwards DRM_IOCTL_GEM_CLOSE to npu_core_gem_close(). The kernel home sets
+ * both hooks: its GEM object wraps the core's npu_bo (the GEM object holds
+ * one npu_bo reference and drops it in its free callback), so that
+ * DRM_IOCTL_GEM_CLOSE and PRIME work unchanged.
+ *
+ * Threading and locking model
+ * ---------------------------
+ * Every entry point may be called concurrently from any number of threads
+ * (ioctls of several files). Locks, outermost first; a thread never takes an
+ * outer lock while holding an inner one:
+ *
+ *   file->lock   per file: its handle tables. Held only to look up, insert
+ *                or remove a handle (lookups take a reference and drop the
+ *                lock before using the object).
+ *   dev->pool_lock
+ *                serialises every call into the VRAM pool (alloc, free,
+ *                compaction, statistics) and any reader of a buffer's VRAM
+ *                offset outside dispatch (CPU mapping, see
+ *                npu_core_bo_map_lock()). Held across a compaction, which
+ *                may sleep waiting for running tasks.
+ *   dev->lock    the scheduler: queues and their jobs, semaphores, AI-core
+ *                state, test modes, fault records.
+ *   dev->mem_lock
+ *                addresses at dispatch: a worker resolves each operand's
+ *                slot to a VRAM address under it, and counts the buffers
+ *                a running task uses; compaction's quiesce waits under it
+ *                until a buffer has no running task and holds back new
+ *                dispatches that use it.
+ *
+ * The op kernels run with no lock held, in chunks of work units bracketed by
+ * npu_fpu_begin()/npu_fpu_end() with npu_yield() between chunks (see
+ * npu_os_user.h). Home hooks are called with no core lock held, except
+ * bo_moved (called under dev->pool_lock, from compaction) - it must not call
+ * back into the core's memory entry points.
+ *
+ * Ioctl entry points
+ * ------------------
+ * npu_ioctl_*() take the kernel-side copy of the uapi struct (the home copies
+ * it in before and out after, for every ioctl, whatever the return value).
+ * Arrays that the struct points to (tasks, buffer lists, semaphore points)
+ * are read through npu_home_ops.copy_from_user and written through
+ * .copy_to_user. Return values are 0 or a negative errno, exactly as
+ * documented in Documentation/uapi.rst.
+ */
+#ifndef NPU_CORE_H
+#define NPU_CORE_H
+
+#include "../npu_os.h"
+#include <drm/npu_drm.h>
+
+struct npu_device;
+struct npu_file;
+struct npu_bo;
+
+/**
+ * struct npu_home_ops - what the home provides to the core
+ * @copy_from_user: copy @len bytes from the user pointer @uptr to @dst;
+ *                  0 or -EFAULT. Required.
+ * @copy_to_user: copy @len bytes from @src to the user pointer @uptr;
+ *                0 or -EFAULT. Required.
+ * @bo_publish: optional; give a new buffer object a handle in the file
+ *              @home_file (the home takes its own npu_bo reference with
+ *              npu_bo_get()). Return 0 or -errno.
+ * @bo_lookup: optional (set together with @bo_publish); the buffer object
+ *             behind @handle in @home_file with a new reference the core
+ *             drops with npu_bo_put(), or NULL if there is none.
+ * @bo_mmap_offset: optional; the fake offset at which mmap() on the file
+ *             maps @bo (kernel: drm_vma_node_offset_addr). NULL: the core
+ *             hands out its own unique offsets (npu_bo_mmap_offset()).
+ * @bo_moved: compaction moved @bo inside VRAM: shoot down CPU mappings so
+ *            that they refault at the new place (kernel:
+ *            drm_vma_node_unmap()). Called under dev->pool_lock. Optional.
+ * @bo_free: @bo's last reference is gone; free what the home attached to
+ *           npu_bo_home(). Optional.
+ * @job_done: a job has retired (completed, faulted or cancelled); the
+ *            "interrupt". @status is 0 or an enum drm_npu_fault_reason.
+ *            Called from a core thread with no core lock held. Optional.
+ */
+struct npu_home_ops {
+	int (*copy_from_user)(void *home_dev, void *dst, u64 uptr, size_t len);
+	int (*copy_to_user)(void *home_dev, u64 uptr, const void *src,
+			    size_t len);
+	int (*bo_publish)(void *home_file, struct npu_bo *bo, u32 *handle);
+	struct npu_bo *(*bo_lookup)(void *home_file, u32 handle);
+	int (*bo_mmap_offset)(void *home_file, struct npu_bo *bo, u64 *offset);
+	void (*bo_moved)(void *home_dev, struct npu_bo *bo, u64 old_start);
+	void (*bo_free)(void *home_dev, struct npu_bo *bo);
+	void (*job_done)(void *home_dev, u32 hw_queue, u64 fence, u32 status);
+};
+
+/**
+ * struct npu_device_params - how the home builds a device
+ * @vram: host memory backing VRAM, @vram_size bytes, provided and freed by
+ *        the home (the core never allocates it so the home can map it)
+ * @vram_size: bytes, a multiple of 4096, at least 1 MiB
+ * @num_cores: AI cores (worker threads), 1..64
+ * @num_queues: hardware queues, 1..64
+ * @num_semaphores: hardware semaphores, 1..4096
+ * @watchdog_ms: job watchdog period, 10..3600000 ms
+ * @file_quota: bytes of VRAM one file may hold in buffer objects, 0 = no
+ *              limit
+ * @ops: home hooks (copied)
+ * @home_dev: passed back to the device-wide hooks
+ */
+struct npu_device_params {
+	void *vram;
+	u64 vram_size;
+	u32 num_cores;
+	u32 num_queues;
+	u32 num_semaphores;
+	u32 watchdog_ms;
+	u64 file_quota;
+	const struct npu_home_ops *ops;
+	void *home_dev;
+};
+
+/**
+ * npu_core_create() - build an emulated NPU and start its threads
+ * @params: the device's parameters
+ * @out: the device
+ *
+ * Return: 0, -EINVAL for parameters out of range, -ENOMEM.
+ */
+int npu_core_create(const struct npu_device_params *params,
+		    struct npu_device **out);
+
+/**
+ * npu_core_destroy() - stop the threads and free the device
+ * @dev: a device whose files are all closed. Buffer objects still referenced
+ *       by the home (exported, mapped) must have been released.
+ */
+void npu_core_destroy(struct npu_device *dev);
+
+/**
+ * npu_core_test_control() - set a test mode of the device
+ * @dev: the device
+ * @knob: "instant" (0/1: tasks complete without computing), "hang" (the next
+ *        @val compute tasks never finish by themselves: the watchdog must
+ *        recover them), "fault" (the next @val compute tasks fail with
+ *        DRM_NPU_FAULT_INJECTED), "slow_us" (every task takes at least @val
+ *        microseconds), "watchdog_ms" (the watchdog period, 10..3600000),
+ *        "file_quota" (bytes per file for files opened from now on, 0 = none)
+ * @val: the value
+ *
+ * Return: 0, -EINVAL for an unknown knob or a value out of range.
+ */
+int npu_core_test_control(struct npu_device *dev, const char *knob, u64 val);
+
+/**
+ * npu_core_test_query() - read a test mode back (same knob names)
+ * @dev: the device
+ * @knob: as for npu_core_test_control()
+ * @val: out
+ *
+ * Return: 0 or -EINVAL for an unknown knob.
+ */
+int npu_core_test_query(struct npu_device *dev, const char *knob, u64 *val);
+
+/**
+ * npu_core_file_open() - open the device
+ * @dev: the device
+ * @home_file: the home's file object, passed back to bo_publish/bo_lookup
+ * @out: the new file with empty handle tables
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int npu_core_file_open(struct npu_device *dev, void *home_file,
+		       struct npu_file **out);
+
+/**
+ * npu_core_file_close() - close a file
+ * @file: the file; its handles are released, jobs not yet started on its
+ *        queues are cancelled, running ones finish (they hold references)
+ */
+void npu_core_file_close(struct npu_file *file);
+
+/**
+ * npu_core_gem_close() - DRM_IOCTL_GEM_CLOSE for homes without bo_publish
+ * @file: the file
+ * @handle: a buffer-object handle of @file
+ *
+ * Return: 0, -EINVAL if @handle is not a buffer object of @file.
+ */
+int npu_core_gem_close(struct npu_file *file, u32 handle);
+
+/* Buffer objects (for the home: mapping, handles, PRIME). */
+
+/**
+ * npu_bo_get() - take a reference on a buffer object
+ * @bo: the buffer object
+ */
+void npu_bo_get(struct npu_bo *bo);
+
+/**
+ * npu_bo_put() - drop a reference; the last one frees the VRAM range
+ * @bo: the buffer object, or NULL
+ */
+void npu_bo_put(struct npu_bo *bo);
+
+/**
+ * npu_bo_size() - size of a buffer object in bytes (page multiple)
+ * @bo: the buffer object
+ *
+ * Return: the size.
+ */
+u64 npu_bo_size(const struct npu_bo *bo);
+
+/**
+ * npu_bo_flags() - DRM_NPU_BO_* flags given at creation
+ * @bo: the buffer object
+ *
+ * Return: the flags.
+ */
+u32 npu_bo_flags(const struct npu_bo *bo);
+
+/**
+ * npu_bo_home() - the home's private pointer slot of a buffer object
+ * @bo: the buffer object
+ *
+ * Return: the address of a void * the home may use freely.
+ */
+void **npu_bo_home(struct npu_bo *bo);
+
+/**
+ * npu_bo_mmap_offset() - the core's unique mmap offset of a buffer object
+ * @bo: the buffer object
+ *
+ * Used when the home has no bo_mmap_offset hook. Offsets are page aligned,
+ * never reused, and the ranges [offset, offset + size) are disjoint.
+ *
+ * Return: the offset.
+ */
+u64 npu_bo_mmap_offset(const struct npu_bo *bo);
+
+/**
+ * npu_core_bo_find_mmap() - the buffer object mapped at a core mmap offset
+ * @dev: the device
+ * @offset: an offset inside [npu_bo_mmap_offset(bo), + npu_bo_size(bo))
+ *
+ * Return: the buffer object with a new reference, or NULL.
+ */
+struct npu_bo *npu_core_bo_find_mmap(struct npu_device *dev, u64 offset);
+
+/**
+ * npu_core_bo_map_lock() - pin a buffer's VRAM offset for a CPU mapping
+ * @bo: the buffer object
+ *
+ * Takes dev->pool_lock, so compaction cannot move @bo until
+ * npu_core_bo_map_unlock(). The home maps VRAM at the returned offset (the
+ * kernel's fault handler inserts the pages) and records the mapping so that
+ * bo_moved can shoot it down later.
+ *
+ * Return: the byte offset of @bo inside VRAM.
+ */
+u64 npu_core_bo_map_lock(struct npu_bo *bo);
+
+/**
+ * npu_core_bo_map_unlock() - end of npu_core_bo_map_lock()
+ * @bo: the buffer object
+ */
+void npu_core_bo_map_unlock(struct npu_bo *bo);
+
+/**
+ * npu_core_file_bo_lookup() - a buffer object of a file by handle
+ * @file: the file
+ * @handle: a handle of @file (from the home's table if it has bo_lookup)
+ *
+ * Return: the buffer object with a new reference, or NULL.
+ */
+struct npu_bo *npu_core_file_bo_lookup(struct npu_file *file, u32 handle);
+
+/* One entry per ioctl. Return 0 or -errno (Documentation/uapi.rst). */
+
+/**
+ * npu_ioctl_device_info() - DRM_IOCTL_NPU_DEVICE_INFO
+ * @file: the calling file
+ * @args: the copied-in struct; filled on success
+ *
+ * Return: 0, -EINVAL if a reserved field is non-zero.
+ */
+int npu_ioctl_device_info(struct npu_file *file,
+			  struct drm_npu_device_info *args);
+
+/**
+ * npu_ioctl_bo_create() - DRM_IOCTL_NPU_BO_CREATE
+ * @file: the calling file
+ * @args: the copied-in struct; @handle filled on success
+ *
+ * Return: 0, -EINVAL (size 0, bad alignment, unknown flags, reserved),
+ * -E2BIG (size larger than VRAM), -EDQUOT (file quota), -ENOMEM (no VRAM
+ * range even after compaction).
+ */
+int npu_ioctl_bo_create(struct npu_file *file, struct drm_npu_bo_create *args);
+
+/**
+ * npu_ioctl_bo_mmap_offset() - DRM_IOCTL_NPU_BO_MMAP_OFFSET
+ * @file: the calling file
+ * @args: the copied-in struct
+ *
+ * Return: 0, -EINVAL (pad), -ENOENT (no such buffer in this file).
+ */
+int npu_ioctl_bo_mmap_offset(struct npu_file *file,
+			     struct drm_npu_bo_mmap_offset *args);
+
+/**
+ * npu_ioctl_bo_info() - DRM_IOCTL_NPU_BO_INFO
+ * @file: the calling file
+ * @args: the copied-in struct
+ *
+ * Return: 0, -EINVAL (flags/pad/reserved on input), -ENOENT.
+ */
+int npu_ioctl_bo_info(struct npu_file *file, struct drm_npu_bo_info *args);
+
+/**
+ * npu_ioctl_bo_wait() - DRM_IOCTL_NPU_BO_WAIT
+ * @file: the calling file
+ * @args: the copied-in struct
+ *
+ * Return: 0, -EINVAL (pad, negative timeout), -ENOENT, -ETIME.
+ */
+int npu_ioctl_bo_wait(struct npu_file *file, struct drm_npu_bo_wait *args);
+
+/**
+ * npu_ioctl_program_create() - DRM_IOCTL_NPU_PROGRAM_CREATE
+ * @file: the calling file
+ * @args: the copied-in struct; tasks are read through copy_from_user
+ *
+ * Return: 0, -EINVAL (with error_task/error_operand), -E2BIG (too many
+ * tasks), -EFAULT, -ENOMEM.
+ */
+int npu_ioctl_program_create(struct npu_file *file,
+			     struct drm_npu_program_create *args);
+
+/**
+ * npu_ioctl_program_destroy() - DRM_IOCTL_NPU_PROGRAM_DESTROY
+ * @file: the calling file
+ * @args: the copied-in struct
+ *
+ * Return: 0, -EINVAL (pad), -ENOENT.
+ */
+int npu_ioctl_program_destroy(struct npu_file *file,
+			      struct drm_npu_program_destroy *args);
+
+/**
+ * npu_ioctl_queue_create() - DRM_IOCTL_NPU_QUEUE_CREATE
+ * @file: the calling file
+ * @args: the copied-in struct
+ *
+ * Return: 0, -EINVAL (priority, flags), -ENOMEM.
+ */
+int npu_ioctl_queue_create(struct npu_file *file,
+			   struct drm_npu_queue_create *args);
+
+/**
+ * npu_ioctl_queue_destroy() - DRM_IOCTL_NPU_QUEUE_DESTROY
+ * @file: the calling file
+ * @args: the copied-in struct
+ *
+ * Waits until the queue's jobs have retired.
+ *
+ * Return: 0, -EINVAL (pad), -ENOENT, -ERESTARTSYS (kernel, signal).
+ */
+int npu_ioctl_queue_destroy(struct npu_file *file,
+			    struct drm_npu_queue_destroy *args);
+
+/**
+ * npu_ioctl_queue_query() - DRM_IOCTL_NPU_QUEUE_QUERY
+ * @file: the calling file
+ * @args: the copied-in struct
+ *
+ * Return: 0, -EINVAL (unknown flags, reserved), -ENOENT.
+ */
+int npu_ioctl_queue_query(struct npu_file *file,
+			  struct drm_npu_queue_query *args);
+
+/**
+ * npu_ioctl_sem_create() - DRM_IOCTL_NPU_SEM_CREATE
+ * @file: the calling file
+ * @args: the copied-in struct
+ *
+ * Return: 0, -EINVAL (flags), -ENOSPC (every hardware semaphore in use).
+ */
+int npu_ioctl_sem_create(struct npu_file *file,
+			 struct drm_npu_sem_create *args);
+
+/**
+ * npu_ioctl_sem_destroy() - DRM_IOCTL_NPU_SEM_DESTROY
+ * @file: the calling file
+ * @args: the copied-in struct
+ *
+ * Return: 0, -EINVAL (pad), -ENOENT.
+ */
+int npu_ioctl_sem_destroy(struct npu_file *file,
+			  struct drm_npu_sem_destroy *args);
+
+/**
+ * npu_ioctl_sem_signal() - DRM_IOCTL_NPU_SEM_SIGNAL
+ * @file: the calling file
+ * @args: the copied-in struct
+ *
+ * Return: 0, -EINVAL (pad, value not above the current one), -ENOENT.
+ */
+int npu_ioctl_sem_signal(struct npu_file *file,
+			 struct drm_npu_sem_signal *args);
+
+/**
+ * npu_ioctl_sem_wait() - DRM_IOCTL_NPU_SEM_WAIT
+ * @file: the calling file
+ * @args: the copied-in struct
+ *
+ * Return: 0, -EINVAL (flags, negative timeout), -ENOENT, -ETIME.
+ */
+int npu_ioctl_sem_wait(struct npu_file *file, struct drm_npu_sem_wait *args);
+
+/**
+ * npu_ioctl_sem_query() - DRM_IOCTL_NPU_SEM_QUERY
+ * @file: the calling file
+ * @args: the copied-in struct
+ *
+ * Return: 0, -EINVAL (pad), -ENOENT.
+ */
+int npu_ioctl_sem_query(struct npu_file *file, struct drm_npu_sem_query *args);
+
+/**
+ * npu_ioctl_submit() - DRM_IOCTL_NPU_SUBMIT
+ * @file: the calling file
+ * @args: the copied-in struct; arrays read through copy_from_user
+ *
+ * Return: 0, -EINVAL, -ENOENT (a handle), -ENOSPC (a buffer smaller than its
+ * slot needs, or the profile range), -EFAULT, -ENOMEM.
+ */
+int npu_ioctl_submit(struct npu_file *file, struct drm_npu_submit *args);
+
+/**
+ * npu_ioctl_wait_fence() - DRM_IOCTL_NPU_WAIT_FENCE
+ * @file: the calling file
+ * @args: the copied-in struct
+ *
+ * Return: 0, -EIO (job faulted or cancelled), -ETIME, -EINVAL (flags,
+ * negative timeout, fence never handed out), -ENOENT.
+ */
+int npu_ioctl_wait_fence(struct npu_file *file,
+			 struct drm_npu_wait_fence *args);
+
+/**
+ * npu_ioctl_mem_stats() - DRM_IOCTL_NPU_MEM_STATS
+ * @file: the calling file
+ * @args: the copied-in struct
+ *
+ * Return: 0, -EINVAL (reserved).
+ */
+int npu_ioctl_mem_stats(struct npu_file *file, struct drm_npu_mem_stats *args);
+
+/**
+ * npu_ioctl_compact() - DRM_IOCTL_NPU_COMPACT
+ * @file: the calling file
+ * @args: the copied-in struct
+ *
+ * Return: 0, -EINVAL (flags, pad), -ENOSPC (no hole of min_hole bytes can
+ * be opened).
+ */
+int npu_ioctl_compact(struct npu_file *file, struct drm_npu_compact *args);
+
+/**
+ * npu_core_ioctl() - dispatch by DRM_NPU_* number (in-process home)
+ * @file: the calling file
+ * @nr: DRM_NPU_DEVICE_INFO ... DRM_NPU_COMPACT
+ * @args: the kernel-side copy of the ioctl's struct
+ *
+ * Return: as the ioctl's entry point; -EINVAL for an unknown @nr.
+ */
+int npu_core_ioctl(struct npu_file *file, u32 nr, void *args);
+
+/**
+ * npu_core_ioctl_size() - size of the struct of ioctl @nr
+ * @nr: DRM_NPU_* number
+ *
+ * Return: bytes, 0 for an unknown number.
+ */
+size_t npu_core_ioctl_size(u32 nr);
+
+#endif /* NPU_CORE_H */
