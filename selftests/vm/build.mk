@@ -1,0 +1,25 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# VM harness of the npu_drv kernel module ([kmod]): `make vmtest` builds the
+# module and the in-VM test programs, boots a QEMU VM and reports TAP; the
+# same script runs under `make check` (and skips when QEMU or the kernel
+# image is missing).
+
+VMTEST_SRCS := $(wildcard selftests/vm/*.c)
+VMTEST_OBJS := $(call objs,$(VMTEST_SRCS))
+
+ifneq ($(VMTEST_SRCS),)
+BINS += $(BUILD)/bin/npu_vmtest
+endif
+TESTS += selftests/vm/vmtest.sh
+
+$(VMTEST_OBJS): CPPFLAGS += $(UAPI_CFLAGS)
+
+# Static, so that the initramfs needs no shared libraries for it.
+$(BUILD)/bin/npu_vmtest: $(VMTEST_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -static -o $@ $^
+
+.PHONY: vmtest
+vmtest: all
+	BUILD=$(BUILD) selftests/vm/vmtest.sh

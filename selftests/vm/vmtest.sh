@@ -1,0 +1,163 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# vmtest.sh - boots the npu_drv kernel module in a QEMU VM and reports TAP.
+#
+# Builds the module against Debian's linux-headers-*-amd64, packs an
+# initramfs (busybox-static, the module and its DRM dependencies resolved
+# through modules.dep, the test programs with their shared libraries),
+# boots /boot/vmlinuz-<kver> with slub_debug on, runs vm-tests.sh inside and
+# turns its results (second serial port) into TAP. The kernel console (first
+# serial port) must be free of WARN, BUG, oops and leak reports.
+#
+# Run from the repository root after `make` (or through `make vmtest`).
+# Environment: BUILD (default build), KDIR, VMTEST_TIMEOUT (seconds, 240),
+# VMTEST_KEEP=1 keeps the work directory's logs (they are kept anyway).
+
+set -u
+BUILD=${BUILD:-build}
+WORK=$BUILD/vmtest
+TIMEOUT=${VMTEST_TIMEOUT:-240}
+HERE=selftests/vm
+
+skip_all() {
+	echo "1..0 # SKIP $*"
+	exit 0
+}
+
+command -v qemu-system-x86_64 >/dev/null 2>&1 ||
+	skip_all "qemu-system-x86_64 not installed (apt-get install qemu-system-x86)"
+BUSYBOX=$(command -v busybox || true)
+[ -n "$BUSYBOX" ] && file -L "$BUSYBOX" 2>/dev/null | grep -q 'statically linked' ||
+	BUSYBOX=/bin/busybox
+[ -x "$BUSYBOX" ] || skip_all "busybox not installed (apt-get install busybox-static)"
+command -v cpio >/dev/null 2>&1 || skip_all "cpio not installed"
+KDIR=${KDIR:-$(make -s --no-print-directory -C kernel/npu_drv kdir)}
+[ -f "$KDIR/Makefile" ] ||
+	skip_all "no kernel headers (apt-get install linux-headers-amd64)"
+KREL=$(sed -n 's/^#define UTS_RELEASE "\(.*\)"$/\1/p' "$KDIR/include/generated/utsrelease.h" 2>/dev/null)
+KIMG=/boot/vmlinuz-$KREL
+[ -r "$KIMG" ] || skip_all "no readable kernel image $KIMG (apt-get install linux-image-amd64)"
+MODDIR=/lib/modules/$KREL
+[ -r "$MODDIR/modules.dep" ] || skip_all "no $MODDIR/modules.dep"
+
+mkdir -p "$WORK"
+rm -rf "$WORK/root"
+ROOT=$WORK/root
+
+# 1. The module.
+if ! make -s --no-print-directory -C kernel/npu_drv KDIR="$KDIR" \
+		>"$WORK/kbuild.log" 2>&1; then
+	echo "1..1"
+	echo "not ok 1 - build npu_drv.ko against $KDIR"
+	sed 's/^/# /' "$WORK/kbuild.log" | tail -n 40
+	exit 1
+fi
+
+# 2. The initramfs.
+mkdir -p "$ROOT/bin" "$ROOT/sbin" "$ROOT/proc" "$ROOT/sys" "$ROOT/dev" \
+	"$ROOT/tmp" "$ROOT/tests" "$ROOT/lib/modules" "$ROOT/usr/bin"
+cp "$BUSYBOX" "$ROOT/bin/busybox"
+for a in $("$BUSYBOX" --list); do
+	[ -e "$ROOT/bin/$a" ] || ln -s busybox "$ROOT/bin/$a"
+done
+cp "$HERE/vm-init.sh" "$ROOT/init"
+cp "$HERE/vm-tests.sh" "$ROOT/tests/"
+cp kernel/npu_drv/npu_drv.ko "$ROOT/lib/modules/"
+
+# Dependencies of npu_drv.ko in load order, through modules.dep.
+deps_of() {
+	awk -v m="$1" -F': *' '$1 ~ "/" m "\\.ko(\\.[a-z]+)?$" { print $2 }' \
+		"$MODDIR/modules.dep"
+}
+: > "$ROOT/lib/modules/load-order"
+add_module() {	# $1: path relative to $MODDIR
+	for d in $(awk -v p="$1" -F': *' '$1 == p { print $2 }' "$MODDIR/modules.dep"); do
+		add_module "$d"
+	done
+	grep -qx "$(basename "$1" | sed 's/\.xz$//;s/\.zst$//')" \
+		"$ROOT/lib/modules/load-order" && return
+	case $1 in
+	*.ko.xz) xz -dc "$MODDIR/$1" > "$ROOT/lib/modules/$(basename "$1" .xz)" ;;
+	*.ko.zst) zstd -qdc "$MODDIR/$1" > "$ROOT/lib/modules/$(basename "$1" .zst)" ;;
+	*) cp "$MODDIR/$1" "$ROOT/lib/modules/" ;;
+	esac
+	basename "$1" | sed 's/\.xz$//;s/\.zst$//' >> "$ROOT/lib/modules/load-order"
+}
+for dep in $(modinfo -F depends kernel/npu_drv/npu_drv.ko | tr ',' ' '); do
+	path=$(awk -F: -v m="$dep" '{ n = $1; sub(".*/", "", n); sub("\\.ko.*", "", n);
+		gsub("-", "_", n) } n == m { print $1; exit }' "$MODDIR/modules.dep")
+	[ -n "$path" ] || { echo "1..0 # SKIP module $dep not in $MODDIR"; exit 0; }
+	add_module "$path"
+done
+
+# Test programs, with their shared libraries (static ones need none).
+add_program() {	# $1: host path, $2: name in /tests
+	[ -x "$1" ] || return 0
+	cp "$1" "$ROOT/tests/$2"
+	ldd "$1" 2>/dev/null | awk '/=>/ { print $3 } /^\t\// { print $1 }' |
+	while read -r lib; do
+		[ -f "$lib" ] || continue
+		mkdir -p "$ROOT$(dirname "$lib")"
+		cp -L "$lib" "$ROOT$lib"
+	done
+}
+for p in npu_vmtest npu-smi npu_uapi_test npu_pool_devtest; do
+	add_program "$BUILD/bin/$p" "$p"
+done
+[ -d "$ROOT/lib64" ] || ln -s lib "$ROOT/lib64"
+
+(cd "$ROOT" && find . | cpio -o -H newc --quiet) | gzip -1 > "$WORK/initramfs.gz"
+
+# 3. Boot. Console (kernel log) on ttyS0, TAP results on ttyS1.
+rm -f "$WORK/console.log" "$WORK/results.log"
+start=$(date +%s)
+timeout "$TIMEOUT" qemu-system-x86_64 -m 1G -smp 2 -kernel "$KIMG" \
+	-initrd "$WORK/initramfs.gz" \
+	-append 'console=ttyS0 panic=-1 slub_debug=FZPU' \
+	-display none -monitor none -no-reboot \
+	-serial "file:$WORK/console.log" -serial "file:$WORK/results.log" \
+	> "$WORK/qemu.log" 2>&1
+qrc=$?
+secs=$(( $(date +%s) - start ))
+
+# 4. TAP.
+n=0
+fails=0
+emit() {	# $1: ok|not ok, rest: description
+	n=$((n + 1))
+	r=$1
+	shift
+	echo "$r $n - $*"
+	[ "$r" = ok ] || fails=$((fails + 1))
+}
+tr -d '\r' < "$WORK/results.log" > "$WORK/results.txt"
+while IFS= read -r line; do
+	case $line in
+	"ok - "*) emit ok "${line#ok - }" ;;
+	"not ok - "*) emit "not ok" "${line#not ok - }" ;;
+	"#"*) echo "$line" ;;
+	esac
+done < "$WORK/results.txt"
+
+grep -q 'vm-init: tests finished' "$WORK/console.log" 2>/dev/null
+finished=$?
+if [ $qrc -eq 0 ] && [ $finished -eq 0 ]; then
+	emit ok "VM ran the tests and powered off (${secs}s)"
+else
+	emit "not ok" "VM ran the tests and powered off (qemu exit $qrc after ${secs}s)"
+	tail -n 30 "$WORK/console.log" 2>/dev/null | sed 's/^/# console: /'
+fi
+
+# Kernel log: any of these fails the run.
+BAD='WARNING:|BUG[: ]|Oops|general protection|Call Trace:|Kernel panic|corruption|UBSAN|Objects remaining|npu_drv: leak|refcount_t:|blocked for more than|stall'
+tr -d '\r' < "$WORK/console.log" > "$WORK/console.txt"
+if grep -Eq "$BAD" "$WORK/console.txt"; then
+	emit "not ok" "kernel log free of WARN/BUG/oops/leak reports"
+	grep -En -B2 -A12 "$BAD" "$WORK/console.txt" | head -n 60 | sed 's/^/# /'
+else
+	emit ok "kernel log free of WARN/BUG/oops/leak reports"
+fi
+echo "1..$n"
+echo "# logs in $WORK/console.txt and $WORK/results.txt"
+[ $fails -eq 0 ]
