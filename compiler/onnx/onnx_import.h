@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * onnx_import.h - ONNX model -> IR graph.
+ *
+ * Parses a ModelProto with protobuf-c (C generated at build time from
+ * Debian's /usr/include/onnx/onnx.proto), and builds an IR graph: graph
+ * inputs with their symbolic dims (dim_param), initializers as constants
+ * (raw, typed or external data), Constant nodes as constants, and one IR node
+ * per ONNX node with its typed attributes and the opset of its domain.
+ *
+ * Never crashes on bad input: a malformed file, an unsupported op, dtype or
+ * opset, or an external-data path that leaves the model's directory give an
+ * error message naming the node, the op and the opset.
+ */
+#ifndef NPUC_ONNX_IMPORT_H
+#define NPUC_ONNX_IMPORT_H
+
+#include <stddef.h>
+
+#include "../ir/ir.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Opsets of the default domain the importer accepts. */
+#define ONNX_IMPORT_MIN_OPSET	7
+#define ONNX_IMPORT_MAX_OPSET	18
+
+struct onnx_import_opts {
+	/*
+	 * Optional input shape overrides, "name:1,3,224,224;name2:4,seq":
+	 * a number fixes a dim, a word names a symbol. NULL keeps the model's.
+	 */
+	const char *input_shapes;
+	/* Refuse external data files larger than this (0 = 4 GiB). */
+	size_t max_external_bytes;
+};
+
+/**
+ * onnx_import_file() - import a .onnx file
+ * @path: the model; external data files are looked up next to it
+ * @opts: may be NULL
+ * @out: the new graph on success (free with ir_graph_free())
+ * @err: message buffer, @errlen bytes
+ *
+ * Return: 0, -ENOENT/-EIO (file), -EINVAL (malformed), -ENOTSUP
+ * (unsupported op/dtype/opset) or -ENOMEM.
+ */
+int onnx_import_file(const char *path, const struct onnx_import_opts *opts,
+		     struct ir_graph **out, char *err, size_t errlen);
+
+/* The same from memory; @base_dir resolves external data (NULL: refused). */
+int onnx_import_buffer(const void *data, size_t len, const char *base_dir,
+		       const struct onnx_import_opts *opts,
+		       struct ir_graph **out, char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NPUC_ONNX_IMPORT_H */
