@@ -1,0 +1,36 @@
+# SPDX-License-Identifier: MIT
+#
+# [e2e] real models, ONNX conformance, the model benchmark and the demo.
+# The scripts run with Debian's python3 ($(PYTHON), which has onnx, torch,
+# torchvision and numpy) and call $(BUILD)/bin/npuc and $(BUILD)/bin/npu-run.
+
+E2E_MODELS	:= resnet18 resnet50 mobilenet_v2 squeezenet1_1 \
+		   two_branch_cnn bert_encoder
+E2E_TESTS	:= tests/models/demo.t $(E2E_MODELS:%=tests/models/%.t) \
+		   tests/conformance/conformance.t
+
+TESTS		+= $(E2E_TESTS)
+CLEAN		+=
+
+.PHONY: demo conformance bench-models e2e-models
+
+# The README's first command: build the stack, compile the bundled model and
+# run it on the in-process device.
+demo: $(BINS)
+	BUILD=$(BUILD) $(PYTHON) models/demo.py
+
+# ONNX backend node tests: per-op passed/failed/unsupported, written to
+# $(BUILD)/conformance.json.
+conformance: $(BINS)
+	BUILD=$(BUILD) $(PYTHON) tests/conformance/run_conformance.py \
+		--json $(BUILD)/conformance.json
+
+# Latency and throughput of every model on the in-process device beside
+# torch on one CPU thread, written to $(BUILD)/bench/models.json.
+bench-models: $(BINS)
+	BUILD=$(BUILD) $(PYTHON) bench/models/bench_models.py \
+		--json $(BUILD)/bench/models.json
+
+# Only the six model tests (the slowest part of `make check`).
+e2e-models: $(BINS)
+	$(PROVE) $(PROVE_FLAGS) -e '' $(E2E_MODELS:%=tests/models/%.t)

@@ -1,0 +1,164 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""Generate the ONNX backend node tests and convert them for npu-run.
+
+Runs the generator of Debian's python3-onnx (the code behind
+`backend-test-tools generate-data`) into OUT/onnx/, then writes for every
+node test OUT/tests/<test>/:
+
+  model.onnx                 the test's model (copied)
+  inputs/input_K.npy         data set 0's inputs, converted from .pb
+  expected/output_K.npy      data set 0's expected outputs
+
+and OUT/index.json: one record per test with the op it tests, every op type
+its graph uses, its input/output dtypes and why it cannot run at all (a
+non-tensor input such as a sequence), if so.
+
+python3-onnx 1.12 on Debian 12 meets numpy 1.24, which removed the np.float
+family of aliases that a few test-case modules still use; they are restored
+here (as the builtins they always were) before the modules are imported, so
+`backend-test-tools generate-data` itself cannot be run unpatched.
+
+The result is cached: regenerated only when this script or onnx changes.
+
+Usage: gen_node_tests.py [--out DIR] [--force]
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import re
+import shutil
+import sys
+
+
+def restore_numpy_aliases():
+    import numpy as np
+    for name, typ in (("float", float), ("int", int), ("bool", bool),
+                      ("object", object), ("complex", complex),
+                      ("str", str)):
+        if name not in np.__dict__:
+            setattr(np, name, typ)
+
+
+def stamp():
+    import onnx
+    with open(os.path.abspath(__file__), "rb") as f:
+        h = hashlib.sha256(f.read())
+    h.update(onnx.__version__.encode())
+    return h.hexdigest()
+
+
+def dtype_name(type_proto):
+    import onnx
+    which = type_proto.WhichOneof("value")
+    if which != "tensor_type":
+        return which or "none"
+    return onnx.TensorProto.DataType.Name(type_proto.tensor_type.elem_type) \
+        .lower()
+
+
+def base_test_name(name):
+    """test_softmax_axis_0_expanded -> test_softmax_axis_0."""
+    return re.sub(r"_expanded(_ver\d+)?$", "", name)
+
+
+def convert(src, dst):
+    """Convert one generated node test; return its index record."""
+    import onnx
+    from onnx import numpy_helper
+    import numpy as np
+    model = onnx.load(os.path.join(src, "model.onnx"))
+    g = model.graph
+    rec = {
+        "name": os.path.basename(src),
+        "ops": sorted({n.op_type for n in g.node}),
+        "node_count": len(g.node),
+        "inputs": [dtype_name(i.type) for i in g.input],
+        "outputs": [dtype_name(o.type) for o in g.output],
+        "opset": max((o.version for o in model.opset_import
+                      if o.domain in ("", "ai.onnx")), default=0),
+        "domains": sorted({n.domain for n in g.node if n.domain
+                           not in ("", "ai.onnx")}),
+        "not_runnable": None,
+    }
+    os.makedirs(os.path.join(dst, "inputs"))
+    os.makedirs(os.path.join(dst, "expected"))
+    shutil.copy(os.path.join(src, "model.onnx"),
+                os.path.join(dst, "model.onnx"))
+    ds = os.path.join(src, "test_data_set_0")
+    kinds = rec["inputs"] + rec["outputs"]
+    bad = [k for k in kinds if k in ("sequence_type", "optional_type",
+                                     "map_type", "sparse_tensor_type",
+                                     "none", "string", "undefined")]
+    if bad:
+        rec["not_runnable"] = "input/output of type %s" % bad[0]
+        return rec
+    for sub, prefix in (("inputs", "input"), ("expected", "output")):
+        k = 0
+        while os.path.exists(os.path.join(ds, "%s_%d.pb" % (prefix, k))):
+            t = onnx.TensorProto()
+            with open(os.path.join(ds, "%s_%d.pb" % (prefix, k)), "rb") as f:
+                t.ParseFromString(f.read())
+            arr = numpy_helper.to_array(t)
+            np.save(os.path.join(dst, sub, "%s_%d.npy" % (prefix, k)), arr)
+            k += 1
+    return rec
+
+
+def generate(out, force=False):
+    """Generate (or reuse) the converted node tests under out/."""
+    index = os.path.join(out, "index.json")
+    st = stamp()
+    if not force and os.path.exists(index):
+        with open(index) as f:
+            if json.load(f).get("stamp") == st:
+                return index
+    restore_numpy_aliases()
+    import warnings
+    warnings.filterwarnings("ignore")
+    from onnx.backend.test import cmd_tools
+    for d in ("onnx", "tests"):
+        shutil.rmtree(os.path.join(out, d), ignore_errors=True)
+    cmd_tools.generate_data(argparse.Namespace(
+        output=os.path.join(out, "onnx"), op_type=None))
+    node_dir = os.path.join(out, "onnx", "node")
+    recs = {}
+    for name in sorted(os.listdir(node_dir)):
+        recs[name] = convert(os.path.join(node_dir, name),
+                             os.path.join(out, "tests", name))
+    # An expanded test (a function op written out as its body) counts for
+    # the op it expands; a plain node test has exactly one node.
+    for name, rec in recs.items():
+        base = recs.get(base_test_name(name))
+        if name != base_test_name(name) and base and \
+                base["node_count"] == 1:
+            rec["op"] = base["ops"][0]
+            rec["expanded"] = True
+        elif rec["node_count"] == 1:
+            rec["op"] = rec["ops"][0]
+            rec["expanded"] = False
+        else:
+            rec["op"] = "+".join(rec["ops"])
+            rec["expanded"] = name != base_test_name(name)
+    import onnx
+    with open(index + ".tmp", "w") as f:
+        json.dump({"stamp": st, "onnx": onnx.__version__,
+                   "tests": list(recs.values())}, f, indent=0)
+    os.replace(index + ".tmp", index)
+    return index
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--out", default="build/conformance",
+                   help="output directory (default: %(default)s)")
+    p.add_argument("--force", action="store_true")
+    a = p.parse_args()
+    print(generate(a.out, a.force))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

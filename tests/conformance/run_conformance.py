@@ -1,0 +1,229 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""Run the ONNX backend node tests through npuc and npu-run.
+
+Every node test of Debian's python3-onnx (generated and converted by
+gen_node_tests.py) is classified:
+
+  unsupported  the compiler does not support one of the ops its graph uses
+               (from `npuc --list-ops`), the test has non-tensor inputs or
+               outputs (sequence, optional, string), or npuc refuses the
+               model with an "unsupported"/"not supported" error;
+  passed       npuc compiles it and `npu-run --compare` matches the
+               expected outputs (ONNX's own tolerances: rtol 1e-3,
+               atol 1e-7) on the in-process device;
+  failed       anything else: a compile error that is not "unsupported",
+               a run error, a wrong result, a crash or a timeout.
+
+Writes --json (build/conformance.json) in the issue's shape
+  {"passed":N,"failed":N,"unsupported":N,"ops":{"Add":{"passed":N,...}}}
+and the per-test details (command, reason, log tail) to
+build/conformance/results.json. With --tap it prints one TAP line per node
+test (unsupported ones as SKIP with the reason; tests listed in
+known_failures.txt as TODO), which is how `make check` runs it.
+
+Usage: run_conformance.py [--tap] [--json FILE] [-j N] [-k PATTERN]
+"""
+
+import argparse
+import concurrent.futures
+import json
+import os
+import re
+import shutil
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "models"))
+sys.path.insert(0, HERE)
+import npu_e2e as e2e  # noqa: E402
+import gen_node_tests  # noqa: E402
+
+RTOL = "1e-3"
+ATOL = "1e-7"
+UNSUPPORTED_RE = re.compile(r"unsupported|not supported|not implemented",
+                            re.I)
+
+
+def supported_ops():
+    """The op types npuc supports, from `npuc --list-ops`, or None when the
+    compiler cannot list them (then each test's compile error decides)."""
+    rc, out = e2e.run([e2e.tool("npuc"), "--list-ops"], timeout=60)
+    if rc != 0:
+        return None
+    ops = set()
+    for tok in re.split(r"[\s,]+", out):
+        tok = tok.strip("\"'[]:")
+        if re.fullmatch(r"[A-Z][A-Za-z0-9]*", tok):
+            ops.add(tok)
+    return ops or None
+
+
+def classify_static(rec, ops):
+    """Reason a test is unsupported without running it, or None."""
+    if rec["not_runnable"]:
+        return rec["not_runnable"]
+    if rec["domains"]:
+        return "op domain %s" % ",".join(rec["domains"])
+    if ops is not None:
+        missing = [o for o in rec["ops"] if o not in ops]
+        if missing:
+            return "npuc does not support %s" % ",".join(missing)
+    return None
+
+
+def tail(text, n=15):
+    return "\n".join(text.rstrip().splitlines()[-n:])
+
+
+def run_one(rec, root, work):
+    """Compile and run one node test; return (status, reason, detail)."""
+    src = os.path.join(root, "tests", rec["name"])
+    dst = os.path.join(work, rec["name"])
+    shutil.rmtree(dst, ignore_errors=True)
+    os.makedirs(dst)
+    om = os.path.join(dst, "model.om")
+    argv = [e2e.tool("npuc"), os.path.join(src, "model.onnx"), "-o", om]
+    rc, log = e2e.run(argv, timeout=120)
+    if rc != 0 or not os.path.exists(om):
+        detail = {"command": e2e.cmdline(argv), "log": tail(log)}
+        if rc in (0, 1, 2) and UNSUPPORTED_RE.search(log):
+            first = [ln for ln in log.splitlines()
+                     if UNSUPPORTED_RE.search(ln)][0].strip()
+            return "unsupported", "npuc: " + first[:200], detail
+        why = "timed out" if rc == 124 else \
+            "crashed (signal %d)" % -rc if rc < 0 else "exit %d" % rc
+        return "failed", "npuc %s: %s" % (why, (tail(log, 1) or "")[:200]), \
+            detail
+    argv = [e2e.tool("npu-run"), om, "--device", "sim",
+            "--input-dir", os.path.join(src, "inputs"),
+            "-o", os.path.join(dst, "out"),
+            "--compare", os.path.join(src, "expected"),
+            "--rtol", RTOL, "--atol", ATOL]
+    rc, log = e2e.run(argv, timeout=120)
+    detail = {"command": e2e.cmdline(argv), "log": tail(log)}
+    if rc == 0:
+        shutil.rmtree(dst, ignore_errors=True)
+        return "passed", "", detail
+    why = {1: "outputs differ", 2: "usage/input error",
+           124: "timed out"}.get(rc, "crashed (signal %d)" % -rc if rc < 0
+                                 else "exit %d" % rc)
+    return "failed", "npu-run %s: %s" % (why, (tail(log, 1) or "")[:200]), \
+        detail
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--tap", action="store_true", help="print TAP")
+    p.add_argument("--json", default=os.path.join(e2e.BUILD,
+                                                  "conformance.json"))
+    p.add_argument("-j", "--jobs", type=int, default=2)
+    p.add_argument("-k", "--filter", default=None,
+                   help="only tests whose name matches this regex")
+    a = p.parse_args()
+
+    root = os.path.join(e2e.BUILD, "conformance")
+    tap = None
+    missing = e2e.missing_tools("npuc", "npu-run")
+    if missing and a.tap:
+        print("1..0 # SKIP %s not built yet" % " and ".join(missing))
+        return 0
+    if missing:
+        print("run_conformance.py: %s not built (expected in %s); run "
+              "`make` first" % (" and ".join(missing),
+                                os.path.dirname(e2e.tool("npuc"))),
+              file=sys.stderr)
+        return 2
+
+    with open(gen_node_tests.generate(root)) as f:
+        tests = json.load(f)["tests"]
+    if a.filter:
+        tests = [t for t in tests if re.search(a.filter, t["name"])]
+    known = e2e.known_failures(os.path.join(HERE, "known_failures.txt"))
+    ops = supported_ops()
+    work = os.path.join(root, "work")
+    os.makedirs(work, exist_ok=True)
+
+    if a.tap:
+        tap = e2e.Tap(len(tests))
+        if ops is None:
+            tap.diag("npuc --list-ops unavailable: classifying by compile "
+                     "errors")
+    results = {}
+    todo = []
+    for t in tests:
+        why = classify_static(t, ops)
+        if why:
+            results[t["name"]] = ("unsupported", why, {})
+        else:
+            todo.append(t)
+
+    def report(t):
+        status, why, detail = results[t["name"]]
+        if not tap:
+            return
+        what = "%s [%s]" % (t["name"], t["op"])
+        if status == "unsupported":
+            tap.skip(what, why)
+        elif t["name"] in known:
+            tap.todo(status == "passed", what, known[t["name"]])
+        else:
+            if not tap.ok(status == "passed", what):
+                tap.diag(why)
+                if detail:
+                    tap.diag("$ " + detail["command"])
+
+    with concurrent.futures.ThreadPoolExecutor(max(1, a.jobs)) as ex:
+        futs = {t["name"]: ex.submit(run_one, t, root, work) for t in todo}
+        for t in tests:  # report in a stable order
+            if t["name"] in futs:
+                results[t["name"]] = futs[t["name"]].result()
+            report(t)
+
+    summary = {"passed": 0, "failed": 0, "unsupported": 0, "ops": {}}
+    for t in tests:
+        status = results[t["name"]][0]
+        summary[status] += 1
+        per = summary["ops"].setdefault(
+            t["op"], {"passed": 0, "failed": 0, "unsupported": 0})
+        per[status] += 1
+    summary["ops"] = dict(sorted(summary["ops"].items()))
+    os.makedirs(os.path.dirname(os.path.abspath(a.json)), exist_ok=True)
+    with open(a.json, "w") as f:
+        json.dump(summary, f, indent=1)
+    details = {t["name"]: {"op": t["op"], "status": results[t["name"]][0],
+                           "reason": results[t["name"]][1],
+                           **results[t["name"]][2]} for t in tests}
+    with open(os.path.join(root, "results.json"), "w") as f:
+        json.dump(details, f, indent=1, sort_keys=True)
+
+    if tap:
+        tap.diag("conformance: %d passed, %d failed, %d unsupported (%s)"
+                 % (summary["passed"], summary["failed"],
+                    summary["unsupported"], os.path.relpath(a.json)))
+        tap.exit()
+    print_summary(summary, details, a.json)
+    return 1 if summary["failed"] else 0
+
+
+def print_summary(summary, details, path):
+    print("%-28s %6s %6s %11s" % ("op", "passed", "failed", "unsupported"))
+    for op, c in summary["ops"].items():
+        if c["passed"] or c["failed"]:
+            print("%-28s %6d %6d %11d" % (op, c["passed"], c["failed"],
+                                          c["unsupported"]))
+    unsup = [op for op, c in summary["ops"].items()
+             if not c["passed"] and not c["failed"]]
+    print("\nunsupported ops (%d): %s" % (len(unsup), " ".join(unsup)))
+    failed = sorted(n for n, d in details.items() if d["status"] == "failed")
+    if failed:
+        print("\nfailed tests (%d):" % len(failed))
+        for n in failed:
+            print("  %s [%s]: %s" % (n, details[n]["op"], details[n]["reason"]))
+    print("\ntotal: %d passed, %d failed, %d unsupported -> %s"
+          % (summary["passed"], summary["failed"], summary["unsupported"],
+             os.path.relpath(path)))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

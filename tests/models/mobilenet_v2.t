@@ -1,0 +1,4 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# TAP: mobilenet_v2 compiled by npuc and run on the in-process device vs torch.
+exec /usr/bin/python3 "$(dirname "$0")/model_test.py" mobilenet_v2

@@ -1,0 +1,158 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""TAP test: one real model end to end on the in-process device.
+
+  model_test.py NAME
+
+exports NAME (cached, see export_models.py), compiles it with npuc, runs it
+with npu-run on the in-process device (NPU_DEVICE=sim) with --compare against
+torch's output, and checks the relative error max|out-ref|/max|ref| <= 1e-4
+on the logits and the same top-1 class.
+
+While npuc or npu-run is not built, the steps that need it are reported as
+TAP SKIP naming the missing program. A model listed in known_failures.txt
+still runs; its failures are reported as TAP TODO with the recorded reason.
+"""
+
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import npu_e2e as e2e  # noqa: E402
+import export_models  # noqa: E402
+
+# Streams the compiler must find in a model with independent branches.
+MIN_STREAMS = {"two_branch_cnn": 2}
+
+
+def report_streams(report):
+    """Number of streams from an npuc --report-json document, or None."""
+    if not isinstance(report, dict):
+        return None
+    for key in ("streams", "num_streams", "stream_count"):
+        v = report.get(key)
+        if isinstance(v, int):
+            return v
+        if isinstance(v, list):
+            return len(v)
+        if isinstance(v, dict):
+            for k in ("count", "num", "used"):
+                if isinstance(v.get(k), int):
+                    return v[k]
+    for v in report.values():
+        n = report_streams(v) if isinstance(v, dict) else None
+        if n is not None:
+            return n
+    return None
+
+
+def main():
+    if len(sys.argv) != 2 or sys.argv[1] not in export_models.MODELS:
+        print("usage: model_test.py {%s}" % ",".join(export_models.MODELS),
+              file=sys.stderr)
+        return 2
+    name = sys.argv[1]
+    known = e2e.known_failures(os.path.join(os.path.dirname(
+        os.path.abspath(__file__)), "known_failures.txt"))
+    todo = known.get(name)
+    t = e2e.Tap(6 if name in MIN_STREAMS else 5)
+
+    def check(cond, what):
+        if todo:
+            return t.todo(cond, what, todo)
+        return t.ok(cond, what)
+
+    import numpy as np
+    import warnings
+    warnings.filterwarnings("ignore")
+    out_root = os.path.join(e2e.BUILD, "models")
+    try:
+        d = export_models.export(name, out_root)
+        t.ok(True, "%s: exported with torch (cached in %s)"
+             % (name, os.path.relpath(d, e2e.ROOT)))
+    except Exception as ex:  # a broken torch install is a real failure
+        t.ok(False, "%s: export with torch" % name)
+        t.diag(repr(ex))
+        for _ in range(t.n, 6 if name in MIN_STREAMS else 5):
+            t.skip("%s: later steps" % name, "export failed")
+        t.exit()
+
+    om = os.path.join(d, "model.om")
+    report = os.path.join(d, "report.json")
+    outdir = os.path.join(d, "out")
+    ref = np.load(os.path.join(d, "expected", "output_0.npy"))
+    atol = e2e.REL_TOL * float(np.abs(ref).max())
+
+    rest = ["npu-run --compare", "relative error <= %g" % e2e.REL_TOL,
+            "same top-1 as torch"]
+    if name in MIN_STREAMS:
+        rest.append("compiler uses >= %d streams" % MIN_STREAMS[name])
+    miss = e2e.missing_tools("npuc")
+    if miss:
+        t.skip("%s: npuc compiles" % name, "npuc not built yet (%s)"
+               % e2e.tool("npuc"))
+        for r in rest:
+            t.skip("%s: %s" % (name, r), "needs npuc")
+        t.exit()
+
+    for p in (om, report):
+        if os.path.exists(p):
+            os.unlink(p)
+    argv = [e2e.tool("npuc"), os.path.join(d, "model.onnx"), "-o", om,
+            "--report-json", report]
+    rc, log = e2e.run(argv)
+    if not check(rc == 0 and os.path.exists(om), "%s: npuc compiles" % name):
+        t.diag("$ " + e2e.cmdline(argv))
+        t.diag(log)
+        for r in rest:
+            t.skip("%s: %s" % (name, r), "compile failed")
+        t.exit()
+
+    if e2e.missing_tools("npu-run"):
+        for r in rest[:3]:
+            t.skip("%s: %s" % (name, r), "npu-run not built yet (%s)"
+                   % e2e.tool("npu-run"))
+    else:
+        if os.path.isdir(outdir):
+            for f in os.listdir(outdir):
+                os.unlink(os.path.join(outdir, f))
+        argv = [e2e.tool("npu-run"), om, "--device", "sim",
+                "--input-dir", os.path.join(d, "inputs"), "-o", outdir,
+                "--compare", os.path.join(d, "expected"),
+                "--rtol", "0", "--atol", "%.9g" % atol]
+        rc, log = e2e.run(argv)
+        if not check(rc == 0, "%s: npu-run --compare (atol %.3g = 1e-4 * "
+                     "max|ref|)" % (name, atol)):
+            t.diag("$ " + e2e.cmdline(argv))
+            t.diag(log)
+        out_file = os.path.join(outdir, "output_0.npy")
+        if os.path.exists(out_file):
+            out = np.load(out_file)
+            err = e2e.rel_error(out, ref)
+            check(err <= e2e.REL_TOL, "%s: relative error %.3g <= %g"
+                  % (name, err, e2e.REL_TOL))
+            o1 = int(np.argmax(out.reshape(-1))) if out.size else -1
+            r1 = int(np.argmax(ref.reshape(-1)))
+            check(o1 == r1, "%s: top-1 class %d (torch: %d)"
+                  % (name, o1, r1))
+        else:
+            check(False, "%s: relative error (no output_0.npy written)"
+                  % name)
+            check(False, "%s: top-1 (no output_0.npy written)" % name)
+
+    if name in MIN_STREAMS:
+        try:
+            with open(report) as f:
+                n = report_streams(json.load(f))
+        except (OSError, ValueError) as ex:
+            n = None
+            t.diag("cannot read %s: %s" % (report, ex))
+        check(n is not None and n >= MIN_STREAMS[name],
+              "%s: compile report shows %s streams (>= %d)"
+              % (name, n, MIN_STREAMS[name]))
+    t.exit()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
