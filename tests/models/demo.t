@@ -4,8 +4,9 @@
 # model on the in-process device and agrees with torch.
 cd "$(dirname "$0")/../.." || exit 1
 echo 1..1
-for t in npuc npu-run; do
-	if [ ! -x "${BUILD:-build}/bin/$t" ]; then
+for t in "${NPUC:-${BUILD:-build}/bin/npuc}" \
+	 "${NPU_RUN:-${BUILD:-build}/bin/npu-run}"; do
+	if [ ! -x "$t" ]; then
 		echo "ok 1 - demo # SKIP $t not built yet"
 		exit 0
 	fi
