@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: MIT
+/*
+ * exact.c - branch and bound: is there a plan within a capacity?
+ *
+ * The search follows the ideas published with google/minimalloc
+ * (Moffitt, "MiniMalloc", ASPLOS 2023), written afresh here in C:
+ *
+ *  - Canonical solutions only. Any plan can be pushed down until every
+ *    buffer rests at offset 0 or on a buffer it conflicts with; so a buffer
+ *    is only ever placed at its "minimum offset" (the top of the placed
+ *    buffers it conflicts with, aligned), and buffers are placed in
+ *    non-decreasing (offset, preorder index) order, which removes the
+ *    permutations of one plan.
+ *  - Dominance: a buffer is not placed at or above the lowest top that some
+ *    other unplaced buffer could reach, since that buffer would then fit
+ *    underneath and the plan is not canonical.
+ *  - Inference per section (a maximal set of buffers live together): the
+ *    floor of the section (the top of its placed buffers, and at least the
+ *    smallest minimum offset of its unplaced ones, and at least the offset
+ *    being placed, since placement is monotonic) plus the footprints still
+ *    unplaced in it must fit in the capacity.
+ *  - A buffer placed with nothing unplaced above it ("hatless") whose
+ *    subtree failed makes its siblings fail too: stop there.
+ *  - Several static preorders (width/area/total) tried round robin with a
+ *    node limit that doubles, so one unlucky order does not eat the budget.
+ *
+ * Cross-stream conflicts that are not time overlaps take part through the
+ * conflict graph (minimum offsets); the section inference uses only the
+ * time overlaps, which keeps it a valid (if weaker) bound.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mp_internal.h"
+
+enum { BB_NOTFOUND, BB_FOUND, BB_ABORT };
+
+struct undo {
+	uint32_t idx;
+	int64_t old;
+};
+
+struct undo_log {
+	struct undo *u;
+	size_t n, cap;
+	bool oom;
+};
+
+struct ent {
+	int64_t off;
+	uint32_t pre;
+};
+
+struct bb {
+	const struct mp_ctx *c;
+	int64_t cap;
+	int64_t *off, *minoff, *floor, *total;
+	uint32_t *pre2buf;
+	struct undo_log mlog, flog;
+	uint32_t *mark, stamp;
+	uint32_t *affected;
+	size_t naffected;
+	uint64_t nodes, node_limit, deadline;
+	bool timeout;
+	int64_t *out;
+};
+
+static void log_push(struct undo_log *l, uint32_t idx, int64_t old)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 4096;
+		void *p = realloc(l->u, cap * sizeof(*l->u));
+
+		if (!p) {
+			l->oom = true;
+			return;
+		}
+		l->u = p;
+		l->cap = cap;
+	}
+	l->u[l->n].idx = idx;
+	l->u[l->n].old = old;
+	l->n++;
+}
+
+static bool is_live(const struct mp_ctx *c, size_t b)
+{
+	return c->fp[b] > 0 && c->hi[b] > c->lo[b];
+}
+
+static void mark_sections(struct bb *s, uint32_t b)
+{
+	const struct mp_ctx *c = s->c;
+
+	for (uint32_t x = c->sec_lo[b]; x < c->sec_hi[b]; x++) {
+		if (s->mark[x] == s->stamp)
+			continue;
+		s->mark[x] = s->stamp;
+		s->affected[s->naffected++] = x;
+	}
+}
+
+/* Place b at o; returns true if nothing unplaced conflicts with it. */
+static bool place(struct bb *s, uint32_t b, int64_t o)
+{
+	const struct mp_ctx *c = s->c;
+	int64_t top = o + c->fp[b];
+	bool hatless = true;
+
+	s->off[b] = o;
+	s->stamp++;
+	s->naffected = 0;
+	for (uint32_t j = c->adj_at[b]; j < c->adj_at[b + 1]; j++) {
+		uint32_t x = c->adj[j];
+		int64_t h;
+
+		if (s->off[x] >= 0)
+			continue;
+		hatless = false;
+		h = mp_align_up(top, c->align[x]);
+		if (s->minoff[x] >= h)
+			continue;
+		log_push(&s->mlog, x, s->minoff[x]);
+		s->minoff[x] = h;
+		mark_sections(s, x);
+	}
+	for (uint32_t x = c->sec_lo[b]; x < c->sec_hi[b]; x++) {
+		log_push(&s->flog, x, s->floor[x]);
+		s->floor[x] = top;
+		s->total[x] -= c->fp[b];
+	}
+	/* A section's floor is at least its lowest unplaced minimum offset. */
+	for (size_t i = 0; i < s->naffected; i++) {
+		uint32_t x = s->affected[i];
+		int64_t m = INT64_MAX;
+
+		for (uint32_t k = c->mem_at[x]; k < c->mem_at[x + 1]; k++) {
+			uint32_t y = c->mem[k];
+
+			if (s->off[y] < 0 && s->minoff[y] < m)
+				m = s->minoff[y];
+		}
+		if (m != INT64_MAX && s->floor[x] < m) {
+			log_push(&s->flog, x, s->floor[x]);
+			s->floor[x] = m;
+		}
+	}
+	return hatless;
+}
+
+static void unplace(struct bb *s, uint32_t b, size_t mmark, size_t fmark)
+{
+	const struct mp_ctx *c = s->c;
+
+	while (s->flog.n > fmark) {
+		struct undo *u = &s->flog.u[--s->flog.n];
+
+		s->floor[u->idx] = u->old;
+	}
+	for (uint32_t x = c->sec_lo[b]; x < c->sec_hi[b]; x++)
+		s->total[x] += c->fp[b];
+	while (s->mlog.n > mmark) {
+		struct undo *u = &s->mlog.u[--s->mlog.n];
+
+		s->minoff[u->idx] = u->old;
+	}
+	s->off[b] = -1;
+}
+
+static bool check(const struct bb *s, int64_t o)
+{
+	for (size_t x = 0; x < s->c->num_sections; x++) {
+		int64_t f = s->floor[x] > o ? s->floor[x] : o;
+
+		if (f + s->total[x] > s->cap)
+			return false;
+	}
+	return true;
+}
+
+static int search(struct bb *s, const struct ent *ord, size_t nord,
+		  int64_t last_off, uint32_t last_pre)
+{
+	const struct mp_ctx *c = s->c;
+	struct ent *cur;
+	size_t k = 0;
+	int64_t min_height = INT64_MAX;
+	int ret = BB_NOTFOUND;
+
+	if (++s->nodes > s->node_limit)
+		return BB_ABORT;
+	if ((s->nodes & 255) == 0 && mp_now_ns() >= s->deadline) {
+		s->timeout = true;
+		return BB_ABORT;
+	}
+	if (s->mlog.oom || s->flog.oom)
+		return BB_ABORT;
+	cur = malloc((nord + 1) * sizeof(*cur));
+	if (!cur) {
+		s->mlog.oom = true;
+		return BB_ABORT;
+	}
+	/* Order by minimum offset, then preorder (insertion: nearly sorted). */
+	for (size_t i = 0; i < nord; i++) {
+		uint32_t b = s->pre2buf[ord[i].pre];
+		struct ent e = { s->minoff[b], ord[i].pre };
+		size_t j = k++;
+
+		if (s->off[b] >= 0) {
+			k--;
+			continue;
+		}
+		while (j > 0 && (cur[j - 1].off > e.off ||
+				 (cur[j - 1].off == e.off &&
+				  cur[j - 1].pre > e.pre))) {
+			cur[j] = cur[j - 1];
+			j--;
+		}
+		cur[j] = e;
+		if (e.off + c->fp[b] < min_height)
+			min_height = e.off + c->fp[b];
+	}
+	if (k == 0) {
+		for (size_t b = 0; b < c->n; b++)
+			s->out[b] = s->off[b] >= 0 ? s->off[b] : 0;
+		free(cur);
+		return BB_FOUND;
+	}
+	for (size_t i = 0; i < k; i++) {
+		int64_t o = cur[i].off;
+		uint32_t p = cur[i].pre, b = s->pre2buf[p];
+		size_t mmark = s->mlog.n, fmark = s->flog.n;
+		bool hatless;
+		int r = BB_NOTFOUND;
+
+		if (o < last_off || (o == last_off && p < last_pre))
+			continue;	/* not canonical */
+		if (o >= min_height)
+			break;		/* dominated (the list is sorted) */
+		if (o + c->fp[b] > s->cap)
+			continue;
+		hatless = place(s, b, o);
+		if (check(s, o))
+			r = search(s, cur, k, o, p);
+		unplace(s, b, mmark, fmark);
+		if (r != BB_NOTFOUND) {
+			ret = r;
+			break;
+		}
+		if (hatless)
+			break;
+	}
+	free(cur);
+	return ret;
+}
+
+/* Static preorders: W = lifetime width, A = area, T = section total. */
+struct pre_key {
+	int64_t w, a, t;
+	uint32_t b;
+};
+
+static const char *pre_rule;
+
+static int by_rule(const void *pa, const void *pb)
+{
+	const struct pre_key *x = pa, *y = pb;
+
+	for (const char *r = pre_rule; *r; r++) {
+		int64_t u = *r == 'W' ? x->w : *r == 'A' ? x->a : x->t;
+		int64_t v = *r == 'W' ? y->w : *r == 'A' ? y->a : y->t;
+
+		if (u != v)
+			return u > v ? -1 : 1;
+	}
+	return (x->b > y->b) - (x->b < y->b);
+}
+
+static int run_once(struct bb *s, const char *rule, struct pre_key *keys,
+		    size_t nlive, struct ent *root)
+{
+	const struct mp_ctx *c = s->c;
+
+	pre_rule = rule;
+	qsort(keys, nlive, sizeof(*keys), by_rule);
+	for (size_t i = 0; i < nlive; i++) {
+		s->pre2buf[i] = keys[i].b;
+		root[i].pre = (uint32_t)i;
+		root[i].off = 0;
+	}
+	for (size_t b = 0; b < c->n; b++) {
+		s->off[b] = is_live(c, b) ? -1 : 0;
+		s->minoff[b] = 0;
+	}
+	for (size_t x = 0; x < c->num_sections; x++) {
+		s->floor[x] = 0;
+		s->total[x] = c->sec_total[x];
+	}
+	s->mlog.n = s->flog.n = 0;
+	return search(s, root, nlive, 0, 0);
+}
+
+enum mp_search_status mp_exact_fit(const struct mp_ctx *c, int64_t capacity,
+				   uint64_t deadline_ns, int64_t *off,
+				   uint64_t *nodes)
+{
+	static const char *const rules[] = { "WAT", "TAW", "TWA" };
+	struct bb s = { .c = c, .cap = capacity, .deadline = deadline_ns,
+			.out = off };
+	size_t n = c->n, ns = c->num_sections, nlive = 0;
+	struct pre_key *keys = malloc((n + 1) * sizeof(*keys));
+	struct ent *root = malloc((n + 1) * sizeof(*root));
+	enum mp_search_status st = MP_TIMEOUT;
+
+	s.off = malloc((n + 1) * sizeof(int64_t));
+	s.minoff = malloc((n + 1) * sizeof(int64_t));
+	s.floor = malloc((ns + 1) * sizeof(int64_t));
+	s.total = malloc((ns + 1) * sizeof(int64_t));
+	s.pre2buf = malloc((n + 1) * sizeof(uint32_t));
+	s.mark = calloc(ns + 1, sizeof(uint32_t));
+	s.affected = malloc((ns + 1) * sizeof(uint32_t));
+	if (!keys || !root || !s.off || !s.minoff || !s.floor || !s.total ||
+	    !s.pre2buf || !s.mark || !s.affected)
+		goto out;
+	if (c->lower_bound > capacity) {
+		st = MP_INFEASIBLE;
+		goto out;
+	}
+	for (size_t b = 0; b < n; b++) {
+		int64_t t = 0;
+
+		if (!is_live(c, b))
+			continue;
+		for (uint32_t x = c->sec_lo[b]; x < c->sec_hi[b]; x++)
+			if (c->sec_total[x] > t)
+				t = c->sec_total[x];
+		keys[nlive].w = c->hi[b] - c->lo[b];
+		keys[nlive].a = keys[nlive].w * c->fp[b];
+		keys[nlive].t = t;
+		keys[nlive].b = (uint32_t)b;
+		nlive++;
+	}
+	for (uint64_t limit = nlive + 1; ; limit *= 2) {
+		for (size_t r = 0; r < 3; r++) {
+			int ret;
+
+			s.node_limit = s.nodes + limit;
+			ret = run_once(&s, rules[r], keys, nlive, root);
+			if (ret == BB_FOUND) {
+				st = MP_FOUND;
+				goto out;
+			}
+			if (s.timeout || s.mlog.oom || s.flog.oom)
+				goto out;
+			if (ret == BB_NOTFOUND) {
+				st = MP_INFEASIBLE;
+				goto out;
+			}
+		}
+	}
+out:
+	if (nodes)
+		*nodes += s.nodes;
+	free(keys);
+	free(root);
+	free(s.off);
+	free(s.minoff);
+	free(s.floor);
+	free(s.total);
+	free(s.pre2buf);
+	free(s.mark);
+	free(s.affected);
+	free(s.mlog.u);
+	free(s.flog.u);
+	return st;
+}
