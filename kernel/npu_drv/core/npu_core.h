@@ -272,6 +272,17 @@ u64 npu_bo_mmap_offset(const struct npu_bo *bo);
 struct npu_bo *npu_core_bo_find_mmap(struct npu_device *dev, u64 offset);
 
 /**
+ * npu_bo_vram_offset() - current byte offset of a buffer object in VRAM
+ * @bo: the buffer object
+ *
+ * Only stable between npu_core_bo_map_lock() and npu_core_bo_map_unlock(),
+ * or inside the bo_moved hook (which gives the new offset this way).
+ *
+ * Return: the offset.
+ */
+u64 npu_bo_vram_offset(const struct npu_bo *bo);
+
+/**
  * npu_core_bo_map_lock() - pin a buffer's VRAM offset for a CPU mapping
  * @bo: the buffer object
  *

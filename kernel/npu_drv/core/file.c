@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * file.c - one open of the device: handle tables and their lookups. Every
+ * lookup returns a new reference, taken under the file lock, so a concurrent
+ * destroy of the same handle cannot free the object under the caller.
+ */
+#include "npu_core_priv.h"
+
+int npu_core_file_open(struct npu_device *dev, void *home_file,
+		       struct npu_file **out)
+{
+	struct npu_file *f = npu_zalloc(sizeof(*f));
+
+	if (!f)
+		return -ENOMEM;
+	f->acct = npu_zalloc(sizeof(*f->acct));
+	if (!f->acct) {
+		npu_free(f);
+		return -ENOMEM;
+	}
+	npu_ref_init(&f->acct->ref);
+	npu_mutex_lock(&dev->lock);
+	f->acct->quota = dev->file_quota;
+	npu_mutex_unlock(&dev->lock);
+	f->dev = dev;
+	f->home_file = home_file;
+	npu_mutex_init(&f->lock);
+	*out = f;
+	return 0;
+}
+
+static void npu_queue_close(struct npu_queue *q)
+{
+	struct npu_device *dev = q->dev;
+
+	npu_mutex_lock(&dev->lock);
+	q->closing = true;
+	npu_queue_cancel_all(dev, q);
+	npu_mutex_unlock(&dev->lock);
+	npu_reap(dev);
+	npu_queue_put(q);
+}
+
+void npu_core_file_close(struct npu_file *f)
+{
+	u32 i;
+
+	for (i = 0; i < f->queues.cap; i++)
+		if (f->queues.objs[i])
+			npu_queue_close(f->queues.objs[i]);
+	for (i = 0; i < f->programs.cap; i++)
+		if (f->programs.objs[i])
+			npu_program_put(f->programs.objs[i]);
+	for (i = 0; i < f->sems.cap; i++)
+		if (f->sems.objs[i])
+			npu_sem_put(f->sems.objs[i]);
+	for (i = 0; i < f->bos.cap; i++)
+		if (f->bos.objs[i])
+			npu_bo_put(f->bos.objs[i]);
+	npu_handles_fini(&f->queues);
+	npu_handles_fini(&f->programs);
+	npu_handles_fini(&f->sems);
+	npu_handles_fini(&f->bos);
+	if (npu_ref_put(&f->acct->ref))
+		npu_free(f->acct);
+	npu_mutex_destroy(&f->lock);
+	npu_free(f);
+}
+
+int npu_core_gem_close(struct npu_file *f, u32 handle)
+{
+	struct npu_bo *bo;
+
+	npu_mutex_lock(&f->lock);
+	bo = npu_handles_remove(&f->bos, handle);
+	npu_mutex_unlock(&f->lock);
+	if (!bo)
+		return -EINVAL;
+	npu_bo_put(bo);
+	return 0;
+}
+
+struct npu_bo *npu_core_file_bo_lookup(struct npu_file *f, u32 handle)
+{
+	struct npu_bo *bo;
+
+	if (f->dev->ops.bo_lookup)
+		return f->dev->ops.bo_lookup(f->home_file, handle);
+	npu_mutex_lock(&f->lock);
+	bo = npu_handles_find(&f->bos, handle);
+	if (bo)
+		npu_bo_get(bo);
+	npu_mutex_unlock(&f->lock);
+	return bo;
+}
+
+struct npu_queue *npu_file_queue(struct npu_file *f, u32 handle)
+{
+	struct npu_queue *q;
+
+	npu_mutex_lock(&f->lock);
+	q = npu_handles_find(&f->queues, handle);
+	if (q)
+		npu_ref_get(&q->ref);
+	npu_mutex_unlock(&f->lock);
+	return q;
+}
+
+struct npu_sem *npu_file_sem(struct npu_file *f, u32 handle)
+{
+	struct npu_sem *s;
+
+	npu_mutex_lock(&f->lock);
+	s = npu_handles_find(&f->sems, handle);
+	if (s)
+		npu_ref_get(&s->ref);
+	npu_mutex_unlock(&f->lock);
+	return s;
+}
+
+struct npu_program *npu_file_program(struct npu_file *f, u32 handle)
+{
+	struct npu_program *p;
+
+	npu_mutex_lock(&f->lock);
+	p = npu_handles_find(&f->programs, handle);
+	if (p)
+		npu_ref_get(&p->ref);
+	npu_mutex_unlock(&f->lock);
+	return p;
+}
+
+bool npu_mem_is_zero(const void *p, size_t len)
+{
+	const u8 *b = p;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (b[i])
+			return false;
+	return true;
+}
+
+/**
+ * npu_deadline() - check an absolute uapi timeout
+ * @timeout_ns: absolute CLOCK_MONOTONIC nanoseconds from userspace
+ * @deadline: out, for npu_waitq_wait()
+ *
+ * Return: 0, or -EINVAL for a negative timeout.
+ */
+int npu_deadline(s64 timeout_ns, u64 *deadline)
+{
+	if (timeout_ns < 0)
+		return -EINVAL;
+	*deadline = (u64)timeout_ns;
+	return 0;
+}

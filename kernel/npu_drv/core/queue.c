@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * queue.c - command queues (streams). Each maps to one of the device's Q
+ * hardware queues, the least used one when created; queues sharing a
+ * hardware queue take turns task by task, each in its own order. A queue
+ * keeps its fence counters and its fault records here; the scheduler
+ * (sched.c) runs its jobs.
+ */
+#include "npu_core_priv.h"
+
+void npu_queue_put(struct npu_queue *q)
+{
+	if (!q || !npu_ref_put(&q->ref))
+		return;
+	npu_free(q);
+}
+
+int npu_ioctl_queue_create(struct npu_file *f,
+			   struct drm_npu_queue_create *args)
+{
+	struct npu_device *dev = f->dev;
+	struct npu_queue *q;
+	u32 i, best = 0, handle;
+	int err;
+
+	if (args->flags || args->priority > DRM_NPU_PRIORITY_HIGH)
+		return -EINVAL;
+	q = npu_zalloc(sizeof(*q));
+	if (!q)
+		return -ENOMEM;
+	npu_ref_init(&q->ref);
+	q->dev = dev;
+	q->priority = args->priority;
+	npu_list_init(&q->jobs);
+	npu_list_init(&q->link);
+
+	npu_mutex_lock(&f->lock);
+	err = npu_handles_alloc(&f->queues, q, &handle);
+	npu_mutex_unlock(&f->lock);
+	if (err) {
+		npu_free(q);
+		return err;
+	}
+	npu_mutex_lock(&dev->lock);
+	for (i = 1; i < dev->num_queues; i++)
+		if (dev->hwq_users[i] < dev->hwq_users[best])
+			best = i;
+	q->hw = best;
+	dev->hwq_users[best]++;
+	q->listed = true;
+	npu_list_add_tail(&q->link, &dev->queues);
+	npu_mutex_unlock(&dev->lock);
+	args->handle = handle;
+	args->hw_queue = q->hw;
+	return 0;
+}
+
+int npu_ioctl_queue_destroy(struct npu_file *f,
+			    struct drm_npu_queue_destroy *args)
+{
+	struct npu_device *dev = f->dev;
+	struct npu_queue *q;
+	int err = 0;
+
+	if (args->pad)
+		return -EINVAL;
+	q = npu_file_queue(f, args->handle);
+	if (!q)
+		return -ENOENT;
+	/* Wait idle first, so an interrupted destroy leaves the handle. */
+	npu_mutex_lock(&dev->lock);
+	while (!npu_list_empty(&q->jobs) && !err)
+		err = npu_waitq_wait_interruptible(&dev->done_wq, &dev->lock,
+						   NPU_NO_DEADLINE);
+	npu_mutex_unlock(&dev->lock);
+	if (!err) {
+		npu_mutex_lock(&f->lock);
+		if (npu_handles_find(&f->queues, args->handle) == q)
+			npu_handles_remove(&f->queues, args->handle);
+		else
+			err = -ENOENT;	/* destroyed concurrently */
+		npu_mutex_unlock(&f->lock);
+	}
+	if (!err) {
+		npu_mutex_lock(&dev->lock);
+		q->closing = true;
+		npu_queue_cancel_all(dev, q);
+		npu_mutex_unlock(&dev->lock);
+		npu_reap(dev);
+		npu_queue_put(q);	/* the handle's reference */
+	}
+	npu_queue_put(q);
+	return err;
+}
+
+int npu_ioctl_queue_query(struct npu_file *f, struct drm_npu_queue_query *args)
+{
+	struct npu_device *dev = f->dev;
+	struct npu_queue *q;
+
+	if ((args->flags & ~DRM_NPU_QUEUE_QUERY_CLEAR_FAULT) || args->reserved)
+		return -EINVAL;
+	q = npu_file_queue(f, args->handle);
+	if (!q)
+		return -ENOENT;
+	npu_mutex_lock(&dev->lock);
+	args->submitted = q->submitted;
+	args->completed = q->completed;
+	args->num_faults = q->num_faults;
+	args->fault_reason = q->fault_reason;
+	args->fault_fence = q->fault_fence;
+	args->fault_task = q->fault_task;
+	args->fault_operand = q->fault_operand;
+	if (args->flags & DRM_NPU_QUEUE_QUERY_CLEAR_FAULT) {
+		q->fault_reason = DRM_NPU_FAULT_NONE;
+		q->fault_fence = 0;
+		q->fault_task = 0;
+		q->fault_operand = 0;
+	}
+	npu_mutex_unlock(&dev->lock);
+	npu_queue_put(q);
+	return 0;
+}

@@ -1,0 +1,551 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * sched.c - the task scheduler (the device's firmware) and the AI cores.
+ *
+ * Each AI core is a worker thread. An idle core takes dev->lock and looks
+ * for work: among the queues whose hardware queue is not busy, it first
+ * advances what needs no core (job-level semaphore waits, SEM_WAIT and
+ * SEM_SIGNAL tasks, retiring finished jobs), then picks the queue whose next
+ * task is ready, highest priority first and least recently served among
+ * equals. It runs that one task with no lock held, then records the result.
+ * So tasks of a queue run in order, one at a time, and different queues run
+ * in parallel on different cores.
+ *
+ * Faults: a failing task fails its job (a fault record on the queue) and
+ * cancels every job queued behind it on that queue; the queue is then empty
+ * and usable again. The semaphores the failed and cancelled jobs would have
+ * signalled are signalled anyway, so that no other queue waits forever; the
+ * error is reported on the faulting queue.
+ */
+#include "npu_core_priv.h"
+
+/* Target time of one chunk of work units between two yields. */
+#define NPU_CHUNK_NS		1000000ull
+
+static void npu_queue_maybe_unlist(struct npu_device *dev, struct npu_queue *q)
+{
+	if (q->closing && q->listed && npu_list_empty(&q->jobs)) {
+		npu_list_del(&q->link);
+		q->listed = false;
+		dev->hwq_users[q->hw]--;
+	}
+}
+
+static void npu_sem_set(struct npu_device *dev, struct npu_sem *sem, u64 value)
+{
+	if (value > dev->sem_values[sem->hw]) {
+		dev->sem_values[sem->hw] = value;
+		npu_waitq_wake_all(&dev->done_wq);
+		npu_waitq_wake_all(&dev->work_wq);
+	}
+}
+
+/* Signal what a job would still have signalled (fault or cancel path). */
+static void npu_job_signal_rest(struct npu_device *dev, struct npu_job *job)
+{
+	u32 t;
+
+	for (t = job->next; t < job->end; t++) {
+		const struct drm_npu_task *task = &job->prog->tasks[t];
+		const struct drm_npu_sem_params *sp = &task->params.sem;
+
+		if (task->opcode != DRM_NPU_OP_SEM_SIGNAL)
+			continue;
+		npu_sem_set(dev, job->bindings[sp->index].sem,
+			    job->bindings[sp->index].value + sp->value);
+	}
+}
+
+static void npu_record_failed(struct npu_queue *q, u64 first, u64 last)
+{
+	if (q->num_failed &&
+	    q->failed[q->num_failed - 1].last + 1 >= first) {
+		q->failed[q->num_failed - 1].last = last;
+		return;
+	}
+	if (q->num_failed == NPU_FAILED_RANGES) {
+		/* Forget the oldest; documented limit of the fault history. */
+		memmove(&q->failed[0], &q->failed[1],
+			sizeof(q->failed[0]) * (NPU_FAILED_RANGES - 1));
+		q->num_failed--;
+	}
+	q->failed[q->num_failed].first = first;
+	q->failed[q->num_failed].last = last;
+	q->num_failed++;
+}
+
+/**
+ * npu_job_retire() - a job is done; under dev->lock
+ * @dev: the device
+ * @job: the head job of its queue (not running)
+ * @status: 0 or enum drm_npu_fault_reason
+ *
+ * The job moves to dev->reap; npu_reap() frees it without locks held.
+ */
+void npu_job_retire(struct npu_device *dev, struct npu_job *job, u32 status)
+{
+	struct npu_queue *q = job->queue;
+	u32 i;
+
+	job->status = status;
+	if (status) {
+		npu_job_signal_rest(dev, job);
+		npu_record_failed(q, job->fence, job->fence);
+	}
+	for (i = 0; i < job->num_signals; i++)
+		npu_sem_set(dev, job->signals[i].sem, job->signals[i].value);
+	for (i = 0; i < job->num_bos; i++)
+		job->bos[i]->busy--;
+	if (job->profile_bo)
+		job->profile_bo->busy--;
+	npu_list_del(&job->link);
+	npu_list_add_tail(&job->link, &dev->reap);
+	if (job->fence > q->completed)
+		q->completed = job->fence;
+	npu_queue_maybe_unlist(dev, q);
+	npu_waitq_wake_all(&dev->done_wq);
+}
+
+/**
+ * npu_queue_cancel_all() - retire every job of a queue that is not running
+ * @dev: the device (dev->lock held)
+ * @q: the queue
+ */
+void npu_queue_cancel_all(struct npu_device *dev, struct npu_queue *q)
+{
+	struct npu_list *pos, *tmp;
+
+	npu_list_for_each_safe(pos, tmp, &q->jobs) {
+		struct npu_job *job = npu_container_of(pos, struct npu_job,
+						       link);
+
+		if (q->running && pos == q->jobs.next)
+			continue;	/* its core retires it */
+		npu_job_retire(dev, job, DRM_NPU_FAULT_CANCELLED);
+	}
+	npu_queue_maybe_unlist(dev, q);
+}
+
+/**
+ * npu_queue_fail() - a task of @job failed: record, fail, cancel the rest
+ * @dev: the device (dev->lock held)
+ * @q: the queue, not running any more
+ * @job: its head job
+ * @reason: enum drm_npu_fault_reason
+ * @task: program task index
+ * @operand: operand index or ~0u
+ */
+void npu_queue_fail(struct npu_device *dev, struct npu_queue *q,
+		    struct npu_job *job, u32 reason, u32 task, u32 operand)
+{
+	q->num_faults++;
+	q->fault_reason = reason;
+	q->fault_fence = job->fence;
+	q->fault_task = task;
+	q->fault_operand = operand;
+	npu_job_retire(dev, job, reason);
+	npu_queue_cancel_all(dev, q);
+}
+
+/**
+ * npu_reap() - free retired jobs and tell the home; no lock held
+ * @dev: the device
+ */
+void npu_reap(struct npu_device *dev)
+{
+	struct npu_list list, *pos, *tmp;
+
+	npu_list_init(&list);
+	npu_mutex_lock(&dev->lock);
+	if (!npu_list_empty(&dev->reap)) {
+		list.next = dev->reap.next;
+		list.prev = dev->reap.prev;
+		list.next->prev = &list;
+		list.prev->next = &list;
+		npu_list_init(&dev->reap);
+	}
+	npu_mutex_unlock(&dev->lock);
+	npu_list_for_each_safe(pos, tmp, &list) {
+		struct npu_job *job = npu_container_of(pos, struct npu_job,
+						       link);
+
+		if (dev->ops.job_done)
+			dev->ops.job_done(dev->home_dev, job->queue->hw,
+					  job->fence, job->status);
+		npu_job_free(job);
+	}
+}
+
+/* Wait (mem_lock held) until @bo is not held by compaction. */
+static void npu_wait_unheld(struct npu_device *dev, struct npu_bo *bo)
+{
+	while (bo->hold)
+		npu_waitq_wait(&dev->mem_wq, &dev->mem_lock, NPU_NO_DEADLINE);
+}
+
+/**
+ * npu_write_profile() - write a task's profile record if the job asked
+ * @dev: the device
+ * @job: the job
+ * @task: program task index
+ * @start: CLOCK_MONOTONIC ns
+ * @end: CLOCK_MONOTONIC ns
+ * @core: AI core
+ * @status: 0 or fault reason
+ */
+void npu_write_profile(struct npu_device *dev, struct npu_job *job, u32 task,
+		       u64 start, u64 end, u32 core, u32 status)
+{
+	struct drm_npu_task_profile rec;
+	struct npu_bo *bo = job->profile_bo;
+
+	if (!bo)
+		return;
+	rec.start_ns = start;
+	rec.end_ns = end;
+	rec.task = task;
+	rec.core = core;
+	rec.hw_queue = job->queue->hw;
+	rec.status = status;
+	npu_mutex_lock(&dev->mem_lock);
+	npu_wait_unheld(dev, bo);
+	memcpy(dev->vram + bo->node.start + job->profile_offset +
+	       (u64)(task - job->first) * sizeof(rec), &rec, sizeof(rec));
+	npu_mutex_unlock(&dev->mem_lock);
+}
+
+static bool npu_waits_met(struct npu_device *dev, const struct npu_job *job)
+{
+	u32 i;
+
+	for (i = 0; i < job->num_waits; i++)
+		if (dev->sem_values[job->waits[i].sem->hw] <
+		    job->waits[i].value)
+			return false;
+	return true;
+}
+
+/*
+ * Advance @q as far as possible without a core (dev->lock held). Returns
+ * true if its head job's next task is a compute task ready to dispatch.
+ */
+static bool npu_queue_advance(struct npu_device *dev, struct npu_queue *q,
+			      u32 core)
+{
+	while (!npu_list_empty(&q->jobs)) {
+		struct npu_job *job = npu_container_of(q->jobs.next,
+						       struct npu_job, link);
+		const struct drm_npu_task *task;
+		const struct drm_npu_sem_params *sp;
+		u64 now;
+
+		if (q->closing) {
+			npu_queue_cancel_all(dev, q);
+			return false;
+		}
+		if (!job->started) {
+			if (!npu_waits_met(dev, job))
+				return false;
+			job->started = true;
+		}
+		if (job->next == job->end) {
+			npu_job_retire(dev, job, 0);
+			continue;
+		}
+		task = &job->prog->tasks[job->next];
+		sp = &task->params.sem;
+		if (task->opcode == DRM_NPU_OP_SEM_WAIT) {
+			if (dev->sem_values[job->bindings[sp->index].sem->hw] <
+			    job->bindings[sp->index].value + sp->value)
+				return false;
+		} else if (task->opcode == DRM_NPU_OP_SEM_SIGNAL) {
+			npu_sem_set(dev, job->bindings[sp->index].sem,
+				    job->bindings[sp->index].value + sp->value);
+		} else {
+			return true;
+		}
+		now = npu_time_ns();
+		npu_write_profile(dev, job, job->next, now, now, core, 0);
+		job->next++;
+	}
+	return false;
+}
+
+/* Pick the queue whose next compute task runs now (dev->lock held). */
+static struct npu_queue *npu_pick(struct npu_device *dev, u32 core)
+{
+	struct npu_queue *best = NULL;
+	struct npu_list *pos, *tmp;
+
+	npu_list_for_each_safe(pos, tmp, &dev->queues) {
+		struct npu_queue *q = npu_container_of(pos, struct npu_queue,
+						       link);
+
+		if (q->running || dev->hwq_busy[q->hw])
+			continue;
+		if (!npu_queue_advance(dev, q, core))
+			continue;
+		if (!best || q->priority > best->priority ||
+		    (q->priority == best->priority &&
+		     q->last_dispatch < best->last_dispatch))
+			best = q;
+	}
+	return best;
+}
+
+/* Injected test behaviour of one dispatched task. */
+enum npu_inject { NPU_INJ_NONE, NPU_INJ_HANG, NPU_INJ_FAULT };
+
+/* Sleep on the core until @deadline or an abort (dev->lock held). */
+static u32 npu_core_sleep(struct npu_core_unit *c, u64 deadline)
+{
+	struct npu_device *dev = c->dev;
+
+	while (!c->abort && !dev->stopping) {
+		if (npu_waitq_wait(&c->wq, &dev->lock, deadline) == -ETIME)
+			break;
+	}
+	if (dev->stopping && !c->abort)
+		return DRM_NPU_FAULT_CANCELLED;
+	return c->abort;
+}
+
+/* Resolve operands to host addresses and mark their buffers running. */
+static u32 npu_resolve(struct npu_device *dev, struct npu_job *job,
+		       const struct drm_npu_task *task, u32 ti,
+		       struct npu_op_args *args, u32 *bad_operand)
+{
+	const u64 *ends = &job->prog->op_end[(u64)ti * DRM_NPU_MAX_OPERANDS];
+	u32 i;
+
+	npu_mutex_lock(&dev->mem_lock);
+	for (i = 0; i < task->num_operands; i++) {
+		struct npu_bo *bo = job->bos[task->operands[i].slot];
+
+		if (bo->hold) {
+			npu_wait_unheld(dev, bo);
+			i = (u32)-1;	/* something may have moved: restart */
+			continue;
+		}
+	}
+	for (i = 0; i < task->num_operands; i++) {
+		struct npu_bo *bo = job->bos[task->operands[i].slot];
+
+		/* Defence in depth: submission checked this already. */
+		if (ends[i] > bo->size) {
+			npu_mutex_unlock(&dev->mem_lock);
+			*bad_operand = i;
+			return DRM_NPU_FAULT_OUT_OF_RANGE;
+		}
+	}
+	for (i = 0; i < task->num_operands; i++) {
+		struct npu_bo *bo = job->bos[task->operands[i].slot];
+
+		args->data[i] = dev->vram + bo->node.start +
+				task->operands[i].offset;
+		bo->running++;
+	}
+	npu_mutex_unlock(&dev->mem_lock);
+	return 0;
+}
+
+static void npu_release(struct npu_device *dev, struct npu_job *job,
+			const struct drm_npu_task *task)
+{
+	u32 i;
+
+	npu_mutex_lock(&dev->mem_lock);
+	for (i = 0; i < task->num_operands; i++)
+		job->bos[task->operands[i].slot]->running--;
+	npu_waitq_wake_all(&dev->mem_wq);
+	npu_mutex_unlock(&dev->mem_lock);
+}
+
+/* Run the work units in chunks of about NPU_CHUNK_NS, abortable between. */
+static u32 npu_compute(struct npu_core_unit *c, const struct npu_op_args *a)
+{
+	u64 units = npu_op_work_units(a->task), begin = 0, chunk = 1;
+	int r = 0;
+
+	while (begin < units) {
+		u64 end = units - begin < chunk ? units : begin + chunk;
+		u64 t0 = npu_time_ns(), dt;
+
+		npu_fpu_begin();
+		r = npu_op_run(a, begin, end);
+		npu_fpu_end();
+		if (r)
+			return (u32)r;
+		begin = end;
+		dt = npu_time_ns() - t0;
+		if (dt < NPU_CHUNK_NS / 2 && chunk < (1ull << 40))
+			chunk *= 2;
+		else if (dt > NPU_CHUNK_NS * 2 && chunk > 1)
+			chunk /= 2;
+		if (NPU_READ_ONCE(c->abort))
+			return NPU_READ_ONCE(c->abort);
+		npu_yield();
+	}
+	return 0;
+}
+
+/* Execute task @ti of @job on core @c; no lock held on entry and exit. */
+static u32 npu_execute(struct npu_core_unit *c, struct npu_job *job, u32 ti,
+		       enum npu_inject inj, bool instant, u64 slow_us,
+		       u32 *bad_operand)
+{
+	struct npu_device *dev = c->dev;
+	const struct drm_npu_task *task = &job->prog->tasks[ti];
+	struct npu_op_args args;
+	u32 st = 0;
+
+	*bad_operand = ~0u;
+	if (inj == NPU_INJ_FAULT)
+		return DRM_NPU_FAULT_INJECTED;
+	if (inj == NPU_INJ_HANG) {
+		npu_mutex_lock(&dev->lock);
+		st = npu_core_sleep(c, NPU_NO_DEADLINE);
+		npu_mutex_unlock(&dev->lock);
+		return st;
+	}
+	if (!instant) {
+		memset(&args, 0, sizeof(args));
+		args.task = task;
+		st = npu_resolve(dev, job, task, ti, &args, bad_operand);
+		if (st)
+			return st;
+		st = npu_compute(c, &args);
+		npu_release(dev, job, task);
+		if (st)
+			return st;
+	}
+	if (slow_us) {
+		npu_mutex_lock(&dev->lock);
+		st = npu_core_sleep(c, c->start_ns + slow_us * 1000ull);
+		npu_mutex_unlock(&dev->lock);
+	}
+	return st;
+}
+
+static void npu_dispatch_one(struct npu_core_unit *c, struct npu_queue *q)
+{
+	struct npu_device *dev = c->dev;
+	struct npu_job *job = npu_container_of(q->jobs.next, struct npu_job,
+					       link);
+	enum npu_inject inj = NPU_INJ_NONE;
+	bool instant = dev->test_instant;
+	u64 slow_us = dev->test_slow_us, end;
+	u32 ti = job->next, st, bad;
+
+	if (dev->test_fault) {
+		dev->test_fault--;
+		inj = NPU_INJ_FAULT;
+	} else if (dev->test_hang) {
+		dev->test_hang--;
+		inj = NPU_INJ_HANG;
+	}
+	q->running = true;
+	q->last_dispatch = ++dev->dispatch_seq;
+	dev->hwq_busy[q->hw] = true;
+	c->job = job;
+	c->task = ti;
+	c->start_ns = npu_time_ns();
+	NPU_WRITE_ONCE(c->abort, 0);
+	npu_mutex_unlock(&dev->lock);
+
+	st = npu_execute(c, job, ti, inj, instant, slow_us, &bad);
+	end = npu_time_ns();
+	npu_write_profile(dev, job, ti, c->start_ns, end, c->index, st);
+
+	npu_mutex_lock(&dev->lock);
+	c->job = NULL;
+	q->running = false;
+	dev->hwq_busy[q->hw] = false;
+	if (st) {
+		npu_queue_fail(dev, q, job, st, ti, bad);
+	} else {
+		job->next++;
+		if (job->next == job->end)
+			npu_job_retire(dev, job, 0);
+	}
+	npu_waitq_wake_all(&dev->work_wq);
+}
+
+/**
+ * npu_core_worker() - the thread of one AI core
+ * @arg: its struct npu_core_unit
+ *
+ * Return: 0 when the device stops.
+ */
+int npu_core_worker(void *arg)
+{
+	struct npu_core_unit *c = arg;
+	struct npu_device *dev = c->dev;
+	struct npu_queue *q;
+
+	npu_mutex_lock(&dev->lock);
+	while (!dev->stopping) {
+		q = npu_pick(dev, c->index);
+		if (!q) {
+			bool reap = !npu_list_empty(&dev->reap);
+
+			if (reap) {
+				npu_mutex_unlock(&dev->lock);
+				npu_reap(dev);
+				npu_mutex_lock(&dev->lock);
+				continue;
+			}
+			npu_waitq_wait(&dev->work_wq, &dev->lock,
+				       NPU_NO_DEADLINE);
+			continue;
+		}
+		npu_dispatch_one(c, q);	/* returns with dev->lock held */
+		if (!npu_list_empty(&dev->reap)) {
+			npu_mutex_unlock(&dev->lock);
+			npu_reap(dev);
+			npu_mutex_lock(&dev->lock);
+		}
+	}
+	npu_mutex_unlock(&dev->lock);
+	return 0;
+}
+
+/**
+ * npu_watchdog_thread() - fails tasks running longer than the period
+ * @arg: the device
+ *
+ * Checks four times per period; a task that overran is aborted with
+ * DRM_NPU_FAULT_WATCHDOG (its core stops at the next chunk boundary, or at
+ * once when it hangs), so the fault is recorded within 1.25 periods plus
+ * one chunk.
+ *
+ * Return: 0 when the device stops.
+ */
+int npu_watchdog_thread(void *arg)
+{
+	struct npu_device *dev = arg;
+	u32 i;
+
+	npu_mutex_lock(&dev->lock);
+	while (!dev->stopping) {
+		u64 period = (u64)dev->watchdog_ms * 1000000ull;
+		u64 now = npu_time_ns();
+
+		for (i = 0; i < dev->num_cores; i++) {
+			struct npu_core_unit *c = &dev->cores[i];
+
+			if (c->job && !c->abort && now - c->start_ns > period) {
+				npu_warn("core %u: task %u of fence %llu ran past the %u ms watchdog\n",
+					 i, c->task,
+					 (unsigned long long)c->job->fence,
+					 dev->watchdog_ms);
+				NPU_WRITE_ONCE(c->abort,
+					       (u32)DRM_NPU_FAULT_WATCHDOG);
+				npu_waitq_wake_all(&c->wq);
+			}
+		}
+		npu_waitq_wait(&dev->wd_wq, &dev->lock, now + period / 4);
+	}
+	npu_mutex_unlock(&dev->lock);
+	return 0;
+}
