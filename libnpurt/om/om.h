@@ -168,6 +168,14 @@ struct om_model;
 int om_open_memory(const void *data, size_t size, struct om_model **out,
 		   char *err);
 int om_open_file(const char *path, struct om_model **out, char *err);
+/*
+ * As om_open_memory() with OM_OPEN_* flags. OM_OPEN_SKIP_CHECKSUM checks
+ * everything but the checksum (fuzzing the structural checks; tools that
+ * show a damaged file); never use it to run a model.
+ */
+#define OM_OPEN_SKIP_CHECKSUM	(1u << 0)
+int om_open_memory_ex(const void *data, size_t size, unsigned int flags,
+		      struct om_model **out, char *err);
 void om_close(struct om_model *m);
 
 /* Bytes of the file as validated (for re-serialization or hashing). */

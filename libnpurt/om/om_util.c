@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: MIT
+/*
+ * om_util.c - names and sizes of dtypes, layouts, opcodes and features,
+ * shape arithmetic shared by the reader, the writer and the tools.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "om_internal.h"
+
+static const struct {
+	const char *name;
+	const char *alias;
+	uint32_t size;
+} dtypes[DRM_NPU_DTYPE_COUNT] = {
+	[DRM_NPU_DTYPE_INVALID] = { "invalid", NULL, 0 },
+	[DRM_NPU_DTYPE_F32] = { "float32", "f32", 4 },
+	[DRM_NPU_DTYPE_F16] = { "float16", "f16", 2 },
+	[DRM_NPU_DTYPE_I8] = { "int8", "i8", 1 },
+	[DRM_NPU_DTYPE_U8] = { "uint8", "u8", 1 },
+	[DRM_NPU_DTYPE_I32] = { "int32", "i32", 4 },
+	[DRM_NPU_DTYPE_I64] = { "int64", "i64", 8 },
+	[DRM_NPU_DTYPE_BOOL] = { "bool", "b8", 1 },
+};
+
+uint32_t om_dtype_size(uint32_t dtype)
+{
+	return dtype < DRM_NPU_DTYPE_COUNT ? dtypes[dtype].size : 0;
+}
+
+const char *om_dtype_name(uint32_t dtype)
+{
+	return dtype < DRM_NPU_DTYPE_COUNT && dtype ? dtypes[dtype].name :
+						      "invalid";
+}
+
+uint32_t om_dtype_from_name(const char *name)
+{
+	for (uint32_t i = 1; i < DRM_NPU_DTYPE_COUNT; i++)
+		if (!strcasecmp(name, dtypes[i].name) ||
+		    !strcasecmp(name, dtypes[i].alias))
+			return i;
+	return 0;
+}
+
+const char *om_layout_name(uint32_t layout)
+{
+	static const char *const names[] = { "ND", "NCHW", "NHWC", "NC1HWC0" };
+
+	return layout < DRM_NPU_LAYOUT_COUNT ? names[layout] : "invalid";
+}
+
+const char *om_opcode_name(uint32_t opcode)
+{
+	static const char *const names[DRM_NPU_OP_COUNT] = {
+		"NOP", "COPY", "BINARY", "UNARY", "MATMUL", "CONV2D",
+		"POOL2D", "SOFTMAX", "REDUCE", "LAYERNORM", "BATCHNORM",
+		"GATHER", "WHERE", "PAD", "RESIZE", "TRANSDATA", "QUANTIZE",
+		"DEQUANTIZE", "ATTENTION", "SEM_SIGNAL", "SEM_WAIT",
+	};
+
+	return opcode < DRM_NPU_OP_COUNT ? names[opcode] : "invalid";
+}
+
+const char *om_section_type_name(uint32_t type)
+{
+	static const char *const names[OM_SEC_COUNT] = {
+		"NONE", "STRINGS", "MODEL", "TENSORS", "VARIANTS",
+		"PROGRAMS", "TASKS", "WEIGHTS", "PLANS", "PLACEMENTS",
+		"SEMAPHORES", "DEBUG",
+	};
+
+	return type < OM_SEC_COUNT ? names[type] : "unknown";
+}
+
+void om_features_str(uint64_t features, char *buf, size_t len)
+{
+	static const char *const names[] = {
+		"FP32", "INT8", "NC1HWC0", "COMPACTION", "TIMELINE_SEM",
+		"ATTENTION",
+	};
+	size_t used = 0;
+
+	if (!len)
+		return;
+	buf[0] = 0;
+	for (unsigned int i = 0; i < 64; i++) {
+		char tmp[16];
+		const char *n;
+		int w;
+
+		if (!(features & (1ull << i)))
+			continue;
+		if (i < sizeof(names) / sizeof(names[0])) {
+			n = names[i];
+		} else {
+			snprintf(tmp, sizeof(tmp), "bit%u", i);
+			n = tmp;
+		}
+		w = snprintf(buf + used, len - used, "%s%s", used ? "+" : "",
+			     n);
+		if (w < 0 || (size_t)w >= len - used)
+			return;
+		used += (size_t)w;
+	}
+	if (!used)
+		snprintf(buf, len, "none");
+}
+
+uint64_t om_shape_bytes(uint32_t dtype, uint32_t rank, const uint64_t *dims,
+			int *ok)
+{
+	uint64_t n = om_dtype_size(dtype);
+
+	if (ok)
+		*ok = n != 0 && rank <= OM_MAX_RANK;
+	if (!n || rank > OM_MAX_RANK)
+		return 0;
+	for (uint32_t i = 0; i < rank; i++) {
+		if (dims[i] == OM_DIM_DYNAMIC)
+			return 0;
+		if (__builtin_mul_overflow(n, dims[i], &n)) {
+			if (ok)
+				*ok = 0;
+			return 0;
+		}
+	}
+	return n;
+}
+
+bool om_operand_extent(const struct drm_npu_operand *op, uint64_t *extent)
+{
+	uint64_t esize = om_dtype_size(op->dtype), last = 0;
+
+	*extent = 0;
+	if (!esize || op->rank > DRM_NPU_MAX_RANK)
+		return false;
+	for (uint32_t i = 0; i < op->rank; i++)
+		if (op->shape[i] == 0)
+			return true;
+	for (uint32_t i = 0; i < op->rank; i++) {
+		uint64_t d = (uint64_t)(op->shape[i] - 1) * op->strides[i];
+
+		if (__builtin_add_overflow(last, d, &last))
+			return false;
+	}
+	if (__builtin_add_overflow(last, 1, &last) ||
+	    __builtin_mul_overflow(last, esize, extent))
+		return false;
+	return true;
+}
+
+bool om_name_ok(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return false;
+	return true;
+}
+
+void om_seterr(char *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, OM_ERR_MAX, fmt, ap);
+	va_end(ap);
+}
