@@ -1,0 +1,27 @@
+# SPDX-License-Identifier: MIT
+#
+# [pool] the VRAM pool with compaction (portable core), as a static library
+# for the in-process device and the allocation benchmark, and its tests.
+
+POOL_SRCS := kernel/npu_drv/pool/npu_rbtree.c \
+	     kernel/npu_drv/pool/npu_pool.c \
+	     kernel/npu_drv/pool/npu_pool_compact.c \
+	     kernel/npu_drv/pool/npu_pool_check.c
+POOL_LIB := $(BUILD)/lib/libnpupool.a
+# objs (mk/rules.mk) is defined after the fragments are read, and rule
+# prerequisites expand at once: map sources to objects here.
+pool_objs = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
+
+$(POOL_LIB): $(call pool_objs,$(POOL_SRCS))
+	@mkdir -p $(dir $@)
+	$(AR) rcs $@ $^
+
+POOL_TEST_NAMES := pool_random_test pool_compact_test rbtree_test
+POOL_TESTS := $(addprefix $(BUILD)/tests/pool/,$(POOL_TEST_NAMES))
+
+$(BUILD)/tests/pool/%: $(BUILD)/obj/kernel/npu_drv/pool/tests/%.o $(POOL_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^
+
+TESTS += $(POOL_TESTS)
+SAN_TESTS += $(patsubst $(BUILD)/%,build/%,$(POOL_TESTS))
