@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: MIT
+/*
+ * streams.c - stream assignment, cross-stream edges, pruning by vector
+ * clocks (see streams.h for the rules).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "streams.h"
+
+struct preds {
+	uint32_t *at;	/* CSR over nodes */
+	uint32_t *p;
+};
+
+static int build_preds(size_t n, const struct st_edge *e, size_t ne,
+		       struct preds *pr)
+{
+	uint32_t *fill;
+
+	pr->at = calloc(n + 1, sizeof(*pr->at));
+	pr->p = malloc((ne + 1) * sizeof(*pr->p));
+	fill = calloc(n + 1, sizeof(*fill));
+	if (!pr->at || !pr->p || !fill) {
+		free(fill);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < ne; i++)
+		pr->at[e[i].to + 1]++;
+	for (size_t v = 0; v < n; v++)
+		pr->at[v + 1] += pr->at[v];
+	/* Keep the callers' order of each node's edges (its input order). */
+	for (size_t i = 0; i < ne; i++) {
+		uint32_t v = e[i].to, k, dup = 0;
+
+		for (k = pr->at[v]; k < pr->at[v] + fill[v]; k++)
+			if (pr->p[k] == e[i].from)
+				dup = 1;
+		if (!dup)
+			pr->p[pr->at[v] + fill[v]++] = e[i].from;
+	}
+	/* Compact away duplicate slots. */
+	{
+		uint32_t w = 0;
+
+		for (size_t v = 0; v < n; v++) {
+			uint32_t s = pr->at[v];
+
+			pr->at[v] = w;
+			for (uint32_t k = 0; k < fill[v]; k++)
+				pr->p[w++] = pr->p[s + k];
+		}
+		pr->at[n] = w;
+	}
+	free(fill);
+	return 0;
+}
+
+static int by_from_desc(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x < y) - (x > y);
+}
+
+static int by_to_from(const void *a, const void *b)
+{
+	const struct st_edge *x = a, *y = b;
+
+	if (x->to != y->to)
+		return x->to < y->to ? -1 : 1;
+	return (x->from > y->from) - (x->from < y->from);
+}
+
+/* The stream for v when it cannot continue a predecessor's chain. */
+static uint32_t pick_stream(const struct st_result *r, uint32_t max_streams,
+			    const int64_t *tail, const uint64_t *anc,
+			    size_t words, uint32_t v)
+{
+	const uint64_t *a = anc + (size_t)v * words;
+	int64_t best_tail = -1, oldest = INT64_MAX;
+	uint32_t best = UINT32_MAX, old_s = 0;
+
+	if (r->num_streams < max_streams)
+		return r->num_streams;	/* a new stream */
+	for (uint32_t s = 0; s < r->num_streams; s++) {
+		int64_t t = tail[s];
+
+		if (t >= 0 && (a[t / 64] >> (t % 64) & 1) && t > best_tail) {
+			best_tail = t;
+			best = s;
+		}
+		if (t < oldest) {
+			oldest = t;
+			old_s = s;
+		}
+	}
+	return best != UINT32_MAX ? best : old_s;
+}
+
+int st_assign(size_t n, const struct st_edge *edges, size_t num_edges,
+	      const struct st_options *opt, struct st_result *r,
+	      char *err, size_t errlen)
+{
+	uint32_t max_streams = opt && opt->max_streams ? opt->max_streams : 1;
+	size_t words = (n + 63) / 64 + 1;
+	struct preds pr = { 0 };
+	uint64_t *anc = NULL;
+	int64_t *tail = NULL;
+	uint32_t *cross = NULL;
+	int ret = -ENOMEM;
+
+	memset(r, 0, sizeof(*r));
+	r->num_nodes = n;
+	for (size_t i = 0; i < num_edges; i++) {
+		if (edges[i].from >= edges[i].to || edges[i].to >= n) {
+			snprintf(err, errlen,
+				 "edge %zu (%u -> %u) is not a forward edge between nodes 0..%zu",
+				 i, edges[i].from, edges[i].to, n ? n - 1 : 0);
+			return -EINVAL;
+		}
+	}
+	if (max_streams > 1024)
+		max_streams = 1024;
+	if (build_preds(n, edges, num_edges, &pr))
+		goto out;
+	anc = calloc(n * words + 1, sizeof(*anc));
+	tail = malloc((max_streams + 1) * sizeof(*tail));
+	r->stream = calloc(n + 1, sizeof(*r->stream));
+	r->pos = calloc(n + 1, sizeof(*r->pos));
+	r->sync = malloc((pr.at[n] + 1) * sizeof(*r->sync));
+	cross = malloc((pr.at[n] + 1) * sizeof(*cross));
+	if (!anc || !tail || !r->stream || !r->pos || !r->sync || !cross)
+		goto out;
+	for (uint32_t s = 0; s < max_streams; s++)
+		tail[s] = -1;
+	/* Ancestor sets, then the streams. */
+	for (uint32_t v = 0; v < n; v++) {
+		uint64_t *a = anc + (size_t)v * words;
+		uint32_t s = UINT32_MAX, count;
+
+		for (uint32_t k = pr.at[v]; k < pr.at[v + 1]; k++) {
+			uint32_t p = pr.p[k];
+			const uint64_t *ap = anc + (size_t)p * words;
+
+			for (size_t w = 0; w < words; w++)
+				a[w] |= ap[w];
+			a[p / 64] |= 1ull << (p % 64);
+			if (s == UINT32_MAX && tail[r->stream[p]] == p)
+				s = r->stream[p];
+		}
+		if (s == UINT32_MAX)
+			s = pick_stream(r, max_streams, tail, anc, words, v);
+		if (s == r->num_streams)
+			r->num_streams++;
+		count = 0;
+		if (tail[s] >= 0)
+			count = r->pos[tail[s]] + 1;
+		r->stream[v] = s;
+		r->pos[v] = count;
+		tail[s] = v;
+	}
+	if (!r->num_streams)
+		r->num_streams = 1;
+	r->clock = malloc((n * r->num_streams + 1) * sizeof(*r->clock));
+	if (!r->clock)
+		goto out;
+	/* Vector clocks in topological order; prune implied waits. */
+	for (uint32_t s = 0; s < r->num_streams; s++)
+		tail[s] = -1;
+	for (uint32_t v = 0; v < n; v++) {
+		int32_t *cv = r->clock + (size_t)v * r->num_streams;
+		uint32_t sv = r->stream[v], nc = 0;
+
+		if (tail[sv] >= 0)
+			memcpy(cv, r->clock + (size_t)tail[sv] * r->num_streams,
+			       r->num_streams * sizeof(*cv));
+		else
+			for (uint32_t s = 0; s < r->num_streams; s++)
+				cv[s] = -1;
+		cv[sv] = (int32_t)r->pos[v] - 1;
+		tail[sv] = v;
+		for (uint32_t k = pr.at[v]; k < pr.at[v + 1]; k++)
+			if (r->stream[pr.p[k]] != sv)
+				cross[nc++] = pr.p[k];
+		r->num_cross += nc;
+		qsort(cross, nc, sizeof(*cross), by_from_desc);
+		for (uint32_t k = 0; k < nc; k++) {
+			uint32_t u = cross[k], su = r->stream[u];
+			const int32_t *cu = r->clock + (size_t)u * r->num_streams;
+
+			if (cv[su] >= (int32_t)r->pos[u])
+				continue;	/* implied */
+			for (uint32_t s = 0; s < r->num_streams; s++)
+				if (cu[s] > cv[s])
+					cv[s] = cu[s];
+			cv[su] = (int32_t)r->pos[u];
+			r->sync[r->num_sync].from = u;
+			r->sync[r->num_sync].to = v;
+			r->num_sync++;
+		}
+	}
+	qsort(r->sync, r->num_sync, sizeof(*r->sync), by_to_from);
+	ret = 0;
+out:
+	if (ret == -ENOMEM)
+		snprintf(err, errlen, "out of memory assigning %zu nodes", n);
+	free(pr.at);
+	free(pr.p);
+	free(anc);
+	free(tail);
+	free(cross);
+	if (ret)
+		st_result_free(r);
+	return ret;
+}
+
+void st_result_free(struct st_result *r)
+{
+	free(r->stream);
+	free(r->pos);
+	free(r->sync);
+	free(r->clock);
+	memset(r, 0, sizeof(*r));
+}
+
+bool st_happens_before(const struct st_result *r, uint32_t a, uint32_t b)
+{
+	if (a == b || a >= r->num_nodes || b >= r->num_nodes)
+		return false;
+	return r->clock[(size_t)b * r->num_streams + r->stream[a]] >=
+	       (int32_t)r->pos[a];
+}
