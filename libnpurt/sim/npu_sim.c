@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: MIT
+/*
+ * npu_sim.c - the in-process home of the device core: VRAM in a memfd,
+ * buffer mappings that follow compaction, the ioctl entry with drm_ioctl()'s
+ * struct-size rules, and the device's lifetime (see npu_sim.h).
+ */
+#include "npu_sim.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "../../kernel/npu_drv/core/npu_core.h"
+
+struct npu_sim_map {
+	struct npu_sim_map *next;
+	void *addr;
+	size_t len;
+	u64 bo_off;			/* offset of the mapping in the BO */
+	struct npu_bo *bo;		/* a reference */
+};
+
+struct npu_sim_dev {
+	int memfd;
+	void *vram;
+	u64 vram_size;
+	struct npu_device *core;
+	unsigned int opens;
+	pthread_mutex_t map_lock;	/* maps; inside the core's pool_lock */
+	struct npu_sim_map *maps;
+};
+
+struct npu_sim_file {
+	struct npu_file *core;
+};
+
+static pthread_mutex_t npu_sim_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct npu_sim_dev *npu_sim;
+
+static int sim_copy_from_user(void *home, void *dst, u64 uptr, size_t len)
+{
+	if (!len)
+		return 0;
+	if (!uptr)
+		return -EFAULT;
+	memcpy(dst, (const void *)(uintptr_t)uptr, len);
+	return 0;
+}
+
+static int sim_copy_to_user(void *home, u64 uptr, const void *src, size_t len)
+{
+	if (!len)
+		return 0;
+	if (!uptr)
+		return -EFAULT;
+	memcpy((void *)(uintptr_t)uptr, src, len);
+	return 0;
+}
+
+/* Compaction moved @bo: re-point each of its mappings at the new place. */
+static void sim_bo_moved(void *home, struct npu_bo *bo, u64 old_start)
+{
+	struct npu_sim_dev *sd = home;
+	struct npu_sim_map *m;
+	u64 start = npu_bo_vram_offset(bo);
+
+	pthread_mutex_lock(&sd->map_lock);
+	for (m = sd->maps; m; m = m->next) {
+		void *p;
+
+		if (m->bo != bo)
+			continue;
+		p = mmap(m->addr, m->len, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_FIXED, sd->memfd,
+			 (off_t)(start + m->bo_off));
+		if (p == MAP_FAILED)
+			npu_err("sim: cannot remap a moved buffer at %p: %s\n",
+				m->addr, strerror(errno));
+	}
+	pthread_mutex_unlock(&sd->map_lock);
+}
+
+static const struct npu_home_ops npu_sim_ops = {
+	.copy_from_user = sim_copy_from_user,
+	.copy_to_user = sim_copy_to_user,
+	.bo_moved = sim_bo_moved,
+};
+
+static int sim_env_u32(const char *name, u32 def, u32 min, u32 max, u32 *out)
+{
+	const char *s = getenv(name);
+	char *end;
+	unsigned long long v;
+
+	*out = def;
+	if (!s || !*s)
+		return 0;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v < min || v > max) {
+		npu_err("sim: %s=%s is not a number in [%u, %u]; unset it or fix it\n",
+			name, s, min, max);
+		return -EINVAL;
+	}
+	*out = (u32)v;
+	return 0;
+}
+
+static void sim_dev_free(struct npu_sim_dev *sd)
+{
+	if (sd->vram && sd->vram != MAP_FAILED)
+		munmap(sd->vram, sd->vram_size);
+	if (sd->memfd >= 0)
+		close(sd->memfd);
+	pthread_mutex_destroy(&sd->map_lock);
+	free(sd);
+}
+
+static int sim_dev_create(struct npu_sim_dev **out)
+{
+	struct npu_device_params p;
+	struct npu_sim_dev *sd;
+	u32 vram_mb;
+	int err = 0;
+
+	memset(&p, 0, sizeof(p));
+	err |= sim_env_u32("NPU_SIM_VRAM_MB", 512, 1, 1u << 20, &vram_mb);
+	err |= sim_env_u32("NPU_SIM_CORES", 4, 1, 64, &p.num_cores);
+	err |= sim_env_u32("NPU_SIM_QUEUES", 8, 1, 64, &p.num_queues);
+	err |= sim_env_u32("NPU_SIM_SEMS", 64, 1, 4096, &p.num_semaphores);
+	err |= sim_env_u32("NPU_SIM_WATCHDOG_MS", 2000, 10, 3600000,
+			   &p.watchdog_ms);
+	if (err)
+		return -EINVAL;
+	sd = calloc(1, sizeof(*sd));
+	if (!sd)
+		return -ENOMEM;
+	pthread_mutex_init(&sd->map_lock, NULL);
+	sd->vram_size = (u64)vram_mb << 20;
+	sd->memfd = memfd_create("npu-vram", MFD_CLOEXEC);
+	if (sd->memfd < 0 || ftruncate(sd->memfd, (off_t)sd->vram_size)) {
+		err = -errno;
+		goto fail;
+	}
+	sd->vram = mmap(NULL, sd->vram_size, PROT_READ | PROT_WRITE,
+			MAP_SHARED, sd->memfd, 0);
+	if (sd->vram == MAP_FAILED) {
+		err = -errno;
+		goto fail;
+	}
+	p.vram = sd->vram;
+	p.vram_size = sd->vram_size;
+	p.ops = &npu_sim_ops;
+	p.home_dev = sd;
+	err = npu_core_create(&p, &sd->core);
+	if (err)
+		goto fail;
+	*out = sd;
+	return 0;
+fail:
+	sim_dev_free(sd);
+	return err;
+}
+
+int npu_sim_open(struct npu_sim_file **out)
+{
+	struct npu_sim_file *f;
+	int err = 0;
+
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	pthread_mutex_lock(&npu_sim_lock);
+	if (!npu_sim)
+		err = sim_dev_create(&npu_sim);
+	if (!err) {
+		err = npu_core_file_open(npu_sim->core, f, &f->core);
+		if (!err)
+			npu_sim->opens++;
+		else if (!npu_sim->opens)
+			goto destroy;
+	}
+	pthread_mutex_unlock(&npu_sim_lock);
+	if (err) {
+		free(f);
+		return err;
+	}
+	*out = f;
+	return 0;
+destroy:
+	npu_core_destroy(npu_sim->core);
+	sim_dev_free(npu_sim);
+	npu_sim = NULL;
+	pthread_mutex_unlock(&npu_sim_lock);
+	free(f);
+	return err;
+}
+
+/* Last close: mappings still alive keep references; drop them first. */
+static void sim_dev_destroy(struct npu_sim_dev *sd)
+{
+	struct npu_sim_map *m;
+
+	pthread_mutex_lock(&sd->map_lock);
+	m = sd->maps;
+	sd->maps = NULL;
+	pthread_mutex_unlock(&sd->map_lock);
+	while (m) {
+		struct npu_sim_map *next = m->next;
+
+		munmap(m->addr, m->len);
+		npu_bo_put(m->bo);
+		free(m);
+		m = next;
+	}
+	npu_core_destroy(sd->core);
+	sim_dev_free(sd);
+}
+
+void npu_sim_close(struct npu_sim_file *f)
+{
+	if (!f)
+		return;
+	pthread_mutex_lock(&npu_sim_lock);
+	npu_core_file_close(f->core);
+	if (--npu_sim->opens == 0) {
+		sim_dev_destroy(npu_sim);
+		npu_sim = NULL;
+	}
+	pthread_mutex_unlock(&npu_sim_lock);
+	free(f);
+}
+
+static int sim_gem_close(struct npu_sim_file *f, void *arg)
+{
+	struct drm_gem_close *gc = arg;
+
+	if (gc->pad)
+		return -EINVAL;
+	return npu_core_gem_close(f->core, gc->handle);
+}
+
+/* Largest uapi struct: the kernel-side copy lives on the stack. */
+#define SIM_MAX_IOCTL_SIZE	256
+
+int npu_sim_ioctl(struct npu_sim_file *f, unsigned long req, void *arg)
+{
+	unsigned char kbuf[SIM_MAX_IOCTL_SIZE];
+	size_t usize = _IOC_SIZE(req), ksize, n;
+	u32 nr = _IOC_NR(req);
+	int err;
+
+	if (_IOC_TYPE(req) != DRM_IOCTL_BASE)
+		return -ENOTTY;
+	if (!arg && usize)
+		return -EFAULT;
+	if (req == DRM_IOCTL_GEM_CLOSE)
+		return sim_gem_close(f, arg);
+	if (req == DRM_IOCTL_PRIME_HANDLE_TO_FD ||
+	    req == DRM_IOCTL_PRIME_FD_TO_HANDLE)
+		return -EOPNOTSUPP;
+	if (nr < DRM_COMMAND_BASE || nr >= DRM_COMMAND_END)
+		return -EINVAL;
+	ksize = npu_core_ioctl_size(nr - DRM_COMMAND_BASE);
+	if (!ksize || ksize > sizeof(kbuf))
+		return -EINVAL;
+	/* As drm_ioctl(): copy what both sides know, zero-extend the rest. */
+	n = usize < ksize ? usize : ksize;
+	memset(kbuf, 0, ksize);
+	if (_IOC_DIR(req) & _IOC_WRITE)
+		memcpy(kbuf, arg, n);
+	err = npu_core_ioctl(f->core, nr - DRM_COMMAND_BASE, kbuf);
+	if (_IOC_DIR(req) & _IOC_READ)
+		memcpy(arg, kbuf, n);
+	return err;
+}
+
+void *npu_sim_mmap(struct npu_sim_file *f, uint64_t offset, size_t len)
+{
+	struct npu_sim_dev *sd = npu_sim;
+	struct npu_sim_map *m;
+	struct npu_bo *bo;
+	u64 bo_off, start;
+	void *p;
+
+	(void)f;
+	bo = npu_core_bo_find_mmap(sd->core, offset);
+	if (!bo || !len || offset % 4096)
+		goto inval;
+	bo_off = offset - npu_bo_mmap_offset(bo);
+	if (len > npu_bo_size(bo) - bo_off)
+		goto inval;
+	m = calloc(1, sizeof(*m));
+	if (!m) {
+		npu_bo_put(bo);
+		errno = ENOMEM;
+		return NULL;
+	}
+	start = npu_core_bo_map_lock(bo);
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, sd->memfd,
+		 (off_t)(start + bo_off));
+	if (p != MAP_FAILED) {
+		m->addr = p;
+		m->len = len;
+		m->bo_off = bo_off;
+		m->bo = bo;
+		pthread_mutex_lock(&sd->map_lock);
+		m->next = sd->maps;
+		sd->maps = m;
+		pthread_mutex_unlock(&sd->map_lock);
+	}
+	npu_core_bo_map_unlock(bo);
+	if (p == MAP_FAILED) {
+		int e = errno;
+
+		free(m);
+		npu_bo_put(bo);
+		errno = e;
+		return NULL;
+	}
+	return p;
+inval:
+	npu_bo_put(bo);
+	errno = EINVAL;
+	return NULL;
+}
+
+int npu_sim_munmap(struct npu_sim_file *f, void *p, size_t len)
+{
+	struct npu_sim_dev *sd = npu_sim;
+	struct npu_sim_map **pm, *m = NULL;
+
+	(void)f;
+	pthread_mutex_lock(&sd->map_lock);
+	for (pm = &sd->maps; *pm; pm = &(*pm)->next) {
+		if ((*pm)->addr == p && (*pm)->len == len) {
+			m = *pm;
+			*pm = m->next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&sd->map_lock);
+	if (!m)
+		return -EINVAL;
+	munmap(m->addr, m->len);
+	npu_bo_put(m->bo);
+	free(m);
+	return 0;
+}
+
+int npu_sim_test_control(struct npu_sim_file *f, const char *knob,
+			 uint64_t val)
+{
+	(void)f;
+	return npu_core_test_control(npu_sim->core, knob, val);
+}
