@@ -72,6 +72,11 @@ struct ir_shape {
 #define IR_DIM_IS_SYM(d)	((d) < 0)
 #define IR_DIM_SYM_ID(d)	((int)(-(d) - 1))
 
+/* Symbolic elements of a shape value (ir_tensor.sval); see there. */
+#define IR_SVAL_SYM(id)		(INT64_MIN + (int64_t)(id))
+#define IR_SVAL_IS_SYM(v)	((v) < INT64_MIN / 2)
+#define IR_SVAL_SYM_ID(v)	((int)((v) - INT64_MIN))
+
 /* Op types of the IR. ONNX ops map 1:1; the last group is made by passes. */
 #define IR_OPS(X)							\
 	X(CONSTANT, "Constant") X(IDENTITY, "Identity")			\
@@ -179,6 +184,15 @@ struct ir_tensor {
 	int num_uses, cap_uses;
 	bool is_input, is_output;	/* graph inputs / outputs */
 	void *priv;			/* free for the current pass/lowering */
+	/*
+	 * Shape value: for small integer tensors that carry shape data
+	 * (Shape -> Gather -> Concat -> Reshape chains), the value of each
+	 * element as far as shape inference can tell: a plain integer, or a
+	 * symbolic dim encoded with IR_SVAL_SYM(). NULL if unknown. Owned by
+	 * the tensor; refreshed by every shape_infer() run.
+	 */
+	int64_t *sval;
+	int sval_len;
 };
 
 struct ir_node {

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ir_clone.c - deep copy of a graph.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir.h"
+
+static int ir_clone_attrs(struct ir_node *dst, const struct ir_node *src,
+			  struct ir_tensor **tmap)
+{
+	int i, err = 0;
+
+	for (i = 0; i < src->num_attrs && !err; i++) {
+		const struct ir_attr *a = &src->attrs[i];
+
+		switch (a->type) {
+		case IR_ATTR_INT:
+			err = ir_attr_set_int(dst, a->name, a->i);
+			break;
+		case IR_ATTR_FLOAT:
+			err = ir_attr_set_float(dst, a->name, a->f);
+			break;
+		case IR_ATTR_STRING:
+			err = ir_attr_set_str(dst, a->name, a->s ? a->s : "");
+			break;
+		case IR_ATTR_INTS:
+			err = ir_attr_set_ints(dst, a->name, a->ints, a->n);
+			break;
+		case IR_ATTR_FLOATS:
+			err = ir_attr_set_floats(dst, a->name, a->floats, a->n);
+			break;
+		case IR_ATTR_TENSOR:
+			err = ir_attr_set_tensor(dst, a->name,
+						 a->t ? tmap[(intptr_t)a->t->priv]
+						      : NULL);
+			break;
+		}
+	}
+	return err;
+}
+
+struct ir_graph *ir_graph_clone(const struct ir_graph *g)
+{
+	struct ir_graph *c = ir_graph_new(g->name);
+	struct ir_tensor **tmap = NULL;
+	int i, j;
+
+	if (!c)
+		return NULL;
+	c->opset = g->opset;
+	tmap = calloc(g->num_tensors + 1, sizeof(*tmap));
+	if (!tmap)
+		goto fail;
+	for (i = 0; i < g->num_syms; i++)
+		if (ir_sym_intern(c, g->syms[i]) < 0)
+			goto fail;
+	for (i = 0; i < g->num_tensors; i++) {
+		const struct ir_tensor *t = g->tensors[i];
+		struct ir_tensor *n;
+
+		n = ir_tensor_new(c, t->name, t->dtype, &t->shape);
+		if (!n)
+			goto fail;
+		n->shape_known = t->shape_known;
+		n->layout = t->layout;
+		if (t->data && ir_tensor_set_data(n, t->data, t->nbytes))
+			goto fail;
+		tmap[i] = n;
+		g->tensors[i]->priv = (void *)(intptr_t)i;
+	}
+	for (i = 0; i < g->num_nodes; i++) {
+		const struct ir_node *s = g->nodes[i];
+		struct ir_node *n;
+
+		n = ir_node_new(c, s->op, s->name, s->num_inputs, NULL,
+				s->num_outputs, NULL);
+		if (!n)
+			goto fail;
+		n->opset = s->opset;
+		n->act = s->act;
+		n->has_residual = s->has_residual;
+		for (j = 0; j < s->num_inputs; j++)
+			if (s->inputs[j] &&
+			    ir_node_set_input(n, j,
+					tmap[(intptr_t)s->inputs[j]->priv]))
+				goto fail;
+		for (j = 0; j < s->num_outputs; j++)
+			if (s->outputs[j])
+				ir_node_set_output(n, j,
+					tmap[(intptr_t)s->outputs[j]->priv]);
+		if (ir_clone_attrs(n, s, tmap))
+			goto fail;
+	}
+	for (i = 0; i < g->num_inputs; i++)
+		if (ir_graph_add_input(c, tmap[(intptr_t)g->inputs[i]->priv]))
+			goto fail;
+	for (i = 0; i < g->num_outputs; i++)
+		if (ir_graph_add_output(c,
+				tmap[(intptr_t)g->outputs[i]->priv]))
+			goto fail;
+	for (i = 0; i < g->num_tensors; i++)
+		g->tensors[i]->priv = NULL;
+	free(tmap);
+	return c;
+fail:
+	for (i = 0; i < g->num_tensors; i++)
+		g->tensors[i]->priv = NULL;
+	free(tmap);
+	ir_graph_free(c);
+	return NULL;
+}

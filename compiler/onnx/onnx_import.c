@@ -1,0 +1,790 @@
+// SPDX-License-Identifier: MIT
+/*
+ * onnx_import.c - ONNX ModelProto (protobuf-c) -> IR graph.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "onnx/onnx.pb-c.h"
+#include "onnx_import.h"
+
+/* ONNX TensorProto.DataType values. */
+enum {
+	ONNX_FLOAT = 1, ONNX_UINT8 = 2, ONNX_INT8 = 3, ONNX_UINT16 = 4,
+	ONNX_INT16 = 5, ONNX_INT32 = 6, ONNX_INT64 = 7, ONNX_STRING = 8,
+	ONNX_BOOL = 9, ONNX_FLOAT16 = 10, ONNX_DOUBLE = 11,
+};
+
+struct onnx_ctx {
+	struct ir_graph *g;
+	const char *base_dir;
+	const struct onnx_import_opts *opts;
+	char *err;
+	size_t errlen;
+	int64_t opset;
+};
+
+static int onnx_fail(struct onnx_ctx *c, int ret, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int onnx_fail(struct onnx_ctx *c, int ret, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(c->err, c->errlen, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+static enum ir_dtype onnx_dtype(int32_t t)
+{
+	switch (t) {
+	case ONNX_FLOAT: return IR_F32;
+	case ONNX_UINT8: return IR_U8;
+	case ONNX_INT8: return IR_I8;
+	case ONNX_INT32: return IR_I32;
+	case ONNX_INT64: return IR_I64;
+	case ONNX_BOOL: return IR_BOOL;
+	case ONNX_FLOAT16: return IR_F16;
+	default: return IR_DTYPE_INVALID;
+	}
+}
+
+static const char *onnx_dtype_name(int32_t t)
+{
+	static const char *const names[] = {
+		"UNDEFINED", "FLOAT", "UINT8", "INT8", "UINT16", "INT16",
+		"INT32", "INT64", "STRING", "BOOL", "FLOAT16", "DOUBLE",
+		"UINT32", "UINT64", "COMPLEX64", "COMPLEX128", "BFLOAT16",
+	};
+
+	return t >= 0 && t < (int32_t)(sizeof(names) / sizeof(names[0])) ?
+	       names[t] : "unknown";
+}
+
+/* --- external data -------------------------------------------------------- */
+
+/* A location must stay inside the model's directory. */
+static int onnx_check_location(struct onnx_ctx *c, const char *tname,
+			       const char *loc)
+{
+	const char *p = loc;
+
+	if (!loc || !*loc)
+		return onnx_fail(c, -EINVAL, "initializer '%s': external data "
+				 "without a location", tname);
+	if (loc[0] == '/')
+		return onnx_fail(c, -EINVAL, "initializer '%s': external data "
+				 "location '%s' is absolute; it must be a "
+				 "path relative to the model", tname, loc);
+	while (*p) {
+		size_t n = strcspn(p, "/");
+
+		if (n == 2 && !strncmp(p, "..", 2))
+			return onnx_fail(c, -EINVAL, "initializer '%s': "
+					 "external data location '%s' leaves "
+					 "the model's directory", tname, loc);
+		p += n;
+		while (*p == '/')
+			p++;
+	}
+	if (!c->base_dir)
+		return onnx_fail(c, -EINVAL, "initializer '%s': external data "
+				 "'%s' but the model was not loaded from a "
+				 "file", tname, loc);
+	return 0;
+}
+
+static int onnx_read_external(struct onnx_ctx *c, const Onnx__TensorProto *tp,
+			      void *dst, size_t nbytes)
+{
+	const char *loc = NULL;
+	int64_t offset = 0, length = -1;
+	char path[PATH_MAX];
+	struct stat st;
+	size_t i, maxb;
+	FILE *f;
+	int err;
+
+	for (i = 0; i < tp->n_external_data; i++) {
+		const Onnx__StringStringEntryProto *e = tp->external_data[i];
+
+		if (!e || !e->key || !e->value)
+			continue;
+		if (!strcmp(e->key, "location"))
+			loc = e->value;
+		else if (!strcmp(e->key, "offset"))
+			offset = strtoll(e->value, NULL, 10);
+		else if (!strcmp(e->key, "length"))
+			length = strtoll(e->value, NULL, 10);
+	}
+	err = onnx_check_location(c, tp->name ? tp->name : "?", loc);
+	if (err)
+		return err;
+	if (offset < 0 || (length >= 0 && (size_t)length != nbytes))
+		return onnx_fail(c, -EINVAL, "initializer '%s': external data "
+				 "offset %lld length %lld, its shape needs %zu "
+				 "bytes", tp->name, (long long)offset,
+				 (long long)length, nbytes);
+	maxb = c->opts && c->opts->max_external_bytes ?
+	       c->opts->max_external_bytes : (size_t)4 << 30;
+	if (nbytes > maxb)
+		return onnx_fail(c, -EINVAL, "initializer '%s': %zu bytes of "
+				 "external data exceed the limit %zu",
+				 tp->name, nbytes, maxb);
+	if (snprintf(path, sizeof(path), "%s/%s", c->base_dir, loc) >=
+	    (int)sizeof(path))
+		return onnx_fail(c, -EINVAL, "initializer '%s': external path "
+				 "too long", tp->name);
+	if (stat(path, &st) || !S_ISREG(st.st_mode))
+		return onnx_fail(c, -ENOENT, "initializer '%s': external data "
+				 "file '%s' not found (it must lie next to "
+				 "the model)", tp->name, path);
+	if ((uint64_t)offset + nbytes > (uint64_t)st.st_size)
+		return onnx_fail(c, -EINVAL, "initializer '%s': external file "
+				 "'%s' holds %lld bytes, need %lld + %zu",
+				 tp->name, path, (long long)st.st_size,
+				 (long long)offset, nbytes);
+	f = fopen(path, "rb");
+	if (!f)
+		return onnx_fail(c, -EIO, "initializer '%s': cannot open '%s'",
+				 tp->name, path);
+	if (fseeko(f, offset, SEEK_SET) ||
+	    (nbytes && fread(dst, 1, nbytes, f) != nbytes)) {
+		fclose(f);
+		return onnx_fail(c, -EIO, "initializer '%s': short read of "
+				 "'%s'", tp->name, path);
+	}
+	fclose(f);
+	return 0;
+}
+
+/* --- tensors -------------------------------------------------------------- */
+
+/* Copy typed data field values into @dst (of dtype @dt, @n elements). */
+static int onnx_typed_data(struct onnx_ctx *c, const Onnx__TensorProto *tp,
+			   enum ir_dtype dt, void *dst, size_t n)
+{
+	size_t i;
+
+	switch (tp->data_type) {
+	case ONNX_FLOAT:
+		if (tp->n_float_data != n)
+			break;
+		memcpy(dst, tp->float_data, n * 4);
+		return 0;
+	case ONNX_INT64:
+		if (tp->n_int64_data != n)
+			break;
+		memcpy(dst, tp->int64_data, n * 8);
+		return 0;
+	case ONNX_INT32: case ONNX_INT8: case ONNX_UINT8: case ONNX_BOOL:
+	case ONNX_FLOAT16:
+		if (tp->n_int32_data != n)
+			break;
+		for (i = 0; i < n; i++) {
+			int32_t v = tp->int32_data[i];
+
+			switch (dt) {
+			case IR_I32: ((int32_t *)dst)[i] = v; break;
+			case IR_I8: ((int8_t *)dst)[i] = (int8_t)v; break;
+			case IR_U8: ((uint8_t *)dst)[i] = (uint8_t)v; break;
+			case IR_BOOL: ((uint8_t *)dst)[i] = v != 0; break;
+			case IR_F16: ((uint16_t *)dst)[i] = (uint16_t)v; break;
+			default: break;
+			}
+		}
+		return 0;
+	}
+	return onnx_fail(c, -EINVAL, "tensor '%s': typed data holds a "
+			 "different number of elements than its shape "
+			 "(%zu expected)", tp->name ? tp->name : "?", n);
+}
+
+/* Make a constant IR tensor from a TensorProto. */
+static int onnx_tensor(struct onnx_ctx *c, const Onnx__TensorProto *tp,
+		       const char *name, struct ir_tensor **out)
+{
+	enum ir_dtype dt = onnx_dtype(tp->data_type);
+	struct ir_shape s = { 0 };
+	struct ir_tensor *t;
+	size_t i, n = 1, nbytes;
+	void *buf;
+	int err;
+
+	if (dt == IR_DTYPE_INVALID)
+		return onnx_fail(c, -ENOTSUP, "tensor '%s': data type %s (%d) "
+				 "is not supported (f32, f16, i8, u8, i32, "
+				 "i64, bool are)", name,
+				 onnx_dtype_name(tp->data_type),
+				 tp->data_type);
+	if (tp->n_dims > IR_MAX_RANK)
+		return onnx_fail(c, -ENOTSUP, "tensor '%s': rank %zu exceeds "
+				 "%d", name, tp->n_dims, IR_MAX_RANK);
+	s.rank = (int)tp->n_dims;
+	for (i = 0; i < tp->n_dims; i++) {
+		if (tp->dims[i] < 0 || tp->dims[i] > (1LL << 40) ||
+		    __builtin_mul_overflow(n, (size_t)tp->dims[i], &n) ||
+		    n > ((size_t)1 << 40))
+			return onnx_fail(c, -EINVAL, "tensor '%s': dim %zu "
+					 "is %lld", name, i,
+					 (long long)tp->dims[i]);
+		s.dim[i] = tp->dims[i];
+	}
+	nbytes = n * ir_dtype_size(dt);
+	if (tp->has_data_location &&
+	    tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL) {
+		buf = malloc(nbytes ? nbytes : 1);
+		if (!buf)
+			return onnx_fail(c, -ENOMEM, "tensor '%s': out of "
+					 "memory for %zu bytes", name, nbytes);
+		err = onnx_read_external(c, tp, buf, nbytes);
+	} else if (tp->has_raw_data) {
+		if (tp->raw_data.len != nbytes)
+			return onnx_fail(c, -EINVAL, "tensor '%s': raw_data "
+					 "holds %zu bytes, its shape needs %zu",
+					 name, tp->raw_data.len, nbytes);
+		buf = malloc(nbytes ? nbytes : 1);
+		if (!buf)
+			return onnx_fail(c, -ENOMEM, "out of memory");
+		if (nbytes)
+			memcpy(buf, tp->raw_data.data, nbytes);
+		err = 0;
+	} else {
+		buf = calloc(1, nbytes ? nbytes : 1);
+		if (!buf)
+			return onnx_fail(c, -ENOMEM, "out of memory");
+		err = onnx_typed_data(c, tp, dt, buf, n);
+	}
+	if (!err && dt == IR_BOOL)
+		for (i = 0; i < n; i++)
+			((uint8_t *)buf)[i] = ((uint8_t *)buf)[i] != 0;
+	if (err) {
+		free(buf);
+		return err;
+	}
+	t = ir_tensor_new(c->g, name, dt, &s);
+	if (!t) {
+		free(buf);
+		return onnx_fail(c, -ENOMEM, "out of memory");
+	}
+	t->data = buf;
+	t->nbytes = nbytes;
+	*out = t;
+	return 0;
+}
+
+/* --- names ---------------------------------------------------------------- */
+
+/* The tensor called @name: existing, or a fresh placeholder. */
+static struct ir_tensor *onnx_lookup(struct onnx_ctx *c, const char *name)
+{
+	struct ir_tensor *t = ir_graph_find_tensor(c->g, name);
+
+	if (t)
+		return t;
+	return ir_tensor_new(c->g, name, IR_DTYPE_INVALID, NULL);
+}
+
+/* --- graph inputs --------------------------------------------------------- */
+
+static int onnx_value_shape(struct onnx_ctx *c, const Onnx__ValueInfoProto *vi,
+			    enum ir_dtype *dt, struct ir_shape *s, bool *known)
+{
+	const Onnx__TypeProto__Tensor *tt;
+	size_t i;
+
+	*known = false;
+	if (!vi->type || vi->type->value_case !=
+	    ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !vi->type->tensor_type)
+		return onnx_fail(c, -ENOTSUP, "value '%s': only tensor types "
+				 "are supported (no sequences, maps, "
+				 "optionals)", vi->name);
+	tt = vi->type->tensor_type;
+	*dt = onnx_dtype(tt->elem_type);
+	if (*dt == IR_DTYPE_INVALID)
+		return onnx_fail(c, -ENOTSUP, "value '%s': data type %s is not "
+				 "supported", vi->name,
+				 onnx_dtype_name(tt->elem_type));
+	memset(s, 0, sizeof(*s));
+	if (!tt->shape)
+		return 0;
+	if (tt->shape->n_dim > IR_MAX_RANK)
+		return onnx_fail(c, -ENOTSUP, "value '%s': rank %zu exceeds %d",
+				 vi->name, tt->shape->n_dim, IR_MAX_RANK);
+	s->rank = (int)tt->shape->n_dim;
+	for (i = 0; i < tt->shape->n_dim; i++) {
+		const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[i];
+		char sym[300];
+		int id;
+
+		if (d && d->value_case ==
+		    ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
+		    d->dim_value >= 0) {
+			s->dim[i] = d->dim_value;
+			continue;
+		}
+		if (d && d->value_case ==
+		    ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
+		    d->dim_param && *d->dim_param)
+			snprintf(sym, sizeof(sym), "%.250s", d->dim_param);
+		else
+			snprintf(sym, sizeof(sym), "%.200s_dim%zu", vi->name,
+				 i);
+		id = ir_sym_intern(c->g, sym);
+		if (id < 0)
+			return onnx_fail(c, -ENOMEM, "out of memory");
+		s->dim[i] = IR_DIM_SYM(id);
+	}
+	*known = true;
+	return 0;
+}
+
+/* Apply "name:1,3,224,224;..." overrides to the graph inputs. */
+static int onnx_apply_input_shapes(struct onnx_ctx *c, const char *spec)
+{
+	char *copy = strdup(spec), *save = NULL, *item;
+	int err = 0;
+
+	if (!copy)
+		return onnx_fail(c, -ENOMEM, "out of memory");
+	for (item = strtok_r(copy, ";", &save); item && !err;
+	     item = strtok_r(NULL, ";", &save)) {
+		char *colon = strrchr(item, ':'), *dsave = NULL, *tok;
+		struct ir_tensor *t;
+		struct ir_shape s = { 0 };
+
+		if (!colon) {
+			err = onnx_fail(c, -EINVAL, "--input-shape '%s': "
+					"expected NAME:D0,D1,...", item);
+			break;
+		}
+		*colon = 0;
+		t = ir_graph_find_tensor(c->g, item);
+		if (!t || !t->is_input) {
+			err = onnx_fail(c, -EINVAL, "--input-shape: the model "
+					"has no input '%s'", item);
+			break;
+		}
+		for (tok = strtok_r(colon + 1, ",", &dsave); tok;
+		     tok = strtok_r(NULL, ",", &dsave)) {
+			char *end;
+			long long v = strtoll(tok, &end, 10);
+
+			if (s.rank == IR_MAX_RANK) {
+				err = onnx_fail(c, -EINVAL, "--input-shape "
+						"'%s': too many dims", item);
+				break;
+			}
+			if (*end || end == tok) {
+				int id = ir_sym_intern(c->g, tok);
+
+				if (id < 0) {
+					err = -ENOMEM;
+					break;
+				}
+				s.dim[s.rank++] = IR_DIM_SYM(id);
+			} else if (v < 0) {
+				err = onnx_fail(c, -EINVAL, "--input-shape "
+						"'%s': negative dim", item);
+				break;
+			} else {
+				s.dim[s.rank++] = v;
+			}
+		}
+		t->shape = s;
+		t->shape_known = true;
+	}
+	free(copy);
+	return err;
+}
+
+/* --- attributes ----------------------------------------------------------- */
+
+static int onnx_attr(struct onnx_ctx *c, const Onnx__NodeProto *np,
+		     struct ir_node *n, const Onnx__AttributeProto *a)
+{
+	const char *nn = np->name ? np->name : "";
+	char *s;
+	int err = 0;
+	struct ir_tensor *t;
+
+	if (!a->name || !*a->name)
+		return onnx_fail(c, -EINVAL, "node '%s' (%s): attribute "
+				 "without a name", nn, np->op_type);
+	switch (a->type) {
+	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT:
+		err = ir_attr_set_int(n, a->name, a->i);
+		break;
+	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT:
+		err = ir_attr_set_float(n, a->name, a->f);
+		break;
+	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING:
+		s = calloc(1, a->s.len + 1);
+		if (!s)
+			return -ENOMEM;
+		if (a->s.len)
+			memcpy(s, a->s.data, a->s.len);
+		err = ir_attr_set_str(n, a->name, s);
+		free(s);
+		break;
+	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS:
+		if (a->n_ints > INT_MAX)
+			return -EINVAL;
+		err = ir_attr_set_ints(n, a->name, a->ints, (int)a->n_ints);
+		break;
+	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS:
+		if (a->n_floats > INT_MAX)
+			return -EINVAL;
+		err = ir_attr_set_floats(n, a->name, a->floats,
+					 (int)a->n_floats);
+		break;
+	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR:
+		if (!a->t)
+			return onnx_fail(c, -EINVAL, "node '%s' (%s): tensor "
+					 "attribute '%s' is empty", nn,
+					 np->op_type, a->name);
+		err = onnx_tensor(c, a->t, NULL, &t);
+		if (err)
+			return err;
+		err = ir_attr_set_tensor(n, a->name, t);
+		break;
+	default:
+		return onnx_fail(c, -ENOTSUP, "node '%s' (%s, opset %lld): "
+				 "attribute '%s' of type %d (graphs, sparse "
+				 "tensors, strings lists) is not supported",
+				 nn, np->op_type, (long long)c->opset,
+				 a->name, a->type);
+	}
+	return err ? onnx_fail(c, err, "out of memory") : 0;
+}
+
+/* A Constant node becomes a constant tensor named like its output. */
+static int onnx_constant(struct onnx_ctx *c, const Onnx__NodeProto *np)
+{
+	const char *out = np->n_output == 1 ? np->output[0] : NULL;
+	const Onnx__AttributeProto *a;
+	struct ir_tensor *t = NULL;
+	struct ir_shape s = { 0 };
+	int err;
+
+	if (!out || !*out || np->n_attribute != 1 || !np->attribute[0] ||
+	    !np->attribute[0]->name)
+		return onnx_fail(c, -EINVAL, "node '%s' (Constant): needs one "
+				 "output and exactly one value attribute",
+				 np->name ? np->name : "");
+	if (ir_graph_find_tensor(c->g, out))
+		return onnx_fail(c, -EINVAL, "node '%s' (Constant): output "
+				 "'%s' is produced twice",
+				 np->name ? np->name : "", out);
+	a = np->attribute[0];
+	if (!strcmp(a->name, "value") && a->t) {
+		err = onnx_tensor(c, a->t, out, &t);
+		return err;
+	}
+	if (!strcmp(a->name, "value_float")) {
+		t = ir_const_new(c->g, out, IR_F32, &s, &a->f, 4);
+	} else if (!strcmp(a->name, "value_int")) {
+		t = ir_const_new(c->g, out, IR_I64, &s, &a->i, 8);
+	} else if (!strcmp(a->name, "value_floats")) {
+		s.rank = 1;
+		s.dim[0] = (int64_t)a->n_floats;
+		t = ir_const_new(c->g, out, IR_F32, &s, a->floats,
+				 a->n_floats * 4);
+	} else if (!strcmp(a->name, "value_ints")) {
+		s.rank = 1;
+		s.dim[0] = (int64_t)a->n_ints;
+		t = ir_const_new(c->g, out, IR_I64, &s, a->ints,
+				 a->n_ints * 8);
+	} else {
+		return onnx_fail(c, -ENOTSUP, "node '%s' (Constant, opset "
+				 "%lld): attribute '%s' is not supported",
+				 np->name ? np->name : "", (long long)c->opset,
+				 a->name);
+	}
+	return t ? 0 : onnx_fail(c, -ENOMEM, "out of memory");
+}
+
+static int onnx_node(struct onnx_ctx *c, const Onnx__NodeProto *np, int idx)
+{
+	const char *domain = np->domain ? np->domain : "";
+	char namebuf[64];
+	const char *name = np->name;
+	struct ir_node *n;
+	enum ir_op op;
+	size_t i;
+	int err;
+
+	if (!np->op_type)
+		return onnx_fail(c, -EINVAL, "node #%d has no op_type", idx);
+	if (!name || !*name) {
+		snprintf(namebuf, sizeof(namebuf), "%s_%d", np->op_type, idx);
+		name = namebuf;
+	}
+	if (*domain && strcmp(domain, "ai.onnx"))
+		return onnx_fail(c, -ENOTSUP, "node '%s': op '%s' of domain "
+				 "'%s' is not supported (only the default "
+				 "ONNX domain is)", name, np->op_type, domain);
+	op = ir_op_from_name(np->op_type);
+	if (op == IR_OP_INVALID || (op == IR_OP_LAYER_NORM && c->opset < 17))
+		return onnx_fail(c, -ENOTSUP, "node '%s': op '%s' (opset %lld) "
+				 "is not supported by npuc", name,
+				 np->op_type, (long long)c->opset);
+	if (op == IR_OP_CONSTANT)
+		return onnx_constant(c, np);
+	if (np->n_input > 64 || np->n_output > 64)
+		return onnx_fail(c, -EINVAL, "node '%s' (%s): %zu inputs, %zu "
+				 "outputs", name, np->op_type, np->n_input,
+				 np->n_output);
+	n = ir_node_new(c->g, op, name, (int)np->n_input, NULL,
+			(int)np->n_output, NULL);
+	if (!n)
+		return onnx_fail(c, -ENOMEM, "out of memory");
+	n->opset = (int)c->opset;
+	for (i = 0; i < np->n_input; i++) {
+		struct ir_tensor *t;
+
+		if (!np->input[i] || !*np->input[i])
+			continue;	/* absent optional input */
+		t = onnx_lookup(c, np->input[i]);
+		if (!t || ir_node_set_input(n, (int)i, t))
+			return onnx_fail(c, -ENOMEM, "out of memory");
+	}
+	for (i = 0; i < np->n_output; i++) {
+		struct ir_tensor *t;
+
+		if (!np->output[i] || !*np->output[i]) {
+			/* unused optional output: give it a private tensor */
+			t = ir_tensor_new(c->g, NULL, IR_DTYPE_INVALID, NULL);
+		} else {
+			t = onnx_lookup(c, np->output[i]);
+			if (t && (t->producer || t->data || t->is_input))
+				return onnx_fail(c, -EINVAL, "node '%s' (%s): "
+						 "output '%s' is already "
+						 "produced elsewhere", name,
+						 np->op_type, np->output[i]);
+		}
+		if (!t)
+			return onnx_fail(c, -ENOMEM, "out of memory");
+		ir_node_set_output(n, (int)i, t);
+	}
+	for (i = 0; i < np->n_attribute; i++) {
+		if (!np->attribute[i])
+			continue;
+		err = onnx_attr(c, np, n, np->attribute[i]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int onnx_opset(struct onnx_ctx *c, const Onnx__ModelProto *m)
+{
+	size_t i;
+
+	c->opset = -1;
+	for (i = 0; i < m->n_opset_import; i++) {
+		const Onnx__OperatorSetIdProto *o = m->opset_import[i];
+
+		if (o && (!o->domain || !*o->domain ||
+			  !strcmp(o->domain, "ai.onnx")))
+			c->opset = o->version;
+	}
+	if (c->opset < 0)
+		return onnx_fail(c, -EINVAL, "model imports no opset of the "
+				 "default ONNX domain");
+	if (c->opset < ONNX_IMPORT_MIN_OPSET || c->opset > ONNX_IMPORT_MAX_OPSET)
+		return onnx_fail(c, -ENOTSUP, "model uses opset %lld; npuc "
+				 "supports opsets %d to %d (re-export with "
+				 "opset_version in that range)",
+				 (long long)c->opset, ONNX_IMPORT_MIN_OPSET,
+				 ONNX_IMPORT_MAX_OPSET);
+	c->g->opset = c->opset;
+	return 0;
+}
+
+static int onnx_graph(struct onnx_ctx *c, const Onnx__GraphProto *gp)
+{
+	size_t i;
+	int err;
+
+	for (i = 0; i < gp->n_initializer; i++) {
+		const Onnx__TensorProto *tp = gp->initializer[i];
+		struct ir_tensor *t;
+
+		if (!tp || !tp->name || !*tp->name)
+			return onnx_fail(c, -EINVAL, "initializer #%zu has no "
+					 "name", i);
+		if (ir_graph_find_tensor(c->g, tp->name))
+			return onnx_fail(c, -EINVAL, "initializer '%s' is "
+					 "defined twice", tp->name);
+		err = onnx_tensor(c, tp, tp->name, &t);
+		if (err)
+			return err;
+	}
+	if (gp->n_sparse_initializer)
+		return onnx_fail(c, -ENOTSUP, "sparse initializers are not "
+				 "supported");
+	for (i = 0; i < gp->n_input; i++) {
+		const Onnx__ValueInfoProto *vi = gp->input[i];
+		struct ir_tensor *t;
+		struct ir_shape s;
+		enum ir_dtype dt;
+		bool known;
+
+		if (!vi || !vi->name || !*vi->name)
+			return onnx_fail(c, -EINVAL, "graph input #%zu has no "
+					 "name", i);
+		t = ir_graph_find_tensor(c->g, vi->name);
+		if (t && t->data)
+			continue;	/* an initializer listed as input */
+		if (t)
+			return onnx_fail(c, -EINVAL, "graph input '%s' is "
+					 "listed twice", vi->name);
+		err = onnx_value_shape(c, vi, &dt, &s, &known);
+		if (err)
+			return err;
+		if (!known)
+			return onnx_fail(c, -EINVAL, "graph input '%s' has no "
+					 "shape; give one with --input-shape",
+					 vi->name);
+		t = ir_tensor_new(c->g, vi->name, dt, &s);
+		if (!t || ir_graph_add_input(c->g, t))
+			return onnx_fail(c, -ENOMEM, "out of memory");
+	}
+	if (c->opts && c->opts->input_shapes) {
+		err = onnx_apply_input_shapes(c, c->opts->input_shapes);
+		if (err)
+			return err;
+	}
+	for (i = 0; i < gp->n_node; i++) {
+		if (!gp->node[i])
+			return onnx_fail(c, -EINVAL, "node #%zu is empty", i);
+		err = onnx_node(c, gp->node[i], (int)i);
+		if (err)
+			return err;
+	}
+	if (!gp->n_output)
+		return onnx_fail(c, -EINVAL, "the graph has no outputs");
+	for (i = 0; i < gp->n_output; i++) {
+		const Onnx__ValueInfoProto *vi = gp->output[i];
+		struct ir_tensor *t;
+
+		if (!vi || !vi->name)
+			return onnx_fail(c, -EINVAL, "graph output #%zu has no "
+					 "name", i);
+		t = ir_graph_find_tensor(c->g, vi->name);
+		if (!t)
+			return onnx_fail(c, -EINVAL, "graph output '%s' is not "
+					 "produced by any node", vi->name);
+		if (ir_graph_add_output(c->g, t))
+			return onnx_fail(c, -ENOMEM, "out of memory");
+	}
+	/* every tensor read must come from somewhere */
+	for (i = 0; i < (size_t)c->g->num_tensors; i++) {
+		struct ir_tensor *t = c->g->tensors[i];
+
+		if (!t->producer && !t->data && !t->is_input &&
+		    (t->num_uses || t->is_output))
+			return onnx_fail(c, -EINVAL, "tensor '%s' (read by "
+					 "node '%s') is never produced",
+					 t->name, t->num_uses ?
+					 t->uses[0].node->name : "output");
+	}
+	err = ir_graph_toposort(c->g);
+	if (err)
+		return onnx_fail(c, err, "%s", ir_graph_error(c->g));
+	return 0;
+}
+
+int onnx_import_buffer(const void *data, size_t len, const char *base_dir,
+		       const struct onnx_import_opts *opts,
+		       struct ir_graph **out, char *err, size_t errlen)
+{
+	struct onnx_ctx c = {
+		.base_dir = base_dir, .opts = opts, .err = err,
+		.errlen = errlen,
+	};
+	Onnx__ModelProto *m;
+	int ret;
+
+	*out = NULL;
+	if (errlen)
+		err[0] = 0;
+	m = onnx__model_proto__unpack(NULL, len, data);
+	if (!m)
+		return onnx_fail(&c, -EINVAL, "not a valid ONNX model: the "
+				 "protobuf does not parse (truncated or "
+				 "corrupt file?)");
+	if (!m->graph) {
+		onnx__model_proto__free_unpacked(m, NULL);
+		return onnx_fail(&c, -EINVAL, "ONNX model has no graph");
+	}
+	c.g = ir_graph_new(m->graph->name);
+	if (!c.g) {
+		onnx__model_proto__free_unpacked(m, NULL);
+		return onnx_fail(&c, -ENOMEM, "out of memory");
+	}
+	ret = onnx_opset(&c, m);
+	if (!ret)
+		ret = onnx_graph(&c, m->graph);
+	onnx__model_proto__free_unpacked(m, NULL);
+	if (ret) {
+		if (errlen && !err[0])
+			snprintf(err, errlen, "import failed (%d)", ret);
+		ir_graph_free(c.g);
+		return ret;
+	}
+	ir_graph_gc(c.g);
+	*out = c.g;
+	return 0;
+}
+
+int onnx_import_file(const char *path, const struct onnx_import_opts *opts,
+		     struct ir_graph **out, char *err, size_t errlen)
+{
+	char dir[PATH_MAX];
+	const char *slash;
+	struct stat st;
+	void *buf;
+	FILE *f;
+	int ret;
+
+	*out = NULL;
+	if (stat(path, &st) || !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s: no such model file", path);
+		return -ENOENT;
+	}
+	if (st.st_size > ((off_t)2 << 30)) {
+		snprintf(err, errlen, "%s: %lld bytes; models above 2 GiB must "
+			 "keep their weights as external data", path,
+			 (long long)st.st_size);
+		return -EINVAL;
+	}
+	buf = malloc(st.st_size ? (size_t)st.st_size : 1);
+	f = fopen(path, "rb");
+	if (!buf || !f || (st.st_size &&
+	    fread(buf, 1, (size_t)st.st_size, f) != (size_t)st.st_size)) {
+		if (f)
+			fclose(f);
+		free(buf);
+		snprintf(err, errlen, "%s: cannot read the file", path);
+		return -EIO;
+	}
+	fclose(f);
+	slash = strrchr(path, '/');
+	if (slash)
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	else
+		snprintf(dir, sizeof(dir), ".");
+	ret = onnx_import_buffer(buf, (size_t)st.st_size, dir, opts, out, err,
+				 errlen);
+	free(buf);
+	return ret;
+}

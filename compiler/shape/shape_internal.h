@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: MIT */
+/* shape_internal.h - helpers shared by the shape inference files. */
+#ifndef NPUC_SHAPE_INTERNAL_H
+#define NPUC_SHAPE_INTERNAL_H
+
+#include "shape.h"
+
+int64_t shape_dim_add(struct ir_graph *g, int64_t a, int64_t b);
+/* @num / @den for static or symbolic dims; -1 if it does not divide. */
+int shape_dim_div(struct ir_graph *g, int64_t num, int64_t den,
+		  int64_t *out);
+/* Product of dims [from, to). */
+int64_t shape_prod(struct ir_graph *g, const struct ir_shape *s, int from,
+		   int to);
+
+#endif
