@@ -1,0 +1,473 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * npurt.h - the public API of libnpurt, the NPU runtime.
+ *
+ * The one header an inference service includes; link with
+ * `pkg-config --libs libnpurt`. Reference: Documentation/runtime.rst.
+ *
+ * Conventions (libbpf-like):
+ *  - every function is named npurt_<object>_<verb> and returns an
+ *    npurt_status (NPURT_OK = 0) unless documented otherwise;
+ *  - handles are opaque pointers created by *_create / *_open / *_load /
+ *    *_alloc and released by the matching *_destroy / *_close / *_unload /
+ *    *_free, which accept NULL;
+ *  - on failure the calling thread's last error (npurt_last_error()) holds
+ *    the code, a reason naming what was found and what was expected, and
+ *    what to do about it; a success does not clear it;
+ *  - device faults are sticky on the stream that ran the failing work: every
+ *    later call on that stream returns NPURT_ERR_DEVICE_FAULT, with the
+ *    model, task index and op in the reason, until npurt_stream_clear_error();
+ *  - NPURT_LAUNCH_BLOCKING=1 in the environment makes every submission
+ *    synchronous (errors then surface at the call that caused them);
+ *    NPURT_LOG=1 logs API calls to stderr.
+ *
+ * Thread safety is stated on each function as one of:
+ *  [MT-safe]   any thread, any time, concurrently with any call on other
+ *              handles and with MT-safe calls on the same handle;
+ *  [handle]    concurrent calls on *different* handles are safe; calls on
+ *              the same handle must be serialised by the caller;
+ *  [exclusive] no other call may be in progress on the handle, and the
+ *              handle must not be used afterwards (destroy/unload/close).
+ */
+#ifndef NPURT_H
+#define NPURT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define NPURT_VERSION_MAJOR	1
+#define NPURT_VERSION_MINOR	0
+#define NPURT_VERSION_PATCH	0
+#define NPURT_VERSION \
+	((NPURT_VERSION_MAJOR << 16) | (NPURT_VERSION_MINOR << 8) | \
+	 NPURT_VERSION_PATCH)
+
+/* ---------------------------------------------------------------------- */
+/* Status and errors                                                        */
+/* ---------------------------------------------------------------------- */
+
+typedef enum npurt_status {
+	NPURT_OK = 0,
+	NPURT_ERR_INVALID = 1,		/* bad argument or state */
+	NPURT_ERR_NOMEM = 2,		/* host memory exhausted */
+	NPURT_ERR_DEVICE_NOMEM = 3,	/* device memory exhausted */
+	NPURT_ERR_NO_DEVICE = 4,	/* no such device, or it failed */
+	NPURT_ERR_NOT_INITIALIZED = 5,	/* npurt_init() not called */
+	NPURT_ERR_BAD_MODEL = 6,	/* the .om file is malformed */
+	NPURT_ERR_INCOMPATIBLE = 7,	/* model not for this device/runtime */
+	NPURT_ERR_SHAPE = 8,		/* I/O shape, dtype or size mismatch */
+	NPURT_ERR_DEVICE_FAULT = 9,	/* device fault (sticky on the stream) */
+	NPURT_ERR_TIMEOUT = 10,
+	NPURT_ERR_NOT_READY = 11,	/* query: work still pending */
+	NPURT_ERR_NOT_FOUND = 12,	/* no I/O, variant or file of that name */
+	NPURT_ERR_IO = 13,		/* file read/write failed */
+	NPURT_ERR_UNSUPPORTED = 14,
+	NPURT_ERR_INTERNAL = 15,	/* a bug: please report it */
+} npurt_status;
+
+/**
+ * struct npurt_error - the calling thread's last error
+ * @code: the status of the call that failed
+ * @reason: what was found and what was expected
+ * @action: what to do about it
+ * @function: the API function that failed
+ */
+typedef struct npurt_error {
+	npurt_status code;
+	char reason[384];
+	char action[192];
+	char function[48];
+} npurt_error;
+
+/* [MT-safe] The thread's last error (never NULL; code 0 if none). */
+const npurt_error *npurt_last_error(void);
+/* [MT-safe] Forgets the thread's last error. */
+void npurt_clear_error(void);
+/* [MT-safe] A constant string naming @status ("NPURT_ERR_SHAPE"). */
+const char *npurt_status_str(npurt_status status);
+/* [MT-safe] The runtime's NPURT_VERSION (for checks against the header). */
+uint32_t npurt_version(void);
+
+/* ---------------------------------------------------------------------- */
+/* Library and devices                                                      */
+/* ---------------------------------------------------------------------- */
+
+typedef struct npurt_device npurt_device;
+typedef struct npurt_context npurt_context;
+typedef struct npurt_stream npurt_stream;
+typedef struct npurt_event npurt_event;
+typedef struct npurt_mem npurt_mem;
+typedef struct npurt_model npurt_model;
+
+/*
+ * [MT-safe] Initialises the library (reference counted: each call needs a
+ * matching npurt_finalize()). @flags must be 0.
+ */
+npurt_status npurt_init(uint32_t flags);
+/* [exclusive] Drops one reference; the last one closes every device. */
+npurt_status npurt_finalize(void);
+
+/**
+ * struct npurt_device_info - what a device is
+ * @name: "sim" (in-process device) or the node's path
+ * @is_kernel: 1 for a kernel device node
+ * @model: DRM_NPU_MODEL_* (0x910)
+ * @uapi_version, @features: DRM_NPU_UAPI_VERSION and DRM_NPU_FEATURE_* bits
+ * @num_cores, @num_queues, @num_semaphores: hardware resources
+ * @vram_size: device memory bytes
+ * @numa_node: the host NUMA node the device is attached to, -1 if unknown
+ */
+typedef struct npurt_device_info {
+	char name[64];
+	int is_kernel;
+	uint32_t model;
+	uint32_t uapi_version;
+	uint64_t features;
+	uint32_t num_cores;
+	uint32_t num_queues;
+	uint32_t num_semaphores;
+	uint64_t vram_size;
+	int numa_node;
+} npurt_device_info;
+
+/*
+ * [MT-safe] Number of devices: every npu_drv node, or the in-process
+ * device when there is none ($NPU_DEVICE, when set, names the only one).
+ */
+npurt_status npurt_device_count(uint32_t *count);
+/* [MT-safe] Opens device @index (< count); devices are shared, refcounted. */
+npurt_status npurt_device_open(uint32_t index, npurt_device **dev);
+/*
+ * [MT-safe] Opens a device by spec: NULL/"" automatic, "sim" the
+ * in-process device, or a device node path.
+ */
+npurt_status npurt_device_open_spec(const char *spec, npurt_device **dev);
+/* [exclusive] Drops the reference of npurt_device_open*(). */
+npurt_status npurt_device_close(npurt_device *dev);
+/* [MT-safe] */
+npurt_status npurt_device_get_info(npurt_device *dev, npurt_device_info *info);
+
+/* ---------------------------------------------------------------------- */
+/* Contexts                                                                 */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * [MT-safe] A context owns device memory, streams, events and models; it is
+ * a DRM file of its own (its own handle space and memory quota). Several
+ * contexts on one device run concurrently. @flags must be 0.
+ */
+npurt_status npurt_context_create(npurt_device *dev, uint32_t flags,
+				  npurt_context **ctx);
+/* [exclusive] Waits for the context's work, then frees everything in it. */
+npurt_status npurt_context_destroy(npurt_context *ctx);
+/* [MT-safe] Waits for all work of all streams of the context. */
+npurt_status npurt_context_synchronize(npurt_context *ctx);
+
+/* ---------------------------------------------------------------------- */
+/* Streams and events                                                       */
+/* ---------------------------------------------------------------------- */
+
+typedef enum npurt_priority {
+	NPURT_PRIORITY_LOW = 0,
+	NPURT_PRIORITY_NORMAL = 1,
+	NPURT_PRIORITY_HIGH = 2,
+} npurt_priority;
+
+/*
+ * [MT-safe] A stream is an in-order queue of device work (a hardware queue
+ * of the given priority). Work of different streams runs concurrently.
+ */
+npurt_status npurt_stream_create(npurt_context *ctx, npurt_priority priority,
+				 npurt_stream **stream);
+/* [exclusive] Waits for the stream's work, then destroys it. */
+npurt_status npurt_stream_destroy(npurt_stream *stream);
+/*
+ * [MT-safe] Waits until all work submitted to @stream is done. Returns its
+ * sticky fault if it has one.
+ */
+npurt_status npurt_stream_synchronize(npurt_stream *stream);
+/* [MT-safe] NPURT_OK when idle, NPURT_ERR_NOT_READY while work is pending. */
+npurt_status npurt_stream_query(npurt_stream *stream);
+/* [MT-safe] Clears the stream's sticky fault (the device queue was reset). */
+npurt_status npurt_stream_clear_error(npurt_stream *stream);
+
+/* [MT-safe] An event marks a point in a stream's work. @flags must be 0. */
+npurt_status npurt_event_create(npurt_context *ctx, uint32_t flags,
+				npurt_event **event);
+/* [exclusive] */
+npurt_status npurt_event_destroy(npurt_event *event);
+/* [handle] Captures the work submitted to @stream so far (device-timed). */
+npurt_status npurt_event_record(npurt_event *event, npurt_stream *stream);
+/* [MT-safe] Work submitted to @stream after this waits for @event. */
+npurt_status npurt_stream_wait_event(npurt_stream *stream,
+				     npurt_event *event);
+/* [MT-safe] Waits until the event's work is done. */
+npurt_status npurt_event_synchronize(npurt_event *event);
+/* [MT-safe] NPURT_OK when reached, NPURT_ERR_NOT_READY otherwise. */
+npurt_status npurt_event_query(npurt_event *event);
+/*
+ * [MT-safe] Device time between two reached events, in milliseconds
+ * (from the device's timestamps, not the host's).
+ */
+npurt_status npurt_event_elapsed_time(npurt_event *start, npurt_event *end,
+				      double *ms);
+
+/* ---------------------------------------------------------------------- */
+/* Memory                                                                   */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * [MT-safe] Allocates @size bytes of device memory through the context's
+ * caching allocator. A block from npurt_mem_alloc() can be bound to a model
+ * input or output without a copy.
+ */
+npurt_status npurt_mem_alloc(npurt_context *ctx, size_t size, npurt_mem **mem);
+/* [exclusive] Returns the block to the cache (after its pending work). */
+npurt_status npurt_mem_free(npurt_mem *mem);
+/* [MT-safe] Usable bytes of the block. */
+size_t npurt_mem_size(const npurt_mem *mem);
+
+/*
+ * [MT-safe] Page-locked host memory placed on the device's NUMA node
+ * (libnuma) when the system has NUMA; regular pages otherwise.
+ */
+npurt_status npurt_host_alloc(npurt_context *ctx, size_t size, void **ptr);
+/* [exclusive] Frees memory from npurt_host_alloc(). */
+npurt_status npurt_host_free(npurt_context *ctx, void *ptr);
+
+/* [MT-safe] Synchronous copies (wait for the memory's pending work first). */
+npurt_status npurt_memcpy_h2d(npurt_mem *dst, size_t dst_offset,
+			      const void *src, size_t size);
+npurt_status npurt_memcpy_d2h(void *dst, npurt_mem *src, size_t src_offset,
+			      size_t size);
+npurt_status npurt_memcpy_d2d(npurt_mem *dst, size_t dst_offset,
+			      npurt_mem *src, size_t src_offset, size_t size);
+npurt_status npurt_memset(npurt_mem *dst, size_t offset, int value,
+			  size_t size);
+
+/*
+ * [MT-safe] Stream-ordered copies: they run after the stream's earlier
+ * work and before its later work; the call returns at once. Host memory
+ * must stay valid (and, for d2h, unread) until the stream has reached the
+ * copy. d2d runs on the device.
+ */
+npurt_status npurt_memcpy_h2d_async(npurt_mem *dst, size_t dst_offset,
+				    const void *src, size_t size,
+				    npurt_stream *stream);
+npurt_status npurt_memcpy_d2h_async(void *dst, npurt_mem *src,
+				    size_t src_offset, size_t size,
+				    npurt_stream *stream);
+npurt_status npurt_memcpy_d2d_async(npurt_mem *dst, size_t dst_offset,
+				    npurt_mem *src, size_t src_offset,
+				    size_t size, npurt_stream *stream);
+
+/**
+ * struct npurt_mem_stats - device memory figures of a context
+ * Names follow torch.cuda.memory_stats(): allocated = handed to the user,
+ * reserved = held by the caching allocator from the device; device_* come
+ * from the device (whole device, and this context's file).
+ */
+typedef struct npurt_mem_stats {
+	uint64_t allocated_bytes_current;
+	uint64_t allocated_bytes_peak;
+	uint64_t reserved_bytes_current;
+	uint64_t reserved_bytes_peak;
+	uint64_t num_allocs;
+	uint64_t num_frees;
+	uint64_t num_alloc_retries;
+	uint64_t num_ooms;
+	uint64_t model_bytes;		/* weights + workspaces + I/O staging */
+	uint64_t device_total;
+	uint64_t device_used;
+	uint64_t device_largest_free;
+	uint64_t device_peak_used;
+	uint64_t device_compactions;
+	uint64_t context_used;		/* bytes held by this context's file */
+} npurt_mem_stats;
+
+/* [MT-safe] */
+npurt_status npurt_mem_get_stats(npurt_context *ctx, npurt_mem_stats *stats);
+/* [MT-safe] Returns the cached, unused blocks to the device. */
+npurt_status npurt_mem_empty_cache(npurt_context *ctx);
+
+/* ---------------------------------------------------------------------- */
+/* Models                                                                   */
+/* ---------------------------------------------------------------------- */
+
+typedef enum npurt_dtype {
+	NPURT_DTYPE_F32 = 1,
+	NPURT_DTYPE_F16 = 2,
+	NPURT_DTYPE_I8 = 3,
+	NPURT_DTYPE_U8 = 4,
+	NPURT_DTYPE_I32 = 5,
+	NPURT_DTYPE_I64 = 6,
+	NPURT_DTYPE_BOOL = 7,
+} npurt_dtype;
+
+#define NPURT_MAX_RANK		6
+#define NPURT_DIM_DYNAMIC	UINT64_MAX
+
+/**
+ * struct npurt_tensor_desc - a model input or output
+ * @name: its name (valid while the model is loaded)
+ * @dtype, @rank, @dims: element type and shape; in the generic description
+ *                       a symbolic dim is NPURT_DIM_DYNAMIC
+ * @dim_names: the symbol of each symbolic dim, else NULL
+ * @layout: "ND", "NCHW", "NHWC" or "NC1HWC0"
+ * @size: bytes of a dense buffer of this shape (0 if dynamic)
+ */
+typedef struct npurt_tensor_desc {
+	const char *name;
+	npurt_dtype dtype;
+	uint32_t rank;
+	uint64_t dims[NPURT_MAX_RANK];
+	const char *dim_names[NPURT_MAX_RANK];
+	const char *layout;
+	size_t size;
+} npurt_tensor_desc;
+
+/**
+ * struct npurt_model_info - what a loaded model is
+ * @name: the model's name
+ * @num_inputs, @num_outputs, @num_variants, @num_streams (largest variant)
+ * @current_variant: the variant execute uses
+ * @weights_bytes, @workspace_bytes (of the current variant)
+ * @load_ns: time the load took
+ */
+typedef struct npurt_model_info {
+	const char *name;
+	uint32_t num_inputs;
+	uint32_t num_outputs;
+	uint32_t num_variants;
+	uint32_t num_streams;
+	uint32_t current_variant;
+	uint64_t weights_bytes;
+	uint64_t workspace_bytes;
+	uint64_t load_ns;
+} npurt_model_info;
+
+/*
+ * [MT-safe] Loads a model: validates the file, checks it targets this
+ * device, uploads the weights once, registers each stream's program once
+ * per variant and allocates the workspace from the memory plan.
+ */
+npurt_status npurt_model_load_file(npurt_context *ctx, const char *path,
+				   npurt_model **model);
+npurt_status npurt_model_load_memory(npurt_context *ctx, const void *data,
+				     size_t size, npurt_model **model);
+/* [exclusive] Waits for the model's executions, then frees it. */
+npurt_status npurt_model_unload(npurt_model *model);
+
+/* [MT-safe] */
+npurt_status npurt_model_get_info(npurt_model *model, npurt_model_info *info);
+/*
+ * [MT-safe] Describes input/output @index as the current variant sees it
+ * (@generic != 0: the variant-independent description).
+ */
+npurt_status npurt_model_get_input(npurt_model *model, uint32_t index,
+				   int generic, npurt_tensor_desc *desc);
+npurt_status npurt_model_get_output(npurt_model *model, uint32_t index,
+				    int generic, npurt_tensor_desc *desc);
+/* [MT-safe] Index of the input or output named @name (NOT_FOUND if none). */
+npurt_status npurt_model_find_input(npurt_model *model, const char *name,
+				    uint32_t *index);
+npurt_status npurt_model_find_output(npurt_model *model, const char *name,
+				     uint32_t *index);
+
+/* [MT-safe] Name of variant @index ("batch=4"). */
+npurt_status npurt_model_variant_name(npurt_model *model, uint32_t index,
+				      const char **name);
+/*
+ * [handle] Selects the shape variant later executions use, by index or by
+ * the inputs' shapes (@shapes[i] has the rank of input i). A variant
+ * selection does not affect executions already submitted.
+ */
+npurt_status npurt_model_select_variant(npurt_model *model, uint32_t index);
+npurt_status npurt_model_select_shapes(npurt_model *model,
+				       const uint64_t *const *shapes);
+
+/**
+ * struct npurt_io - one input or output buffer of an execution
+ * @mem: a device block (zero copy when it holds the whole tensor at
+ *       @offset 0; copied on the device otherwise), or NULL
+ * @host: host memory (copied to/from the device), used when @mem is NULL
+ * @offset: byte offset in @mem
+ * @size: bytes available at @host / in @mem from @offset; must be at least
+ *        the tensor's size in the selected variant
+ */
+typedef struct npurt_io {
+	npurt_mem *mem;
+	void *host;
+	size_t offset;
+	size_t size;
+} npurt_io;
+
+/*
+ * [MT-safe] Runs the model once, synchronously, on an internal stream.
+ * Executions of one model are serialised (they share its workspace);
+ * different models run concurrently.
+ */
+npurt_status npurt_model_execute(npurt_model *model, const npurt_io *inputs,
+				 uint32_t num_inputs, const npurt_io *outputs,
+				 uint32_t num_outputs);
+/*
+ * [MT-safe] Submits one execution on @stream and returns: stream 0 of the
+ * model runs on @stream's queue, its other streams on the model's own
+ * queues, joined back into @stream. Host buffers are read when the stream
+ * reaches the execution and written before it is complete; keep them valid
+ * until npurt_stream_synchronize().
+ */
+npurt_status npurt_model_execute_async(npurt_model *model,
+				       const npurt_io *inputs,
+				       uint32_t num_inputs,
+				       const npurt_io *outputs,
+				       uint32_t num_outputs,
+				       npurt_stream *stream);
+
+/* ---------------------------------------------------------------------- */
+/* Profiling                                                                */
+/* ---------------------------------------------------------------------- */
+
+/**
+ * struct npurt_task_record - one device task of a profiled execution
+ * @start_ns, @end_ns: CLOCK_MONOTONIC device timestamps
+ * @model_stream: the model's stream index that ran it
+ * @task: index within that stream's program
+ * @core, @hw_queue: where it ran
+ * @status: 0 or a device fault reason
+ * @op, @node: from the model's debug info ("" when absent)
+ */
+typedef struct npurt_task_record {
+	uint64_t start_ns;
+	uint64_t end_ns;
+	uint32_t model_stream;
+	uint32_t task;
+	uint32_t core;
+	uint32_t hw_queue;
+	uint32_t status;
+	const char *op;
+	const char *node;
+} npurt_task_record;
+
+/*
+ * [handle] Turns per-task device profiling on (1) or off (0) for later
+ * executions of @model; each execution's records replace the previous.
+ */
+npurt_status npurt_model_set_profiling(npurt_model *model, int enable);
+/*
+ * [handle] Copies up to @max records of the last completed profiled
+ * execution into @records and sets *count to the number available.
+ */
+npurt_status npurt_model_get_profile(npurt_model *model,
+				     npurt_task_record *records, uint32_t max,
+				     uint32_t *count);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NPURT_H */
