@@ -1,0 +1,1116 @@
+// SPDX-License-Identifier: MIT
+/*
+ * emit.c - one emitter per IR op: node -> struct drm_npu_task list.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emit.h"
+
+_Static_assert((int)IR_F32 == DRM_NPU_DTYPE_F32 &&
+	       (int)IR_BOOL == DRM_NPU_DTYPE_BOOL, "ir dtype != uapi dtype");
+_Static_assert((int)IR_LAYOUT_NC1HWC0 == DRM_NPU_LAYOUT_NC1HWC0,
+	       "ir layout != uapi layout");
+_Static_assert((int)IR_ACT_NOT == DRM_NPU_ACT_NOT &&
+	       (int)IR_ACT_GELU_TANH == DRM_NPU_ACT_GELU_TANH,
+	       "ir act != uapi act");
+
+struct ectx {
+	struct ir_graph *g;
+	const struct ir_node *n;
+	const struct emit_target *tgt;
+	struct emit_tasks *out;
+};
+
+static int eerr(struct ectx *e, int ret, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int eerr(struct ectx *e, int ret, const char *fmt, ...)
+{
+	char msg[300];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	ir_error(e->g, "node '%s' (%s): cannot emit: %s", e->n->name,
+		 ir_op_name(e->n->op), msg);
+	return ret;
+}
+
+uint32_t emit_f32_bits(float v)
+{
+	uint32_t b;
+
+	memcpy(&b, &v, 4);
+	return b;
+}
+
+unsigned int emit_c0(enum ir_dtype dt)
+{
+	return ir_dtype_size(dt) == 1 ? 32 : 16;
+}
+
+size_t emit_tensor_bytes(const struct ir_tensor *t)
+{
+	int64_t n = ir_tensor_numel(t);
+
+	if (n < 0)
+		return 0;
+	if (t->layout == IR_LAYOUT_NC1HWC0 && t->shape.rank == 4) {
+		int64_t c0 = emit_c0(t->dtype);
+		int64_t c1 = (t->shape.dim[1] + c0 - 1) / c0;
+
+		n = t->shape.dim[0] * c1 * t->shape.dim[2] * t->shape.dim[3] *
+		    c0;
+	}
+	return (size_t)n * ir_dtype_size(t->dtype);
+}
+
+void emit_tasks_free(struct emit_tasks *l)
+{
+	free(l->tasks);
+	l->tasks = NULL;
+	l->count = l->cap = 0;
+}
+
+static struct drm_npu_task *new_task(struct ectx *e, uint16_t opcode)
+{
+	struct emit_tasks *l = e->out;
+	struct drm_npu_task *t;
+
+	if (l->count == l->cap) {
+		size_t ncap = l->cap ? l->cap * 2 : 8;
+		struct drm_npu_task *p = realloc(l->tasks, ncap * sizeof(*p));
+
+		if (!p)
+			return NULL;
+		l->tasks = p;
+		l->cap = ncap;
+	}
+	t = &l->tasks[l->count++];
+	memset(t, 0, sizeof(*t));
+	t->opcode = opcode;
+	return t;
+}
+
+/* --- operands ------------------------------------------------------------- */
+
+/*
+ * A view of @t's storage: @rank dims @dims (element counts), dense strides
+ * over them unless @strides is given, starting @elem_off elements in.
+ */
+static int view(struct ectx *e, const struct ir_tensor *t, int rank,
+		const int64_t *dims, const int64_t *strides, int64_t elem_off,
+		struct drm_npu_operand *o)
+{
+	struct emit_place pl;
+	int64_t st = 1;
+	int i, err;
+
+	if (rank > DRM_NPU_MAX_RANK)
+		return eerr(e, -ENOTSUP, "tensor '%s' has rank %d, the device "
+			    "takes at most %d", t->name, rank,
+			    DRM_NPU_MAX_RANK);
+	err = e->tgt->place(e->tgt->ctx, t, &pl);
+	if (err)
+		return eerr(e, err, "no place for tensor '%s'", t->name);
+	memset(o, 0, sizeof(*o));
+	o->slot = pl.slot;
+	o->dtype = (uint8_t)t->dtype;
+	o->layout = (uint8_t)t->layout;
+	o->rank = (uint8_t)rank;
+	o->offset = pl.offset + (uint64_t)elem_off * ir_dtype_size(t->dtype);
+	for (i = rank - 1; i >= 0; i--) {
+		if (dims[i] < 0 || dims[i] > UINT32_MAX)
+			return eerr(e, -ENOTSUP, "tensor '%s' dim %d (%lld) "
+				    "does not fit the device", t->name, i,
+				    (long long)dims[i]);
+		o->shape[i] = (uint32_t)dims[i];
+		o->strides[i] = (uint32_t)(strides ? strides[i] : st);
+		st *= dims[i] ? dims[i] : 1;
+	}
+	if (t->layout != IR_LAYOUT_NC1HWC0 && rank != 4 &&
+	    t->layout != IR_LAYOUT_ND)
+		o->layout = DRM_NPU_LAYOUT_ND;
+	return 0;
+}
+
+/* The whole of @t, dense in its layout. */
+static int whole(struct ectx *e, const struct ir_tensor *t,
+		 struct drm_npu_operand *o)
+{
+	if (t->layout == IR_LAYOUT_NC1HWC0) {
+		int64_t c0 = emit_c0(t->dtype), d[5];
+
+		if (t->shape.rank != 4)
+			return eerr(e, -EINVAL, "NC1HWC0 tensor '%s' is not "
+				    "4-D", t->name);
+		d[0] = t->shape.dim[0];
+		d[1] = (t->shape.dim[1] + c0 - 1) / c0;
+		d[2] = t->shape.dim[2];
+		d[3] = t->shape.dim[3];
+		d[4] = c0;
+		return view(e, t, 5, d, NULL, 0, o);
+	}
+	return view(e, t, t->shape.rank, t->shape.dim, NULL, 0, o);
+}
+
+static void dense_strides(const struct ir_shape *s, int64_t *st)
+{
+	int64_t v = 1;
+	int i;
+
+	for (i = s->rank - 1; i >= 0; i--) {
+		st[i] = v;
+		v *= s->dim[i] ? s->dim[i] : 1;
+	}
+}
+
+static void set_act(struct drm_npu_act_params *p, const struct ir_act *a)
+{
+	memset(p, 0, sizeof(*p));
+	p->kind = a->kind;
+	switch (a->kind) {
+	case IR_ACT_CLIP: case IR_ACT_HARDSIGMOID:
+		p->alpha = emit_f32_bits(a->alpha);
+		p->beta = emit_f32_bits(a->beta);
+		break;
+	case IR_ACT_LEAKY_RELU: case IR_ACT_ELU:
+		p->alpha = emit_f32_bits(a->alpha);
+		break;
+	default:
+		break;
+	}
+}
+
+static const struct ir_tensor *in(struct ectx *e, int i)
+{
+	return ir_in(e->n, i);
+}
+
+static const struct ir_tensor *out0(struct ectx *e)
+{
+	return e->n->outputs[0];
+}
+
+/* --- elementwise ---------------------------------------------------------- */
+
+static int binary_kind(enum ir_op op)
+{
+	switch (op) {
+	case IR_OP_ADD: return DRM_NPU_BINARY_ADD;
+	case IR_OP_SUB: return DRM_NPU_BINARY_SUB;
+	case IR_OP_MUL: return DRM_NPU_BINARY_MUL;
+	case IR_OP_DIV: return DRM_NPU_BINARY_DIV;
+	case IR_OP_MAX: return DRM_NPU_BINARY_MAX;
+	case IR_OP_MIN: return DRM_NPU_BINARY_MIN;
+	case IR_OP_POW: return DRM_NPU_BINARY_POW;
+	case IR_OP_PRELU: return DRM_NPU_BINARY_PRELU;
+	case IR_OP_EQUAL: return DRM_NPU_BINARY_EQUAL;
+	case IR_OP_LESS: return DRM_NPU_BINARY_LESS;
+	case IR_OP_GREATER: return DRM_NPU_BINARY_GREATER;
+	default: return -1;
+	}
+}
+
+static int emit_binary_task(struct ectx *e, int kind,
+			    const struct ir_tensor *a,
+			    const struct ir_tensor *b,
+			    const struct ir_tensor *o,
+			    const struct ir_act *act)
+{
+	struct drm_npu_task *t = new_task(e, DRM_NPU_OP_BINARY);
+	int err;
+
+	if (!t)
+		return -ENOMEM;
+	t->num_operands = 3;
+	t->params.binary.kind = (uint32_t)kind;
+	set_act(&t->params.binary.act, act);
+	err = whole(e, a, &t->operands[0]);
+	if (!err)
+		err = whole(e, b, &t->operands[1]);
+	if (!err)
+		err = whole(e, o, &t->operands[2]);
+	return err;
+}
+
+/* A residual Add (trailing input) applied in place after the main op. */
+static int emit_residual(struct ectx *e, const struct ir_act *act)
+{
+	const struct ir_tensor *r = in(e, e->n->num_inputs - 1);
+
+	return emit_binary_task(e, DRM_NPU_BINARY_ADD, out0(e), r, out0(e),
+				act);
+}
+
+static int emit_binary(struct ectx *e)
+{
+	const struct ir_node *n = e->n;
+	struct ir_act none = { 0 };
+	int kind = binary_kind(n->op), last = n->num_inputs, i, err;
+
+	if (n->has_residual)
+		last--;
+	if (last < 2)
+		return eerr(e, -EINVAL, "needs two operands");
+	if (in(e, 0)->dtype != in(e, 1)->dtype && n->op != IR_OP_PRELU)
+		return eerr(e, -ENOTSUP, "operand dtypes %s and %s differ",
+			    ir_dtype_name(in(e, 0)->dtype),
+			    ir_dtype_name(in(e, 1)->dtype));
+	/* variadic Max/Min: fold pairwise into the output */
+	err = emit_binary_task(e, kind, in(e, 0), in(e, 1), out0(e),
+			       last == 2 && !n->has_residual ? &n->act : &none);
+	for (i = 2; !err && i < last; i++)
+		err = emit_binary_task(e, kind, out0(e), in(e, i), out0(e),
+				       i == last - 1 && !n->has_residual ?
+				       &n->act : &none);
+	if (!err && n->has_residual)
+		err = emit_residual(e, &n->act);
+	return err;
+}
+
+static int emit_unary_act(struct ectx *e, const struct ir_act *act)
+{
+	struct drm_npu_task *t = new_task(e, DRM_NPU_OP_UNARY);
+	int err;
+
+	if (!t)
+		return -ENOMEM;
+	t->num_operands = 2;
+	set_act(&t->params.unary, act);
+	err = whole(e, in(e, 0), &t->operands[0]);
+	return err ? err : whole(e, out0(e), &t->operands[1]);
+}
+
+/* Bound of Clip from input @i or attribute @attr; @def if none. */
+static float clip_bound(struct ectx *e, int i, const char *attr, float def)
+{
+	const struct ir_tensor *t = in(e, i);
+
+	if (e->n->opset < 11)
+		return ir_attr_float(e->n, attr, def);
+	if (t && t->data)
+		return (float)ir_const_get_f(t, 0);
+	return def;
+}
+
+static int emit_unary(struct ectx *e)
+{
+	const struct ir_node *n = e->n;
+	struct ir_act a = { 0 };
+
+	switch (n->op) {
+	case IR_OP_RELU: a.kind = IR_ACT_RELU; break;
+	case IR_OP_SIGMOID: a.kind = IR_ACT_SIGMOID; break;
+	case IR_OP_TANH: a.kind = IR_ACT_TANH; break;
+	case IR_OP_EXP: a.kind = IR_ACT_EXP; break;
+	case IR_OP_SQRT: a.kind = IR_ACT_SQRT; break;
+	case IR_OP_ERF: a.kind = IR_ACT_ERF; break;
+	case IR_OP_NEG: a.kind = IR_ACT_NEG; break;
+	case IR_OP_ABS: a.kind = IR_ACT_ABS; break;
+	case IR_OP_LOG: a.kind = IR_ACT_LOG; break;
+	case IR_OP_RECIPROCAL: a.kind = IR_ACT_RECIPROCAL; break;
+	case IR_OP_SOFTPLUS: a.kind = IR_ACT_SOFTPLUS; break;
+	case IR_OP_FLOOR: a.kind = IR_ACT_FLOOR; break;
+	case IR_OP_CEIL: a.kind = IR_ACT_CEIL; break;
+	case IR_OP_NOT: a.kind = IR_ACT_NOT; break;
+	case IR_OP_HARD_SWISH: a.kind = IR_ACT_HARDSWISH; break;
+	case IR_OP_LEAKY_RELU:
+		a.kind = IR_ACT_LEAKY_RELU;
+		a.alpha = ir_attr_float(n, "alpha", 0.01f);
+		break;
+	case IR_OP_ELU:
+		a.kind = IR_ACT_ELU;
+		a.alpha = ir_attr_float(n, "alpha", 1.0f);
+		break;
+	case IR_OP_HARD_SIGMOID:
+		a.kind = IR_ACT_HARDSIGMOID;
+		a.alpha = ir_attr_float(n, "alpha", 0.2f);
+		a.beta = ir_attr_float(n, "beta", 0.5f);
+		break;
+	case IR_OP_CLIP:
+		if ((ir_in(n, 1) && !ir_in(n, 1)->data) ||
+		    (ir_in(n, 2) && !ir_in(n, 2)->data))
+			return eerr(e, -ENOTSUP, "min/max must be constants");
+		a.kind = IR_ACT_CLIP;
+		a.alpha = clip_bound(e, 1, "min", -INFINITY);
+		a.beta = clip_bound(e, 2, "max", INFINITY);
+		break;
+	case IR_OP_GELU:
+		a.kind = strcmp(ir_attr_str(n, "approximate", "none"), "tanh") ?
+			 IR_ACT_GELU : IR_ACT_GELU_TANH;
+		break;
+	case IR_OP_ACTIVATION:
+		a = n->act;
+		return emit_unary_act(e, &a);
+	default:
+		return eerr(e, -EINVAL, "not a unary op");
+	}
+	return emit_unary_act(e, &a);
+}
+
+/* COPY of a view of @src into a view of @dst. */
+static int emit_copy(struct ectx *e, const struct ir_tensor *src, int rank,
+		     const int64_t *dims, const int64_t *sst, int64_t soff,
+		     const struct ir_tensor *dst, const int64_t *dst_st,
+		     int64_t doff)
+{
+	struct drm_npu_task *t = new_task(e, DRM_NPU_OP_COPY);
+	int err;
+
+	if (!t)
+		return -ENOMEM;
+	t->num_operands = 2;
+	err = view(e, src, rank, dims, sst, soff, &t->operands[0]);
+	if (!err)
+		err = view(e, dst, rank, dims, dst_st, doff, &t->operands[1]);
+	return err;
+}
+
+static int emit_cast(struct ectx *e)
+{
+	const struct ir_tensor *x = in(e, 0), *o = out0(e);
+	struct drm_npu_task *t = new_task(e, DRM_NPU_OP_COPY);
+	int err;
+
+	if (!t)
+		return -ENOMEM;
+	t->num_operands = 2;
+	err = whole(e, x, &t->operands[0]);
+	return err ? err : whole(e, o, &t->operands[1]);
+}
+
+static int emit_expand(struct ectx *e)
+{
+	return emit_cast(e);	/* COPY broadcasts by shape */
+}
+
+static int emit_transpose(struct ectx *e)
+{
+	const struct ir_tensor *x = in(e, 0), *o = out0(e);
+	int64_t perm[IR_MAX_RANK], xs[IR_MAX_RANK], sst[IR_MAX_RANK];
+	int np = 0, i, r = x->shape.rank;
+	const int64_t *p;
+
+	np = ir_attr_ints(e->n, "perm", &p);
+	for (i = 0; i < r; i++)
+		perm[i] = np ? p[i] : r - 1 - i;
+	dense_strides(&x->shape, xs);
+	for (i = 0; i < r; i++)
+		sst[i] = xs[perm[i]];
+	return emit_copy(e, x, r, o->shape.dim, sst, 0, o, NULL, 0);
+}
+
+static int emit_slice(struct ectx *e)
+{
+	const struct ir_tensor *x = in(e, 0), *o = out0(e);
+	const int64_t *begin, *step;
+	int64_t xs[IR_MAX_RANK], sst[IR_MAX_RANK], off = 0;
+	int i, r = x->shape.rank;
+
+	if (ir_attr_ints(e->n, "npu_begin", &begin) != r ||
+	    ir_attr_ints(e->n, "npu_step", &step) != r)
+		return eerr(e, -EINVAL, "run shape inference first");
+	dense_strides(&x->shape, xs);
+	for (i = 0; i < r; i++) {
+		if (step[i] < 0)
+			return eerr(e, -ENOTSUP, "negative slice steps are "
+				    "not supported by strided copies");
+		sst[i] = xs[i] * step[i];
+		off += begin[i] * xs[i];
+	}
+	if (!ir_shape_numel(&o->shape))
+		return 0;
+	return emit_copy(e, x, r, o->shape.dim, sst, off, o, NULL, 0);
+}
+
+static int emit_concat(struct ectx *e)
+{
+	const struct ir_tensor *o = out0(e);
+	int axis = (int)ir_attr_int(e->n, "axis", 0), i, err;
+	int64_t ost[IR_MAX_RANK], pos = 0;
+
+	if (axis < 0)
+		axis += o->shape.rank;
+	dense_strides(&o->shape, ost);
+	for (i = 0; i < e->n->num_inputs; i++) {
+		const struct ir_tensor *x = in(e, i);
+
+		if (!x)
+			continue;
+		if (x->shape.dim[axis]) {
+			err = emit_copy(e, x, x->shape.rank, x->shape.dim,
+					NULL, 0, o, ost, pos * ost[axis]);
+			if (err)
+				return err;
+		}
+		pos += x->shape.dim[axis];
+	}
+	return 0;
+}
+
+static int emit_split(struct ectx *e)
+{
+	const struct ir_tensor *x = in(e, 0);
+	int axis = (int)ir_attr_int(e->n, "axis", 0), i, err;
+	int64_t xs[IR_MAX_RANK], pos = 0;
+
+	if (axis < 0)
+		axis += x->shape.rank;
+	dense_strides(&x->shape, xs);
+	for (i = 0; i < e->n->num_outputs; i++) {
+		const struct ir_tensor *o = e->n->outputs[i];
+
+		if (!o)
+			continue;
+		if (o->shape.dim[axis] && (o->num_uses || o->is_output)) {
+			err = emit_copy(e, x, o->shape.rank, o->shape.dim, xs,
+					pos * xs[axis], o, NULL, 0);
+			if (err)
+				return err;
+		}
+		pos += o->shape.dim[axis];
+	}
+	return 0;
+}
+
+static int emit_where(struct ectx *e)
+{
+	struct drm_npu_task *t = new_task(e, DRM_NPU_OP_WHERE);
+	int i, err = 0;
+
+	if (!t)
+		return -ENOMEM;
+	t->num_operands = 4;
+	for (i = 0; i < 3 && !err; i++)
+		err = whole(e, in(e, i), &t->operands[i]);
+	return err ? err : whole(e, out0(e), &t->operands[3]);
+}
+
+static int emit_gather(struct ectx *e)
+{
+	struct drm_npu_task *t = new_task(e, DRM_NPU_OP_GATHER);
+	int axis = (int)ir_attr_int(e->n, "axis", 0), err;
+
+	if (!t)
+		return -ENOMEM;
+	if (axis < 0)
+		axis += in(e, 0)->shape.rank;
+	t->num_operands = 3;
+	t->params.gather.axis = (uint32_t)axis;
+	err = whole(e, in(e, 0), &t->operands[0]);
+	if (!err)
+		err = whole(e, in(e, 1), &t->operands[1]);
+	return err ? err : whole(e, out0(e), &t->operands[2]);
+}
+
+/* --- compute -------------------------------------------------------------- */
+
+static int emit_conv(struct ectx *e)
+{
+	const struct ir_node *n = e->n;
+	const struct ir_tensor *bias = in(e, 2);
+	struct drm_npu_task *t;
+	const int64_t *v;
+	struct ir_act none = { 0 };
+	int err, k = 0;
+
+	if (n->has_residual && n->num_inputs == 4)
+		;	/* X, W, B, residual */
+	else if (n->has_residual && n->num_inputs == 3)
+		bias = NULL;
+	t = new_task(e, DRM_NPU_OP_CONV2D);
+	if (!t)
+		return -ENOMEM;
+	t->params.conv2d.groups = (uint32_t)ir_attr_int(n, "group", 1);
+	t->params.conv2d.stride_h = t->params.conv2d.stride_w = 1;
+	t->params.conv2d.dilation_h = t->params.conv2d.dilation_w = 1;
+	if (ir_attr_ints(n, "strides", &v) == 2) {
+		t->params.conv2d.stride_h = (uint32_t)v[0];
+		t->params.conv2d.stride_w = (uint32_t)v[1];
+	}
+	if (ir_attr_ints(n, "dilations", &v) == 2) {
+		t->params.conv2d.dilation_h = (uint32_t)v[0];
+		t->params.conv2d.dilation_w = (uint32_t)v[1];
+	}
+	if (ir_attr_ints(n, "pads", &v) == 4) {
+		t->params.conv2d.pad_top = (uint32_t)v[0];
+		t->params.conv2d.pad_left = (uint32_t)v[1];
+		t->params.conv2d.pad_bottom = (uint32_t)v[2];
+		t->params.conv2d.pad_right = (uint32_t)v[3];
+	}
+	set_act(&t->params.conv2d.act, n->has_residual ? &none : &n->act);
+	err = whole(e, in(e, 0), &t->operands[k++]);
+	if (!err)
+		err = whole(e, in(e, 1), &t->operands[k++]);
+	if (!err && bias) {
+		t->params.conv2d.flags = DRM_NPU_CONV_HAS_BIAS;
+		err = whole(e, bias, &t->operands[k++]);
+	}
+	if (!err)
+		err = whole(e, out0(e), &t->operands[k++]);
+	t->num_operands = (uint8_t)k;
+	if (!err && n->has_residual)
+		err = emit_residual(e, &n->act);
+	return err;
+}
+
+/* Gemm, and MatMul (whose optional input 2 is a fused bias). */
+static int emit_matmul(struct ectx *e)
+{
+	const struct ir_node *n = e->n;
+	const struct ir_tensor *a = in(e, 0), *b = in(e, 1), *c = in(e, 2);
+	const struct ir_tensor *o = out0(e);
+	struct drm_npu_task *t;
+	struct ir_act none = { 0 };
+	int64_t ad[2], bd[2], od[IR_MAX_RANK];
+	float beta = 1.0f;
+	int err, k = 0, orank = o->shape.rank;
+
+	if (n->has_residual && c == in(e, n->num_inputs - 1))
+		c = NULL;
+	if (n->op == IR_OP_GEMM) {
+		beta = ir_attr_float(n, "beta", 1.0f);
+		if (beta == 0.0f)
+			c = NULL;
+	}
+	t = new_task(e, DRM_NPU_OP_MATMUL);
+	if (!t)
+		return -ENOMEM;
+	t->params.matmul.alpha = emit_f32_bits(n->op == IR_OP_GEMM ?
+				 ir_attr_float(n, "alpha", 1.0f) : 1.0f);
+	if (n->op == IR_OP_GEMM) {
+		if (ir_attr_int(n, "transA", 0))
+			t->params.matmul.flags |= DRM_NPU_MATMUL_TRANS_A;
+		if (ir_attr_int(n, "transB", 0))
+			t->params.matmul.flags |= DRM_NPU_MATMUL_TRANS_B;
+	}
+	set_act(&t->params.matmul.act, n->has_residual ? &none : &n->act);
+	/* numpy 1-D cases: [K] is [1, K] as A and [K, 1] as B */
+	memcpy(od, o->shape.dim, sizeof(od));
+	if (a->shape.rank == 1 && b->shape.rank == 1) {
+		od[0] = od[1] = 1;
+		orank = 2;
+	} else if (a->shape.rank == 1) {
+		od[orank] = od[orank - 1];
+		od[orank - 1] = 1;
+		orank++;
+	} else if (b->shape.rank == 1) {
+		od[orank++] = 1;
+	}
+	if (orank > IR_MAX_RANK)
+		return eerr(e, -ENOTSUP, "rank too large");
+	ad[0] = 1;
+	ad[1] = a->shape.dim[0];
+	bd[0] = b->shape.dim[0];
+	bd[1] = 1;
+	if (a->shape.rank == 1)
+		err = view(e, a, 2, ad, NULL, 0, &t->operands[k++]);
+	else
+		err = whole(e, a, &t->operands[k++]);
+	if (!err && b->shape.rank == 1)
+		err = view(e, b, 2, bd, NULL, 0, &t->operands[k++]);
+	else if (!err)
+		err = whole(e, b, &t->operands[k++]);
+	if (!err && c) {
+		t->params.matmul.flags |= DRM_NPU_MATMUL_HAS_BIAS;
+		t->params.matmul.beta = emit_f32_bits(beta);
+		err = whole(e, c, &t->operands[k++]);
+	}
+	if (!err)
+		err = view(e, o, orank, od, NULL, 0, &t->operands[k++]);
+	t->num_operands = (uint8_t)k;
+	if (!err && n->has_residual)
+		err = emit_residual(e, &n->act);
+	return err;
+}
+
+static int emit_pool(struct ectx *e)
+{
+	const struct ir_node *n = e->n;
+	struct drm_npu_task *t = new_task(e, DRM_NPU_OP_POOL2D);
+	struct drm_npu_pool2d_params *p;
+	const int64_t *v;
+	int err;
+
+	if (!t)
+		return -ENOMEM;
+	p = &t->params.pool2d;
+	t->num_operands = 2;
+	switch (n->op) {
+	case IR_OP_GLOBAL_AVERAGE_POOL: p->kind = DRM_NPU_POOL_GLOBAL_AVG;
+		break;
+	case IR_OP_GLOBAL_MAX_POOL: p->kind = DRM_NPU_POOL_GLOBAL_MAX; break;
+	case IR_OP_MAX_POOL: p->kind = DRM_NPU_POOL_MAX; break;
+	default:
+		p->kind = DRM_NPU_POOL_AVG;
+		if (ir_attr_int(n, "count_include_pad", 0))
+			p->flags = DRM_NPU_POOL_COUNT_INCLUDE_PAD;
+	}
+	if (p->kind == DRM_NPU_POOL_MAX || p->kind == DRM_NPU_POOL_AVG) {
+		ir_attr_ints(n, "kernel_shape", &v);
+		p->kernel_h = (uint32_t)v[0];
+		p->kernel_w = (uint32_t)v[1];
+		p->stride_h = p->stride_w = 1;
+		p->dilation_h = p->dilation_w = 1;
+		if (ir_attr_ints(n, "strides", &v) == 2) {
+			p->stride_h = (uint32_t)v[0];
+			p->stride_w = (uint32_t)v[1];
+		}
+		if (ir_attr_ints(n, "dilations", &v) == 2) {
+			p->dilation_h = (uint32_t)v[0];
+			p->dilation_w = (uint32_t)v[1];
+		}
+		if (ir_attr_ints(n, "pads", &v) == 4) {
+			p->pad_top = (uint32_t)v[0];
+			p->pad_left = (uint32_t)v[1];
+			p->pad_bottom = (uint32_t)v[2];
+			p->pad_right = (uint32_t)v[3];
+		}
+	}
+	err = whole(e, in(e, 0), &t->operands[0]);
+	return err ? err : whole(e, out0(e), &t->operands[1]);
+}
+
+static int emit_batchnorm(struct ectx *e)
+{
+	struct drm_npu_task *t = new_task(e, DRM_NPU_OP_BATCHNORM);
+	int i, err = 0;
+
+	if (!t)
+		return -ENOMEM;
+	t->num_operands = 6;
+	t->params.norm.epsilon =
+		emit_f32_bits(ir_attr_float(e->n, "epsilon", 1e-5f));
+	for (i = 0; i < 5 && !err; i++)
+		err = whole(e, in(e, i), &t->operands[i]);
+	return err ? err : whole(e, out0(e), &t->operands[5]);
+}
+
+static int emit_layernorm(struct ectx *e)
+{
+	struct drm_npu_task *t = new_task(e, DRM_NPU_OP_LAYERNORM);
+	int axis = (int)ir_attr_int(e->n, "axis", -1), err, k = 0;
+
+	if (!t)
+		return -ENOMEM;
+	if (axis < 0)
+		axis += in(e, 0)->shape.rank;
+	t->params.norm.axis = (uint32_t)axis;
+	t->params.norm.epsilon =
+		emit_f32_bits(ir_attr_float(e->n, "epsilon", 1e-5f));
+	err = whole(e, in(e, 0), &t->operands[k++]);
+	if (!err)
+		err = whole(e, in(e, 1), &t->operands[k++]);
+	if (!err && in(e, 2)) {
+		t->params.norm.flags = DRM_NPU_NORM_HAS_BIAS;
+		err = whole(e, in(e, 2), &t->operands[k++]);
+	}
+	if (!err)
+		err = whole(e, out0(e), &t->operands[k++]);
+	t->num_operands = (uint8_t)k;
+	return err;
+}
+
+static int emit_softmax(struct ectx *e)
+{
+	struct drm_npu_task *t = new_task(e, DRM_NPU_OP_SOFTMAX);
+	const struct ir_tensor *x = in(e, 0);
+	int64_t axis = ir_attr_int(e->n, "axis", e->n->opset >= 13 ? -1 : 1);
+	int64_t d[2];
+	int err;
+
+	if (!t)
+		return -ENOMEM;
+	if (axis < 0)
+		axis += x->shape.rank;
+	t->num_operands = 2;
+	if (e->n->op == IR_OP_LOG_SOFTMAX)
+		t->params.softmax.flags = DRM_NPU_SOFTMAX_LOG;
+	if (e->n->opset < 13) {
+		/* old semantics: softmax over the flattened [axis:] */
+		d[0] = ir_shape_numel(&x->shape);
+		d[1] = 1;
+		for (int i = (int)axis; i < x->shape.rank; i++)
+			d[1] *= x->shape.dim[i];
+		d[0] = d[1] ? d[0] / d[1] : 0;
+		t->params.softmax.axis = 1;
+		err = view(e, x, 2, d, NULL, 0, &t->operands[0]);
+		return err ? err : view(e, out0(e), 2, d, NULL, 0,
+					&t->operands[1]);
+	}
+	t->params.softmax.axis = (uint32_t)axis;
+	err = whole(e, x, &t->operands[0]);
+	return err ? err : whole(e, out0(e), &t->operands[1]);
+}
+
+static int emit_reduce(struct ectx *e)
+{
+	const struct ir_tensor *x = in(e, 0), *o = out0(e);
+	struct drm_npu_task *t;
+	int64_t axes[IR_MAX_RANK], od[IR_MAX_RANK];
+	const int64_t *av;
+	uint32_t mask = 0;
+	int na = 0, i;
+
+	if (ir_in(e->n, 1)) {
+		const struct ir_tensor *a = ir_in(e->n, 1);
+
+		if (!a->data)
+			return eerr(e, -ENOTSUP, "axes must be constant");
+		na = (int)ir_tensor_numel(a);
+		for (i = 0; i < na && i < IR_MAX_RANK; i++)
+			axes[i] = ir_const_get_i(a, i);
+	} else {
+		na = ir_attr_ints(e->n, "axes", &av);
+		for (i = 0; i < na && i < IR_MAX_RANK; i++)
+			axes[i] = av[i];
+	}
+	if (!na && ir_attr_int(e->n, "noop_with_empty_axes", 0))
+		return emit_cast(e);
+	for (i = 0; i < na; i++)
+		mask |= 1u << (axes[i] < 0 ? axes[i] + x->shape.rank : axes[i]);
+	if (!na)
+		mask = (1u << x->shape.rank) - 1;
+	t = new_task(e, DRM_NPU_OP_REDUCE);
+	if (!t)
+		return -ENOMEM;
+	t->num_operands = 2;
+	switch (e->n->op) {
+	case IR_OP_REDUCE_SUM: t->params.reduce.kind = DRM_NPU_REDUCE_SUM;
+		break;
+	case IR_OP_REDUCE_MEAN: t->params.reduce.kind = DRM_NPU_REDUCE_MEAN;
+		break;
+	case IR_OP_REDUCE_MAX: t->params.reduce.kind = DRM_NPU_REDUCE_MAX;
+		break;
+	case IR_OP_REDUCE_MIN: t->params.reduce.kind = DRM_NPU_REDUCE_MIN;
+		break;
+	case IR_OP_REDUCE_PROD: t->params.reduce.kind = DRM_NPU_REDUCE_PROD;
+		break;
+	default: t->params.reduce.kind = DRM_NPU_REDUCE_SUM_SQUARE;
+	}
+	t->params.reduce.axes = mask;
+	/* the output keeps the rank (keepdims=0 only drops 1-dims) */
+	for (i = 0; i < x->shape.rank; i++)
+		od[i] = (mask >> i) & 1 ? 1 : x->shape.dim[i];
+	if (whole(e, x, &t->operands[0]))
+		return -EINVAL;
+	return view(e, o, x->shape.rank, od, NULL, 0, &t->operands[1]);
+}
+
+static int emit_pad(struct ectx *e)
+{
+	const struct ir_tensor *x = in(e, 0);
+	struct drm_npu_task *t = new_task(e, DRM_NPU_OP_PAD);
+	const char *mode = ir_attr_str(e->n, "mode", "constant");
+	int64_t p[2 * IR_MAX_RANK];
+	const int64_t *pv;
+	int i, np, err;
+
+	if (!t)
+		return -ENOMEM;
+	t->num_operands = 2;
+	if (e->n->opset >= 11) {
+		const struct ir_tensor *pt = ir_in(e->n, 1);
+
+		if (!pt || !pt->data)
+			return eerr(e, -ENOTSUP, "pads must be constant");
+		np = (int)ir_tensor_numel(pt);
+		for (i = 0; i < np && i < 2 * IR_MAX_RANK; i++)
+			p[i] = ir_const_get_i(pt, i);
+		if (ir_in(e->n, 2) && ir_in(e->n, 2)->data)
+			t->params.padding.value = emit_f32_bits(
+				(float)ir_const_get_f(ir_in(e->n, 2), 0));
+	} else {
+		np = ir_attr_ints(e->n, "pads", &pv);
+		for (i = 0; i < np && i < 2 * IR_MAX_RANK; i++)
+			p[i] = pv[i];
+		t->params.padding.value =
+			emit_f32_bits(ir_attr_float(e->n, "value", 0.0f));
+	}
+	if (!strcmp(mode, "reflect"))
+		t->params.padding.mode = DRM_NPU_PAD_REFLECT;
+	else if (!strcmp(mode, "edge"))
+		t->params.padding.mode = DRM_NPU_PAD_EDGE;
+	else if (strcmp(mode, "constant"))
+		return eerr(e, -ENOTSUP, "pad mode '%s'", mode);
+	if (t->params.padding.mode != DRM_NPU_PAD_CONSTANT)
+		t->params.padding.value = 0;
+	for (i = 0; i < x->shape.rank; i++)
+		t->params.padding.before[i] = (uint32_t)p[i];
+	err = whole(e, x, &t->operands[0]);
+	return err ? err : whole(e, out0(e), &t->operands[1]);
+}
+
+static int emit_resize(struct ectx *e)
+{
+	const struct ir_node *n = e->n;
+	struct drm_npu_task *t = new_task(e, DRM_NPU_OP_RESIZE);
+	struct drm_npu_resize_params *p;
+	const char *mode = ir_attr_str(n, "mode", "nearest");
+	const char *ct = ir_attr_str(n, "coordinate_transformation_mode",
+				     "half_pixel");
+	const char *nm = ir_attr_str(n, "nearest_mode", "round_prefer_floor");
+	const struct ir_tensor *sc = ir_in(n, 2);
+	int i, err;
+
+	if (!t)
+		return -ENOMEM;
+	p = &t->params.resize;
+	t->num_operands = 2;
+	if (!strcmp(mode, "linear"))
+		p->mode = DRM_NPU_RESIZE_LINEAR;
+	else if (strcmp(mode, "nearest"))
+		return eerr(e, -ENOTSUP, "resize mode '%s'", mode);
+	if (!strcmp(ct, "asymmetric"))
+		p->coord = DRM_NPU_RESIZE_ASYMMETRIC;
+	else if (!strcmp(ct, "align_corners"))
+		p->coord = DRM_NPU_RESIZE_ALIGN_CORNERS;
+	else if (!strcmp(ct, "pytorch_half_pixel"))
+		p->coord = DRM_NPU_RESIZE_PYTORCH_HALF_PIXEL;
+	else if (strcmp(ct, "half_pixel"))
+		return eerr(e, -ENOTSUP, "coordinate mode '%s'", ct);
+	if (p->mode == DRM_NPU_RESIZE_NEAREST) {
+		if (!strcmp(nm, "round_prefer_ceil"))
+			p->nearest = DRM_NPU_RESIZE_ROUND_PREFER_CEIL;
+		else if (!strcmp(nm, "floor"))
+			p->nearest = DRM_NPU_RESIZE_FLOOR;
+		else if (!strcmp(nm, "ceil"))
+			p->nearest = DRM_NPU_RESIZE_CEIL;
+	}
+	if (sc && sc->data && ir_tensor_numel(sc) == in(e, 0)->shape.rank &&
+	    !(ir_in(n, 3)))
+		for (i = 0; i < in(e, 0)->shape.rank; i++)
+			p->scale[i] = emit_f32_bits((float)ir_const_get_f(sc,
+									 i));
+	err = whole(e, in(e, 0), &t->operands[0]);
+	return err ? err : whole(e, out0(e), &t->operands[1]);
+}
+
+static int emit_attention(struct ectx *e)
+{
+	struct drm_npu_task *t = new_task(e, DRM_NPU_OP_ATTENTION);
+	int i, err = 0, k = 0;
+
+	if (!t)
+		return -ENOMEM;
+	t->params.attention.scale =
+		emit_f32_bits(ir_attr_float(e->n, "scale", 1.0f));
+	for (i = 0; i < 3 && !err; i++)
+		err = whole(e, in(e, i), &t->operands[k++]);
+	if (!err && in(e, 3)) {
+		t->params.attention.flags = DRM_NPU_ATTN_HAS_MASK;
+		err = whole(e, in(e, 3), &t->operands[k++]);
+	}
+	if (!err)
+		err = whole(e, out0(e), &t->operands[k++]);
+	t->num_operands = (uint8_t)k;
+	return err;
+}
+
+static int emit_transdata(struct ectx *e)
+{
+	struct drm_npu_task *t = new_task(e, DRM_NPU_OP_TRANSDATA);
+	int err;
+
+	if (!t)
+		return -ENOMEM;
+	t->num_operands = 2;
+	err = whole(e, in(e, 0), &t->operands[0]);
+	return err ? err : whole(e, out0(e), &t->operands[1]);
+}
+
+static int emit_quant(struct ectx *e)
+{
+	const struct ir_node *n = e->n;
+	bool q = n->op == IR_OP_QUANTIZE_LINEAR;
+	const struct ir_tensor *sc = in(e, 1), *zp = in(e, 2);
+	struct drm_npu_task *t;
+	int err, k = 0;
+	int64_t axis = ir_attr_int(n, "axis", 1);
+
+	if (!sc || !sc->data || (zp && !zp->data))
+		return eerr(e, -ENOTSUP, "scale and zero point must be "
+			    "constants");
+	t = new_task(e, q ? DRM_NPU_OP_QUANTIZE : DRM_NPU_OP_DEQUANTIZE);
+	if (!t)
+		return -ENOMEM;
+	err = whole(e, in(e, 0), &t->operands[k++]);
+	if (!err)
+		err = whole(e, out0(e), &t->operands[k++]);
+	if (err)
+		return err;
+	if (ir_tensor_numel(sc) == 1) {
+		t->params.quant.scale =
+			emit_f32_bits((float)ir_const_get_f(sc, 0));
+		t->params.quant.zero_point =
+			zp ? (int32_t)ir_const_get_i(zp, 0) : 0;
+	} else {
+		if (axis < 0)
+			axis += in(e, 0)->shape.rank;
+		t->params.quant.flags = DRM_NPU_QUANT_PER_CHANNEL;
+		t->params.quant.axis = (uint32_t)axis;
+		err = whole(e, sc, &t->operands[k++]);
+		if (!err && zp)
+			err = whole(e, zp, &t->operands[k++]);
+	}
+	t->num_operands = (uint8_t)k;
+	return err;
+}
+
+/* --- dispatch ------------------------------------------------------------- */
+
+const struct ir_tensor *emit_view_source(const struct ir_node *n)
+{
+	switch (n->op) {
+	case IR_OP_RESHAPE: case IR_OP_FLATTEN: case IR_OP_SQUEEZE:
+	case IR_OP_UNSQUEEZE: case IR_OP_IDENTITY: case IR_OP_DROPOUT:
+		/* only plain layouts alias; NC1HWC0 never reaches a view */
+		return ir_in(n, 0);
+	default:
+		return NULL;
+	}
+}
+
+bool emit_is_host_op(enum ir_op op)
+{
+	return op == IR_OP_SHAPE || op == IR_OP_CONSTANT_OF_SHAPE ||
+	       op == IR_OP_RANGE;
+}
+
+int emit_node(struct ir_graph *g, const struct ir_node *n,
+	      const struct emit_target *tgt, struct emit_tasks *out)
+{
+	struct ectx e = { .g = g, .n = n, .tgt = tgt, .out = out };
+	size_t before = out->count;
+	int i, err;
+
+	for (i = 0; i < n->num_inputs; i++)
+		if (n->inputs[i] && !ir_shape_is_static(&n->inputs[i]->shape))
+			return eerr(&e, -EINVAL, "input '%s' has symbolic "
+				    "dims: bind them first",
+				    n->inputs[i]->name);
+	for (i = 0; i < n->num_outputs; i++)
+		if (n->outputs[i] && (!n->outputs[i]->shape_known ||
+		    !ir_shape_is_static(&n->outputs[i]->shape)))
+			return eerr(&e, -EINVAL, "output '%s' has no static "
+				    "shape", n->outputs[i]->name);
+	if (!n->num_outputs || !n->outputs[0])
+		return eerr(&e, -EINVAL, "node has no output");
+	if (emit_view_source(n))
+		return 0;
+	switch (n->op) {
+	case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL: case IR_OP_DIV:
+	case IR_OP_POW: case IR_OP_MAX: case IR_OP_MIN: case IR_OP_PRELU:
+	case IR_OP_EQUAL: case IR_OP_LESS: case IR_OP_GREATER:
+		err = emit_binary(&e);
+		break;
+	case IR_OP_RELU: case IR_OP_SIGMOID: case IR_OP_TANH: case IR_OP_EXP:
+	case IR_OP_SQRT: case IR_OP_CLIP: case IR_OP_LEAKY_RELU:
+	case IR_OP_HARD_SIGMOID: case IR_OP_HARD_SWISH: case IR_OP_ERF:
+	case IR_OP_NEG: case IR_OP_ABS: case IR_OP_LOG: case IR_OP_RECIPROCAL:
+	case IR_OP_ELU: case IR_OP_SOFTPLUS: case IR_OP_FLOOR: case IR_OP_CEIL:
+	case IR_OP_NOT: case IR_OP_GELU: case IR_OP_ACTIVATION:
+		err = emit_unary(&e);
+		break;
+	case IR_OP_CAST: err = emit_cast(&e); break;
+	case IR_OP_EXPAND: err = emit_expand(&e); break;
+	case IR_OP_TRANSPOSE: err = emit_transpose(&e); break;
+	case IR_OP_SLICE: err = emit_slice(&e); break;
+	case IR_OP_CONCAT: err = emit_concat(&e); break;
+	case IR_OP_SPLIT: err = emit_split(&e); break;
+	case IR_OP_WHERE: err = emit_where(&e); break;
+	case IR_OP_GATHER: err = emit_gather(&e); break;
+	case IR_OP_CONV: err = emit_conv(&e); break;
+	case IR_OP_GEMM: case IR_OP_MATMUL: err = emit_matmul(&e); break;
+	case IR_OP_MAX_POOL: case IR_OP_AVERAGE_POOL:
+	case IR_OP_GLOBAL_AVERAGE_POOL: case IR_OP_GLOBAL_MAX_POOL:
+		err = emit_pool(&e);
+		break;
+	case IR_OP_BATCH_NORM: err = emit_batchnorm(&e); break;
+	case IR_OP_LAYER_NORM: err = emit_layernorm(&e); break;
+	case IR_OP_SOFTMAX: case IR_OP_LOG_SOFTMAX: err = emit_softmax(&e);
+		break;
+	case IR_OP_REDUCE_SUM: case IR_OP_REDUCE_MEAN: case IR_OP_REDUCE_MAX:
+	case IR_OP_REDUCE_MIN: case IR_OP_REDUCE_PROD:
+	case IR_OP_REDUCE_SUM_SQUARE:
+		err = emit_reduce(&e);
+		break;
+	case IR_OP_PAD: err = emit_pad(&e); break;
+	case IR_OP_RESIZE: err = emit_resize(&e); break;
+	case IR_OP_ATTENTION: err = emit_attention(&e); break;
+	case IR_OP_TRANSDATA: err = emit_transdata(&e); break;
+	case IR_OP_QUANTIZE_LINEAR: case IR_OP_DEQUANTIZE_LINEAR:
+		err = emit_quant(&e);
+		break;
+	default:
+		err = eerr(&e, -ENOTSUP, "no device kernel for this op%s",
+			   emit_is_host_op(n->op) ?
+			   " (a host op: constant folding removes it)" : "");
+	}
+	if (err)
+		out->count = before;
+	return err;
+}
+
+/* --- host-only ops --------------------------------------------------------- */
+
+int emit_host_eval(struct ir_graph *g, const struct ir_node *n,
+		   const void *const *in, void *out)
+{
+	const struct ir_tensor *o = n->outputs[0];
+	int64_t i, cnt = ir_tensor_numel(o);
+
+	switch (n->op) {
+	case IR_OP_SHAPE: {
+		const struct ir_tensor *x = n->inputs[0];
+		int64_t st = ir_attr_int(n, "start", 0);
+
+		if (st < 0)
+			st += x->shape.rank;
+		if (st < 0)
+			st = 0;
+		for (i = 0; i < cnt; i++)
+			((int64_t *)out)[i] = x->shape.dim[st + i];
+		return 0;
+	}
+	case IR_OP_CONSTANT_OF_SHAPE: {
+		const struct ir_attr *a = ir_attr_find(n, "value");
+		size_t es = ir_dtype_size(o->dtype);
+		float zero = 0;
+		const void *v = a && a->t && a->t->data ? a->t->data : &zero;
+
+		for (i = 0; i < cnt; i++)
+			memcpy((char *)out + i * es, v, es);
+		return 0;
+	}
+	case IR_OP_RANGE: {
+		double s = ir_const_get_f(n->inputs[0], 0);
+		double d = ir_const_get_f(n->inputs[2], 0);
+
+		for (i = 0; i < cnt; i++) {
+			double v = s + d * (double)i;
+
+			switch (o->dtype) {
+			case IR_F32: ((float *)out)[i] = (float)v; break;
+			case IR_I32: ((int32_t *)out)[i] = (int32_t)v; break;
+			case IR_I64: ((int64_t *)out)[i] = (int64_t)v; break;
+			default:
+				return ir_error(g, "node '%s' (Range): dtype "
+						"%s", n->name,
+						ir_dtype_name(o->dtype));
+			}
+		}
+		return 0;
+	}
+	default:
+		(void)in;
+		return ir_error(g, "node '%s' (%s) is not a host op", n->name,
+				ir_op_name(n->op));
+	}
+}
