@@ -24,4 +24,4 @@ $(BUILD)/tests/pool/%: $(BUILD)/obj/kernel/npu_drv/pool/tests/%.o $(POOL_LIB)
 	$(CC) $(LDFLAGS) -o $@ $^
 
 TESTS += $(POOL_TESTS)
-SAN_TESTS += $(patsubst $(BUILD)/%,build/%,$(POOL_TESTS))
+SAN_TESTS += $(POOL_TESTS)
