@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * interp.h - the reference interpreter of the IR on the host.
+ *
+ * Runs a graph node by node: each tensor gets host memory, each node's tasks
+ * come from emit_node() (compiler/emit/emit.h) and run through npu_op_run(),
+ * the op kernels the device runs too. Views alias their source; host ops
+ * (Shape, ConstantOfShape, Range) are evaluated directly. Tests use it to
+ * prove each pass preserves a model's outputs, constant folding uses
+ * interp_eval_node() so that folding and device agree bit for bit.
+ */
+#ifndef NPUC_INTERP_H
+#define NPUC_INTERP_H
+
+#include "ir/ir.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * interp_run() - run a graph with static shapes
+ * @g: the graph (bind symbolic dims first); not modified
+ * @inputs: data of each graph input, dense in its dtype/layout
+ * @outputs: buffers for each graph output, emit_tensor_bytes() bytes each
+ *
+ * Return: 0, or a negative errno with a message in the graph naming the
+ * node (and task) that failed.
+ */
+int interp_run(struct ir_graph *g, const void *const *inputs,
+	       void *const *outputs);
+
+/**
+ * interp_eval_node() - evaluate one node from host buffers
+ * @in: data of each input (NULL for absent ones; constants may pass NULL
+ *      and are read from the tensor)
+ * @out: a buffer of emit_tensor_bytes() for each output
+ */
+int interp_eval_node(struct ir_graph *g, const struct ir_node *n,
+		     const void *const *in, void *const *out);
+
+/* Tasks run by the interpreter since the start of the process. */
+unsigned long interp_tasks_run(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NPUC_INTERP_H */
