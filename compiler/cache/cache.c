@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cache.c - the compile cache (see cache.h).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "cache/cache.h"
+#include "om/om.h"
+
+#define CACHE_MAGIC	"NPUCACHE"
+#define CACHE_VERSION	1
+
+struct cache_file_header {
+	char magic[8];
+	uint32_t version;
+	uint32_t crc;		/* CRC32C of the payload */
+	uint64_t key[2];
+	uint64_t om_size;
+	uint64_t blob_size;
+};
+
+/* Two independent 64-bit hashes: FNV-1a and a multiply-xorshift mix. */
+void cache_hash_init(struct cache_hasher *h)
+{
+	h->a = 0xcbf29ce484222325ull;
+	h->b = 0x9E3779B97F4A7C15ull;
+}
+
+void cache_hash_bytes(struct cache_hasher *h, const void *p, size_t n)
+{
+	const unsigned char *s = p;
+	uint64_t a = h->a, b = h->b;
+	size_t i = 0;
+
+	/* Eight bytes a step: weights of big models are hashed too. */
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w;
+
+		memcpy(&w, s + i, 8);
+		a = (a ^ w) * 0x100000001b3ull;
+		a ^= a >> 32;
+		b = (b + w + 1) * 0xff51afd7ed558ccdull;
+		b ^= b >> 29;
+	}
+	for (; i < n; i++) {
+		a = (a ^ s[i]) * 0x100000001b3ull;
+		b = (b + s[i] + 1) * 0xff51afd7ed558ccdull;
+		b ^= b >> 29;
+	}
+	h->a = a;
+	h->b = b;
+}
+
+void cache_hash_u64(struct cache_hasher *h, uint64_t v)
+{
+	cache_hash_bytes(h, &v, sizeof(v));
+}
+
+void cache_hash_str(struct cache_hasher *h, const char *s)
+{
+	s = s ? s : "";
+	cache_hash_u64(h, strlen(s));
+	cache_hash_bytes(h, s, strlen(s));
+}
+
+struct cache_key cache_hash_final(const struct cache_hasher *h)
+{
+	struct cache_key k = { { h->a, h->b } };
+
+	k.h[1] ^= k.h[1] >> 33;
+	k.h[1] *= 0xc4ceb9fe1a85ec53ull;
+	k.h[1] ^= k.h[1] >> 33;
+	return k;
+}
+
+void cache_key_hex(const struct cache_key *k, char out[33])
+{
+	snprintf(out, 33, "%016llx%016llx", (unsigned long long)k->h[0],
+		 (unsigned long long)k->h[1]);
+}
+
+static int mkdir_p(const char *path)
+{
+	char tmp[4096];
+
+	if (strlen(path) >= sizeof(tmp))
+		return -ENAMETOOLONG;
+	strcpy(tmp, path);
+	for (char *p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(tmp, 0755) && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(tmp, 0755) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+int cache_dir(char *out, size_t len)
+{
+	const char *d = getenv("NPU_CACHE_DIR");
+	const char *x = getenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME");
+	int n;
+
+	if (d && *d)
+		n = snprintf(out, len, "%s", d);
+	else if (x && *x)
+		n = snprintf(out, len, "%s/npu", x);
+	else if (home && *home)
+		n = snprintf(out, len, "%s/.cache/npu", home);
+	else
+		return -ENOENT;
+	if (n < 0 || (size_t)n >= len)
+		return -ENAMETOOLONG;
+	return mkdir_p(out);
+}
+
+void cache_entry_path(const struct cache_handle *c, char *out, size_t len)
+{
+	snprintf(out, len, "%s/%s.npuc", c->dir, c->key_hex);
+}
+
+int cache_open(struct cache_handle *c, const char *dir,
+	       const struct cache_key *key)
+{
+	char path[4200];
+	int ret;
+
+	memset(c, 0, sizeof(*c));
+	c->lock_fd = -1;
+	c->key = *key;
+	cache_key_hex(key, c->key_hex);
+	if (dir) {
+		if (strlen(dir) >= sizeof(c->dir))
+			return -ENAMETOOLONG;
+		strcpy(c->dir, dir);
+		ret = mkdir_p(c->dir);
+	} else {
+		ret = cache_dir(c->dir, sizeof(c->dir));
+	}
+	if (ret)
+		return ret;
+	snprintf(path, sizeof(path), "%s/%s.lock", c->dir, c->key_hex);
+	c->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (c->lock_fd < 0)
+		return -errno;
+	while (flock(c->lock_fd, LOCK_EX)) {
+		if (errno != EINTR) {
+			ret = -errno;
+			close(c->lock_fd);
+			c->lock_fd = -1;
+			return ret;
+		}
+	}
+	return 0;
+}
+
+void cache_close(struct cache_handle *c)
+{
+	if (c->lock_fd >= 0) {
+		flock(c->lock_fd, LOCK_UN);
+		close(c->lock_fd);
+	}
+	c->lock_fd = -1;
+}
+
+static void *read_all(const char *path, size_t *size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	char *buf = NULL;
+	size_t got = 0;
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) || st.st_size <= 0 ||
+	    !(buf = malloc((size_t)st.st_size)))
+		goto fail;
+	while (got < (size_t)st.st_size) {
+		ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);
+
+		if (r <= 0) {
+			if (r < 0 && errno == EINTR)
+				continue;
+			goto fail;
+		}
+		got += (size_t)r;
+	}
+	close(fd);
+	*size = got;
+	return buf;
+fail:
+	free(buf);
+	close(fd);
+	return NULL;
+}
+
+enum cache_status cache_lookup(struct cache_handle *c, void **om,
+			       size_t *om_size, void **blob,
+			       size_t *blob_size)
+{
+	char path[4200];
+	struct cache_file_header h;
+	size_t size = 0;
+	char *buf;
+
+	cache_entry_path(c, path, sizeof(path));
+	buf = read_all(path, &size);
+	if (!buf)
+		return access(path, F_OK) ? CACHE_MISS : CACHE_CORRUPT;
+	if (size < sizeof(h))
+		goto corrupt;
+	memcpy(&h, buf, sizeof(h));
+	if (memcmp(h.magic, CACHE_MAGIC, 8) || h.version != CACHE_VERSION ||
+	    h.key[0] != c->key.h[0] || h.key[1] != c->key.h[1] ||
+	    h.om_size > size || h.blob_size > size ||
+	    sizeof(h) + h.om_size + h.blob_size != size ||
+	    om_crc32c(0, buf + sizeof(h), size - sizeof(h)) != h.crc)
+		goto corrupt;
+	*om = malloc(h.om_size + 1);
+	*blob = malloc(h.blob_size + 1);
+	if (!*om || !*blob) {
+		free(*om);
+		free(*blob);
+		free(buf);
+		return CACHE_MISS;
+	}
+	memcpy(*om, buf + sizeof(h), h.om_size);
+	memcpy(*blob, buf + sizeof(h) + h.om_size, h.blob_size);
+	*om_size = h.om_size;
+	*blob_size = h.blob_size;
+	free(buf);
+	utimes(path, NULL);	/* most recently used */
+	return CACHE_HIT;
+corrupt:
+	free(buf);
+	unlink(path);
+	return CACHE_CORRUPT;
+}
+
+static int write_full(int fd, const void *p, size_t n)
+{
+	const char *s = p;
+
+	while (n) {
+		ssize_t w = write(fd, s, n);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		s += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+struct entry {
+	char name[64];
+	time_t mtime;
+	off_t size;
+};
+
+static int by_mtime(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+
+	return (x->mtime > y->mtime) - (x->mtime < y->mtime);
+}
+
+/* Remove the least recently used entries until the total fits. */
+static void trim(const char *dir, const char *keep)
+{
+	const char *lim = getenv("NPU_CACHE_MAX_BYTES");
+	unsigned long long max = lim && *lim ? strtoull(lim, NULL, 10) :
+				 (1ull << 30);
+	struct entry *e = NULL;
+	size_t n = 0, cap = 0;
+	unsigned long long total = 0;
+	struct dirent *d;
+	DIR *dp = opendir(dir);
+
+	if (!dp)
+		return;
+	while ((d = readdir(dp))) {
+		size_t len = strlen(d->d_name);
+		char path[4400];
+		struct stat st;
+
+		if (len < 6 || len >= sizeof(e->name) ||
+		    strcmp(d->d_name + len - 5, ".npuc"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
+		if (stat(path, &st))
+			continue;
+		if (n == cap) {
+			void *p = realloc(e, (cap = cap ? cap * 2 : 32) *
+					  sizeof(*e));
+			if (!p)
+				break;
+			e = p;
+		}
+		strcpy(e[n].name, d->d_name);
+		e[n].mtime = st.st_mtime;
+		e[n].size = st.st_size;
+		total += (unsigned long long)st.st_size;
+		n++;
+	}
+	closedir(dp);
+	qsort(e, n, sizeof(*e), by_mtime);
+	for (size_t i = 0; i < n && total > max; i++) {
+		char path[4400];
+
+		if (!strncmp(e[i].name, keep, 32))
+			continue;	/* never the entry just stored */
+		snprintf(path, sizeof(path), "%s/%s", dir, e[i].name);
+		if (!unlink(path))
+			total -= (unsigned long long)e[i].size;
+		snprintf(path, sizeof(path), "%s/%.32s.lock", dir, e[i].name);
+		unlink(path);
+	}
+	free(e);
+}
+
+int cache_store(struct cache_handle *c, const void *om, size_t om_size,
+		const void *blob, size_t blob_size)
+{
+	struct cache_file_header h;
+	char path[4200], tmp[4300];
+	uint32_t crc;
+	int fd, ret;
+
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, CACHE_MAGIC, 8);
+	h.version = CACHE_VERSION;
+	h.key[0] = c->key.h[0];
+	h.key[1] = c->key.h[1];
+	h.om_size = om_size;
+	h.blob_size = blob_size;
+	crc = om_crc32c(0, om, om_size);
+	h.crc = om_crc32c(crc, blob, blob_size);
+	cache_entry_path(c, path, sizeof(path));
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	ret = write_full(fd, &h, sizeof(h));
+	if (!ret)
+		ret = write_full(fd, om, om_size);
+	if (!ret)
+		ret = write_full(fd, blob, blob_size);
+	if (!ret && fsync(fd))
+		ret = -errno;
+	if (close(fd) && !ret)
+		ret = -errno;
+	if (!ret && rename(tmp, path))
+		ret = -errno;
+	if (ret) {
+		unlink(tmp);
+		return ret;
+	}
+	trim(c->dir, c->key_hex);
+	return 0;
+}

@@ -1,0 +1,551 @@
+// SPDX-License-Identifier: MIT
+/*
+ * driver.c - the compile pipeline as one call (see npuc.h).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cache/cache.h"
+#include "driver/npuc.h"
+#include "driver/passes_hook.h"
+#include "onnx/onnx_import.h"
+#include "om/om.h"
+#include "shape/shape.h"
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* ---- cache key: the canonical graph ----------------------------------- */
+
+static void hash_shape(struct cache_hasher *h, const struct ir_shape *s)
+{
+	cache_hash_u64(h, (uint64_t)s->rank);
+	for (int i = 0; i < s->rank; i++)
+		cache_hash_u64(h, (uint64_t)s->dim[i]);
+}
+
+static void hash_tensor(struct cache_hasher *h, struct ir_tensor *t,
+			int *next)
+{
+	if (!t) {
+		cache_hash_u64(h, UINT64_MAX);
+		return;
+	}
+	if (!t->priv) {
+		/* first appearance: its number, type and contents */
+		t->priv = (void *)(intptr_t)++*next;
+		cache_hash_u64(h, (uint64_t)t->dtype);
+		cache_hash_u64(h, (uint64_t)t->layout);
+		hash_shape(h, &t->shape);
+		cache_hash_u64(h, t->nbytes);
+		if (t->data)
+			cache_hash_bytes(h, t->data, t->nbytes);
+	}
+	cache_hash_u64(h, (uint64_t)(intptr_t)t->priv);
+}
+
+/* Names of tensors and nodes are left out: renaming keeps the key. */
+static void hash_graph(struct cache_hasher *h, struct ir_graph *g)
+{
+	int next = 0;
+
+	for (int i = 0; i < g->num_tensors; i++)
+		g->tensors[i]->priv = NULL;
+	cache_hash_u64(h, (uint64_t)g->num_inputs);
+	for (int i = 0; i < g->num_inputs; i++)
+		hash_tensor(h, g->inputs[i], &next);
+	for (int i = 0; i < g->num_syms; i++)
+		cache_hash_str(h, g->syms[i]);	/* dims named by the user */
+	for (int i = 0; i < g->num_nodes; i++) {
+		const struct ir_node *n = g->nodes[i];
+
+		cache_hash_u64(h, (uint64_t)n->op);
+		cache_hash_u64(h, (uint64_t)n->opset);
+		cache_hash_u64(h, (uint64_t)n->act.kind);
+		cache_hash_bytes(h, &n->act.alpha, sizeof(n->act.alpha));
+		cache_hash_bytes(h, &n->act.beta, sizeof(n->act.beta));
+		cache_hash_u64(h, n->has_residual);
+		cache_hash_u64(h, (uint64_t)n->num_inputs);
+		for (int k = 0; k < n->num_inputs; k++)
+			hash_tensor(h, n->inputs[k], &next);
+		cache_hash_u64(h, (uint64_t)n->num_attrs);
+		for (int k = 0; k < n->num_attrs; k++) {
+			const struct ir_attr *a = &n->attrs[k];
+
+			cache_hash_str(h, a->name);
+			cache_hash_u64(h, (uint64_t)a->type);
+			cache_hash_u64(h, (uint64_t)a->i);
+			cache_hash_bytes(h, &a->f, sizeof(a->f));
+			cache_hash_str(h, a->s);
+			cache_hash_u64(h, (uint64_t)a->n);
+			if (a->ints)
+				cache_hash_bytes(h, a->ints,
+						 (size_t)a->n * sizeof(*a->ints));
+			if (a->floats)
+				cache_hash_bytes(h, a->floats,
+						 (size_t)a->n * sizeof(*a->floats));
+			if (a->t)
+				hash_tensor(h, a->t, &next);
+		}
+		cache_hash_u64(h, (uint64_t)n->num_outputs);
+		for (int k = 0; k < n->num_outputs; k++)
+			hash_tensor(h, n->outputs[k], &next);
+	}
+	cache_hash_u64(h, (uint64_t)g->num_outputs);
+	for (int i = 0; i < g->num_outputs; i++)
+		hash_tensor(h, g->outputs[i], &next);
+	for (int i = 0; i < g->num_tensors; i++)
+		g->tensors[i]->priv = NULL;
+}
+
+static struct cache_key compile_key(struct ir_graph *g,
+				    const struct npuc_options *o)
+{
+	struct cache_hasher h;
+
+	cache_hash_init(&h);
+	cache_hash_str(&h, "npuc");
+	cache_hash_u64(&h, OM_VERSION(NPUC_VERSION_MAJOR, NPUC_VERSION_MINOR,
+				      NPUC_VERSION_PATCH));
+	cache_hash_u64(&h, DRM_NPU_MODEL_SIM910);
+	cache_hash_u64(&h, DRM_NPU_UAPI_VERSION);
+	cache_hash_u64(&h, sizeof(struct drm_npu_task));
+	cache_hash_u64(&h, OM_FORMAT_MAJOR << 16 | OM_FORMAT_MINOR);
+	cache_hash_u64(&h, (uint64_t)o->opt_level);
+	cache_hash_str(&h, o->input_shapes);
+	cache_hash_str(&h, o->dynamic_batch);
+	cache_hash_str(&h, o->dynamic_dims);
+	cache_hash_str(&h, o->input_format);
+	cache_hash_str(&h, o->disable_passes);
+	cache_hash_u64(&h, o->max_streams);
+	cache_hash_u64(&h, o->plan_budget_ms);
+	hash_graph(&h, g);
+	return cache_hash_final(&h);
+}
+
+/* ---- shape gears ------------------------------------------------------- */
+
+struct gear {
+	int num;			/* symbols bound */
+	int sym[IR_MAX_RANK * 4];
+	int64_t value[IR_MAX_RANK * 4];
+	char name[64];
+};
+
+static int parse_list(const char *s, int64_t *v, int max, char *err,
+		      size_t errlen, const char *what)
+{
+	int n = 0;
+
+	while (*s) {
+		char *end;
+		long long x = strtoll(s, &end, 10);
+
+		if (end == s || x <= 0 || n == max) {
+			snprintf(err, errlen,
+				 "%s: expected up to %d positive integers separated by ',' (got \"%s\")",
+				 what, max, s);
+			return -EINVAL;
+		}
+		v[n++] = x;
+		s = end;
+		while (*s == ' ')
+			s++;
+		if (*s == ',')
+			s++;
+		else if (*s) {
+			snprintf(err, errlen, "%s: unexpected '%c'", what, *s);
+			return -EINVAL;
+		}
+	}
+	return n;
+}
+
+/* Symbols in order of first appearance in the inputs' shapes. */
+static int input_symbols(const struct ir_graph *g, int *sym, int max)
+{
+	int n = 0;
+
+	for (int i = 0; i < g->num_inputs; i++)
+		for (int d = 0; d < g->inputs[i]->shape.rank; d++) {
+			int64_t dim = g->inputs[i]->shape.dim[d];
+			bool seen = false;
+
+			if (!IR_DIM_IS_SYM(dim))
+				continue;
+			for (int k = 0; k < n; k++)
+				seen = seen || sym[k] == IR_DIM_SYM_ID(dim);
+			if (!seen && n < max)
+				sym[n++] = IR_DIM_SYM_ID(dim);
+		}
+	return n;
+}
+
+static int make_gears(const struct ir_graph *g, const struct npuc_options *o,
+		      struct gear *gears, int *num, char *err, size_t errlen)
+{
+	int sym[IR_MAX_RANK * 4];
+	int ns = input_symbols(g, sym, IR_MAX_RANK * 4);
+	int64_t v[NPUC_MAX_VARIANTS * IR_MAX_RANK];
+	int n;
+
+	*num = 0;
+	if (o->dynamic_batch) {
+		int64_t d0 = g->num_inputs ? g->inputs[0]->shape.dim[0] : 0;
+
+		if (!g->num_inputs || !g->inputs[0]->shape.rank ||
+		    !IR_DIM_IS_SYM(d0)) {
+			snprintf(err, errlen,
+				 "--dynamic-batch needs a symbolic batch dim; give e.g. --input-shape \"%s:batch,...\"",
+				 g->num_inputs ? g->inputs[0]->name : "input");
+			return -EINVAL;
+		}
+		n = parse_list(o->dynamic_batch, v, NPUC_MAX_VARIANTS, err,
+			       errlen, "--dynamic-batch");
+		if (n < 0)
+			return n;
+		for (int i = 0; i < n; i++) {
+			gears[i].num = 1;
+			gears[i].sym[0] = IR_DIM_SYM_ID(d0);
+			gears[i].value[0] = v[i];
+			snprintf(gears[i].name, sizeof(gears[i].name),
+				 "%s=%lld", g->syms[gears[i].sym[0]],
+				 (long long)v[i]);
+		}
+		*num = n;
+		return 0;
+	}
+	if (o->dynamic_dims) {
+		const char *s = o->dynamic_dims;
+		int gi = 0;
+
+		while (*s && gi < NPUC_MAX_VARIANTS) {
+			char part[256];
+			size_t len = strcspn(s, ";");
+
+			if (len >= sizeof(part))
+				len = sizeof(part) - 1;
+			memcpy(part, s, len);
+			part[len] = '\0';
+			n = parse_list(part, v, IR_MAX_RANK * 4, err, errlen,
+				       "--dynamic-dims");
+			if (n < 0)
+				return n;
+			if (n != ns) {
+				snprintf(err, errlen,
+					 "--dynamic-dims gear %d gives %d values but the inputs have %d symbolic dims (in order of appearance)",
+					 gi + 1, n, ns);
+				return -EINVAL;
+			}
+			gears[gi].num = n;
+			gears[gi].name[0] = '\0';
+			for (int k = 0; k < n; k++) {
+				size_t at = strlen(gears[gi].name);
+
+				gears[gi].sym[k] = sym[k];
+				gears[gi].value[k] = v[k];
+				snprintf(gears[gi].name + at,
+					 sizeof(gears[gi].name) - at, "%s%s=%lld",
+					 k ? "," : "", g->syms[sym[k]],
+					 (long long)v[k]);
+			}
+			gi++;
+			s += strlen(part);
+			if (*s == ';')
+				s++;
+		}
+		*num = gi;
+		return 0;
+	}
+	if (ns) {
+		snprintf(err, errlen,
+			 "input '%s' has symbolic dims; fix them with --input-shape or give gears with --dynamic-batch/--dynamic-dims",
+			 g->inputs[0]->name);
+		return -EINVAL;
+	}
+	*num = 1;
+	gears[0].num = 0;
+	gears[0].name[0] = '\0';
+	return 0;
+}
+
+/* ---- the .om model ----------------------------------------------------- */
+
+static int declare_io(struct om_writer *w, const struct ir_graph *g,
+		      char *err, size_t errlen)
+{
+	for (int k = 0; k < 2; k++) {
+		int n = k ? g->num_outputs : g->num_inputs;
+
+		for (int i = 0; i < n; i++) {
+			const struct ir_tensor *t = k ? g->outputs[i] :
+						    g->inputs[i];
+			struct om_tensor_info info = { 0 };
+			int ret;
+
+			if (t->shape.rank > OM_MAX_RANK) {
+				snprintf(err, errlen,
+					 "I/O '%s' has rank %d; the device takes at most %d",
+					 t->name, t->shape.rank, OM_MAX_RANK);
+				return -ENOTSUP;
+			}
+			info.name = t->name;
+			info.dtype = t->dtype;
+			info.layout = t->layout;
+			info.rank = (uint32_t)t->shape.rank;
+			for (int d = 0; d < t->shape.rank; d++) {
+				int64_t dim = t->shape.dim[d];
+
+				info.dims[d] = IR_DIM_IS_SYM(dim) ?
+					       OM_DIM_DYNAMIC : (uint64_t)dim;
+				info.dim_names[d] = IR_DIM_IS_SYM(dim) ?
+					ir_sym_name(g, dim) : NULL;
+			}
+			ret = om_writer_add_io(w, k ? OM_IO_OUTPUT : OM_IO_INPUT,
+					       &info, NULL);
+			if (ret) {
+				snprintf(err, errlen, "I/O '%s': %s", t->name,
+					 om_writer_error(w));
+				return ret;
+			}
+		}
+	}
+	return 0;
+}
+
+static void level_defaults(const struct npuc_options *o,
+			   struct lower_options *lo)
+{
+	memset(lo, 0, sizeof(*lo));
+	lo->max_streams = o->max_streams ? o->max_streams :
+			  o->opt_level >= 2 ? 4 : 1;
+	lo->inplace = o->opt_level >= 1;
+	lo->plan_budget_ms = o->plan_budget_ms ? o->plan_budget_ms :
+			     o->opt_level >= 3 ? 5000 :
+			     o->opt_level >= 1 ? 1000 : 100;
+	lo->planners = o->opt_level == 0 ? MP_PLANNER_BIT(MP_GREEDY_SIZE) : 0;
+}
+
+static int compile_gear(struct ir_graph *src, const struct gear *gear,
+			const struct npuc_options *o, struct om_writer *w,
+			struct npuc_report *rep, char *err, size_t errlen)
+{
+	struct ir_graph *g = ir_graph_clone(src);
+	struct npuc_variant_report *vr = &rep->variant[rep->num_variants];
+	struct lower_options lo;
+	int v, ret = 0;
+
+	if (!g) {
+		snprintf(err, errlen, "out of memory cloning the graph");
+		return -ENOMEM;
+	}
+	for (int k = 0; k < gear->num && !ret; k++)
+		ret = ir_graph_bind_sym(g, src->syms[gear->sym[k]],
+					gear->value[k]);
+	if (!ret)
+		ret = shape_infer(g);
+	if (ret) {
+		snprintf(err, errlen, "shape inference%s%s: %s",
+			 gear->name[0] ? " for gear " : "", gear->name,
+			 ir_graph_error(g));
+		goto out;
+	}
+	ret = npuc_run_passes(g, o, rep, err, errlen);
+	if (ret)
+		goto out;
+	v = om_writer_add_variant(w, gear->name[0] ? gear->name : NULL);
+	if (v < 0) {
+		ret = v;
+		snprintf(err, errlen, "variant: %s", om_writer_error(w));
+		goto out;
+	}
+	snprintf(vr->name, sizeof(vr->name), "%s",
+		 gear->name[0] ? gear->name : "default");
+	for (int k = 0; k < 2 && gear->num && !ret; k++) {
+		int n = k ? g->num_outputs : g->num_inputs;
+
+		for (int i = 0; i < n && !ret; i++) {
+			const struct ir_tensor *t = k ? g->outputs[i] :
+						    g->inputs[i];
+			uint64_t dims[OM_MAX_RANK] = { 0 };
+
+			for (int d = 0; d < t->shape.rank && d < OM_MAX_RANK; d++)
+				dims[d] = (uint64_t)t->shape.dim[d];
+			ret = om_writer_set_variant_shape(w, (uint32_t)v,
+					k ? OM_IO_OUTPUT : OM_IO_INPUT,
+					(uint32_t)i, dims);
+			if (ret)
+				snprintf(err, errlen, "variant %s shape of '%s': %s",
+					 gear->name, t->name, om_writer_error(w));
+		}
+	}
+	level_defaults(o, &lo);
+	if (!ret)
+		ret = lower_graph(g, &lo, w, (uint32_t)v, &vr->lower, err,
+				  errlen);
+	if (!ret)
+		rep->num_variants++;
+out:
+	ir_graph_free(g);
+	return ret;
+}
+
+static int compile_graph(struct ir_graph *g, const struct npuc_options *o,
+			 void **om, size_t *om_size, struct npuc_report *rep,
+			 char *err, size_t errlen)
+{
+	struct gear gears[NPUC_MAX_VARIANTS];
+	struct om_writer *w = om_writer_create();
+	uint32_t sems = 0;
+	int num, ret;
+
+	if (!w) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	ret = make_gears(g, o, gears, &num, err, errlen);
+	if (!ret)
+		ret = om_writer_set_name(w, rep->model);
+	if (!ret)
+		ret = om_writer_set_target(w, DRM_NPU_MODEL_SIM910,
+					   DRM_NPU_FEATURE_FP32);
+	if (!ret)
+		ret = om_writer_set_compiler_version(w,
+			OM_VERSION(NPUC_VERSION_MAJOR, NPUC_VERSION_MINOR,
+				   NPUC_VERSION_PATCH));
+	if (!ret)
+		ret = declare_io(w, g, err, errlen);
+	for (int i = 0; i < num && !ret; i++) {
+		ret = compile_gear(g, &gears[i], o, w, rep, err, errlen);
+		if (!ret && rep->variant[i].lower.num_semaphores > sems)
+			sems = rep->variant[i].lower.num_semaphores;
+	}
+	if (!ret && sems)
+		ret = om_writer_set_semaphores(w, sems, NULL);
+	if (!ret) {
+		ret = om_writer_serialize(w, om, om_size);
+		if (ret)
+			snprintf(err, errlen, "writing the model: %s",
+				 om_writer_error(w));
+	}
+	if (ret && !err[0])
+		snprintf(err, errlen, "%s", om_writer_error(w));
+	om_writer_destroy(w);
+	return ret;
+}
+
+static const char *base_name(const char *path, char *buf, size_t len)
+{
+	const char *b = strrchr(path, '/');
+	char *dot;
+
+	snprintf(buf, len, "%s", b ? b + 1 : path);
+	dot = strrchr(buf, '.');
+	if (dot && dot != buf)
+		*dot = '\0';
+	return buf;
+}
+
+int npuc_compile_file(const char *path, const struct npuc_options *opt,
+		      void **om, size_t *om_size, struct npuc_report *rep,
+		      char *err, size_t errlen)
+{
+	struct npuc_options o = opt ? *opt : (struct npuc_options){
+		.opt_level = 2 };
+	struct onnx_import_opts io = { 0 };
+	struct ir_graph *g = NULL;
+	struct cache_handle ch = { .lock_fd = -1 };
+	bool cached = false;
+	double t0 = now_ms();
+	int ret;
+
+	memset(rep, 0, sizeof(*rep));
+	err[0] = '\0';
+	rep->cache = -1;
+	if (o.opt_level < 0 || o.opt_level > 3) {
+		snprintf(err, errlen, "optimisation level %d: use -O0..-O3",
+			 o.opt_level);
+		return -EINVAL;
+	}
+	rep->opt_level = o.opt_level;
+	base_name(path, rep->model, sizeof(rep->model));
+	io.input_shapes = o.input_shapes;
+	ret = onnx_import_file(path, &io, &g, err, errlen);
+	if (ret)
+		return ret;
+	ret = shape_infer(g);
+	if (ret) {
+		snprintf(err, errlen, "shape inference: %s", ir_graph_error(g));
+		goto out;
+	}
+	rep->import_ms = now_ms() - t0;
+	if (!o.no_cache) {
+		struct cache_key key = compile_key(g, &o);
+
+		cache_key_hex(&key, rep->cache_key);
+		if (!cache_open(&ch, o.cache_dir, &key)) {
+			void *blob = NULL;
+			size_t blob_size = 0;
+			enum cache_status st = cache_lookup(&ch, om, om_size,
+							    &blob, &blob_size);
+
+			cached = true;
+			if (st == CACHE_HIT && blob_size == sizeof(*rep)) {
+				char key_hex[33];
+
+				memcpy(key_hex, rep->cache_key, sizeof(key_hex));
+				memcpy(rep, blob, sizeof(*rep));
+				memcpy(rep->cache_key, key_hex, sizeof(key_hex));
+				rep->cache = CACHE_HIT;
+				rep->import_ms = now_ms() - t0;
+				rep->compile_ms = 0;
+				rep->total_ms = now_ms() - t0;
+				free(blob);
+				goto out;
+			}
+			if (st == CACHE_HIT)
+				free(*om);	/* stale report layout */
+			free(blob);
+			rep->cache_corrupt_seen = st == CACHE_CORRUPT;
+			rep->cache = CACHE_MISS;
+		}
+	}
+	rep->nodes_before = (uint32_t)g->num_nodes;
+	ret = compile_graph(g, &o, om, om_size, rep, err, errlen);
+	if (ret)
+		goto out;
+	rep->om_size = *om_size;
+	{
+		struct om_model *m;
+		char oerr[OM_ERR_MAX];
+
+		if (!om_open_memory(*om, *om_size, &m, oerr)) {
+			rep->weights_size = om_get_model(m)->weights_size;
+			om_close(m);
+		} else {
+			snprintf(err, errlen,
+				 "the written model does not read back: %s",
+				 oerr);
+			free(*om);
+			ret = -EFAULT;
+			goto out;
+		}
+	}
+	rep->compile_ms = now_ms() - t0 - rep->import_ms;
+	rep->total_ms = now_ms() - t0;
+	if (cached)
+		cache_store(&ch, *om, *om_size, rep, sizeof(*rep));
+out:
+	if (cached)
+		cache_close(&ch);
+	ir_graph_free(g);
+	return ret;
+}

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * npuc.h - the whole compile pipeline as one library call:
+ * ONNX file + options -> .om bytes + report.
+ *
+ * import -> shape inference -> (per shape gear: bind the gear's dims ->
+ * shape inference -> passes -> lowering, streams, memory plan) -> .om
+ * writer, with the compile cache (cache.h) in front: a hit returns the
+ * stored model and report without compiling.
+ */
+#ifndef NPUC_DRIVER_H
+#define NPUC_DRIVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "lower/lower.h"
+
+#define NPUC_VERSION_MAJOR	1
+#define NPUC_VERSION_MINOR	0
+#define NPUC_VERSION_PATCH	0
+#define NPUC_MAX_VARIANTS	16
+
+struct npuc_options {
+	const char *input_shapes;	/* "name:1,3,224,224;..." or NULL */
+	const char *dynamic_batch;	/* "1,2,4,8" or NULL */
+	const char *dynamic_dims;	/* "v,v;v,v" per gear, or NULL */
+	const char *input_format;	/* "NCHW", "NHWC", "ND" or NULL */
+	int opt_level;			/* 0..3 (default 2) */
+	const char *disable_passes;	/* "name,name" or NULL */
+	const char *dump_ir_after;	/* pass name, or NULL */
+	FILE *dump_file;		/* where dumps go (NULL: stderr) */
+	bool no_cache;
+	const char *cache_dir;		/* NULL: the default directory */
+	uint32_t max_streams;		/* 0: by -O level (4 from -O2) */
+	unsigned int plan_budget_ms;	/* 0: by -O level */
+};
+
+struct npuc_variant_report {
+	char name[64];
+	struct lower_report lower;
+};
+
+/* Plain data (it is stored in the cache next to the model). */
+struct npuc_report {
+	char model[128];
+	int opt_level;
+	char passes[1024];		/* passes applied, with counts */
+	uint32_t num_passes;
+	uint32_t nodes_before, nodes_after;	/* first gear */
+	uint32_t num_variants;
+	struct npuc_variant_report variant[NPUC_MAX_VARIANTS];
+	uint64_t om_size;
+	uint64_t weights_size;		/* in the file, deduplicated */
+	double import_ms, compile_ms, total_ms;
+	int cache;			/* enum cache_status, -1 no cache */
+	bool cache_corrupt_seen;	/* a damaged entry was replaced */
+	char cache_key[33];
+};
+
+/**
+ * npuc_compile_file() - compile an ONNX model
+ * @path: the .onnx file
+ * @opt: options (NULL: defaults)
+ * @om: out, malloc'ed .om bytes
+ * @om_size: out, their size
+ * @rep: out, the report
+ * @err: message on failure (names what was wrong and what to do)
+ * Return: 0 or a negative errno.
+ */
+int npuc_compile_file(const char *path, const struct npuc_options *opt,
+		      void **om, size_t *om_size, struct npuc_report *rep,
+		      char *err, size_t errlen);
+
+void npuc_report_print(const struct npuc_report *r, FILE *f);
+void npuc_report_json(const struct npuc_report *r, FILE *f);
+
+#endif /* NPUC_DRIVER_H */

@@ -1,0 +1,26 @@
+# SPDX-License-Identifier: MIT
+# [be] compiler back end: lowering, the compile driver and the compile
+# cache, in $(BUILD)/lib/libnpuc_be.a (memplan and streams have their own).
+
+be_objs = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
+
+BE_SRCS := $(wildcard compiler/lower/*.c compiler/driver/*.c \
+		      compiler/cache/*.c)
+BE_LIB := $(BUILD)/lib/libnpuc_be.a
+BE_CPPFLAGS := -Icompiler -Ilibnpurt -Ikernel/npu_drv $(UAPI_CFLAGS)
+
+$(call be_objs,$(BE_SRCS)): CPPFLAGS += $(BE_CPPFLAGS)
+$(call be_objs,$(BE_SRCS)): | $(BUILD)/gen/onnx/onnx.pb-c.h
+
+$(BE_LIB): $(call be_objs,$(BE_SRCS))
+	@mkdir -p $(dir $@)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+# Everything a program that compiles needs, in link order.
+BE_LINK := $(BE_LIB) $(BUILD)/lib/libnpuc_fe.a \
+	$(BUILD)/lib/libnpuc_memplan.a $(BUILD)/lib/libnpuc_streams.a \
+	$(BUILD)/lib/libnpuom.a $(BUILD)/lib/libnpuops.a \
+	$(PROTOBUF_C_LIBS) -lm
+
+BINS += $(BE_LIB)

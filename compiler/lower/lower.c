@@ -1,0 +1,703 @@
+// SPDX-License-Identifier: MIT
+/*
+ * lower.c - IR graph -> per-stream programs of one .om variant
+ * (see lower.h for the steps).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emit/emit.h"
+#include "lower/lower.h"
+#include "streams/streams.h"
+#include "om/om.h"
+
+#define WORKSPACE_ALIGN	64
+
+enum root_kind { R_WORK, R_CONST, R_INPUT, R_OUTPUT };
+
+/* Per tensor (t->priv during lowering). */
+struct tinfo {
+	struct ir_tensor *t;
+	struct tinfo *root;
+	enum root_kind kind;
+	uint16_t slot;
+	bool weight_added;
+	uint64_t offset;
+	int last_read;		/* last unit reading this tensor */
+	int root_last;		/* roots: last unit accessing any alias */
+	int first;		/* roots: unit that first writes it */
+	int writer;		/* unit whose task computed the data, -1 none */
+	int buf;		/* roots of kind R_WORK: memplan buffer */
+	int out_index;		/* roots bound to a graph output */
+	uint64_t bytes;		/* roots of kind R_WORK: planned size */
+};
+
+/* A unit is a graph node that emits tasks, or an output copy. */
+struct unit {
+	const struct ir_node *node;	/* NULL for a copy */
+	struct tinfo *copy_src, *copy_dst;
+	int node_index;
+	uint32_t first_task, last_task;	/* local to its stream's program */
+};
+
+struct lower {
+	struct ir_graph *g;
+	const struct lower_options *opt;
+	struct om_writer *w;
+	uint32_t variant;
+	struct lower_report *rep;
+	char *err;
+	size_t errlen;
+	struct tinfo *ti;
+	struct unit *units;
+	int num_units;
+	int *unit_of_node;
+	struct tinfo **work;		/* workspace roots */
+	int num_work;
+	int64_t *offsets;
+};
+
+static struct tinfo *info(const struct ir_tensor *t)
+{
+	return t ? (struct tinfo *)t->priv : NULL;
+}
+
+static bool is_elementwise(enum ir_op op)
+{
+	switch (op) {
+	case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL: case IR_OP_DIV:
+	case IR_OP_POW: case IR_OP_MAX: case IR_OP_MIN: case IR_OP_PRELU:
+	case IR_OP_RELU: case IR_OP_SIGMOID: case IR_OP_TANH: case IR_OP_EXP:
+	case IR_OP_SQRT: case IR_OP_CLIP: case IR_OP_LEAKY_RELU:
+	case IR_OP_HARD_SIGMOID: case IR_OP_HARD_SWISH: case IR_OP_ERF:
+	case IR_OP_NEG: case IR_OP_ABS: case IR_OP_LOG: case IR_OP_RECIPROCAL:
+	case IR_OP_ELU: case IR_OP_SOFTPLUS: case IR_OP_FLOOR: case IR_OP_CEIL:
+	case IR_OP_ACTIVATION: case IR_OP_GELU:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static int fail(struct lower *l, int ret, const char *fmt, const char *a,
+		const char *b)
+{
+	snprintf(l->err, l->errlen, fmt, a, b);
+	return ret;
+}
+
+/* Step 1: roots of every tensor, views as aliases, in-place writes. */
+static int assign_storage(struct lower *l)
+{
+	struct ir_graph *g = l->g;
+
+	for (int i = 0; i < g->num_tensors; i++) {
+		struct tinfo *x = &l->ti[i];
+
+		x->t = g->tensors[i];
+		x->root = x;
+		x->kind = ir_tensor_is_const(x->t) ? R_CONST : R_WORK;
+		x->last_read = -1;
+		x->writer = -1;
+		x->buf = -1;
+		x->out_index = -1;
+		x->first = INT_MAX;
+		g->tensors[i]->priv = x;
+	}
+	for (int i = 0; i < g->num_inputs; i++) {
+		info(g->inputs[i])->kind = R_INPUT;
+		info(g->inputs[i])->slot = (uint16_t)(OM_SLOT_IO_BASE + i);
+	}
+	/* Units and last reads (by unit index, views count for their node). */
+	for (int i = 0; i < g->num_nodes; i++) {
+		const struct ir_node *n = g->nodes[i];
+
+		if (emit_is_host_op(n->op))
+			return fail(l, -ENOTSUP,
+				    "node '%s' (%s) must be folded to a constant before lowering (are the input shapes static?)",
+				    n->name ? n->name : "?", ir_op_name(n->op));
+		l->unit_of_node[i] = l->num_units;
+		if (!emit_view_source(n)) {
+			l->units[l->num_units].node = n;
+			l->units[l->num_units].node_index = i;
+			l->num_units++;
+		}
+		for (int k = 0; k < n->num_inputs; k++) {
+			struct tinfo *x = info(n->inputs[k]);
+
+			if (x)
+				x->last_read = l->unit_of_node[i];
+		}
+	}
+	for (int j = 0; j < g->num_outputs; j++)
+		info(g->outputs[j])->last_read = INT_MAX;
+	for (int i = 0; i < g->num_nodes; i++) {
+		const struct ir_node *n = g->nodes[i];
+		const struct ir_tensor *src = emit_view_source(n);
+		int u = l->unit_of_node[i];
+
+		if (src) {
+			struct tinfo *o = info(n->outputs[0]);
+			struct tinfo *r = info(src)->root;
+
+			l->rep->num_views++;
+			o->root = r;
+			o->writer = info(src)->writer;
+			if (o->last_read > r->root_last)
+				r->root_last = o->last_read;
+			continue;
+		}
+		for (int k = 0; k < n->num_outputs; k++) {
+			struct tinfo *o = info(n->outputs[k]);
+
+			if (!o)
+				continue;
+			o->writer = u;
+			o->first = u;
+			o->root_last = o->last_read > u ? o->last_read : u;
+		}
+		if (!l->opt->inplace || !is_elementwise(n->op) ||
+		    n->num_outputs != 1 || n->outputs[0]->is_output)
+			continue;
+		for (int k = 0; k < n->num_inputs; k++) {
+			const struct ir_tensor *in = n->inputs[k];
+			const struct ir_tensor *out = n->outputs[0];
+			struct tinfo *r = in ? info(in)->root : NULL;
+
+			if (!r || r->kind != R_WORK || r->root_last != u ||
+			    in->dtype != out->dtype ||
+			    in->layout != out->layout ||
+			    !ir_shape_equal(&in->shape, &out->shape) ||
+			    emit_tensor_bytes(in) != emit_tensor_bytes(out))
+				continue;
+			info(out)->root = r;
+			r->root_last = info(out)->root_last;
+			l->rep->num_inplace++;
+			break;
+		}
+	}
+	/* Outputs: their root becomes the output buffer, or a copy goes. */
+	for (int j = 0; j < g->num_outputs; j++) {
+		struct tinfo *o = info(g->outputs[j]);
+		struct tinfo *r = o->root;
+
+		if (r->kind == R_WORK && r->out_index < 0) {
+			r->kind = R_OUTPUT;
+			r->out_index = j;
+			r->slot = (uint16_t)(OM_SLOT_IO_BASE + g->num_inputs + j);
+			continue;
+		}
+		/* A copy into a buffer of its own for this output. */
+		struct tinfo *dst = &l->ti[g->num_tensors + j];
+		struct unit *cu = &l->units[l->num_units];
+
+		memset(dst, 0, sizeof(*dst));
+		dst->t = g->outputs[j];
+		dst->root = dst;
+		dst->kind = R_OUTPUT;
+		dst->out_index = j;
+		dst->slot = (uint16_t)(OM_SLOT_IO_BASE + g->num_inputs + j);
+		dst->buf = -1;
+		cu->copy_src = o;
+		cu->copy_dst = dst;
+		cu->node_index = -1;
+		r->root_last = INT_MAX;
+		l->num_units++;
+		l->rep->num_copies++;
+	}
+	return 0;
+}
+
+static bool unit_reads_root(const struct lower *l, int u,
+			    const struct tinfo *r)
+{
+	const struct unit *un = &l->units[u];
+
+	if (!un->node)
+		return un->copy_src->root == r;
+	for (int k = 0; k < un->node->num_inputs; k++) {
+		const struct tinfo *x = info(un->node->inputs[k]);
+
+		if (x && x->root == r)
+			return true;
+	}
+	return false;
+}
+
+static bool unit_writes_root(const struct lower *l, int u,
+			     const struct tinfo *r)
+{
+	const struct unit *un = &l->units[u];
+
+	if (!un->node)
+		return un->copy_dst == r;
+	for (int k = 0; k < un->node->num_outputs; k++) {
+		const struct tinfo *x = info(un->node->outputs[k]);
+
+		if (x && x->root == r)
+			return true;
+	}
+	return false;
+}
+
+struct edges {
+	struct st_edge *e;
+	size_t n, cap;
+};
+
+static int add_edge(struct edges *es, int from, int to)
+{
+	if (from < 0 || from >= to)
+		return 0;
+	if (es->n == es->cap) {
+		size_t cap = es->cap ? es->cap * 2 : 256;
+		void *p = realloc(es->e, cap * sizeof(*es->e));
+
+		if (!p)
+			return -ENOMEM;
+		es->e = p;
+		es->cap = cap;
+	}
+	es->e[es->n].from = (uint32_t)from;
+	es->e[es->n].to = (uint32_t)to;
+	es->n++;
+	return 0;
+}
+
+/* Step 2: the dependency DAG of the units and the stream assignment. */
+static int assign_streams(struct lower *l, struct st_result *st)
+{
+	struct edges es = { 0 };
+	struct st_options so = { l->opt->max_streams ? l->opt->max_streams : 1 };
+	int ret = 0;
+
+	for (int u = 0; u < l->num_units && !ret; u++) {
+		const struct unit *un = &l->units[u];
+
+		if (!un->node) {
+			ret = add_edge(&es, un->copy_src->writer, u);
+			continue;
+		}
+		for (int k = 0; k < un->node->num_inputs && !ret; k++) {
+			const struct tinfo *x = info(un->node->inputs[k]);
+
+			if (x)
+				ret = add_edge(&es, x->writer, u);
+		}
+		/* Write after read: an in-place write waits for the readers. */
+		for (int k = 0; k < un->node->num_outputs && !ret; k++) {
+			const struct tinfo *o = info(un->node->outputs[k]);
+
+			if (!o || o->root == o)
+				continue;
+			for (int v = 0; v < u && !ret; v++)
+				if (unit_reads_root(l, v, o->root) ||
+				    unit_writes_root(l, v, o->root))
+					ret = add_edge(&es, v, u);
+		}
+	}
+	if (!ret)
+		ret = st_assign((size_t)l->num_units, es.e, es.n, &so, st,
+				l->err, l->errlen);
+	free(es.e);
+	return ret;
+}
+
+/* Step 3: plan the workspace. */
+static int plan_memory(struct lower *l, const struct st_result *st)
+{
+	struct ir_graph *g = l->g;
+	struct mp_buffer *b;
+	uint32_t (*pairs)[2] = NULL;
+	size_t np = 0, cap = 0;
+	struct mp_options mo = { .planners = l->opt->planners,
+				 .budget_ms = l->opt->plan_budget_ms };
+	int ret = -ENOMEM;
+
+	l->work = calloc((size_t)g->num_tensors + 1, sizeof(*l->work));
+	b = calloc((size_t)g->num_tensors + 1, sizeof(*b));
+	if (!l->work || !b)
+		goto out;
+	for (int i = 0; i < g->num_tensors; i++) {
+		struct tinfo *x = &l->ti[i];
+		struct tinfo *r = x->root;
+		size_t bytes;
+		int last;
+
+		if (r->kind != R_WORK || !x->t->shape_known)
+			continue;
+		if (r->buf < 0) {
+			if (r->first == INT_MAX)
+				continue;	/* never written: dead */
+			r->buf = l->num_work;
+			l->work[l->num_work] = r;
+			b[l->num_work].lower = r->first;
+			/* Output copies are the last units: clamp there. */
+			last = r->root_last < l->num_units ? r->root_last :
+			       l->num_units - 1;
+			b[l->num_work].upper = (last > r->first ? last :
+						r->first) + 1;
+			b[l->num_work].align = WORKSPACE_ALIGN;
+			l->num_work++;
+		}
+		bytes = emit_tensor_bytes(x->t);
+		if ((int64_t)bytes > b[r->buf].size)
+			b[r->buf].size = (int64_t)bytes;
+	}
+	/* Cross-stream: disjoint in node order but not ordered by semaphores. */
+	for (int a = 0; a < l->num_work && st->num_streams > 1; a++) {
+		for (int c = 0; c < l->num_work; c++) {
+			bool ordered = true;
+
+			if (b[a].upper > b[c].lower)
+				continue;
+			for (int u = (int)b[a].lower; u < b[a].upper && ordered; u++)
+				if ((unit_reads_root(l, u, l->work[a]) ||
+				     unit_writes_root(l, u, l->work[a])) &&
+				    !st_happens_before(st, (uint32_t)u,
+						       (uint32_t)b[c].lower))
+					ordered = false;
+			if (ordered)
+				continue;
+			if (np == cap) {
+				void *p;
+
+				cap = cap ? cap * 2 : 64;
+				p = realloc(pairs, cap * sizeof(*pairs));
+				if (!p)
+					goto out;
+				pairs = p;
+			}
+			pairs[np][0] = (uint32_t)a;
+			pairs[np][1] = (uint32_t)c;
+			np++;
+		}
+	}
+	l->rep->num_may_overlap = (uint32_t)np;
+	l->rep->num_workspace_tensors = (uint32_t)l->num_work;
+	l->offsets = calloc((size_t)l->num_work + 1, sizeof(*l->offsets));
+	if (!l->offsets)
+		goto out;
+	{
+		struct mp_problem p = { (size_t)l->num_work, b, np,
+					(const uint32_t (*)[2])pairs };
+
+		ret = mp_plan(&p, &mo, l->offsets, &l->rep->plan, l->err,
+			      l->errlen);
+	}
+	for (int i = 0; !ret && i < l->num_work; i++) {
+		l->work[i]->offset = (uint64_t)l->offsets[i];
+		l->work[i]->bytes = (uint64_t)b[i].size;
+	}
+out:
+	free(b);
+	free(pairs);
+	return ret;
+}
+
+static int place(void *ctx, const struct ir_tensor *t, struct emit_place *out)
+{
+	struct lower *l = ctx;
+	struct tinfo *x = info(t);
+	struct tinfo *r = x ? x->root : NULL;
+
+	if (!r)
+		return -EINVAL;
+	switch (r->kind) {
+	case R_CONST:
+		if (!r->weight_added) {
+			int ret = om_writer_add_weights(l->w, r->t->data,
+							r->t->nbytes, 64,
+							&r->offset);
+			if (ret) {
+				snprintf(l->err, l->errlen, "weights of '%s': %s",
+					 r->t->name, om_writer_error(l->w));
+				return ret;
+			}
+			r->weight_added = true;
+			l->rep->weights_bytes += r->t->nbytes;
+		}
+		out->slot = OM_SLOT_WEIGHTS;
+		out->offset = r->offset;
+		return 0;
+	case R_WORK:
+		if (r->buf < 0) {
+			snprintf(l->err, l->errlen,
+				 "tensor '%s' is read but never written",
+				 t->name);
+			return -EINVAL;
+		}
+		out->slot = OM_SLOT_WORKSPACE;
+		out->offset = r->offset;
+		return 0;
+	default:
+		out->slot = r->slot;
+		out->offset = 0;
+		return 0;
+	}
+}
+
+struct program {
+	struct emit_tasks tasks;
+	struct om_debug_info *debug;
+	size_t cap_debug;
+};
+
+/* Make room for a debug entry per task. */
+static int reserve_debug(struct program *p)
+{
+	while (p->cap_debug < p->tasks.count) {
+		size_t cap = p->cap_debug ? p->cap_debug * 2 : 64;
+		void *q = realloc(p->debug, cap * sizeof(*p->debug));
+
+		if (!q)
+			return -ENOMEM;
+		p->debug = q;
+		p->cap_debug = cap;
+	}
+	return 0;
+}
+
+static int append_task(struct program *p, const struct drm_npu_task *t)
+{
+	if (p->tasks.count == p->tasks.cap) {
+		size_t cap = p->tasks.cap ? p->tasks.cap * 2 : 64;
+		void *q = realloc(p->tasks.tasks, cap * sizeof(*t));
+
+		if (!q)
+			return -ENOMEM;
+		p->tasks.tasks = q;
+		p->tasks.cap = cap;
+	}
+	p->tasks.tasks[p->tasks.count++] = *t;
+	return 0;
+}
+
+/* Fill debug entries [from, count) of @p. */
+static int label(struct program *p, size_t from, const char *op,
+		 const char *node, int node_index)
+{
+	int ret = reserve_debug(p);
+
+	if (ret)
+		return ret;
+	for (size_t i = from; i < p->tasks.count; i++) {
+		p->debug[i].op = op;
+		p->debug[i].node = node;
+		p->debug[i].node_index = node_index >= 0 ? (uint32_t)node_index :
+				       UINT32_MAX;
+	}
+	return 0;
+}
+
+static int sem_task(struct program *p, uint16_t opcode, uint32_t index,
+		    const char *node, int node_index)
+{
+	struct drm_npu_task t;
+	size_t at = p->tasks.count;
+
+	memset(&t, 0, sizeof(t));
+	t.opcode = opcode;
+	t.params.sem.index = index;
+	t.params.sem.value = 1;
+	if (append_task(p, &t))
+		return -ENOMEM;
+	return label(p, at, opcode == DRM_NPU_OP_SEM_WAIT ? "SemWait" :
+		     "SemSignal", node, node_index);
+}
+
+static int copy_task(struct lower *l, struct program *p, struct unit *u)
+{
+	struct drm_npu_task t;
+	struct emit_place src, dst;
+	size_t bytes = emit_tensor_bytes(u->copy_src->t);
+	int ret;
+
+	if (bytes > UINT32_MAX)
+		return fail(l, -ENOTSUP, "output '%s' is too large to copy%s",
+			    u->copy_src->t->name, "");
+	ret = place(l, u->copy_src->t, &src);
+	if (ret)
+		return ret;
+	dst.slot = u->copy_dst->slot;
+	dst.offset = 0;
+	memset(&t, 0, sizeof(t));
+	t.opcode = DRM_NPU_OP_COPY;
+	t.num_operands = 2;
+	for (int k = 0; k < 2; k++) {
+		struct drm_npu_operand *o = &t.operands[k];
+
+		o->slot = k ? dst.slot : src.slot;
+		o->offset = k ? dst.offset : src.offset;
+		o->dtype = DRM_NPU_DTYPE_U8;
+		o->rank = 1;
+		o->shape[0] = (uint32_t)bytes;
+		o->strides[0] = 1;
+	}
+	if (!bytes) {
+		t.opcode = DRM_NPU_OP_NOP;
+		t.num_operands = 0;
+		memset(t.operands, 0, sizeof(t.operands));
+	}
+	return append_task(p, &t);
+}
+
+/* Step 4: tasks per stream, semaphores, the variant's programs and plan. */
+static int emit_programs(struct lower *l, const struct st_result *st)
+{
+	struct emit_target tgt = { place, l };
+	struct program *prog = calloc(st->num_streams, sizeof(*prog));
+	uint32_t *base = calloc(st->num_streams, sizeof(*base));
+	int ret = 0;
+
+	if (!prog || !base) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (int u = 0; u < l->num_units && !ret; u++) {
+		struct unit *un = &l->units[u];
+		struct program *p = &prog[st->stream[u]];
+		const char *name = un->node ? un->node->name : "output copy";
+		const char *op = un->node ? ir_op_name(un->node->op) : "Copy";
+		size_t at;
+
+		for (size_t e = 0; e < st->num_sync && !ret; e++)
+			if (st->sync[e].to == (uint32_t)u)
+				ret = sem_task(p, DRM_NPU_OP_SEM_WAIT,
+					       (uint32_t)e, name, un->node_index);
+		at = p->tasks.count;
+		if (!ret && un->node)
+			ret = emit_node(l->g, un->node, &tgt, &p->tasks);
+		else if (!ret)
+			ret = copy_task(l, p, un);
+		if (ret) {
+			if (!l->err[0])
+				snprintf(l->err, l->errlen, "%s",
+					 ir_graph_error(l->g));
+			break;
+		}
+		un->first_task = (uint32_t)at;
+		un->last_task = p->tasks.count > at ? (uint32_t)p->tasks.count - 1 :
+				(uint32_t)at;
+		ret = label(p, at, op, name, un->node_index);
+		for (size_t e = 0; e < st->num_sync && !ret; e++)
+			if (st->sync[e].from == (uint32_t)u)
+				ret = sem_task(p, DRM_NPU_OP_SEM_SIGNAL,
+					       (uint32_t)e, name, un->node_index);
+	}
+	for (uint32_t s = 0; s < st->num_streams && !ret; s++) {
+		struct program *p = &prog[s];
+
+		if (!p->tasks.count) {
+			struct drm_npu_task nop = { 0 };
+
+			ret = append_task(p, &nop);
+			if (!ret)
+				ret = label(p, 0, "Nop", "", -1);
+			if (ret)
+				break;
+		}
+		base[s] = om_writer_num_tasks(l->w);
+		ret = om_writer_add_program(l->w, l->variant, s, p->tasks.tasks,
+					    (uint32_t)p->tasks.count, p->debug);
+		if (ret)
+			snprintf(l->err, l->errlen, "program of stream %u: %s",
+				 s, om_writer_error(l->w));
+		if (s < 64)
+			l->rep->tasks_per_stream[s] = (uint32_t)p->tasks.count;
+		l->rep->num_tasks += (uint32_t)p->tasks.count;
+	}
+	if (!ret)
+		ret = om_writer_set_plan(l->w, l->variant,
+					 (uint64_t)l->rep->plan.arena,
+					 (uint64_t)l->rep->plan.lower_bound);
+	for (int i = 0; i < l->num_work && !ret; i++) {
+		struct tinfo *r = l->work[i];
+		int fu = r->first, lu = r->root_last < l->num_units ?
+					 r->root_last : l->num_units - 1;
+
+		ret = om_writer_add_placement(l->w, l->variant, r->t->name,
+			r->offset, r->bytes,
+			base[st->stream[fu]] + l->units[fu].first_task,
+			base[st->stream[lu]] + l->units[lu].last_task);
+		if (ret)
+			snprintf(l->err, l->errlen, "placement of '%s': %s",
+				 r->t->name, om_writer_error(l->w));
+	}
+out:
+	for (uint32_t s = 0; prog && s < st->num_streams; s++) {
+		emit_tasks_free(&prog[s].tasks);
+		free(prog[s].debug);
+	}
+	free(prog);
+	free(base);
+	return ret;
+}
+
+int lower_graph(struct ir_graph *g, const struct lower_options *opt,
+		struct om_writer *w, uint32_t variant, struct lower_report *rep,
+		char *err, size_t errlen)
+{
+	struct lower l = { .g = g, .opt = opt, .w = w, .variant = variant,
+			   .rep = rep, .err = err, .errlen = errlen };
+	struct st_result st = { 0 };
+	int ret;
+
+	memset(rep, 0, sizeof(*rep));
+	err[0] = '\0';
+	ret = ir_graph_toposort(g);
+	if (ret) {
+		snprintf(err, errlen, "%s", ir_graph_error(g));
+		return ret;
+	}
+	for (int i = 0; i < g->num_tensors; i++) {
+		const struct ir_tensor *t = g->tensors[i];
+
+		if (!t->shape_known || !ir_shape_is_static(&t->shape)) {
+			if (!t->producer && !t->is_input && !t->num_uses &&
+			    !t->is_output)
+				continue;	/* unused */
+			snprintf(err, errlen,
+				 "tensor '%s' has no static shape; give the input shapes (--input-shape) or a gear (--dynamic-batch/--dynamic-dims)",
+				 t->name);
+			return -EINVAL;
+		}
+	}
+	rep->num_nodes = (uint32_t)g->num_nodes;
+	l.ti = calloc((size_t)g->num_tensors + g->num_outputs + 1,
+		      sizeof(*l.ti));
+	l.units = calloc((size_t)g->num_nodes + g->num_outputs + 1,
+			 sizeof(*l.units));
+	l.unit_of_node = calloc((size_t)g->num_nodes + 1, sizeof(int));
+	if (!l.ti || !l.units || !l.unit_of_node) {
+		ret = -ENOMEM;
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	ret = assign_storage(&l);
+	if (!ret)
+		ret = assign_streams(&l, &st);
+	if (!ret) {
+		rep->num_streams = st.num_streams;
+		rep->num_cross_edges = (uint32_t)st.num_cross;
+		rep->num_semaphores = (uint32_t)st.num_sync;
+		ret = plan_memory(&l, &st);
+	}
+	if (!ret)
+		ret = emit_programs(&l, &st);
+	if (ret && !err[0])
+		snprintf(err, errlen, "lowering failed: %s", strerror(-ret));
+out:
+	for (int i = 0; i < g->num_tensors; i++)
+		g->tensors[i]->priv = NULL;
+	st_result_free(&st);
+	free(l.ti);
+	free(l.units);
+	free(l.unit_of_node);
+	free(l.work);
+	free(l.offsets);
+	return ret;
+}

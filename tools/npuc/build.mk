@@ -1,0 +1,22 @@
+# SPDX-License-Identifier: MIT
+# npuc: the model compiler CLI ([be]).
+
+be_objs = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
+
+NPUC_BIN := $(BUILD)/bin/npuc
+$(call be_objs,tools/npuc/npuc.c): CPPFLAGS += $(BE_CPPFLAGS)
+
+$(NPUC_BIN): $(call be_objs,tools/npuc/npuc.c) $(BE_LIB) \
+		$(BUILD)/lib/libnpuc_fe.a $(BUILD)/lib/libnpuc_memplan.a \
+		$(BUILD)/lib/libnpuc_streams.a $(BUILD)/lib/libnpuom.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $< $(BE_LINK)
+
+# The compiler links the front end's passes and emission and the op
+# kernels; until those are in the tree only the libraries are built.
+ifneq ($(wildcard compiler/passes/pass_manager.c),)
+ifneq ($(wildcard kernel/npu_drv/ops/build.mk),)
+BINS += $(NPUC_BIN)
+TESTS += compiler/driver/tests/models.sh
+endif
+endif

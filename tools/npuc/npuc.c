@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: MIT
+/*
+ * npuc - the ATC-like model compiler: ONNX in, .om out.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "driver/npuc.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: npuc MODEL.onnx -o MODEL.om [OPTIONS]\n"
+		"  --input-shape \"name:1,3,224,224;name2:batch,128\"\n"
+		"                        fix input dims (a word names a symbolic dim)\n"
+		"  --dynamic-batch=1,2,4,8   one gear per batch size (dim 0 of input 0\n"
+		"                        must be symbolic, e.g. --input-shape x:batch,3,224,224)\n"
+		"  --dynamic-dims=\"v,v;v,v\" one gear per ';' group, values for the inputs'\n"
+		"                        symbolic dims in order of appearance\n"
+		"  --input-format NCHW|NHWC|ND   layout of the inputs (recorded)\n"
+		"  -O0..-O3              optimisation level (default -O2)\n"
+		"  --disable-pass=NAME,...   skip passes\n"
+		"  --dump-ir-after=PASS  dump the IR after a pass (\"all\" for every one)\n"
+		"  --cache / --no-cache  use the compile cache (default: on)\n"
+		"  --cache-dir DIR       cache directory (default $NPU_CACHE_DIR,\n"
+		"                        $XDG_CACHE_HOME/npu, ~/.cache/npu)\n"
+		"  --max-streams N       streams to use (default 4 at -O2, 1 below)\n"
+		"  --plan-budget-ms N    memory planner time budget\n"
+		"  --report              print the compile report\n"
+		"  --report-json FILE    write the report as JSON\n"
+		"Exit status: 0 compiled, 1 compile error, 2 usage error.\n");
+}
+
+static int write_file(const char *path, const void *data, size_t size)
+{
+	char tmp[4096];
+	FILE *f;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >=
+	    (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	f = fopen(tmp, "wb");
+	if (!f)
+		return -errno;
+	if (fwrite(data, 1, size, f) != size || fclose(f)) {
+		unlink(tmp);
+		return -EIO;
+	}
+	if (rename(tmp, path)) {
+		int e = -errno;
+
+		unlink(tmp);
+		return e;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	enum { O_SHAPE = 256, O_BATCH, O_DIMS, O_FORMAT, O_DISABLE, O_DUMP,
+	       O_CACHE, O_NOCACHE, O_CACHEDIR, O_STREAMS, O_BUDGET, O_REPORT,
+	       O_JSON };
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "input-shape", required_argument, NULL, O_SHAPE },
+		{ "dynamic-batch", required_argument, NULL, O_BATCH },
+		{ "dynamic-dims", required_argument, NULL, O_DIMS },
+		{ "input-format", required_argument, NULL, O_FORMAT },
+		{ "disable-pass", required_argument, NULL, O_DISABLE },
+		{ "dump-ir-after", required_argument, NULL, O_DUMP },
+		{ "cache", no_argument, NULL, O_CACHE },
+		{ "no-cache", no_argument, NULL, O_NOCACHE },
+		{ "cache-dir", required_argument, NULL, O_CACHEDIR },
+		{ "max-streams", required_argument, NULL, O_STREAMS },
+		{ "plan-budget-ms", required_argument, NULL, O_BUDGET },
+		{ "report", no_argument, NULL, O_REPORT },
+		{ "report-json", required_argument, NULL, O_JSON },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct npuc_options o = { .opt_level = 2 };
+	const char *out = NULL, *json = NULL;
+	bool report = false;
+	struct npuc_report rep;
+	char err[1024];
+	void *om = NULL;
+	size_t size = 0;
+	int c, ret;
+
+	while ((c = getopt_long(argc, argv, "o:O:h", longopts, NULL)) != -1) {
+		char *end;
+		long v;
+
+		switch (c) {
+		case 'o': out = optarg; break;
+		case 'O':
+			if (strlen(optarg) != 1 || optarg[0] < '0' ||
+			    optarg[0] > '3') {
+				fprintf(stderr, "npuc: -O%s: use -O0, -O1, -O2 or -O3\n",
+					optarg);
+				return 2;
+			}
+			o.opt_level = optarg[0] - '0';
+			break;
+		case O_SHAPE: o.input_shapes = optarg; break;
+		case O_BATCH: o.dynamic_batch = optarg; break;
+		case O_DIMS: o.dynamic_dims = optarg; break;
+		case O_FORMAT:
+			if (strcmp(optarg, "NCHW") && strcmp(optarg, "NHWC") &&
+			    strcmp(optarg, "ND")) {
+				fprintf(stderr, "npuc: --input-format %s: use NCHW, NHWC or ND\n",
+					optarg);
+				return 2;
+			}
+			o.input_format = optarg;
+			break;
+		case O_DISABLE: o.disable_passes = optarg; break;
+		case O_DUMP: o.dump_ir_after = optarg; break;
+		case O_CACHE: o.no_cache = false; break;
+		case O_NOCACHE: o.no_cache = true; break;
+		case O_CACHEDIR: o.cache_dir = optarg; break;
+		case O_STREAMS:
+		case O_BUDGET:
+			v = strtol(optarg, &end, 10);
+			if (*end || v <= 0 || v > (c == O_STREAMS ? 64 : 600000)) {
+				fprintf(stderr, "npuc: --%s %s: out of range\n",
+					c == O_STREAMS ? "max-streams" :
+					"plan-budget-ms", optarg);
+				return 2;
+			}
+			if (c == O_STREAMS)
+				o.max_streams = (uint32_t)v;
+			else
+				o.plan_budget_ms = (unsigned int)v;
+			break;
+		case O_REPORT: report = true; break;
+		case O_JSON: json = optarg; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind != argc - 1 || !out) {
+		fprintf(stderr, "npuc: %s\n", optind >= argc ?
+			"no model given" : !out ? "no output given (-o MODEL.om)" :
+			"one model at a time");
+		usage(stderr);
+		return 2;
+	}
+	if (o.dynamic_batch && o.dynamic_dims) {
+		fprintf(stderr, "npuc: --dynamic-batch and --dynamic-dims exclude each other\n");
+		return 2;
+	}
+	o.dump_file = stderr;
+	ret = npuc_compile_file(argv[optind], &o, &om, &size, &rep, err,
+				sizeof(err));
+	if (ret) {
+		fprintf(stderr, "npuc: %s: %s\n", argv[optind], err);
+		return ret == -EINVAL && strstr(err, "--") ? 2 : 1;
+	}
+	ret = write_file(out, om, size);
+	free(om);
+	if (ret) {
+		fprintf(stderr, "npuc: cannot write %s: %s\n", out,
+			strerror(-ret));
+		return 1;
+	}
+	if (report)
+		npuc_report_print(&rep, stdout);
+	if (json) {
+		FILE *f = fopen(json, "w");
+
+		if (!f) {
+			fprintf(stderr, "npuc: cannot write %s: %s\n", json,
+				strerror(errno));
+			return 1;
+		}
+		npuc_report_json(&rep, f);
+		fclose(f);
+	}
+	return 0;
+}
