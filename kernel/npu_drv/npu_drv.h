@@ -1,17 +1,24 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * npu_drv.h - private definitions of the npu_drv kernel module: the DRM
- * device, the per-file state and the buffer object that wrap the portable
+ * device, the per-file state and the GEM object that wrap the portable
  * device core (core/npu_core.h) in its kernel home.
  */
 #ifndef NPU_DRV_H
 #define NPU_DRV_H
 
+#include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/platform_device.h>
+#include <linux/spinlock.h>
 #include <linux/workqueue.h>
+#include <linux/xarray.h>
 #include <drm/drm_device.h>
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
+#include <drm/drm_ioctl.h>
+
+#include "core/npu_core.h"
 
 #define NPU_DRV_NAME		"npu_drv"
 #define NPU_DRV_DESC		"Emulated Ascend-like NPU"
@@ -24,7 +31,7 @@
  * @vram_mb: size of the device memory (vmalloc'ed), MiB
  * @cores: AI cores
  * @queues: hardware queues
- * @test_mode: NPU_TEST_MODE_* (module parameter "test_mode")
+ * @test_mode: enum npu_test_mode (module parameter "test_mode")
  * @watchdog_ms: job watchdog period
  */
 struct npu_params {
@@ -37,56 +44,168 @@ struct npu_params {
 
 enum npu_test_mode {
 	NPU_TEST_MODE_NONE = 0,
-	NPU_TEST_MODE_INSTANT,	/* jobs complete without executing */
+	NPU_TEST_MODE_INSTANT,	/* jobs complete without computing */
 	NPU_TEST_MODE_HANG,	/* jobs never complete: the watchdog fires */
 	NPU_TEST_MODE_FAULT,	/* every job faults with an injected fault */
 };
 
-struct npu_core_device;
+#define NPU_NUM_KNOBS		6
 
 /**
- * struct npu_device - one emulated NPU, a DRM device
+ * struct npu_knob - one test-mode knob file in debugfs
+ * @ndev: the device
+ * @name: the core's knob name (npu_core_test_control())
+ */
+struct npu_knob {
+	struct npu_drm_device *ndev;
+	const char *name;
+};
+
+/**
+ * struct npu_drm_device - one emulated NPU, a DRM device
  * @drm: the DRM device (render node on 6.1, accel node with DRM_ACCEL)
  * @pdev: the platform device it was probed on
  * @params: load-time configuration
  * @core: the portable device core (hardware model, pool, queues)
+ * @kfile: the driver's own core file, for device-wide queries (sysfs,
+ *         debugfs, forced compaction)
  * @vram: device memory, vmalloc'ed, @vram_size bytes
  * @vram_size: bytes
- * @irq_wq: ordered workqueue that plays the interrupt handler
- * @debugfs: the device's debugfs directory
- * @client_ids: source of drm-client-id values
- * @busy_ns: accumulated time at least one AI core was busy (sysfs)
+ * @irq_wq: ordered workqueue that plays the interrupt's bottom half
+ * @irq_work: retires jobs in the bookkeeping below on job_done
+ * @files_lock: protects @files and the activity fields below
+ * @files: open files (struct npu_drm_file.link)
+ * @active_files: files with at least one unretired job
+ * @busy_since: when @active_files last went from 0 to 1
+ * @busy_ns: total time with at least one unretired job (sysfs busy_ns)
+ * @jobs_done: jobs retired, per status (0 = ok, else fault reason)
+ * @knobs: debugfs test-mode knobs
+ * @compact_lock: protects @last_compact
+ * @last_compact: result of the last compaction forced through debugfs
  */
-struct npu_device {
+struct npu_drm_device {
 	struct drm_device drm;
 	struct platform_device *pdev;
 	struct npu_params params;
-	struct npu_core_device *core;
+	struct npu_device *core;
+	struct npu_file *kfile;
 	void *vram;
 	u64 vram_size;
 	struct workqueue_struct *irq_wq;
-	struct dentry *debugfs;
-	atomic64_t client_ids;
-	atomic64_t busy_ns;
+	struct work_struct irq_work;
+	struct mutex files_lock;
+	struct list_head files;
+	u32 active_files;
+	u64 busy_since;
+	u64 busy_ns;
+	atomic64_t jobs_done[8];
+	struct npu_knob knobs[NPU_NUM_KNOBS];
+	struct mutex compact_lock;
+	struct drm_npu_compact last_compact;
+	int last_compact_ret;
 };
 
-static inline struct npu_device *to_npu_dev(struct drm_device *drm)
+static inline struct npu_drm_device *to_npu_dev(struct drm_device *drm)
 {
-	return container_of(drm, struct npu_device, drm);
+	return container_of(drm, struct npu_drm_device, drm);
 }
 
 /**
- * struct npu_file - per-open-file state
- * @ndev: the device
- * @client_id: unique id of this client (fdinfo drm-client-id)
- * @core_file: the core's per-file handle tables (programs, queues, sems)
+ * struct npu_drm_queue - what the home remembers of one queue of a file
+ * @hw_queue: the hardware queue it maps to
+ * @last_fence: the fence of its newest submission
  */
-struct npu_file {
-	struct npu_device *ndev;
-	u64 client_id;
-	struct npu_core_file *core_file;
+struct npu_drm_queue {
+	u32 hw_queue;
+	u64 last_fence;
 };
 
+/**
+ * struct npu_drm_file - per-open-file state
+ * @ndev: the device
+ * @drm_file: the DRM file
+ * @core_file: the core's handle tables (programs, queues, semaphores)
+ * @client_id: unique id of this client (fdinfo drm-client-id)
+ * @link: on ndev->files (files_lock)
+ * @queue_lock: serialises queue create/destroy of this file, so that a
+ *              handle the core reuses is tracked once
+ * @queues: queue handle -> struct npu_drm_queue (files_lock)
+ * @active: has unretired jobs (files_lock)
+ * @busy_since: when @active was last set (files_lock)
+ * @engine_ns: time with unretired jobs, fdinfo drm-engine-npu (files_lock)
+ */
+struct npu_drm_file {
+	struct npu_drm_device *ndev;
+	struct drm_file *drm_file;
+	struct npu_file *core_file;
+	u64 client_id;
+	struct list_head link;
+	struct mutex queue_lock;
+	struct xarray queues;
+	bool active;
+	u64 busy_since;
+	u64 engine_ns;
+};
+
+/**
+ * struct npu_gem_object - a GEM object wrapping a core buffer object
+ * @base: the GEM object (size, mmap offset, handles, refcount)
+ * @bo: the core's buffer object; the GEM object holds one reference
+ */
+struct npu_gem_object {
+	struct drm_gem_object base;
+	struct npu_bo *bo;
+};
+
+static inline struct npu_gem_object *to_npu_gem(struct drm_gem_object *obj)
+{
+	return container_of(obj, struct npu_gem_object, base);
+}
+
+/* npu_main.c */
 extern struct kmem_cache *npu_file_cache;
+extern struct kmem_cache *npu_gem_cache;
+extern struct kmem_cache *npu_queue_cache;
+
+/* npu_home.c: the struct npu_home_ops of the kernel home */
+extern const struct npu_home_ops npu_kernel_home_ops;
+void npu_irq_work(struct work_struct *work);
+void npu_file_submitted(struct npu_drm_file *nfile, u32 queue, u64 fence);
+void npu_file_retire_all(struct npu_drm_file *nfile);
+u64 npu_file_engine_ns(struct npu_drm_file *nfile);
+u64 npu_device_busy_ns(struct npu_drm_device *ndev);
+
+/* npu_gem.c */
+int npu_gem_publish(struct drm_file *file, struct npu_bo *bo, u32 *handle);
+struct npu_bo *npu_gem_lookup_bo(struct drm_file *file, u32 handle);
+u64 npu_gem_mmap_offset(struct npu_bo *bo);
+void npu_gem_unmap(struct npu_drm_device *ndev, struct npu_bo *bo);
+
+/**
+ * struct npu_gem_usage - VRAM held through the handles of one file
+ * @total: all its buffer objects
+ * @shared: those another file has a handle to as well
+ * @active: those an unretired job uses
+ */
+struct npu_gem_usage {
+	u64 total;
+	u64 shared;
+	u64 active;
+};
+
+void npu_gem_file_usage(struct drm_file *file, struct npu_gem_usage *usage);
+
+/* npu_ioctl.c */
+extern const struct drm_ioctl_desc npu_ioctls[];
+extern const int npu_num_ioctls;
+
+/* npu_fdinfo.c */
+void npu_show_fdinfo(struct seq_file *m, struct file *f);
+
+/* npu_sysfs.c */
+extern const struct attribute_group *npu_dev_groups[];
+
+/* npu_debugfs.c */
+void npu_debugfs_init(struct npu_drm_device *ndev);
 
 #endif /* NPU_DRV_H */

@@ -8,11 +8,16 @@
 #include <linux/module.h>
 #include <linux/platform_device.h>
 #include <linux/slab.h>
+#include <linux/vmalloc.h>
 
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_ioctl.h>
+#include <drm/drm_managed.h>
+#if IS_ENABLED(CONFIG_DRM_ACCEL)
+#include <drm/drm_accel.h>
+#endif
 
 #include "npu_drv.h"
 
@@ -45,7 +50,15 @@ MODULE_PARM_DESC(watchdog_ms, "Job watchdog period in ms (10..600000, default 20
 #define NPU_MAX_DEVICES	8
 
 static struct platform_device *npu_pdevs[NPU_MAX_DEVICES];
+static atomic64_t npu_client_ids = ATOMIC64_INIT(0);
+
+/*
+ * Our own slab caches: with slub_debug, destroying one at unload reports
+ * every object still allocated, which the VM harness treats as a leak.
+ */
 struct kmem_cache *npu_file_cache;
+struct kmem_cache *npu_gem_cache;
+struct kmem_cache *npu_queue_cache;
 
 static int npu_parse_test_mode(const char *s, u32 *mode)
 {
@@ -102,32 +115,83 @@ static int npu_check_params(struct npu_params *p)
 
 static int npu_open(struct drm_device *drm, struct drm_file *file)
 {
-	struct npu_device *ndev = to_npu_dev(drm);
-	struct npu_file *nfile;
+	struct npu_drm_device *ndev = to_npu_dev(drm);
+	struct npu_drm_file *nfile;
+	int ret;
 
 	nfile = kmem_cache_zalloc(npu_file_cache, GFP_KERNEL);
 	if (!nfile)
 		return -ENOMEM;
 	nfile->ndev = ndev;
-	nfile->client_id = atomic64_inc_return(&ndev->client_ids);
+	nfile->drm_file = file;
+	nfile->client_id = atomic64_inc_return(&npu_client_ids);
+	mutex_init(&nfile->queue_lock);
+	xa_init(&nfile->queues);
+	ret = npu_core_file_open(ndev->core, file, &nfile->core_file);
+	if (ret) {
+		kmem_cache_free(npu_file_cache, nfile);
+		return ret;
+	}
 	file->driver_priv = nfile;
+
+	mutex_lock(&ndev->files_lock);
+	list_add_tail(&nfile->link, &ndev->files);
+	mutex_unlock(&ndev->files_lock);
 	return 0;
 }
 
+/*
+ * DRM has released the file's GEM handles already; jobs still in flight
+ * keep the buffers they use. The core cancels what has not started.
+ */
 static void npu_postclose(struct drm_device *drm, struct drm_file *file)
 {
-	struct npu_file *nfile = file->driver_priv;
+	struct npu_drm_file *nfile = file->driver_priv;
+	struct npu_drm_queue *q;
+	unsigned long handle;
 
+	npu_file_retire_all(nfile);
+	npu_core_file_close(nfile->core_file);
+	xa_for_each(&nfile->queues, handle, q)
+		kmem_cache_free(npu_queue_cache, q);
+	xa_destroy(&nfile->queues);
+	mutex_destroy(&nfile->queue_lock);
 	kmem_cache_free(npu_file_cache, nfile);
 	file->driver_priv = NULL;
 }
 
-DEFINE_DRM_GEM_FOPS(npu_fops);
+static const struct file_operations npu_fops = {
+	.owner = THIS_MODULE,
+#if IS_ENABLED(CONFIG_DRM_ACCEL)
+	.open = accel_open,
+#else
+	.open = drm_open,
+#endif
+	.release = drm_release,
+	.unlocked_ioctl = drm_ioctl,
+	.compat_ioctl = drm_compat_ioctl,
+	.poll = drm_poll,
+	.read = drm_read,
+	.llseek = noop_llseek,
+	.mmap = drm_gem_mmap,
+	.show_fdinfo = npu_show_fdinfo,
+};
 
+/*
+ * A compute-only device: an accel node (/dev/accel/accelN) where the
+ * kernel has the accel subsystem (6.2+), a render node (/dev/dri/renderDN)
+ * before that. Either way no modesetting and no legacy node features.
+ */
 static const struct drm_driver npu_drm_driver = {
+#if IS_ENABLED(CONFIG_DRM_ACCEL)
+	.driver_features = DRIVER_GEM | DRIVER_COMPUTE_ACCEL,
+#else
 	.driver_features = DRIVER_GEM | DRIVER_RENDER,
+#endif
 	.open = npu_open,
 	.postclose = npu_postclose,
+	.ioctls = npu_ioctls,
+	.num_ioctls = DRM_NPU_NUM_IOCTLS,
 	.fops = &npu_fops,
 	.name = NPU_DRV_NAME,
 	.desc = NPU_DRV_DESC,
@@ -136,23 +200,101 @@ static const struct drm_driver npu_drm_driver = {
 	.minor = NPU_DRV_MINOR,
 };
 
+/* Test modes given at load time, through the core's knobs. */
+static int npu_apply_test_mode(struct npu_drm_device *ndev)
+{
+	switch (ndev->params.test_mode) {
+	case NPU_TEST_MODE_INSTANT:
+		return npu_core_test_control(ndev->core, "instant", 1);
+	case NPU_TEST_MODE_HANG:
+		return npu_core_test_control(ndev->core, "hang", U32_MAX);
+	case NPU_TEST_MODE_FAULT:
+		return npu_core_test_control(ndev->core, "fault", U32_MAX);
+	default:
+		return 0;
+	}
+}
+
+/* drmm action: runs when the last reference to the DRM device is gone. */
+static void npu_device_fini(struct drm_device *drm, void *arg)
+{
+	struct npu_drm_device *ndev = arg;
+
+	if (ndev->kfile)
+		npu_core_file_close(ndev->kfile);
+	if (ndev->core)
+		npu_core_destroy(ndev->core);
+	if (ndev->irq_wq)
+		destroy_workqueue(ndev->irq_wq);
+	vfree(ndev->vram);
+	mutex_destroy(&ndev->files_lock);
+	mutex_destroy(&ndev->compact_lock);
+}
+
+static int npu_device_init(struct npu_drm_device *ndev)
+{
+	struct npu_device_params cp = {};
+	int ret;
+
+	mutex_init(&ndev->files_lock);
+	mutex_init(&ndev->compact_lock);
+	INIT_LIST_HEAD(&ndev->files);
+	INIT_WORK(&ndev->irq_work, npu_irq_work);
+	ret = drmm_add_action_or_reset(&ndev->drm, npu_device_fini, ndev);
+	if (ret)
+		return ret;
+
+	ndev->vram_size = (u64)ndev->params.vram_mb << 20;
+	ndev->vram = vzalloc(ndev->vram_size);
+	if (!ndev->vram)
+		return -ENOMEM;
+	ndev->irq_wq = alloc_ordered_workqueue("npu_irq.%d", 0,
+					       ndev->pdev->id);
+	if (!ndev->irq_wq)
+		return -ENOMEM;
+
+	cp.vram = ndev->vram;
+	cp.vram_size = ndev->vram_size;
+	cp.num_cores = ndev->params.cores;
+	cp.num_queues = ndev->params.queues;
+	cp.num_semaphores = 1024;
+	cp.watchdog_ms = ndev->params.watchdog_ms;
+	cp.ops = &npu_kernel_home_ops;
+	cp.home_dev = ndev;
+	ret = npu_core_create(&cp, &ndev->core);
+	if (ret) {
+		ndev->core = NULL;
+		return ret;
+	}
+	ret = npu_core_file_open(ndev->core, NULL, &ndev->kfile);
+	if (ret) {
+		ndev->kfile = NULL;
+		return ret;
+	}
+	return npu_apply_test_mode(ndev);
+}
+
 static int npu_probe(struct platform_device *pdev)
 {
 	struct npu_params *params = dev_get_platdata(&pdev->dev);
-	struct npu_device *ndev;
+	struct npu_drm_device *ndev;
 	int ret;
 
 	ndev = devm_drm_dev_alloc(&pdev->dev, &npu_drm_driver,
-				  struct npu_device, drm);
+				  struct npu_drm_device, drm);
 	if (IS_ERR(ndev))
 		return PTR_ERR(ndev);
 	ndev->pdev = pdev;
 	ndev->params = *params;
+	ret = npu_device_init(ndev);
+	if (ret)
+		return ret;
 	platform_set_drvdata(pdev, ndev);
 
 	ret = drm_dev_register(&ndev->drm, 0);
 	if (ret)
 		return ret;
+	npu_debugfs_init(ndev);
 	drm_info(&ndev->drm, "emulated NPU: %u MiB VRAM, %u AI cores, %u queues\n",
 		 params->vram_mb, params->cores, params->queues);
 	return 0;
@@ -160,7 +302,7 @@ static int npu_probe(struct platform_device *pdev)
 
 static int npu_remove(struct platform_device *pdev)
 {
-	struct npu_device *ndev = platform_get_drvdata(pdev);
+	struct npu_drm_device *ndev = platform_get_drvdata(pdev);
 
 	drm_dev_unregister(&ndev->drm);
 	return 0;
@@ -171,6 +313,12 @@ static struct platform_driver npu_platform_driver = {
 	.remove = npu_remove,
 	.driver = {
 		.name = NPU_DRV_NAME,
+		.dev_groups = npu_dev_groups,
+		/*
+		 * Devices go away only with the module, which cannot be
+		 * unloaded while a file is open: no unbind with open files.
+		 */
+		.suppress_bind_attrs = true,
 	},
 };
 
@@ -185,6 +333,13 @@ static void npu_destroy_devices(void)
 	}
 }
 
+static void npu_destroy_caches(void)
+{
+	kmem_cache_destroy(npu_queue_cache);
+	kmem_cache_destroy(npu_gem_cache);
+	kmem_cache_destroy(npu_file_cache);
+}
+
 static int __init npu_init(void)
 {
 	struct npu_params params = {};
@@ -195,9 +350,13 @@ static int __init npu_init(void)
 	if (ret)
 		return ret;
 
-	npu_file_cache = KMEM_CACHE(npu_file, 0);
-	if (!npu_file_cache)
-		return -ENOMEM;
+	npu_file_cache = KMEM_CACHE(npu_drm_file, 0);
+	npu_gem_cache = KMEM_CACHE(npu_gem_object, 0);
+	npu_queue_cache = KMEM_CACHE(npu_drm_queue, 0);
+	if (!npu_file_cache || !npu_gem_cache || !npu_queue_cache) {
+		ret = -ENOMEM;
+		goto err_caches;
+	}
 
 	ret = platform_driver_register(&npu_platform_driver);
 	if (ret)
@@ -225,7 +384,7 @@ err_devices:
 	npu_destroy_devices();
 	platform_driver_unregister(&npu_platform_driver);
 err_caches:
-	kmem_cache_destroy(npu_file_cache);
+	npu_destroy_caches();
 	return ret;
 }
 
@@ -235,7 +394,7 @@ static void __exit npu_exit(void)
 
 	npu_destroy_devices();
 	platform_driver_unregister(&npu_platform_driver);
-	kmem_cache_destroy(npu_file_cache);
+	npu_destroy_caches();
 
 	/* The VM harness fails the run on this line. */
 	live = atomic_long_read(&npu_os_live_allocs);

@@ -6,7 +6,8 @@
 # image is missing).
 
 VMTEST_SRCS := $(wildcard selftests/vm/*.c)
-VMTEST_OBJS := $(call objs,$(VMTEST_SRCS))
+# objs (mk/rules.mk) is defined after the fragments are read.
+VMTEST_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(VMTEST_SRCS))
 
 ifneq ($(VMTEST_SRCS),)
 BINS += $(BUILD)/bin/npu_vmtest

@@ -82,9 +82,85 @@ check "insmod npu_drv for the uapi tests" load
 node=$(npu_nodes | head -n 1)
 export NPU_DEVICE=$node
 
-# Suites that need the test programs; each is skipped when not built.
-for t in /tests/vm.d/*.sh; do
-	[ -e "$t" ] && . "$t"
-done
+VMT=/tests/npu_vmtest
+if [ -x $VMT ]; then
+	for t in basic isolation kill watchdog fdinfo compact; do
+		run_tap "npu_vmtest $t" $VMT $t
+	done
+else
+	skip "driver tests (npu_vmtest)" "not built"
+fi
+
+# The uapi selftest of the device core, against the kernel node. The host
+# compares these totals with the in-process device's.
+if [ -x /tests/npu_uapi_test ]; then
+	out=$(/tests/npu_uapi_test 2>&1)
+	rc=$?
+	diag "$out"
+	pass=$(echo "$out" | grep -c '^ok')
+	fail=$(echo "$out" | grep -c '^not ok')
+	skipped=$(echo "$out" | grep -c '^ok.*# *SKIP')
+	echo "# uapi-totals: pass=$pass fail=$fail skip=$skipped"
+	check "npu_uapi_test against $node ($pass ok, $fail not ok)" \
+		test $rc -eq 0 -a "$fail" -eq 0 -a "$pass" -gt 0
+else
+	skip "npu_uapi_test" "not built"
+fi
+
+if [ -x /tests/npu_pool_devtest ]; then
+	run_tap "pool pattern test on the device" /tests/npu_pool_devtest
+fi
+
+# A process holds 4 MiB mapped: the module must refuse to unload, npu-smi
+# must show the device, the memory in use and the process.
+if [ -x $VMT ]; then
+	mkfifo /tmp/hold.in
+	$VMT hold 4 < /tmp/hold.in > /tmp/hold.out 2>&1 &
+	holder=$!
+	exec 4> /tmp/hold.in
+	i=0
+	while ! grep -q holding /tmp/hold.out && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	check "a process holds 4 MiB of VRAM mapped" grep -q holding /tmp/hold.out
+	check "rmmod refused while a file is open" sh -c '! rmmod npu_drv 2>/dev/null'
+	check "module still loaded and working" loaded
+	if [ -x /tests/npu-smi ]; then
+		out=$(/tests/npu-smi 2>&1)
+		diag "$out"
+		check "npu-smi shows the device" sh -c "echo '$out' | grep -q npu_drv"
+		check "npu-smi shows the holder (pid $holder) with 4 MiB" \
+			sh -c "echo '$out' | grep -E '^\|? *$holder ' | grep -q '4 MiB\|4096 KiB\|4.0 MiB'"
+		out=$(/tests/npu-smi --query=name,memory.used,memory.total --format=csv 2>&1)
+		diag "$out"
+		check "npu-smi --query CSV reports memory.used >= 4 MiB" \
+			sh -c "echo '$out' | awk -F', *' 'NR == 2 && \$2 >= 4194304 { ok = 1 } END { exit !ok }'"
+		out=$(/tests/npu-smi -t memory 2>&1)
+		diag "$out"
+		check "npu-smi -t memory shows pool statistics" \
+			sh -c "echo '$out' | grep -qi 'largest free'"
+	else
+		skip "npu-smi" "not built"
+	fi
+	exec 4>&-
+	wait $holder
+	check "holder exits when released" test $? -eq 0
+	check "rmmod works once the file is closed" unload
+	check "reload" load
+	rm -f /tmp/hold.in
+fi
 
 check "final rmmod npu_drv" unload
+
+# Load-time test modes.
+if [ -x $VMT ]; then
+	for m in instant fault hang; do
+		if load test_mode=$m watchdog_ms=100; then
+			run_tap "npu_vmtest testmode ($m)" $VMT testmode
+			check "rmmod after test_mode=$m" unload
+		else
+			not_ok "insmod test_mode=$m"
+		fi
+	done
+fi

@@ -109,6 +109,13 @@ done
 
 (cd "$ROOT" && find . | cpio -o -H newc --quiet) | gzip -1 > "$WORK/initramfs.gz"
 
+# The uapi selftest on the in-process device, for comparison with the VM.
+host_totals=""
+if [ -x "$BUILD/bin/npu_uapi_test" ]; then
+	out=$(NPU_DEVICE=sim timeout 300 "$BUILD/bin/npu_uapi_test" 2>&1)
+	host_totals="pass=$(echo "$out" | grep -c '^ok') fail=$(echo "$out" | grep -c '^not ok') skip=$(echo "$out" | grep -c '^ok.*# *SKIP')"
+fi
+
 # 3. Boot. Console (kernel log) on ttyS0, TAP results on ttyS1.
 rm -f "$WORK/console.log" "$WORK/results.log"
 start=$(date +%s)
@@ -147,6 +154,15 @@ if [ $qrc -eq 0 ] && [ $finished -eq 0 ]; then
 else
 	emit "not ok" "VM ran the tests and powered off (qemu exit $qrc after ${secs}s)"
 	tail -n 30 "$WORK/console.log" 2>/dev/null | sed 's/^/# console: /'
+fi
+
+if [ -n "$host_totals" ]; then
+	vm_totals=$(sed -n 's/^# uapi-totals: //p' "$WORK/results.txt")
+	if [ "$vm_totals" = "$host_totals" ]; then
+		emit ok "uapi selftest totals match the in-process device ($vm_totals)"
+	else
+		emit "not ok" "uapi selftest totals: kernel '$vm_totals', in-process '$host_totals'"
+	fi
 fi
 
 # Kernel log: any of these fails the run.

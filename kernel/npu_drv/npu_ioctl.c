@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * npu_ioctl.c - the DRM ioctl table: every DRM_IOCTL_NPU_* goes to the
+ * core's handler of the same name with the struct DRM has already copied
+ * in (and copies back out afterwards, whatever the result, so that error
+ * details such as error_task reach userspace). The home only adds what it
+ * keeps itself: the queue -> hardware-queue map and the submission
+ * bookkeeping behind fdinfo's engine time.
+ */
+#include <linux/slab.h>
+#include <linux/xarray.h>
+
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
+#include <drm/drm_ioctl.h>
+
+#include "npu_drv.h"
+
+static struct npu_file *npu_core_file_of(struct drm_file *file)
+{
+	return ((struct npu_drm_file *)file->driver_priv)->core_file;
+}
+
+/* Plain forwarders: npu_drm_<name>() calls npu_ioctl_<name>(). */
+#define NPU_FORWARD(name, type)						\
+static int npu_drm_##name(struct drm_device *drm, void *data,		\
+			  struct drm_file *file)			\
+{									\
+	return npu_ioctl_##name(npu_core_file_of(file),			\
+				(struct drm_npu_##type *)data);		\
+}
+
+NPU_FORWARD(device_info, device_info)
+NPU_FORWARD(bo_create, bo_create)
+NPU_FORWARD(bo_mmap_offset, bo_mmap_offset)
+NPU_FORWARD(bo_info, bo_info)
+NPU_FORWARD(bo_wait, bo_wait)
+NPU_FORWARD(program_create, program_create)
+NPU_FORWARD(program_destroy, program_destroy)
+NPU_FORWARD(queue_query, queue_query)
+NPU_FORWARD(sem_create, sem_create)
+NPU_FORWARD(sem_destroy, sem_destroy)
+NPU_FORWARD(sem_signal, sem_signal)
+NPU_FORWARD(sem_wait, sem_wait)
+NPU_FORWARD(sem_query, sem_query)
+NPU_FORWARD(wait_fence, wait_fence)
+NPU_FORWARD(mem_stats, mem_stats)
+NPU_FORWARD(compact, compact)
+
+static int npu_drm_queue_create(struct drm_device *drm, void *data,
+				struct drm_file *file)
+{
+	struct npu_drm_file *nfile = file->driver_priv;
+	struct drm_npu_queue_create *args = data;
+	struct npu_drm_queue *q;
+	int ret;
+
+	q = kmem_cache_zalloc(npu_queue_cache, GFP_KERNEL);
+	if (!q)
+		return -ENOMEM;
+	mutex_lock(&nfile->queue_lock);
+	ret = npu_ioctl_queue_create(nfile->core_file, args);
+	if (!ret) {
+		struct drm_npu_queue_destroy undo = { .handle = args->handle };
+
+		q->hw_queue = args->hw_queue;
+		mutex_lock(&nfile->ndev->files_lock);
+		ret = xa_err(xa_store(&nfile->queues, args->handle, q,
+				      GFP_KERNEL));
+		mutex_unlock(&nfile->ndev->files_lock);
+		if (ret)
+			npu_ioctl_queue_destroy(nfile->core_file, &undo);
+	}
+	mutex_unlock(&nfile->queue_lock);
+	if (ret)
+		kmem_cache_free(npu_queue_cache, q);
+	return ret;
+}
+
+static int npu_drm_queue_destroy(struct drm_device *drm, void *data,
+				 struct drm_file *file)
+{
+	struct npu_drm_file *nfile = file->driver_priv;
+	struct drm_npu_queue_destroy *args = data;
+	struct npu_drm_queue *q = NULL;
+	int ret;
+
+	mutex_lock(&nfile->queue_lock);
+	ret = npu_ioctl_queue_destroy(nfile->core_file, args);
+	if (!ret) {
+		mutex_lock(&nfile->ndev->files_lock);
+		q = xa_erase(&nfile->queues, args->handle);
+		mutex_unlock(&nfile->ndev->files_lock);
+	}
+	mutex_unlock(&nfile->queue_lock);
+	if (q)
+		kmem_cache_free(npu_queue_cache, q);
+	return ret;
+}
+
+static int npu_drm_submit(struct drm_device *drm, void *data,
+			  struct drm_file *file)
+{
+	struct npu_drm_file *nfile = file->driver_priv;
+	struct drm_npu_submit *args = data;
+	int ret;
+
+	ret = npu_ioctl_submit(nfile->core_file, args);
+	if (!ret)
+		npu_file_submitted(nfile, args->queue, args->fence);
+	return ret;
+}
+
+#define NPU_IOCTL(NAME, fn) \
+	DRM_IOCTL_DEF_DRV(NPU_##NAME, npu_drm_##fn, DRM_RENDER_ALLOW)
+
+const struct drm_ioctl_desc npu_ioctls[] = {
+	NPU_IOCTL(DEVICE_INFO, device_info),
+	NPU_IOCTL(BO_CREATE, bo_create),
+	NPU_IOCTL(BO_MMAP_OFFSET, bo_mmap_offset),
+	NPU_IOCTL(BO_INFO, bo_info),
+	NPU_IOCTL(BO_WAIT, bo_wait),
+	NPU_IOCTL(PROGRAM_CREATE, program_create),
+	NPU_IOCTL(PROGRAM_DESTROY, program_destroy),
+	NPU_IOCTL(QUEUE_CREATE, queue_create),
+	NPU_IOCTL(QUEUE_DESTROY, queue_destroy),
+	NPU_IOCTL(QUEUE_QUERY, queue_query),
+	NPU_IOCTL(SEM_CREATE, sem_create),
+	NPU_IOCTL(SEM_DESTROY, sem_destroy),
+	NPU_IOCTL(SEM_SIGNAL, sem_signal),
+	NPU_IOCTL(SEM_WAIT, sem_wait),
+	NPU_IOCTL(SEM_QUERY, sem_query),
+	NPU_IOCTL(SUBMIT, submit),
+	NPU_IOCTL(WAIT_FENCE, wait_fence),
+	NPU_IOCTL(MEM_STATS, mem_stats),
+	NPU_IOCTL(COMPACT, compact),
+};
+
+const int npu_num_ioctls = ARRAY_SIZE(npu_ioctls);
+static_assert(ARRAY_SIZE(npu_ioctls) == DRM_NPU_NUM_IOCTLS);

@@ -1,0 +1,460 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * npu_vmtest - driver-level tests of npu_drv that run inside the VM
+ * (vm-tests.sh calls one subcommand at a time; each prints TAP lines
+ * without numbers and exits non-zero on a failure).
+ *
+ *   basic      a COPY job end to end through mmap'ed buffers
+ *   isolation  two processes: neither can use the other's handles or
+ *              mappings; all VRAM returns after both close
+ *   kill       a process killed in the middle of submissions: its memory
+ *              returns and the device keeps working
+ *   watchdog   an injected hang is recovered by the watchdog
+ *   fdinfo     /proc/<pid>/fdinfo/<fd> DRM keys against the memory held
+ *   compact    compaction moves a mapped buffer: the mapping refaults
+ *              to the new place and keeps its contents
+ *   testmode   the module's test_mode parameter: instant jobs complete
+ *              without computing, hang jobs end by the watchdog, fault jobs
+ *              fault with an injected fault
+ *   hold MB    allocate and map MB MiB, then wait for stdin to close
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "vm_util.h"
+
+#define MIB	(1024ull * 1024ull)
+
+static uint64_t vram_used(void)
+{
+	struct drm_npu_mem_stats st;
+	int fd = vm_open();
+	uint64_t used = ~0ull;
+
+	if (fd >= 0 && !vm_mem_stats(fd, &st))
+		used = st.vram_used;
+	if (fd >= 0)
+		close(fd);
+	return used;
+}
+
+/* Jobs in flight retire asynchronously: poll until VRAM is back. */
+static bool vram_returns_to(uint64_t baseline, uint64_t ms)
+{
+	uint64_t end = vm_deadline(ms);
+
+	while (vm_now_ns() < end) {
+		if (vram_used() == baseline)
+			return true;
+		usleep(20000);
+	}
+	tap_diag("vram_used %llu, expected %llu",
+		 (unsigned long long)vram_used(),
+		 (unsigned long long)baseline);
+	return false;
+}
+
+/* One COPY job of @n floats through mapped buffers; 0 if the copy is right. */
+static int run_copy(int fd, uint32_t n)
+{
+	uint64_t bytes = (uint64_t)n * 4, fence;
+	uint32_t bos[2], q, prog;
+	float *in, *out;
+	int r, i;
+
+	if ((r = vm_bo_create(fd, bytes, &bos[0])) ||
+	    (r = vm_bo_create(fd, bytes, &bos[1])))
+		return r;
+	in = vm_bo_map(fd, bos[0], bytes);
+	out = vm_bo_map(fd, bos[1], bytes);
+	if (!in || !out)
+		return -EFAULT;
+	for (i = 0; i < (int)n; i++)
+		in[i] = (float)i * 0.5f;
+	if ((r = vm_queue_create(fd, &q)) || (r = vm_copy_program(fd, n, &prog)))
+		return r;
+	r = vm_submit(fd, q, prog, bos, 2, &fence);
+	if (!r)
+		r = vm_wait(fd, q, fence, 20000);
+	for (i = 0; !r && i < (int)n; i++)
+		if (out[i] != (float)i * 0.5f)
+			r = -EBADMSG;
+	munmap(in, bytes);
+	munmap(out, bytes);
+	return r;
+}
+
+static int t_basic(void)
+{
+	int fd = vm_open();
+	struct drm_npu_device_info info;
+	int r;
+
+	tap_ok(fd >= 0, "open %s", vm_node_path() ? vm_node_path() : "(none)");
+	if (fd < 0)
+		return 1;
+	memset(&info, 0, sizeof(info));
+	r = vm_ioctl(fd, DRM_IOCTL_NPU_DEVICE_INFO, &info);
+	tap_ok(!r && info.uapi_version == DRM_NPU_UAPI_VERSION,
+	       "DEVICE_INFO: uapi %#x, %u cores, %u queues, %llu MiB",
+	       info.uapi_version, info.num_cores, info.num_queues,
+	       (unsigned long long)(info.vram_size / MIB));
+	r = run_copy(fd, 65536);
+	tap_ok(!r, "COPY job of 256 KiB through mmap'ed buffers (%d)", r);
+	close(fd);
+	return tap_failures() != 0;
+}
+
+static int t_isolation(void)
+{
+	uint64_t baseline = vram_used();
+	int fd = vm_open(), pfd[2], status;
+	uint32_t h;
+	uint8_t *p;
+	pid_t pid;
+	struct drm_npu_bo_mmap_offset mo = { 0 };
+
+	if (fd < 0 || vm_bo_create(fd, MIB, &h) || !(p = vm_bo_map(fd, h, MIB))) {
+		tap_ok(false, "parent creates and maps a 1 MiB buffer");
+		return 1;
+	}
+	memset(p, 0xa5, MIB);
+	mo.handle = h;
+	vm_ioctl(fd, DRM_IOCTL_NPU_BO_MMAP_OFFSET, &mo);
+	if (pipe(pfd))
+		return 1;
+	pid = fork();
+	if (pid == 0) {
+		int cfd = vm_open(), bad = 0;
+		struct drm_npu_bo_info bi = { .handle = h };
+		struct drm_npu_bo_mmap_offset cmo = { .handle = h };
+		uint32_t mine;
+		uint8_t *cp;
+		void *m;
+
+		close(fd);	/* the parent's file, inherited: not ours */
+		if (vm_ioctl(cfd, DRM_IOCTL_NPU_BO_INFO, &bi) != -ENOENT)
+			bad |= 1;
+		if (vm_ioctl(cfd, DRM_IOCTL_NPU_BO_MMAP_OFFSET, &cmo) != -ENOENT)
+			bad |= 2;
+		m = mmap(NULL, MIB, PROT_READ, MAP_SHARED, cfd,
+			 (off_t)mo.offset);
+		if (m != MAP_FAILED)
+			bad |= 4;
+		if (vm_bo_close(cfd, h) == 0)
+			bad |= 8;
+		if (vm_bo_create(cfd, MIB, &mine) ||
+		    !(cp = vm_bo_map(cfd, mine, MIB)) || cp[0] || cp[MIB - 1])
+			bad |= 16;
+		_exit(bad);
+	}
+	close(pfd[0]);
+	close(pfd[1]);
+	waitpid(pid, &status, 0);
+	tap_ok(WIFEXITED(status) && !(WEXITSTATUS(status) & 1),
+	       "other process: BO_INFO on our handle is -ENOENT");
+	tap_ok(WIFEXITED(status) && !(WEXITSTATUS(status) & 2),
+	       "other process: BO_MMAP_OFFSET on our handle is -ENOENT");
+	tap_ok(WIFEXITED(status) && !(WEXITSTATUS(status) & 4),
+	       "other process: mmap of our buffer's offset is refused");
+	tap_ok(WIFEXITED(status) && !(WEXITSTATUS(status) & 8),
+	       "other process: GEM_CLOSE of our handle fails");
+	tap_ok(WIFEXITED(status) && !(WEXITSTATUS(status) & 16),
+	       "other process: its own new buffer is zeroed");
+	tap_ok(p[0] == 0xa5 && p[MIB - 1] == 0xa5,
+	       "our buffer is intact after the other process");
+	munmap(p, MIB);
+	close(fd);
+	tap_ok(vram_returns_to(baseline, 5000),
+	       "all VRAM returns after both processes close (%llu bytes)",
+	       (unsigned long long)baseline);
+	return tap_failures() != 0;
+}
+
+static int t_kill(void)
+{
+	uint64_t baseline = vram_used();
+	int pfd[2], status, fd, r;
+	char c = 0;
+	pid_t pid;
+
+	if (pipe(pfd))
+		return 1;
+	pid = fork();
+	if (pid == 0) {
+		uint32_t bos[2], q, prog, n = 256 * 1024;
+		int cfd = vm_open(), i;
+
+		close(pfd[0]);
+		if (cfd < 0 || vm_bo_create(cfd, n * 4, &bos[0]) ||
+		    vm_bo_create(cfd, n * 4, &bos[1]) ||
+		    vm_queue_create(cfd, &q) || vm_copy_program(cfd, n, &prog))
+			_exit(1);
+		for (i = 0; i < 100000; i++) {
+			if (vm_submit(cfd, q, prog, bos, 2, NULL))
+				_exit(2);
+			if (i == 20 && write(pfd[1], "r", 1) != 1)
+				_exit(3);
+		}
+		_exit(0);
+	}
+	close(pfd[1]);
+	r = read(pfd[0], &c, 1);
+	close(pfd[0]);
+	tap_ok(r == 1, "child is submitting jobs");
+	usleep(100000);
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	tap_ok(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+	       "child killed in the middle of its submissions");
+	tap_ok(vram_returns_to(baseline, 30000),
+	       "its VRAM returns once its jobs retire or are cancelled");
+	fd = vm_open();
+	r = run_copy(fd, 1024);
+	tap_ok(!r, "the device still runs jobs afterwards (%d)", r);
+	close(fd);
+	tap_ok(vram_returns_to(baseline, 5000), "VRAM back to baseline");
+	return tap_failures() != 0;
+}
+
+static int t_watchdog(void)
+{
+	uint32_t bos[2], q, prog;
+	struct drm_npu_queue_query qq;
+	uint64_t fence;
+	int fd = vm_open(), r;
+
+	r = vm_knob("watchdog_ms", 200);
+	if (r) {
+		tap_ok(true, "watchdog # SKIP no debugfs knob (%d)", r);
+		return 0;
+	}
+	if (fd < 0 || vm_bo_create(fd, 4096, &bos[0]) ||
+	    vm_bo_create(fd, 4096, &bos[1]) || vm_queue_create(fd, &q) ||
+	    vm_copy_program(fd, 1024, &prog))
+		return 1;
+	tap_ok(!vm_knob("hang", 1), "debugfs: inject a hang into the next task");
+	r = vm_submit(fd, q, prog, bos, 2, &fence);
+	if (!r)
+		r = vm_wait(fd, q, fence, 20000);
+	tap_ok(r == -EIO, "hung job ends with -EIO (got %d)", r);
+	memset(&qq, 0, sizeof(qq));
+	qq.handle = q;
+	r = vm_ioctl(fd, DRM_IOCTL_NPU_QUEUE_QUERY, &qq);
+	tap_ok(!r && qq.fault_reason == DRM_NPU_FAULT_WATCHDOG &&
+	       qq.fault_fence == fence, "fault record names the watchdog");
+	r = vm_submit(fd, q, prog, bos, 2, &fence);
+	if (!r)
+		r = vm_wait(fd, q, fence, 20000);
+	tap_ok(!r, "the queue runs the next job after recovery (%d)", r);
+	vm_knob("watchdog_ms", 2000);
+	close(fd);
+	return tap_failures() != 0;
+}
+
+static uint64_t fdinfo_or(pid_t pid, int fd, const char *key, uint64_t dflt)
+{
+	uint64_t v;
+
+	return vm_fdinfo_u64(pid, fd, key, &v) ? dflt : v;
+}
+
+static int t_fdinfo(void)
+{
+	static const uint64_t sizes[] = { MIB, 64 * 1024, 4096, 3 * MIB };
+	uint64_t sum = 0, total, resident, id1 = 0, id2 = 0, engine;
+	struct drm_npu_mem_stats st;
+	uint32_t h[4];
+	char drv[64] = "";
+	int fd = vm_open(), fd2 = vm_open(), i, pfd[2], status, r;
+	pid_t pid;
+
+	if (fd < 0 || fd2 < 0)
+		return 1;
+	for (i = 0; i < 4; i++) {
+		if (vm_bo_create(fd, sizes[i], &h[i]))
+			return 1;
+		sum += sizes[i];
+	}
+	vm_fdinfo_str(getpid(), fd, "drm-driver", drv, sizeof(drv));
+	tap_ok(!strcmp(drv, "npu_drv"), "drm-driver: %s", drv);
+	vm_fdinfo_u64(getpid(), fd, "drm-client-id", &id1);
+	vm_fdinfo_u64(getpid(), fd2, "drm-client-id", &id2);
+	tap_ok(id1 && id2 && id1 != id2, "drm-client-id unique per open (%llu, %llu)",
+	       (unsigned long long)id1, (unsigned long long)id2);
+	total = fdinfo_or(getpid(), fd, "drm-total-vram", 0);
+	resident = fdinfo_or(getpid(), fd, "drm-resident-vram", 0);
+	tap_ok(total == sum, "drm-total-vram %llu = buffers held %llu",
+	       (unsigned long long)total, (unsigned long long)sum);
+	tap_ok(resident == sum, "drm-resident-vram %llu = buffers held",
+	       (unsigned long long)resident);
+	vm_mem_stats(fd, &st);
+	tap_ok(st.file_used == sum, "MEM_STATS file_used %llu agrees",
+	       (unsigned long long)st.file_used);
+	tap_ok(fdinfo_or(getpid(), fd2, "drm-total-vram", 1) == 0,
+	       "second open holds nothing: drm-total-vram 0");
+	vm_bo_close(fd, h[3]);
+	sum -= sizes[3];
+	tap_ok(fdinfo_or(getpid(), fd, "drm-total-vram", 0) == sum,
+	       "after GEM_CLOSE drm-total-vram drops to %llu",
+	       (unsigned long long)sum);
+	r = run_copy(fd2, 16384);
+	engine = fdinfo_or(getpid(), fd2, "drm-engine-npu", 0);
+	tap_ok(!r && engine > 0, "drm-engine-npu counts after a job (%llu ns)",
+	       (unsigned long long)engine);
+
+	/* Another process reads our fdinfo, as a monitoring tool does. */
+	if (pipe(pfd))
+		return 1;
+	pid = fork();
+	if (pid == 0) {
+		pid_t parent = getppid();
+
+		_exit(fdinfo_or(parent, fd, "drm-total-vram", 0) == sum ? 0 : 1);
+	}
+	close(pfd[0]);
+	close(pfd[1]);
+	waitpid(pid, &status, 0);
+	tap_ok(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	       "another process reads the same drm-total-vram from /proc/<pid>/fdinfo");
+	close(fd);
+	close(fd2);
+	return tap_failures() != 0;
+}
+
+static int t_compact(void)
+{
+	enum { N = 8 };
+	uint32_t h[N];
+	struct drm_npu_compact c;
+	struct drm_npu_bo_info bi;
+	uint64_t bytes = 2 * MIB;
+	uint32_t *p;
+	int fd = vm_open(), i, r, good = 1;
+
+	if (fd < 0)
+		return 1;
+	for (i = 0; i < N; i++)
+		if (vm_bo_create(fd, bytes, &h[i]))
+			return 1;
+	p = vm_bo_map(fd, h[N - 1], bytes);
+	if (!p)
+		return 1;
+	for (i = 0; i < (int)(bytes / 4); i++)
+		p[i] = 0x9e3779b9u * (uint32_t)i;
+	for (i = 0; i < N - 1; i += 2)
+		vm_bo_close(fd, h[i]);
+	memset(&c, 0, sizeof(c));
+	r = vm_ioctl(fd, DRM_IOCTL_NPU_COMPACT, &c);
+	tap_ok(!r && c.bytes_moved > 0, "COMPACT moved %llu bytes (%d)",
+	       (unsigned long long)c.bytes_moved, r);
+	memset(&bi, 0, sizeof(bi));
+	bi.handle = h[N - 1];
+	r = vm_ioctl(fd, DRM_IOCTL_NPU_BO_INFO, &bi);
+	tap_ok(!r && bi.moves > 0, "the mapped buffer was moved (%llu moves)",
+	       (unsigned long long)bi.moves);
+	for (i = 0; i < (int)(bytes / 4); i++)
+		if (p[i] != 0x9e3779b9u * (uint32_t)i)
+			good = 0;
+	tap_ok(good, "its old mapping refaults to the new place, contents intact");
+	p[0] = 0x12345678;
+	r = vm_ioctl(fd, DRM_IOCTL_NPU_COMPACT, &c);
+	tap_ok(p[0] == 0x12345678, "writes through the mapping land in VRAM");
+	munmap(p, bytes);
+	close(fd);
+	return tap_failures() != 0;
+}
+
+static int t_testmode(void)
+{
+	uint32_t bos[2], q, prog, n = 1024;
+	struct drm_npu_queue_query qq;
+	char mode[32] = "";
+	uint64_t fence;
+	float *in, *out;
+	int fd = vm_open(), r;
+	FILE *f = fopen("/sys/module/npu_drv/parameters/test_mode", "r");
+
+	if (!f || !fgets(mode, sizeof(mode), f) || fd < 0)
+		return 1;
+	fclose(f);
+	mode[strcspn(mode, "\n")] = 0;
+	if (vm_bo_create(fd, n * 4, &bos[0]) || vm_bo_create(fd, n * 4, &bos[1]) ||
+	    vm_queue_create(fd, &q) || vm_copy_program(fd, n, &prog) ||
+	    !(in = vm_bo_map(fd, bos[0], n * 4)) ||
+	    !(out = vm_bo_map(fd, bos[1], n * 4)))
+		return 1;
+	in[0] = 42.0f;
+	r = vm_submit(fd, q, prog, bos, 2, &fence);
+	if (!r)
+		r = vm_wait(fd, q, fence, 30000);
+	memset(&qq, 0, sizeof(qq));
+	qq.handle = q;
+	vm_ioctl(fd, DRM_IOCTL_NPU_QUEUE_QUERY, &qq);
+	if (!strcmp(mode, "instant"))
+		tap_ok(!r && out[0] == 0.0f,
+		       "test_mode=instant: job completes without computing (%d)", r);
+	else if (!strcmp(mode, "fault"))
+		tap_ok(r == -EIO && qq.fault_reason == DRM_NPU_FAULT_INJECTED,
+		       "test_mode=fault: job faults, reason INJECTED (%d, %u)",
+		       r, qq.fault_reason);
+	else if (!strcmp(mode, "hang"))
+		tap_ok(r == -EIO && qq.fault_reason == DRM_NPU_FAULT_WATCHDOG,
+		       "test_mode=hang: the watchdog ends the job (%d, %u)",
+		       r, qq.fault_reason);
+	else
+		tap_ok(!r && out[0] == 42.0f, "test_mode=%s: job computes (%d)",
+		       mode, r);
+	close(fd);
+	return tap_failures() != 0;
+}
+
+/* Holds a mapped buffer until stdin reaches EOF (for rmmod/npu-smi tests). */
+static int t_hold(const char *mb)
+{
+	uint64_t bytes = strtoull(mb, NULL, 0) * MIB;
+	int fd = vm_open();
+	uint32_t h;
+	char buf[16];
+	uint8_t *p;
+
+	if (fd < 0 || vm_bo_create(fd, bytes, &h) || !(p = vm_bo_map(fd, h, bytes)))
+		return 1;
+	memset(p, 1, bytes);
+	printf("holding %llu bytes\n", (unsigned long long)bytes);
+	fflush(stdout);
+	while (read(0, buf, sizeof(buf)) > 0)
+		;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		goto usage;
+	if (!strcmp(argv[1], "basic"))
+		return t_basic();
+	if (!strcmp(argv[1], "isolation"))
+		return t_isolation();
+	if (!strcmp(argv[1], "kill"))
+		return t_kill();
+	if (!strcmp(argv[1], "watchdog"))
+		return t_watchdog();
+	if (!strcmp(argv[1], "fdinfo"))
+		return t_fdinfo();
+	if (!strcmp(argv[1], "compact"))
+		return t_compact();
+	if (!strcmp(argv[1], "testmode"))
+		return t_testmode();
+	if (!strcmp(argv[1], "hold") && argc == 3)
+		return t_hold(argv[2]);
+usage:
+	fprintf(stderr, "usage: npu_vmtest basic|isolation|kill|watchdog|fdinfo|compact|testmode|hold MB\n");
+	return 2;
+}
