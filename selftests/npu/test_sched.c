@@ -1,0 +1,420 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_sched.c - the scheduler seen through the uapi: order within a
+ * queue, overlap across queues, semaphore ordering, fault records, the
+ * watchdog and test modes.
+ */
+#include "npu_test.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define PROF_SIZE	(64 * 1024)
+
+/* A one-queue COPY chain: task k copies region k to region k+1. */
+static void test_order_in_queue(void)
+{
+	enum { N = 64, E = 64 };
+	struct drm_npu_task t[N];
+	uint32_t q = t_queue(T.d, 0), bo = t_bo(T.d, (N + 1) * E * 4), prog;
+	uint32_t x = t_bo(T.d, 4096), y = t_bo(T.d, 4096), z = t_bo(T.d, 4096);
+	uint32_t xy[2] = { x, y }, yz[2] = { y, z };
+	float *p = t_map(T.d, bo, (N + 1) * E * 4);
+	float *px = t_map(T.d, x, 4096), *pz = t_map(T.d, z, 4096);
+	uint64_t fence, f2;
+	bool ok = true;
+	int k, i;
+
+	if (!q || !p || !px || !pz)
+		goto out;
+	for (k = 0; k < N; k++)
+		t[k] = t_copy(0, (uint64_t)k * E * 4, 0,
+			      (uint64_t)(k + 1) * E * 4, E);
+	for (i = 0; i < E; i++)
+		p[i] = (float)(i * 7 + 1);
+	if (t_prog(T.d, t, N, &prog) == 0) {
+		tap_err(t_submit(T.d, q, prog, &bo, 1, &fence), 0,
+			"order: submit a 64-task dependent COPY chain");
+		tap_err(t_wait(T.d, q, fence, 20000), 0, "order: chain completes");
+		for (i = 0; i < E; i++)
+			ok &= p[N * E + i] == (float)(i * 7 + 1);
+		tap_ok(ok, "order: tasks of one job ran in order (the value reached the end of the chain)");
+		t_prog_destroy(T.d, prog);
+	}
+
+	/* two jobs: x -> y, then y -> z; the second must see the first */
+	t[0] = t_copy(0, 0, 1, 0, 1024);
+	if (t_prog(T.d, t, 1, &prog) == 0) {
+		t_control("slow_us", 20000);
+		for (i = 0; i < 1024; i++)
+			px[i] = (float)i + 0.25f;
+		t_submit(T.d, q, prog, xy, 2, &fence);
+		t_submit(T.d, q, prog, yz, 2, &f2);
+		tap_err(t_wait(T.d, q, f2, 20000), 0, "order: two dependent jobs complete");
+		ok = true;
+		for (i = 0; i < 1024; i++)
+			ok &= pz[i] == (float)i + 0.25f;
+		tap_ok(ok, "order: jobs of one queue ran in submission order");
+		t_control("slow_us", 0);
+		t_prog_destroy(T.d, prog);
+	}
+out:
+	t_unmap(T.d, p, (N + 1) * E * 4);
+	t_unmap(T.d, px, 4096);
+	t_unmap(T.d, pz, 4096);
+	t_close_bo(T.d, bo);
+	t_close_bo(T.d, x);
+	t_close_bo(T.d, y);
+	t_close_bo(T.d, z);
+	t_queue_destroy(T.d, q);
+}
+
+static int submit_prof(uint32_t q, uint32_t prog, const uint32_t *bos,
+		       uint32_t nbos, uint32_t prof, uint64_t off,
+		       const struct drm_npu_sem_point *waits, uint32_t nwaits,
+		       const struct drm_npu_sem_point *sigs, uint32_t nsigs,
+		       const struct drm_npu_sem_point *binds, uint32_t nbinds,
+		       uint64_t *fence)
+{
+	struct drm_npu_submit s;
+	int err;
+
+	memset(&s, 0, sizeof(s));
+	s.queue = q;
+	s.program = prog;
+	s.bos_ptr = (uintptr_t)bos;
+	s.num_bos = nbos;
+	s.flags = DRM_NPU_SUBMIT_PROFILE;
+	s.profile_bo = prof;
+	s.profile_offset = off;
+	s.waits_ptr = (uintptr_t)waits;
+	s.num_waits = nwaits;
+	s.signals_ptr = (uintptr_t)sigs;
+	s.num_signals = nsigs;
+	s.sem_bindings_ptr = (uintptr_t)binds;
+	s.num_sem_bindings = nbinds;
+	err = t_ioctl(T.d, DRM_IOCTL_NPU_SUBMIT, &s);
+	*fence = s.fence;
+	return err;
+}
+
+/* Two queues on two hardware queues: their tasks overlap in time. */
+static void test_parallel(void)
+{
+	struct drm_npu_task t = t_copy(0, 0, 1, 0, 1024);
+	struct drm_npu_queue_create c1 = { 0 }, c2 = { 0 };
+	struct drm_npu_task_profile *rec;
+	uint32_t bos[2], prof, prog;
+	uint64_t f1, f2;
+	bool overlap;
+
+	if (T.info.num_cores < 2 || T.info.num_queues < 2) {
+		tap_skip("needs 2 AI cores and 2 queues", "parallel: two queues overlap");
+		return;
+	}
+	if (t_control("slow_us", 100000)) {
+		tap_skip("no slow_us test mode", "parallel: two queues overlap");
+		return;
+	}
+	t_ioctl(T.d, DRM_IOCTL_NPU_QUEUE_CREATE, &c1);
+	t_ioctl(T.d, DRM_IOCTL_NPU_QUEUE_CREATE, &c2);
+	bos[0] = t_bo(T.d, 4096);
+	bos[1] = t_bo(T.d, 4096);
+	prof = t_bo(T.d, PROF_SIZE);
+	rec = t_map(T.d, prof, PROF_SIZE);
+	if (!rec || t_prog(T.d, &t, 1, &prog)) {
+		tap_ok(false, "parallel: setup");
+		goto out;
+	}
+	tap_ok(c1.hw_queue != c2.hw_queue,
+	       "parallel: two queues get different hardware queues (%u, %u)",
+	       c1.hw_queue, c2.hw_queue);
+	submit_prof(c1.handle, prog, bos, 2, prof, 0, NULL, 0, NULL, 0, NULL,
+		    0, &f1);
+	submit_prof(c2.handle, prog, bos, 2, prof, 64, NULL, 0, NULL, 0, NULL,
+		    0, &f2);
+	tap_err(t_wait(T.d, c1.handle, f1, 20000) |
+		t_wait(T.d, c2.handle, f2, 20000), 0,
+		"parallel: both jobs complete");
+	overlap = rec[0].start_ns < rec[2].end_ns &&
+		  rec[2].start_ns < rec[0].end_ns;
+	tap_diag("queue 1 ran [%llu, %llu] on core %u, queue 2 [%llu, %llu] on core %u (ns, relative)",
+		 0ull, (unsigned long long)(rec[0].end_ns - rec[0].start_ns),
+		 rec[0].core,
+		 (unsigned long long)(rec[2].start_ns - rec[0].start_ns),
+		 (unsigned long long)(rec[2].end_ns - rec[0].start_ns),
+		 rec[2].core);
+	tap_ok(overlap && rec[0].core != rec[2].core &&
+	       rec[0].hw_queue == c1.hw_queue && rec[2].hw_queue == c2.hw_queue,
+	       "parallel: the profile records overlap in time on two AI cores");
+	t_prog_destroy(T.d, prog);
+out:
+	t_control("slow_us", 0);
+	t_unmap(T.d, rec, PROF_SIZE);
+	t_close_bo(T.d, bos[0]);
+	t_close_bo(T.d, bos[1]);
+	t_close_bo(T.d, prof);
+	t_queue_destroy(T.d, c1.handle);
+	t_queue_destroy(T.d, c2.handle);
+}
+
+/*
+ * Queue A: COPY src -> X, SEM_SIGNAL. Queue B: SEM_WAIT, COPY X -> Y.
+ * B is submitted first; Y must still be src, and B's copy must start after
+ * A's ended. Then the same with job-level wait/signal points.
+ */
+static void test_sem_order(void)
+{
+	struct drm_npu_task ta[2], tb[2];
+	struct drm_npu_task_profile *rec;
+	struct drm_npu_sem_point bind, pt;
+	uint32_t qa = t_queue(T.d, 0), qb = t_queue(T.d, 0);
+	uint32_t src = t_bo(T.d, 4096), x = t_bo(T.d, 4096), y = t_bo(T.d, 4096);
+	uint32_t prof = t_bo(T.d, PROF_SIZE), sem = t_sem(T.d, 0);
+	uint32_t pa, pb, pc, a_bos[2] = { src, x }, b_bos[2] = { x, y };
+	float *ps = t_map(T.d, src, 4096), *py = t_map(T.d, y, 4096);
+	uint64_t fa, fb;
+	bool ok = true;
+	int i;
+
+	rec = t_map(T.d, prof, PROF_SIZE);
+	ta[0] = t_copy(0, 0, 1, 0, 1024);
+	ta[1] = t_sem_task(DRM_NPU_OP_SEM_SIGNAL, 0, 1);
+	tb[0] = t_sem_task(DRM_NPU_OP_SEM_WAIT, 0, 1);
+	tb[1] = t_copy(0, 0, 1, 0, 1024);
+	if (!rec || !ps || !py || !sem || t_prog(T.d, ta, 2, &pa) ||
+	    t_prog(T.d, tb, 2, &pb) || t_prog(T.d, ta, 1, &pc)) {
+		tap_ok(false, "semaphore order: setup");
+		goto out;
+	}
+	for (i = 0; i < 1024; i++)
+		ps[i] = (float)(3 * i) - 0.5f;
+	t_control("slow_us", 30000);
+	memset(&bind, 0, sizeof(bind));
+	bind.handle = sem;
+	bind.value = 0;
+	tap_err(submit_prof(qb, pb, b_bos, 2, prof, 0, NULL, 0, NULL, 0, &bind,
+			    1, &fb), 0, "semaphore order: queue B (SEM_WAIT, COPY) submitted first");
+	tap_err(submit_prof(qa, pa, a_bos, 2, prof, 64, NULL, 0, NULL, 0,
+			    &bind, 1, &fa), 0,
+		"semaphore order: queue A (COPY, SEM_SIGNAL) submitted second");
+	tap_err(t_wait(T.d, qb, fb, 20000), 0, "semaphore order: B completes");
+	for (i = 0; i < 1024; i++)
+		ok &= py[i] == (float)(3 * i) - 0.5f;
+	tap_ok(ok, "semaphore order: B's copy read what A's copy wrote");
+	tap_ok(rec[1].start_ns >= rec[2].end_ns,
+	       "semaphore order: B's COPY started after A's COPY ended (profile)");
+
+	/* job-level: B waits for point 5, A's job signals 5 when it ends */
+	memset(py, 0, 4096);
+	memset(&pt, 0, sizeof(pt));
+	pt.handle = sem;
+	pt.value = 5;
+	tap_err(submit_prof(qb, pc, b_bos, 2, prof, 256, &pt, 1, NULL, 0, NULL,
+			    0, &fb), 0, "semaphore order: job waiting for point 5");
+	tap_err(submit_prof(qa, pc, a_bos, 2, prof, 512, NULL, 0, &pt, 1, NULL,
+			    0, &fa), 0, "semaphore order: job signalling point 5");
+	tap_err(t_wait(T.d, qb, fb, 20000), 0, "semaphore order: waiting job completes");
+	ok = true;
+	for (i = 0; i < 1024; i++)
+		ok &= py[i] == (float)(3 * i) - 0.5f;
+	tap_ok(ok && rec[8].start_ns >= rec[16].end_ns,
+	       "semaphore order: the waiting job ran after the signalling job");
+	t_prog_destroy(T.d, pa);
+	t_prog_destroy(T.d, pb);
+	t_prog_destroy(T.d, pc);
+out:
+	t_control("slow_us", 0);
+	t_unmap(T.d, rec, PROF_SIZE);
+	t_unmap(T.d, ps, 4096);
+	t_unmap(T.d, py, 4096);
+	t_close_bo(T.d, src);
+	t_close_bo(T.d, x);
+	t_close_bo(T.d, y);
+	t_close_bo(T.d, prof);
+	t_sem_destroy(T.d, sem);
+	t_queue_destroy(T.d, qa);
+	t_queue_destroy(T.d, qb);
+}
+
+/* Injected fault: the job fails, the one behind it is cancelled. */
+static void test_fault(void)
+{
+	struct drm_npu_task t[2] = { t_copy(0, 0, 1, 0, 64),
+				     t_copy(1, 0, 0, 0, 64) };
+	struct drm_npu_sem_point pt = { 0 };
+	struct drm_npu_sem_signal sig = { 0 };
+	struct drm_npu_queue_query qq;
+	uint32_t q = t_queue(T.d, 0), gate = t_sem(T.d, 0), prof;
+	uint32_t bos[2] = { t_bo(T.d, 4096), t_bo(T.d, 4096) }, prog;
+	struct drm_npu_task_profile *rec;
+	uint64_t f1, f2, f3;
+
+	prof = t_bo(T.d, PROF_SIZE);
+	rec = t_map(T.d, prof, PROF_SIZE);
+	if (!rec || t_prog(T.d, t, 2, &prog)) {
+		tap_ok(false, "fault: setup");
+		goto out;
+	}
+	if (t_control("fault", 1)) {
+		tap_skip("no fault test mode", "fault: injected fault");
+		goto out_prog;
+	}
+	pt.handle = gate;
+	pt.value = 1;
+	submit_prof(q, prog, bos, 2, prof, 0, &pt, 1, NULL, 0, NULL, 0, &f1);
+	t_submit(T.d, q, prog, bos, 2, &f2);
+	sig.handle = gate;
+	sig.value = 1;
+	t_ioctl(T.d, DRM_IOCTL_NPU_SEM_SIGNAL, &sig);
+	tap_err(t_wait(T.d, q, f1, 20000), -EIO, "fault: the faulting job's fence -> EIO");
+	tap_err(t_wait(T.d, q, f2, 20000), -EIO, "fault: the job queued behind it is cancelled -> EIO");
+	t_query(T.d, q, &qq);
+	tap_ok(qq.num_faults == 1 && qq.fault_reason == DRM_NPU_FAULT_INJECTED &&
+	       qq.fault_fence == f1 && qq.fault_task == 0 &&
+	       qq.completed == f2,
+	       "fault: record names reason INJECTED, fence %llu, task 0 (got reason %u fence %llu task %u)",
+	       (unsigned long long)f1, qq.fault_reason,
+	       (unsigned long long)qq.fault_fence, qq.fault_task);
+	tap_ok(rec[0].status == DRM_NPU_FAULT_INJECTED,
+	       "fault: the profile record of the task carries the fault");
+	tap_err(t_submit(T.d, q, prog, bos, 2, &f3), 0, "fault: the queue accepts new work");
+	tap_err(t_wait(T.d, q, f3, 20000), 0, "fault: and runs it");
+	memset(&qq, 0, sizeof(qq));
+	qq.handle = q;
+	qq.flags = DRM_NPU_QUEUE_QUERY_CLEAR_FAULT;
+	t_ioctl(T.d, DRM_IOCTL_NPU_QUEUE_QUERY, &qq);
+	t_query(T.d, q, &qq);
+	tap_ok(qq.fault_reason == DRM_NPU_FAULT_NONE && qq.num_faults == 1,
+	       "fault: CLEAR_FAULT clears the record, keeps the count");
+out_prog:
+	t_control("fault", 0);
+	t_prog_destroy(T.d, prog);
+out:
+	t_unmap(T.d, rec, PROF_SIZE);
+	t_close_bo(T.d, bos[0]);
+	t_close_bo(T.d, bos[1]);
+	t_close_bo(T.d, prof);
+	t_sem_destroy(T.d, gate);
+	t_queue_destroy(T.d, q);
+}
+
+/* A data-dependent fault: GATHER with an index out of range. */
+static void test_gather_fault(void)
+{
+	struct drm_npu_task t;
+	struct drm_npu_queue_query qq;
+	uint32_t n8 = 8, n2 = 2, prog, q = t_queue(T.d, 0);
+	uint32_t bos[3] = { t_bo(T.d, 4096), t_bo(T.d, 4096), t_bo(T.d, 4096) };
+	int32_t *ix = t_map(T.d, bos[1], 4096);
+	uint64_t f;
+
+	memset(&t, 0, sizeof(t));
+	t.opcode = DRM_NPU_OP_GATHER;
+	t.num_operands = 3;
+	t.operands[0] = t_opnd(0, 0, DRM_NPU_DTYPE_F32, 1, &n8);
+	t.operands[1] = t_opnd(1, 0, DRM_NPU_DTYPE_I32, 1, &n2);
+	t.operands[2] = t_opnd(2, 0, DRM_NPU_DTYPE_F32, 1, &n2);
+	if (!ix || t_prog(T.d, &t, 1, &prog)) {
+		tap_skip("GATHER not available", "fault: gather index out of range");
+		goto out;
+	}
+	ix[0] = 1;
+	ix[1] = 1000;
+	t_submit(T.d, q, prog, bos, 3, &f);
+	tap_err(t_wait(T.d, q, f, 20000), -EIO, "fault: gather with index 1000 of 8 -> EIO");
+	t_query(T.d, q, &qq);
+	tap_ok(qq.fault_reason == DRM_NPU_FAULT_BAD_INDEX && qq.fault_fence == f,
+	       "fault: record reason BAD_INDEX (got %u)", qq.fault_reason);
+	t_prog_destroy(T.d, prog);
+out:
+	t_unmap(T.d, ix, 4096);
+	t_close_bo(T.d, bos[0]);
+	t_close_bo(T.d, bos[1]);
+	t_close_bo(T.d, bos[2]);
+	t_queue_destroy(T.d, q);
+}
+
+/* Injected hang: the watchdog turns it into a fault, the queue recovers. */
+static void test_watchdog(void)
+{
+	struct drm_npu_task t = t_copy(0, 0, 1, 0, 64);
+	struct drm_npu_queue_query qq;
+	uint32_t q = t_queue(T.d, 0), prog;
+	uint32_t bos[2] = { t_bo(T.d, 4096), t_bo(T.d, 4096) };
+	uint64_t f, t0, dt;
+
+	if (t_prog(T.d, &t, 1, &prog)) {
+		tap_ok(false, "watchdog: setup");
+		goto out;
+	}
+	if (t_control("watchdog_ms", 100) || t_control("hang", 1)) {
+		tap_skip("no hang/watchdog_ms test mode", "watchdog: hang recovered");
+		goto out_prog;
+	}
+	t0 = t_now();
+	t_submit(T.d, q, prog, bos, 2, &f);
+	tap_err(t_wait(T.d, q, f, 20000), -EIO, "watchdog: a hung job fails -> EIO");
+	dt = t_now() - t0;
+	tap_diag("the hang was recovered after %llu ms (watchdog 100 ms)",
+		 (unsigned long long)(dt / 1000000));
+	t_query(T.d, q, &qq);
+	tap_ok(qq.fault_reason == DRM_NPU_FAULT_WATCHDOG && qq.fault_fence == f &&
+	       qq.fault_task == 0,
+	       "watchdog: fault record reason WATCHDOG, task 0 (got %u)",
+	       qq.fault_reason);
+	tap_err(t_submit(T.d, q, prog, bos, 2, &f), 0, "watchdog: the queue accepts new work");
+	tap_err(t_wait(T.d, q, f, 20000), 0, "watchdog: and completes it");
+out_prog:
+	t_control("hang", 0);
+	t_control("watchdog_ms", T.info.watchdog_ms);
+	t_prog_destroy(T.d, prog);
+out:
+	t_close_bo(T.d, bos[0]);
+	t_close_bo(T.d, bos[1]);
+	t_queue_destroy(T.d, q);
+}
+
+static void test_instant(void)
+{
+	struct drm_npu_task t = t_copy(0, 0, 1, 0, 64);
+	uint32_t q = t_queue(T.d, 0), prog;
+	uint32_t bos[2] = { t_bo(T.d, 4096), t_bo(T.d, 4096) };
+	float *a = t_map(T.d, bos[0], 4096), *b = t_map(T.d, bos[1], 4096);
+	uint64_t f;
+
+	if (!a || !b || t_prog(T.d, &t, 1, &prog)) {
+		tap_ok(false, "instant: setup");
+		goto out;
+	}
+	if (t_control("instant", 1)) {
+		tap_skip("no instant test mode", "instant: jobs complete without computing");
+	} else {
+		a[0] = 1.0f;
+		t_submit(T.d, q, prog, bos, 2, &f);
+		tap_ok(t_wait(T.d, q, f, 20000) == 0 && b[0] == 0.0f,
+		       "instant: the job completes without computing");
+		t_control("instant", 0);
+	}
+	tap_ok(t_control("no_such_knob", 1) == -EINVAL ||
+	       npu_dev_is_kernel(T.d),
+	       "test control: an unknown knob -> EINVAL");
+	t_prog_destroy(T.d, prog);
+out:
+	t_unmap(T.d, a, 4096);
+	t_unmap(T.d, b, 4096);
+	t_close_bo(T.d, bos[0]);
+	t_close_bo(T.d, bos[1]);
+	t_queue_destroy(T.d, q);
+}
+
+void test_sched(void)
+{
+	test_order_in_queue();
+	test_parallel();
+	test_sem_order();
+	test_fault();
+	test_gather_fault();
+	test_watchdog();
+	test_instant();
+}
