@@ -57,18 +57,37 @@ def find_number(doc, *words, exclude=()):
 
 
 def report_figures(rep):
-    """The compile-report figures the issue asks for, by fuzzy key match
-    (npuc's report is owned by the compiler; see Documentation/npuc.rst)."""
-    ws = find_number(rep, "workspace", exclude=("bound", "lower", "ratio"))
-    lb = find_number(rep, "lower_bound") or find_number(rep, "lower", "bound")
-    fused = find_number(rep, "fused")
-    streams = find_number(rep, "streams") or find_number(rep, "stream")
-    if streams is None and isinstance(rep, dict) and \
-            isinstance(rep.get("streams"), list):
-        streams = len(rep["streams"])
-    return {"workspace_bytes": ws, "workspace_lower_bound_bytes": lb,
-            "workspace_over_lower_bound": (ws / lb) if ws and lb else None,
-            "fused_ops": fused, "streams": streams}
+    """The compile-report figures the issue asks for, from npuc's
+    --report-json (Documentation/npuc.rst): workspace vs the plan's lower
+    bound, ops fused (the second of each pass's removed/fused/folded/
+    rewritten counts, as npuc --report adds them up) and streams."""
+    import re
+    fig = {"workspace_bytes": None, "workspace_lower_bound_bytes": None,
+           "workspace_over_lower_bound": None, "fused_ops": None,
+           "streams": None, "tasks": None, "nodes_before": None,
+           "nodes_after": None, "planner": None}
+    if not isinstance(rep, dict):
+        return fig
+    var = (rep.get("variants") or [{}])[0]
+    plan = var.get("plan", {})
+    ws = plan.get("workspace", find_number(rep, "workspace"))
+    lb = plan.get("lower_bound", find_number(rep, "lower_bound"))
+    passes = rep.get("passes")
+    fused = None
+    if isinstance(passes, str):
+        fused = sum(int(m.group(2)) for m in re.finditer(
+            r":(\d+)/(\d+)/(\d+)/(\d+)", passes))
+    fig.update({
+        "workspace_bytes": ws, "workspace_lower_bound_bytes": lb,
+        "workspace_over_lower_bound": round(ws / lb, 4) if ws and lb
+        else None,
+        "fused_ops": fused if fused is not None
+        else find_number(rep, "fused"),
+        "streams": var.get("streams", find_number(rep, "streams")),
+        "tasks": var.get("tasks"), "planner": plan.get("best"),
+        "nodes_before": rep.get("nodes_before"),
+        "nodes_after": rep.get("nodes_after")})
+    return fig
 
 
 def npu_latency(doc):
