@@ -1,0 +1,477 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * npu_math.c - elementary functions of the op kernels, without libm.
+ *
+ * Every transcendental function is evaluated in double precision (range
+ * reduction plus a series with enough terms for ~1e-15 relative error), and
+ * the float entry points round that once. A float result is therefore the
+ * correctly rounded value unless the exact result lies within ~1e-7 ulp of
+ * a rounding boundary, which keeps the error at or below 1 ulp everywhere.
+ * The same code runs in the kernel module (SSE2 doubles) and in userspace,
+ * so the results are bit-identical in both homes.
+ */
+#include "npu_math.h"
+
+#define LN2_HI		6.93147180369123816490e-01	/* 0x3fe62e42fee00000 */
+#define LN2_LO		1.90821492927058770002e-10
+#define INV_LN2		1.44269504088896338700e+00
+#define TWO_OVER_SQRTPI	1.12837916709551257390e+00
+#define INV_SQRTPI	5.64189583547756286948e-01
+
+static const double dinf = __builtin_inf();
+
+/* 1/n, n = 0..23 (inv_int[0] unused). */
+static const double inv_int[24] = {
+	0, 1.0, 1.0 / 2, 1.0 / 3, 1.0 / 4, 1.0 / 5, 1.0 / 6, 1.0 / 7, 1.0 / 8,
+	1.0 / 9, 1.0 / 10, 1.0 / 11, 1.0 / 12, 1.0 / 13, 1.0 / 14, 1.0 / 15,
+	1.0 / 16, 1.0 / 17, 1.0 / 18, 1.0 / 19, 1.0 / 20, 1.0 / 21, 1.0 / 22,
+	1.0 / 23,
+};
+
+static double nan_d(void)
+{
+	return npu_u2d(0x7ff8000000000000ull);
+}
+
+/* 2^k for -1074 <= k <= 1023 as an exact double. */
+static double pow2_d(int k)
+{
+	if (k >= -1022)
+		return npu_u2d((u64)(k + 1023) << 52);
+	return npu_u2d(1ull << (k + 1074));	/* subnormal */
+}
+
+double npu_floor_d(double x)
+{
+	double t;
+
+	if (!(npu_fabs(x) < 4503599627370496.0))	/* 2^52, NaN, inf */
+		return x;
+	t = (double)(s64)x;
+	if (t > x)
+		t -= 1.0;
+	if (t == 0.0)
+		return x < 0 ? -0.0 : (x == 0 ? x : 0.0);
+	return t;
+}
+
+double npu_exp_d(double x)
+{
+	double r, p;
+	s64 k;
+
+	if (x != x)
+		return x;
+	if (x > 709.782712893384)
+		return dinf;
+	if (x < -745.2)
+		return 0.0;
+	k = (s64)(x * INV_LN2 + (x >= 0 ? 0.5 : -0.5));
+	r = (x - (double)k * LN2_HI) - (double)k * LN2_LO;
+	/* |r| <= 0.35: Taylor series to r^13 (truncation < 2e-16). */
+	p = 1.6059043836821614599e-10;			/* 1/13! */
+	p = p * r + 2.0876756987868098979e-09;		/* 1/12! */
+	p = p * r + 2.5052108385441718775e-08;
+	p = p * r + 2.7557319223985890653e-07;
+	p = p * r + 2.7557319223985890653e-06;
+	p = p * r + 2.4801587301587301587e-05;
+	p = p * r + 1.9841269841269841270e-04;
+	p = p * r + 1.3888888888888888889e-03;
+	p = p * r + 8.3333333333333333333e-03;
+	p = p * r + 4.1666666666666666667e-02;
+	p = p * r + 1.6666666666666666667e-01;
+	p = p * r + 0.5;
+	p = p * r + 1.0;
+	p = p * r + 1.0;
+	if (k > 1023)
+		return p * pow2_d((int)k - 1) * 2.0;
+	if (k < -1000)
+		return p * pow2_d((int)k + 1000) * pow2_d(-1000);
+	return p * pow2_d((int)k);
+}
+
+double npu_expm1_d(double x)
+{
+	double p;
+	int n;
+
+	if (x != x)
+		return x;
+	if (npu_fabs(x) >= 0.5) {
+		if (x < -40.0)
+			return -1.0;
+		return npu_exp_d(x) - 1.0;
+	}
+	/* x * (1 + x/2 * (1 + x/3 * (...))): relative error < 1e-17. */
+	p = 1.0;
+	for (n = 18; n >= 2; n--)
+		p = 1.0 + x * inv_int[n] * p;
+	return x * p;
+}
+
+double npu_log_d(double x)
+{
+	u64 u = npu_d2u(x);
+	double m, s, s2, t, sum;
+	int e, k;
+
+	if (x != x)
+		return x;
+	if (x < 0)
+		return nan_d();
+	if (x == 0)
+		return -dinf;
+	if (x == dinf)
+		return x;
+	e = 0;
+	if ((u >> 52) == 0) {			/* subnormal: scale by 2^54 */
+		x *= 18014398509481984.0;
+		u = npu_d2u(x);
+		e = -54;
+	}
+	e += (int)((u >> 52) & 0x7ff) - 1023;
+	m = npu_u2d((u & 0x000fffffffffffffull) | 0x3ff0000000000000ull);
+	if (m > 1.4142135623730951) {
+		m *= 0.5;
+		e++;
+	}
+	/* log(m) = 2 atanh(s), |s| <= 0.1716: series to s^23. */
+	s = (m - 1.0) / (m + 1.0);
+	s2 = s * s;
+	sum = 0.0;
+	for (k = 11; k >= 1; k--)
+		sum = (sum + inv_int[2 * k + 1]) * s2;
+	t = 2.0 * s + 2.0 * s * sum;
+	return (double)e * LN2_HI + ((double)e * LN2_LO + t);
+}
+
+double npu_log1p_d(double x)
+{
+	double u;
+
+	if (x != x)
+		return x;
+	if (x < -1.0)
+		return nan_d();
+	if (x == -1.0)
+		return -dinf;
+	if (npu_fabs(x) < 1e-4)
+		return x * (1.0 - x * (0.5 - x * (1.0 / 3 - x * (0.25 - x * 0.2))));
+	u = 1.0 + x;
+	if (u == dinf)
+		return u;
+	/* log(u) corrected for the rounding of 1 + x. */
+	return npu_log_d(u) - ((u - 1.0) - x) / u;
+}
+
+/* erfc(a) for a >= 2.5 by its continued fraction (Laplace). */
+static double erfc_cf(double a)
+{
+	double f = a;
+	int k;
+
+	if (a > 27.3)
+		return 0.0;
+	for (k = 80; k >= 1; k--)
+		f = a + (k * 0.5) / f;
+	return npu_exp_d(-a * a) * INV_SQRTPI / f;
+}
+
+double npu_erf_d(double x)
+{
+	double a = npu_fabs(x), x2, t, sum, r;
+	int n;
+
+	if (x != x)
+		return x;
+	if (a >= 2.5) {
+		r = 1.0 - erfc_cf(a);
+		return x < 0 ? -r : r;
+	}
+	/* Maclaurin series; at a = 2.5 cancellation costs < 2 digits. */
+	x2 = x * x;
+	t = x;
+	sum = x;
+	for (n = 1; n < 120; n++) {
+		double term;
+
+		t = -t * x2 / n;
+		term = t / (2 * n + 1);
+		sum += term;
+		if (npu_fabs(term) < 1e-18 * npu_fabs(sum))
+			break;
+	}
+	return TWO_OVER_SQRTPI * sum;
+}
+
+double npu_erfc_d(double x)
+{
+	if (x != x)
+		return x;
+	if (x >= 2.5)
+		return erfc_cf(x);
+	return 1.0 - npu_erf_d(x);
+}
+
+double npu_tanh_d(double x)
+{
+	double e;
+
+	if (x != x)
+		return x;
+	if (x > 20.0)
+		return 1.0;
+	if (x < -20.0)
+		return -1.0;
+	e = npu_expm1_d(2.0 * x);
+	return e / (e + 2.0);
+}
+
+double npu_sqrt_d(double x)
+{
+	double y;
+	int i, scale = 0;
+
+	if (x != x || x == 0 || x == dinf)
+		return x;
+	if (x < 0)
+		return nan_d();
+	if (x < 1e-300) {			/* keep the guess in range */
+		x *= 1.3407807929942597e154;	/* 2^512 */
+		scale = 1;
+	}
+	y = npu_u2d((npu_d2u(x) >> 1) + 0x1ff8000000000000ull);
+	for (i = 0; i < 6; i++)
+		y = 0.5 * (y + x / y);
+	return scale ? y * 8.636168555094445e-78 : y;	/* 2^-256 */
+}
+
+/* Is y an integer, and an odd one? */
+static int int_kind_d(double y)
+{
+	double h;
+
+	if (npu_floor_d(y) != y)
+		return 0;			/* not an integer */
+	if (npu_fabs(y) >= 9007199254740992.0)
+		return 2;			/* even */
+	h = y * 0.5;
+	return npu_floor_d(h) != h ? 1 : 2;	/* 1 odd, 2 even */
+}
+
+double npu_pow_d(double x, double y)
+{
+	int kind;
+	double r;
+
+	if (y == 0 || x == 1.0)
+		return 1.0;
+	if (x != x || y != y)
+		return nan_d();
+	kind = int_kind_d(y);
+	if (y == dinf || y == -dinf) {
+		if (x == -1.0)
+			return 1.0;
+		if ((npu_fabs(x) < 1.0) == (y < 0))
+			return dinf;
+		return 0.0;
+	}
+	if (x == 0) {
+		int neg = (npu_d2u(x) >> 63) != 0;
+
+		if (y < 0)
+			return (kind == 1 && neg) ? -dinf : dinf;
+		return (kind == 1) ? x : 0.0;
+	}
+	if (x == dinf)
+		return y > 0 ? dinf : 0.0;
+	if (x == -dinf) {
+		if (y < 0)
+			return kind == 1 ? -0.0 : 0.0;
+		return kind == 1 ? -dinf : dinf;
+	}
+	if (x < 0) {
+		if (!kind)
+			return nan_d();
+		r = npu_exp_d(y * npu_log_d(-x));
+		return kind == 1 ? -r : r;
+	}
+	return npu_exp_d(y * npu_log_d(x));
+}
+
+float npu_expf(float x)
+{
+	return (float)npu_exp_d(x);
+}
+
+float npu_expm1f(float x)
+{
+	return (float)npu_expm1_d(x);
+}
+
+float npu_logf(float x)
+{
+	return (float)npu_log_d(x);
+}
+
+float npu_log1pf(float x)
+{
+	return (float)npu_log1p_d(x);
+}
+
+float npu_tanhf(float x)
+{
+	return (float)npu_tanh_d(x);
+}
+
+float npu_erff(float x)
+{
+	return (float)npu_erf_d(x);
+}
+
+float npu_sigmoidf(float x)
+{
+	double e;
+
+	if (x != x)
+		return x;
+	if (x >= 0)
+		return (float)(1.0 / (1.0 + npu_exp_d(-(double)x)));
+	e = npu_exp_d(x);
+	return (float)(e / (1.0 + e));
+}
+
+float npu_powf(float x, float y)
+{
+	return (float)npu_pow_d(x, y);
+}
+
+/*
+ * Correctly rounded: a double Newton estimate, then the neighbour whose
+ * rounding interval contains sqrt(x), decided with exact squares (a 25-bit
+ * midpoint squared fits in a double's 53 bits).
+ */
+float npu_sqrtf(float x)
+{
+	double xd = x, mid;
+	float r;
+	u32 u;
+
+	if (x != x || x == 0 || npu_isinff(x))
+		return x < 0 ? NPU_NANF : x;
+	if (x < 0)
+		return NPU_NANF;
+	r = (float)npu_sqrt_d(xd);
+	u = npu_f2u(r);
+	mid = ((double)r + (double)npu_u2f(u + 1)) * 0.5;
+	if (mid * mid < xd)
+		return npu_u2f(u + 1);
+	mid = ((double)r + (double)npu_u2f(u - 1)) * 0.5;
+	if (mid * mid > xd)
+		return npu_u2f(u - 1);
+	return r;
+}
+
+/* Give a zero result the sign of x, as libm does. */
+static float signed_zero(float r, float x)
+{
+	if (r == 0)
+		return npu_u2f(npu_f2u(x) & 0x80000000u);
+	return r;
+}
+
+float npu_truncf(float x)
+{
+	if (!(npu_fabsf(x) < 8388608.0f))	/* 2^23, NaN, inf */
+		return x;
+	return signed_zero((float)(s32)x, x);
+}
+
+float npu_floorf(float x)
+{
+	float t;
+
+	if (!(npu_fabsf(x) < 8388608.0f))
+		return x;
+	t = (float)(s32)x;
+	if (t > x)
+		t -= 1.0f;
+	return signed_zero(t, x);
+}
+
+float npu_ceilf(float x)
+{
+	float t;
+
+	if (!(npu_fabsf(x) < 8388608.0f))
+		return x;
+	t = (float)(s32)x;
+	if (t < x)
+		t += 1.0f;
+	return signed_zero(t, x);
+}
+
+float npu_roundevenf(float x)
+{
+	volatile float big = 8388608.0f;	/* no reassociation, ever */
+	float a = npu_fabsf(x), r;
+
+	if (!(a < 8388608.0f))
+		return x;
+	r = (a + big) - big;			/* the FPU rounds half to even */
+	return signed_zero(x < 0 ? -r : r, x);
+}
+
+u16 npu_f32_to_f16(float f)
+{
+	u32 u = npu_f2u(f);
+	u32 sign = (u >> 16) & 0x8000u;
+	u32 a = u & 0x7fffffffu;
+	u32 h, rem, mant, shift, half;
+
+	if (a >= 0x7f800000u) {			/* inf or NaN */
+		if (a == 0x7f800000u)
+			return (u16)(sign | 0x7c00u);
+		return (u16)(sign | 0x7e00u | ((a >> 13) & 0x3ffu));
+	}
+	if (a >= 0x477ff000u)			/* >= 65520 rounds to inf */
+		return (u16)(sign | 0x7c00u);
+	if (a < 0x38800000u) {			/* below 2^-14: subnormal */
+		if (a <= 0x33000000u)		/* <= 2^-25 rounds to 0 */
+			return (u16)sign;
+		mant = (a & 0x7fffffu) | 0x800000u;
+		shift = 126 - (a >> 23);
+		h = mant >> shift;
+		rem = mant & ((1u << shift) - 1);
+		half = 1u << (shift - 1);
+		if (rem > half || (rem == half && (h & 1)))
+			h++;
+		return (u16)(sign | h);
+	}
+	h = (a - 0x38000000u) >> 13;
+	rem = a & 0x1fffu;
+	if (rem > 0x1000u || (rem == 0x1000u && (h & 1)))
+		h++;
+	return (u16)(sign | h);
+}
+
+float npu_f16_to_f32(u16 h)
+{
+	u32 sign = (u32)(h & 0x8000u) << 16;
+	u32 e = (h >> 10) & 0x1fu;
+	u32 m = h & 0x3ffu;
+
+	if (e == 0x1f)
+		return npu_u2f(sign | 0x7f800000u | (m << 13));
+	if (e == 0) {
+		if (m == 0)
+			return npu_u2f(sign);
+		e = 113;
+		while (!(m & 0x400u)) {
+			m <<= 1;
+			e--;
+		}
+		return npu_u2f(sign | (e << 23) | ((m & 0x3ffu) << 13));
+	}
+	return npu_u2f(sign | ((e + 112) << 23) | (m << 13));
+}

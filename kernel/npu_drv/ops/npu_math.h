@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * npu_math.h - the op kernels' own floating-point math (no libm).
+ *
+ * Float code: include this header only from files under ops/, which the
+ * kernel module builds with hard-float flags and runs between
+ * kernel_fpu_begin() and kernel_fpu_end().
+ *
+ * The transcendental functions evaluate in double precision with enough
+ * terms that the float result is the correctly rounded value except in rare
+ * near-halfway cases: the measured error is at most 1 ulp (see
+ * Documentation/ops.rst and tests/math_test.c). Special values follow C99
+ * Annex F (NaN in -> NaN out, infinities and signed zeros as libm).
+ */
+#ifndef NPU_MATH_H
+#define NPU_MATH_H
+
+#include "../npu_os.h"
+
+/* Bit casts between float/double and integers (memcpy: no aliasing UB). */
+static inline u32 npu_f2u(float f)
+{
+	u32 u;
+
+	memcpy(&u, &f, sizeof(u));
+	return u;
+}
+
+static inline float npu_u2f(u32 u)
+{
+	float f;
+
+	memcpy(&f, &u, sizeof(f));
+	return f;
+}
+
+static inline u64 npu_d2u(double d)
+{
+	u64 u;
+
+	memcpy(&u, &d, sizeof(u));
+	return u;
+}
+
+static inline double npu_u2d(u64 u)
+{
+	double d;
+
+	memcpy(&d, &u, sizeof(d));
+	return d;
+}
+
+static inline int npu_isnanf(float x)
+{
+	return x != x;
+}
+
+static inline int npu_isinff(float x)
+{
+	return (npu_f2u(x) & 0x7fffffffu) == 0x7f800000u;
+}
+
+static inline float npu_fabsf(float x)
+{
+	return npu_u2f(npu_f2u(x) & 0x7fffffffu);
+}
+
+static inline double npu_fabs(double x)
+{
+	return npu_u2d(npu_d2u(x) & 0x7fffffffffffffffull);
+}
+
+#define NPU_INFF	npu_u2f(0x7f800000u)
+#define NPU_NANF	npu_u2f(0x7fc00000u)
+
+/* Double-precision cores (about 1e-15 relative error). */
+double npu_exp_d(double x);
+double npu_expm1_d(double x);
+double npu_log_d(double x);
+double npu_log1p_d(double x);
+double npu_erf_d(double x);
+double npu_erfc_d(double x);
+double npu_tanh_d(double x);
+double npu_sqrt_d(double x);
+double npu_pow_d(double x, double y);
+
+/* Float functions: at most 1 ulp from the exact result. */
+float npu_expf(float x);
+float npu_expm1f(float x);
+float npu_logf(float x);
+float npu_log1pf(float x);
+float npu_tanhf(float x);
+float npu_erff(float x);
+float npu_sqrtf(float x);		/* correctly rounded */
+float npu_powf(float x, float y);
+float npu_sigmoidf(float x);
+
+/* Exact operations. */
+float npu_floorf(float x);
+float npu_ceilf(float x);
+float npu_truncf(float x);
+float npu_roundevenf(float x);		/* round half to even */
+double npu_floor_d(double x);
+
+/* IEEE binary16 <-> binary32, round to nearest even, NaN kept quiet. */
+u16 npu_f32_to_f16(float f);
+float npu_f16_to_f32(u16 h);
+
+#endif /* NPU_MATH_H */

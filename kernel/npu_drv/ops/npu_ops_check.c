@@ -1,0 +1,883 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * npu_ops_check.c - npu_op_check(): everything the kernels rely on.
+ *
+ * The kernels trust a task that passed this check and nothing more: opcode
+ * and kind enums known, flags known, every pad/reserved/unused byte zero,
+ * operand count, dtypes allowed per opcode, ranks and the shapes of the
+ * operands consistent with each other and with the params (e.g. a
+ * convolution's output size follows from input, weight, stride, pad and
+ * dilation). Byte extents against the bound buffers are the validator's job.
+ * Integer code only: callable outside a kernel FPU section.
+ */
+#include "npu_ops_internal.h"
+
+#define NONE_BAD	(~0u)
+
+struct chk {
+	const struct drm_npu_task *t;
+	u32 *bad;
+};
+
+/* Fail, naming an operand (or NONE_BAD for task/params problems). */
+static int fail(struct chk *c, u32 operand, const char *why)
+{
+	*c->bad = operand;
+	npu_dbg("op check: opcode %u operand %d: %s\n", c->t->opcode,
+		operand == NONE_BAD ? -1 : (int)operand, why);
+	return -EINVAL;
+}
+
+static int bytes_zero(const void *p, size_t n)
+{
+	const u8 *b = p;
+
+	while (n--)
+		if (*b++)
+			return 0;
+	return 1;
+}
+
+/* Params bytes past the opcode's own struct must be zero. */
+static int params_tail_zero(const struct drm_npu_task *t, size_t used)
+{
+	return bytes_zero(t->params.raw + used, DRM_NPU_TASK_PARAMS_SIZE - used);
+}
+
+static int check_operand(struct chk *c, u32 i)
+{
+	const struct drm_npu_operand *o = npu_opnd(c->t, i);
+	u32 d, es = npu_dtype_size(o->dtype);
+
+	if (!es)
+		return fail(c, i, "unknown dtype");
+	if (o->layout >= DRM_NPU_LAYOUT_COUNT)
+		return fail(c, i, "unknown layout");
+	if (o->rank > DRM_NPU_MAX_RANK)
+		return fail(c, i, "rank above DRM_NPU_MAX_RANK");
+	if (o->flags || o->pad)
+		return fail(c, i, "flags/pad must be zero");
+	for (d = o->rank; d < DRM_NPU_MAX_RANK; d++)
+		if (o->shape[d] || o->strides[d])
+			return fail(c, i, "shape/strides past rank must be zero");
+	if (o->offset % es)
+		return fail(c, i, "offset not a multiple of the element size");
+	if (o->layout == DRM_NPU_LAYOUT_NC1HWC0 &&
+	    (o->rank != 5 || o->shape[4] != npu_c0_of(o->dtype)))
+		return fail(c, i, "NC1HWC0 needs rank 5 and C0 = 16 (32 for 1-byte types)");
+	return 0;
+}
+
+/* Operand count in [lo, hi], each used operand sane, the others zero. */
+static int check_operands(struct chk *c, u32 lo, u32 hi)
+{
+	const struct drm_npu_task *t = c->t;
+	u32 i;
+	int ret;
+
+	if (t->num_operands < lo || t->num_operands > hi)
+		return fail(c, NONE_BAD, "wrong number of operands");
+	for (i = 0; i < t->num_operands; i++) {
+		ret = check_operand(c, i);
+		if (ret)
+			return ret;
+	}
+	for (; i < DRM_NPU_MAX_OPERANDS; i++)
+		if (!bytes_zero(npu_opnd(t, i), sizeof(struct drm_npu_operand)))
+			return fail(c, i, "unused operand must be all zero");
+	return 0;
+}
+
+static int same_shape(const struct drm_npu_operand *a,
+		      const struct drm_npu_operand *b)
+{
+	u32 i;
+
+	if (a->rank != b->rank)
+		return 0;
+	for (i = 0; i < a->rank; i++)
+		if (a->shape[i] != b->shape[i])
+			return 0;
+	return 1;
+}
+
+/* @in broadcasts to @out: rank <= out's, dims equal or 1 (right aligned). */
+static int bcasts_to(const struct drm_npu_operand *in,
+		     const struct drm_npu_operand *out)
+{
+	u32 lead, i;
+
+	if (in->rank > out->rank)
+		return 0;
+	lead = out->rank - in->rank;
+	for (i = 0; i < in->rank; i++)
+		if (in->shape[i] != 1 && in->shape[i] != out->shape[lead + i])
+			return 0;
+	return 1;
+}
+
+static int dtype_is(u32 dt, u32 mask)
+{
+	return (mask >> dt) & 1;
+}
+
+#define DT(x)		(1u << DRM_NPU_DTYPE_##x)
+#define DT_FLOAT	(DT(F32) | DT(F16))
+#define DT_INT		(DT(I8) | DT(U8) | DT(I32) | DT(I64))
+#define DT_ARITH	(DT_FLOAT | DT_INT)
+#define DT_ANY		(DT_ARITH | DT(BOOL))
+
+static int check_act(struct chk *c, const struct drm_npu_act_params *a,
+		     int float_data)
+{
+	int alpha = 0, beta = 0;
+
+	if (a->kind >= DRM_NPU_ACT_COUNT)
+		return fail(c, NONE_BAD, "unknown activation kind");
+	if (a->pad)
+		return fail(c, NONE_BAD, "activation pad must be zero");
+	switch (a->kind) {
+	case DRM_NPU_ACT_CLIP:
+	case DRM_NPU_ACT_HARDSIGMOID:
+		alpha = beta = 1;
+		break;
+	case DRM_NPU_ACT_LEAKY_RELU:
+	case DRM_NPU_ACT_ELU:
+		alpha = 1;
+		break;
+	}
+	if ((!alpha && a->alpha) || (!beta && a->beta))
+		return fail(c, NONE_BAD, "unused activation alpha/beta must be zero");
+	if (!float_data && a->kind != DRM_NPU_ACT_NONE)
+		return fail(c, NONE_BAD, "fused activation needs float data");
+	return 0;
+}
+
+static int check_copy(struct chk *c)
+{
+	int ret = check_operands(c, 2, 2);
+
+	if (ret)
+		return ret;
+	if (!params_tail_zero(c->t, 0))
+		return fail(c, NONE_BAD, "COPY has no params: must be zero");
+	if (!bcasts_to(npu_opnd(c->t, 0), npu_opnd(c->t, 1)))
+		return fail(c, 0, "input does not broadcast to the output shape");
+	return 0;
+}
+
+static int check_binary(struct chk *c)
+{
+	const struct drm_npu_binary_params *p = &c->t->params.binary;
+	const struct drm_npu_operand *a, *b, *o;
+	u32 mask;
+	int cmp, ret = check_operands(c, 3, 3);
+
+	if (ret)
+		return ret;
+	if (p->kind >= DRM_NPU_BINARY_COUNT)
+		return fail(c, NONE_BAD, "unknown BINARY kind");
+	if (p->pad || !params_tail_zero(c->t, sizeof(*p)))
+		return fail(c, NONE_BAD, "BINARY pad/unused params must be zero");
+	a = npu_opnd(c->t, 0);
+	b = npu_opnd(c->t, 1);
+	o = npu_opnd(c->t, 2);
+	cmp = p->kind >= DRM_NPU_BINARY_EQUAL;
+	mask = DT_ARITH;
+	if (p->kind == DRM_NPU_BINARY_MAX || p->kind == DRM_NPU_BINARY_MIN ||
+	    p->kind == DRM_NPU_BINARY_EQUAL)
+		mask |= DT(BOOL);
+	if (!dtype_is(a->dtype, mask))
+		return fail(c, 0, "dtype not supported by this BINARY kind");
+	if (b->dtype != a->dtype)
+		return fail(c, 1, "a and b must have the same dtype");
+	if (cmp ? o->dtype != DRM_NPU_DTYPE_BOOL : o->dtype != a->dtype)
+		return fail(c, 2, "out dtype must be a's (BOOL for comparisons)");
+	ret = check_act(c, &p->act, dtype_is(a->dtype, DT_FLOAT) && !cmp);
+	if (ret)
+		return ret;
+	if (!bcasts_to(a, o))
+		return fail(c, 0, "a does not broadcast to the output shape");
+	if (!bcasts_to(b, o))
+		return fail(c, 1, "b does not broadcast to the output shape");
+	return 0;
+}
+
+static int check_unary(struct chk *c)
+{
+	const struct drm_npu_act_params *p = &c->t->params.unary;
+	const struct drm_npu_operand *in, *o;
+	u32 mask;
+	int ret = check_operands(c, 2, 2);
+
+	if (ret)
+		return ret;
+	if (!params_tail_zero(c->t, sizeof(*p)))
+		return fail(c, NONE_BAD, "unused params must be zero");
+	ret = check_act(c, p, 1);
+	if (ret)
+		return ret;
+	in = npu_opnd(c->t, 0);
+	o = npu_opnd(c->t, 1);
+	switch (p->kind) {
+	case DRM_NPU_ACT_NOT:
+		mask = DT(BOOL);
+		break;
+	case DRM_NPU_ACT_NONE:
+		mask = DT_ANY;
+		break;
+	case DRM_NPU_ACT_RELU:
+	case DRM_NPU_ACT_NEG:
+	case DRM_NPU_ACT_ABS:
+	case DRM_NPU_ACT_CLIP:
+		mask = DT_ARITH;
+		break;
+	default:
+		mask = DT_FLOAT;
+	}
+	if (!dtype_is(in->dtype, mask))
+		return fail(c, 0, "dtype not supported by this activation");
+	if (o->dtype != in->dtype)
+		return fail(c, 1, "out dtype must equal in dtype (use COPY to cast)");
+	if (!bcasts_to(in, o))
+		return fail(c, 0, "input does not broadcast to the output shape");
+	return 0;
+}
+
+static int all_f32(struct chk *c)
+{
+	u32 i;
+
+	for (i = 0; i < c->t->num_operands; i++)
+		if (npu_opnd(c->t, i)->dtype != DRM_NPU_DTYPE_F32)
+			return fail(c, i, "this opcode takes F32 operands only");
+	return 0;
+}
+
+/* Batch dims of @x (all but its last two) broadcast to @out's. */
+static int batch_bcasts(const struct drm_npu_operand *x,
+			const struct drm_npu_operand *out)
+{
+	u32 lead = out->rank - x->rank, i;
+
+	if (x->rank < 2 || x->rank > out->rank)
+		return 0;
+	for (i = 0; i + 2 < x->rank; i++)
+		if (x->shape[i] != 1 && x->shape[i] != out->shape[lead + i])
+			return 0;
+	return 1;
+}
+
+static int check_matmul(struct chk *c)
+{
+	const struct drm_npu_matmul_params *p = &c->t->params.matmul;
+	const struct drm_npu_operand *a, *b, *o;
+	u32 known = DRM_NPU_MATMUL_TRANS_A | DRM_NPU_MATMUL_TRANS_B |
+		    DRM_NPU_MATMUL_HAS_BIAS;
+	int bias = !!(p->flags & DRM_NPU_MATMUL_HAS_BIAS), ret;
+	u32 m, k, k2, n;
+
+	if (p->flags & ~known)
+		return fail(c, NONE_BAD, "unknown MATMUL flags");
+	ret = check_operands(c, 3 + bias, 3 + bias);
+	if (ret)
+		return ret;
+	if (p->pad || !params_tail_zero(c->t, sizeof(*p)))
+		return fail(c, NONE_BAD, "MATMUL pad/unused params must be zero");
+	if (!bias && p->beta)
+		return fail(c, NONE_BAD, "beta without HAS_BIAS must be zero");
+	ret = all_f32(c) ? -EINVAL : check_act(c, &p->act, 1);
+	if (ret)
+		return ret;
+	a = npu_opnd(c->t, 0);
+	b = npu_opnd(c->t, 1);
+	o = npu_opnd(c->t, 2 + bias);
+	if (o->rank < 2)
+		return fail(c, 2 + bias, "out needs rank >= 2");
+	if (!batch_bcasts(a, o))
+		return fail(c, 0, "a: rank 2..out rank, batch dims must broadcast");
+	if (!batch_bcasts(b, o))
+		return fail(c, 1, "b: rank 2..out rank, batch dims must broadcast");
+	m = a->shape[a->rank - 2];
+	k = a->shape[a->rank - 1];
+	if (p->flags & DRM_NPU_MATMUL_TRANS_A) {
+		m = k;
+		k = a->shape[a->rank - 2];
+	}
+	k2 = b->shape[b->rank - 2];
+	n = b->shape[b->rank - 1];
+	if (p->flags & DRM_NPU_MATMUL_TRANS_B) {
+		n = k2;
+		k2 = b->shape[b->rank - 1];
+	}
+	if (k != k2)
+		return fail(c, 1, "inner dimensions of a and b differ");
+	if (o->shape[o->rank - 2] != m || o->shape[o->rank - 1] != n)
+		return fail(c, 2 + bias, "out must be [..., M, N]");
+	if (bias && !bcasts_to(npu_opnd(c->t, 2), o))
+		return fail(c, 2, "bias does not broadcast to the output");
+	return 0;
+}
+
+/* An NCHW (rank 4, layout ND/NCHW) or NC1HWC0 activation. */
+static int activation_4d(const struct drm_npu_operand *o)
+{
+	if (npu_is_nc1hwc0(o))
+		return 1;
+	return o->rank == 4 && (o->layout == DRM_NPU_LAYOUT_ND ||
+				o->layout == DRM_NPU_LAYOUT_NCHW);
+}
+
+/* Channel count @ch fits the operand: C, or C1 = ceil(C / C0). */
+static int channels_match(const struct drm_npu_operand *o, u32 ch)
+{
+	if (npu_is_nc1hwc0(o))
+		return o->shape[1] == (ch + o->shape[4] - 1) / o->shape[4];
+	return o->shape[1] == ch;
+}
+
+static int check_conv2d(struct chk *c)
+{
+	const struct drm_npu_conv2d_params *p = &c->t->params.conv2d;
+	const struct drm_npu_operand *in, *w, *o;
+	int bias = !!(p->flags & DRM_NPU_CONV_HAS_BIAS), ret;
+	u32 ch;
+
+	if (p->flags & ~DRM_NPU_CONV_HAS_BIAS)
+		return fail(c, NONE_BAD, "unknown CONV2D flags");
+	ret = check_operands(c, 3 + bias, 3 + bias);
+	if (ret)
+		return ret;
+	if (p->pad[0] || p->pad[1] || !params_tail_zero(c->t, sizeof(*p)))
+		return fail(c, NONE_BAD, "CONV2D pad/unused params must be zero");
+	if (!p->groups || !p->stride_h || !p->stride_w || !p->dilation_h ||
+	    !p->dilation_w)
+		return fail(c, NONE_BAD, "groups, strides and dilations must be >= 1");
+	ret = all_f32(c) ? -EINVAL : check_act(c, &p->act, 1);
+	if (ret)
+		return ret;
+	in = npu_opnd(c->t, 0);
+	w = npu_opnd(c->t, 1);
+	o = npu_opnd(c->t, 2 + bias);
+	if (!activation_4d(in))
+		return fail(c, 0, "input must be NCHW (rank 4) or NC1HWC0");
+	if (w->rank != 4 || npu_is_nc1hwc0(w))
+		return fail(c, 1, "weight must be OIHW, rank 4");
+	if (!activation_4d(o))
+		return fail(c, 2 + bias, "output must be NCHW (rank 4) or NC1HWC0");
+	if (!w->shape[2] || !w->shape[3] || !w->shape[1])
+		return fail(c, 1, "empty kernel");
+	if (w->shape[0] % p->groups)
+		return fail(c, 1, "output channels not divisible by groups");
+	ch = w->shape[1] * p->groups;
+	if (ch / p->groups != w->shape[1] || !channels_match(in, ch))
+		return fail(c, 0, "input channels != weight I * groups");
+	if (o->shape[0] != in->shape[0] || !channels_match(o, w->shape[0]))
+		return fail(c, 2 + bias, "output N/channels do not match input/weight");
+	if (o->shape[2] != npu_window_out(in->shape[2],
+					  p->pad_top + p->pad_bottom,
+					  w->shape[2], p->stride_h, p->dilation_h) ||
+	    o->shape[3] != npu_window_out(in->shape[3],
+					  p->pad_left + p->pad_right,
+					  w->shape[3], p->stride_w, p->dilation_w) ||
+	    !o->shape[2] || !o->shape[3])
+		return fail(c, 2 + bias, "output H/W != (in + pads - dil*(k-1) - 1)/stride + 1");
+	if (p->pad_top >= 0x10000000u || p->pad_bottom >= 0x10000000u ||
+	    p->pad_left >= 0x10000000u || p->pad_right >= 0x10000000u)
+		return fail(c, NONE_BAD, "padding too large");
+	if (bias) {
+		const struct drm_npu_operand *bo = npu_opnd(c->t, 2);
+
+		if (bo->rank != 1 || bo->shape[0] != w->shape[0])
+			return fail(c, 2, "bias must be [O]");
+	}
+	return 0;
+}
+
+/* One spatial axis of a pooling window: floor or ceil mode sizes. */
+static int pool_axis_ok(u32 in, u32 out, u32 k, u32 s, u32 d, u32 pb, u32 pe)
+{
+	u64 span = (u64)d * (k - 1) + 1, padded = (u64)in + pb + pe;
+	u64 fl, ce;
+
+	if (!k || !s || !d || padded < span || pb >= span || pe >= span)
+		return 0;
+	fl = (padded - span) / s + 1;
+	ce = (padded - span + s - 1) / s + 1;
+	if (out != fl && out != ce)
+		return 0;
+	/* ceil mode: the last window must start inside input or left pad */
+	return (u64)(out - 1) * s < (u64)in + pb;
+}
+
+static int check_pool2d(struct chk *c)
+{
+	const struct drm_npu_pool2d_params *p = &c->t->params.pool2d;
+	const struct drm_npu_operand *in, *o;
+	int global, ret = check_operands(c, 2, 2);
+
+	if (ret)
+		return ret;
+	if (p->kind >= DRM_NPU_POOL_COUNT)
+		return fail(c, NONE_BAD, "unknown POOL2D kind");
+	if (p->flags & ~DRM_NPU_POOL_COUNT_INCLUDE_PAD ||
+	    (p->flags && p->kind != DRM_NPU_POOL_AVG))
+		return fail(c, NONE_BAD, "COUNT_INCLUDE_PAD is for AVG only");
+	if (!params_tail_zero(c->t, sizeof(*p)))
+		return fail(c, NONE_BAD, "unused params must be zero");
+	if (all_f32(c))
+		return -EINVAL;
+	in = npu_opnd(c->t, 0);
+	o = npu_opnd(c->t, 1);
+	if (!activation_4d(in) || in->layout != o->layout || in->rank != o->rank)
+		return fail(c, 0, "in/out must both be NCHW or both NC1HWC0");
+	if (o->shape[0] != in->shape[0] || o->shape[1] != in->shape[1])
+		return fail(c, 1, "out N/C must equal in N/C");
+	global = p->kind >= DRM_NPU_POOL_GLOBAL_AVG;
+	if (global) {
+		if (p->kernel_h || p->kernel_w || p->stride_h || p->stride_w ||
+		    p->dilation_h || p->dilation_w || p->pad_top ||
+		    p->pad_left || p->pad_bottom || p->pad_right)
+			return fail(c, NONE_BAD, "global pooling takes no window params");
+		if (o->shape[2] != 1 || o->shape[3] != 1)
+			return fail(c, 1, "global pooling output must be 1x1");
+		return 0;
+	}
+	if (!pool_axis_ok(in->shape[2], o->shape[2], p->kernel_h, p->stride_h,
+			  p->dilation_h, p->pad_top, p->pad_bottom) ||
+	    !pool_axis_ok(in->shape[3], o->shape[3], p->kernel_w, p->stride_w,
+			  p->dilation_w, p->pad_left, p->pad_right))
+		return fail(c, 1, "bad window or output H/W (floor or ceil mode)");
+	return 0;
+}
+
+static int check_softmax(struct chk *c)
+{
+	const struct drm_npu_softmax_params *p = &c->t->params.softmax;
+	int ret = check_operands(c, 2, 2);
+
+	if (ret)
+		return ret;
+	if (p->flags & ~DRM_NPU_SOFTMAX_LOG || !params_tail_zero(c->t, sizeof(*p)))
+		return fail(c, NONE_BAD, "unknown flags or non-zero unused params");
+	if (all_f32(c))
+		return -EINVAL;
+	if (!same_shape(npu_opnd(c->t, 0), npu_opnd(c->t, 1)))
+		return fail(c, 1, "out shape must equal in shape");
+	if (p->axis >= npu_opnd(c->t, 0)->rank)
+		return fail(c, NONE_BAD, "axis out of range");
+	return 0;
+}
+
+static int check_reduce(struct chk *c)
+{
+	const struct drm_npu_reduce_params *p = &c->t->params.reduce;
+	const struct drm_npu_operand *in, *o;
+	u32 i;
+	int ret = check_operands(c, 2, 2);
+
+	if (ret)
+		return ret;
+	if (p->kind >= DRM_NPU_REDUCE_COUNT || !params_tail_zero(c->t, sizeof(*p)))
+		return fail(c, NONE_BAD, "unknown REDUCE kind or non-zero unused params");
+	in = npu_opnd(c->t, 0);
+	o = npu_opnd(c->t, 1);
+	if (!dtype_is(in->dtype, DT(F32) | DT(I32) | DT(I64)))
+		return fail(c, 0, "REDUCE takes F32, I32 or I64");
+	if (o->dtype != in->dtype)
+		return fail(c, 1, "out dtype must equal in dtype");
+	if (p->axes >> in->rank)
+		return fail(c, NONE_BAD, "axes mask names dims past the rank");
+	if (o->rank != in->rank)
+		return fail(c, 1, "out keeps the rank (reduced dims have extent 1)");
+	for (i = 0; i < in->rank; i++)
+		if (o->shape[i] != ((p->axes >> i) & 1 ? 1 : in->shape[i]))
+			return fail(c, 1, "out shape must be in shape with reduced dims 1");
+	return 0;
+}
+
+static int check_layernorm(struct chk *c)
+{
+	const struct drm_npu_norm_params *p = &c->t->params.norm;
+	const struct drm_npu_operand *in, *o;
+	int bias = !!(p->flags & DRM_NPU_NORM_HAS_BIAS), ret, i;
+	struct drm_npu_operand tail;
+
+	if (p->flags & ~DRM_NPU_NORM_HAS_BIAS)
+		return fail(c, NONE_BAD, "unknown LAYERNORM flags");
+	ret = check_operands(c, 3 + bias, 3 + bias);
+	if (ret)
+		return ret;
+	if (p->pad || !params_tail_zero(c->t, sizeof(*p)))
+		return fail(c, NONE_BAD, "pad/unused params must be zero");
+	if (!npu_bits_finite(p->epsilon) || (p->epsilon & 0x80000000u))
+		return fail(c, NONE_BAD, "epsilon must be finite and >= 0");
+	if (all_f32(c))
+		return -EINVAL;
+	in = npu_opnd(c->t, 0);
+	o = npu_opnd(c->t, 2 + bias);
+	if (!same_shape(in, o))
+		return fail(c, 2 + bias, "out shape must equal in shape");
+	if (p->axis >= in->rank)
+		return fail(c, NONE_BAD, "axis out of range");
+	/* scale and bias broadcast to the normalised dims in[axis:] */
+	memset(&tail, 0, sizeof(tail));
+	tail.rank = in->rank - p->axis;
+	for (i = 0; i < tail.rank; i++)
+		tail.shape[i] = in->shape[p->axis + i];
+	for (i = 1; i <= bias + 1; i++)
+		if (!bcasts_to(npu_opnd(c->t, i), &tail))
+			return fail(c, i, "scale/bias must broadcast to in[axis:]");
+	return 0;
+}
+
+static int check_batchnorm(struct chk *c)
+{
+	const struct drm_npu_norm_params *p = &c->t->params.norm;
+	const struct drm_npu_operand *in, *o;
+	u32 i, ch;
+	int ret = check_operands(c, 6, 6);
+
+	if (ret)
+		return ret;
+	if (p->axis || p->flags || p->pad || !params_tail_zero(c->t, sizeof(*p)))
+		return fail(c, NONE_BAD, "BATCHNORM uses epsilon only: others zero");
+	if (!npu_bits_finite(p->epsilon) || (p->epsilon & 0x80000000u))
+		return fail(c, NONE_BAD, "epsilon must be finite and >= 0");
+	if (all_f32(c))
+		return -EINVAL;
+	in = npu_opnd(c->t, 0);
+	o = npu_opnd(c->t, 5);
+	if (in->rank < 2)
+		return fail(c, 0, "input needs rank >= 2 (N, C, ...)");
+	if (!same_shape(in, o) || o->layout != in->layout)
+		return fail(c, 5, "out shape/layout must equal in's");
+	ch = npu_opnd(c->t, 1)->shape[0];
+	for (i = 1; i <= 4; i++) {
+		const struct drm_npu_operand *v = npu_opnd(c->t, i);
+
+		if (v->rank != 1 || v->shape[0] != ch)
+			return fail(c, i, "scale/bias/mean/var must be [C]");
+	}
+	if (!channels_match(in, ch))
+		return fail(c, 0, "input channels != parameter length");
+	return 0;
+}
+
+static int check_gather(struct chk *c)
+{
+	const struct drm_npu_gather_params *p = &c->t->params.gather;
+	const struct drm_npu_operand *d, *ix, *o;
+	u32 i, j = 0;
+	int ret = check_operands(c, 3, 3);
+
+	if (ret)
+		return ret;
+	if (p->pad || !params_tail_zero(c->t, sizeof(*p)))
+		return fail(c, NONE_BAD, "pad/unused params must be zero");
+	d = npu_opnd(c->t, 0);
+	ix = npu_opnd(c->t, 1);
+	o = npu_opnd(c->t, 2);
+	if (p->axis >= d->rank)
+		return fail(c, NONE_BAD, "axis out of range");
+	if (!dtype_is(ix->dtype, DT(I32) | DT(I64)))
+		return fail(c, 1, "indices must be I32 or I64");
+	if (o->dtype != d->dtype)
+		return fail(c, 2, "out dtype must equal data dtype");
+	if (o->rank != d->rank - 1 + ix->rank)
+		return fail(c, 2, "out rank must be data rank - 1 + indices rank");
+	for (i = 0; i < d->rank; i++) {
+		if (i == p->axis) {
+			u32 q;
+
+			for (q = 0; q < ix->rank; q++)
+				if (o->shape[j++] != ix->shape[q])
+					return fail(c, 2, "out shape != data[:axis] + indices + data[axis+1:]");
+			continue;
+		}
+		if (o->shape[j++] != d->shape[i])
+			return fail(c, 2, "out shape != data[:axis] + indices + data[axis+1:]");
+	}
+	return 0;
+}
+
+static int check_where(struct chk *c)
+{
+	const struct drm_npu_operand *o;
+	u32 i;
+	int ret = check_operands(c, 4, 4);
+
+	if (ret)
+		return ret;
+	if (!params_tail_zero(c->t, 0))
+		return fail(c, NONE_BAD, "WHERE has no params: must be zero");
+	o = npu_opnd(c->t, 3);
+	if (npu_opnd(c->t, 0)->dtype != DRM_NPU_DTYPE_BOOL)
+		return fail(c, 0, "cond must be BOOL");
+	for (i = 1; i <= 2; i++)
+		if (npu_opnd(c->t, i)->dtype != o->dtype)
+			return fail(c, i, "x, y and out must share a dtype");
+	for (i = 0; i <= 2; i++)
+		if (!bcasts_to(npu_opnd(c->t, i), o))
+			return fail(c, i, "does not broadcast to the output shape");
+	return 0;
+}
+
+static int check_pad(struct chk *c)
+{
+	const struct drm_npu_pad_params *p = &c->t->params.padding;
+	const struct drm_npu_operand *in, *o;
+	u32 i;
+	int ret = check_operands(c, 2, 2);
+
+	if (ret)
+		return ret;
+	if (p->mode >= DRM_NPU_PAD_MODE_COUNT || !params_tail_zero(c->t, sizeof(*p)))
+		return fail(c, NONE_BAD, "unknown PAD mode or non-zero unused params");
+	if (p->mode != DRM_NPU_PAD_CONSTANT && p->value)
+		return fail(c, NONE_BAD, "value is for CONSTANT mode only");
+	in = npu_opnd(c->t, 0);
+	o = npu_opnd(c->t, 1);
+	if (o->dtype != in->dtype || o->rank != in->rank)
+		return fail(c, 1, "out dtype/rank must equal in's");
+	for (i = in->rank; i < DRM_NPU_MAX_RANK; i++)
+		if (p->before[i])
+			return fail(c, NONE_BAD, "before[] past the rank must be zero");
+	for (i = 0; i < in->rank; i++) {
+		u64 lo = p->before[i], hi;
+
+		if (o->shape[i] < in->shape[i] + lo)
+			return fail(c, 1, "out extent < in extent + before");
+		hi = o->shape[i] - in->shape[i] - lo;
+		if (!lo && !hi)
+			continue;
+		if (p->mode == DRM_NPU_PAD_REFLECT &&
+		    (in->shape[i] < 2 || lo >= in->shape[i] || hi >= in->shape[i]))
+			return fail(c, 0, "REFLECT needs extent >= 2 and pads < extent");
+		if (p->mode == DRM_NPU_PAD_EDGE && !in->shape[i])
+			return fail(c, 0, "EDGE padding of an empty dimension");
+	}
+	return 0;
+}
+
+static int check_resize(struct chk *c)
+{
+	const struct drm_npu_resize_params *p = &c->t->params.resize;
+	const struct drm_npu_operand *in, *o;
+	u32 i;
+	int ret = check_operands(c, 2, 2);
+
+	if (ret)
+		return ret;
+	if (p->mode >= DRM_NPU_RESIZE_MODE_COUNT ||
+	    p->coord >= DRM_NPU_RESIZE_COORD_COUNT ||
+	    p->nearest >= DRM_NPU_RESIZE_NEAREST_COUNT)
+		return fail(c, NONE_BAD, "unknown RESIZE mode/coord/nearest");
+	if ((p->mode == DRM_NPU_RESIZE_LINEAR && p->nearest) || p->pad ||
+	    !params_tail_zero(c->t, sizeof(*p)))
+		return fail(c, NONE_BAD, "unused params must be zero");
+	in = npu_opnd(c->t, 0);
+	o = npu_opnd(c->t, 1);
+	if (o->dtype != in->dtype || o->rank != in->rank)
+		return fail(c, 1, "out dtype/rank must equal in's");
+	if (p->mode == DRM_NPU_RESIZE_LINEAR && in->dtype != DRM_NPU_DTYPE_F32)
+		return fail(c, 0, "LINEAR takes F32");
+	for (i = 0; i < DRM_NPU_MAX_RANK; i++) {
+		if (p->scale[i] && (i >= in->rank ||
+				    !npu_bits_positive_finite(p->scale[i])))
+			return fail(c, NONE_BAD, "scale must be 0 or finite > 0 (and 0 past rank)");
+		if (i < in->rank && o->shape[i] && !in->shape[i])
+			return fail(c, 0, "cannot resize an empty dimension");
+	}
+	return 0;
+}
+
+static int check_transdata(struct chk *c)
+{
+	const struct drm_npu_operand *in, *o, *nchw, *nc1;
+	int ret = check_operands(c, 2, 2);
+
+	if (ret)
+		return ret;
+	if (!params_tail_zero(c->t, 0))
+		return fail(c, NONE_BAD, "TRANSDATA has no params: must be zero");
+	in = npu_opnd(c->t, 0);
+	o = npu_opnd(c->t, 1);
+	if (in->dtype != o->dtype || npu_dtype_size(in->dtype) > 4)
+		return fail(c, 1, "same dtype, 1/2/4-byte elements");
+	if (npu_is_nc1hwc0(in) == npu_is_nc1hwc0(o))
+		return fail(c, 1, "exactly one side must be NC1HWC0");
+	nc1 = npu_is_nc1hwc0(in) ? in : o;
+	nchw = npu_is_nc1hwc0(in) ? o : in;
+	if (!activation_4d(nchw))
+		return fail(c, nchw == in ? 0 : 1, "other side must be NCHW rank 4");
+	if (nc1->shape[0] != nchw->shape[0] || nc1->shape[2] != nchw->shape[2] ||
+	    nc1->shape[3] != nchw->shape[3] || !channels_match(nc1, nchw->shape[1]))
+		return fail(c, 1, "shapes differ (C1 must be ceil(C / C0))");
+	return 0;
+}
+
+static int check_quant(struct chk *c, int quantize)
+{
+	const struct drm_npu_quant_params *p = &c->t->params.quant;
+	const struct drm_npu_operand *in, *o, *q;
+	int per_ch = !!(p->flags & DRM_NPU_QUANT_PER_CHANNEL), ret;
+	u32 i;
+
+	if (p->flags & ~DRM_NPU_QUANT_PER_CHANNEL)
+		return fail(c, NONE_BAD, "unknown QUANT flags");
+	ret = per_ch ? check_operands(c, 3, 4) : check_operands(c, 2, 2);
+	if (ret)
+		return ret;
+	if (!params_tail_zero(c->t, sizeof(*p)))
+		return fail(c, NONE_BAD, "unused params must be zero");
+	in = npu_opnd(c->t, 0);
+	o = npu_opnd(c->t, 1);
+	q = quantize ? o : in;
+	if (quantize ? in->dtype != DRM_NPU_DTYPE_F32 :
+	    !dtype_is(in->dtype, DT(I8) | DT(U8) | DT(I32)))
+		return fail(c, 0, quantize ? "QUANTIZE input must be F32" :
+			    "DEQUANTIZE input must be I8, U8 or I32");
+	if (quantize ? !dtype_is(o->dtype, DT(I8) | DT(U8)) :
+	    o->dtype != DRM_NPU_DTYPE_F32)
+		return fail(c, 1, quantize ? "QUANTIZE output must be I8 or U8" :
+			    "DEQUANTIZE output must be F32");
+	if (!same_shape(in, o))
+		return fail(c, 1, "out shape must equal in shape");
+	if ((q->dtype == DRM_NPU_DTYPE_I8 &&
+	     (p->zero_point < -128 || p->zero_point > 127)) ||
+	    (q->dtype == DRM_NPU_DTYPE_U8 &&
+	     (p->zero_point < 0 || p->zero_point > 255)) ||
+	    (q->dtype == DRM_NPU_DTYPE_I32 && p->zero_point))
+		return fail(c, NONE_BAD, "zero_point outside the quantized type");
+	if (!per_ch) {
+		if (p->axis || !npu_bits_positive_finite(p->scale))
+			return fail(c, NONE_BAD, "per-tensor: scale finite > 0, axis 0");
+		return 0;
+	}
+	if (p->scale || p->axis >= in->rank)
+		return fail(c, NONE_BAD, "per-channel: scale comes from operand 2, axis < rank");
+	for (i = 2; i < c->t->num_operands; i++) {
+		const struct drm_npu_operand *v = npu_opnd(c->t, i);
+
+		if (v->rank != 1 || v->shape[0] != in->shape[p->axis])
+			return fail(c, i, "per-channel operand must be [shape[axis]]");
+	}
+	if (npu_opnd(c->t, 2)->dtype != DRM_NPU_DTYPE_F32)
+		return fail(c, 2, "per-channel scales must be F32");
+	if (c->t->num_operands == 4) {
+		if (p->zero_point)
+			return fail(c, NONE_BAD, "zero_point comes from operand 3");
+		if (npu_opnd(c->t, 3)->dtype != q->dtype &&
+		    npu_opnd(c->t, 3)->dtype != DRM_NPU_DTYPE_I32)
+			return fail(c, 3, "zero points: the quantized dtype or I32");
+	}
+	return 0;
+}
+
+static int check_attention(struct chk *c)
+{
+	const struct drm_npu_attention_params *p = &c->t->params.attention;
+	const struct drm_npu_operand *q, *k, *v, *o;
+	int mask = !!(p->flags & DRM_NPU_ATTN_HAS_MASK), ret, i;
+	u32 r;
+
+	if (p->flags & ~DRM_NPU_ATTN_HAS_MASK)
+		return fail(c, NONE_BAD, "unknown ATTENTION flags");
+	ret = check_operands(c, 4 + mask, 4 + mask);
+	if (ret)
+		return ret;
+	if (!params_tail_zero(c->t, sizeof(*p)) || !npu_bits_finite(p->scale))
+		return fail(c, NONE_BAD, "scale must be finite, unused params zero");
+	q = npu_opnd(c->t, 0);
+	k = npu_opnd(c->t, 1);
+	v = npu_opnd(c->t, 2);
+	o = npu_opnd(c->t, 3 + mask);
+	for (i = 0; i < 3 + mask + 1; i++) {
+		u32 dt = npu_opnd(c->t, i)->dtype;
+
+		if (dt != DRM_NPU_DTYPE_F32 &&
+		    !(mask && i == 3 && dt == DRM_NPU_DTYPE_BOOL))
+			return fail(c, i, "F32 operands (mask F32 or BOOL)");
+	}
+	r = o->rank;
+	if (r < 2)
+		return fail(c, 3 + mask, "out must be [..., Sq, Dv]");
+	if (!batch_bcasts(q, o) || !batch_bcasts(k, o) || !batch_bcasts(v, o))
+		return fail(c, 0, "q/k/v: rank 2..out rank, batch dims broadcast");
+	if (q->shape[q->rank - 1] != k->shape[k->rank - 1])
+		return fail(c, 1, "q and k head sizes differ");
+	if (k->shape[k->rank - 2] != v->shape[v->rank - 2])
+		return fail(c, 2, "k and v sequence lengths differ");
+	if (o->shape[r - 2] != q->shape[q->rank - 2] ||
+	    o->shape[r - 1] != v->shape[v->rank - 1])
+		return fail(c, 3 + mask, "out must be [..., Sq, Dv]");
+	if (mask) {
+		struct drm_npu_operand sc = *o;
+
+		sc.shape[r - 1] = k->shape[k->rank - 2];
+		if (!bcasts_to(npu_opnd(c->t, 3), &sc))
+			return fail(c, 3, "mask must broadcast to [..., Sq, Sk]");
+	}
+	return 0;
+}
+
+static int check_sem(struct chk *c)
+{
+	int ret = check_operands(c, 0, 0);
+
+	if (ret)
+		return ret;
+	if (c->t->params.sem.pad ||
+	    !params_tail_zero(c->t, sizeof(struct drm_npu_sem_params)))
+		return fail(c, NONE_BAD, "SEM pad/unused params must be zero");
+	return 0;
+}
+
+static int check_nop(struct chk *c)
+{
+	int ret = check_operands(c, 0, 0);
+
+	if (ret)
+		return ret;
+	if (!params_tail_zero(c->t, 0))
+		return fail(c, NONE_BAD, "NOP params must be zero");
+	return 0;
+}
+
+int npu_op_check(const struct drm_npu_task *task, u32 *bad_operand)
+{
+	struct chk c = { .t = task, .bad = bad_operand };
+
+	*bad_operand = NONE_BAD;
+	if (task->flags || task->pad[0] || task->pad[1] || task->pad[2] ||
+	    task->reserved)
+		return fail(&c, NONE_BAD, "task flags/pad/reserved must be zero");
+	if (task->num_operands > DRM_NPU_MAX_OPERANDS)
+		return fail(&c, NONE_BAD, "too many operands");
+	switch (task->opcode) {
+	case DRM_NPU_OP_NOP:		return check_nop(&c);
+	case DRM_NPU_OP_COPY:		return check_copy(&c);
+	case DRM_NPU_OP_BINARY:		return check_binary(&c);
+	case DRM_NPU_OP_UNARY:		return check_unary(&c);
+	case DRM_NPU_OP_MATMUL:		return check_matmul(&c);
+	case DRM_NPU_OP_CONV2D:		return check_conv2d(&c);
+	case DRM_NPU_OP_POOL2D:		return check_pool2d(&c);
+	case DRM_NPU_OP_SOFTMAX:	return check_softmax(&c);
+	case DRM_NPU_OP_REDUCE:		return check_reduce(&c);
+	case DRM_NPU_OP_LAYERNORM:	return check_layernorm(&c);
+	case DRM_NPU_OP_BATCHNORM:	return check_batchnorm(&c);
+	case DRM_NPU_OP_GATHER:		return check_gather(&c);
+	case DRM_NPU_OP_WHERE:		return check_where(&c);
+	case DRM_NPU_OP_PAD:		return check_pad(&c);
+	case DRM_NPU_OP_RESIZE:		return check_resize(&c);
+	case DRM_NPU_OP_TRANSDATA:	return check_transdata(&c);
+	case DRM_NPU_OP_QUANTIZE:	return check_quant(&c, 1);
+	case DRM_NPU_OP_DEQUANTIZE:	return check_quant(&c, 0);
+	case DRM_NPU_OP_ATTENTION:	return check_attention(&c);
+	case DRM_NPU_OP_SEM_SIGNAL:
+	case DRM_NPU_OP_SEM_WAIT:	return check_sem(&c);
+	default:
+		return fail(&c, NONE_BAD, "unknown opcode");
+	}
+}

@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * npu_ops_internal.h - shared between the op kernels' files (integer only).
+ *
+ * The checks and the work-unit counts (npu_ops_check.c, npu_ops_units.c,
+ * npu_ops_geom.c) never touch float types, so the kernel module may call
+ * them outside kernel_fpu_begin()/kernel_fpu_end(). The kernels themselves
+ * (op_*.c, npu_math.c) are float code.
+ */
+#ifndef NPU_OPS_INTERNAL_H
+#define NPU_OPS_INTERNAL_H
+
+#include "npu_ops.h"
+
+#define NPU_C0_BYTES_1	32	/* NC1HWC0 C0 for 1-byte types */
+#define NPU_C0_DEFAULT	16	/* NC1HWC0 C0 for 2- and 4-byte types */
+
+/* Rows of 4 output channels (conv) or 4 output rows (matmul) per unit. */
+#define NPU_MM_MR	4
+#define NPU_CONV_OCB	4
+/* Flattened 1x1 convolutions: output pixels per work unit. */
+#define NPU_CONV_FLAT_PIX	64
+
+static inline const struct drm_npu_operand *
+npu_opnd(const struct drm_npu_task *t, u32 i)
+{
+	return &t->operands[i];
+}
+
+/* Product of shape[from, to); 0 if any extent is 0. */
+static inline u64 npu_dims_prod(const struct drm_npu_operand *o, u32 from,
+				u32 to)
+{
+	u64 n = 1;
+	u32 i;
+
+	for (i = from; i < to; i++)
+		n *= o->shape[i];
+	return n;
+}
+
+static inline u64 npu_numel(const struct drm_npu_operand *o)
+{
+	return npu_dims_prod(o, 0, o->rank);
+}
+
+/* Number of rows (all dimensions but the last); 1 for a scalar. */
+static inline u64 npu_rows(const struct drm_npu_operand *o)
+{
+	if (o->rank == 0)
+		return 1;
+	return npu_dims_prod(o, 0, o->rank - 1);
+}
+
+static inline u32 npu_last_dim(const struct drm_npu_operand *o)
+{
+	return o->rank ? o->shape[o->rank - 1] : 1;
+}
+
+/* C0 of the NC1HWC0 layout for a dtype: 32 for 1-byte types, else 16. */
+static inline u32 npu_c0_of(u32 dtype)
+{
+	return npu_dtype_size(dtype) == 1 ? NPU_C0_BYTES_1 : NPU_C0_DEFAULT;
+}
+
+static inline int npu_is_nc1hwc0(const struct drm_npu_operand *o)
+{
+	return o->layout == DRM_NPU_LAYOUT_NC1HWC0;
+}
+
+/*
+ * Strides of @in as seen from the index space of @out (numpy broadcasting,
+ * aligned to the right): a size-1 or missing dimension gets stride 0.
+ */
+void npu_bcast_strides(const struct drm_npu_operand *in,
+		       const struct drm_npu_operand *out, u64 st[DRM_NPU_MAX_RANK]);
+
+/* Split a linear index over shape[0, n) into coordinates (row-major). */
+void npu_unravel(u64 idx, const u32 *shape, u32 n, u32 *coord);
+
+/* Element offset sum(coord[i] * st[i]) over n dimensions. */
+static inline u64 npu_offset(const u32 *coord, const u64 *st, u32 n)
+{
+	u64 off = 0;
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		off += (u64)coord[i] * st[i];
+	return off;
+}
+
+/*
+ * Elementwise iteration: the unit is a row of the output (all dims but the
+ * last). npu_rows_begin() sets up broadcast strides of @n inputs; then
+ * npu_row_offsets() gives each operand's element offset of a row's start.
+ * Operand 0..n-1 are inputs, the output comes last in @ops.
+ */
+struct npu_rows {
+	u32 n, rank, len;
+	u64 st[DRM_NPU_MAX_OPERANDS][DRM_NPU_MAX_RANK];
+	u64 inner[DRM_NPU_MAX_OPERANDS];	/* stride along the last dim */
+	const struct drm_npu_operand *out;
+};
+
+void npu_rows_begin(struct npu_rows *r, const struct drm_npu_operand *const *ops,
+		    u32 n);
+void npu_row_offsets(const struct npu_rows *r, u64 row, u64 *offs);
+
+/* Copy an nd-dimensional block of @es-byte elements between strided views. */
+void npu_copy_block(u8 *dst, const u64 *dst_st, const u8 *src,
+		    const u64 *src_st, const u32 *shape, u32 nd, u32 es);
+
+/* The same with an operand's own (u32) strides. */
+static inline u64 npu_offset32(const u32 *coord, const u32 *st, u32 n)
+{
+	u64 off = 0;
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		off += (u64)coord[i] * st[i];
+	return off;
+}
+
+/* Convolution geometry, derived from a checked CONV2D task. */
+struct npu_conv_geom {
+	u32 n, c, h, w;		/* input */
+	u32 o, oh, ow;		/* output */
+	u32 kh, kw, groups, cg, og;
+	u32 sh, sw, dh, dw, pt, pl;
+	u32 ob;			/* blocks of NPU_CONV_OCB per group */
+	int flat;		/* 1x1/s1/p0 on dense planes: one pixel row */
+	u64 flat_units;		/* pixel chunks per plane when flat */
+	int in_c0, out_c0;	/* C0 when the operand is NC1HWC0, else 0 */
+};
+
+void npu_conv_geom(const struct drm_npu_task *t, struct npu_conv_geom *g);
+
+/* Output size of a pooling/conv window along one axis (floor mode). */
+static inline u32 npu_window_out(u32 in, u32 pad, u32 k, u32 s, u32 d)
+{
+	u64 span = (u64)d * (k - 1) + 1, padded = (u64)in + pad;
+
+	if (padded < span)
+		return 0;
+	return (u32)((padded - span) / s + 1);
+}
+
+/* fp32 bit-pattern tests, integer only. */
+static inline int npu_bits_finite(u32 b)
+{
+	return (b & 0x7f800000u) != 0x7f800000u;
+}
+
+static inline int npu_bits_positive_finite(u32 b)
+{
+	return !(b & 0x80000000u) && npu_bits_finite(b) && (b & 0x7fffffffu);
+}
+
+/* Per-opcode entry points (npu_ops_run.c dispatches). */
+int npu_run_copy(const struct npu_op_args *a, u64 b, u64 e);
+int npu_run_binary(const struct npu_op_args *a, u64 b, u64 e);
+int npu_run_unary(const struct npu_op_args *a, u64 b, u64 e);
+int npu_run_where(const struct npu_op_args *a, u64 b, u64 e);
+int npu_run_matmul(const struct npu_op_args *a, u64 b, u64 e);
+int npu_run_conv2d(const struct npu_op_args *a, u64 b, u64 e);
+int npu_run_pool2d(const struct npu_op_args *a, u64 b, u64 e);
+int npu_run_softmax(const struct npu_op_args *a, u64 b, u64 e);
+int npu_run_reduce(const struct npu_op_args *a, u64 b, u64 e);
+int npu_run_layernorm(const struct npu_op_args *a, u64 b, u64 e);
+int npu_run_batchnorm(const struct npu_op_args *a, u64 b, u64 e);
+int npu_run_gather(const struct npu_op_args *a, u64 b, u64 e);
+int npu_run_pad(const struct npu_op_args *a, u64 b, u64 e);
+int npu_run_resize(const struct npu_op_args *a, u64 b, u64 e);
+int npu_run_transdata(const struct npu_op_args *a, u64 b, u64 e);
+int npu_run_quantize(const struct npu_op_args *a, u64 b, u64 e);
+int npu_run_dequantize(const struct npu_op_args *a, u64 b, u64 e);
+int npu_run_attention(const struct npu_op_args *a, u64 b, u64 e);
+
+#endif /* NPU_OPS_INTERNAL_H */

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * npu_ops_run.c - npu_op_run(): dispatch a checked task's work units to
+ * its kernel. Runs inside a kernel FPU section in the kernel home.
+ */
+#include "npu_ops_internal.h"
+
+typedef int (*npu_run_fn)(const struct npu_op_args *a, u64 b, u64 e);
+
+static const npu_run_fn npu_run_table[DRM_NPU_OP_COUNT] = {
+	[DRM_NPU_OP_COPY] = npu_run_copy,
+	[DRM_NPU_OP_BINARY] = npu_run_binary,
+	[DRM_NPU_OP_UNARY] = npu_run_unary,
+	[DRM_NPU_OP_MATMUL] = npu_run_matmul,
+	[DRM_NPU_OP_CONV2D] = npu_run_conv2d,
+	[DRM_NPU_OP_POOL2D] = npu_run_pool2d,
+	[DRM_NPU_OP_SOFTMAX] = npu_run_softmax,
+	[DRM_NPU_OP_REDUCE] = npu_run_reduce,
+	[DRM_NPU_OP_LAYERNORM] = npu_run_layernorm,
+	[DRM_NPU_OP_BATCHNORM] = npu_run_batchnorm,
+	[DRM_NPU_OP_GATHER] = npu_run_gather,
+	[DRM_NPU_OP_WHERE] = npu_run_where,
+	[DRM_NPU_OP_PAD] = npu_run_pad,
+	[DRM_NPU_OP_RESIZE] = npu_run_resize,
+	[DRM_NPU_OP_TRANSDATA] = npu_run_transdata,
+	[DRM_NPU_OP_QUANTIZE] = npu_run_quantize,
+	[DRM_NPU_OP_DEQUANTIZE] = npu_run_dequantize,
+	[DRM_NPU_OP_ATTENTION] = npu_run_attention,
+};
+
+int npu_op_run(const struct npu_op_args *args, u64 begin, u64 end)
+{
+	u32 op = args->task->opcode;
+	u64 units;
+
+	if (op >= DRM_NPU_OP_COUNT)
+		return DRM_NPU_FAULT_BAD_OPCODE;
+	if (!npu_run_table[op] || begin >= end)
+		return 0;		/* NOP, SEM_*: the scheduler's business */
+	units = npu_op_work_units(args->task);
+	if (end > units)
+		end = units;
+	if (begin >= end)
+		return 0;
+	return npu_run_table[op](args, begin, end);
+}

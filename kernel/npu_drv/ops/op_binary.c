@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * op_binary.c - BINARY tasks: out = act(a OP b) with numpy broadcasting
+ * (size-1 dims or 0 strides). Float kinds follow IEEE and PyTorch: MAX/MIN
+ * propagate NaN, comparisons with NaN are false. Integer kinds wrap on
+ * overflow; division truncates toward zero and x / 0 gives 0 (no trap).
+ * BOOL supports MAX (or), MIN (and) and EQUAL (xnor).
+ */
+#include "npu_ops_float.h"
+
+#define BIN_CHUNK	128
+
+static void float_op(u32 kind, float *a, const float *b, u32 n)
+{
+	u32 j;
+
+	switch (kind) {
+	case DRM_NPU_BINARY_ADD:
+		for (j = 0; j < n; j++)
+			a[j] = a[j] + b[j];
+		break;
+	case DRM_NPU_BINARY_SUB:
+		for (j = 0; j < n; j++)
+			a[j] = a[j] - b[j];
+		break;
+	case DRM_NPU_BINARY_MUL:
+		for (j = 0; j < n; j++)
+			a[j] = a[j] * b[j];
+		break;
+	case DRM_NPU_BINARY_DIV:
+		for (j = 0; j < n; j++)
+			a[j] = a[j] / b[j];
+		break;
+	case DRM_NPU_BINARY_MAX:
+		for (j = 0; j < n; j++)
+			a[j] = (a[j] != a[j] || a[j] > b[j]) ? a[j] : b[j];
+		break;
+	case DRM_NPU_BINARY_MIN:
+		for (j = 0; j < n; j++)
+			a[j] = (a[j] != a[j] || a[j] < b[j]) ? a[j] : b[j];
+		break;
+	case DRM_NPU_BINARY_POW:
+		for (j = 0; j < n; j++)
+			a[j] = npu_powf(a[j], b[j]);
+		break;
+	case DRM_NPU_BINARY_PRELU:
+		for (j = 0; j < n; j++)
+			a[j] = a[j] >= 0 ? a[j] : a[j] * b[j];
+		break;
+	case DRM_NPU_BINARY_EQUAL:
+		for (j = 0; j < n; j++)
+			a[j] = a[j] == b[j];
+		break;
+	case DRM_NPU_BINARY_LESS:
+		for (j = 0; j < n; j++)
+			a[j] = a[j] < b[j];
+		break;
+	case DRM_NPU_BINARY_GREATER:
+		for (j = 0; j < n; j++)
+			a[j] = a[j] > b[j];
+		break;
+	}
+}
+
+static s64 ipow(s64 a, s64 b)
+{
+	u64 r = 1, base = (u64)a;
+
+	if (b < 0)
+		return a == 1 ? 1 : (a == -1 ? ((b & 1) ? -1 : 1) : 0);
+	while (b) {
+		if (b & 1)
+			r *= base;
+		base *= base;
+		b >>= 1;
+	}
+	return (s64)r;
+}
+
+static s64 int_op(u32 kind, s64 a, s64 b)
+{
+	switch (kind) {
+	case DRM_NPU_BINARY_ADD:
+		return (s64)((u64)a + (u64)b);
+	case DRM_NPU_BINARY_SUB:
+		return (s64)((u64)a - (u64)b);
+	case DRM_NPU_BINARY_MUL:
+		return (s64)((u64)a * (u64)b);
+	case DRM_NPU_BINARY_DIV:
+		if (!b)
+			return 0;
+		if (b == -1)
+			return (s64)(0 - (u64)a);
+		return a / b;
+	case DRM_NPU_BINARY_MAX:
+		return a > b ? a : b;
+	case DRM_NPU_BINARY_MIN:
+		return a < b ? a : b;
+	case DRM_NPU_BINARY_POW:
+		return ipow(a, b);
+	case DRM_NPU_BINARY_PRELU:
+		return a >= 0 ? a : (s64)((u64)a * (u64)b);
+	case DRM_NPU_BINARY_EQUAL:
+		return a == b;
+	case DRM_NPU_BINARY_LESS:
+		return a < b;
+	default:
+		return a > b;
+	}
+}
+
+static void int_row(const struct npu_op_args *args, const struct npu_rows *r,
+		    const u64 *offs, u32 kind)
+{
+	u32 dt = npu_opnd(args->task, 0)->dtype;
+	u32 odt = npu_opnd(args->task, 2)->dtype;
+	u32 i;
+
+	for (i = 0; i < r->len; i++) {
+		s64 a = npu_ld_i(dt, args->data[0], offs[0] + i * r->inner[0]);
+		s64 b = npu_ld_i(dt, args->data[1], offs[1] + i * r->inner[1]);
+
+		npu_st_i(odt, args->data[2], offs[2] + i * r->inner[2],
+			 int_op(kind, a, b));
+	}
+}
+
+static void float_row(const struct npu_op_args *args, const struct npu_rows *r,
+		      const u64 *offs, u32 kind, const struct npu_act *act)
+{
+	u32 dt = npu_opnd(args->task, 0)->dtype;
+	u32 odt = npu_opnd(args->task, 2)->dtype;
+	float a[BIN_CHUNK], b[BIN_CHUNK];
+	u32 i, j, n;
+
+	for (i = 0; i < r->len; i += n) {
+		n = r->len - i < BIN_CHUNK ? r->len - i : BIN_CHUNK;
+		for (j = 0; j < n; j++) {
+			a[j] = npu_ld_f(dt, args->data[0],
+					offs[0] + (i + j) * r->inner[0]);
+			b[j] = npu_ld_f(dt, args->data[1],
+					offs[1] + (i + j) * r->inner[1]);
+		}
+		float_op(kind, a, b, n);
+		if (odt == DRM_NPU_DTYPE_BOOL) {
+			for (j = 0; j < n; j++)
+				((u8 *)args->data[2])[offs[2] + (i + j) *
+						      r->inner[2]] = a[j] != 0;
+			continue;
+		}
+		npu_act_row(act, a, n);
+		for (j = 0; j < n; j++)
+			npu_st_f(odt, args->data[2], offs[2] + (i + j) * r->inner[2],
+				 a[j]);
+	}
+}
+
+int npu_run_binary(const struct npu_op_args *args, u64 begin, u64 end)
+{
+	const struct drm_npu_task *t = args->task;
+	const struct drm_npu_operand *ops[3] = {
+		npu_opnd(t, 0), npu_opnd(t, 1), npu_opnd(t, 2)
+	};
+	int is_float = npu_dt_is_float(ops[0]->dtype);
+	struct npu_rows r;
+	struct npu_act act;
+	u64 row, offs[3];
+
+	npu_act_init(&act, &t->params.binary.act);
+	npu_rows_begin(&r, ops, 3);
+	for (row = begin; row < end; row++) {
+		npu_row_offsets(&r, row, offs);
+		if (is_float)
+			float_row(args, &r, offs, t->params.binary.kind, &act);
+		else
+			int_row(args, &r, offs, t->params.binary.kind);
+	}
+	return 0;
+}

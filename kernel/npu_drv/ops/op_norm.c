@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * op_norm.c - LAYERNORM and BATCHNORM (inference).
+ *
+ * LAYERNORM (ONNX LayerNormalization, torch.nn.LayerNorm): over the dims
+ * [axis, rank), mean and *biased* variance (two passes, in double), then
+ * y = (x - mean) / sqrt(var + eps) * scale (+ bias); scale/bias broadcast
+ * to the normalised dims. Work unit: one normalised group.
+ *
+ * BATCHNORM (ONNX BatchNormalization, inference): per channel of axis 1,
+ * y = (x - mean) / sqrt(var + eps) * scale + bias, NCHW-like (any rank
+ * >= 2) or NC1HWC0 (padding channels written 0). Work unit: an output row.
+ */
+#include "npu_ops_float.h"
+
+int npu_run_layernorm(const struct npu_op_args *args, u64 begin, u64 end)
+{
+	const struct drm_npu_task *t = args->task;
+	const struct drm_npu_norm_params *p = &t->params.norm;
+	int has_bias = !!(p->flags & DRM_NPU_NORM_HAS_BIAS);
+	const struct drm_npu_operand *in = npu_opnd(t, 0);
+	const struct drm_npu_operand *out = npu_opnd(t, 2 + has_bias);
+	const struct drm_npu_operand *sc = npu_opnd(t, 1);
+	const struct drm_npu_operand *bi = has_bias ? npu_opnd(t, 2) : NULL;
+	u32 axis = p->axis, nd = in->rank - axis, d;
+	u32 shape[DRM_NPU_MAX_RANK], coord[DRM_NPU_MAX_RANK] = { 0 };
+	u64 sst[DRM_NPU_MAX_RANK] = { 0 }, bst[DRM_NPU_MAX_RANK] = { 0 };
+	u64 cnt = npu_dims_prod(in, axis, in->rank), u, i;
+	double eps = npu_u2f(p->epsilon);
+	const float *s = args->data[1], *b = has_bias ? args->data[2] : NULL;
+	struct drm_npu_operand tail;
+
+	memset(&tail, 0, sizeof(tail));
+	tail.rank = nd;
+	for (d = 0; d < nd; d++)
+		tail.shape[d] = shape[d] = in->shape[axis + d];
+	npu_bcast_strides(sc, &tail, sst);
+	if (bi)
+		npu_bcast_strides(bi, &tail, bst);
+	for (u = begin; u < end; u++) {
+		u32 oc[DRM_NPU_MAX_RANK] = { 0 };
+		const float *x;
+		float *y;
+		double mean = 0, var = 0, rstd;
+
+		npu_unravel(u, in->shape, axis, oc);
+		x = (const float *)args->data[0] + npu_offset32(oc, in->strides, axis);
+		y = (float *)args->data[2 + has_bias] +
+		    npu_offset32(oc, out->strides, axis);
+		for (i = 0; i < cnt; i++) {
+			u64 xo = 0;
+
+			npu_unravel(i, shape, nd, coord);
+			for (d = 0; d < nd; d++)
+				xo += (u64)coord[d] * in->strides[axis + d];
+			mean += x[xo];
+		}
+		mean /= (double)cnt;
+		for (i = 0; i < cnt; i++) {
+			u64 xo = 0;
+			double dv;
+
+			npu_unravel(i, shape, nd, coord);
+			for (d = 0; d < nd; d++)
+				xo += (u64)coord[d] * in->strides[axis + d];
+			dv = x[xo] - mean;
+			var += dv * dv;
+		}
+		var /= (double)cnt;
+		rstd = 1.0 / npu_sqrt_d(var + eps);
+		for (i = 0; i < cnt; i++) {
+			u64 xo = 0, yo = 0;
+			double v;
+
+			npu_unravel(i, shape, nd, coord);
+			for (d = 0; d < nd; d++) {
+				xo += (u64)coord[d] * in->strides[axis + d];
+				yo += (u64)coord[d] * out->strides[axis + d];
+			}
+			v = (x[xo] - mean) * rstd * s[npu_offset(coord, sst, nd)];
+			if (b)
+				v += b[npu_offset(coord, bst, nd)];
+			y[yo] = (float)v;
+		}
+	}
+	return 0;
+}
+
+int npu_run_batchnorm(const struct npu_op_args *args, u64 begin, u64 end)
+{
+	const struct drm_npu_task *t = args->task;
+	const struct drm_npu_operand *in = npu_opnd(t, 0), *out = npu_opnd(t, 5);
+	const struct drm_npu_operand *const ops[2] = { in, out };
+	double eps = npu_u2f(t->params.norm.epsilon);
+	u32 ch = npu_opnd(t, 1)->shape[0], c0 = 0, i, c;
+	const float *v[4];
+	u64 vst[4], row, offs[2];
+	struct npu_rows r;
+
+	for (i = 0; i < 4; i++) {
+		v[i] = args->data[1 + i];
+		vst[i] = npu_opnd(t, 1 + i)->strides[0];
+	}
+	if (npu_is_nc1hwc0(in))
+		c0 = in->shape[4];
+	npu_rows_begin(&r, ops, 2);
+	for (row = begin; row < end; row++) {
+		u32 coord[DRM_NPU_MAX_RANK] = { 0 };
+		const float *x;
+		float *y;
+		double a = 0, b = 0;
+
+		npu_row_offsets(&r, row, offs);
+		npu_unravel(row, in->shape, in->rank - 1, coord);
+		x = (const float *)args->data[0] + offs[0];
+		y = (float *)args->data[5] + offs[1];
+		if (in->rank == 2 || c0) {
+			/* channel varies along the row: per element */
+			for (i = 0; i < r.len; i++) {
+				u32 cc = c0 ? coord[1] * c0 + i : i;
+
+				if (cc >= ch) {
+					y[i * r.inner[1]] = 0.0f;
+					continue;
+				}
+				a = (double)v[0][cc * vst[0]] /
+				    npu_sqrt_d((double)v[3][cc * vst[3]] + eps);
+				b = (double)v[1][cc * vst[1]] -
+				    (double)v[2][cc * vst[2]] * a;
+				y[i * r.inner[1]] = (float)(x[i * r.inner[0]] * a + b);
+			}
+			continue;
+		}
+		c = coord[1];	/* NCHW-like: the channel is fixed on a row */
+		a = (double)v[0][c * vst[0]] /
+		    npu_sqrt_d((double)v[3][c * vst[3]] + eps);
+		b = (double)v[1][c * vst[1]] - (double)v[2][c * vst[2]] * a;
+		for (i = 0; i < r.len; i++)
+			y[i * r.inner[1]] = (float)(x[i * r.inner[0]] * a + b);
+	}
+	return 0;
+}

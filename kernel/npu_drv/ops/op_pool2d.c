@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * op_pool2d.c - POOL2D: max / average over dilated windows, global average
+ * and global max; NCHW or NC1HWC0 (pooling is per channel, so an NC1HWC0
+ * tensor is simply N x C1 x C0 planes).
+ *
+ * Padding never wins a max. Average divides by the taps inside the input,
+ * or with COUNT_INCLUDE_PAD by the taps inside the padded input (PyTorch's
+ * rule, which also covers ceil-mode windows that overhang the padding).
+ * Sums are accumulated in double.
+ *
+ * Work unit: one output row of one plane; global kinds: one plane.
+ */
+#include "npu_ops_float.h"
+
+struct pool_ctx {
+	const struct drm_npu_pool2d_params *p;
+	const struct drm_npu_operand *in, *out;
+	const float *x;
+	float *y;
+	u32 planes_c;		/* planes per image: C, or C1 * C0 */
+	int c0;
+};
+
+static u64 plane_off(const struct drm_npu_operand *o, int c0, u32 n, u32 pl)
+{
+	u64 off = (u64)n * o->strides[0];
+
+	if (c0)
+		return off + (u64)(pl / c0) * o->strides[1] +
+		       (u64)(pl % c0) * o->strides[4];
+	return off + (u64)pl * o->strides[1];
+}
+
+static float window(const struct pool_ctx *cx, const float *xp, u32 oy, u32 ox)
+{
+	const struct drm_npu_pool2d_params *p = cx->p;
+	u32 H = cx->in->shape[2], W = cx->in->shape[3], ky, kx;
+	s64 y0 = (s64)oy * p->stride_h - p->pad_top;
+	s64 x0 = (s64)ox * p->stride_w - p->pad_left;
+	s64 hpad = (s64)H + p->pad_bottom, wpad = (s64)W + p->pad_right;
+	u64 sy = cx->in->strides[2], sx = cx->in->strides[3];
+	float m = -NPU_INFF;
+	double sum = 0;
+	u32 cnt = 0, cnt_pad = 0;
+
+	for (ky = 0; ky < p->kernel_h; ky++) {
+		s64 iy = y0 + (s64)ky * p->dilation_h;
+
+		for (kx = 0; kx < p->kernel_w; kx++) {
+			s64 ix = x0 + (s64)kx * p->dilation_w;
+			float v;
+
+			if (iy < hpad && ix < wpad)
+				cnt_pad++;
+			if (iy < 0 || iy >= H || ix < 0 || ix >= W)
+				continue;
+			v = xp[(u64)iy * sy + (u64)ix * sx];
+			cnt++;
+			sum += v;
+			if (v > m || v != v)
+				m = v != v || m != m ? NPU_NANF : v;
+		}
+	}
+	if (p->kind == DRM_NPU_POOL_MAX)
+		return m;
+	if (p->flags & DRM_NPU_POOL_COUNT_INCLUDE_PAD)
+		cnt = cnt_pad;
+	return cnt ? (float)(sum / cnt) : 0.0f;
+}
+
+static void global_plane(const struct pool_ctx *cx, u32 n, u32 pl)
+{
+	const float *xp = cx->x + plane_off(cx->in, cx->c0, n, pl);
+	u32 H = cx->in->shape[2], W = cx->in->shape[3], y, x;
+	u64 sy = cx->in->strides[2], sx = cx->in->strides[3];
+	float m = -NPU_INFF;
+	double sum = 0;
+
+	for (y = 0; y < H; y++) {
+		for (x = 0; x < W; x++) {
+			float v = xp[y * sy + x * sx];
+
+			sum += v;
+			if (v > m || v != v)
+				m = v != v || m != m ? NPU_NANF : v;
+		}
+	}
+	cx->y[plane_off(cx->out, cx->c0, n, pl)] =
+		cx->p->kind == DRM_NPU_POOL_GLOBAL_MAX ? m :
+		((H && W) ? (float)(sum / ((double)H * W)) : 0.0f);
+}
+
+int npu_run_pool2d(const struct npu_op_args *args, u64 begin, u64 end)
+{
+	const struct drm_npu_task *t = args->task;
+	struct pool_ctx cx;
+	u32 oh, ow, oy, ox, n, pl;
+	u64 u, uu;
+
+	cx.p = &t->params.pool2d;
+	cx.in = npu_opnd(t, 0);
+	cx.out = npu_opnd(t, 1);
+	cx.x = args->data[0];
+	cx.y = args->data[1];
+	cx.c0 = npu_is_nc1hwc0(cx.in) ? (int)cx.in->shape[4] : 0;
+	cx.planes_c = cx.in->shape[1] * (cx.c0 ? (u32)cx.c0 : 1);
+	oh = cx.out->shape[2];
+	ow = cx.out->shape[3];
+	for (u = begin; u < end; u++) {
+		oy = (u32)(u % oh);
+		uu = u / oh;
+		pl = (u32)(uu % cx.planes_c);
+		n = (u32)(uu / cx.planes_c);
+		if (cx.p->kind >= DRM_NPU_POOL_GLOBAL_AVG) {
+			global_plane(&cx, n, pl);
+			continue;
+		}
+		{
+			const float *xp = cx.x + plane_off(cx.in, cx.c0, n, pl);
+			float *yp = cx.y + plane_off(cx.out, cx.c0, n, pl) +
+				    (u64)oy * cx.out->strides[2];
+
+			for (ox = 0; ox < ow; ox++)
+				yp[(u64)ox * cx.out->strides[3]] =
+					window(&cx, xp, oy, ox);
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * op_softmax.c - SOFTMAX / LOGSOFTMAX over one axis (ONNX opset 13
+ * semantics), numerically stable: the row maximum is subtracted before
+ * exponentiation, the sum is accumulated in double.
+ *   softmax:    y = exp(x - max) / sum(exp(x - max))
+ *   logsoftmax: y = (x - max) - log(sum(exp(x - max)))
+ * Work unit: one row along the axis (every other index fixed).
+ */
+#include "npu_ops_float.h"
+
+int npu_run_softmax(const struct npu_op_args *args, u64 begin, u64 end)
+{
+	const struct drm_npu_task *t = args->task;
+	const struct drm_npu_operand *in = npu_opnd(t, 0), *out = npu_opnd(t, 1);
+	u32 axis = t->params.softmax.axis, len = in->shape[axis], i;
+	int logsm = !!(t->params.softmax.flags & DRM_NPU_SOFTMAX_LOG);
+	u64 inner = npu_dims_prod(in, axis + 1, in->rank);
+	u64 sx = in->strides[axis], sy = out->strides[axis], u;
+	u32 coord[DRM_NPU_MAX_RANK] = { 0 };
+	u32 shape[DRM_NPU_MAX_RANK];
+	const float *x;
+	float *y;
+
+	/* index space of the units: the shape with the axis removed */
+	for (i = 0; i < in->rank; i++)
+		shape[i] = i == axis ? 1 : in->shape[i];
+	(void)inner;
+	for (u = begin; u < end; u++) {
+		float m = -NPU_INFF;
+		double sum = 0;
+
+		npu_unravel(u, shape, in->rank, coord);
+		x = (const float *)args->data[0] + npu_offset32(coord, in->strides,
+							      in->rank);
+		y = (float *)args->data[1] + npu_offset32(coord, out->strides,
+							out->rank);
+		for (i = 0; i < len; i++) {
+			float v = x[i * sx];
+
+			if (v > m || v != v)
+				m = (v != v || m != m) ? NPU_NANF : v;
+		}
+		if (m == NPU_INFF || m == -NPU_INFF) {
+			/* all -inf, or a +inf: let IEEE give NaN/0/1 as torch */
+			if (m == -NPU_INFF)
+				m = 0;
+		}
+		for (i = 0; i < len; i++)
+			sum += npu_exp_d((double)x[i * sx] - m);
+		if (logsm) {
+			double ls = npu_log_d(sum);
+
+			for (i = 0; i < len; i++)
+				y[i * sy] = (float)(((double)x[i * sx] - m) - ls);
+		} else {
+			for (i = 0; i < len; i++)
+				y[i * sy] = (float)(npu_exp_d((double)x[i * sx] - m) /
+						    sum);
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * op_unary.c - UNARY tasks and the activations that MATMUL, CONV2D and
+ * BINARY fuse. Definitions follow PyTorch (and ONNX where they agree):
+ * GELU is the exact erf form, HardSwish is x * relu6(x + 3) / 6, Softplus is
+ * log1p(exp(x)) evaluated without overflow, ELU uses expm1.
+ */
+#include "npu_ops_float.h"
+
+float npu_act1(const struct npu_act *a, float x)
+{
+	double xd = x, t;
+
+	switch (a->kind) {
+	case DRM_NPU_ACT_RELU:
+		return x < 0 ? 0.0f : x;
+	case DRM_NPU_ACT_SIGMOID:
+		return npu_sigmoidf(x);
+	case DRM_NPU_ACT_TANH:
+		return npu_tanhf(x);
+	case DRM_NPU_ACT_GELU:
+		return (float)(0.5 * xd * npu_erfc_d(-xd * NPU_SQRT1_2));
+	case DRM_NPU_ACT_EXP:
+		return npu_expf(x);
+	case DRM_NPU_ACT_SQRT:
+		return npu_sqrtf(x);
+	case DRM_NPU_ACT_CLIP:
+		if (x < a->alpha)
+			x = a->alpha;
+		return x > a->beta ? a->beta : x;
+	case DRM_NPU_ACT_LEAKY_RELU:
+		return x >= 0 ? x : a->alpha * x;
+	case DRM_NPU_ACT_HARDSIGMOID:
+		x = a->alpha * x + a->beta;
+		if (x < 0)
+			return 0.0f;
+		return x > 1.0f ? 1.0f : x;
+	case DRM_NPU_ACT_HARDSWISH: {
+		float r6 = x + 3.0f;
+
+		r6 = r6 < 0 ? 0.0f : (r6 > 6.0f ? 6.0f : r6);
+		return x * r6 / 6.0f;
+	}
+	case DRM_NPU_ACT_ERF:
+		return npu_erff(x);
+	case DRM_NPU_ACT_NEG:
+		return -x;
+	case DRM_NPU_ACT_ABS:
+		return npu_fabsf(x);
+	case DRM_NPU_ACT_LOG:
+		return npu_logf(x);
+	case DRM_NPU_ACT_RECIPROCAL:
+		return 1.0f / x;
+	case DRM_NPU_ACT_GELU_TANH:
+		t = NPU_SQRT_2_PI * (xd + 0.044715 * xd * xd * xd);
+		return (float)(0.5 * xd * (1.0 + npu_tanh_d(t)));
+	case DRM_NPU_ACT_SILU:
+		return (float)(xd / (1.0 + npu_exp_d(-xd)));
+	case DRM_NPU_ACT_ELU:
+		if (x >= 0 || x != x)
+			return x;
+		return (float)((double)a->alpha * npu_expm1_d(xd));
+	case DRM_NPU_ACT_SOFTPLUS:
+		if (x != x)
+			return x;
+		if (x > 0)
+			return (float)(xd + npu_log1p_d(npu_exp_d(-xd)));
+		return (float)npu_log1p_d(npu_exp_d(xd));
+	case DRM_NPU_ACT_FLOOR:
+		return npu_floorf(x);
+	case DRM_NPU_ACT_CEIL:
+		return npu_ceilf(x);
+	default:			/* NONE (NOT is integer-only) */
+		return x;
+	}
+}
+
+void npu_act_row(const struct npu_act *a, float *x, u32 n)
+{
+	u32 i;
+
+	switch (a->kind) {
+	case DRM_NPU_ACT_NONE:
+		return;
+	case DRM_NPU_ACT_RELU:		/* the common case, vectorised */
+		for (i = 0; i < n; i++)
+			x[i] = x[i] < 0 ? 0.0f : x[i];
+		return;
+	default:
+		for (i = 0; i < n; i++)
+			x[i] = npu_act1(a, x[i]);
+	}
+}
+
+/* Integer UNARY: NONE, RELU, NEG, ABS, CLIP, NOT (bounds saturated). */
+static s64 int_act(const struct npu_act *a, u32 dt, s64 v)
+{
+	s64 lo, hi;
+
+	switch (a->kind) {
+	case DRM_NPU_ACT_RELU:
+		return v < 0 ? 0 : v;
+	case DRM_NPU_ACT_NEG:
+		return (s64)(0 - (u64)v);
+	case DRM_NPU_ACT_ABS:
+		return v < 0 ? (s64)(0 - (u64)v) : v;
+	case DRM_NPU_ACT_NOT:
+		return !v;
+	case DRM_NPU_ACT_CLIP:
+		lo = npu_f2i_sat(npu_ceilf(a->alpha), -0x7fffffffffffffffll - 1,
+				 0x7fffffffffffffffll);
+		hi = npu_f2i_sat(npu_floorf(a->beta), -0x7fffffffffffffffll - 1,
+				 0x7fffffffffffffffll);
+		if (a->alpha != a->alpha)
+			lo = -0x7fffffffffffffffll - 1;
+		if (a->beta != a->beta)
+			hi = 0x7fffffffffffffffll;
+		if (v < lo)
+			v = lo;
+		return v > hi ? hi : v;
+	default:
+		return v;
+	}
+}
+
+#define UNARY_CHUNK	256
+
+int npu_run_unary(const struct npu_op_args *args, u64 begin, u64 end)
+{
+	const struct drm_npu_task *t = args->task;
+	const struct drm_npu_operand *ops[2] = { npu_opnd(t, 0), npu_opnd(t, 1) };
+	u32 dt = ops[0]->dtype;
+	struct npu_rows r;
+	struct npu_act act;
+	float buf[UNARY_CHUNK];
+	u64 row, offs[2];
+	u32 i, j, n;
+
+	npu_act_init(&act, &t->params.unary);
+	npu_rows_begin(&r, ops, 2);
+	for (row = begin; row < end; row++) {
+		npu_row_offsets(&r, row, offs);
+		if (!npu_dt_is_float(dt)) {
+			for (i = 0; i < r.len; i++)
+				npu_st_i(dt, args->data[1], offs[1] + i * r.inner[1],
+					 int_act(&act, dt, npu_ld_i(dt, args->data[0],
+						 offs[0] + i * r.inner[0])));
+			continue;
+		}
+		for (i = 0; i < r.len; i += n) {
+			n = r.len - i < UNARY_CHUNK ? r.len - i : UNARY_CHUNK;
+			for (j = 0; j < n; j++)
+				buf[j] = npu_ld_f(dt, args->data[0],
+						  offs[0] + (i + j) * r.inner[0]);
+			npu_act_row(&act, buf, n);
+			for (j = 0; j < n; j++)
+				npu_st_f(dt, args->data[1],
+					 offs[1] + (i + j) * r.inner[1], buf[j]);
+		}
+	}
+	return 0;
+}
