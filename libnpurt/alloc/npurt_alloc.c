@@ -72,23 +72,27 @@ static void tree_remove(struct npurt_alloc *a, struct blk *b)
 	}
 }
 
-static void list_add(struct blk **head, struct blk *b)
+static void list_add(struct blist *l, struct blk *b)
 {
-	b->lprev = NULL;
-	b->lnext = *head;
-	if (*head)
-		(*head)->lprev = b;
-	*head = b;
+	b->lnext = NULL;
+	b->lprev = l->tail;
+	if (l->tail)
+		l->tail->lnext = b;
+	else
+		l->head = b;
+	l->tail = b;
 }
 
-static void list_del(struct blk **head, struct blk *b)
+static void list_del(struct blist *l, struct blk *b)
 {
 	if (b->lprev)
 		b->lprev->lnext = b->lnext;
 	else
-		*head = b->lnext;
+		l->head = b->lnext;
 	if (b->lnext)
 		b->lnext->lprev = b->lprev;
+	else
+		l->tail = b->lprev;
 	b->lprev = b->lnext = NULL;
 }
 
@@ -215,12 +219,18 @@ static struct blk *find_free(struct npurt_alloc *a, int pool,
 	return b;
 }
 
-/* Fenced blocks whose event completed become usable by any stream. */
-static void process_events(struct npurt_alloc *a)
+/*
+ * Fenced blocks whose event completed become usable by any stream; pending
+ * blocks whose other streams are done become free. Oldest first; gives up
+ * after @budget events still running (0: look at all), since later ones
+ * are most likely running too: that bounds the work on every malloc.
+ */
+static void process_events(struct npurt_alloc *a, uint32_t budget)
 {
 	struct blk *b, *next;
+	uint32_t running = 0;
 
-	for (b = a->pending; b; b = next) {
+	for (b = a->pending.head; b; b = next) {
 		uint32_t i, done = 0;
 
 		next = b->lnext;
@@ -228,8 +238,11 @@ static void process_events(struct npurt_alloc *a)
 			if (!a->be.event_query ||
 			    a->be.event_query(a->be.ctx, b->events[i]) > 0)
 				done++;
-		if (done < b->nevents)
+		if (done < b->nevents) {
+			if (budget && ++running >= budget)
+				break;
 			continue;
+		}
 		list_del(&a->pending, b);
 		for (i = 0; i < b->nevents; i++)
 			release_event(a, b->events[i]);
@@ -241,11 +254,15 @@ static void process_events(struct npurt_alloc *a)
 			  a->be.event_record ?
 			  a->be.event_record(a->be.ctx, b->pub.stream) : 0);
 	}
-	for (b = a->fenced; b; b = next) {
+	running = 0;
+	for (b = a->fenced.head; b; b = next) {
 		next = b->lnext;
 		if (!a->be.event_query ||
-		    a->be.event_query(a->be.ctx, b->event) <= 0)
+		    a->be.event_query(a->be.ctx, b->event) <= 0) {
+			if (budget && ++running >= budget)
+				break;
 			continue;
+		}
 		/* merging with blocks of any stream leaves the list intact */
 		list_del(&a->fenced, b);
 		tree_remove(a, b);
@@ -511,9 +528,14 @@ int npurt_alloc_malloc(struct npurt_alloc *a, uint64_t size, uint64_t stream,
 	}
 	rounded = round_up(size, a->cfg.min_block);
 	pool = pool_of(a, rounded);
-	if (a->fenced || a->pending)
-		process_events(a);
+	if (a->fenced.head || a->pending.head)
+		process_events(a, 4);
 	b = find_free(a, pool, stream, rounded);
+	if (!b && (a->fenced.head || a->pending.head)) {
+		/* on a miss, look at every event */
+		process_events(a, 0);
+		b = find_free(a, pool, stream, rounded);
+	}
 	if (!b)
 		b = grow(a, pool, rounded);
 	if (!b) {
@@ -598,7 +620,7 @@ void npurt_alloc_synchronize(struct npurt_alloc *a)
 	struct blk *b;
 
 	a->num_sync_all_streams++;
-	while ((b = a->pending)) {
+	while ((b = a->pending.head)) {
 		uint32_t i;
 
 		list_del(&a->pending, b);
@@ -612,7 +634,7 @@ void npurt_alloc_synchronize(struct npurt_alloc *a)
 		stat_add(a->active_bytes, b->seg->pool, -(int64_t)b->pub.size);
 		make_free(a, b, ALLOC_ANY_STREAM, 0);
 	}
-	while ((b = a->fenced)) {
+	while ((b = a->fenced.head)) {
 		list_del(&a->fenced, b);
 		tree_remove(a, b);
 		release_event(a, b->event);
@@ -636,8 +658,8 @@ void npurt_alloc_synchronize(struct npurt_alloc *a)
 
 void npurt_alloc_empty_cache(struct npurt_alloc *a)
 {
-	if (a->pending || a->fenced)
-		process_events(a);
+	if (a->pending.head || a->fenced.head)
+		process_events(a, 0);
 	release_cached(a, -1, 0);
 }
 

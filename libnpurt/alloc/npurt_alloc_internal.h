@@ -47,14 +47,19 @@ struct seg {
 	struct seg *prev, *next;
 };
 
+/* FIFO of blocks: oldest first, appended at the tail. */
+struct blist {
+	struct blk *head, *tail;
+};
+
 struct npurt_alloc {
 	struct npurt_alloc_backend be;
 	struct npurt_alloc_config cfg;
 	struct npu_rb_root free_tree[POOL_COUNT];
 	struct seg *segs;
 	uint64_t next_seg_id;
-	struct blk *fenced;		/* free, keyed to a stream, event set */
-	struct blk *pending;		/* freed, record_stream events open */
+	struct blist fenced;		/* free, keyed to a stream, event set */
+	struct blist pending;		/* freed, record_stream events open */
 	double fraction;		/* 0: no cap */
 
 	struct stat allocation[STAT_KINDS], segment[STAT_KINDS],
