@@ -36,7 +36,7 @@ static int npu_get_sem_points(struct npu_file *f, u64 uptr, u32 n,
 			      struct npu_sem_pt **out, u32 *count)
 {
 	struct npu_device *dev = f->dev;
-	struct drm_npu_sem_point pts[DRM_NPU_MAX_SEM_POINTS];
+	struct drm_npu_sem_point *pts;
 	struct npu_sem_pt *res;
 	u32 i;
 	int err;
@@ -45,25 +45,30 @@ static int npu_get_sem_points(struct npu_file *f, u64 uptr, u32 n,
 		return 0;
 	if (n > DRM_NPU_MAX_SEM_POINTS || !uptr)
 		return -EINVAL;
-	err = dev->ops.copy_from_user(dev->home_dev, pts, uptr,
-				      n * sizeof(pts[0]));
-	if (err)
-		return err;
-	for (i = 0; i < n; i++)
-		if (pts[i].pad)
-			return -EINVAL;
+	/* heap, not stack: the kernel home has small stacks */
+	pts = npu_zalloc(n * sizeof(*pts));
 	res = npu_zalloc(n * sizeof(*res));
-	if (!res)
+	if (!pts || !res) {
+		npu_free(pts);
+		npu_free(res);
 		return -ENOMEM;
+	}
 	*out = res;
-	for (i = 0; i < n; i++) {
+	err = dev->ops.copy_from_user(dev->home_dev, pts, uptr,
+				      n * sizeof(*pts));
+	for (i = 0; !err && i < n; i++)
+		if (pts[i].pad)
+			err = -EINVAL;
+	for (i = 0; !err && i < n; i++) {
 		res[i].sem = npu_file_sem(f, pts[i].handle);
 		if (!res[i].sem)
-			return -ENOENT;
+			err = -ENOENT;
+		else
+			*count = i + 1;
 		res[i].value = pts[i].value;
-		*count = i + 1;
 	}
-	return 0;
+	npu_free(pts);
+	return err;
 }
 
 static int npu_submit_check(const struct drm_npu_submit *a)
@@ -85,30 +90,33 @@ static int npu_submit_bos(struct npu_file *f, struct drm_npu_submit *a,
 			  struct npu_job *job)
 {
 	struct npu_device *dev = f->dev;
-	u32 handles[DRM_NPU_MAX_SLOTS];
-	u32 i;
+	u32 *handles, i;
 	int err;
 
 	if (a->num_bos != job->prog->num_slots)
 		return -EINVAL;
 	if (!a->num_bos)
 		return 0;
+	handles = npu_zalloc(a->num_bos * sizeof(u32));
+	job->bos = npu_zalloc(a->num_bos * sizeof(*job->bos));
+	if (!handles || !job->bos) {
+		npu_free(handles);
+		return -ENOMEM;
+	}
 	err = dev->ops.copy_from_user(dev->home_dev, handles, a->bos_ptr,
 				      a->num_bos * sizeof(u32));
-	if (err)
-		return err;
-	job->bos = npu_zalloc(a->num_bos * sizeof(*job->bos));
-	if (!job->bos)
-		return -ENOMEM;
-	for (i = 0; i < a->num_bos; i++) {
+	for (i = 0; !err && i < a->num_bos; i++) {
 		job->bos[i] = npu_core_file_bo_lookup(f, handles[i]);
-		if (!job->bos[i])
-			return -ENOENT;
+		if (!job->bos[i]) {
+			err = -ENOENT;
+			break;
+		}
 		job->num_bos = i + 1;
 		if (job->bos[i]->size < job->prog->slot_need[i])
-			return -ENOSPC;
+			err = -ENOSPC;
 	}
-	return 0;
+	npu_free(handles);
+	return err;
 }
 
 static int npu_submit_profile(struct npu_file *f, struct drm_npu_submit *a,
