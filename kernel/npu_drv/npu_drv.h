@@ -198,6 +198,8 @@ void npu_gem_file_usage(struct drm_file *file, struct npu_gem_usage *usage);
 /* npu_ioctl.c */
 extern const struct drm_ioctl_desc npu_ioctls[];
 extern const int npu_num_ioctls;
+long npu_unlocked_ioctl(struct file *f, unsigned int cmd, unsigned long arg);
+long npu_compat_ioctl(struct file *f, unsigned int cmd, unsigned long arg);
 
 /* npu_fdinfo.c */
 void npu_show_fdinfo(struct seq_file *m, struct file *f);

@@ -7,7 +7,9 @@
  * keeps itself: the queue -> hardware-queue map and the submission
  * bookkeeping behind fdinfo's engine time.
  */
+#include <linux/compat.h>
 #include <linux/slab.h>
+#include <linux/uaccess.h>
 #include <linux/xarray.h>
 
 #include <drm/drm_drv.h>
@@ -138,3 +140,52 @@ const struct drm_ioctl_desc npu_ioctls[] = {
 
 const int npu_num_ioctls = ARRAY_SIZE(npu_ioctls);
 static_assert(ARRAY_SIZE(npu_ioctls) == DRM_NPU_NUM_IOCTLS);
+
+/**
+ * npu_unlocked_ioctl() - file_operations.unlocked_ioctl of the device file
+ * @f: the device file
+ * @cmd: ioctl number
+ * @arg: user pointer
+ *
+ * DRM_IOCTL_GEM_CLOSE is DRM's own ioctl and (on 6.1) ignores its pad
+ * field; the uapi promises that every pad must be zero so that it can be
+ * given meaning later, and the in-process device refuses a non-zero pad.
+ * Check it here, as the in-process device does, then let DRM dispatch.
+ *
+ * Return: as drm_ioctl().
+ */
+long npu_unlocked_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
+{
+	if (cmd == DRM_IOCTL_GEM_CLOSE) {
+		struct drm_gem_close args;
+
+		if (copy_from_user(&args, (void __user *)arg, sizeof(args)))
+			return -EFAULT;
+		if (args.pad)
+			return -EINVAL;
+	}
+	return drm_ioctl(f, cmd, arg);
+}
+
+#ifdef CONFIG_COMPAT
+/**
+ * npu_compat_ioctl() - the 32-bit twin of npu_unlocked_ioctl()
+ * @f: the device file
+ * @cmd: ioctl number
+ * @arg: user pointer
+ *
+ * Return: as drm_compat_ioctl().
+ */
+long npu_compat_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
+{
+	if (cmd == DRM_IOCTL_GEM_CLOSE) {
+		struct drm_gem_close args;
+
+		if (copy_from_user(&args, compat_ptr(arg), sizeof(args)))
+			return -EFAULT;
+		if (args.pad)
+			return -EINVAL;
+	}
+	return drm_compat_ioctl(f, cmd, arg);
+}
+#endif

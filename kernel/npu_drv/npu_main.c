@@ -168,8 +168,10 @@ static const struct file_operations npu_fops = {
 	.open = drm_open,
 #endif
 	.release = drm_release,
-	.unlocked_ioctl = drm_ioctl,
-	.compat_ioctl = drm_compat_ioctl,
+	.unlocked_ioctl = npu_unlocked_ioctl,
+#ifdef CONFIG_COMPAT
+	.compat_ioctl = npu_compat_ioctl,
+#endif
 	.poll = drm_poll,
 	.read = drm_read,
 	.llseek = noop_llseek,

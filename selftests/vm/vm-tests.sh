@@ -91,6 +91,25 @@ else
 	skip "driver tests (npu_vmtest)" "not built"
 fi
 
+# debugfs and sysfs of the device.
+minor=$(stat -c %T "$node" 2>/dev/null)
+minor=$((0x${minor:-0}))
+dbg=/sys/kernel/debug/dri/$minor/npu
+check "debugfs $dbg has the test-mode knobs" \
+	sh -c "cd $dbg && test -f instant -a -f hang -a -f fault -a -f slow_us -a -f watchdog_ms -a -f file_quota"
+check "debugfs knob reads back what was written" \
+	sh -c "echo 123 > $dbg/slow_us && test \$(cat $dbg/slow_us) = 123 && echo 0 > $dbg/slow_us"
+check "debugfs knob refuses a bad value" sh -c "! echo 2 > $dbg/instant 2>/dev/null"
+check "debugfs forced compaction" sh -c "echo 0 > $dbg/compact && grep -q 'result: 0' $dbg/compact"
+diag "$(cat $dbg/mem_stats $dbg/pool $dbg/queues 2>&1)"
+check "debugfs mem_stats, pool and queues readable" \
+	sh -c "grep -q vram_total $dbg/mem_stats && grep -q free $dbg/pool && grep -q hw_queue $dbg/queues"
+sys=/sys/class/drm/$(basename "$node")/device
+check "sysfs vram_total is 64 MiB" test "$(cat $sys/vram_total)" = 67108864
+check "sysfs figures readable" \
+	sh -c "cat $sys/vram_used $sys/largest_free $sys/fragmentation_ppm $sys/busy_ns $sys/jobs_completed > /dev/null"
+check "sysfs counts the jobs that ran" test "$(cat $sys/jobs_completed)" -gt 0
+
 # The uapi selftest of the device core, against the kernel node. The host
 # compares these totals with the in-process device's.
 if [ -x /tests/npu_uapi_test ]; then
