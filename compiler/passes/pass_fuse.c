@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pass_fuse.c - operator fusion: activations into Conv/Gemm/MatMul/binary
+ * ops, residual Adds into Conv, bias Adds into MatMul/Gemm.
+ */
+#include <string.h>
+
+#include "passes.h"
+
+/* Fold a following activation into nodes accepted by @want. */
+static int fuse_act(struct ir_graph *g, struct pass_stats *st,
+		    bool (*want)(const struct ir_node *))
+{
+	int i;
+
+	for (i = 0; i < g->num_nodes; i++) {
+		struct ir_node *n = g->nodes[i], *a;
+		struct ir_act act;
+
+		if (!want(n) || n->act.kind != IR_ACT_NONE || !n->outputs[0] ||
+		    n->outputs[0]->dtype != IR_F32 ||
+		    !pu_single_use(n->outputs[0]))
+			continue;
+		a = n->outputs[0]->uses[0].node;
+		if (a->num_inputs < 1 || a->inputs[0] != n->outputs[0] ||
+		    !pu_unary_act(a, &act) || act.kind == IR_ACT_NONE)
+			continue;
+		n->act = act;
+		pu_absorb(g, n, a);
+		st->fused++;
+	}
+	return 0;
+}
+
+static bool is_conv(const struct ir_node *n)
+{
+	return n->op == IR_OP_CONV;
+}
+
+static bool is_matmul(const struct ir_node *n)
+{
+	return n->op == IR_OP_MATMUL || n->op == IR_OP_GEMM;
+}
+
+static bool is_binary(const struct ir_node *n)
+{
+	switch (n->op) {
+	case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL: case IR_OP_DIV:
+	case IR_OP_MAX: case IR_OP_MIN:
+		return true;
+	default:
+		return false;
+	}
+}
+
+int pass_conv_act_fusion(struct ir_graph *g, struct pass_stats *st)
+{
+	return fuse_act(g, st, is_conv);
+}
+
+int pass_matmul_act_fusion(struct ir_graph *g, struct pass_stats *st)
+{
+	return fuse_act(g, st, is_matmul);
+}
+
+int pass_eltwise_act_fusion(struct ir_graph *g, struct pass_stats *st)
+{
+	return fuse_act(g, st, is_binary);
+}
+
+/*
+ * Conv -> Add(conv_out, r): the Add becomes the Conv's residual input; an
+ * activation after it is fused later (conv-act-fusion).
+ */
+int pass_conv_add_fusion(struct ir_graph *g, struct pass_stats *st)
+{
+	int i, k;
+
+	for (i = 0; i < g->num_nodes; i++) {
+		struct ir_node *add = g->nodes[i], *conv = NULL;
+		struct ir_tensor *res = NULL;
+
+		if (add->op != IR_OP_ADD || add->num_inputs != 2 ||
+		    !pu_plain(add))
+			continue;
+		/* prefer the conv that runs last, so the other is ready */
+		for (k = 1; k >= 0; k--) {
+			struct ir_node *c = add->inputs[k]->producer;
+
+			if (c && c->op == IR_OP_CONV && pu_plain(c) &&
+			    pu_single_use(add->inputs[k]) &&
+			    add->inputs[1 - k] != add->inputs[k] &&
+			    ir_shape_equal(&add->inputs[1 - k]->shape,
+					   &add->outputs[0]->shape) &&
+			    add->inputs[1 - k]->dtype == IR_F32) {
+				conv = c;
+				res = add->inputs[1 - k];
+				break;
+			}
+		}
+		if (!conv)
+			continue;
+		if (conv->num_inputs == 2)
+			ir_node_add_input(conv, NULL);	/* no bias slot */
+		ir_node_add_input(conv, res);
+		conv->has_residual = true;
+		pu_absorb(g, conv, add);
+		st->fused++;
+		if (ir_graph_toposort(g))
+			return -EINVAL;
+		i = -1;
+	}
+	return 0;
+}
+
+/* Is @b a bias for an output of shape @o: [N] or [1, .., 1, N]? */
+static bool bias_shape_ok(const struct ir_tensor *b, const struct ir_shape *o)
+{
+	int i;
+
+	if (!b->data || b->dtype != IR_F32 || b->shape.rank > o->rank ||
+	    !b->shape.rank)
+		return false;
+	for (i = 0; i < b->shape.rank - 1; i++)
+		if (b->shape.dim[i] != 1)
+			return false;
+	return b->shape.dim[b->shape.rank - 1] == o->dim[o->rank - 1];
+}
+
+/* MatMul(x, W) + b -> MatMul(x, W, b); Gemm without C + b -> Gemm(.., b). */
+int pass_matmul_bias_fusion(struct ir_graph *g, struct pass_stats *st)
+{
+	int i, k;
+
+	for (i = 0; i < g->num_nodes; i++) {
+		struct ir_node *add = g->nodes[i], *mm = NULL;
+		struct ir_tensor *b = NULL;
+
+		if (add->op != IR_OP_ADD || add->num_inputs != 2 ||
+		    !pu_plain(add))
+			continue;
+		for (k = 0; k < 2 && !mm; k++) {
+			struct ir_node *m = add->inputs[k]->producer;
+
+			if (m && (m->op == IR_OP_MATMUL ||
+				  m->op == IR_OP_GEMM) && pu_plain(m) &&
+			    m->num_inputs == 2 &&
+			    pu_single_use(add->inputs[k]) &&
+			    m->outputs[0]->shape.rank >= 2 &&
+			    bias_shape_ok(add->inputs[1 - k],
+					  &m->outputs[0]->shape) &&
+			    ir_shape_equal(&m->outputs[0]->shape,
+					   &add->outputs[0]->shape)) {
+				mm = m;
+				b = add->inputs[1 - k];
+			}
+		}
+		if (!mm)
+			continue;
+		ir_node_add_input(mm, b);
+		if (mm->op == IR_OP_GEMM)
+			ir_attr_set_float(mm, "beta", 1.0f);
+		pu_absorb(g, mm, add);
+		st->fused++;
+	}
+	return 0;
+}
