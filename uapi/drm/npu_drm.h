@@ -583,6 +583,7 @@ struct drm_npu_sem_point {
  *                         writes a struct drm_npu_task_profile per task (the
  *                         range must fit in the buffer); must be 0 otherwise
  * @fence: out, the queue's fence point for this job (wait with WAIT_FENCE)
+ * @reserved: must be zero; with DRM_NPU_SUBMIT_SYNCOBJ, a syncobj handle
  */
 struct drm_npu_submit {
 	__u32 queue;
@@ -606,6 +607,18 @@ struct drm_npu_submit {
 #define DRM_NPU_MAX_SEM_POINTS		64
 #define DRM_NPU_SUBMIT_PROFILE		(1u << 0)
 #define DRM_NPU_SUBMIT_FLAGS		(DRM_NPU_SUBMIT_PROFILE)
+
+/*
+ * DRM_NPU_SUBMIT_SYNCOBJ (kernel node only; not in DRM_NPU_SUBMIT_FLAGS,
+ * which lists the flags every home accepts): @reserved carries the handle
+ * of a DRM syncobj of the calling file (low 32 bits; the high 32 bits must
+ * be zero). The driver adds the timeline point @fence to it, signalled when
+ * the job retires (with an error if it faulted or was cancelled), so that
+ * DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT, sync_file export and other drivers can
+ * wait for NPU work. Without the flag @reserved must be zero. The
+ * in-process device has no syncobjs and refuses the flag with -EINVAL.
+ */
+#define DRM_NPU_SUBMIT_SYNCOBJ		(1u << 1)
 
 /**
  * struct drm_npu_task_profile - one record per executed task, written by the
