@@ -60,6 +60,9 @@ struct bb {
 	uint32_t *mark, stamp;
 	uint32_t *affected;
 	size_t naffected;
+	int32_t *cut;		/* unplaced buffers across boundary s|s+1 */
+	bool decompose;		/* no explicit pairs: parts are independent */
+	size_t nlive;
 	uint64_t nodes, node_limit, deadline;
 	bool timeout;
 	int64_t *out;
@@ -167,9 +170,9 @@ static void unplace(struct bb *s, uint32_t b, size_t mmark, size_t fmark)
 	s->off[b] = -1;
 }
 
-static bool check(const struct bb *s, int64_t o)
+static bool check(const struct bb *s, uint32_t lo, uint32_t hi, int64_t o)
 {
-	for (size_t x = 0; x < s->c->num_sections; x++) {
+	for (size_t x = lo; x < hi; x++) {
 		int64_t f = s->floor[x] > o ? s->floor[x] : o;
 
 		if (f + s->total[x] > s->cap)
@@ -178,8 +181,27 @@ static bool check(const struct bb *s, int64_t o)
 	return true;
 }
 
-static int search(struct bb *s, const struct ent *ord, size_t nord,
-		  int64_t last_off, uint32_t last_pre)
+static int solve_parts(struct bb *s, uint32_t lo, uint32_t hi);
+
+/* Cuts: b's boundaries lose an unplaced crossing; did one reach zero? */
+static bool cut_down(struct bb *s, uint32_t b)
+{
+	bool zero = false;
+
+	for (uint32_t x = s->c->sec_lo[b]; x + 1 < s->c->sec_hi[b]; x++)
+		zero |= --s->cut[x] == 0;
+	return zero;
+}
+
+static void cut_up(struct bb *s, uint32_t b)
+{
+	for (uint32_t x = s->c->sec_lo[b]; x + 1 < s->c->sec_hi[b]; x++)
+		s->cut[x]++;
+}
+
+static int search(struct bb *s, uint32_t lo, uint32_t hi,
+		  const struct ent *ord, size_t nord, int64_t last_off,
+		  uint32_t last_pre)
 {
 	const struct mp_ctx *c = s->c;
 	struct ent *cur;
@@ -221,8 +243,11 @@ static int search(struct bb *s, const struct ent *ord, size_t nord,
 			min_height = e.off + c->fp[b];
 	}
 	if (k == 0) {
+		/* This part is done: record what is placed (other parts, solved
+		 * before or after, record theirs). */
 		for (size_t b = 0; b < c->n; b++)
-			s->out[b] = s->off[b] >= 0 ? s->off[b] : 0;
+			if (s->off[b] >= 0)
+				s->out[b] = s->off[b];
 		free(cur);
 		return BB_FOUND;
 	}
@@ -240,8 +265,16 @@ static int search(struct bb *s, const struct ent *ord, size_t nord,
 		if (o + c->fp[b] > s->cap)
 			continue;
 		hatless = place(s, b, o);
-		if (check(s, o))
-			r = search(s, cur, k, o, p);
+		if (check(s, lo, hi, o)) {
+			/* Once nothing unplaced crosses a boundary, the two sides
+			 * are independent: solve them one after the other, so a
+			 * failure on one side never retries the other. */
+			if (cut_down(s, b) && s->decompose)
+				r = solve_parts(s, lo, hi);
+			else
+				r = search(s, lo, hi, cur, k, o, p);
+			cut_up(s, b);
+		}
 		unplace(s, b, mmark, fmark);
 		if (r != BB_NOTFOUND) {
 			ret = r;
@@ -276,28 +309,72 @@ static int by_rule(const void *pa, const void *pb)
 	return (x->b > y->b) - (x->b < y->b);
 }
 
+/* Split [lo, hi) at boundaries no unplaced buffer crosses; solve each. */
+static int solve_parts(struct bb *s, uint32_t lo, uint32_t hi)
+{
+	const struct mp_ctx *c = s->c;
+	struct ent *ord = malloc((s->nlive + 1) * sizeof(*ord));
+	uint32_t start = lo;
+	int ret = BB_FOUND;
+
+	if (!ord) {
+		s->mlog.oom = true;
+		return BB_ABORT;
+	}
+	/* Record what is placed now: a part may turn out to be empty. */
+	for (size_t b = 0; b < c->n; b++)
+		if (s->off[b] >= 0)
+			s->out[b] = s->off[b];
+	for (uint32_t x = lo; x < hi && ret == BB_FOUND; x++) {
+		uint32_t end = x + 1;
+		size_t k = 0;
+
+		if (end < hi && (s->cut[x] != 0 || !s->decompose))
+			continue;
+		/* Part [start, end): its unplaced buffers in preorder. */
+		for (uint32_t p = 0; p < s->nlive; p++) {
+			uint32_t b = s->pre2buf[p];
+
+			if (s->off[b] < 0 && c->sec_lo[b] >= start &&
+			    c->sec_lo[b] < end) {
+				ord[k].off = 0;
+				ord[k].pre = p;
+				k++;
+			}
+		}
+		if (k)
+			ret = search(s, start, end, ord, k, 0, 0);
+		start = end;
+	}
+	free(ord);
+	return ret;
+}
+
 static int run_once(struct bb *s, const char *rule, struct pre_key *keys,
-		    size_t nlive, struct ent *root)
+		    size_t nlive)
 {
 	const struct mp_ctx *c = s->c;
 
 	pre_rule = rule;
 	qsort(keys, nlive, sizeof(*keys), by_rule);
-	for (size_t i = 0; i < nlive; i++) {
+	for (size_t i = 0; i < nlive; i++)
 		s->pre2buf[i] = keys[i].b;
-		root[i].pre = (uint32_t)i;
-		root[i].off = 0;
-	}
 	for (size_t b = 0; b < c->n; b++) {
 		s->off[b] = is_live(c, b) ? -1 : 0;
 		s->minoff[b] = 0;
+		s->out[b] = 0;
 	}
 	for (size_t x = 0; x < c->num_sections; x++) {
 		s->floor[x] = 0;
 		s->total[x] = c->sec_total[x];
+		s->cut[x] = 0;
 	}
+	for (size_t b = 0; b < c->n; b++)
+		if (is_live(c, b))
+			for (uint32_t x = c->sec_lo[b]; x + 1 < c->sec_hi[b]; x++)
+				s->cut[x]++;
 	s->mlog.n = s->flog.n = 0;
-	return search(s, root, nlive, 0, 0);
+	return solve_parts(s, 0, (uint32_t)c->num_sections);
 }
 
 enum mp_search_status mp_exact_fit(const struct mp_ctx *c, int64_t capacity,
@@ -309,7 +386,6 @@ enum mp_search_status mp_exact_fit(const struct mp_ctx *c, int64_t capacity,
 			.out = off };
 	size_t n = c->n, ns = c->num_sections, nlive = 0;
 	struct pre_key *keys = malloc((n + 1) * sizeof(*keys));
-	struct ent *root = malloc((n + 1) * sizeof(*root));
 	enum mp_search_status st = MP_TIMEOUT;
 
 	s.off = malloc((n + 1) * sizeof(int64_t));
@@ -319,7 +395,9 @@ enum mp_search_status mp_exact_fit(const struct mp_ctx *c, int64_t capacity,
 	s.pre2buf = malloc((n + 1) * sizeof(uint32_t));
 	s.mark = calloc(ns + 1, sizeof(uint32_t));
 	s.affected = malloc((ns + 1) * sizeof(uint32_t));
-	if (!keys || !root || !s.off || !s.minoff || !s.floor || !s.total ||
+	s.cut = calloc(ns + 1, sizeof(int32_t));
+	s.decompose = c->num_pairs == 0;
+	if (!keys || !s.cut || !s.off || !s.minoff || !s.floor || !s.total ||
 	    !s.pre2buf || !s.mark || !s.affected)
 		goto out;
 	if (c->lower_bound > capacity) {
@@ -340,12 +418,13 @@ enum mp_search_status mp_exact_fit(const struct mp_ctx *c, int64_t capacity,
 		keys[nlive].b = (uint32_t)b;
 		nlive++;
 	}
+	s.nlive = nlive;
 	for (uint64_t limit = nlive + 1; ; limit *= 2) {
 		for (size_t r = 0; r < 3; r++) {
 			int ret;
 
 			s.node_limit = s.nodes + limit;
-			ret = run_once(&s, rules[r], keys, nlive, root);
+			ret = run_once(&s, rules[r], keys, nlive);
 			if (ret == BB_FOUND) {
 				st = MP_FOUND;
 				goto out;
@@ -362,7 +441,7 @@ out:
 	if (nodes)
 		*nodes += s.nodes;
 	free(keys);
-	free(root);
+	free(s.cut);
 	free(s.off);
 	free(s.minoff);
 	free(s.floor);

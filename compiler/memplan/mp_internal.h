@@ -17,6 +17,7 @@ struct mp_ctx {
 	/* conflict graph, CSR: neighbours of b are adj[adj_at[b]..adj_at[b+1]) */
 	uint32_t *adj_at;
 	uint32_t *adj;
+	size_t num_pairs;	/* explicit pairs between live buffers */
 	/* sections: buffer b is live in sections [sec_lo[b], sec_hi[b]) */
 	size_t num_sections;
 	uint32_t *sec_lo, *sec_hi;

@@ -192,11 +192,15 @@ int mp_plan(const struct mp_problem *p, const struct mp_options *opt,
 	}
 	if (!ret && (o.planners & MP_PLANNER_BIT(MP_HILL_CLIMB)) &&
 	    pf.best_arena > c.lower_bound) {
-		/* A quarter of what is left when the exact search follows. */
+		/*
+		 * A tenth of what is left when the exact search follows: it
+		 * is the exact search that closes the last gaps on hard
+		 * problems, the climber only improves the incumbent.
+		 */
 		uint64_t now = mp_now_ns(), hc_deadline = deadline;
 
 		if ((o.planners & MP_PLANNER_BIT(MP_EXACT)) && now < deadline)
-			hc_deadline = now + (deadline - now) / 4;
+			hc_deadline = now + (deadline - now) / 10;
 		res->planner[MP_HILL_CLIMB].ran = true;
 		memcpy(tmp, offsets, c.n * sizeof(*tmp));
 		mp_hill_climb(&c, tmp, pf.best_arena, o.seed, hc_deadline);

@@ -151,6 +151,7 @@ static int build_conflicts(struct mp_ctx *c, const struct mp_problem *p)
 
 		if (a == b || is_dead(c, a) || is_dead(c, b))
 			continue;
+		c->num_pairs++;
 		if (edge_add(&el, a, b) || edge_add(&el, b, a))
 			goto out;
 	}
