@@ -119,7 +119,7 @@ int pass_gelu_fusion(struct ir_graph *g, struct pass_stats *st)
 		n = replace_by(g, last, IR_OP_GELU, name, 1, &x);
 		if (!n)
 			return -ENOMEM;
-		st->fused += 4;	/* Div/Mul, Erf, Add, Mul(s) -> one */
+		st->fused += pu_sweep(g) + 1;
 		i = -1;
 		if (ir_graph_toposort(g))
 			return -EINVAL;
@@ -274,7 +274,8 @@ static int fuse_layernorm_at(struct ir_graph *g, struct ir_node *r1,
 		return -ENOMEM;
 	ir_attr_set_int(ln, "axis", first);
 	ir_attr_set_float(ln, "epsilon", (float)eps);
-	st->fused += count;
+	(void)count;
+	st->fused += pu_sweep(g) + 1;
 	return 1;
 }
 
@@ -397,8 +398,9 @@ static int fuse_attention_at(struct ir_graph *g, struct ir_node *sm,
 	if (!at)
 		return -ENOMEM;
 	ir_attr_set_float(at, "scale", (float)scale);
-	st->fused += count;
-	st->rewritten++;
+	(void)count;
+	st->fused += pu_sweep(g) + 1;
+	st->rewritten++;	/* the Transpose made for k */
 	return 1;
 }
 

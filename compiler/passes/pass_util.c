@@ -145,3 +145,25 @@ bool pu_plain(const struct ir_node *n)
 	return n->act.kind == IR_ACT_NONE && !n->has_residual &&
 	       n->outputs[0] && n->outputs[0]->dtype == IR_F32;
 }
+
+int pu_sweep(struct ir_graph *g)
+{
+	int i, j, removed = 0;
+	bool live;
+
+	for (i = g->num_nodes - 1; i >= 0; i--) {
+		struct ir_node *n = g->nodes[i];
+
+		live = false;
+		for (j = 0; j < n->num_outputs; j++)
+			if (n->outputs[j] && (n->outputs[j]->num_uses ||
+					      n->outputs[j]->is_output))
+				live = true;
+		if (live)
+			continue;
+		ir_node_remove(g, n);
+		removed++;
+		i = g->num_nodes;	/* inputs may have died too */
+	}
+	return removed;
+}

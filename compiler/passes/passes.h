@@ -52,6 +52,8 @@ void pu_absorb(struct ir_graph *g, struct ir_node *keep, struct ir_node *from);
 int pu_input_index(const struct ir_node *n, const struct ir_tensor *t);
 /* Remove a node whose output 0 equals input @in (reroute its users). */
 void pu_bypass(struct ir_graph *g, struct ir_node *n, struct ir_tensor *in);
+/* Remove every node whose outputs nobody reads; returns the count. */
+int pu_sweep(struct ir_graph *g);
 /* True if f32 and the node is "plain" (no fused act or residual yet). */
 bool pu_plain(const struct ir_node *n);
 
