@@ -52,3 +52,68 @@ fuzz-om: $(RT_FUZZ) $(BUILD)/tests/libnpurt/test_om
 		>/dev/null
 	$(RT_FUZZ) -max_total_time=$${FUZZ_SECONDS:-60} \
 		$(BUILD)/fuzz/om-corpus
+
+# ---- the runtime library ----
+RT_VERSION	:= 1.0.0
+RT_SRCS		:= $(wildcard libnpurt/src/*.c)
+RT_OBJS		:= $(call rt_objs,$(RT_SRCS))
+# Everything the runtime links (the in-process device comes with it).
+# Spelled out: those fragments are read after this one.
+RT_DEP_LIBS	:= $(RT_OM_LIB) $(BUILD)/lib/libnpurtalloc.a \
+		   $(BUILD)/lib/libnputransport.a $(BUILD)/lib/libnpucore.a \
+		   $(BUILD)/lib/libnpupool.a $(BUILD)/lib/libnpuops.a
+RT_LDLIBS	:= $(DRM_LIBS) $(NUMA_LIBS) -lpthread
+RT_SO		:= $(BUILD)/lib/libnpurt.so.$(RT_VERSION)
+RT_SONAME	:= libnpurt.so.1
+RT_A		:= $(BUILD)/lib/libnpurt.a
+RT_TOOLS	:= $(BUILD)/bin/npu-run $(BUILD)/bin/npu-om
+
+$(RT_OBJS): CPPFLAGS += $(RT_CPPFLAGS)
+$(RT_OBJS): CFLAGS += -fvisibility=hidden
+
+$(RT_SO): $(RT_OBJS) $(RT_DEP_LIBS) libnpurt/libnpurt.map
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,$(RT_SONAME) \
+		-Wl,--version-script=libnpurt/libnpurt.map -Wl,--no-undefined \
+		$(RT_OBJS) $(RT_DEP_LIBS) $(RT_LDLIBS) -o $@
+	ln -sf libnpurt.so.$(RT_VERSION) $(BUILD)/lib/$(RT_SONAME)
+	ln -sf $(RT_SONAME) $(BUILD)/lib/libnpurt.so
+
+# The static library carries its dependencies (one archive to link).
+$(RT_A): $(RT_OBJS) $(RT_DEP_LIBS)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	{ echo "CREATE $@"; for o in $(RT_OBJS); do echo "ADDMOD $$o"; done; \
+	  for l in $(RT_DEP_LIBS); do echo "ADDLIB $$l"; done; \
+	  echo SAVE; echo END; } | $(AR) -M
+
+$(BUILD)/lib/libnpurt.pc: libnpurt/libnpurt.pc.in
+	@mkdir -p $(dir $@)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(RT_VERSION)|' $< > $@
+
+BINS		+= $(RT_SO) $(RT_A) $(BUILD)/lib/libnpurt.pc
+
+# ---- runtime tests (linked statically: no LD_LIBRARY_PATH needed) ----
+RT_RT_TESTS	:= test_runtime
+$(foreach t,$(RT_RT_TESTS),$(eval \
+$(BUILD)/tests/libnpurt/$(t): $(call rt_objs,libnpurt/tests/$(t).c) \
+	$(RT_TEST_COMMON) $(RT_A) ; \
+	@mkdir -p $$(dir $$@) ; \
+	$$(CC) $$(LDFLAGS) $$< $(RT_TEST_COMMON) $(RT_A) $(RT_LDLIBS) -o $$@))
+
+TESTS		+= $(patsubst %,$(BUILD)/tests/libnpurt/%,$(RT_RT_TESTS))
+SAN_TESTS	+= $(patsubst %,build/tests/libnpurt/%,$(RT_RT_TESTS))
+
+# ---- make install ----
+.PHONY: install-npurt
+install: install-npurt
+install-npurt: $(RT_SO) $(RT_A) $(BUILD)/lib/libnpurt.pc $(RT_TOOLS)
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+		$(DESTDIR)$(PREFIX)/bin
+	install -m 644 libnpurt/include/npurt.h $(DESTDIR)$(PREFIX)/include/
+	install -m 755 $(RT_SO) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf libnpurt.so.$(RT_VERSION) $(DESTDIR)$(PREFIX)/lib/$(RT_SONAME)
+	ln -sf $(RT_SONAME) $(DESTDIR)$(PREFIX)/lib/libnpurt.so
+	install -m 644 $(RT_A) $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 $(BUILD)/lib/libnpurt.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	for t in $(RT_TOOLS); do install -m 755 $$t $(DESTDIR)$(PREFIX)/bin/; done

@@ -50,12 +50,12 @@ static struct drm_npu_task matmul(struct drm_npu_operand a,
 	memset(&t, 0, sizeof(t));
 	t.opcode = DRM_NPU_OP_MATMUL;
 	t.params.matmul.alpha = 0x3f800000;	/* 1.0f */
-	t.params.matmul.beta = 0x3f800000;
 	t.params.matmul.act.kind = act;
 	t.operands[0] = a;
 	t.operands[1] = b;
 	if (bias) {
 		t.params.matmul.flags = DRM_NPU_MATMUL_HAS_BIAS;
+		t.params.matmul.beta = 0x3f800000;	/* 1.0f */
 		t.operands[2] = *bias;
 		t.operands[3] = out;
 		t.num_operands = 4;

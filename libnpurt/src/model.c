@@ -1,0 +1,762 @@
+// SPDX-License-Identifier: MIT
+/*
+ * model.c - loading, describing and unloading compiled models.
+ *
+ * Load: validate the .om, check it targets this device, upload the weights
+ * once (slot 0), allocate the workspace for the largest variant's plan
+ * (slot 1) and host-I/O staging buffers, create the model's semaphores and
+ * the queues of its extra streams, and register every variant's per-stream
+ * program once. Executions only bind buffers and submit (model_exec.c).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rt_internal.h"
+
+void rt_model_describe_fault(const npurt_model *m, uint32_t variant,
+			     uint32_t model_stream, uint32_t task, char *buf,
+			     size_t len)
+{
+	const struct om_program_desc *p;
+	const struct om_task_debug *dbg = NULL;
+	const char *op = "", *node = "";
+
+	if (variant >= m->num_variants)
+		variant = m->current_variant;
+	p = om_get_program(m->om, variant, model_stream);
+	if (!p || task == UINT32_MAX || task >= p->num_tasks) {
+		snprintf(buf, len, "model \"%s\" stream %u", m->name,
+			 model_stream);
+		return;
+	}
+	dbg = om_get_task_debug(m->om, p->first_task + task);
+	if (dbg) {
+		op = om_string(m->om, dbg->op);
+		node = om_string(m->om, dbg->node);
+	}
+	snprintf(buf, len, "model \"%s\" stream %u task %u (%s%s%s%s%s)",
+		 m->name, model_stream, task,
+		 om_opcode_name(om_get_tasks(m->om, p->first_task + task,
+					     1)->opcode),
+		 *op ? ", op " : "", op, *node ? ", node " : "", node);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Program registration                                                     */
+/* ---------------------------------------------------------------------- */
+
+static void progset_free(npurt_model *m, struct rt_progset *ps,
+			 uint32_t streams)
+{
+	struct drm_npu_program_destroy pd;
+
+	for (uint32_t s = 0; s < streams; s++) {
+		if (ps->handles[s]) {
+			memset(&pd, 0, sizeof(pd));
+			pd.handle = ps->handles[s];
+			npu_dev_ioctl(m->ctx->nd, DRM_IOCTL_NPU_PROGRAM_DESTROY,
+				      &pd);
+			ps->handles[s] = 0;
+		}
+		free(ps->slot_need[s]);
+		ps->slot_need[s] = NULL;
+	}
+	free(ps->io_offsets);
+	ps->io_offsets = NULL;
+}
+
+/*
+ * Registers @variant's programs with every I/O operand moved by
+ * @io_offsets[i] bytes (all zero at load; a caller's sub-allocated device
+ * block otherwise), so bound blocks need no copy.
+ */
+npurt_status rt_progset_create(npurt_model *m, uint32_t variant,
+			       const uint64_t *io_offsets,
+			       struct rt_progset *ps, const char *func);
+npurt_status rt_progset_create(npurt_model *m, uint32_t variant,
+			       const uint64_t *io_offsets,
+			       struct rt_progset *ps, const char *func)
+{
+	struct rt_variant *rv = &m->variants[variant];
+
+	memset(ps, 0, sizeof(*ps));
+	ps->io_offsets = calloc(m->nio, sizeof(uint64_t));
+	if (!ps->io_offsets)
+		return rt_fail(NPURT_ERR_NOMEM, func, "free host memory",
+			       "out of memory");
+	memcpy(ps->io_offsets, io_offsets, m->nio * sizeof(uint64_t));
+	for (uint32_t s = 0; s < rv->num_streams; s++) {
+		const struct om_program_desc *p = om_get_program(m->om, variant,
+								 s);
+		const struct drm_npu_task *src =
+			om_get_tasks(m->om, p->first_task, p->num_tasks);
+		struct drm_npu_task *t = malloc(p->num_tasks * sizeof(*t));
+		struct drm_npu_program_create pc;
+		int ret;
+
+		ps->slot_need[s] = calloc(DRM_NPU_MAX_SLOTS, sizeof(uint64_t));
+		if (!t || !ps->slot_need[s]) {
+			free(t);
+			progset_free(m, ps, rv->num_streams);
+			return rt_fail(NPURT_ERR_NOMEM, func, "free host memory",
+				       "out of memory");
+		}
+		memcpy(t, src, p->num_tasks * sizeof(*t));
+		for (uint32_t k = 0; k < p->num_tasks; k++)
+			for (uint32_t o = 0; o < t[k].num_operands; o++)
+				if (t[k].operands[o].slot >= OM_SLOT_IO_BASE)
+					t[k].operands[o].offset += io_offsets[
+						t[k].operands[o].slot -
+						OM_SLOT_IO_BASE];
+		memset(&pc, 0, sizeof(pc));
+		pc.tasks_ptr = (uintptr_t)t;
+		pc.num_tasks = p->num_tasks;
+		pc.task_size = sizeof(*t);
+		pc.slot_sizes_ptr = (uintptr_t)ps->slot_need[s];
+		pc.max_slot_sizes = DRM_NPU_MAX_SLOTS;
+		ret = npu_dev_ioctl(m->ctx->nd, DRM_IOCTL_NPU_PROGRAM_CREATE,
+				    &pc);
+		free(t);
+		if (ret == -EINVAL && pc.error_task < p->num_tasks) {
+			char where[256];
+
+			rt_model_describe_fault(m, variant, s, pc.error_task,
+						where, sizeof(where));
+			progset_free(m, ps, rv->num_streams);
+			return rt_fail(NPURT_ERR_BAD_MODEL, func,
+				       "recompile the model; if it persists, "
+				       "report a compiler bug",
+				       "the device refused %s%s%u: malformed "
+				       "task", where,
+				       pc.error_operand != ~0u ?
+					       ", operand " : "",
+				       pc.error_operand != ~0u ?
+					       pc.error_operand : 0);
+		}
+		if (ret) {
+			progset_free(m, ps, rv->num_streams);
+			return rt_fail_errno(func, ret,
+					     "registering a model program");
+		}
+		ps->handles[s] = pc.handle;
+		ps->num_slots[s] = pc.num_slots;
+	}
+	ps->last_use = ++m->use_counter;
+	return NPURT_OK;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Load                                                                     */
+/* ---------------------------------------------------------------------- */
+
+static npurt_status alloc_resources(npurt_model *m, const char *func)
+{
+	npurt_context *ctx = m->ctx;
+	const struct om_model_desc *d = om_get_model(m->om);
+	uint64_t wsize;
+	const void *w = om_get_weights(m->om, &wsize);
+	void *map;
+	int ret;
+
+	/* Weights: slot 0, uploaded once. */
+	ret = rt_bo_create(ctx, wsize ? wsize : 1, &m->weights_bo, &map);
+	if (ret)
+		return rt_fail_errno(func, ret, "allocating the weights");
+	if (wsize)
+		memcpy(map, w, wsize);
+	npu_dev_munmap(ctx->nd, map, wsize ? wsize : 1);
+	m->weights_size = wsize;
+	m->bytes += wsize;
+
+	for (uint32_t v = 0; v < d->num_variants; v++) {
+		uint64_t ws = om_get_plan(m->om, v)->workspace_size;
+
+		if (ws > m->workspace_size)
+			m->workspace_size = ws;
+	}
+	ret = rt_bo_create(ctx, m->workspace_size ? m->workspace_size : 1,
+			   &m->workspace_bo, NULL);
+	if (ret)
+		return rt_fail_errno(func, ret, "allocating the workspace");
+	m->bytes += m->workspace_size;
+
+	m->stage_bo = calloc(m->nio, sizeof(*m->stage_bo));
+	m->stage_map = calloc(m->nio, sizeof(*m->stage_map));
+	m->stage_size = calloc(m->nio, sizeof(*m->stage_size));
+	if (!m->stage_bo || !m->stage_map || !m->stage_size)
+		return rt_fail(NPURT_ERR_NOMEM, func, "free host memory",
+			       "out of memory");
+	for (uint32_t i = 0; i < m->nio; i++) {
+		enum om_io_kind k = i < m->nin ? OM_IO_INPUT : OM_IO_OUTPUT;
+		uint32_t idx = i < m->nin ? i : i - m->nin;
+		uint64_t size = 0;
+
+		for (uint32_t v = 0; v < d->num_variants; v++) {
+			uint64_t b = om_get_io(m->om, v, k, idx)->size_bytes;
+
+			if (b > size)
+				size = b;
+		}
+		ret = rt_bo_create(ctx, size ? size : 1, &m->stage_bo[i],
+				   &map);
+		if (ret)
+			return rt_fail_errno(func, ret,
+					     "allocating I/O staging buffers");
+		m->stage_map[i] = map;
+		m->stage_size[i] = size ? size : 1;
+		m->bytes += size;
+	}
+	return NPURT_OK;
+}
+
+static int sem_create(npurt_context *ctx, uint32_t *handle)
+{
+	struct drm_npu_sem_create sc = { 0 };
+	int ret = npu_dev_ioctl(ctx->nd, DRM_IOCTL_NPU_SEM_CREATE, &sc);
+
+	*handle = ret ? 0 : sc.handle;
+	return ret;
+}
+
+static npurt_status create_sync_objects(npurt_model *m, const char *func)
+{
+	npurt_context *ctx = m->ctx;
+	int ret;
+
+	m->num_sems = om_num_semaphores(m->om);
+	for (uint32_t k = 0; k < m->num_sems; k++) {
+		ret = sem_create(ctx, &m->sems[k]);
+		if (ret)
+			return rt_fail_errno(func, ret,
+					     "creating the model's semaphores");
+	}
+	ret = sem_create(ctx, &m->done_sem);
+	if (ret)
+		return rt_fail_errno(func, ret, "creating a semaphore");
+	for (uint32_t s = 1; s < m->max_streams; s++) {
+		struct drm_npu_queue_create qc = {
+			.priority = DRM_NPU_PRIORITY_NORMAL,
+		};
+
+		ret = sem_create(ctx, &m->aux_sem[s]);
+		if (!ret)
+			ret = npu_dev_ioctl(ctx->nd, DRM_IOCTL_NPU_QUEUE_CREATE,
+					    &qc);
+		if (ret)
+			return rt_fail_errno(func, ret,
+					     "creating the model's extra "
+					     "stream queues");
+		m->aux_queue[s] = qc.handle;
+	}
+	return rt_stream_create(ctx, NPURT_PRIORITY_NORMAL, &m->stream);
+}
+
+static void model_free(npurt_model *m)
+{
+	npurt_context *ctx = m->ctx;
+	struct drm_npu_sem_destroy sd;
+	struct drm_npu_queue_destroy qd;
+
+	if (m->stream)
+		rt_stream_free(m->stream);
+	for (uint32_t v = 0; m->variants && v < m->num_variants; v++)
+		for (uint32_t i = 0; i < m->variants[v].num_sets; i++)
+			progset_free(m, &m->variants[v].sets[i],
+				     m->variants[v].num_streams);
+	free(m->variants);
+	for (uint32_t s = 1; s < m->max_streams; s++) {
+		if (m->aux_queue[s]) {
+			memset(&qd, 0, sizeof(qd));
+			qd.handle = m->aux_queue[s];
+			npu_dev_ioctl(ctx->nd, DRM_IOCTL_NPU_QUEUE_DESTROY, &qd);
+		}
+		if (m->aux_sem[s]) {
+			memset(&sd, 0, sizeof(sd));
+			sd.handle = m->aux_sem[s];
+			npu_dev_ioctl(ctx->nd, DRM_IOCTL_NPU_SEM_DESTROY, &sd);
+		}
+	}
+	for (uint32_t k = 0; k < m->num_sems; k++) {
+		memset(&sd, 0, sizeof(sd));
+		sd.handle = m->sems[k];
+		npu_dev_ioctl(ctx->nd, DRM_IOCTL_NPU_SEM_DESTROY, &sd);
+	}
+	if (m->done_sem) {
+		memset(&sd, 0, sizeof(sd));
+		sd.handle = m->done_sem;
+		npu_dev_ioctl(ctx->nd, DRM_IOCTL_NPU_SEM_DESTROY, &sd);
+	}
+	for (uint32_t i = 0; m->stage_bo && i < m->nio; i++)
+		rt_bo_destroy(ctx, m->stage_bo[i], m->stage_map[i],
+			      m->stage_size[i]);
+	free(m->stage_bo);
+	free(m->stage_map);
+	free(m->stage_size);
+	for (uint32_t s = 0; s < RT_MAX_STREAMS; s++)
+		rt_bo_destroy(ctx, m->profile_bo[s], m->profile_map[s],
+			      m->profile_size[s]);
+	rt_bo_destroy(ctx, m->workspace_bo, NULL, 0);
+	rt_bo_destroy(ctx, m->weights_bo, NULL, 0);
+	om_close(m->om);
+	pthread_mutex_destroy(&m->lock);
+	free(m);
+}
+
+NPURT_API npurt_status npurt_model_load_memory(npurt_context *ctx,
+					       const void *data, size_t size,
+					       npurt_model **out)
+{
+	const npurt_device_info *di;
+	const struct om_model_desc *d;
+	char err[OM_ERR_MAX];
+	uint64_t t0 = rt_now_ns();
+	npurt_model *m;
+	npurt_status st;
+	int ret;
+
+	if (!ctx || !out || (!data && size))
+		return RT_FAIL(NPURT_ERR_INVALID,
+			       "pass a context, model bytes and a pointer",
+			       "bad arguments");
+	*out = NULL;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return RT_FAIL(NPURT_ERR_NOMEM, "free host memory",
+			       "out of memory for a model");
+	m->ctx = ctx;
+	pthread_mutex_init(&m->lock, NULL);
+	ret = om_open_memory(data, size, &m->om, err);
+	if (ret) {
+		pthread_mutex_destroy(&m->lock);
+		free(m);
+		return RT_FAIL(ret == -ENOMEM ? NPURT_ERR_NOMEM :
+						NPURT_ERR_BAD_MODEL,
+			       "recompile the model with npuc; check the file "
+			       "was copied completely", "%s", err);
+	}
+	di = &ctx->dev->info;
+	ret = om_check_target(m->om, di->model, di->features,
+			      di->uapi_version, NPURT_VERSION, err);
+	if (ret) {
+		om_close(m->om);
+		pthread_mutex_destroy(&m->lock);
+		free(m);
+		return RT_FAIL(NPURT_ERR_INCOMPATIBLE,
+			       "recompile the model for this device "
+			       "(npuc --target) or upgrade the runtime",
+			       "%s", err);
+	}
+	d = om_get_model(m->om);
+	snprintf(m->name, sizeof(m->name), "%s",
+		 *om_model_name(m->om) ? om_model_name(m->om) : "unnamed");
+	m->nin = d->num_inputs;
+	m->nout = d->num_outputs;
+	m->nio = m->nin + m->nout;
+	m->num_variants = d->num_variants;
+	m->current_variant = d->default_variant;
+	m->max_streams = d->max_streams;
+	m->variants = calloc(m->num_variants, sizeof(*m->variants));
+	if (!m->variants) {
+		model_free(m);
+		return RT_FAIL(NPURT_ERR_NOMEM, "free host memory",
+			       "out of memory");
+	}
+	st = alloc_resources(m, __func__);
+	if (!st)
+		st = create_sync_objects(m, __func__);
+	for (uint32_t v = 0; !st && v < m->num_variants; v++) {
+		uint64_t *zero = calloc(m->nio ? m->nio : 1, sizeof(*zero));
+
+		m->variants[v].num_streams =
+			om_get_variant(m->om, v)->num_programs;
+		st = zero ? rt_progset_create(m, v, zero,
+					      &m->variants[v].sets[0],
+					      __func__) :
+			    RT_FAIL(NPURT_ERR_NOMEM, "free host memory",
+				    "out of memory");
+		if (!st)
+			m->variants[v].num_sets = 1;
+		free(zero);
+	}
+	if (st) {
+		npurt_error saved = *npurt_last_error();
+
+		model_free(m);
+		*(npurt_error *)npurt_last_error() = saved;
+		return st;
+	}
+	pthread_mutex_lock(&ctx->lock);
+	if (rt_ctx_track(&ctx->models, &ctx->num_models, &ctx->cap_models,
+			 m)) {
+		pthread_mutex_unlock(&ctx->lock);
+		model_free(m);
+		return RT_FAIL(NPURT_ERR_NOMEM, "free host memory",
+			       "out of memory");
+	}
+	ctx->model_bytes += m->bytes;
+	pthread_mutex_unlock(&ctx->lock);
+	m->load_ns = rt_now_ns() - t0;
+	rt_log("loaded model \"%s\": %u variants, %u streams, %llu bytes",
+	       m->name, m->num_variants, m->max_streams,
+	       (unsigned long long)m->bytes);
+	*out = m;
+	return NPURT_OK;
+}
+
+NPURT_API npurt_status npurt_model_load_file(npurt_context *ctx,
+					     const char *path,
+					     npurt_model **out)
+{
+	npurt_status st;
+	struct stat sb;
+	uint8_t *buf;
+	size_t got = 0;
+	int fd;
+
+	if (!ctx || !path || !out)
+		return RT_FAIL(NPURT_ERR_INVALID,
+			       "pass a context, a path and a pointer",
+			       "bad arguments");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return RT_FAIL(errno == ENOENT ? NPURT_ERR_NOT_FOUND :
+						 NPURT_ERR_IO,
+			       "check the path and its permissions",
+			       "cannot open model %s: %s", path,
+			       strerror(errno));
+	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		return RT_FAIL(NPURT_ERR_IO, "pass a regular .om file",
+			       "%s is not a regular file", path);
+	}
+	buf = malloc(sb.st_size ? (size_t)sb.st_size : 1);
+	if (!buf) {
+		close(fd);
+		return RT_FAIL(NPURT_ERR_NOMEM, "free host memory",
+			       "out of memory reading %s", path);
+	}
+	while (got < (size_t)sb.st_size) {
+		ssize_t n = read(fd, buf + got, (size_t)sb.st_size - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	st = npurt_model_load_memory(ctx, buf, got, out);
+	free(buf);
+	if (st) {
+		npurt_error *e = (npurt_error *)npurt_last_error();
+		char tmp[sizeof(e->reason) + 512];
+
+		snprintf(tmp, sizeof(tmp), "%s: %s", path, e->reason);
+		memcpy(e->reason, tmp, sizeof(e->reason) - 1);
+		e->reason[sizeof(e->reason) - 1] = 0;
+	}
+	return st;
+}
+
+static void wait_sem(npurt_context *ctx, uint32_t sem, uint64_t value)
+{
+	struct drm_npu_sem_wait w = { .handle = sem, .value = value };
+	int ret;
+
+	do {
+		w.timeout_ns = rt_deadline_ms(1000);
+		ret = npu_dev_ioctl(ctx->nd, DRM_IOCTL_NPU_SEM_WAIT, &w);
+	} while (ret == -ETIME);
+}
+
+NPURT_API npurt_status npurt_model_unload(npurt_model *model)
+{
+	npurt_context *ctx;
+
+	if (!model)
+		return NPURT_OK;
+	ctx = model->ctx;
+	pthread_mutex_lock(&model->lock);
+	wait_sem(ctx, model->done_sem, model->exec_count);
+	pthread_mutex_unlock(&model->lock);
+	rt_stream_sync(model->stream, __func__);
+	pthread_mutex_lock(&ctx->lock);
+	rt_ctx_untrack((void **)ctx->models, &ctx->num_models, model);
+	ctx->model_bytes -= model->bytes;
+	pthread_mutex_unlock(&ctx->lock);
+	model_free(model);
+	return NPURT_OK;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Description                                                              */
+/* ---------------------------------------------------------------------- */
+
+NPURT_API npurt_status npurt_model_get_info(npurt_model *m,
+					    npurt_model_info *info)
+{
+	if (!m || !info)
+		return RT_FAIL(NPURT_ERR_INVALID, "pass a model and a struct",
+			       "bad arguments");
+	memset(info, 0, sizeof(*info));
+	pthread_mutex_lock(&m->lock);
+	info->name = m->name;
+	info->num_inputs = m->nin;
+	info->num_outputs = m->nout;
+	info->num_variants = m->num_variants;
+	info->num_streams = m->max_streams;
+	info->current_variant = m->current_variant;
+	info->weights_bytes = m->weights_size;
+	info->workspace_bytes =
+		om_get_plan(m->om, m->current_variant)->workspace_size;
+	info->load_ns = m->load_ns;
+	pthread_mutex_unlock(&m->lock);
+	return NPURT_OK;
+}
+
+static npurt_status get_io(npurt_model *m, enum om_io_kind kind,
+			   uint32_t index, int generic,
+			   npurt_tensor_desc *desc, const char *func)
+{
+	const struct om_tensor_desc *t;
+	uint32_t v;
+
+	if (!m || !desc)
+		return rt_fail(NPURT_ERR_INVALID, func,
+			       "pass a model and a struct", "bad arguments");
+	pthread_mutex_lock(&m->lock);
+	v = generic ? OM_VARIANT_GENERIC : m->current_variant;
+	pthread_mutex_unlock(&m->lock);
+	t = om_get_io(m->om, v, kind, index);
+	if (!t)
+		return rt_fail(NPURT_ERR_NOT_FOUND, func,
+			       "use an index below the model's count",
+			       "%s %u; the model has %u",
+			       kind == OM_IO_INPUT ? "input" : "output", index,
+			       kind == OM_IO_INPUT ? m->nin : m->nout);
+	memset(desc, 0, sizeof(*desc));
+	desc->name = om_string(m->om, t->name);
+	desc->dtype = (npurt_dtype)t->dtype;
+	desc->rank = t->rank;
+	for (uint32_t k = 0; k < t->rank; k++) {
+		desc->dims[k] = t->dims[k];
+		desc->dim_names[k] = t->dim_names[k] ?
+			om_string(m->om, t->dim_names[k]) : NULL;
+	}
+	desc->layout = om_layout_name(t->layout);
+	desc->size = (size_t)t->size_bytes;
+	return NPURT_OK;
+}
+
+NPURT_API npurt_status npurt_model_get_input(npurt_model *m, uint32_t index,
+					     int generic,
+					     npurt_tensor_desc *desc)
+{
+	return get_io(m, OM_IO_INPUT, index, generic, desc, __func__);
+}
+
+NPURT_API npurt_status npurt_model_get_output(npurt_model *m, uint32_t index,
+					      int generic,
+					      npurt_tensor_desc *desc)
+{
+	return get_io(m, OM_IO_OUTPUT, index, generic, desc, __func__);
+}
+
+static npurt_status find_io(npurt_model *m, const char *name,
+			    enum om_io_kind want, uint32_t *index,
+			    const char *func)
+{
+	enum om_io_kind kind;
+
+	if (!m || !name || !index)
+		return rt_fail(NPURT_ERR_INVALID, func,
+			       "pass a model, a name and a pointer",
+			       "bad arguments");
+	if (om_find_io(m->om, name, &kind, index) || kind != want)
+		return rt_fail(NPURT_ERR_NOT_FOUND, func,
+			       "list the model's I/O with npu-om",
+			       "model \"%s\" has no %s named \"%s\"", m->name,
+			       want == OM_IO_INPUT ? "input" : "output", name);
+	return NPURT_OK;
+}
+
+NPURT_API npurt_status npurt_model_find_input(npurt_model *m,
+					      const char *name,
+					      uint32_t *index)
+{
+	return find_io(m, name, OM_IO_INPUT, index, __func__);
+}
+
+NPURT_API npurt_status npurt_model_find_output(npurt_model *m,
+					       const char *name,
+					       uint32_t *index)
+{
+	return find_io(m, name, OM_IO_OUTPUT, index, __func__);
+}
+
+NPURT_API npurt_status npurt_model_variant_name(npurt_model *m,
+						uint32_t index,
+						const char **name)
+{
+	const struct om_variant_desc *vd;
+
+	if (!m || !name)
+		return RT_FAIL(NPURT_ERR_INVALID, "pass a model and a pointer",
+			       "bad arguments");
+	vd = om_get_variant(m->om, index);
+	if (!vd)
+		return RT_FAIL(NPURT_ERR_NOT_FOUND,
+			       "use an index below num_variants",
+			       "variant %u; the model has %u", index,
+			       m->num_variants);
+	*name = om_string(m->om, vd->name);
+	return NPURT_OK;
+}
+
+NPURT_API npurt_status npurt_model_select_variant(npurt_model *m,
+						  uint32_t index)
+{
+	if (!m)
+		return RT_FAIL(NPURT_ERR_INVALID, "pass a model",
+			       "model is NULL");
+	if (index >= m->num_variants)
+		return RT_FAIL(NPURT_ERR_NOT_FOUND,
+			       "use an index below num_variants",
+			       "variant %u; model \"%s\" has %u", index,
+			       m->name, m->num_variants);
+	pthread_mutex_lock(&m->lock);
+	m->current_variant = index;
+	pthread_mutex_unlock(&m->lock);
+	return NPURT_OK;
+}
+
+NPURT_API npurt_status npurt_model_select_shapes(npurt_model *m,
+						 const uint64_t *const *shapes)
+{
+	char list[256] = "";
+	size_t used = 0;
+	int v;
+
+	if (!m || !shapes)
+		return RT_FAIL(NPURT_ERR_INVALID, "pass a model and shapes",
+			       "bad arguments");
+	v = om_find_variant(m->om, shapes);
+	if (v >= 0)
+		return npurt_model_select_variant(m, (uint32_t)v);
+	for (uint32_t i = 0; i < m->num_variants && used < sizeof(list); i++) {
+		int n = snprintf(list + used, sizeof(list) - used, "%s%s",
+				 i ? ", " : "",
+				 om_string(m->om,
+					   om_get_variant(m->om, i)->name));
+
+		if (n < 0)
+			break;
+		used += (size_t)n;
+	}
+	return RT_FAIL(NPURT_ERR_SHAPE,
+		       "use one of the compiled shapes or recompile with "
+		       "npuc --dynamic-batch",
+		       "model \"%s\" has no variant for these input shapes; "
+		       "it has: %s", m->name, list);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Profiling                                                                */
+/* ---------------------------------------------------------------------- */
+
+NPURT_API npurt_status npurt_model_set_profiling(npurt_model *m, int enable)
+{
+	npurt_status st = NPURT_OK;
+
+	if (!m)
+		return RT_FAIL(NPURT_ERR_INVALID, "pass a model",
+			       "model is NULL");
+	pthread_mutex_lock(&m->lock);
+	for (uint32_t s = 0; enable && s < m->max_streams; s++) {
+		uint64_t need = 0;
+		void *map;
+		int ret;
+
+		if (m->profile_bo[s])
+			continue;
+		for (uint32_t v = 0; v < m->num_variants; v++) {
+			const struct om_program_desc *p =
+				om_get_program(m->om, v, s);
+
+			if (p && p->num_tasks > need)
+				need = p->num_tasks;
+		}
+		need *= sizeof(struct drm_npu_task_profile);
+		ret = rt_bo_create(m->ctx, need ? need : 1, &m->profile_bo[s],
+				   &map);
+		if (ret) {
+			st = RT_ERRNO(ret, "allocating profile buffers");
+			break;
+		}
+		m->profile_map[s] = map;
+		m->profile_size[s] = need ? need : 1;
+	}
+	if (!st)
+		m->profiling = enable != 0;
+	pthread_mutex_unlock(&m->lock);
+	return st;
+}
+
+NPURT_API npurt_status npurt_model_get_profile(npurt_model *m,
+					       npurt_task_record *records,
+					       uint32_t max, uint32_t *count)
+{
+	uint32_t n = 0, v;
+
+	if (!m || !count || (!records && max))
+		return RT_FAIL(NPURT_ERR_INVALID,
+			       "pass a model, a buffer and a count",
+			       "bad arguments");
+	pthread_mutex_lock(&m->lock);
+	if (!m->profile_valid) {
+		pthread_mutex_unlock(&m->lock);
+		*count = 0;
+		return RT_FAIL(NPURT_ERR_NOT_FOUND,
+			       "enable profiling and execute the model first",
+			       "model \"%s\" has no profiled execution",
+			       m->name);
+	}
+	v = m->profiled_variant;
+	for (uint32_t s = 0; s < m->variants[v].num_streams; s++) {
+		const struct om_program_desc *p = om_get_program(m->om, v, s);
+		const struct drm_npu_task_profile *pr =
+			(const void *)m->profile_map[s];
+
+		for (uint32_t k = 0; k < p->num_tasks; k++, n++) {
+			const struct om_task_debug *dbg =
+				om_get_task_debug(m->om, p->first_task + k);
+			npurt_task_record *r;
+
+			if (n >= max)
+				continue;
+			r = &records[n];
+			r->start_ns = pr[k].start_ns;
+			r->end_ns = pr[k].end_ns;
+			r->model_stream = s;
+			r->task = pr[k].task;
+			r->core = pr[k].core;
+			r->hw_queue = pr[k].hw_queue;
+			r->status = pr[k].status;
+			r->op = dbg ? om_string(m->om, dbg->op) :
+				      om_opcode_name(om_get_tasks(m->om,
+						p->first_task + k, 1)->opcode);
+			r->node = dbg ? om_string(m->om, dbg->node) : "";
+			if (!*r->op)
+				r->op = om_opcode_name(om_get_tasks(m->om,
+						p->first_task + k, 1)->opcode);
+		}
+	}
+	pthread_mutex_unlock(&m->lock);
+	*count = n;
+	return NPURT_OK;
+}

@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rt_internal.h - libnpurt's internal structures (not installed).
+ *
+ * Locking order: model lock -> context lock -> stream lock. The transport
+ * is thread safe; the caching allocator is not (the context lock guards
+ * it). No lock is held while waiting on the device except a model's
+ * exec lock, which serialises executions that share a workspace.
+ */
+#ifndef RT_INTERNAL_H
+#define RT_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <drm/npu_drm.h>
+
+#include "npurt.h"
+#include "npu_transport.h"
+#include "npurt_alloc.h"
+#include "om.h"
+
+#define NPURT_API __attribute__((visibility("default")))
+
+/* ---- errors (error.c) ---- */
+npurt_status rt_fail(npurt_status code, const char *func, const char *action,
+		     const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+#define RT_FAIL(code, action, ...) \
+	rt_fail(code, __func__, action, __VA_ARGS__)
+/* Maps an ioctl's -errno to a status with a reason. */
+npurt_status rt_fail_errno(const char *func, int err, const char *what);
+#define RT_ERRNO(err, what) rt_fail_errno(__func__, err, what)
+bool rt_launch_blocking(void);
+void rt_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+npurt_status rt_check_init(const char *func);
+uint64_t rt_now_ns(void);
+/* Absolute CLOCK_MONOTONIC deadline @ms from now. */
+int64_t rt_deadline_ms(uint64_t ms);
+
+/* ---- devices (device.c) ---- */
+struct npurt_device {
+	char spec[256];
+	npurt_device_info info;
+	int refs;
+};
+
+/* ---- contexts (context.c) ---- */
+struct rt_seg {
+	uint32_t handle;
+	uint64_t size;
+	uint8_t *map;
+};
+
+struct npurt_context {
+	npurt_device *dev;
+	struct npu_dev *nd;
+	pthread_mutex_t lock;		/* allocator, segs, lists */
+	struct npurt_alloc *alloc;
+	struct rt_seg *segs;
+	uint32_t num_segs, cap_segs;
+	uint32_t nop_prog;		/* one NOP task: events, joins */
+	npurt_stream *sync_stream;	/* synchronous work */
+	npurt_stream **streams;
+	uint32_t num_streams, cap_streams;
+	npurt_model **models;
+	uint32_t num_models, cap_models;
+	uint64_t model_bytes;
+	uint64_t num_allocs, num_frees;
+};
+
+/* Creates a buffer object and maps it; 0 or -errno. */
+int rt_bo_create(npurt_context *ctx, uint64_t size, uint32_t *handle,
+		 void **map);
+void rt_bo_destroy(npurt_context *ctx, uint32_t handle, void *map,
+		   uint64_t size);
+/* CPU address of byte 0 of segment @handle (context lock held). */
+uint8_t *rt_seg_map(npurt_context *ctx, uint32_t handle, uint64_t *size);
+int rt_bo_wait(npurt_context *ctx, uint32_t handle);
+
+/* Remembers / forgets an object for npurt_context_destroy (lock held). */
+int rt_ctx_track(void *arrp, uint32_t *num, uint32_t *cap, void *obj);
+void rt_ctx_untrack(void **arr, uint32_t *num, void *obj);
+
+/* ---- streams (stream.c) ---- */
+#define RT_MAX_JOBS	256
+
+struct rt_job {
+	uint32_t queue;
+	uint64_t fence;
+	const npurt_model *model;	/* for fault messages, may be NULL */
+	uint32_t model_stream;
+	uint32_t variant;
+	uint64_t exec;			/* model execution number */
+};
+
+struct rt_host_op {
+	struct rt_host_op *next;
+	uint64_t seq;			/* stream timeline value it sets */
+	uint32_t extra_sem;		/* 0 or a semaphore to wait for too */
+	uint64_t extra_value;
+	void *dst;
+	const void *src;
+	size_t size;
+	int fill;			/* >= 0: memset value instead */
+	uint32_t post_sem;		/* 0 or a semaphore to set after */
+	uint64_t post_value;
+};
+
+struct npurt_stream {
+	npurt_context *ctx;
+	uint32_t queue, hw_queue;
+	uint32_t sem;			/* the stream's timeline */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	uint64_t seq;			/* last value handed out */
+	struct drm_npu_sem_point waits[DRM_NPU_MAX_SEM_POINTS / 2];
+	uint32_t num_waits;		/* from npurt_stream_wait_event */
+	struct rt_job jobs[RT_MAX_JOBS];
+	uint32_t job_head, job_count;
+	npurt_status fault;		/* sticky */
+	char fault_reason[384];
+	/* host-side copies run in stream order by a worker thread */
+	struct rt_host_op *ops_head, *ops_tail;
+	pthread_t worker;
+	bool worker_running, worker_stop;
+	int host_error;
+};
+
+/**
+ * struct rt_submit - one device job on a stream (rt_stream_submit)
+ * @queue: 0 = the stream's queue, else another queue (model aux streams)
+ * @waits/@signals: extra points besides the stream timeline's
+ * @timeline: whether the job takes the next stream timeline value (waits
+ *            for the previous, sets its own)
+ */
+struct rt_submit {
+	uint32_t queue;
+	uint32_t program;
+	uint32_t *bos;
+	uint32_t num_bos;
+	struct drm_npu_sem_point waits[DRM_NPU_MAX_SEM_POINTS];
+	uint32_t num_waits;
+	struct drm_npu_sem_point signals[DRM_NPU_MAX_SEM_POINTS];
+	uint32_t num_signals;
+	struct drm_npu_sem_point *bindings;
+	uint32_t num_bindings;
+	uint32_t profile_bo;
+	bool timeline;
+	bool take_event_waits;
+	const npurt_model *model;
+	uint32_t model_stream;
+	uint32_t variant;
+	uint64_t exec;
+};
+
+npurt_status rt_stream_create(npurt_context *ctx, npurt_priority prio,
+			      npurt_stream **out);
+void rt_stream_free(npurt_stream *s);
+/* Stream lock held by the caller. Fills *seq with the timeline value. */
+npurt_status rt_stream_submit_locked(npurt_stream *s, struct rt_submit *j,
+				     uint64_t *seq);
+/* Queues a host op after the stream's work; stream lock held. */
+npurt_status rt_stream_host_op_locked(npurt_stream *s, struct rt_host_op *op);
+npurt_status rt_stream_sync(npurt_stream *s, const char *func);
+npurt_status rt_stream_check_fault(npurt_stream *s, const char *func);
+
+/* ---- memory (mem.c) ---- */
+struct npurt_mem {
+	npurt_context *ctx;
+	struct npurt_block *block;
+};
+npurt_status rt_alloc_init(npurt_context *ctx);
+/* CPU address of a block's byte 0 (context lock held). */
+uint8_t *rt_mem_ptr(const npurt_mem *m);
+
+/* ---- models (model.c, model_exec.c) ---- */
+#define RT_MAX_STREAMS	DRM_NPU_MAX_SEM_POINTS
+#define RT_PROG_CACHE	16
+
+struct rt_progset {
+	uint64_t *io_offsets;		/* per I/O slot offset patch */
+	uint32_t handles[RT_MAX_STREAMS];
+	uint32_t num_slots[RT_MAX_STREAMS];
+	uint64_t *slot_need[RT_MAX_STREAMS];
+	uint64_t last_use;
+};
+
+struct rt_variant {
+	struct rt_progset sets[RT_PROG_CACHE];
+	uint32_t num_sets;
+	uint32_t num_streams;
+};
+
+struct npurt_model {
+	npurt_context *ctx;
+	struct om_model *om;
+	char name[128];
+	pthread_mutex_t lock;		/* serialises executions */
+	uint32_t nin, nout, nio;
+	uint32_t weights_bo;
+	uint64_t weights_size;
+	uint32_t workspace_bo;
+	uint64_t workspace_size;	/* max over variants */
+	uint32_t *stage_bo;		/* per I/O: host I/O staging */
+	uint8_t **stage_map;
+	uint64_t *stage_size;
+	uint32_t num_sems;
+	uint32_t sems[DRM_NPU_MAX_SEM_POINTS];
+	uint32_t done_sem;		/* value = executions completed */
+	uint32_t aux_sem[RT_MAX_STREAMS];
+	uint32_t aux_queue[RT_MAX_STREAMS];
+	uint32_t max_streams;
+	uint64_t exec_count;
+	struct rt_variant *variants;
+	uint32_t num_variants;
+	uint32_t current_variant;
+	uint64_t use_counter;
+	bool profiling;
+	uint32_t profile_bo[RT_MAX_STREAMS];
+	uint8_t *profile_map[RT_MAX_STREAMS];
+	uint64_t profile_size[RT_MAX_STREAMS];
+	uint32_t profiled_variant;
+	bool profile_valid;
+	uint64_t load_ns;
+	uint64_t bytes;
+	npurt_stream *stream;		/* npurt_model_execute's own stream */
+};
+
+/* Fault message for a job of @m (no lock needed: immutable data). */
+void rt_model_describe_fault(const npurt_model *m, uint32_t variant_hint,
+			     uint32_t model_stream, uint32_t task,
+			     char *buf, size_t len);
+const char *rt_fault_reason_str(uint32_t reason);
+
+#endif
