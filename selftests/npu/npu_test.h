@@ -78,5 +78,6 @@ void test_queue_sem(void);
 void test_submit(void);
 void test_sched(void);
 void test_math(void);
+void test_stress(void);
 
 #endif /* NPU_TEST_H */

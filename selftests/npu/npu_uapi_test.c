@@ -66,6 +66,7 @@ int main(int argc, char **argv)
 	test_submit();
 	test_sched();
 	test_math();
+	test_stress();
 
 	npu_dev_close(T.d);
 	printf("1..%d\n", tap_count());

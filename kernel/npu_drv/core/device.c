@@ -66,6 +66,21 @@ static void npu_core_stop(struct npu_device *dev, u32 started_cores,
 		npu_thread_join(&dev->watchdog);
 	for (i = 0; i < dev->num_cores; i++)
 		npu_waitq_destroy(&dev->cores[i].wq);
+	/* Jobs a core left unfinished when it stopped: cancel them. */
+	npu_mutex_lock(&dev->lock);
+	while (!npu_list_empty(&dev->queues)) {
+		struct npu_queue *q = npu_container_of(dev->queues.next,
+						       struct npu_queue, link);
+
+		q->running = false;
+		q->closing = true;
+		npu_queue_cancel_all(dev, q);
+		if (q->listed) {	/* not closed by its file: unlist anyway */
+			npu_list_del(&q->link);
+			q->listed = false;
+		}
+	}
+	npu_mutex_unlock(&dev->lock);
 	npu_reap(dev);
 }
 
@@ -211,8 +226,10 @@ int npu_ioctl_device_info(struct npu_file *f, struct drm_npu_device_info *args)
 	args->num_semaphores = dev->num_semaphores;
 	args->max_tasks = DRM_NPU_MAX_TASKS;
 	args->vram_size = dev->vram_size;
-	args->features = DRM_NPU_FEATURE_FP32 | DRM_NPU_FEATURE_COMPACTION |
-			 DRM_NPU_FEATURE_TIMELINE_SEM;
+	args->features = DRM_NPU_FEATURE_FP32 | DRM_NPU_FEATURE_INT8 |
+			 DRM_NPU_FEATURE_NC1HWC0 | DRM_NPU_FEATURE_COMPACTION |
+			 DRM_NPU_FEATURE_TIMELINE_SEM |
+			 DRM_NPU_FEATURE_ATTENTION;
 	npu_mutex_lock(&dev->lock);
 	args->watchdog_ms = dev->watchdog_ms;
 	npu_mutex_unlock(&dev->lock);
