@@ -5,7 +5,9 @@
  */
 #include "npu_test.h"
 
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
 
 static void test_device_info(void)
 {
@@ -275,6 +277,88 @@ out:
 		t_close_bo(T.d, h[i]);
 }
 
+
+/* Per-file VRAM quota (test mode file_quota, applies to new opens). */
+static void test_quota(void)
+{
+	struct drm_npu_bo_create c;
+	struct drm_npu_mem_stats ms;
+	struct npu_dev *d2;
+	uint32_t h;
+
+	if (t_control("file_quota", 64 << 10)) {
+		tap_skip("no file_quota test mode", "BO_CREATE: beyond the file quota -> EDQUOT");
+		return;
+	}
+	if (t_open_again(&d2)) {
+		t_control("file_quota", 0);
+		tap_skip("cannot open twice", "BO_CREATE: beyond the file quota -> EDQUOT");
+		return;
+	}
+	t_control("file_quota", 0);
+	h = t_bo(d2, 48 << 10);
+	memset(&c, 0, sizeof(c));
+	c.size = 32 << 10;
+	tap_err(t_ioctl(d2, DRM_IOCTL_NPU_BO_CREATE, &c), -EDQUOT,
+		"BO_CREATE: beyond the file quota -> EDQUOT");
+	memset(&ms, 0, sizeof(ms));
+	t_ioctl(d2, DRM_IOCTL_NPU_MEM_STATS, &ms);
+	tap_ok(h && ms.file_quota == (64 << 10) && ms.file_used == (48 << 10),
+	       "MEM_STATS: file_quota and file_used of the limited file");
+	t_close_bo(d2, h);
+	c.size = 64 << 10;
+	tap_err(t_ioctl(d2, DRM_IOCTL_NPU_BO_CREATE, &c), 0,
+		"BO_CREATE: freed quota can be used again");
+	t_close_bo(d2, c.handle);
+	npu_dev_close(d2);
+}
+
+/* PRIME: a kernel node shares buffers across files; in-process refuses. */
+static void test_prime(void)
+{
+	struct drm_prime_handle ex, im;
+	struct drm_npu_bo_info bi;
+	struct npu_dev *d2;
+	uint32_t h = t_bo(T.d, 8192);
+	uint32_t *p, *q;
+
+	memset(&ex, 0, sizeof(ex));
+	ex.handle = h;
+	ex.flags = DRM_CLOEXEC | DRM_RDWR;
+	if (!npu_dev_is_kernel(T.d)) {
+		tap_err(t_ioctl(T.d, DRM_IOCTL_PRIME_HANDLE_TO_FD, &ex),
+			-EOPNOTSUPP, "PRIME: the in-process device refuses -> EOPNOTSUPP");
+		t_close_bo(T.d, h);
+		return;
+	}
+	tap_err(t_ioctl(T.d, DRM_IOCTL_PRIME_HANDLE_TO_FD, &ex), 0,
+		"PRIME: export a buffer");
+	if (t_open_again(&d2)) {
+		tap_skip("cannot open twice", "PRIME: import in another file");
+		goto out;
+	}
+	memset(&im, 0, sizeof(im));
+	im.fd = ex.fd;
+	tap_err(t_ioctl(d2, DRM_IOCTL_PRIME_FD_TO_HANDLE, &im), 0,
+		"PRIME: import it in another file");
+	memset(&bi, 0, sizeof(bi));
+	bi.handle = im.handle;
+	t_ioctl(d2, DRM_IOCTL_NPU_BO_INFO, &bi);
+	p = t_map(T.d, h, 8192);
+	q = t_map(d2, im.handle, 8192);
+	if (p && q)
+		p[100] = 0xfeedbeef;
+	tap_ok(bi.size == 8192 && p && q && q[100] == 0xfeedbeef,
+	       "PRIME: both files see the same buffer");
+	t_unmap(T.d, p, 8192);
+	t_unmap(d2, q, 8192);
+	t_close_bo(d2, im.handle);
+	npu_dev_close(d2);
+out:
+	close(ex.fd);
+	t_close_bo(T.d, h);
+}
+
 void test_device_bo(void)
 {
 	test_device_info();
@@ -284,4 +368,6 @@ void test_device_bo(void)
 	test_bo_info_wait();
 	test_mem_stats();
 	test_compact();
+	test_quota();
+	test_prime();
 }
