@@ -187,6 +187,7 @@ struct npu_core_unit {
 	struct npu_job *job;
 	u32 task;
 	u64 start_ns;
+	u64 beat_ns;			/* last progress; NPU_READ/WRITE_ONCE */
 	u32 abort;			/* fault reason; NPU_READ_ONCE when running */
 };
 
