@@ -25,3 +25,20 @@ $(BUILD)/tests/pool/%: $(BUILD)/obj/kernel/npu_drv/pool/tests/%.o $(POOL_LIB)
 
 TESTS += $(POOL_TESTS)
 SAN_TESTS += $(POOL_TESTS)
+
+# Compaction seen through the transport (in-process device here, the
+# kernel module in the VM): patterns written through mmap survive it.
+POOL_DEV_TEST := $(BUILD)/tests/pool/pool_device_test
+POOL_DEV_LIBS := $(BUILD)/lib/libnputransport.a $(BUILD)/lib/libnpucore.a \
+		 $(BUILD)/lib/libnpupool.a $(BUILD)/lib/libnpuops.a
+
+$(BUILD)/obj/kernel/npu_drv/pool/tests/pool_device_test.o: \
+	CPPFLAGS += $(UAPI_CFLAGS) -Ilibnpurt/transport
+
+$(POOL_DEV_TEST): $(BUILD)/obj/kernel/npu_drv/pool/tests/pool_device_test.o \
+		  $(POOL_DEV_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(DRM_LIBS) -lpthread
+
+TESTS += $(POOL_DEV_TEST)
+SAN_TESTS += $(POOL_DEV_TEST)
