@@ -213,6 +213,20 @@ int npu_core_test_query(struct npu_device *dev, const char *knob, u64 *val)
 	return err;
 }
 
+u64 npu_core_busy_ns(struct npu_device *dev)
+{
+	u64 ns, now = npu_time_ns();
+	u32 i;
+
+	npu_mutex_lock(&dev->lock);
+	ns = dev->busy_ns;
+	for (i = 0; i < dev->num_cores; i++)
+		if (dev->cores[i].job)
+			ns += now - dev->cores[i].start_ns;
+	npu_mutex_unlock(&dev->lock);
+	return ns;
+}
+
 int npu_ioctl_device_info(struct npu_file *f, struct drm_npu_device_info *args)
 {
 	struct npu_device *dev = f->dev;

@@ -130,6 +130,34 @@ struct npu_program *npu_file_program(struct npu_file *f, u32 handle)
 	return p;
 }
 
+u64 npu_core_file_busy_ns(struct npu_file *f)
+{
+	struct npu_device *dev = f->dev;
+	u64 ns, now = npu_time_ns();
+	u32 i;
+
+	npu_mutex_lock(&dev->lock);
+	ns = f->acct->busy_ns;
+	for (i = 0; i < dev->num_cores; i++) {
+		struct npu_job *job = dev->cores[i].job;
+
+		if (job && job->queue->acct == f->acct)
+			ns += now - dev->cores[i].start_ns;
+	}
+	npu_mutex_unlock(&dev->lock);
+	return ns;
+}
+
+u64 npu_core_file_vram(struct npu_file *f)
+{
+	u64 used;
+
+	npu_mutex_lock(&f->dev->pool_lock);
+	used = f->acct->used;
+	npu_mutex_unlock(&f->dev->pool_lock);
+	return used;
+}
+
 bool npu_mem_is_zero(const void *p, size_t len)
 {
 	const u8 *b = p;

@@ -187,6 +187,38 @@ int npu_core_test_control(struct npu_device *dev, const char *knob, u64 val);
 int npu_core_test_query(struct npu_device *dev, const char *knob, u64 *val);
 
 /**
+ * npu_core_busy_ns() - AI-core time the device has spent on tasks
+ * @dev: the device
+ *
+ * The sum over all AI cores, including the tasks running now; for sysfs
+ * and npu-smi (utilisation = delta busy / (delta time * num_cores)).
+ *
+ * Return: nanoseconds.
+ */
+u64 npu_core_busy_ns(struct npu_device *dev);
+
+/**
+ * npu_core_file_busy_ns() - AI-core time spent on a file's tasks
+ * @file: the file
+ *
+ * For fdinfo's drm-engine-npu: the sum of the run time of every task of
+ * the file's queues on any AI core, including the tasks running now.
+ *
+ * Return: nanoseconds.
+ */
+u64 npu_core_file_busy_ns(struct npu_file *file);
+
+/**
+ * npu_core_file_vram() - bytes of VRAM in the file's buffer objects
+ * @file: the file
+ *
+ * For fdinfo's drm-total-vram / drm-resident-vram (all VRAM is resident).
+ *
+ * Return: bytes.
+ */
+u64 npu_core_file_vram(struct npu_file *file);
+
+/**
  * npu_core_file_open() - open the device
  * @dev: the device
  * @home_file: the home's file object, passed back to bo_publish/bo_lookup

@@ -80,6 +80,7 @@ struct npu_acct {
 	struct npu_ref ref;
 	u64 used;			/* pool_lock */
 	u64 quota;			/* 0 = none */
+	u64 busy_ns;			/* dev->lock: AI-core time of its tasks */
 };
 
 /* ---- buffer objects ---- */
@@ -159,6 +160,7 @@ struct npu_queue {
 	struct npu_device *dev;
 	u32 priority;
 	u32 hw;				/* hardware queue */
+	struct npu_acct *acct;		/* the creating file's accounting */
 	/* dev->lock: */
 	bool listed;			/* on dev->queues */
 	bool closing;			/* destroyed or file closed */
@@ -221,6 +223,7 @@ struct npu_device {
 	u64 *sem_values;
 	bool *sem_used;
 	u64 dispatch_seq;
+	u64 busy_ns;			/* AI-core time of finished tasks */
 	u32 test_instant;
 	u64 test_hang;
 	u64 test_fault;

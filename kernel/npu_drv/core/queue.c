@@ -12,6 +12,8 @@ void npu_queue_put(struct npu_queue *q)
 {
 	if (!q || !npu_ref_put(&q->ref))
 		return;
+	if (npu_ref_put(&q->acct->ref))
+		npu_free(q->acct);
 	npu_free(q);
 }
 
@@ -31,6 +33,8 @@ int npu_ioctl_queue_create(struct npu_file *f,
 	npu_ref_init(&q->ref);
 	q->dev = dev;
 	q->priority = args->priority;
+	q->acct = f->acct;
+	npu_ref_get(&f->acct->ref);
 	npu_list_init(&q->jobs);
 	npu_list_init(&q->link);
 
@@ -38,7 +42,7 @@ int npu_ioctl_queue_create(struct npu_file *f,
 	err = npu_handles_alloc(&f->queues, q, &handle);
 	npu_mutex_unlock(&f->lock);
 	if (err) {
-		npu_free(q);
+		npu_queue_put(q);
 		return err;
 	}
 	npu_mutex_lock(&dev->lock);

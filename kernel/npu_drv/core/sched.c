@@ -460,6 +460,8 @@ static void npu_dispatch_one(struct npu_core_unit *c, struct npu_queue *q)
 	npu_write_profile(dev, job, ti, c->start_ns, end, c->index, st);
 
 	npu_mutex_lock(&dev->lock);
+	q->acct->busy_ns += end - c->start_ns;
+	dev->busy_ns += end - c->start_ns;
 	c->job = NULL;
 	q->running = false;
 	dev->hwq_busy[q->hw] = false;
