@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_shape.c - shape inference: broadcasting, symbolic dims flowing
+ * through, Reshape -1, shape arithmetic (Shape->Gather->Concat->Reshape),
+ * window ops, and errors that name the node and both shapes.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fe_test.h"
+#include "shape/shape.h"
+
+static char buf[256];
+
+static const char *sh(struct ir_graph *g, const struct ir_tensor *t)
+{
+	return ir_shape_str(g, &t->shape, buf, sizeof(buf));
+}
+
+static struct ir_tensor *ints(struct ir_graph *g, int n, const int64_t *v)
+{
+	struct ir_shape s = { .rank = 1, .dim = { n } };
+
+	return ir_const_new(g, NULL, IR_I64, &s, v, (size_t)n * 8);
+}
+
+static struct ir_tensor *scalar_i64(struct ir_graph *g, int64_t v)
+{
+	struct ir_shape s = { 0 };
+
+	return ir_const_new(g, NULL, IR_I64, &s, &v, 8);
+}
+
+static struct ir_tensor *op2(struct ir_graph *g, enum ir_op op,
+			     const char *name, struct ir_tensor *a,
+			     struct ir_tensor *b)
+{
+	struct ir_tensor *ins[2] = { a, b };
+
+	return ft_op(g, op, name, b ? 2 : 1, ins);
+}
+
+static void test_broadcast(void)
+{
+	struct ir_graph *g = ir_graph_new("bc");
+	struct ir_tensor *a = ft_input(g, "a", ft_shape(2, 3, 4, -1));
+	struct ir_tensor *b = ft_input(g, "b", ft_shape(3, 1, -1));
+	struct ir_tensor *c = ft_input(g, "c", ft_shape(5, -1)), *y;
+
+	y = op2(g, IR_OP_ADD, "ok_add", a, b);
+	ft_ok(shape_infer(g) == 0 && !strcmp(sh(g, y), "[2,3,4]"),
+	      "[2,3,4] + [3,1] -> %s", sh(g, y));
+	op2(g, IR_OP_MUL, "bad_mul", y, c);
+	ft_ok(shape_infer(g) != 0 && strstr(g->err, "bad_mul") &&
+	      strstr(g->err, "[2,3,4]") && strstr(g->err, "[5]"),
+	      "mismatch names node and both shapes: %s", g->err);
+	ir_graph_free(g);
+}
+
+static void test_symbolic(void)
+{
+	struct ir_graph *g = ir_graph_new("sym");
+	int bid = ir_sym_intern(g, "batch"), sid = ir_sym_intern(g, "seq");
+	struct ir_shape s = { .rank = 3, .dim = { IR_DIM_SYM(bid),
+						 IR_DIM_SYM(sid), 64 } };
+	struct ir_tensor *x = ft_input(g, "x", s), *y, *z, *shp, *d0, *d1;
+	int64_t m1[2] = { -1, 64 }, i0[1] = { 0 }, i1[1] = { 1 };
+	int64_t tail[1] = { 64 }, ax[1] = { 0 };
+	struct ir_tensor *cat[3];
+
+	y = op2(g, IR_OP_MATMUL, "mm", x,
+		ft_const(g, NULL, ft_shape(64, 64, -1), 1, -1, 1));
+	z = op2(g, IR_OP_RESHAPE, "flat", y, ints(g, 2, m1));
+	/* torch style: Reshape(z, Concat(Shape(x)[0], Shape(x)[1], 64)) */
+	shp = op2(g, IR_OP_SHAPE, "shape", x, NULL);
+	d0 = op2(g, IR_OP_UNSQUEEZE, NULL,
+		 op2(g, IR_OP_GATHER, NULL, shp, scalar_i64(g, i0[0])),
+		 ints(g, 1, ax));
+	d1 = op2(g, IR_OP_UNSQUEEZE, NULL,
+		 op2(g, IR_OP_GATHER, NULL, shp, scalar_i64(g, i1[0])),
+		 ints(g, 1, ax));
+	cat[0] = d0;
+	cat[1] = d1;
+	cat[2] = ints(g, 1, tail);
+	shp = ft_op(g, IR_OP_CONCAT, "cat", 3, cat);
+	ir_attr_set_int(shp->producer, "axis", 0);
+	y = op2(g, IR_OP_RESHAPE, "unflat", z, shp);
+	ir_graph_add_output(g, y);
+	if (shape_infer(g)) {
+		ft_ok(false, "symbolic graph infers: %s", g->err);
+		ft_ok(false, "-1 resolves to batch*seq");
+		ft_ok(false, "Shape->Gather->Concat brings the symbols back");
+		ir_graph_free(g);
+		return;
+	}
+	ft_ok(true, "symbolic graph infers");
+	ft_ok(!strcmp(sh(g, z), "[batch*seq,64]"), "-1 resolves to %s",
+	      sh(g, z));
+	ft_ok(!strcmp(sh(g, y), "[batch,seq,64]"),
+	      "Shape->Gather->Concat->Reshape gives back %s", sh(g, y));
+	ir_graph_free(g);
+}
+
+static void test_reshape_static(void)
+{
+	struct ir_graph *g = ir_graph_new("rs");
+	struct ir_tensor *x = ft_input(g, "x", ft_shape(2, 3, 4, -1)), *y;
+	int64_t t1[2] = { 4, -1 }, t2[3] = { 0, -1, 2 }, t3[2] = { 5, -1 };
+
+	y = op2(g, IR_OP_RESHAPE, NULL, x, ints(g, 2, t1));
+	ft_ok(shape_infer(g) == 0 && !strcmp(sh(g, y), "[4,6]"),
+	      "Reshape [2,3,4] to [4,-1] -> %s", sh(g, y));
+	y = op2(g, IR_OP_RESHAPE, NULL, x, ints(g, 3, t2));
+	ft_ok(shape_infer(g) == 0 && !strcmp(sh(g, y), "[2,6,2]"),
+	      "Reshape with 0 copies a dim -> %s", sh(g, y));
+	op2(g, IR_OP_RESHAPE, "bad_reshape", x, ints(g, 2, t3));
+	ft_ok(shape_infer(g) != 0 && strstr(g->err, "bad_reshape") &&
+	      strstr(g->err, "[2,3,4]"), "-1 that does not divide: %s",
+	      g->err);
+	ir_graph_free(g);
+}
+
+static void test_ops(void)
+{
+	struct ir_graph *g = ir_graph_new("ops");
+	struct ir_tensor *x = ft_input(g, "x", ft_shape(1, 3, 15, 15, -1));
+	struct ir_tensor *a = ft_input(g, "a", ft_shape(2, 1, 3, 4, -1));
+	struct ir_tensor *b = ft_input(g, "b", ft_shape(5, 4, 6, -1));
+	struct ir_tensor *c, *p, *m, *r, *t, *s, *ins[2];
+	int64_t st[2] = { 2, 2 }, k[2] = { 3, 3 }, perm[4] = { 0, 2, 3, 1 };
+	int64_t ax[1] = { 1 }, sl[4] = { 1, -1, 1, 2 };
+
+	c = op2(g, IR_OP_CONV, "conv", x,
+		ft_const(g, NULL, ft_shape(8, 3, 3, 3, -1), 2, -1, 1));
+	ir_attr_set_ints(c->producer, "strides", st, 2);
+	ir_attr_set_str(c->producer, "auto_pad", "SAME_UPPER");
+	p = op2(g, IR_OP_MAX_POOL, "pool", c, NULL);
+	ir_attr_set_ints(p->producer, "kernel_shape", k, 2);
+	ir_attr_set_ints(p->producer, "strides", st, 2);
+	ir_attr_set_int(p->producer, "ceil_mode", 1);
+	m = op2(g, IR_OP_MATMUL, "mm", a, b);
+	t = op2(g, IR_OP_TRANSPOSE, "tr", c, NULL);
+	ir_attr_set_ints(t->producer, "perm", perm, 4);
+	r = op2(g, IR_OP_REDUCE_SUM, "rsum", t, ints(g, 1, ax));
+	ir_attr_set_int(r->producer, "keepdims", 0);
+	ins[0] = t;
+	ins[1] = ints(g, 1, &sl[0]);
+	s = ft_op(g, IR_OP_SLICE, "slice", 2, ins);
+	ir_node_add_input(s->producer, ints(g, 1, &sl[1]));
+	ir_node_add_input(s->producer, ints(g, 1, &sl[2]));
+	ir_node_add_input(s->producer, ints(g, 1, &sl[3]));
+	ft_ok(shape_infer(g) == 0, "window, matmul, transpose, reduce, slice "
+	      "infer: %s", g->err);
+	ft_ok(!strcmp(sh(g, c), "[1,8,8,8]"), "Conv stride 2 SAME_UPPER: %s",
+	      sh(g, c));
+	ft_ok(!strcmp(sh(g, p), "[1,8,4,4]"), "MaxPool 3x3/2 ceil: %s",
+	      sh(g, p));
+	ft_ok(!strcmp(sh(g, m), "[2,5,3,6]"), "MatMul batch broadcast: %s",
+	      sh(g, m));
+	ft_ok(!strcmp(sh(g, r), "[1,8,8]"), "ReduceSum keepdims=0: %s",
+	      sh(g, r));
+	ft_ok(!strcmp(sh(g, s), "[1,3,8,8]"),
+	      "Slice axis 1 from 1 to -1 step 2: %s", sh(g, s));
+	ir_graph_free(g);
+}
+
+int main(void)
+{
+	ft_plan(15);
+	test_broadcast();
+	test_symbolic();
+	test_reshape_static();
+	test_ops();
+	return ft_done();
+}
