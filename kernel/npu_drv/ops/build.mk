@@ -29,7 +29,7 @@ $(OPS_LIB): $(OPS_OBJS)
 
 # Unit tests: C programs printing TAP. Each links libnpuops.a, and libm
 # for the reference values only.
-OPS_TEST_NAMES	:= ops_conv_test
+OPS_TEST_NAMES	:= ops_conv_test ops_math_test ops_check_test
 OPS_TEST_BINS	:= $(addprefix $(BUILD)/bin/,$(OPS_TEST_NAMES))
 OPS_TEST_OBJS	:= $(call ops_objs,$(wildcard $(OPS_DIR)/tests/*.c))
 
@@ -41,5 +41,10 @@ $(BUILD)/bin/ops_%: $(BUILD)/obj/$(OPS_DIR)/tests/ops_%.o \
 	$(CC) $(LDFLAGS) -o $@ $^ -lm
 
 BINS		+= $(OPS_LIB) $(BUILD)/bin/ops_bench
+
+# `make bench-ops`: the GFLOP/s figures of Documentation/ops.rst.
+.PHONY: bench-ops
+bench-ops: $(BUILD)/bin/ops_bench
+	$(BUILD)/bin/ops_bench 3
 TESTS		+= $(OPS_TEST_BINS) $(OPS_DIR)/tests/ops_nolibm.sh
 SAN_TESTS	+= $(OPS_TEST_BINS)

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * ops_bench.c - GFLOP/s of MATMUL and CONV2D on resnet50-like and
+ * BERT-like shapes, single thread. Not a test (prints figures only):
+ *   build/bin/ops_bench [repeats]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include "ops_testlib.h"
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static double run_timed(const struct drm_npu_task *t, void **data, int reps)
+{
+	double t0, best = 1e30;
+	int i;
+
+	for (i = 0; i < reps; i++) {
+		t0 = now();
+		if (tl_run(t, data))
+			return -1;
+		t0 = now() - t0;
+		if (t0 < best)
+			best = t0;
+	}
+	return best;
+}
+
+static void bench_conv(const char *name, u32 c, u32 hw, u32 o, u32 k, u32 s,
+		       u32 groups, int reps)
+{
+	u32 pad = k / 2, oh = (hw + 2 * pad - k) / s + 1;
+	u32 xs[4] = { 1, c, hw, hw }, ws[4] = { o, c / groups, k, k };
+	u32 ys[4] = { 1, o, oh, oh }, bs[1] = { o };
+	size_t nx = (size_t)c * hw * hw, nw = (size_t)o * c / groups * k * k;
+	float *x = malloc(nx * 4), *w = malloc(nw * 4), *b = malloc(o * 4);
+	float *y = malloc((size_t)o * oh * oh * 4);
+	struct drm_npu_task t;
+	void *data[4] = { x, w, b, y };
+	double sec, flops = 2.0 * o * oh * oh * (c / groups) * k * k;
+
+	tl_fill(x, nx, -1, 1);
+	tl_fill(w, nw, -1, 1);
+	tl_fill(b, o, -1, 1);
+	tl_task(&t, DRM_NPU_OP_CONV2D, 4);
+	tl_opnd(&t.operands[0], 0, DRM_NPU_DTYPE_F32, 4, xs, NULL);
+	tl_opnd(&t.operands[1], 1, DRM_NPU_DTYPE_F32, 4, ws, NULL);
+	tl_opnd(&t.operands[2], 2, DRM_NPU_DTYPE_F32, 1, bs, NULL);
+	tl_opnd(&t.operands[3], 3, DRM_NPU_DTYPE_F32, 4, ys, NULL);
+	t.params.conv2d.flags = DRM_NPU_CONV_HAS_BIAS;
+	t.params.conv2d.groups = groups;
+	t.params.conv2d.stride_h = t.params.conv2d.stride_w = s;
+	t.params.conv2d.dilation_h = t.params.conv2d.dilation_w = 1;
+	t.params.conv2d.pad_top = t.params.conv2d.pad_left = pad;
+	t.params.conv2d.pad_bottom = t.params.conv2d.pad_right = pad;
+	t.params.conv2d.act.kind = DRM_NPU_ACT_RELU;
+	sec = run_timed(&t, data, reps);
+	printf("conv2d %-28s %8.3f ms %7.2f GFLOP/s\n", name, sec * 1e3,
+	       flops / sec * 1e-9);
+	free(x);
+	free(w);
+	free(b);
+	free(y);
+}
+
+static void bench_mm(const char *name, u32 m, u32 k, u32 n, int tb, int reps)
+{
+	u32 as[2] = { m, k }, bs[2] = { tb ? n : k, tb ? k : n }, ys[2] = { m, n };
+	float *a = malloc((size_t)m * k * 4), *b = malloc((size_t)k * n * 4);
+	float *y = malloc((size_t)m * n * 4);
+	struct drm_npu_task t;
+	void *data[3] = { a, b, y };
+	double sec;
+
+	tl_fill(a, (size_t)m * k, -1, 1);
+	tl_fill(b, (size_t)k * n, -1, 1);
+	tl_task(&t, DRM_NPU_OP_MATMUL, 3);
+	tl_opnd(&t.operands[0], 0, DRM_NPU_DTYPE_F32, 2, as, NULL);
+	tl_opnd(&t.operands[1], 1, DRM_NPU_DTYPE_F32, 2, bs, NULL);
+	tl_opnd(&t.operands[2], 2, DRM_NPU_DTYPE_F32, 2, ys, NULL);
+	t.params.matmul.alpha = tl_f2u(1.0f);
+	t.params.matmul.flags = tb ? DRM_NPU_MATMUL_TRANS_B : 0;
+	sec = run_timed(&t, data, reps);
+	printf("matmul %-28s %8.3f ms %7.2f GFLOP/s\n", name, sec * 1e3,
+	       2.0 * m * k * n / sec * 1e-9);
+	free(a);
+	free(b);
+	free(y);
+}
+
+int main(int argc, char **argv)
+{
+	int reps = argc > 1 ? atoi(argv[1]) : 3;
+
+	tl_seed(7);
+	bench_mm("128x768x768 (BERT qkv)", 128, 768, 768, 0, reps);
+	bench_mm("128x768x3072 (BERT ffn)", 128, 768, 3072, 0, reps);
+	bench_mm("128x768x768 transB", 128, 768, 768, 1, reps);
+	bench_mm("1x2048x1000 transB (fc)", 1, 2048, 1000, 1, reps);
+	bench_conv("7x7/2 3->64 @224", 3, 224, 64, 7, 2, 1, reps);
+	bench_conv("1x1 64->256 @56", 64, 56, 256, 1, 1, 1, reps);
+	bench_conv("3x3 64->64 @56", 64, 56, 64, 3, 1, 1, reps);
+	bench_conv("3x3 128->128 @28", 128, 28, 128, 3, 1, 1, reps);
+	bench_conv("3x3 256->256 @14", 256, 14, 256, 3, 1, 1, reps);
+	bench_conv("3x3 512->512 @7", 512, 7, 512, 3, 1, 1, reps);
+	bench_conv("1x1 2048->512 @7", 2048, 7, 512, 1, 1, 1, reps);
+	bench_conv("3x3 dw 96 @56", 96, 56, 96, 3, 1, 96, reps);
+	return 0;
+}
