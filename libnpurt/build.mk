@@ -117,3 +117,13 @@ install-npurt: $(RT_SO) $(RT_A) $(BUILD)/lib/libnpurt.pc $(RT_TOOLS)
 	install -m 644 $(RT_A) $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 $(BUILD)/lib/libnpurt.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
 	for t in $(RT_TOOLS); do install -m 755 $$t $(DESTDIR)$(PREFIX)/bin/; done
+
+# Test models, inputs and references as files (npu-run and example tests).
+$(call rt_objs,libnpurt/tests/mkmodels.c): CPPFLAGS += $(RT_CPPFLAGS) \
+	-Ilibnpurt/tests -Itools/npu-run
+$(BUILD)/tests/libnpurt/mkmodels: $(call rt_objs,libnpurt/tests/mkmodels.c) \
+	$(RT_TEST_COMMON) $(BUILD)/obj/tools/npu-run/npy.o $(RT_OM_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -lpthread -o $@
+
+BINS		+= $(BUILD)/tests/libnpurt/mkmodels

@@ -1,0 +1,814 @@
+// SPDX-License-Identifier: MIT
+/*
+ * npu-run - load a compiled model, run it, check and time it.
+ * Documentation/npu-run.rst. Uses only the public API (npurt.h).
+ *
+ * Exit status: 0 success, 1 a comparison failed, 2 usage or input error
+ * (including a model the device refuses), 3 a runtime or device error.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "npurt.h"
+#include "npy.h"
+#include "om.h"
+
+#define MAX_IO		256
+#define EXIT_COMPARE	1
+#define EXIT_USAGE	2
+#define EXIT_RUNTIME	3
+
+struct opts {
+	const char *model;
+	const char *inputs[MAX_IO];	/* NAME=FILE */
+	int num_inputs;
+	const char *input_dir;
+	const char *output_dir;
+	const char *compare_dir;
+	double rtol, atol;
+	long loop, warmup;
+	const char *json;
+	const char *profile;
+	const char *device;
+	const char *variant;
+	unsigned int seed;
+};
+
+struct io_buf {
+	npurt_tensor_desc d;
+	void *host;
+	npurt_mem *mem;
+};
+
+struct host_span {
+	const char *name;
+	uint64_t start, end;
+	long iter;
+};
+
+static struct {
+	struct host_span *v;
+	size_t n, cap;
+} spans;
+
+static struct {
+	npurt_task_record *v;
+	long *iter;
+	size_t n, cap;
+} trace;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void span(const char *name, uint64_t start, uint64_t end, long iter)
+{
+	if (spans.n == spans.cap) {
+		size_t n = spans.cap ? spans.cap * 2 : 256;
+		struct host_span *p = realloc(spans.v, n * sizeof(*p));
+
+		if (!p)
+			return;
+		spans.v = p;
+		spans.cap = n;
+	}
+	spans.v[spans.n++] = (struct host_span){ name, start, end, iter };
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: npu-run MODEL.om [options]\n"
+"  -i, --input NAME=FILE   input from a .npy file (or raw bytes otherwise)\n"
+"      --input-dir DIR     inputs from DIR/NAME.npy or DIR/input_K.npy\n"
+"                          (inputs not given are random, see --seed)\n"
+"  -o, --output-dir DIR    write outputs as DIR/NAME.npy and output_K.npy\n"
+"      --compare DIR       compare outputs with DIR/output_K.npy or NAME.npy\n"
+"      --rtol R --atol A   tolerances: |out - ref| <= atol + rtol * |ref|\n"
+"                          (defaults 1e-4 and 1e-5)\n"
+"      --loop N            timed iterations (default 1)\n"
+"      --warmup N          untimed iterations first (default 0)\n"
+"      --variant NAME|K    shape variant (default: from the input shapes)\n"
+"      --json FILE         write the summary as JSON\n"
+"      --profile FILE      write a Chrome trace (Perfetto) of device tasks\n"
+"                          per stream and the host API\n"
+"      --device SPEC       \"sim\", a device node, or auto (default)\n"
+"      --seed N            seed of random inputs (default 1)\n"
+"exit: 0 ok, 1 comparison failed, 2 usage/input error, 3 runtime error\n");
+}
+
+static int parse(int argc, char **argv, struct opts *o)
+{
+	static const struct option lo[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "input-dir", required_argument, NULL, 'I' },
+		{ "output-dir", required_argument, NULL, 'o' },
+		{ "compare", required_argument, NULL, 'c' },
+		{ "rtol", required_argument, NULL, 'r' },
+		{ "atol", required_argument, NULL, 'a' },
+		{ "loop", required_argument, NULL, 'l' },
+		{ "warmup", required_argument, NULL, 'w' },
+		{ "json", required_argument, NULL, 'j' },
+		{ "profile", required_argument, NULL, 'p' },
+		{ "device", required_argument, NULL, 'd' },
+		{ "variant", required_argument, NULL, 'v' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char *end;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->rtol = 1e-4;
+	o->atol = 1e-5;
+	o->loop = 1;
+	o->seed = 1;
+	while ((c = getopt_long(argc, argv, "i:o:h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			if (o->num_inputs == MAX_IO || !strchr(optarg, '=')) {
+				fprintf(stderr, "npu-run: -i wants NAME=FILE, "
+					"got \"%s\"\n", optarg);
+				return -1;
+			}
+			o->inputs[o->num_inputs++] = optarg;
+			break;
+		case 'I': o->input_dir = optarg; break;
+		case 'o': o->output_dir = optarg; break;
+		case 'c': o->compare_dir = optarg; break;
+		case 'j': o->json = optarg; break;
+		case 'p': o->profile = optarg; break;
+		case 'd': o->device = optarg; break;
+		case 'v': o->variant = optarg; break;
+		case 'r':
+		case 'a':
+			errno = 0;
+			*(c == 'r' ? &o->rtol : &o->atol) = strtod(optarg, &end);
+			if (errno || *end || *optarg == 0) {
+				fprintf(stderr, "npu-run: bad tolerance \"%s\"\n",
+					optarg);
+				return -1;
+			}
+			break;
+		case 'l':
+		case 'w':
+		case 's': {
+			long v = strtol(optarg, &end, 10);
+
+			if (*end || !*optarg || v < 0 || (c == 'l' && v < 1)) {
+				fprintf(stderr, "npu-run: bad count \"%s\"\n",
+					optarg);
+				return -1;
+			}
+			if (c == 'l')
+				o->loop = v;
+			else if (c == 'w')
+				o->warmup = v;
+			else
+				o->seed = (unsigned int)v;
+			break;
+		}
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			return -1;
+		}
+	}
+	if (optind != argc - 1) {
+		usage(stderr);
+		return -1;
+	}
+	o->model = argv[optind];
+	return 0;
+}
+
+static void shape_str(uint32_t rank, const uint64_t *dims, char *buf,
+		      size_t len)
+{
+	size_t used = (size_t)snprintf(buf, len, "[");
+
+	for (uint32_t k = 0; k < rank && used < len; k++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%llu",
+					 k ? "," : "",
+					 (unsigned long long)dims[k]);
+	if (used < len)
+		snprintf(buf + used, len - used, "]");
+}
+
+static int rt_error(const char *what)
+{
+	const npurt_error *e = npurt_last_error();
+
+	fprintf(stderr, "npu-run: %s: %s: %s\n", what,
+		npurt_status_str(e->code), e->reason);
+	if (e->action[0])
+		fprintf(stderr, "npu-run: hint: %s\n", e->action);
+	return e->code == NPURT_ERR_BAD_MODEL ||
+	       e->code == NPURT_ERR_INCOMPATIBLE ||
+	       e->code == NPURT_ERR_NOT_FOUND || e->code == NPURT_ERR_SHAPE ||
+	       e->code == NPURT_ERR_IO ? EXIT_USAGE : EXIT_RUNTIME;
+}
+
+/* The file for input @i (NULL: random), from -i or --input-dir. */
+static const char *input_file(const struct opts *o, uint32_t i,
+			      const char *name, char *buf, size_t len)
+{
+	struct stat st;
+	size_t nl = strlen(name);
+
+	for (int k = 0; k < o->num_inputs; k++)
+		if (!strncmp(o->inputs[k], name, nl) && o->inputs[k][nl] == '=')
+			return o->inputs[k] + nl + 1;
+	if (!o->input_dir)
+		return NULL;
+	snprintf(buf, len, "%s/%s.npy", o->input_dir, name);
+	if (!stat(buf, &st))
+		return buf;
+	snprintf(buf, len, "%s/input_%u.npy", o->input_dir, i);
+	if (!stat(buf, &st))
+		return buf;
+	return NULL;
+}
+
+static int has_suffix(const char *s, const char *suf)
+{
+	size_t a = strlen(s), b = strlen(suf);
+
+	return a >= b && !strcmp(s + a - b, suf);
+}
+
+static void fill_random(void *p, const npurt_tensor_desc *d, unsigned int *s)
+{
+	size_t n = d->size / om_dtype_size(d->dtype);
+
+	for (size_t i = 0; i < n; i++) {
+		*s = *s * 1664525u + 1013904223u;
+		switch (d->dtype) {
+		case NPURT_DTYPE_F32:
+			((float *)p)[i] = (float)((*s >> 8) & 0xffff) /
+					  32768.0f - 1.0f;
+			break;
+		case NPURT_DTYPE_I32:
+			((int32_t *)p)[i] = (int32_t)((*s >> 16) % 16);
+			break;
+		case NPURT_DTYPE_I64:
+			((int64_t *)p)[i] = (int64_t)((*s >> 16) % 16);
+			break;
+		case NPURT_DTYPE_BOOL:
+			((uint8_t *)p)[i] = (uint8_t)((*s >> 16) & 1);
+			break;
+		case NPURT_DTYPE_F16:	/* [-1, 1): sign, exp 14, mantissa */
+			((uint16_t *)p)[i] = (uint16_t)(((*s >> 31) << 15) |
+					     (14u << 10) | ((*s >> 8) & 0x3ff));
+			break;
+		default:
+			((uint8_t *)p)[i] = (uint8_t)(*s >> 24);
+		}
+	}
+}
+
+/*
+ * Loads the given .npy inputs first (their shapes pick the variant when
+ * none was named), then checks each against the selected variant.
+ */
+static int prepare_inputs(const struct opts *o, npurt_model *m,
+			  uint32_t nin, struct io_buf *in)
+{
+	struct npy_array arr[MAX_IO];
+	const uint64_t *shapes[MAX_IO];
+	const char *files[MAX_IO];
+	char paths[MAX_IO][512], err[256];
+	npurt_tensor_desc g;
+	int all_npy = nin > 0, ret = 0;
+	unsigned int seed = o->seed;
+
+	memset(arr, 0, sizeof(arr));
+	for (uint32_t i = 0; i < nin; i++) {
+		npurt_model_get_input(m, i, 1, &g);
+		files[i] = input_file(o, i, g.name, paths[i], sizeof(paths[i]));
+		if (files[i] && has_suffix(files[i], ".npy")) {
+			if (npy_read(files[i], &arr[i], err)) {
+				fprintf(stderr, "npu-run: input \"%s\": %s\n",
+					g.name, err);
+				ret = EXIT_USAGE;
+				goto out;
+			}
+			shapes[i] = arr[i].dims;
+		} else {
+			all_npy = 0;
+		}
+	}
+	if (o->variant) {
+		char *end;
+		long k = strtol(o->variant, &end, 10);
+		npurt_model_info info;
+		const char *vn;
+		uint32_t v;
+
+		npurt_model_get_info(m, &info);
+		for (v = 0; v < info.num_variants; v++)
+			if (!npurt_model_variant_name(m, v, &vn) &&
+			    !strcmp(vn, o->variant))
+				break;
+		if (v == info.num_variants && !*end && k >= 0)
+			v = (uint32_t)k;
+		if (npurt_model_select_variant(m, v)) {
+			ret = rt_error("--variant");
+			goto out;
+		}
+	} else if (all_npy && npurt_model_select_shapes(m, shapes)) {
+		ret = rt_error("selecting the variant of the input shapes");
+		for (uint32_t i = 0; i < nin; i++) {
+			char want[96], got[96];
+
+			npurt_model_get_input(m, i, 0, &g);
+			shape_str(g.rank, g.dims, want, sizeof(want));
+			shape_str(arr[i].rank, arr[i].dims, got, sizeof(got));
+			fprintf(stderr, "npu-run: input \"%s\" (%s): file has "
+				"%s %s; the model expects %s %s\n", g.name,
+				files[i], om_dtype_name(arr[i].dtype), got,
+				om_dtype_name(g.dtype), want);
+		}
+		goto out;
+	}
+	for (uint32_t i = 0; i < nin; i++) {
+		char want[96], got[96];
+
+		npurt_model_get_input(m, i, 0, &in[i].d);
+		shape_str(in[i].d.rank, in[i].d.dims, want, sizeof(want));
+		in[i].host = calloc(1, in[i].d.size ? in[i].d.size : 1);
+		if (!in[i].host) {
+			ret = EXIT_RUNTIME;
+			goto out;
+		}
+		if (!files[i]) {
+			fill_random(in[i].host, &in[i].d, &seed);
+			continue;
+		}
+		if (arr[i].data) {
+			shape_str(arr[i].rank, arr[i].dims, got, sizeof(got));
+			if (arr[i].dtype != (uint32_t)in[i].d.dtype ||
+			    arr[i].rank != in[i].d.rank ||
+			    memcmp(arr[i].dims, in[i].d.dims,
+				   in[i].d.rank * sizeof(uint64_t))) {
+				fprintf(stderr, "npu-run: input \"%s\" (%s): "
+					"file has %s %s; the model expects "
+					"%s %s\n", in[i].d.name, files[i],
+					om_dtype_name(arr[i].dtype), got,
+					om_dtype_name(in[i].d.dtype), want);
+				ret = EXIT_USAGE;
+				goto out;
+			}
+			memcpy(in[i].host, arr[i].data, in[i].d.size);
+		} else {
+			FILE *f = fopen(files[i], "rb");
+			size_t n = f ? fread(in[i].host, 1, in[i].d.size, f) : 0;
+			int extra = f ? fgetc(f) != EOF : 0;
+
+			if (f)
+				fclose(f);
+			if (!f || n != in[i].d.size || extra) {
+				fprintf(stderr, "npu-run: input \"%s\": raw file "
+					"%s %s; expected exactly %zu bytes "
+					"(%s %s)\n", in[i].d.name, files[i],
+					f ? "has another size" :
+					    "cannot be read",
+					in[i].d.size,
+					om_dtype_name(in[i].d.dtype), want);
+				ret = EXIT_USAGE;
+				goto out;
+			}
+		}
+	}
+out:
+	for (uint32_t i = 0; i < nin; i++)
+		npy_free(&arr[i]);
+	return ret;
+}
+
+static double to_double(const void *p, uint32_t dtype, size_t i)
+{
+	switch (dtype) {
+	case NPURT_DTYPE_F32: return ((const float *)p)[i];
+	case NPURT_DTYPE_I8: return ((const int8_t *)p)[i];
+	case NPURT_DTYPE_U8: return ((const uint8_t *)p)[i];
+	case NPURT_DTYPE_BOOL: return ((const uint8_t *)p)[i];
+	case NPURT_DTYPE_I32: return ((const int32_t *)p)[i];
+	case NPURT_DTYPE_I64: return (double)((const int64_t *)p)[i];
+	case NPURT_DTYPE_F16: {
+		uint16_t h = ((const uint16_t *)p)[i];
+		int e = (h >> 10) & 0x1f;
+		double m = h & 0x3ff, v;
+
+		if (e == 0)
+			v = ldexp(m, -24);
+		else if (e == 31)
+			v = m ? NAN : INFINITY;
+		else
+			v = ldexp(m + 1024, e - 25);
+		return h & 0x8000 ? -v : v;
+	}
+	default: return 0;
+	}
+}
+
+struct cmp_result {
+	double max_abs, max_rel;
+	size_t bad, n;
+	int ok;
+};
+
+static int compare_output(const struct opts *o, uint32_t k,
+			  const struct io_buf *out, struct cmp_result *r)
+{
+	char path[512], err[256], want[96], got[96];
+	struct npy_array ref;
+	struct stat st;
+
+	memset(r, 0, sizeof(*r));
+	snprintf(path, sizeof(path), "%s/output_%u.npy", o->compare_dir, k);
+	if (stat(path, &st))
+		snprintf(path, sizeof(path), "%s/%s.npy", o->compare_dir,
+			 out->d.name);
+	if (npy_read(path, &ref, err)) {
+		fprintf(stderr, "npu-run: output \"%s\": no reference: %s\n",
+			out->d.name, err);
+		return EXIT_USAGE;
+	}
+	shape_str(out->d.rank, out->d.dims, want, sizeof(want));
+	shape_str(ref.rank, ref.dims, got, sizeof(got));
+	if (ref.rank != out->d.rank ||
+	    memcmp(ref.dims, out->d.dims, ref.rank * sizeof(uint64_t))) {
+		fprintf(stderr, "npu-run: output \"%s\": reference %s has shape "
+			"%s; the model produces %s %s\n", out->d.name, path, got,
+			om_dtype_name(out->d.dtype), want);
+		npy_free(&ref);
+		return EXIT_USAGE;
+	}
+	r->n = out->d.size / om_dtype_size(out->d.dtype);
+	for (size_t i = 0; i < r->n; i++) {
+		double a = to_double(out->host, out->d.dtype, i);
+		double b = to_double(ref.data, ref.dtype, i);
+		double d = fabs(a - b);
+
+		if (d > r->max_abs || d != d)
+			r->max_abs = d;
+		if (b != 0 && d / fabs(b) > r->max_rel)
+			r->max_rel = d / fabs(b);
+		if (!(d <= o->atol + o->rtol * fabs(b)) &&
+		    !(isnan(a) && isnan(b)))
+			r->bad++;
+	}
+	r->ok = r->bad == 0;
+	npy_free(&ref);
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double pct(const uint64_t *v, size_t n, double p)
+{
+	size_t i;
+
+	if (!n)
+		return 0;
+	i = (size_t)ceil(p / 100.0 * (double)n);
+	return (double)v[i ? i - 1 : 0] / 1e6;
+}
+
+static void write_trace(const char *path, const char *model,
+			uint64_t origin)
+{
+	FILE *f = fopen(path, "w");
+	int first = 1;
+
+	if (!f) {
+		fprintf(stderr, "npu-run: cannot write %s: %s\n", path,
+			strerror(errno));
+		return;
+	}
+	fprintf(f, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
+	fprintf(f, "{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\","
+		"\"args\":{\"name\":\"NPU: %s\"}},\n", model);
+	fprintf(f, "{\"ph\":\"M\",\"pid\":2,\"name\":\"process_name\","
+		"\"args\":{\"name\":\"host API\"}},\n");
+	fprintf(f, "{\"ph\":\"M\",\"pid\":2,\"tid\":0,\"name\":\"thread_name\","
+		"\"args\":{\"name\":\"npu-run\"}}");
+	for (size_t i = 0; i < trace.n; i++) {
+		const npurt_task_record *r = &trace.v[i];
+		int named = 0;
+
+		for (size_t j = 0; j < i && !named; j++)
+			named = trace.v[j].model_stream == r->model_stream;
+		if (!named)
+			fprintf(f, ",\n{\"ph\":\"M\",\"pid\":1,\"tid\":%u,"
+				"\"name\":\"thread_name\",\"args\":{\"name\":"
+				"\"stream %u (hw queue %u)\"}}",
+				r->model_stream, r->model_stream, r->hw_queue);
+	}
+	for (size_t i = 0; i < trace.n; i++) {
+		const npurt_task_record *r = &trace.v[i];
+
+		fprintf(f, ",\n{\"ph\":\"X\",\"pid\":1,\"tid\":%u,\"name\":"
+			"\"%s\",\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"task\":%u,"
+			"\"node\":\"%s\",\"core\":%u,\"status\":%u,"
+			"\"iteration\":%ld}}", r->model_stream, r->op,
+			(double)(r->start_ns - origin) / 1e3,
+			(double)(r->end_ns - r->start_ns) / 1e3, r->task,
+			r->node, r->core, r->status, trace.iter[i]);
+	}
+	for (size_t i = 0; i < spans.n; i++)
+		fprintf(f, ",\n{\"ph\":\"X\",\"pid\":2,\"tid\":0,\"name\":"
+			"\"%s\",\"ts\":%.3f,\"dur\":%.3f,\"args\":"
+			"{\"iteration\":%ld}}", spans.v[i].name,
+			(double)(spans.v[i].start - origin) / 1e3,
+			(double)(spans.v[i].end - spans.v[i].start) / 1e3,
+			spans.v[i].iter);
+	(void)first;
+	fprintf(f, "\n]}\n");
+	fclose(f);
+}
+
+static void collect_profile(npurt_model *m, long iter)
+{
+	npurt_task_record tmp[4096];
+	uint32_t n = 0;
+
+	if (npurt_model_get_profile(m, tmp, 4096, &n))
+		return;
+	if (n > 4096)
+		n = 4096;
+	if (trace.n + n > trace.cap) {
+		size_t cap = (trace.cap + n) * 2;
+		npurt_task_record *v = realloc(trace.v, cap * sizeof(*v));
+		long *it = v ? realloc(trace.iter, cap * sizeof(*it)) : NULL;
+
+		if (v)
+			trace.v = v;
+		if (!it)
+			return;
+		trace.iter = it;
+		trace.cap = cap;
+	}
+	memcpy(trace.v + trace.n, tmp, n * sizeof(*tmp));
+	for (uint32_t i = 0; i < n; i++)
+		trace.iter[trace.n + i] = iter;
+	trace.n += n;
+}
+
+int main(int argc, char **argv)
+{
+	struct io_buf in[MAX_IO], out[MAX_IO];
+	struct cmp_result cmp[MAX_IO];
+	npurt_io bin[MAX_IO], bout[MAX_IO];
+	npurt_model_info info;
+	npurt_mem_stats ms;
+	npurt_device_info di;
+	npurt_device *dev = NULL;
+	npurt_context *ctx = NULL;
+	npurt_model *m = NULL;
+	struct opts o;
+	uint64_t *lat, h2d = 0, d2h = 0, first = 0, t_load, origin, busy = 0;
+	double tput;
+	long total, steady = 0;
+	int ret = 0, compare_failed = 0;
+	const char *vname = "";
+
+	if (parse(argc, argv, &o))
+		return EXIT_USAGE;
+	memset(in, 0, sizeof(in));
+	memset(out, 0, sizeof(out));
+	origin = now_ns();
+	if (npurt_init(0) || npurt_device_open_spec(o.device, &dev) ||
+	    npurt_context_create(dev, 0, &ctx))
+		return rt_error("opening the device");
+	npurt_device_get_info(dev, &di);
+	{
+		uint64_t t0 = now_ns();
+
+		if (npurt_model_load_file(ctx, o.model, &m)) {
+			ret = rt_error("loading the model");
+			goto done;
+		}
+		t_load = now_ns() - t0;
+		span("load", t0, t0 + t_load, -1);
+	}
+	npurt_model_get_info(m, &info);
+	if (info.num_inputs > MAX_IO || info.num_outputs > MAX_IO) {
+		fprintf(stderr, "npu-run: more than %d inputs or outputs\n",
+			MAX_IO);
+		ret = EXIT_USAGE;
+		goto done;
+	}
+	ret = prepare_inputs(&o, m, info.num_inputs, in);
+	if (ret)
+		goto done;
+	npurt_model_get_info(m, &info);
+	npurt_model_variant_name(m, info.current_variant, &vname);
+	for (uint32_t i = 0; i < info.num_inputs; i++) {
+		if (npurt_mem_alloc(ctx, in[i].d.size ? in[i].d.size : 1,
+				    &in[i].mem)) {
+			ret = rt_error("allocating input memory");
+			goto done;
+		}
+		bin[i] = (npurt_io){ in[i].mem, NULL, 0, in[i].d.size };
+	}
+	for (uint32_t j = 0; j < info.num_outputs; j++) {
+		npurt_model_get_output(m, j, 0, &out[j].d);
+		out[j].host = calloc(1, out[j].d.size ? out[j].d.size : 1);
+		if (!out[j].host || npurt_mem_alloc(ctx, out[j].d.size ?
+						    out[j].d.size : 1,
+						    &out[j].mem)) {
+			ret = rt_error("allocating output memory");
+			goto done;
+		}
+		bout[j] = (npurt_io){ out[j].mem, NULL, 0, out[j].d.size };
+	}
+	if (o.profile && npurt_model_set_profiling(m, 1)) {
+		ret = rt_error("enabling profiling");
+		goto done;
+	}
+
+	total = o.warmup + o.loop;
+	lat = calloc((size_t)total, sizeof(*lat));
+	for (long it = 0; it < total && lat; it++) {
+		uint64_t t0 = now_ns(), t1, t2, t3;
+
+		for (uint32_t i = 0; i < info.num_inputs; i++)
+			if (npurt_memcpy_h2d(in[i].mem, 0, in[i].host,
+					     in[i].d.size)) {
+				ret = rt_error("copying an input");
+				goto done;
+			}
+		t1 = now_ns();
+		if (npurt_model_execute(m, bin, info.num_inputs, bout,
+					info.num_outputs)) {
+			ret = rt_error("executing the model");
+			goto done;
+		}
+		t2 = now_ns();
+		for (uint32_t j = 0; j < info.num_outputs; j++)
+			if (npurt_memcpy_d2h(out[j].host, out[j].mem, 0,
+					     out[j].d.size)) {
+				ret = rt_error("copying an output");
+				goto done;
+			}
+		t3 = now_ns();
+		span("h2d", t0, t1, it);
+		span("execute", t1, t2, it);
+		span("d2h", t2, t3, it);
+		if (o.profile)
+			collect_profile(m, it);
+		if (it == 0)
+			first = t3 - t0;
+		if (it >= o.warmup) {
+			lat[steady++] = t3 - t0;
+			busy += t3 - t0;
+			h2d += t1 - t0;
+			d2h += t3 - t2;
+		}
+	}
+	tput = busy ? (double)steady * 1e9 / (double)busy : 0.0;
+
+	if (o.output_dir) {
+		char path[512], err[256];
+
+		mkdir(o.output_dir, 0755);
+		for (uint32_t j = 0; j < info.num_outputs; j++) {
+			int r1, r2;
+
+			snprintf(path, sizeof(path), "%s/%s.npy", o.output_dir,
+				 out[j].d.name);
+			r1 = npy_write(path, out[j].d.dtype, out[j].d.rank,
+				       out[j].d.dims, out[j].host, err);
+			snprintf(path, sizeof(path), "%s/output_%u.npy",
+				 o.output_dir, j);
+			r2 = r1 ? r1 : npy_write(path, out[j].d.dtype,
+						 out[j].d.rank, out[j].d.dims,
+						 out[j].host, err);
+			if (r1 || r2) {
+				fprintf(stderr, "npu-run: %s\n", err);
+				ret = EXIT_USAGE;
+				goto done;
+			}
+		}
+	}
+	if (o.compare_dir) {
+		for (uint32_t j = 0; j < info.num_outputs; j++) {
+			ret = compare_output(&o, j, &out[j], &cmp[j]);
+			if (ret)
+				goto done;
+			compare_failed |= !cmp[j].ok;
+		}
+	}
+	npurt_mem_get_stats(ctx, &ms);
+	qsort(lat, (size_t)steady, sizeof(*lat), cmp_u64);
+
+	printf("model        %s (%s), variant %s, %u stream(s)\n", o.model,
+	       info.name, vname, info.num_streams);
+	printf("device       %s (0x%x, %u cores)\n", di.name, di.model,
+	       di.num_cores);
+	printf("load         %.3f ms\n", (double)t_load / 1e6);
+	printf("first        %.3f ms\n", (double)first / 1e6);
+	printf("latency      p50 %.3f  p90 %.3f  p99 %.3f ms (%ld runs, "
+	       "%ld warmup)\n", pct(lat, (size_t)steady, 50),
+	       pct(lat, (size_t)steady, 90), pct(lat, (size_t)steady, 99),
+	       steady, o.warmup);
+	printf("throughput   %.1f inferences/s\n", tput);
+	printf("h2d / d2h    %.3f / %.3f ms per run\n",
+	       steady ? (double)h2d / 1e6 / (double)steady : 0.0,
+	       steady ? (double)d2h / 1e6 / (double)steady : 0.0);
+	printf("memory       model %.1f KiB, device peak %.1f KiB, cached "
+	       "%.1f KiB\n", (double)ms.model_bytes / 1024,
+	       (double)ms.device_peak_used / 1024,
+	       (double)ms.reserved_bytes_current / 1024);
+	for (uint32_t j = 0; o.compare_dir && j < info.num_outputs; j++)
+		printf("compare      %s: %s (max abs %.3g, max rel %.3g, "
+		       "%zu of %zu outside tolerance)\n", out[j].d.name,
+		       cmp[j].ok ? "OK" : "FAILED", cmp[j].max_abs,
+		       cmp[j].max_rel, cmp[j].bad, cmp[j].n);
+
+	if (o.json) {
+		FILE *f = fopen(o.json, "w");
+
+		if (!f) {
+			fprintf(stderr, "npu-run: cannot write %s\n", o.json);
+			ret = EXIT_USAGE;
+			goto done;
+		}
+		fprintf(f, "{\n  \"model\": \"%s\",\n  \"name\": \"%s\",\n"
+			"  \"variant\": \"%s\",\n  \"streams\": %u,\n"
+			"  \"device\": \"%s\",\n  \"load_ms\": %.6f,\n"
+			"  \"first_ms\": %.6f,\n  \"runs\": %ld,\n"
+			"  \"warmup\": %ld,\n  \"p50_ms\": %.6f,\n"
+			"  \"p90_ms\": %.6f,\n  \"p99_ms\": %.6f,\n"
+			"  \"throughput_per_s\": %.3f,\n  \"h2d_ms\": %.6f,\n"
+			"  \"d2h_ms\": %.6f,\n  \"model_bytes\": %llu,\n"
+			"  \"device_peak_bytes\": %llu,\n"
+			"  \"reserved_bytes\": %llu,\n  \"compare\": ",
+			o.model, info.name, vname, info.num_streams, di.name,
+			(double)t_load / 1e6, (double)first / 1e6, steady,
+			o.warmup, pct(lat, (size_t)steady, 50),
+			pct(lat, (size_t)steady, 90),
+			pct(lat, (size_t)steady, 99),
+			tput,
+			steady ? (double)h2d / 1e6 / (double)steady : 0.0,
+			steady ? (double)d2h / 1e6 / (double)steady : 0.0,
+			(unsigned long long)ms.model_bytes,
+			(unsigned long long)ms.device_peak_used,
+			(unsigned long long)ms.reserved_bytes_current);
+		if (!o.compare_dir) {
+			fprintf(f, "null\n}\n");
+		} else {
+			fprintf(f, "{\"ok\": %s, \"outputs\": [",
+				compare_failed ? "false" : "true");
+			for (uint32_t j = 0; j < info.num_outputs; j++)
+				fprintf(f, "%s{\"name\": \"%s\", \"ok\": %s, "
+					"\"max_abs\": %.9g, \"max_rel\": %.9g, "
+					"\"mismatches\": %zu}", j ? ", " : "",
+					out[j].d.name,
+					cmp[j].ok ? "true" : "false",
+					cmp[j].max_abs, cmp[j].max_rel,
+					cmp[j].bad);
+			fprintf(f, "]}\n}\n");
+		}
+		fclose(f);
+	}
+	if (o.profile)
+		write_trace(o.profile, info.name, origin);
+	free(lat);
+	ret = compare_failed ? EXIT_COMPARE : 0;
+done:
+	for (uint32_t i = 0; i < MAX_IO; i++) {
+		free(in[i].host);
+		free(out[i].host);
+		npurt_mem_free(in[i].mem);
+		npurt_mem_free(out[i].mem);
+	}
+	npurt_model_unload(m);
+	npurt_context_destroy(ctx);
+	npurt_device_close(dev);
+	npurt_finalize();
+	free(spans.v);
+	free(trace.v);
+	free(trace.iter);
+	return ret;
+}
