@@ -1,0 +1,12 @@
+# SPDX-License-Identifier: MIT
+# [rt] npu-om: inspect a compiled model file (the .om library only).
+
+NPUOM_OBJS	:= $(BUILD)/obj/tools/npu-om/npu_om.o
+$(NPUOM_OBJS): CPPFLAGS += -Ilibnpurt/om $(UAPI_CFLAGS)
+
+$(BUILD)/bin/npu-om: $(NPUOM_OBJS) $(BUILD)/lib/libnpuom.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -lpthread -o $@
+
+BINS		+= $(BUILD)/bin/npu-om
+TESTS		+= tools/npu-om/test_npu_om.sh
