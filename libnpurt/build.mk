@@ -115,7 +115,8 @@ install-npurt: $(RT_SO) $(RT_A) $(BUILD)/lib/libnpurt.pc $(RT_TOOLS)
 	ln -sf libnpurt.so.$(RT_VERSION) $(DESTDIR)$(PREFIX)/lib/$(RT_SONAME)
 	ln -sf $(RT_SONAME) $(DESTDIR)$(PREFIX)/lib/libnpurt.so
 	install -m 644 $(RT_A) $(DESTDIR)$(PREFIX)/lib/
-	install -m 644 $(BUILD)/lib/libnpurt.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(RT_VERSION)|' \
+		libnpurt/libnpurt.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/libnpurt.pc
 	for t in $(RT_TOOLS); do install -m 755 $$t $(DESTDIR)$(PREFIX)/bin/; done
 
 # Test models, inputs and references as files (npu-run and example tests).
