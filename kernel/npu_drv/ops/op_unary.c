@@ -52,8 +52,9 @@ float npu_act1(const struct npu_act *a, float x)
 	case DRM_NPU_ACT_RECIPROCAL:
 		return 1.0f / x;
 	case DRM_NPU_ACT_GELU_TANH:
+		/* 0.5 x (1 + tanh t) = x sigmoid(2t), without cancellation */
 		t = NPU_SQRT_2_PI * (xd + 0.044715 * xd * xd * xd);
-		return (float)(0.5 * xd * (1.0 + npu_tanh_d(t)));
+		return (float)(xd / (1.0 + npu_exp_d(-2.0 * t)));
 	case DRM_NPU_ACT_SILU:
 		return (float)(xd / (1.0 + npu_exp_d(-xd)));
 	case DRM_NPU_ACT_ELU:
