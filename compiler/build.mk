@@ -72,7 +72,7 @@ $(FE_FUZZ): compiler/tests/fuzz_onnx.c $(FE_SRCS) $(FE_PB_C) $(FE_PB_H)
 	@mkdir -p $(dir $@)
 	clang $(CSTD) -g -O1 -fsanitize=fuzzer,address,undefined \
 		$(FE_CPPFLAGS) compiler/tests/fuzz_onnx.c \
-		$(filter compiler/ir/%.c compiler/onnx/%.c,$(FE_SRCS)) \
+		$(filter compiler/ir/%.c compiler/onnx/%.c compiler/shape/%.c,$(FE_SRCS)) \
 		$(FE_PB_C) $(PROTOBUF_C_LIBS) -o $@
 
 .PHONY: fuzz-onnx

@@ -132,19 +132,25 @@ static bool place(struct bb *s, uint32_t b, int64_t o)
 		s->floor[x] = top;
 		s->total[x] -= c->fp[b];
 	}
-	/* A section's floor is at least its lowest unplaced minimum offset. */
+	/*
+	 * A section's floor is at least its lowest unplaced minimum offset.
+	 * Most sections keep a member at or below the floor: stop at it.
+	 */
 	for (size_t i = 0; i < s->naffected; i++) {
 		uint32_t x = s->affected[i];
-		int64_t m = INT64_MAX;
+		int64_t m = INT64_MAX, f = s->floor[x];
 
 		for (uint32_t k = c->mem_at[x]; k < c->mem_at[x + 1]; k++) {
 			uint32_t y = c->mem[k];
 
-			if (s->off[y] < 0 && s->minoff[y] < m)
-				m = s->minoff[y];
+			if (s->off[y] >= 0 || s->minoff[y] >= m)
+				continue;
+			m = s->minoff[y];
+			if (m <= f)
+				break;
 		}
-		if (m != INT64_MAX && s->floor[x] < m) {
-			log_push(&s->flog, x, s->floor[x]);
+		if (m != INT64_MAX && f < m) {
+			log_push(&s->flog, x, f);
 			s->floor[x] = m;
 		}
 	}
