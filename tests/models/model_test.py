@@ -27,24 +27,17 @@ MIN_STREAMS = {"two_branch_cnn": 2}
 
 
 def report_streams(report):
-    """Number of streams from an npuc --report-json document, or None."""
+    """Streams of the first (or only) shape variant in an npuc
+    --report-json document (Documentation/npuc.rst), or None."""
     if not isinstance(report, dict):
         return None
-    for key in ("streams", "num_streams", "stream_count"):
-        v = report.get(key)
-        if isinstance(v, int):
-            return v
-        if isinstance(v, list):
-            return len(v)
-        if isinstance(v, dict):
-            for k in ("count", "num", "used"):
-                if isinstance(v.get(k), int):
-                    return v[k]
-    for v in report.values():
-        n = report_streams(v) if isinstance(v, dict) else None
-        if n is not None:
-            return n
-    return None
+    variants = report.get("variants")
+    if isinstance(variants, list) and variants and \
+            isinstance(variants[0], dict):
+        n = variants[0].get("streams")
+        return n if isinstance(n, int) else None
+    n = report.get("streams")
+    return n if isinstance(n, int) else None
 
 
 def main():
