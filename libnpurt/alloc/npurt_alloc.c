@@ -235,10 +235,9 @@ static void process_events(struct npurt_alloc *a, uint32_t budget)
 
 		next = b->lnext;
 		for (i = 0; i < b->nevents; i++)
-			if (!a->be.event_query ||
-			    a->be.event_query(a->be.ctx, b->events[i]) > 0)
+			if (a->be.event_query(a->be.ctx, b->events[i]) > 0)
 				done++;
-		if (done < b->nevents) {
+		if (!b->events || done < b->nevents) {
 			if (budget && ++running >= budget)
 				break;
 			continue;
@@ -246,6 +245,8 @@ static void process_events(struct npurt_alloc *a, uint32_t budget)
 		list_del(&a->pending, b);
 		for (i = 0; i < b->nevents; i++)
 			release_event(a, b->events[i]);
+		free(b->events);
+		b->events = NULL;
 		b->nevents = 0;
 		b->pending = false;
 		stat_add(a->active, b->seg->pool, -1);
@@ -568,25 +569,23 @@ void npurt_alloc_free(struct npurt_alloc *a, struct npurt_block *pub)
 	if (b->pub.size > a->cfg.max_split_size)
 		stat_add(&a->oversize_allocations, -1, -1);
 	if (b->nstreams) {
-		/* used on other streams: active until their work is done */
-		b->events = calloc(b->nstreams, sizeof(*b->events));
+		/*
+		 * Used on other streams: active until their work is done, i.e.
+		 * until events recorded on them now complete; without events
+		 * (or without memory for them) until the next synchronize.
+		 */
+		b->events = a->be.event_record ?
+			calloc(b->nstreams, sizeof(*b->events)) : NULL;
 		b->nevents = 0;
 		for (i = 0; b->events && i < b->nstreams; i++)
-			if (a->be.event_record)
-				b->events[b->nevents++] = a->be.event_record(
-					a->be.ctx, b->streams[i]);
+			b->events[b->nevents++] = a->be.event_record(
+				a->be.ctx, b->streams[i]);
 		free(b->streams);
 		b->streams = NULL;
 		b->nstreams = 0;
-		if (b->events && a->be.event_record) {
-			b->pending = true;
-			list_add(&a->pending, b);
-			return;
-		}
-		/* no events to wait on: the next synchronize orders it */
-		free(b->events);
-		b->events = NULL;
-		b->nevents = 0;
+		b->pending = true;
+		list_add(&a->pending, b);
+		return;
 	}
 	stat_add(a->active, pool, -1);
 	stat_add(a->active_bytes, pool, -(int64_t)b->pub.size);

@@ -161,6 +161,32 @@ static void test_streams(void)
 	npurt_alloc_free(e.a, d1);
 	npurt_alloc_free(e.a, b1);
 	env_fini(&e);
+
+	/* a backend without events: cross-stream frees wait for synchronize */
+	{
+		struct npu_pool_params p = { .size = 64 * MiB, .granule = 512 };
+
+		e.pool = npu_pool_create_params(&p);
+		npurt_pool_backend_init(&e.pb, e.pool, &e.be);
+		e.be.event_record = NULL;
+		e.be.event_query = NULL;
+		e.a = npurt_alloc_create(&e.be, NULL);
+	}
+	npurt_alloc_malloc(e.a, 4096, 1, &a1);
+	npurt_alloc_record_stream(e.a, a1, 2);
+	off = a1->offset;
+	npurt_alloc_free(e.a, a1);
+	npurt_alloc_malloc(e.a, 4096, 1, &b1);
+	{
+		int held = b1->offset != off &&
+			   st(&e, "active_bytes.all.current") == 8192;
+
+		npurt_alloc_free(e.a, b1);
+		npurt_alloc_synchronize(e.a);
+		ok(held && st(&e, "active_bytes.all.current") == 0,
+		   "without events, a block used on another stream waits for synchronize");
+	}
+	env_fini(&e);
 }
 
 static void test_retry_chain(void)
@@ -342,7 +368,7 @@ static void test_random(void)
 
 int main(void)
 {
-	printf("1..25\n");
+	printf("1..26\n");
 	test_rounding_and_pools();
 	test_streams();
 	test_retry_chain();
