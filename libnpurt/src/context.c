@@ -179,7 +179,7 @@ NPURT_API npurt_status npurt_context_synchronize(npurt_context *ctx)
 	pthread_mutex_lock(&ctx->lock);
 	n = ctx->num_streams;
 	list = malloc((n + 1) * sizeof(*list));
-	if (list)
+	if (list && n)
 		memcpy(list, ctx->streams, n * sizeof(*list));
 	pthread_mutex_unlock(&ctx->lock);
 	if (!list)
@@ -217,6 +217,7 @@ NPURT_API npurt_status npurt_context_destroy(npurt_context *ctx)
 	free(ctx->segs);
 	free(ctx->streams);
 	free(ctx->models);
+	free(ctx->live);
 	npu_dev_close(ctx->nd);
 	pthread_mutex_destroy(&ctx->lock);
 	free(ctx);

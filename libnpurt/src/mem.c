@@ -83,22 +83,24 @@ struct be_event {
 	uint64_t value;
 };
 
-/* A point on the stream's timeline: everything submitted so far. */
+/*
+ * A point on the stream's timeline: everything submitted so far. Called
+ * with the context lock held. A stream that is gone was synchronised when
+ * it was destroyed: its point is complete (sem 0).
+ */
 static uint64_t be_event_record(void *arg, uint64_t stream)
 {
-	npurt_stream *s = (npurt_stream *)(uintptr_t)stream;
-	struct be_event *e;
+	npurt_stream *s = rt_stream_by_id(arg, stream);
+	struct be_event *e = calloc(1, sizeof(*e));
 
-	(void)arg;
-	if (!s)
-		return 0;
-	e = malloc(sizeof(*e));
 	if (!e)
 		return 0;
-	pthread_mutex_lock(&s->lock);
-	e->sem = s->sem;
-	e->value = s->seq;
-	pthread_mutex_unlock(&s->lock);
+	if (s) {
+		pthread_mutex_lock(&s->lock);
+		e->sem = s->sem;
+		e->value = s->seq;
+		pthread_mutex_unlock(&s->lock);
+	}
 	return (uint64_t)(uintptr_t)e;
 }
 
@@ -108,6 +110,8 @@ static int be_event_query(void *arg, uint64_t event)
 	struct be_event *e = (struct be_event *)(uintptr_t)event;
 	struct drm_npu_sem_query q;
 
+	if (!e->sem)
+		return 1;
 	memset(&q, 0, sizeof(q));
 	q.handle = e->sem;
 	if (npu_dev_ioctl(ctx->nd, DRM_IOCTL_NPU_SEM_QUERY, &q))
@@ -443,7 +447,7 @@ static npurt_status host_op(npurt_stream *s, void *dst, const void *src,
 	op->fill = -1;
 	pthread_mutex_lock(&s->ctx->lock);
 	npurt_alloc_record_stream(s->ctx->alloc, m->block,
-				  (uint64_t)(uintptr_t)s);
+				  s->id);
 	pthread_mutex_unlock(&s->ctx->lock);
 	pthread_mutex_lock(&s->lock);
 	st = rt_stream_host_op_locked(s, op);
@@ -549,9 +553,9 @@ static npurt_status d2d_submit(npurt_stream *s, npurt_mem *dst, size_t doff,
 	j.take_event_waits = true;
 	pthread_mutex_lock(&s->ctx->lock);
 	npurt_alloc_record_stream(s->ctx->alloc, src->block,
-				  (uint64_t)(uintptr_t)s);
+				  s->id);
 	npurt_alloc_record_stream(s->ctx->alloc, dst->block,
-				  (uint64_t)(uintptr_t)s);
+				  s->id);
 	pthread_mutex_unlock(&s->ctx->lock);
 	pthread_mutex_lock(&s->lock);
 	st = rt_stream_submit_locked(s, &j, NULL);

@@ -328,7 +328,7 @@ static npurt_status execute(npurt_model *m, const npurt_io *in, uint32_t nin,
 		if (io->mem)
 			npurt_alloc_record_stream(m->ctx->alloc,
 						  io->mem->block,
-						  (uint64_t)(uintptr_t)s);
+						  s->id);
 	}
 	pthread_mutex_unlock(&m->ctx->lock);
 	pthread_mutex_lock(&s->lock);

@@ -66,6 +66,11 @@ struct npurt_context {
 	uint32_t num_streams, cap_streams;
 	npurt_model **models;
 	uint32_t num_models, cap_models;
+	/* Live streams by id: the allocator names streams by id, and may
+	 * ask about one after it is gone. */
+	npurt_stream **live;
+	uint32_t num_live, cap_live;
+	uint64_t next_stream_id;
 	uint64_t model_bytes;
 	uint64_t num_allocs, num_frees;
 };
@@ -110,6 +115,7 @@ struct rt_host_op {
 
 struct npurt_stream {
 	npurt_context *ctx;
+	uint64_t id;			/* allocator stream id, never 0 */
 	uint32_t queue, hw_queue;
 	uint32_t sem;			/* the stream's timeline */
 	pthread_mutex_t lock;
@@ -158,6 +164,8 @@ struct rt_submit {
 npurt_status rt_stream_create(npurt_context *ctx, npurt_priority prio,
 			      npurt_stream **out);
 void rt_stream_free(npurt_stream *s);
+/* The live stream with allocator id @id, or NULL (context lock held). */
+npurt_stream *rt_stream_by_id(npurt_context *ctx, uint64_t id);
 /* Stream lock held by the caller. Fills *seq with the timeline value. */
 npurt_status rt_stream_submit_locked(npurt_stream *s, struct rt_submit *j,
 				     uint64_t *seq);

@@ -70,6 +70,17 @@ npurt_status rt_stream_create(npurt_context *ctx, npurt_priority prio,
 		return RT_ERRNO(ret, "creating the stream's semaphore");
 	}
 	s->ctx = ctx;
+	pthread_mutex_lock(&ctx->lock);
+	if (rt_ctx_track(&ctx->live, &ctx->num_live, &ctx->cap_live, s)) {
+		pthread_mutex_unlock(&ctx->lock);
+		qd.handle = qc.handle;
+		npu_dev_ioctl(ctx->nd, DRM_IOCTL_NPU_QUEUE_DESTROY, &qd);
+		free(s);
+		return RT_FAIL(NPURT_ERR_NOMEM, "free host memory",
+			       "out of memory for a stream");
+	}
+	s->id = ++ctx->next_stream_id;
+	pthread_mutex_unlock(&ctx->lock);
 	s->queue = qc.handle;
 	s->hw_queue = qc.hw_queue;
 	s->sem = sc.handle;
@@ -77,6 +88,14 @@ npurt_status rt_stream_create(npurt_context *ctx, npurt_priority prio,
 	pthread_cond_init(&s->cond, NULL);
 	*out = s;
 	return NPURT_OK;
+}
+
+npurt_stream *rt_stream_by_id(npurt_context *ctx, uint64_t id)
+{
+	for (uint32_t i = 0; i < ctx->num_live; i++)
+		if (ctx->live[i]->id == id)
+			return ctx->live[i];
+	return NULL;
 }
 
 static int sem_wait_value(npurt_context *ctx, uint32_t sem, uint64_t value)
@@ -99,6 +118,9 @@ void rt_stream_free(npurt_stream *s)
 	if (!s)
 		return;
 	rt_stream_sync(s, __func__);
+	pthread_mutex_lock(&s->ctx->lock);
+	rt_ctx_untrack((void **)s->ctx->live, &s->ctx->num_live, s);
+	pthread_mutex_unlock(&s->ctx->lock);
 	pthread_mutex_lock(&s->lock);
 	s->worker_stop = true;
 	pthread_cond_broadcast(&s->cond);
@@ -394,7 +416,8 @@ static void run_host_op(npurt_stream *s, struct rt_host_op *op)
 		if (op->fill >= 0)
 			memset(op->dst, op->fill, op->size);
 		else
-			memcpy(op->dst, op->src, op->size);
+			if (op->size)
+				memcpy(op->dst, op->src, op->size);
 	}
 	if (op->post_sem) {
 		struct drm_npu_sem_signal post = {
