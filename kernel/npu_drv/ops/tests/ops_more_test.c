@@ -1,0 +1,508 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * ops_more_test.c - LAYERNORM, BATCHNORM, GATHER (incl. the bad-index
+ * fault), WHERE, PAD, RESIZE, TRANSDATA, QUANTIZE/DEQUANTIZE and ATTENTION
+ * against references written here (double precision, or exact values
+ * worked out from the ONNX specification and PyTorch).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ops_testlib.h"
+
+#define F32	DRM_NPU_DTYPE_F32
+
+static struct drm_npu_task T;
+
+static void op(u32 i, u32 dt, u32 rank, const u32 *shape, const u32 *st)
+{
+	tl_opnd(&T.operands[i], (u16)i, dt, rank, shape, st);
+}
+
+static void layernorm(void)
+{
+	enum { A = 3, B = 5, C = 12, N = A * B * C };
+	float x[N], s[B * C], b[B * C], y[N], y2[N];
+	double ref[N];
+	u32 axis;
+
+	tl_seed(31);
+	tl_fill(x, N, -2, 3);
+	tl_fill(s, B * C, 0.5f, 1.5f);
+	tl_fill(b, B * C, -1, 1);
+	for (axis = 1; axis <= 2; axis++) {
+		u32 grp = axis == 2 ? C : B * C, g, i;
+		void *data[4] = { x, s, b, y };
+		double err;
+		int ok;
+
+		for (g = 0; g < N / grp; g++) {
+			double m = 0, v = 0;
+
+			for (i = 0; i < grp; i++)
+				m += x[g * grp + i];
+			m /= grp;
+			for (i = 0; i < grp; i++)
+				v += (x[g * grp + i] - m) * (x[g * grp + i] - m);
+			v /= grp;
+			for (i = 0; i < grp; i++)
+				ref[g * grp + i] = (x[g * grp + i] - m) /
+					sqrt(v + 1e-5) * s[i] + b[i];
+		}
+		tl_task(&T, DRM_NPU_OP_LAYERNORM, 4);
+		op(0, F32, 3, (const u32[]){ A, B, C }, NULL);
+		op(1, F32, 3 - axis, axis == 2 ? (const u32[]){ C } :
+		   (const u32[]){ B, C }, NULL);
+		op(2, F32, 3 - axis, axis == 2 ? (const u32[]){ C } :
+		   (const u32[]){ B, C }, NULL);
+		op(3, F32, 3, (const u32[]){ A, B, C }, NULL);
+		T.params.norm.axis = axis;
+		T.params.norm.flags = DRM_NPU_NORM_HAS_BIAS;
+		T.params.norm.epsilon = tl_f2u(1e-5f);
+		ok = tl_run(&T, data) == 0;
+		err = tl_max_rel(y, ref, N, tl_rms(ref, N));
+		data[3] = y2;
+		ok &= tl_run_chunked(&T, data) == 0 && !memcmp(y, y2, sizeof(y));
+		tap_ok(ok && err < 1e-6, "LAYERNORM axis %u (biased variance): rel err %.2g",
+		       axis, err);
+	}
+}
+
+static void batchnorm(void)
+{
+	enum { N = 2, C = 3, H = 4, W = 5, E = N * C * H * W };
+	float x[E], y[E], p[4][C];
+	float *x5 = calloc(N * H * W * 16, 4), *y5 = malloc(N * H * W * 16 * 4);
+	double ref[E];
+	void *data[6] = { x, p[0], p[1], p[2], p[3], y };
+	u32 i, c;
+	int ok;
+
+	tl_seed(41);
+	tl_fill(x, E, -2, 2);
+	for (i = 0; i < 4; i++)
+		tl_fill(p[i], C, i == 3 ? 0.1f : -1, 1.5f);
+	for (i = 0; i < E; i++) {
+		c = i / (H * W) % C;
+		ref[i] = (x[i] - p[2][c]) / sqrt(p[3][c] + 1e-5) * p[0][c] + p[1][c];
+	}
+	tl_task(&T, DRM_NPU_OP_BATCHNORM, 6);
+	op(0, F32, 4, (const u32[]){ N, C, H, W }, NULL);
+	for (i = 1; i <= 4; i++)
+		op(i, F32, 1, (const u32[]){ C }, NULL);
+	op(5, F32, 4, (const u32[]){ N, C, H, W }, NULL);
+	T.params.norm.epsilon = tl_f2u(1e-5f);
+	ok = tl_run(&T, data) == 0;
+	tap_ok(ok && tl_max_rel(y, ref, E, 1e-2) < 1e-6,
+	       "BATCHNORM NCHW: rel err %.2g", tl_max_rel(y, ref, E, 1e-2));
+	for (i = 0; i < E; i++) {
+		u32 n = i / (C * H * W), cc = i / (H * W) % C, hw = i % (H * W);
+
+		x5[(n * H * W + hw) * 16 + cc] = x[i];
+	}
+	op(0, F32, 5, (const u32[]){ N, 1, H, W, 16 }, NULL);
+	op(5, F32, 5, (const u32[]){ N, 1, H, W, 16 }, NULL);
+	T.operands[0].layout = T.operands[5].layout = DRM_NPU_LAYOUT_NC1HWC0;
+	memset(y5, 0x7f, N * H * W * 16 * 4);
+	data[0] = x5;
+	data[5] = y5;
+	ok = tl_run_chunked(&T, data) == 0;
+	for (i = 0; i < N * H * W * 16; i++) {
+		u32 cc = i % 16, hw = i / 16 % (H * W), n = i / 16 / (H * W);
+
+		if (cc >= C)
+			ok &= y5[i] == 0;
+		else
+			ok &= y5[i] == y[(n * C + cc) * H * W + hw];
+	}
+	tap_ok(ok, "BATCHNORM NC1HWC0 agrees with NCHW, padding channels 0");
+	free(x5);
+	free(y5);
+}
+
+static void gather(void)
+{
+	float d[5 * 4], y[2 * 3 * 4], y1[5 * 2];
+	int64_t ix[6] = { 0, 4, -1, 2, -5, 1 };
+	int32_t ix1[2] = { 3, -4 };
+	void *data[3] = { d, ix, y };
+	int ok, i, j;
+
+	for (i = 0; i < 20; i++)
+		d[i] = (float)i;
+	tl_task(&T, DRM_NPU_OP_GATHER, 3);
+	op(0, F32, 2, (const u32[]){ 5, 4 }, NULL);
+	op(1, DRM_NPU_DTYPE_I64, 2, (const u32[]){ 2, 3 }, NULL);
+	op(2, F32, 3, (const u32[]){ 2, 3, 4 }, NULL);
+	ok = tl_run(&T, data) == 0;
+	for (i = 0; i < 6; i++)
+		for (j = 0; j < 4; j++)
+			ok &= y[i * 4 + j] == d[((ix[i] + 5) % 5) * 4 + j];
+	tap_ok(ok, "GATHER axis 0 with I64 indices, negative ones wrap");
+	ix[3] = 5;
+	tap_ok(tl_run(&T, data) == DRM_NPU_FAULT_BAD_INDEX,
+	       "GATHER index 5 of 5 faults with BAD_INDEX");
+	ix[3] = -6;
+	tap_ok(tl_run_chunked(&T, data) == DRM_NPU_FAULT_BAD_INDEX,
+	       "GATHER index -6 of 5 faults (chunked run too)");
+	tl_task(&T, DRM_NPU_OP_GATHER, 3);
+	op(0, F32, 2, (const u32[]){ 5, 4 }, NULL);
+	op(1, DRM_NPU_DTYPE_I32, 1, (const u32[]){ 2 }, NULL);
+	op(2, F32, 2, (const u32[]){ 5, 2 }, NULL);
+	T.params.gather.axis = 1;
+	data[1] = ix1;
+	data[2] = y1;
+	ok = tl_run(&T, data) == 0;
+	for (i = 0; i < 5; i++)
+		ok &= y1[i * 2] == d[i * 4 + 3] && y1[i * 2 + 1] == d[i * 4];
+	tap_ok(ok, "GATHER axis 1 with I32 indices");
+	{
+		int64_t shp[4] = { 1, 3, 224, 224 }, one = 2, out;
+		void *dd[3] = { shp, &one, &out };
+
+		tl_task(&T, DRM_NPU_OP_GATHER, 3);
+		op(0, DRM_NPU_DTYPE_I64, 1, (const u32[]){ 4 }, NULL);
+		op(1, DRM_NPU_DTYPE_I64, 0, NULL, NULL);
+		op(2, DRM_NPU_DTYPE_I64, 0, NULL, NULL);
+		tap_ok(tl_run(&T, dd) == 0 && out == 224,
+		       "GATHER a scalar index from an I64 shape tensor");
+	}
+}
+
+static void where_pad(void)
+{
+	u8 cond[2] = { 1, 0 };
+	float x[6] = { 1, 2, 3, 4, 5, 6 }, yv = -1, out[6];
+	void *data[4] = { cond, x, &yv, out };
+	int ok;
+
+	tl_task(&T, DRM_NPU_OP_WHERE, 4);
+	op(0, DRM_NPU_DTYPE_BOOL, 2, (const u32[]){ 2, 1 }, NULL);
+	op(1, F32, 2, (const u32[]){ 2, 3 }, NULL);
+	op(2, F32, 0, NULL, NULL);
+	op(3, F32, 2, (const u32[]){ 2, 3 }, NULL);
+	ok = tl_run(&T, data) == 0 && out[0] == 1 && out[2] == 3 &&
+	     out[3] == -1 && out[5] == -1;
+	tap_ok(ok, "WHERE with broadcast cond and scalar y");
+
+	{
+		/* in [2, 3] = 1..6, pad dim0 1+0, dim1 2+1 */
+		static const float want[3][3][6] = {
+			{ { 9, 9, 9, 9, 9, 9 }, { 9, 9, 1, 2, 3, 9 },
+			  { 9, 9, 4, 5, 6, 9 } },
+			{ { 6, 5, 4, 5, 6, 5 }, { 3, 2, 1, 2, 3, 2 },
+			  { 6, 5, 4, 5, 6, 5 } },
+			{ { 1, 1, 1, 2, 3, 3 }, { 1, 1, 1, 2, 3, 3 },
+			  { 4, 4, 4, 5, 6, 6 } },
+		};
+		float py[18];
+		u32 mode;
+
+		for (mode = 0; mode < 3; mode++) {
+			void *pd[2] = { x, py };
+
+			tl_task(&T, DRM_NPU_OP_PAD, 2);
+			op(0, F32, 2, (const u32[]){ 2, 3 }, NULL);
+			op(1, F32, 2, (const u32[]){ 3, 6 }, NULL);
+			T.params.padding.mode = mode;
+			T.params.padding.value = mode ? 0 : tl_f2u(9.0f);
+			T.params.padding.before[0] = 1;
+			T.params.padding.before[1] = 2;
+			ok = tl_run(&T, pd) == 0 &&
+			     !memcmp(py, want[mode], sizeof(py));
+			tap_ok(ok, "PAD mode %u (constant/reflect/edge as numpy)", mode);
+		}
+	}
+	{
+		int32_t xi[2] = { 7, 8 }, yi[5];
+		void *pd[2] = { xi, yi };
+
+		tl_task(&T, DRM_NPU_OP_PAD, 2);
+		op(0, DRM_NPU_DTYPE_I32, 1, (const u32[]){ 2 }, NULL);
+		op(1, DRM_NPU_DTYPE_I32, 1, (const u32[]){ 5 }, NULL);
+		T.params.padding.value = tl_f2u(-3.0f);
+		T.params.padding.before[0] = 1;
+		tap_ok(tl_run(&T, pd) == 0 && yi[0] == -3 && yi[1] == 7 &&
+		       yi[2] == 8 && yi[4] == -3, "PAD I32 constant");
+	}
+}
+
+static int resize1d(u32 mode, u32 coord, u32 nearest, float scale,
+		    const float *in, u32 n, u32 m, float *out)
+{
+	void *data[2] = { (void *)in, out };
+
+	tl_task(&T, DRM_NPU_OP_RESIZE, 2);
+	op(0, F32, 4, (const u32[]){ 1, 1, 1, n }, NULL);
+	op(1, F32, 4, (const u32[]){ 1, 1, 1, m }, NULL);
+	T.params.resize.mode = mode;
+	T.params.resize.coord = coord;
+	T.params.resize.nearest = nearest;
+	T.params.resize.scale[3] = scale ? tl_f2u(scale) : 0;
+	return tl_run(&T, data);
+}
+
+static int same(const float *a, const float *b, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (fabsf(a[i] - b[i]) > 1e-6f)
+			return 0;
+	return 1;
+}
+
+static void resize(void)
+{
+	static const float in3[3] = { 0, 1, 2 }, in8[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+	static const float in2[2] = { 0, 1 };
+	float o[12];
+
+	resize1d(0, DRM_NPU_RESIZE_HALF_PIXEL, 0, 2, in3, 3, 6, o);
+	tap_ok(same(o, (const float[]){ 0, 0, 1, 1, 2, 2 }, 6),
+	       "RESIZE nearest x2 half_pixel round_prefer_floor");
+	resize1d(0, DRM_NPU_RESIZE_HALF_PIXEL, 0, 0.5f, in8, 8, 4, o);
+	tap_ok(same(o, (const float[]){ 0, 2, 4, 6 }, 4),
+	       "RESIZE nearest /2 half_pixel: ties round down");
+	resize1d(0, DRM_NPU_RESIZE_HALF_PIXEL, DRM_NPU_RESIZE_ROUND_PREFER_CEIL,
+		 0.5f, in8, 8, 4, o);
+	tap_ok(same(o, (const float[]){ 1, 3, 5, 7 }, 4),
+	       "RESIZE nearest /2 round_prefer_ceil: ties round up");
+	resize1d(0, DRM_NPU_RESIZE_ASYMMETRIC, DRM_NPU_RESIZE_FLOOR, 0, in3, 3, 7, o);
+	tap_ok(same(o, (const float[]){ 0, 0, 0, 1, 1, 2, 2 }, 7),
+	       "RESIZE nearest asymmetric floor (torch 'nearest') 3 -> 7");
+	resize1d(0, DRM_NPU_RESIZE_ASYMMETRIC, DRM_NPU_RESIZE_CEIL, 0, in3, 3, 5, o);
+	tap_ok(same(o, (const float[]){ 0, 1, 2, 2, 2 }, 5),
+	       "RESIZE nearest asymmetric ceil, clamped");
+	resize1d(1, DRM_NPU_RESIZE_HALF_PIXEL, 0, 0, in2, 2, 4, o);
+	tap_ok(same(o, (const float[]){ 0, 0.25f, 0.75f, 1 }, 4),
+	       "RESIZE linear half_pixel (torch align_corners=False)");
+	resize1d(1, DRM_NPU_RESIZE_ALIGN_CORNERS, 0, 0, in2, 2, 4, o);
+	tap_ok(same(o, (const float[]){ 0, 1.0f / 3, 2.0f / 3, 1 }, 4),
+	       "RESIZE linear align_corners");
+	resize1d(1, DRM_NPU_RESIZE_ASYMMETRIC, 0, 0, in2, 2, 4, o);
+	tap_ok(same(o, (const float[]){ 0, 0.5f, 1, 1 }, 4),
+	       "RESIZE linear asymmetric");
+	resize1d(1, DRM_NPU_RESIZE_PYTORCH_HALF_PIXEL, 0, 0, in2, 2, 1, o);
+	tap_ok(same(o, (const float[]){ 0 }, 1),
+	       "RESIZE linear pytorch_half_pixel to length 1 takes index 0");
+	{
+		/* bilinear 2x2 -> 3x3 align_corners: centre is the mean */
+		float x[4] = { 1, 2, 3, 4 }, y[9];
+		void *data[2] = { x, y };
+
+		tl_task(&T, DRM_NPU_OP_RESIZE, 2);
+		op(0, F32, 4, (const u32[]){ 1, 1, 2, 2 }, NULL);
+		op(1, F32, 4, (const u32[]){ 1, 1, 3, 3 }, NULL);
+		T.params.resize.mode = DRM_NPU_RESIZE_LINEAR;
+		T.params.resize.coord = DRM_NPU_RESIZE_ALIGN_CORNERS;
+		tap_ok(tl_run(&T, data) == 0 &&
+		       same(y, (const float[]){ 1, 1.5f, 2, 2, 2.5f, 3, 3, 3.5f, 4 }, 9),
+		       "RESIZE bilinear 2x2 -> 3x3 align_corners");
+	}
+}
+
+static void transdata(void)
+{
+	enum { N = 2, C = 20, H = 3, W = 4 };
+	float x[N * C * H * W], back[N * C * H * W];
+	float mid[N * 2 * H * W * 16];
+	int8_t xi[N * C * H * W], mi[N * 1 * H * W * 32];
+	void *data[2] = { x, mid };
+	int ok, i;
+
+	for (i = 0; i < N * C * H * W; i++) {
+		x[i] = (float)i;
+		xi[i] = (int8_t)(i % 120 + 1);
+	}
+	tl_task(&T, DRM_NPU_OP_TRANSDATA, 2);
+	op(0, F32, 4, (const u32[]){ N, C, H, W }, NULL);
+	op(1, F32, 5, (const u32[]){ N, 2, H, W, 16 }, NULL);
+	T.operands[1].layout = DRM_NPU_LAYOUT_NC1HWC0;
+	memset(mid, 0x55, sizeof(mid));
+	ok = tl_run(&T, data) == 0;
+	for (i = 0; i < N * 2 * H * W * 16; i++) {
+		int c0 = i % 16, hw = i / 16 % (H * W), c1 = i / 16 / (H * W) % 2;
+		int n = i / 16 / (H * W) / 2, c = c1 * 16 + c0;
+
+		ok &= c >= C ? mid[i] == 0 : mid[i] == x[(n * C + c) * H * W + hw];
+	}
+	tap_ok(ok, "TRANSDATA NCHW -> NC1HWC0 (C0 16), padding channels zero");
+	tl_task(&T, DRM_NPU_OP_TRANSDATA, 2);
+	op(0, F32, 5, (const u32[]){ N, 2, H, W, 16 }, NULL);
+	op(1, F32, 4, (const u32[]){ N, C, H, W }, NULL);
+	T.operands[0].layout = DRM_NPU_LAYOUT_NC1HWC0;
+	data[0] = mid;
+	data[1] = back;
+	ok = tl_run_chunked(&T, data) == 0 && !memcmp(x, back, sizeof(x));
+	tap_ok(ok, "TRANSDATA NC1HWC0 -> NCHW restores the tensor");
+	tl_task(&T, DRM_NPU_OP_TRANSDATA, 2);
+	op(0, DRM_NPU_DTYPE_I8, 4, (const u32[]){ N, C, H, W }, NULL);
+	op(1, DRM_NPU_DTYPE_I8, 5, (const u32[]){ N, 1, H, W, 32 }, NULL);
+	T.operands[1].layout = DRM_NPU_LAYOUT_NC1HWC0;
+	data[0] = xi;
+	data[1] = mi;
+	ok = tl_run(&T, data) == 0;
+	for (i = 0; i < N * H * W * 32; i++) {
+		int c = i % 32, hw = i / 32 % (H * W), n = i / 32 / (H * W);
+
+		ok &= c >= C ? mi[i] == 0 : mi[i] == xi[(n * C + c) * H * W + hw];
+	}
+	tap_ok(ok, "TRANSDATA I8 uses C0 = 32");
+}
+
+static void quant(void)
+{
+	float x[8] = { 0.25f, 0.35f, -0.25f, 0.45f, 100, -100, 0.0f, 0.05f };
+	int8_t q[8];
+	uint8_t qu[8];
+	float back[8];
+	void *data[2] = { x, q };
+	int ok, i;
+
+	/* x / 0.1 = 2.5, 3.5, -2.5, 4.5: halves to even; then + zp (-1) */
+	tl_task(&T, DRM_NPU_OP_QUANTIZE, 2);
+	op(0, F32, 1, (const u32[]){ 8 }, NULL);
+	op(1, DRM_NPU_DTYPE_I8, 1, (const u32[]){ 8 }, NULL);
+	T.params.quant.scale = tl_f2u(0.1f);
+	T.params.quant.zero_point = -1;
+	ok = tl_run(&T, data) == 0;
+	for (i = 0; i < 8; i++) {
+		float v = rintf(x[i] / 0.1f) - 1;
+
+		v = v < -128 ? -128 : (v > 127 ? 127 : v);
+		ok &= q[i] == (int8_t)v;
+	}
+	tap_ok(ok, "QUANTIZE I8: round half to even, zero point, saturation");
+	T.operands[1].dtype = DRM_NPU_DTYPE_U8;
+	T.params.quant.zero_point = 128;
+	data[1] = qu;
+	ok = tl_run(&T, data) == 0 && qu[4] == 255 && qu[5] == 0 &&
+	     qu[6] == 128 && qu[0] == 130;
+	tap_ok(ok, "QUANTIZE U8 with zero point 128");
+	tl_task(&T, DRM_NPU_OP_DEQUANTIZE, 2);
+	op(0, DRM_NPU_DTYPE_U8, 1, (const u32[]){ 8 }, NULL);
+	op(1, F32, 1, (const u32[]){ 8 }, NULL);
+	T.params.quant.scale = tl_f2u(0.1f);
+	T.params.quant.zero_point = 128;
+	data[0] = qu;
+	data[1] = back;
+	ok = tl_run(&T, data) == 0;
+	for (i = 0; i < 8; i++)
+		ok &= back[i] == (float)((int)qu[i] - 128) * 0.1f;
+	tap_ok(ok, "DEQUANTIZE U8");
+	{
+		/* per-channel along axis 1 of [2, 3], zero points as I8 */
+		float xc[6] = { 1, 1, 1, -1, -1, -1 }, sc[3] = { 0.5f, 0.25f, 0.1f };
+		int8_t zp[3] = { 0, 1, -2 }, qc[6];
+		float dq[6];
+		void *d4[4] = { xc, qc, sc, zp };
+
+		tl_task(&T, DRM_NPU_OP_QUANTIZE, 4);
+		op(0, F32, 2, (const u32[]){ 2, 3 }, NULL);
+		op(1, DRM_NPU_DTYPE_I8, 2, (const u32[]){ 2, 3 }, NULL);
+		op(2, F32, 1, (const u32[]){ 3 }, NULL);
+		op(3, DRM_NPU_DTYPE_I8, 1, (const u32[]){ 3 }, NULL);
+		T.params.quant.flags = DRM_NPU_QUANT_PER_CHANNEL;
+		T.params.quant.axis = 1;
+		ok = tl_run(&T, d4) == 0 && qc[0] == 2 && qc[1] == 5 && qc[2] == 8 &&
+		     qc[3] == -2 && qc[4] == -3 && qc[5] == -12;
+		tap_ok(ok, "QUANTIZE per channel (axis 1) with zero-point operand");
+		T.opcode = DRM_NPU_OP_DEQUANTIZE;
+		op(0, DRM_NPU_DTYPE_I8, 2, (const u32[]){ 2, 3 }, NULL);
+		op(1, F32, 2, (const u32[]){ 2, 3 }, NULL);
+		d4[0] = qc;
+		d4[1] = dq;
+		ok = tl_run(&T, d4) == 0;
+		for (i = 0; i < 6; i++)
+			ok &= fabsf(dq[i] - xc[i]) < 1e-6f;
+		tap_ok(ok, "DEQUANTIZE per channel round-trips");
+	}
+}
+
+static void attention(void)
+{
+	enum { B = 2, H = 3, SQ = 5, SK = 7, D = 8, DV = 6 };
+	static float q[B * H * SQ * D], k[B * H * SK * D], v[B * H * SK * DV];
+	static float mask[B * SK], y[B * H * SQ * DV], y2[B * H * SQ * DV];
+	static u8 bmask[B * SK];
+	static double ref[B * H * SQ * DV];
+	float scale = 1.0f / sqrtf(D);
+	int b, h, i, j, e, t, variant;
+
+	tl_seed(77);
+	tl_fill(q, sizeof(q) / 4, -1, 1);
+	tl_fill(k, sizeof(k) / 4, -1, 1);
+	tl_fill(v, sizeof(v) / 4, -1, 1);
+	for (i = 0; i < B * SK; i++) {
+		bmask[i] = (i % SK) < SK - 1 - i / SK;	/* key padding */
+		mask[i] = bmask[i] ? 0.0f : -1e9f;
+	}
+	for (variant = 0; variant < 3; variant++) {
+		void *data[5] = { q, k, v, variant == 2 ? (void *)bmask :
+				  (void *)mask, y };
+		int has_mask = variant > 0, ok;
+		double err;
+
+		for (b = 0; b < B; b++)
+		for (h = 0; h < H; h++)
+		for (i = 0; i < SQ; i++) {
+			double s[SK], m = -INFINITY, sum = 0;
+			const float *qr = q + ((b * H + h) * SQ + i) * D;
+
+			for (j = 0; j < SK; j++) {
+				const float *kr = k + ((b * H + h) * SK + j) * D;
+
+				s[j] = 0;
+				for (t = 0; t < D; t++)
+					s[j] += (double)qr[t] * kr[t];
+				s[j] *= scale;
+				if (has_mask && !bmask[b * SK + j])
+					s[j] = -INFINITY;
+				m = fmax(m, s[j]);
+			}
+			for (j = 0; j < SK; j++)
+				sum += exp(s[j] - m);
+			for (e = 0; e < DV; e++) {
+				double acc = 0;
+
+				for (j = 0; j < SK; j++)
+					acc += exp(s[j] - m) / sum *
+					       v[((b * H + h) * SK + j) * DV + e];
+				ref[((b * H + h) * SQ + i) * DV + e] = acc;
+			}
+		}
+		tl_task(&T, DRM_NPU_OP_ATTENTION, 4 + has_mask);
+		op(0, F32, 4, (const u32[]){ B, H, SQ, D }, NULL);
+		op(1, F32, 4, (const u32[]){ B, H, SK, D }, NULL);
+		op(2, F32, 4, (const u32[]){ B, H, SK, DV }, NULL);
+		if (has_mask)
+			op(3, variant == 2 ? DRM_NPU_DTYPE_BOOL : F32, 4,
+			   (const u32[]){ B, 1, 1, SK }, NULL);
+		op(3 + has_mask, F32, 4, (const u32[]){ B, H, SQ, DV }, NULL);
+		data[3 + has_mask] = y;
+		T.params.attention.scale = tl_f2u(scale);
+		T.params.attention.flags = has_mask ? DRM_NPU_ATTN_HAS_MASK : 0;
+		ok = tl_run(&T, data) == 0;
+		err = tl_max_rel(y, ref, sizeof(y) / 4, tl_rms(ref, sizeof(y) / 4));
+		data[3 + has_mask] = y2;
+		ok &= tl_run_chunked(&T, data) == 0 && !memcmp(y, y2, sizeof(y));
+		tap_ok(ok && err < 1e-5, "ATTENTION %s: rel err %.2g, chunking exact",
+		       variant == 0 ? "unmasked" : variant == 1 ? "additive mask" :
+		       "bool mask", err);
+	}
+}
+
+int main(void)
+{
+	layernorm();
+	batchnorm();
+	gather();
+	where_pad();
+	resize();
+	transdata();
+	quant();
+	attention();
+	return tap_done();
+}
