@@ -91,18 +91,6 @@ static bool is_live(const struct mp_ctx *c, size_t b)
 	return c->fp[b] > 0 && c->hi[b] > c->lo[b];
 }
 
-static void mark_sections(struct bb *s, uint32_t b)
-{
-	const struct mp_ctx *c = s->c;
-
-	for (uint32_t x = c->sec_lo[b]; x < c->sec_hi[b]; x++) {
-		if (s->mark[x] == s->stamp)
-			continue;
-		s->mark[x] = s->stamp;
-		s->affected[s->naffected++] = x;
-	}
-}
-
 /* Place b at o; returns true if nothing unplaced conflicts with it. */
 static bool place(struct bb *s, uint32_t b, int64_t o)
 {
@@ -110,9 +98,9 @@ static bool place(struct bb *s, uint32_t b, int64_t o)
 	int64_t top = o + c->fp[b];
 	bool hatless = true;
 
+	uint32_t hull_lo = UINT32_MAX, hull_hi = 0;
+
 	s->off[b] = o;
-	s->stamp++;
-	s->naffected = 0;
 	for (uint32_t j = c->adj_at[b]; j < c->adj_at[b + 1]; j++) {
 		uint32_t x = c->adj[j];
 		int64_t h;
@@ -125,7 +113,12 @@ static bool place(struct bb *s, uint32_t b, int64_t o)
 			continue;
 		log_push(&s->mlog, x, s->minoff[x]);
 		s->minoff[x] = h;
-		mark_sections(s, x);
+		/* The floor bound below holds for any section: recompute it
+		 * on the hull of the changed buffers' sections. */
+		if (c->sec_lo[x] < hull_lo)
+			hull_lo = c->sec_lo[x];
+		if (c->sec_hi[x] > hull_hi)
+			hull_hi = c->sec_hi[x];
 	}
 	for (uint32_t x = c->sec_lo[b]; x < c->sec_hi[b]; x++) {
 		log_push(&s->flog, x, s->floor[x]);
@@ -136,8 +129,7 @@ static bool place(struct bb *s, uint32_t b, int64_t o)
 	 * A section's floor is at least its lowest unplaced minimum offset.
 	 * Most sections keep a member at or below the floor: stop at it.
 	 */
-	for (size_t i = 0; i < s->naffected; i++) {
-		uint32_t x = s->affected[i];
+	for (uint32_t x = hull_lo; x < hull_hi; x++) {
 		int64_t m = INT64_MAX, f = s->floor[x];
 
 		for (uint32_t k = c->mem_at[x]; k < c->mem_at[x + 1]; k++) {

@@ -252,7 +252,6 @@ static void test_matmul(void)
 	struct ir_tensor *x, *y;
 	struct pass_stats st;
 
-	g = ir_graph_new("mm");
 	x = ft_input(g, "x", ft_shape(2, 5, 8, -1));
 	y = bin(g, IR_OP_MATMUL, x,
 		ft_const(g, NULL, ft_shape(8, 16, -1), 5, -1, 1));

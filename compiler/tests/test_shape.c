@@ -167,7 +167,7 @@ static void test_ops(void)
 
 int main(void)
 {
-	ft_plan(15);
+	ft_plan(14);
 	test_broadcast();
 	test_symbolic();
 	test_reshape_static();
