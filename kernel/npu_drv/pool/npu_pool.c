@@ -118,19 +118,8 @@ static bool hole_fits(const struct npu_pool_node *h, u64 size, u64 align,
 	return true;
 }
 
-/**
- * npu_pool_best_fit - the smallest hole that takes @size at @align
- * @pool: the pool
- * @size: bytes, a multiple of the granule
- * @align: power of two >= granule
- * @where: out, the aligned start inside the hole
- *
- * O(log n): a lower bound in the size tree, then successors only while the
- * alignment padding does not fit (a hole of size + align - granule always
- * fits, so the walk is bounded by the holes in between).
- */
-struct npu_pool_node *npu_pool_best_fit(struct npu_pool *pool, u64 size,
-					u64 align, u64 *where)
+/* The first hole of the size tree with hole_size >= @size, or NULL. */
+static struct npu_rb *size_lower_bound(struct npu_pool *pool, u64 size)
 {
 	struct npu_rb *rb = pool->by_size.root, *lb = NULL;
 
@@ -142,9 +131,39 @@ struct npu_pool_node *npu_pool_best_fit(struct npu_pool *pool, u64 size,
 			rb = rb->right;
 		}
 	}
+	return lb;
+}
+
+/* Misaligned holes looked at before jumping to a size that always fits. */
+#define BEST_FIT_PROBES	8
+
+/**
+ * npu_pool_best_fit - the smallest hole that takes @size at @align
+ * @pool: the pool
+ * @size: bytes, a multiple of the granule
+ * @align: power of two >= granule
+ * @where: out, the aligned start inside the hole
+ *
+ * O(log n): a lower bound in the size tree, then a few successors while
+ * the alignment padding does not fit; past those, a hole of
+ * size + align - granule bytes fits at any start, so a second lower bound
+ * ends the search (possibly missing a lucky smaller hole in between).
+ */
+struct npu_pool_node *npu_pool_best_fit(struct npu_pool *pool, u64 size,
+					u64 align, u64 *where)
+{
+	struct npu_rb *lb = size_lower_bound(pool, size);
+	int probes = 0;
+
 	for (; lb; lb = npu_rb_next(lb)) {
 		if (hole_fits(size_node(lb), size, align, where))
 			return size_node(lb);
+		if (++probes == BEST_FIT_PROBES) {
+			lb = size_lower_bound(pool, size + align - pool->granule);
+			if (lb && hole_fits(size_node(lb), size, align, where))
+				return size_node(lb);
+			return NULL;
+		}
 	}
 	return NULL;
 }
@@ -291,7 +310,7 @@ void npu_pool_account_init(struct npu_pool_account *acct, u64 quota)
 }
 
 static int check_request(struct npu_pool *pool, struct npu_pool_node *node,
-			 u64 *size, u64 *align)
+			 u64 *size, u64 *align, u32 flags)
 {
 	if (!node || !*size) {
 		npu_dbg("pool: allocation of 0 bytes or without a node\n");
@@ -300,6 +319,10 @@ static int check_request(struct npu_pool *pool, struct npu_pool_node *node,
 	if (node->allocated) {
 		npu_warn("pool: node already allocated at %llu\n",
 			 (unsigned long long)node->start);
+		return -EINVAL;
+	}
+	if (flags & ~NPU_POOL_PINNED) {
+		npu_dbg("pool: unknown flags %#x\n", flags);
 		return -EINVAL;
 	}
 	if (*align && !NPU_IS_POW2(*align)) {
@@ -337,7 +360,7 @@ int npu_pool_alloc_account(struct npu_pool *pool, struct npu_pool_node *node,
 	u64 where;
 	int ret;
 
-	ret = check_request(pool, node, &size, &align);
+	ret = check_request(pool, node, &size, &align, flags);
 	if (ret) {
 		if (ret == -ENOMEM)
 			pool->alloc_failures++;

@@ -318,15 +318,17 @@ static void test_bad_input_and_quota(void)
 	struct npu_pool *pool = make(&v, 16);
 	struct npu_pool_node a = { 0 }, b = { 0 };
 	u64 c[3] = { 0, 0, 0 };
-	int r1, r2, r3;
+	int r1, r2, r3, r4;
 
 	tap_ok(npu_pool_create_params(&bad) == NULL,
 	       "a granule that is not a power of two is refused");
 	r1 = npu_pool_alloc(pool, &a, 0, 0, 0, NULL);
 	r2 = npu_pool_alloc(pool, &a, PG, 3, 0, NULL);
 	r3 = npu_pool_alloc(pool, &a, 17 * PG, 0, 0, NULL);
-	tap_ok(r1 == -EINVAL && r2 == -EINVAL && r3 == -ENOMEM,
-	       "size 0 and alignment 3 are -EINVAL, beyond the pool -ENOMEM");
+	r4 = npu_pool_alloc(pool, &a, PG, 0, 0x80, NULL);
+	tap_ok(r1 == -EINVAL && r2 == -EINVAL && r3 == -ENOMEM &&
+	       r4 == -EINVAL,
+	       "size 0, alignment 3, unknown flags are -EINVAL, beyond the pool -ENOMEM");
 	npu_pool_account_init(&acct, 3 * PG);
 	r1 = npu_pool_alloc_account(pool, &a, 2 * PG, 0, 0, NULL, &acct);
 	r2 = npu_pool_alloc_account(pool, &b, 2 * PG, 0, 0, NULL, &acct);
