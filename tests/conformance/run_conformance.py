@@ -158,6 +158,7 @@ def run_one(rec, root, work):
         if rc in (0, 1, 2) and UNSUPPORTED_RE.search(log):
             first = [ln for ln in log.splitlines()
                      if UNSUPPORTED_RE.search(ln)][0].strip()
+            shutil.rmtree(dst, ignore_errors=True)
             return "unsupported", "npuc: " + short(first), detail
         why = "timed out" if rc == 124 else \
             "crashed (signal %d)" % -rc if rc < 0 else "exit %d" % rc
@@ -193,6 +194,8 @@ def main():
 
     root = os.path.join(e2e.BUILD, "conformance")
     tap = None
+    # Only the failures of this run are left in work/ to look at.
+    shutil.rmtree(os.path.join(root, "work"), ignore_errors=True)
     missing = e2e.missing_tools("npuc", "npu-run")
     if missing and a.tap:
         print("1..0 # SKIP %s not built yet" % " and ".join(missing))

@@ -50,6 +50,8 @@ def run(argv, timeout=600, env=None):
                            stderr=subprocess.STDOUT, timeout=timeout, env=e,
                            cwd=ROOT)
         return p.returncode, p.stdout.decode("utf-8", "replace")
+    except OSError as ex:   # e.g. the program is being rebuilt right now
+        return 127, "cannot run %s: %s" % (argv[0], ex)
     except subprocess.TimeoutExpired as ex:
         out = (ex.stdout or b"").decode("utf-8", "replace")
         return 124, out + "\n(timed out after %ss)" % timeout
