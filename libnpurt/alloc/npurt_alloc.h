@@ -5,7 +5,9 @@
  * Modelled on PyTorch's CUDACachingAllocator, above an abstract backend so
  * that the same code runs on the real device (segments are buffer objects,
  * through the transport) and on a bare npu_pool in the allocation
- * benchmark. Library: $(BUILD)/lib/libnpurtalloc.a (no dependencies).
+ * benchmark. Library: $(BUILD)/lib/libnpurtalloc.a; link
+ * $(BUILD)/lib/libnpupool.a after it (the allocator's free-block index is
+ * the pool's red-black tree). npurt_alloc_pool.h: a backend over a bare pool.
  *
  * Policy (defaults; see Documentation/memory-pool.rst):
  * - Requests are rounded up to 512 bytes. Requests <= 1 MiB come from the
