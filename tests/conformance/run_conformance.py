@@ -159,7 +159,7 @@ def run_one(rec, root, work):
             first = [ln for ln in log.splitlines()
                      if UNSUPPORTED_RE.search(ln)][0].strip()
             shutil.rmtree(dst, ignore_errors=True)
-            return "unsupported", "npuc: " + short(first), detail
+            return "unsupported", short(first), detail
         why = "timed out" if rc == 124 else \
             "crashed (signal %d)" % -rc if rc < 0 else "exit %d" % rc
         return "failed", "npuc %s: %s%s" % (why, short(tail(log, 1)),
