@@ -61,6 +61,11 @@ struct bb {
 	uint32_t *affected;
 	size_t naffected;
 	int32_t *cut;		/* unplaced buffers across boundary s|s+1 */
+	/*
+	 * Unplaced members of section x: umem[mem_at[x] .. + ucount[x]);
+	 * slot[bmem_at[b] + x - sec_lo[b]] is b's index in that array.
+	 */
+	uint32_t *umem, *ucount, *slot, *bmem_at;
 	bool decompose;		/* no explicit pairs: parts are independent */
 	size_t nlive;
 	uint64_t nodes, node_limit, deadline;
@@ -89,6 +94,19 @@ static void log_push(struct undo_log *l, uint32_t idx, int64_t old)
 static bool is_live(const struct mp_ctx *c, size_t b)
 {
 	return c->fp[b] > 0 && c->hi[b] > c->lo[b];
+}
+
+static void umem_remove(struct bb *s, uint32_t b, uint32_t x)
+{
+	const struct mp_ctx *c = s->c;
+	uint32_t *sb = &s->slot[s->bmem_at[b] + x - c->sec_lo[b]];
+	uint32_t last = c->mem_at[x] + --s->ucount[x];
+	uint32_t y = s->umem[last];
+
+	s->umem[*sb] = y;
+	s->slot[s->bmem_at[y] + x - c->sec_lo[y]] = *sb;
+	s->umem[last] = b;
+	*sb = last;
 }
 
 /* Place b at o; returns true if nothing unplaced conflicts with it. */
@@ -124,6 +142,7 @@ static bool place(struct bb *s, uint32_t b, int64_t o)
 		log_push(&s->flog, x, s->floor[x]);
 		s->floor[x] = top;
 		s->total[x] -= c->fp[b];
+		umem_remove(s, b, x);
 	}
 	/*
 	 * A section's floor is at least its lowest unplaced minimum offset.
@@ -132,10 +151,11 @@ static bool place(struct bb *s, uint32_t b, int64_t o)
 	for (uint32_t x = hull_lo; x < hull_hi; x++) {
 		int64_t m = INT64_MAX, f = s->floor[x];
 
-		for (uint32_t k = c->mem_at[x]; k < c->mem_at[x + 1]; k++) {
-			uint32_t y = c->mem[k];
+		for (uint32_t k = c->mem_at[x]; k < c->mem_at[x] + s->ucount[x];
+		     k++) {
+			uint32_t y = s->umem[k];
 
-			if (s->off[y] >= 0 || s->minoff[y] >= m)
+			if (s->minoff[y] >= m)
 				continue;
 			m = s->minoff[y];
 			if (m <= f)
@@ -158,8 +178,10 @@ static void unplace(struct bb *s, uint32_t b, size_t mmark, size_t fmark)
 
 		s->floor[u->idx] = u->old;
 	}
-	for (uint32_t x = c->sec_lo[b]; x < c->sec_hi[b]; x++)
+	for (uint32_t x = c->sec_lo[b]; x < c->sec_hi[b]; x++) {
 		s->total[x] += c->fp[b];
+		s->ucount[x]++;		/* b is the last one removed: at the end */
+	}
 	while (s->mlog.n > mmark) {
 		struct undo *u = &s->mlog.u[--s->mlog.n];
 
@@ -371,6 +393,15 @@ static int run_once(struct bb *s, const char *rule, struct pre_key *keys,
 		if (is_live(c, b))
 			for (uint32_t x = c->sec_lo[b]; x + 1 < c->sec_hi[b]; x++)
 				s->cut[x]++;
+	for (size_t x = 0; x < c->num_sections; x++) {
+		s->ucount[x] = c->mem_at[x + 1] - c->mem_at[x];
+		for (uint32_t k = c->mem_at[x]; k < c->mem_at[x + 1]; k++) {
+			uint32_t b = c->mem[k];
+
+			s->umem[k] = b;
+			s->slot[s->bmem_at[b] + x - c->sec_lo[b]] = k;
+		}
+	}
 	s->mlog.n = s->flog.n = 0;
 	return solve_parts(s, 0, (uint32_t)c->num_sections);
 }
@@ -394,8 +425,18 @@ enum mp_search_status mp_exact_fit(const struct mp_ctx *c, int64_t capacity,
 	s.mark = calloc(ns + 1, sizeof(uint32_t));
 	s.affected = malloc((ns + 1) * sizeof(uint32_t));
 	s.cut = calloc(ns + 1, sizeof(int32_t));
+	s.umem = malloc((c->mem_at[ns] + 1) * sizeof(uint32_t));
+	s.slot = malloc((c->mem_at[ns] + 1) * sizeof(uint32_t));
+	s.ucount = calloc(ns + 1, sizeof(uint32_t));
+	s.bmem_at = calloc(n + 1, sizeof(uint32_t));
+	if (s.bmem_at)
+		for (size_t b = 0, at = 0; b < n; b++) {
+			s.bmem_at[b] = (uint32_t)at;
+			at += c->sec_hi[b] - c->sec_lo[b];
+		}
 	s.decompose = c->num_pairs == 0;
-	if (!keys || !s.cut || !s.off || !s.minoff || !s.floor || !s.total ||
+	if (!keys || !s.cut || !s.umem || !s.slot || !s.ucount || !s.bmem_at ||
+	    !s.off || !s.minoff || !s.floor || !s.total ||
 	    !s.pre2buf || !s.mark || !s.affected)
 		goto out;
 	if (c->lower_bound > capacity) {
@@ -440,6 +481,10 @@ out:
 		*nodes += s.nodes;
 	free(keys);
 	free(s.cut);
+	free(s.umem);
+	free(s.slot);
+	free(s.ucount);
+	free(s.bmem_at);
 	free(s.off);
 	free(s.minoff);
 	free(s.floor);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "emit/emit.h"
 #include "fe_test.h"
 #include "passes/pass_manager.h"
 #include "shape/shape.h"
@@ -359,6 +360,55 @@ static void test_eltwise(void)
 	ir_graph_free(g);
 }
 
+static void test_layout(void)
+{
+	struct ir_graph *g = ir_graph_new("layout");
+	struct ir_tensor *x = ft_input(g, "x", ft_shape(1, 20, 8, 8, -1)), *y;
+	struct ir_tensor *a, *b;
+	struct ir_shape s = ft_shape(2, 40, 3, 3, -1);
+	int64_t k[2] = { 2, 2 };
+	struct pass_stats st;
+
+	y = un(g, IR_OP_RELU, conv(g, x, 20, 24, 90, true));
+	y = un(g, IR_OP_MAX_POOL, y);
+	ir_attr_set_ints(y->producer, "kernel_shape", k, 2);
+	ir_attr_set_ints(y->producer, "strides", k, 2);
+	y = un(g, IR_OP_FLATTEN, y);
+	ir_graph_add_output(g, y);
+	check(g, "layout-nc1hwc0", "layout-nc1hwc0", &st);
+	ft_ok(ft_count(g, IR_OP_TRANSDATA) == 2 &&
+	      g->nodes[1]->outputs[0]->layout == IR_LAYOUT_NC1HWC0 &&
+	      g->nodes[3]->outputs[0]->layout == IR_LAYOUT_NC1HWC0,
+	      "Conv/Relu/MaxPool switch to NC1HWC0 with TransData at the "
+	      "two boundaries");
+	ir_graph_free(g);
+
+	/* a TransData pair that undoes itself is cancelled */
+	g = ir_graph_new("pair");
+	x = ft_input(g, "x", ft_shape(1, 20, 4, 4, -1));
+	a = ir_tensor_new(g, "a", IR_F32, &x->shape);
+	a->layout = IR_LAYOUT_NC1HWC0;
+	b = ir_tensor_new(g, "b", IR_F32, &x->shape);
+	b->layout = IR_LAYOUT_NCHW;
+	ir_node_new(g, IR_OP_TRANSDATA, "to5hd", 1, &x, 1, &a);
+	ir_node_new(g, IR_OP_TRANSDATA, "back", 1, &a, 1, &b);
+	ir_graph_add_output(g, un(g, IR_OP_SIGMOID, b));
+	check(g, "layout-nc1hwc0,dce", "TransData cancellation", &st);
+	ft_ok(ft_count(g, IR_OP_TRANSDATA) == 0, "a TransData pair cancels");
+	ir_graph_free(g);
+
+	g = ir_graph_new("c0");
+	a = ir_tensor_new(g, "a", IR_I8, &s);
+	a->layout = IR_LAYOUT_NC1HWC0;
+	b = ir_tensor_new(g, "b", IR_F16, &s);
+	b->layout = IR_LAYOUT_NC1HWC0;
+	ft_ok(emit_c0(IR_I8) == 32 && emit_c0(IR_F32) == 16 &&
+	      emit_tensor_bytes(a) == 2 * 2 * 9 * 32 &&
+	      emit_tensor_bytes(b) == 2 * 3 * 9 * 16 * 2,
+	      "C0 is 32 for 1-byte and 16 for 2/4-byte types");
+	ir_graph_free(g);
+}
+
 /* The full pipeline: order, switches, fixpoint, report, dump hook. */
 static void test_pipeline(void)
 {
@@ -380,8 +430,11 @@ static void test_pipeline(void)
 	o.verify = true;
 	ft_ok(pm_run(g, &o, &r) == 0, "pm_run succeeds");
 	fclose(f);
-	ft_ok(g->num_nodes == 1 && g->nodes[0]->act.kind == IR_ACT_RELU,
-	      "Identity->Conv->BN->Relu ends as one Conv+relu");
+	ft_ok(ft_count(g, IR_OP_CONV) == 1 && ft_count(g, IR_OP_RELU) == 0 &&
+	      ft_count(g, IR_OP_BATCH_NORM) == 0 &&
+	      ft_count(g, IR_OP_IDENTITY) == 0 &&
+	      ft_count(g, IR_OP_TRANSDATA) == 2,
+	      "Identity->Conv->BN->Relu ends as one Conv+relu in NC1HWC0");
 	ft_ok(r.rounds >= 2, "the fixpoint loop ran %d rounds", r.rounds);
 	ft_ok(buf && strstr(buf, "# after pass bn-fold") &&
 	      strstr(buf, "Conv"), "--dump-ir-after hook writes the IR");
@@ -402,7 +455,7 @@ static void test_pipeline(void)
 
 int main(void)
 {
-	ft_plan(36);
+	ft_plan(41);
 	test_identity();
 	test_const_fold();
 	test_dce_cse();
@@ -414,6 +467,7 @@ int main(void)
 	test_gelu_layernorm();
 	test_attention();
 	test_eltwise();
+	test_layout();
 	test_pipeline();
 	return ft_done();
 }
