@@ -332,7 +332,7 @@ static struct blk *new_segment(struct npurt_alloc *a, int pool, uint64_t size)
 	a->num_device_alloc++;
 	stat_add(a->segment, pool, 1);
 	stat_add(a->reserved_bytes, pool, (int64_t)size);
-	if (size > a->cfg.max_split_size)
+	if (size >= a->cfg.max_split_size)
 		stat_add(&a->oversize_segments, -1, 1);
 	tree_insert(a, b);
 	return b;
@@ -353,7 +353,7 @@ static void release_segment(struct npurt_alloc *a, struct seg *s)
 	a->num_device_free++;
 	stat_add(a->segment, s->pool, -1);
 	stat_add(a->reserved_bytes, s->pool, -(int64_t)s->size);
-	if (s->size > a->cfg.max_split_size)
+	if (s->size >= a->cfg.max_split_size)
 		stat_add(&a->oversize_segments, -1, -1);
 	free(b);
 	free(s);
@@ -389,12 +389,12 @@ static struct blk *take(struct npurt_alloc *a, struct blk *b, uint64_t size,
 {
 	uint64_t rest = b->pub.size - size, key = b->key, ev = b->event;
 	int pool = b->seg->pool;
+	/* PyTorch's should_split: a request of max_split_size or more
+	 * keeps its whole block. */
 	bool split = pool == POOL_SMALL ? rest >= a->cfg.min_block :
-			rest > a->cfg.small_size;
+			size < a->cfg.max_split_size && rest > a->cfg.small_size;
 	struct blk *r = NULL;
 
-	if (b->pub.size > a->cfg.max_split_size)
-		split = false;
 	tree_remove(a, b);
 	if (key != ALLOC_ANY_STREAM && ev)
 		list_del(&a->fenced, b);
@@ -431,7 +431,7 @@ static struct blk *take(struct npurt_alloc *a, struct blk *b, uint64_t size,
 	stat_add(a->active, pool, 1);
 	stat_add(a->active_bytes, pool, (int64_t)b->pub.size);
 	stat_add(a->requested_bytes, pool, (int64_t)requested);
-	if (b->pub.size > a->cfg.max_split_size)
+	if (b->pub.size >= a->cfg.max_split_size)
 		stat_add(&a->oversize_allocations, -1, 1);
 	return b;
 }
@@ -566,7 +566,7 @@ void npurt_alloc_free(struct npurt_alloc *a, struct npurt_block *pub)
 	stat_add(a->allocation, pool, -1);
 	stat_add(a->allocated_bytes, pool, -(int64_t)b->pub.size);
 	stat_add(a->requested_bytes, pool, -(int64_t)b->pub.requested);
-	if (b->pub.size > a->cfg.max_split_size)
+	if (b->pub.size >= a->cfg.max_split_size)
 		stat_add(&a->oversize_allocations, -1, -1);
 	if (b->nstreams) {
 		/*

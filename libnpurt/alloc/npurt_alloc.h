@@ -15,7 +15,9 @@
  *   pool: 20 MiB segments for requests < 10 MiB, else the request rounded up
  *   to 2 MiB.
  * - A free block is split when the remainder is >= 512 bytes (small pool)
- *   or > 1 MiB (large pool); blocks above max_split_size are never split.
+ *   or > 1 MiB (large pool), unless the request is max_split_size or more;
+ *   cached blocks of max_split_size or more serve only requests of that
+ *   class (at most 20 MiB smaller).
  *   Freed blocks merge with free neighbours of the same segment.
  * - Stream-ordered reuse: a block freed on stream S is reused at once by
  *   stream S (work on S is ordered). Another stream may reuse it only after
@@ -93,7 +95,7 @@ struct npurt_alloc_backend {
  * @large_segment: segment for large requests below @min_large_alloc [20 MiB]
  * @min_large_alloc: from here a segment is the request rounded [10 MiB]
  * @round_large: rounding of such segments [2 MiB]
- * @max_split_size: larger cached blocks are never split [unlimited]
+ * @max_split_size: oversize threshold, as PyTorch's [unlimited]
  * @flags: NPURT_ALLOC_*
  */
 struct npurt_alloc_config {

@@ -275,6 +275,37 @@ static void test_fraction_and_errors(void)
 	env_fini(&e);
 }
 
+static void test_max_split_and_resets(void)
+{
+	struct npu_pool_params p = { .size = 256 * MiB, .granule = 512 };
+	struct npurt_alloc_config cfg = { .max_split_size = 8 * MiB };
+	struct npurt_block *big, *small;
+	struct env e;
+
+	e.pool = npu_pool_create_params(&p);
+	npurt_pool_backend_init(&e.pb, e.pool, &e.be);
+	e.a = npurt_alloc_create(&e.be, &cfg);
+	npurt_alloc_malloc(e.a, 12 * MiB, 0, &big);
+	npurt_alloc_free(e.a, big);
+	npurt_alloc_malloc(e.a, 4 * MiB, 0, &small);
+	ok(small->seg != big->seg && big->size == 12 * MiB &&
+	   small->size == 4 * MiB &&
+	   st(&e, "oversize_segments.current") == 2 &&
+	   st(&e, "oversize_allocations.allocated") == 1 &&
+	   st(&e, "max_split_size") == (int64_t)(8 * MiB),
+	   "max_split_size: an oversize cached block is not split for a small request");
+	npurt_alloc_free(e.a, small);
+	npurt_alloc_reset_peak_stats(e.a);
+	npurt_alloc_reset_accumulated_stats(e.a);
+	ok(st(&e, "allocated_bytes.all.peak") == 0 &&
+	   st(&e, "allocated_bytes.all.allocated") == 0 &&
+	   st(&e, "num_device_alloc") == 0 &&
+	   st(&e, "reserved_bytes.all.peak") ==
+	   st(&e, "reserved_bytes.all.current"),
+	   "reset_peak_stats and reset_accumulated_stats");
+	env_fini(&e);
+}
+
 struct keycount {
 	int n;
 	int has[6];
@@ -368,11 +399,12 @@ static void test_random(void)
 
 int main(void)
 {
-	printf("1..26\n");
+	printf("1..28\n");
 	test_rounding_and_pools();
 	test_streams();
 	test_retry_chain();
 	test_fraction_and_errors();
+	test_max_split_and_resets();
 	test_random();
 	return tap_bad ? 1 : 0;
 }
