@@ -48,4 +48,4 @@ BINS		+= $(OPS_LIB) $(BUILD)/bin/ops_bench
 bench-ops: $(BUILD)/bin/ops_bench
 	$(BUILD)/bin/ops_bench 3
 TESTS		+= $(OPS_TEST_BINS) $(OPS_DIR)/tests/ops_nolibm.sh
-SAN_TESTS	+= $(OPS_TEST_BINS)
+SAN_TESTS	+= $(patsubst $(BUILD)/%,build/%,$(OPS_TEST_BINS))
