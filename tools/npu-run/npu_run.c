@@ -85,6 +85,30 @@ static void span(const char *name, uint64_t start, uint64_t end, long iter)
 	spans.v[spans.n++] = (struct host_span){ name, start, end, iter };
 }
 
+/* JSON string escape into one of a few rotating buffers (one thread). */
+static const char *jesc(const char *s)
+{
+	static char bufs[8][1024];
+	static unsigned int next;
+	char *b = bufs[next++ % 8];
+	size_t n = 0;
+
+	for (; *s && n + 7 < sizeof(bufs[0]); s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\') {
+			b[n++] = '\\';
+			b[n++] = (char)c;
+		} else if (c < 0x20) {
+			n += (size_t)snprintf(b + n, 7, "\\u%04x", c);
+		} else {
+			b[n++] = (char)c;
+		}
+	}
+	b[n] = 0;
+	return b;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -507,7 +531,7 @@ static void write_trace(const char *path, const char *model,
 	}
 	fprintf(f, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
 	fprintf(f, "{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\","
-		"\"args\":{\"name\":\"NPU: %s\"}},\n", model);
+		"\"args\":{\"name\":\"NPU: %s\"}},\n", jesc(model));
 	fprintf(f, "{\"ph\":\"M\",\"pid\":2,\"name\":\"process_name\","
 		"\"args\":{\"name\":\"host API\"}},\n");
 	fprintf(f, "{\"ph\":\"M\",\"pid\":2,\"tid\":0,\"name\":\"thread_name\","
@@ -530,10 +554,10 @@ static void write_trace(const char *path, const char *model,
 		fprintf(f, ",\n{\"ph\":\"X\",\"pid\":1,\"tid\":%u,\"name\":"
 			"\"%s\",\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"task\":%u,"
 			"\"node\":\"%s\",\"core\":%u,\"status\":%u,"
-			"\"iteration\":%ld}}", r->model_stream, r->op,
+			"\"iteration\":%ld}}", r->model_stream, jesc(r->op),
 			(double)(r->start_ns - origin) / 1e3,
 			(double)(r->end_ns - r->start_ns) / 1e3, r->task,
-			r->node, r->core, r->status, trace.iter[i]);
+			jesc(r->node), r->core, r->status, trace.iter[i]);
 	}
 	for (size_t i = 0; i < spans.n; i++)
 		fprintf(f, ",\n{\"ph\":\"X\",\"pid\":2,\"tid\":0,\"name\":"
@@ -764,7 +788,8 @@ int main(int argc, char **argv)
 			"  \"d2h_ms\": %.6f,\n  \"model_bytes\": %llu,\n"
 			"  \"device_peak_bytes\": %llu,\n"
 			"  \"reserved_bytes\": %llu,\n  \"compare\": ",
-			o.model, info.name, vname, info.num_streams, di.name,
+			jesc(o.model), jesc(info.name), jesc(vname),
+			info.num_streams, jesc(di.name),
 			(double)t_load / 1e6, (double)first / 1e6, steady,
 			o.warmup, pct(lat, (size_t)steady, 50),
 			pct(lat, (size_t)steady, 90),
@@ -784,7 +809,7 @@ int main(int argc, char **argv)
 				fprintf(f, "%s{\"name\": \"%s\", \"ok\": %s, "
 					"\"max_abs\": %.9g, \"max_rel\": %.9g, "
 					"\"mismatches\": %zu}", j ? ", " : "",
-					out[j].d.name,
+					jesc(out[j].d.name),
 					cmp[j].ok ? "true" : "false",
 					cmp[j].max_abs, cmp[j].max_rel,
 					cmp[j].bad);
