@@ -57,9 +57,6 @@ struct bb {
 	int64_t *off, *minoff, *floor, *total;
 	uint32_t *pre2buf;
 	struct undo_log mlog, flog;
-	uint32_t *mark, stamp;
-	uint32_t *affected;
-	size_t naffected;
 	int32_t *cut;		/* unplaced buffers across boundary s|s+1 */
 	/*
 	 * Unplaced members of section x: umem[mem_at[x] .. + ucount[x]);
@@ -422,8 +419,6 @@ enum mp_search_status mp_exact_fit(const struct mp_ctx *c, int64_t capacity,
 	s.floor = malloc((ns + 1) * sizeof(int64_t));
 	s.total = malloc((ns + 1) * sizeof(int64_t));
 	s.pre2buf = malloc((n + 1) * sizeof(uint32_t));
-	s.mark = calloc(ns + 1, sizeof(uint32_t));
-	s.affected = malloc((ns + 1) * sizeof(uint32_t));
 	s.cut = calloc(ns + 1, sizeof(int32_t));
 	s.umem = malloc((c->mem_at[ns] + 1) * sizeof(uint32_t));
 	s.slot = malloc((c->mem_at[ns] + 1) * sizeof(uint32_t));
@@ -437,7 +432,7 @@ enum mp_search_status mp_exact_fit(const struct mp_ctx *c, int64_t capacity,
 	s.decompose = c->num_pairs == 0;
 	if (!keys || !s.cut || !s.umem || !s.slot || !s.ucount || !s.bmem_at ||
 	    !s.off || !s.minoff || !s.floor || !s.total ||
-	    !s.pre2buf || !s.mark || !s.affected)
+	    !s.pre2buf)
 		goto out;
 	if (c->lower_bound > capacity) {
 		st = MP_INFEASIBLE;
@@ -490,8 +485,6 @@ out:
 	free(s.floor);
 	free(s.total);
 	free(s.pre2buf);
-	free(s.mark);
-	free(s.affected);
 	free(s.mlog.u);
 	free(s.flog.u);
 	return st;
