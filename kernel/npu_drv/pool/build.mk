@@ -42,3 +42,10 @@ $(POOL_DEV_TEST): $(BUILD)/obj/kernel/npu_drv/pool/tests/pool_device_test.o \
 
 TESTS += $(POOL_DEV_TEST)
 SAN_TESTS += $(POOL_DEV_TEST)
+
+# The VM harness (selftests/vm) runs the same program against the module.
+$(BUILD)/bin/npu_pool_devtest: $(POOL_DEV_TEST)
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+BINS += $(BUILD)/bin/npu_pool_devtest

@@ -5,7 +5,10 @@
  * and compacted (DRM_IOCTL_NPU_COMPACT, and a BO_CREATE that only fits after
  * auto-compaction), and every buffer is read back through the same mapping.
  * Runs on whatever npu_dev_open(NULL) finds: the in-process device here
- * (NPU_SIM_VRAM_MB=64), the kernel module inside the VM.
+ * (NPU_SIM_VRAM_MB=64), the kernel module inside the VM (installed there as
+ * /tests/npu_pool_devtest). On a larger device a pinned ballast buffer
+ * takes all but 48 MiB first, so the test touches a bounded amount of
+ * memory everywhere.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -21,6 +24,7 @@
 
 #define PAGE		4096ull
 #define MAXBO		96
+#define WORKING_SET	(48ull << 20)
 
 struct tbo {
 	uint32_t handle;
@@ -129,6 +133,7 @@ int main(void)
 	uint64_t total, chunk, moved_total = 0, rng = 12345;
 	int ret, i, n = 0, moved = 0, pinned_moved = 0;
 	struct tbo big = { 0 };
+	struct drm_npu_bo_create ballast = { 0 };
 
 	setenv("NPU_SIM_VRAM_MB", "64", 0);
 	ret = npu_dev_open(NULL, &d);
@@ -139,6 +144,15 @@ int main(void)
 	printf("1..9\n# device %s\n", npu_dev_name(d));
 	mem_stats(d, &ms0);
 	total = ms0.vram_total;
+	if (ms0.largest_free > WORKING_SET + 16 * PAGE) {
+		ballast.size = (ms0.largest_free - WORKING_SET) & ~(PAGE - 1);
+		ballast.flags = DRM_NPU_BO_PINNED;
+		if (npu_dev_ioctl(d, DRM_IOCTL_NPU_BO_CREATE, &ballast))
+			ballast.handle = 0;
+		printf("# pinned ballast of %" PRIu64 " MiB\n",
+		       (uint64_t)(ballast.handle ? ballast.size >> 20 : 0));
+		mem_stats(d, &ms0);
+	}
 	/* fill most of VRAM with buffers of 1..4 chunks, some pinned */
 	chunk = (ms0.vram_free / 2 / MAXBO) & ~(PAGE - 1);
 	if (chunk < PAGE)
@@ -227,7 +241,8 @@ int main(void)
 	   "BO_INFO: %d buffers report moves, no pinned buffer ever moved", moved);
 	mem_stats(d, &ms);
 	ok(ms.compactions >= 3 && ms.bytes_moved >= moved_total &&
-	   ms.vram_total == total && ms.vram_used + ms.vram_free == total,
+	   ms.vram_total == total && ms.vram_used + ms.vram_free == total &&
+	   ms.vram_used >= ballast.size,
 	   "MEM_STATS: %" PRIu64 " compactions, %" PRIu64 " KiB moved, %" PRIu64 " us paused",
 	   ms.compactions, ms.bytes_moved / 1024, ms.pause_ns / 1000);
 	for (i = 0; i < n; i++)
@@ -235,6 +250,11 @@ int main(void)
 			destroy(d, &bos[i]);
 	if (big.map)
 		destroy(d, &big);
+	if (ballast.handle) {
+		struct drm_gem_close gc = { .handle = ballast.handle };
+
+		npu_dev_ioctl(d, DRM_IOCTL_GEM_CLOSE, &gc);
+	}
 	npu_dev_close(d);
 	return tap_bad ? 1 : 0;
 }
