@@ -295,6 +295,73 @@ out:
 	return ret;
 }
 
+static bool adjacent(const struct mp_ctx *c, uint32_t a, uint32_t b)
+{
+	uint32_t lo = c->adj_at[a], hi = c->adj_at[a + 1];
+
+	while (lo < hi) {
+		uint32_t m = (lo + hi) / 2;
+
+		if (c->adj[m] == b)
+			return true;
+		if (c->adj[m] < b)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	return false;
+}
+
+/*
+ * With explicit pairs, buffers of different streams can be live together
+ * although their intervals do not say so, and the largest section is no
+ * longer the best bound. Any clique of the conflict graph is a bound: grow
+ * each section greedily (largest footprint first) by buffers that conflict
+ * with every member.
+ */
+static int extend_bound(struct mp_ctx *c)
+{
+	uint32_t *order, *in;
+	int ret = -ENOMEM;
+
+	if (!c->num_pairs)
+		return 0;
+	order = malloc((c->n + 1) * sizeof(*order));
+	in = malloc((c->n + 1) * sizeof(*in));
+	if (!order || !in)
+		goto out;
+	for (size_t i = 0; i < c->n; i++)
+		order[i] = (uint32_t)i;
+	sort_key = c->fp;
+	qsort(order, c->n, sizeof(*order), by_key);	/* ascending */
+	for (size_t x = 0; x < c->num_sections; x++) {
+		size_t k = 0;
+		int64_t total = c->sec_total[x];
+
+		for (uint32_t m = c->mem_at[x]; m < c->mem_at[x + 1]; m++)
+			in[k++] = c->mem[m];
+		for (size_t i = c->n; i-- > 0;) {
+			uint32_t b = order[i];
+			bool all = !is_dead(c, b) &&
+				   (c->sec_lo[b] > x || c->sec_hi[b] <= x);
+
+			for (size_t j = 0; j < k && all; j++)
+				all = adjacent(c, b, in[j]);
+			if (!all)
+				continue;
+			in[k++] = b;
+			total += c->fp[b];
+		}
+		if (total > c->lower_bound)
+			c->lower_bound = total;
+	}
+	ret = 0;
+out:
+	free(order);
+	free(in);
+	return ret;
+}
+
 int mp_ctx_init(struct mp_ctx *c, const struct mp_problem *p,
 		char *err, size_t errlen)
 {
@@ -326,7 +393,7 @@ int mp_ctx_init(struct mp_ctx *c, const struct mp_problem *p,
 		if (!is_dead(c, i))
 			c->no_reuse += c->fp[i];
 	}
-	if (build_conflicts(c, p) || build_sections(c))
+	if (build_conflicts(c, p) || build_sections(c) || extend_bound(c))
 		goto nomem;
 	return 0;
 nomem:
