@@ -177,35 +177,21 @@ void cache_close(struct cache_handle *c)
 	c->lock_fd = -1;
 }
 
-static void *read_all(const char *path, size_t *size)
+static int read_full(int fd, void *p, size_t n)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct stat st;
-	char *buf = NULL;
-	size_t got = 0;
+	char *d = p;
 
-	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &st) || st.st_size <= 0 ||
-	    !(buf = malloc((size_t)st.st_size)))
-		goto fail;
-	while (got < (size_t)st.st_size) {
-		ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);
+	while (n) {
+		ssize_t r = read(fd, d, n);
 
-		if (r <= 0) {
-			if (r < 0 && errno == EINTR)
-				continue;
-			goto fail;
-		}
-		got += (size_t)r;
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		d += r;
+		n -= (size_t)r;
 	}
-	close(fd);
-	*size = got;
-	return buf;
-fail:
-	free(buf);
-	close(fd);
-	return NULL;
+	return 0;
 }
 
 enum cache_status cache_lookup(struct cache_handle *c, void **om,
@@ -214,39 +200,49 @@ enum cache_status cache_lookup(struct cache_handle *c, void **om,
 {
 	char path[4200];
 	struct cache_file_header h;
-	size_t size = 0;
-	char *buf;
+	struct stat st;
+	char *o = NULL, *b = NULL;
+	uint32_t crc;
+	int fd;
 
 	cache_entry_path(c, path, sizeof(path));
-	buf = read_all(path, &size);
-	if (!buf)
-		return access(path, F_OK) ? CACHE_MISS : CACHE_CORRUPT;
-	if (size < sizeof(h))
-		goto corrupt;
-	memcpy(&h, buf, sizeof(h));
-	if (memcmp(h.magic, CACHE_MAGIC, 8) || h.version != CACHE_VERSION ||
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? CACHE_MISS : CACHE_CORRUPT;
+	/* Header first, then the parts straight into their buffers. */
+	if (fstat(fd, &st) || (size_t)st.st_size < sizeof(h) ||
+	    read_full(fd, &h, sizeof(h)) ||
+	    memcmp(h.magic, CACHE_MAGIC, 8) || h.version != CACHE_VERSION ||
 	    h.key[0] != c->key.h[0] || h.key[1] != c->key.h[1] ||
-	    h.om_size > size || h.blob_size > size ||
-	    sizeof(h) + h.om_size + h.blob_size != size ||
-	    om_crc32c(0, buf + sizeof(h), size - sizeof(h)) != h.crc)
+	    h.om_size > (uint64_t)st.st_size ||
+	    h.blob_size > (uint64_t)st.st_size ||
+	    sizeof(h) + h.om_size + h.blob_size != (uint64_t)st.st_size)
 		goto corrupt;
-	*om = malloc(h.om_size + 1);
-	*blob = malloc(h.blob_size + 1);
-	if (!*om || !*blob) {
-		free(*om);
-		free(*blob);
-		free(buf);
+	o = malloc(h.om_size + 1);
+	b = malloc(h.blob_size + 1);
+	if (!o || !b) {
+		free(o);
+		free(b);
+		close(fd);
 		return CACHE_MISS;
 	}
-	memcpy(*om, buf + sizeof(h), h.om_size);
-	memcpy(*blob, buf + sizeof(h) + h.om_size, h.blob_size);
+	if (read_full(fd, o, h.om_size) || read_full(fd, b, h.blob_size))
+		goto corrupt;
+	crc = om_crc32c(0, o, h.om_size);
+	if (om_crc32c(crc, b, h.blob_size) != h.crc)
+		goto corrupt;
+	close(fd);
+	*om = o;
+	*blob = b;
 	*om_size = h.om_size;
 	*blob_size = h.blob_size;
-	free(buf);
 	utimes(path, NULL);	/* most recently used */
 	return CACHE_HIT;
 corrupt:
-	free(buf);
+	/* Never trusted: removed, so the caller's fresh compile replaces it. */
+	free(o);
+	free(b);
+	close(fd);
 	unlink(path);
 	return CACHE_CORRUPT;
 }

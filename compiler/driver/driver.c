@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <limits.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cache/cache.h"
 #include "driver/npuc.h"
@@ -106,29 +109,104 @@ static void hash_graph(struct cache_hasher *h, struct ir_graph *g)
 		g->tensors[i]->priv = NULL;
 }
 
+static void hash_options(struct cache_hasher *h, const struct npuc_options *o)
+{
+	cache_hash_str(h, "npuc");
+	cache_hash_u64(h, OM_VERSION(NPUC_VERSION_MAJOR, NPUC_VERSION_MINOR,
+				     NPUC_VERSION_PATCH));
+	cache_hash_u64(h, DRM_NPU_MODEL_SIM910);
+	cache_hash_u64(h, DRM_NPU_UAPI_VERSION);
+	cache_hash_u64(h, sizeof(struct drm_npu_task));
+	cache_hash_u64(h, OM_FORMAT_MAJOR << 16 | OM_FORMAT_MINOR);
+	cache_hash_u64(h, (uint64_t)o->opt_level);
+	cache_hash_str(h, o->input_shapes);
+	cache_hash_str(h, o->dynamic_batch);
+	cache_hash_str(h, o->dynamic_dims);
+	cache_hash_str(h, o->input_format);
+	cache_hash_str(h, o->disable_passes);
+	cache_hash_u64(h, o->max_streams);
+	cache_hash_u64(h, o->plan_budget_ms);
+}
+
 static struct cache_key compile_key(struct ir_graph *g,
 				    const struct npuc_options *o)
 {
 	struct cache_hasher h;
 
 	cache_hash_init(&h);
-	cache_hash_str(&h, "npuc");
-	cache_hash_u64(&h, OM_VERSION(NPUC_VERSION_MAJOR, NPUC_VERSION_MINOR,
-				      NPUC_VERSION_PATCH));
-	cache_hash_u64(&h, DRM_NPU_MODEL_SIM910);
-	cache_hash_u64(&h, DRM_NPU_UAPI_VERSION);
-	cache_hash_u64(&h, sizeof(struct drm_npu_task));
-	cache_hash_u64(&h, OM_FORMAT_MAJOR << 16 | OM_FORMAT_MINOR);
-	cache_hash_u64(&h, (uint64_t)o->opt_level);
-	cache_hash_str(&h, o->input_shapes);
-	cache_hash_str(&h, o->dynamic_batch);
-	cache_hash_str(&h, o->dynamic_dims);
-	cache_hash_str(&h, o->input_format);
-	cache_hash_str(&h, o->disable_passes);
-	cache_hash_u64(&h, o->max_streams);
-	cache_hash_u64(&h, o->plan_budget_ms);
+	hash_options(&h, o);
 	hash_graph(&h, g);
 	return cache_hash_final(&h);
+}
+
+/*
+ * The quick way in: the same file (device, inode, size, modification and
+ * change times to the nanosecond) with the same options names the same
+ * canonical key, remembered in <file key>.ref, so a hit needs no import at
+ * all. Any change to the file changes its times and takes the full path;
+ * a renamed or re-exported model with the same graph still hits through
+ * the canonical key after its import.
+ */
+static bool file_key(const char *path, const struct npuc_options *o,
+		     struct cache_key *k)
+{
+	struct cache_hasher h;
+	struct stat st;
+	char real[4096];
+
+	if (stat(path, &st) || !realpath(path, real))
+		return false;
+	cache_hash_init(&h);
+	cache_hash_str(&h, "file");
+	hash_options(&h, o);
+	cache_hash_str(&h, real);
+	cache_hash_u64(&h, (uint64_t)st.st_dev);
+	cache_hash_u64(&h, (uint64_t)st.st_ino);
+	cache_hash_u64(&h, (uint64_t)st.st_size);
+	cache_hash_u64(&h, (uint64_t)st.st_mtim.tv_sec);
+	cache_hash_u64(&h, (uint64_t)st.st_mtim.tv_nsec);
+	cache_hash_u64(&h, (uint64_t)st.st_ctim.tv_sec);
+	cache_hash_u64(&h, (uint64_t)st.st_ctim.tv_nsec);
+	*k = cache_hash_final(&h);
+	return true;
+}
+
+static bool read_ref(const char *dir, const struct cache_key *fk,
+		     struct cache_key *key)
+{
+	char path[4200], hex[33], text[40];
+	unsigned long long a, b;
+	FILE *f;
+	bool ok;
+
+	cache_key_hex(fk, hex);
+	snprintf(path, sizeof(path), "%s/%s.ref", dir, hex);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	ok = fgets(text, sizeof(text), f) && strlen(text) >= 32 &&
+	     sscanf(text, "%16llx%16llx", &a, &b) == 2;
+	fclose(f);
+	key->h[0] = a;
+	key->h[1] = b;
+	return ok;
+}
+
+static void write_ref(const char *dir, const struct cache_key *fk,
+		      const char *key_hex)
+{
+	char path[4200], tmp[4300], hex[33];
+	FILE *f;
+
+	cache_key_hex(fk, hex);
+	snprintf(path, sizeof(path), "%s/%s.ref", dir, hex);
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
+	f = fopen(tmp, "w");
+	if (!f)
+		return;
+	fprintf(f, "%s\n", key_hex);
+	if (fclose(f) || rename(tmp, path))
+		unlink(tmp);
 }
 
 /* ---- shape gears ------------------------------------------------------- */
@@ -442,6 +520,17 @@ static int compile_graph(struct ir_graph *g, const struct npuc_options *o,
 	return ret;
 }
 
+static int cache_dir_of(const struct npuc_options *o, char *dir, size_t len)
+{
+	if (o->cache_dir) {
+		if (strlen(o->cache_dir) >= len)
+			return -ENAMETOOLONG;
+		strcpy(dir, o->cache_dir);
+		return 0;
+	}
+	return cache_dir(dir, len);
+}
+
 static const char *base_name(const char *path, char *buf, size_t len)
 {
 	const char *b = strrchr(path, '/');
@@ -454,6 +543,34 @@ static const char *base_name(const char *path, char *buf, size_t len)
 	return buf;
 }
 
+/* Look the key up; on a hit fill the outputs and return true. */
+static bool try_hit(struct cache_handle *ch, void **om, size_t *om_size,
+		    struct npuc_report *rep, bool *corrupt)
+{
+	void *blob = NULL;
+	size_t blob_size = 0;
+	enum cache_status st = cache_lookup(ch, om, om_size, &blob,
+					    &blob_size);
+	char key_hex[33];
+
+	if (st == CACHE_CORRUPT)
+		*corrupt = true;
+	if (st != CACHE_HIT)
+		return false;
+	if (blob_size != sizeof(*rep)) {
+		free(*om);	/* a report of another layout: recompile */
+		free(blob);
+		return false;
+	}
+	memcpy(key_hex, rep->cache_key, sizeof(key_hex));
+	memcpy(rep, blob, sizeof(*rep));
+	memcpy(rep->cache_key, ch->key_hex, sizeof(key_hex));
+	rep->cache = CACHE_HIT;
+	rep->cache_corrupt_seen = false;
+	free(blob);
+	return true;
+}
+
 int npuc_compile_file(const char *path, const struct npuc_options *opt,
 		      void **om, size_t *om_size, struct npuc_report *rep,
 		      char *err, size_t errlen)
@@ -463,7 +580,9 @@ int npuc_compile_file(const char *path, const struct npuc_options *opt,
 	struct onnx_import_opts io = { 0 };
 	struct ir_graph *g = NULL;
 	struct cache_handle ch = { .lock_fd = -1 };
-	bool cached = false;
+	bool cached = false, corrupt = false;
+	struct cache_key fkey = { { 0, 0 } };
+	char dir[4096];
 	double t0 = now_ms();
 	int ret;
 
@@ -477,44 +596,47 @@ int npuc_compile_file(const char *path, const struct npuc_options *opt,
 	}
 	rep->opt_level = o.opt_level;
 	base_name(path, rep->model, sizeof(rep->model));
+	if (!o.no_cache && file_key(path, &o, &fkey)) {
+		struct cache_key key;
+
+		if (!cache_dir_of(&o, dir, sizeof(dir)) &&
+		    read_ref(dir, &fkey, &key) && !cache_open(&ch, dir, &key)) {
+			bool hit = try_hit(&ch, om, om_size, rep, &corrupt);
+
+			cache_close(&ch);
+			if (hit) {
+				rep->import_ms = 0;
+				rep->compile_ms = 0;
+				rep->total_ms = now_ms() - t0;
+				return 0;
+			}
+		}
+	}
 	io.input_shapes = o.input_shapes;
 	ret = onnx_import_file(path, &io, &g, err, errlen);
 	if (ret)
 		return ret;
+	if (g->name && g->name[0] && !strcmp(rep->model, "model"))
+		snprintf(rep->model, sizeof(rep->model), "%s", g->name);
 	ret = shape_infer(g);
 	if (ret) {
 		snprintf(err, errlen, "shape inference: %s", ir_graph_error(g));
 		goto out;
 	}
 	rep->import_ms = now_ms() - t0;
-	if (!o.no_cache) {
+	if (!o.no_cache && !cache_dir_of(&o, dir, sizeof(dir))) {
 		struct cache_key key = compile_key(g, &o);
 
-		cache_key_hex(&key, rep->cache_key);
-		if (!cache_open(&ch, o.cache_dir, &key)) {
-			void *blob = NULL;
-			size_t blob_size = 0;
-			enum cache_status st = cache_lookup(&ch, om, om_size,
-							    &blob, &blob_size);
-
+		if (!cache_open(&ch, dir, &key)) {
 			cached = true;
-			if (st == CACHE_HIT && blob_size == sizeof(*rep)) {
-				char key_hex[33];
-
-				memcpy(key_hex, rep->cache_key, sizeof(key_hex));
-				memcpy(rep, blob, sizeof(*rep));
-				memcpy(rep->cache_key, key_hex, sizeof(key_hex));
-				rep->cache = CACHE_HIT;
+			if (try_hit(&ch, om, om_size, rep, &corrupt)) {
 				rep->import_ms = now_ms() - t0;
 				rep->compile_ms = 0;
 				rep->total_ms = now_ms() - t0;
-				free(blob);
+				write_ref(dir, &fkey, ch.key_hex);
 				goto out;
 			}
-			if (st == CACHE_HIT)
-				free(*om);	/* stale report layout */
-			free(blob);
-			rep->cache_corrupt_seen = st == CACHE_CORRUPT;
+			memcpy(rep->cache_key, ch.key_hex, sizeof(ch.key_hex));
 			rep->cache = CACHE_MISS;
 		}
 	}
@@ -541,8 +663,9 @@ int npuc_compile_file(const char *path, const struct npuc_options *opt,
 	}
 	rep->compile_ms = now_ms() - t0 - rep->import_ms;
 	rep->total_ms = now_ms() - t0;
-	if (cached)
-		cache_store(&ch, *om, *om_size, rep, sizeof(*rep));
+	rep->cache_corrupt_seen = corrupt;
+	if (cached && !cache_store(&ch, *om, *om_size, rep, sizeof(*rep)))
+		write_ref(dir, &fkey, ch.key_hex);
 out:
 	if (cached)
 		cache_close(&ch);
