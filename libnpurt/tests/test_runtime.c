@@ -226,6 +226,56 @@ static void test_zero_copy(void)
 	npurt_model_unload(m);
 }
 
+/* Stream B waits for an event of stream A before reading A's result. */
+static void test_cross_stream(void)
+{
+	static uint8_t src[65536], got[65536];
+	static float x[TB_K], y[TB_N];
+	npurt_io in = { NULL, x, 0, sizeof(x) }, out = { NULL, y, 0, sizeof(y) };
+	npurt_model *m = NULL;
+	void *data = NULL;
+	size_t size;
+	npurt_mem *a = NULL, *b = NULL;
+	npurt_stream *sa, *sb;
+	npurt_event *e;
+	int ok, slowed;
+
+	for (size_t i = 0; i < sizeof(src); i++)
+		src[i] = (uint8_t)(i * 7 + 3);
+	ok = !npurt_mem_alloc(ctx, sizeof(src), &a) &&
+	     !npurt_mem_alloc(ctx, sizeof(src), &b) &&
+	     !npurt_memcpy_h2d(a, 0, src, sizeof(src)) &&
+	     !npurt_memset(b, 0, 0, sizeof(src));
+	npurt_stream_create(ctx, NPURT_PRIORITY_NORMAL, &sa);
+	npurt_stream_create(ctx, NPURT_PRIORITY_NORMAL, &sb);
+	npurt_event_create(ctx, 0, &e);
+	/*
+	 * A's copy is queued behind a slowed model execution: without the
+	 * wait, B would read b before A wrote it.
+	 */
+	if (rt_build_two_branch(3, &data, &size) ||
+	    npurt_model_load_memory(ctx, data, size, &m))
+		ok = 0;
+	free(data);
+	slowed = rt_test_knob("slow_us", 20000) == 0;
+	ok = ok && !npurt_model_execute_async(m, &in, 1, &out, 1, sa) &&
+	     !npurt_memcpy_d2d_async(b, 0, a, 0, sizeof(src), sa) &&
+	     !npurt_event_record(e, sa) && !npurt_stream_wait_event(sb, e) &&
+	     !npurt_memcpy_d2h_async(got, b, 0, sizeof(got), sb) &&
+	     !npurt_stream_synchronize(sb);
+	if (slowed)
+		rt_test_knob("slow_us", 0);
+	tap_ok(ok && !memcmp(got, src, sizeof(src)),
+	       "stream B waits for stream A's event before reading its result");
+	npurt_stream_synchronize(sa);
+	npurt_model_unload(m);
+	npurt_event_destroy(e);
+	npurt_stream_destroy(sa);
+	npurt_stream_destroy(sb);
+	npurt_mem_free(a);
+	npurt_mem_free(b);
+}
+
 struct worker {
 	npurt_model *m;
 	int failures;
@@ -347,7 +397,7 @@ static void test_fault(void)
 
 int main(void)
 {
-	tap_plan(32);
+	tap_plan(33);
 	tap_ok(npurt_device_count(&(uint32_t){ 0 }) ==
 		       NPURT_ERR_NOT_INITIALIZED &&
 	       npurt_last_error()->code == NPURT_ERR_NOT_INITIALIZED,
@@ -359,6 +409,7 @@ int main(void)
 	test_mlp();
 	test_dynamic();
 	test_zero_copy();
+	test_cross_stream();
 	test_threads();
 	test_refusals();
 	test_fault();
