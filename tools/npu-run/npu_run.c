@@ -757,9 +757,9 @@ int main(int argc, char **argv)
 	       pct(lat, (size_t)steady, 90), pct(lat, (size_t)steady, 99),
 	       steady, o.warmup);
 	printf("throughput   %.1f inferences/s\n", tput);
-	printf("h2d / d2h    %.3f / %.3f ms per run\n",
-	       steady ? (double)h2d / 1e6 / (double)steady : 0.0,
-	       steady ? (double)d2h / 1e6 / (double)steady : 0.0);
+	printf("h2d / d2h    %.1f / %.1f us per run\n",
+	       steady ? (double)h2d / 1e3 / (double)steady : 0.0,
+	       steady ? (double)d2h / 1e3 / (double)steady : 0.0);
 	printf("memory       model %.1f KiB, device peak %.1f KiB, cached "
 	       "%.1f KiB\n", (double)ms.model_bytes / 1024,
 	       (double)ms.device_peak_used / 1024,
