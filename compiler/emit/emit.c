@@ -838,7 +838,7 @@ static int emit_pad(struct ectx *e)
 	else if (!strcmp(mode, "edge"))
 		t->params.padding.mode = DRM_NPU_PAD_EDGE;
 	else if (strcmp(mode, "constant"))
-		return eerr(e, -ENOTSUP, "pad mode '%s'", mode);
+		return eerr(e, -ENOTSUP, "pad mode '%s' is not supported", mode);
 	if (t->params.padding.mode != DRM_NPU_PAD_CONSTANT)
 		t->params.padding.value = 0;
 	for (i = 0; i < x->shape.rank; i++)
@@ -866,7 +866,8 @@ static int emit_resize(struct ectx *e)
 	if (!strcmp(mode, "linear"))
 		p->mode = DRM_NPU_RESIZE_LINEAR;
 	else if (strcmp(mode, "nearest"))
-		return eerr(e, -ENOTSUP, "resize mode '%s'", mode);
+		return eerr(e, -ENOTSUP, "resize mode '%s' is not supported "
+			    "(nearest and linear are)", mode);
 	if (!strcmp(ct, "asymmetric"))
 		p->coord = DRM_NPU_RESIZE_ASYMMETRIC;
 	else if (!strcmp(ct, "align_corners"))
@@ -874,7 +875,8 @@ static int emit_resize(struct ectx *e)
 	else if (!strcmp(ct, "pytorch_half_pixel"))
 		p->coord = DRM_NPU_RESIZE_PYTORCH_HALF_PIXEL;
 	else if (strcmp(ct, "half_pixel"))
-		return eerr(e, -ENOTSUP, "coordinate mode '%s'", ct);
+		return eerr(e, -ENOTSUP, "coordinate transformation mode "
+			    "'%s' is not supported", ct);
 	if (p->mode == DRM_NPU_RESIZE_NEAREST) {
 		if (!strcmp(nm, "round_prefer_ceil"))
 			p->nearest = DRM_NPU_RESIZE_ROUND_PREFER_CEIL;
@@ -965,6 +967,25 @@ static int emit_quant(struct ectx *e)
 
 /* --- dispatch ------------------------------------------------------------- */
 
+/* Ops whose device kernels take f32 operands only. */
+static bool f32_only(enum ir_op op)
+{
+	switch (op) {
+	case IR_OP_CONV: case IR_OP_GEMM: case IR_OP_MATMUL:
+	case IR_OP_MAX_POOL: case IR_OP_AVERAGE_POOL:
+	case IR_OP_GLOBAL_AVERAGE_POOL: case IR_OP_GLOBAL_MAX_POOL:
+	case IR_OP_BATCH_NORM: case IR_OP_LAYER_NORM: case IR_OP_SOFTMAX:
+	case IR_OP_LOG_SOFTMAX: case IR_OP_ATTENTION: case IR_OP_SIGMOID:
+	case IR_OP_TANH: case IR_OP_EXP: case IR_OP_SQRT: case IR_OP_ERF:
+	case IR_OP_LOG: case IR_OP_RECIPROCAL: case IR_OP_ELU:
+	case IR_OP_SOFTPLUS: case IR_OP_GELU: case IR_OP_HARD_SIGMOID:
+	case IR_OP_HARD_SWISH: case IR_OP_LEAKY_RELU: case IR_OP_QUANTIZE_LINEAR:
+		return true;
+	default:
+		return false;
+	}
+}
+
 const struct ir_tensor *emit_view_source(const struct ir_node *n)
 {
 	switch (n->op) {
@@ -1004,6 +1025,10 @@ int emit_node(struct ir_graph *g, const struct ir_node *n,
 		return eerr(&e, -EINVAL, "node has no output");
 	if (emit_view_source(n))
 		return 0;
+	if (f32_only(n->op) && in(&e, 0)->dtype != IR_F32)
+		return eerr(&e, -ENOTSUP, "%s on %s is not supported (the "
+			    "device runs it on f32 only)", ir_op_name(n->op),
+			    ir_dtype_name(in(&e, 0)->dtype));
 	switch (n->op) {
 	case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL: case IR_OP_DIV:
 	case IR_OP_POW: case IR_OP_MAX: case IR_OP_MIN: case IR_OP_PRELU:

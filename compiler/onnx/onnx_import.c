@@ -511,6 +511,32 @@ static int onnx_constant(struct onnx_ctx *c, const Onnx__NodeProto *np)
 	return t ? 0 : onnx_fail(c, -ENOMEM, "out of memory");
 }
 
+/*
+ * Ops whose opset 1..6 definitions compute what their current ones do
+ * (legacy attributes such as consumed_inputs are ignored).
+ */
+static bool onnx_legacy_ok(enum ir_op op)
+{
+	switch (op) {
+	case IR_OP_CONSTANT: case IR_OP_IDENTITY: case IR_OP_RELU:
+	case IR_OP_SIGMOID: case IR_OP_TANH: case IR_OP_EXP: case IR_OP_LOG:
+	case IR_OP_SQRT: case IR_OP_NEG: case IR_OP_ABS: case IR_OP_RECIPROCAL:
+	case IR_OP_FLOOR: case IR_OP_CEIL: case IR_OP_NOT: case IR_OP_ELU:
+	case IR_OP_LEAKY_RELU: case IR_OP_HARD_SIGMOID: case IR_OP_SOFTPLUS:
+	case IR_OP_GLOBAL_AVERAGE_POOL: case IR_OP_GLOBAL_MAX_POOL:
+	case IR_OP_CONV: case IR_OP_MAX_POOL: case IR_OP_AVERAGE_POOL:
+	case IR_OP_SOFTMAX: case IR_OP_LOG_SOFTMAX: case IR_OP_TRANSPOSE:
+	case IR_OP_FLATTEN: case IR_OP_MATMUL:
+	case IR_OP_REDUCE_SUM: case IR_OP_REDUCE_MEAN: case IR_OP_REDUCE_MAX:
+	case IR_OP_REDUCE_MIN: case IR_OP_REDUCE_PROD:
+	case IR_OP_REDUCE_SUM_SQUARE: case IR_OP_SQUEEZE: case IR_OP_UNSQUEEZE:
+	case IR_OP_GATHER: case IR_OP_SHAPE: case IR_OP_SLICE:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static int onnx_node(struct onnx_ctx *c, const Onnx__NodeProto *np, int idx)
 {
 	const char *domain = np->domain ? np->domain : "";
@@ -536,6 +562,12 @@ static int onnx_node(struct onnx_ctx *c, const Onnx__NodeProto *np, int idx)
 		return onnx_fail(c, -ENOTSUP, "node '%s': op '%s' (opset %lld) "
 				 "is not supported by npuc", name,
 				 np->op_type, (long long)c->opset);
+	if (c->opset < ONNX_IMPORT_LEGACY_OPSET && !onnx_legacy_ok(op))
+		return onnx_fail(c, -ENOTSUP, "node '%s': op '%s' at opset %lld "
+				 "has semantics npuc does not support (they "
+				 "changed at opset 7); re-export with "
+				 "opset_version >= 7", name, np->op_type,
+				 (long long)c->opset);
 	if (op == IR_OP_CONSTANT)
 		return onnx_constant(c, np);
 	if (np->n_input > 64 || np->n_output > 64)

@@ -23,8 +23,15 @@
 extern "C" {
 #endif
 
-/* Opsets of the default domain the importer accepts. */
-#define ONNX_IMPORT_MIN_OPSET	7
+/*
+ * Opsets of the default domain the importer accepts. Below opset 7 only
+ * the ops whose definition did not change up to opset 7 are accepted
+ * (element-wise activations, pooling, Conv, ...); the others (binary ops
+ * with the old 'broadcast' attribute, BatchNormalization's 'spatial', ...)
+ * are refused with a request to re-export.
+ */
+#define ONNX_IMPORT_MIN_OPSET	1
+#define ONNX_IMPORT_LEGACY_OPSET 7
 #define ONNX_IMPORT_MAX_OPSET	18
 
 struct onnx_import_opts {

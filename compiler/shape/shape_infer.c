@@ -1279,8 +1279,9 @@ int shape_infer_node(struct ir_graph *g, struct ir_node *n)
 
 int shape_infer(struct ir_graph *g)
 {
-	int i, err;
+	int i, err, restarts = 0;
 
+restart:
 	err = ir_graph_toposort(g);
 	if (err)
 		return err;
@@ -1299,7 +1300,22 @@ int shape_infer(struct ir_graph *g)
 		}
 	}
 	for (i = 0; i < g->num_nodes; i++) {
-		err = shape_infer_node(g, g->nodes[i]);
+		struct ir_node *n = g->nodes[i];
+		int j, ready = 1;
+
+		for (j = 0; j < n->num_inputs; j++)
+			if (n->inputs[j] && !n->inputs[j]->shape_known)
+				ready = 0;
+		if (ready && restarts < 1000) {
+			err = shape_legalize_node(g, n);
+			if (err < 0)
+				return err;
+			if (err > 0) {
+				restarts++;
+				goto restart;
+			}
+		}
+		err = shape_infer_node(g, n);
 		if (err)
 			return err;
 	}

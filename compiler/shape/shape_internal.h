@@ -13,4 +13,7 @@ int shape_dim_div(struct ir_graph *g, int64_t num, int64_t den,
 int64_t shape_prod(struct ir_graph *g, const struct ir_shape *s, int from,
 		   int to);
 
+/* Rewrite a node the device cannot run as is; 1 if the graph changed. */
+int shape_legalize_node(struct ir_graph *g, struct ir_node *n);
+
 #endif

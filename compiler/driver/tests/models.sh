@@ -1,0 +1,136 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# The compiler back end on real models (exported at test time by the e2e
+# exporter, tests/models/export_models.py, random weights, fixed seed):
+#  - resnet18, resnet50, mobilenet_v2 and a transformer encoder compile and
+#    their planned workspace is within 2% of the lower bound;
+#  - a two-branch CNN gets two streams and exactly two semaphores, and runs
+#    correctly (npu-run against torch's output);
+#  - compiling resnet50 twice hits the cache (both times printed); a
+#    damaged cache entry is detected and recompiled to the same bytes;
+#  - --dynamic-batch=1,2,4,8 gives four variants.
+BUILD=${BUILD:-build}
+NPUC=$BUILD/bin/npuc
+NPU_RUN=$BUILD/bin/npu-run
+PY=/usr/bin/python3
+MODELS=$BUILD/models
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT INT TERM
+export NPU_CACHE_DIR="$TMP/cache"
+
+if [ ! -x "$PY" ] || ! "$PY" -c 'import torch, torchvision, onnx' 2>/dev/null; then
+	echo "1..0 # SKIP /usr/bin/python3 with torch, torchvision and onnx is needed to export the models"
+	exit 0
+fi
+if [ ! -x "$NPUC" ]; then
+	echo "1..1"
+	echo "not ok 1 - $NPUC not built (run make)"
+	exit 1
+fi
+echo "1..14"
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+nok() { n=$((n + 1)); echo "not ok $n - $*"; }
+
+"$PY" tests/models/export_models.py --out "$MODELS" \
+	resnet18 resnet50 mobilenet_v2 bert_encoder two_branch_cnn >"$TMP/export.log" 2>&1 ||
+	{ sed 's/^/# /' "$TMP/export.log"; }
+
+# json FILE EXPR: evaluate a Python expression over the report `r`.
+json() {
+	"$PY" -c "import json,sys; r=json.load(open(sys.argv[1])); v=r['variants'][0]; p=v['plan']; print($2)" "$1"
+}
+
+for m in resnet18 resnet50 mobilenet_v2 bert_encoder; do
+	j="$TMP/$m.json"
+	if ! "$NPUC" "$MODELS/$m/model.onnx" -o "$TMP/$m.om" --no-cache \
+		--report-json "$j" >"$TMP/$m.log" 2>&1; then
+		sed 's/^/# /' "$TMP/$m.log"
+		nok "$m compiles"
+		continue
+	fi
+	json "$j" "'# %s: workspace %d, lower bound %d (+%.2f%%), no reuse %d (saves %.1f%%), %d streams, %d semaphores, by %s' % (r['model'], p['workspace'], p['lower_bound'], 100.0*(p['workspace']-p['lower_bound'])/max(p['lower_bound'],1), p['no_reuse'], 100.0*(p['no_reuse']-p['workspace'])/max(p['no_reuse'],1), v['streams'], v['semaphores'], p['best'])"
+	if [ "$(json "$j" "int(p['lower_bound'] <= p['workspace'] <= p['lower_bound'] * 1.02)")" = 1 ]; then
+		ok "$m: planned workspace within 2% of the lower bound"
+	else
+		nok "$m: planned workspace within 2% of the lower bound"
+	fi
+done
+
+# Two branches: two streams, exactly the fork and the join semaphore.
+j="$TMP/tb.json"
+if "$NPUC" "$MODELS/two_branch_cnn/model.onnx" -o "$TMP/tb.om" --no-cache \
+	--report-json "$j" >"$TMP/tb.log" 2>&1 &&
+   [ "$(json "$j" "'%d %d' % (v['streams'], v['semaphores'])")" = "2 2" ]; then
+	ok "two_branch_cnn: 2 streams, 2 semaphores ($(json "$j" "'tasks %s, cross-stream edges %d' % (v['tasks_per_stream'], v['cross_stream_edges'])"))"
+else
+	sed 's/^/# /' "$TMP/tb.log"
+	nok "two_branch_cnn: 2 streams, 2 semaphores"
+fi
+for m in two_branch_cnn bert_encoder; do
+	om="$TMP/tb.om"
+	[ $m = bert_encoder ] && om="$TMP/bert_encoder.om"
+	if [ ! -x "$NPU_RUN" ]; then
+		ok "# SKIP $NPU_RUN not built"
+		continue
+	fi
+	if NPU_DEVICE=sim "$NPU_RUN" "$om" --input-dir "$MODELS/$m/inputs" \
+		--compare "$MODELS/$m/expected" --rtol 1e-3 --atol 1e-4 \
+		>"$TMP/run.log" 2>&1; then
+		ok "$m (multi-stream) runs and matches torch: $(grep compare "$TMP/run.log")"
+	else
+		sed 's/^/# /' "$TMP/run.log"
+		nok "$m (multi-stream) runs and matches torch"
+	fi
+done
+
+# The cache: cold, hit, damaged entry.
+r50="$MODELS/resnet50/model.onnx"
+c1=$("$NPUC" "$r50" -o "$TMP/c1.om" --report 2>&1 | grep '^time:')
+c2=$("$NPUC" "$r50" -o "$TMP/c2.om" --report 2>&1 | grep '^time:')
+echo "# cold:      $c1"
+echo "# cache hit: $c2"
+case "$c1 $c2" in
+*"cache miss"*"cache hit"*) ok "resnet50 compiled twice: a miss, then a cache hit" ;;
+*) nok "resnet50 compiled twice: a miss, then a cache hit" ;;
+esac
+if cmp -s "$TMP/c1.om" "$TMP/c2.om"; then
+	ok "the cache hit gives the same .om bytes"
+else
+	nok "the cache hit gives the same .om bytes"
+fi
+entry=$(ls "$NPU_CACHE_DIR"/*.npuc 2>/dev/null | head -1)
+if [ -n "$entry" ]; then
+	printf 'garbage!' | dd of="$entry" bs=1 seek=4096 conv=notrunc 2>/dev/null
+fi
+c3=$("$NPUC" "$r50" -o "$TMP/c3.om" --report 2>&1 | grep '^time:')
+echo "# damaged:   $c3"
+case "$c3" in
+*"corrupt entry replaced"*) ok "a damaged cache entry is detected and recompiled" ;;
+*) nok "a damaged cache entry is detected and recompiled" ;;
+esac
+c4=$("$NPUC" "$r50" -o "$TMP/c4.om" --report 2>&1 | grep '^time:')
+if cmp -s "$TMP/c1.om" "$TMP/c3.om" && case "$c4" in *"cache hit"*) true ;; *) false ;; esac; then
+	ok "the recompiled entry has the same bytes and hits again"
+else
+	nok "the recompiled entry has the same bytes and hits again"
+fi
+
+# Shape gears.
+j="$TMP/dyn.json"
+if "$NPUC" "$MODELS/two_branch_cnn/model.onnx" -o "$TMP/dyn.om" --no-cache \
+	--input-shape "input:batch,3,64,64" --dynamic-batch=1,2,4,8 \
+	--report-json "$j" >"$TMP/dyn.log" 2>&1 &&
+   [ "$(json "$j" "','.join(x['name'] for x in r['variants'])")" = "batch=1,batch=2,batch=4,batch=8" ]; then
+	ok "--dynamic-batch=1,2,4,8: four variants, each with its plan"
+else
+	sed 's/^/# /' "$TMP/dyn.log"
+	nok "--dynamic-batch=1,2,4,8: four variants, each with its plan"
+fi
+if "$NPUC" "$MODELS/two_branch_cnn/model.onnx" -o "$TMP/x.om" \
+	--dynamic-batch=1,2 >"$TMP/err.log" 2>&1; then
+	nok "--dynamic-batch on a fixed batch is refused"
+else
+	ok "--dynamic-batch on a fixed batch is refused: $(head -1 "$TMP/err.log")"
+fi
