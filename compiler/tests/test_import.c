@@ -287,6 +287,13 @@ static void test_errors(void)
 	ft_ok(ret != 0 && strstr(err, "opset 99"), "unsupported opset: %s",
 	      err);
 	free(b);
+	o.opset = 6;
+	b = make_model(&o, &len);
+	ret = import_buf(b, len, NULL, &g, err);
+	ft_ok(ret == -ENOTSUP && strstr(err, "'Add'") &&
+	      strstr(err, "opset 6") && strstr(err, ">= 7"),
+	      "an op that changed at opset 7 is refused at opset 6: %s", err);
+	free(b);
 	o.opset = 0;
 	o.raw_len_delta = -4;
 	b = make_model(&o, &len);
@@ -425,7 +432,7 @@ int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "--write-corpus"))
 		return write_corpus(argv[2]);
-	ft_plan(17);
+	ft_plan(18);
 	test_valid();
 	test_external();
 	test_errors();

@@ -165,9 +165,71 @@ static void test_ops(void)
 	ir_graph_free(g);
 }
 
+static void test_legalize(void)
+{
+	struct ir_graph *g = ir_graph_new("legal");
+	struct ir_tensor *x = ft_input(g, "x", ft_shape(2, 3, 8, -1));
+	struct ir_tensor *ins[3], *outs[3], *y, *m;
+	int32_t e[1] = { 2 };
+	struct ir_shape s1 = { .rank = 1, .dim = { 1 } };
+	float **o = NULL;
+	bool ok = true;
+	int i;
+
+	/* LayerNormalization with Mean and InvStdDev read */
+	ins[0] = x;
+	ins[1] = ft_const(g, NULL, ft_shape(8, -1), 3, 0.5f, 1.5f);
+	ins[2] = ft_const(g, NULL, ft_shape(8, -1), 4, -0.5f, 0.5f);
+	for (i = 0; i < 3; i++)
+		outs[i] = ir_tensor_new(g, NULL, IR_F32, NULL);
+	ir_node_new(g, IR_OP_LAYER_NORM, "ln", 3, ins, 3, outs);
+	ir_graph_add_output(g, outs[0]);
+	ir_graph_add_output(g, outs[1]);
+	ir_graph_add_output(g, outs[2]);
+	/* Pow with an i32 exponent, Max with one input, Dropout's mask */
+	ins[0] = x;
+	ins[1] = ir_const_new(g, NULL, IR_I32, &s1, e, sizeof(e));
+	y = ft_op(g, IR_OP_POW, "pow", 2, ins);
+	y = ft_op(g, IR_OP_MAX, "max1", 1, &y);
+	outs[0] = ir_tensor_new(g, NULL, IR_F32, NULL);
+	outs[1] = m = ir_tensor_new(g, NULL, IR_BOOL, NULL);
+	ir_node_new(g, IR_OP_DROPOUT, "drop", 1, &y, 2, outs);
+	ir_graph_add_output(g, outs[0]);
+	ir_graph_add_output(g, m);
+	if (!ft_ok(shape_infer(g) == 0, "legalizing graph infers: %s",
+		   g->err)) {
+		ft_ok(false, "legalized graph runs");
+		ir_graph_free(g);
+		return;
+	}
+	ft_ok(!strcmp(sh(g, g->outputs[1]), "[2,3,1]") &&
+	      ft_count(g, IR_OP_RECIPROCAL) == 1 &&
+	      ft_count(g, IR_OP_MAX) == 0 && g->outputs[4]->data &&
+	      ft_count(g, IR_OP_CAST) == 0,
+	      "LayerNorm Mean/InvStdDev, Pow's exponent, one-input Max and "
+	      "Dropout's mask are legalized");
+	if (ft_run(g, 7, &o) == 0) {
+		for (i = 0; i < 6; i++)
+			ok &= o[2][i] > 0;	/* 1/stddev is positive */
+		for (i = 0; i < 48; i++)
+			ok &= o[3][i] >= 0;	/* x^2 */
+		for (i = 0; i < 48; i++)
+			ok &= ((uint8_t *)o[4])[i] == 1;
+		for (i = 0; i < 5; i++)
+			free(o[i]);
+		free(o);
+		ft_ok(ok, "legalized graph runs: InvStdDev > 0, Pow(x, 2) >= 0, "
+		      "mask all true");
+	} else {
+		ft_ok(false, "legalized graph runs: %s", g->err);
+	}
+	ir_graph_free(g);
+}
+
 int main(void)
 {
-	ft_plan(14);
+	ft_plan(17);
+	test_legalize();
 	test_broadcast();
 	test_symbolic();
 	test_reshape_static();
