@@ -531,6 +531,7 @@ static int cache_dir_of(const struct npuc_options *o, char *dir, size_t len)
 	return cache_dir(dir, len);
 }
 
+/* "dir/resnet50.onnx" -> "resnet50"; "resnet50/model.onnx" -> "resnet50". */
 static const char *base_name(const char *path, char *buf, size_t len)
 {
 	const char *b = strrchr(path, '/');
@@ -540,6 +541,13 @@ static const char *base_name(const char *path, char *buf, size_t len)
 	dot = strrchr(buf, '.');
 	if (dot && dot != buf)
 		*dot = '\0';
+	if (!strcmp(buf, "model") && b && b > path) {
+		const char *d = b;
+
+		while (d > path && d[-1] != '/')
+			d--;
+		snprintf(buf, len, "%.*s", (int)(b - d), d);
+	}
 	return buf;
 }
 
@@ -616,8 +624,6 @@ int npuc_compile_file(const char *path, const struct npuc_options *opt,
 	ret = onnx_import_file(path, &io, &g, err, errlen);
 	if (ret)
 		return ret;
-	if (g->name && g->name[0] && !strcmp(rep->model, "model"))
-		snprintf(rep->model, sizeof(rep->model), "%s", g->name);
 	ret = shape_infer(g);
 	if (ret) {
 		snprintf(err, errlen, "shape inference: %s", ir_graph_error(g));
