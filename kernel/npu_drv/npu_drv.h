@@ -75,6 +75,7 @@ struct npu_knob {
  * @irq_work: retires jobs in the bookkeeping below on job_done
  * @files_lock: protects @files and the activity fields below
  * @files: open files (struct npu_drm_file.link)
+ * @fence_lock: lock of the dma_fences of syncobj points
  * @active_files: files with at least one unretired job
  * @busy_since: when @active_files last went from 0 to 1
  * @busy_ns: total time with at least one unretired job (sysfs busy_ns)
@@ -95,6 +96,7 @@ struct npu_drm_device {
 	struct work_struct irq_work;
 	struct mutex files_lock;
 	struct list_head files;
+	spinlock_t fence_lock;
 	u32 active_files;
 	u64 busy_since;
 	u64 busy_ns;
@@ -114,10 +116,12 @@ static inline struct npu_drm_device *to_npu_dev(struct drm_device *drm)
  * struct npu_drm_queue - what the home remembers of one queue of a file
  * @hw_queue: the hardware queue it maps to
  * @last_fence: the fence of its newest submission
+ * @fence_context: dma_fence context of its jobs' syncobj points
  */
 struct npu_drm_queue {
 	u32 hw_queue;
 	u64 last_fence;
+	u64 fence_context;
 };
 
 /**
@@ -130,6 +134,7 @@ struct npu_drm_queue {
  * @queue_lock: serialises queue create/destroy of this file, so that a
  *              handle the core reuses is tracked once
  * @queues: queue handle -> struct npu_drm_queue (files_lock)
+ * @fences: pending syncobj points, struct npu_job_fence (files_lock)
  * @active: has unretired jobs (files_lock)
  * @busy_since: when @active was last set (files_lock)
  * @engine_ns: time with unretired jobs, fdinfo drm-engine-npu (files_lock)
@@ -142,6 +147,7 @@ struct npu_drm_file {
 	struct list_head link;
 	struct mutex queue_lock;
 	struct xarray queues;
+	struct list_head fences;
 	bool active;
 	u64 busy_since;
 	u64 engine_ns;
@@ -166,6 +172,7 @@ static inline struct npu_gem_object *to_npu_gem(struct drm_gem_object *obj)
 extern struct kmem_cache *npu_file_cache;
 extern struct kmem_cache *npu_gem_cache;
 extern struct kmem_cache *npu_queue_cache;
+extern struct kmem_cache *npu_fence_cache;
 
 /* npu_home.c: the struct npu_home_ops of the kernel home */
 extern const struct npu_home_ops npu_kernel_home_ops;
@@ -180,6 +187,8 @@ int npu_gem_publish(struct drm_file *file, struct npu_bo *bo, u32 *handle);
 struct npu_bo *npu_gem_lookup_bo(struct drm_file *file, u32 handle);
 u64 npu_gem_mmap_offset(struct npu_bo *bo);
 void npu_gem_unmap(struct npu_drm_device *ndev, struct npu_bo *bo);
+struct drm_gem_object *npu_gem_prime_import(struct drm_device *drm,
+					    struct dma_buf *dma_buf);
 
 /**
  * struct npu_gem_usage - VRAM held through the handles of one file
@@ -194,6 +203,33 @@ struct npu_gem_usage {
 };
 
 void npu_gem_file_usage(struct drm_file *file, struct npu_gem_usage *usage);
+
+/* npu_fence.c: syncobj points (DRM_NPU_SUBMIT_SYNCOBJ) */
+struct npu_job_fence;
+struct drm_syncobj;
+struct dma_fence_chain;
+
+/**
+ * struct npu_syncobj_point - what a syncobj point needs, allocated before
+ * the submission so that attaching it cannot fail afterwards
+ * @syncobj: the target syncobj (a reference)
+ * @chain: its new timeline node
+ * @fence: the job's fence
+ */
+struct npu_syncobj_point {
+	struct drm_syncobj *syncobj;
+	struct dma_fence_chain *chain;
+	struct npu_job_fence *fence;
+};
+
+int npu_fence_prepare(struct drm_file *file, u32 handle,
+		      struct npu_syncobj_point *sp);
+void npu_fence_abort(struct npu_syncobj_point *sp);
+void npu_fence_attach(struct npu_drm_file *nfile, u32 queue, u64 seqno,
+		      struct npu_syncobj_point *sp);
+void npu_fence_poll(struct npu_drm_file *nfile);
+void npu_fence_flush(struct npu_drm_file *nfile);
+extern const size_t npu_job_fence_size;
 
 /* npu_ioctl.c */
 extern const struct drm_ioctl_desc npu_ioctls[];

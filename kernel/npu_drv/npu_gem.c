@@ -10,6 +10,7 @@
  * npu_gem_unmap() (the core's bo_moved hook) zaps them so the next access
  * refaults at the new place - TTM's move/fault scheme, without TTM.
  */
+#include <linux/dma-buf.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -17,6 +18,7 @@
 
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
+#include <drm/drm_prime.h>
 #include <drm/drm_vma_manager.h>
 
 #include "npu_drv.h"
@@ -96,8 +98,80 @@ static void npu_gem_free(struct drm_gem_object *obj)
 	kmem_cache_free(npu_gem_cache, gem);
 }
 
+/*
+ * PRIME: a buffer can be shared with another file of the same device (the
+ * importer gets a handle to the very same GEM object). Nothing else may
+ * attach: compaction moves VRAM under any scatterlist handed out, and
+ * mappings made through the dma-buf file could not be shot down. So
+ * foreign attachments and dma-buf mmap are refused; importers mmap through
+ * their own device file.
+ */
+static int npu_dmabuf_attach(struct dma_buf *dma_buf,
+			     struct dma_buf_attachment *attach)
+{
+	return -EOPNOTSUPP;
+}
+
+static struct sg_table *npu_dmabuf_map(struct dma_buf_attachment *attach,
+				       enum dma_data_direction dir)
+{
+	return ERR_PTR(-EOPNOTSUPP);
+}
+
+static void npu_dmabuf_unmap(struct dma_buf_attachment *attach,
+			     struct sg_table *sgt, enum dma_data_direction dir)
+{
+}
+
+static int npu_dmabuf_mmap(struct dma_buf *dma_buf, struct vm_area_struct *vma)
+{
+	return -EOPNOTSUPP;
+}
+
+static const struct dma_buf_ops npu_dmabuf_ops = {
+	.attach = npu_dmabuf_attach,
+	.map_dma_buf = npu_dmabuf_map,
+	.unmap_dma_buf = npu_dmabuf_unmap,
+	.mmap = npu_dmabuf_mmap,
+	.release = drm_gem_dmabuf_release,
+};
+
+static struct dma_buf *npu_gem_prime_export(struct drm_gem_object *obj,
+					    int flags)
+{
+	DEFINE_DMA_BUF_EXPORT_INFO(exp_info);
+
+	exp_info.ops = &npu_dmabuf_ops;
+	exp_info.size = obj->size;
+	exp_info.flags = flags;
+	exp_info.priv = obj;
+	exp_info.resv = obj->resv;
+	return drm_gem_dmabuf_export(obj->dev, &exp_info);
+}
+
+/**
+ * npu_gem_prime_import() - drm_driver.gem_prime_import
+ * @drm: the importing device
+ * @dma_buf: a dma-buf
+ *
+ * Return: our own GEM object with a new reference when @dma_buf was
+ * exported by @drm, else ERR_PTR(-EOPNOTSUPP): VRAM cannot hold another
+ * device's memory.
+ */
+struct drm_gem_object *npu_gem_prime_import(struct drm_device *drm,
+					    struct dma_buf *dma_buf)
+{
+	struct drm_gem_object *obj = dma_buf->priv;
+
+	if (dma_buf->ops != &npu_dmabuf_ops || obj->dev != drm)
+		return ERR_PTR(-EOPNOTSUPP);
+	drm_gem_object_get(obj);
+	return obj;
+}
+
 static const struct drm_gem_object_funcs npu_gem_funcs = {
 	.free = npu_gem_free,
+	.export = npu_gem_prime_export,
 	.mmap = npu_gem_mmap,
 	.vm_ops = &npu_gem_vm_ops,
 };

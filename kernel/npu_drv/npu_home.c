@@ -110,7 +110,8 @@ static void npu_file_set_idle(struct npu_drm_file *nfile, u64 now)
  * npu_irq_work() - bottom half of the job-done "interrupt"
  * @work: the device's irq_work
  *
- * Marks idle every busy file whose queues have all retired their jobs.
+ * Signals the syncobj points of retired jobs and marks idle every busy
+ * file whose queues have all retired their jobs.
  */
 void npu_irq_work(struct work_struct *work)
 {
@@ -120,6 +121,8 @@ void npu_irq_work(struct work_struct *work)
 
 	mutex_lock(&ndev->files_lock);
 	list_for_each_entry(nfile, &ndev->files, link) {
+		if (!list_empty(&nfile->fences))
+			npu_fence_poll(nfile);
 		if (nfile->active && !npu_file_pending(nfile))
 			npu_file_set_idle(nfile, ktime_get_ns());
 	}

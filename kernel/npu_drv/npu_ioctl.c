@@ -8,6 +8,7 @@
  * bookkeeping behind fdinfo's engine time.
  */
 #include <linux/compat.h>
+#include <linux/dma-fence.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/xarray.h>
@@ -66,6 +67,7 @@ static int npu_drm_queue_create(struct drm_device *drm, void *data,
 		struct drm_npu_queue_destroy undo = { .handle = args->handle };
 
 		q->hw_queue = args->hw_queue;
+		q->fence_context = dma_fence_context_alloc(1);
 		mutex_lock(&nfile->ndev->files_lock);
 		ret = xa_err(xa_store(&nfile->queues, args->handle, q,
 				      GFP_KERNEL));
@@ -105,12 +107,39 @@ static int npu_drm_submit(struct drm_device *drm, void *data,
 {
 	struct npu_drm_file *nfile = file->driver_priv;
 	struct drm_npu_submit *args = data;
+	bool syncobj = args->flags & DRM_NPU_SUBMIT_SYNCOBJ;
+	struct npu_syncobj_point sp;
+	u64 reserved = args->reserved;
 	int ret;
 
+	/*
+	 * The syncobj point is the home's business: the core sees the
+	 * submission without it, and everything the point needs is
+	 * allocated first so that attaching it cannot fail afterwards.
+	 */
+	if (syncobj) {
+		if (upper_32_bits(reserved))
+			return -EINVAL;
+		ret = npu_fence_prepare(file, lower_32_bits(reserved), &sp);
+		if (ret)
+			return ret;
+		args->flags &= ~DRM_NPU_SUBMIT_SYNCOBJ;
+		args->reserved = 0;
+	}
 	ret = npu_ioctl_submit(nfile->core_file, args);
-	if (!ret)
-		npu_file_submitted(nfile, args->queue, args->fence);
-	return ret;
+	if (syncobj) {
+		args->flags |= DRM_NPU_SUBMIT_SYNCOBJ;
+		args->reserved = reserved;
+	}
+	if (ret) {
+		if (syncobj)
+			npu_fence_abort(&sp);
+		return ret;
+	}
+	npu_file_submitted(nfile, args->queue, args->fence);
+	if (syncobj)
+		npu_fence_attach(nfile, args->queue, args->fence, &sp);
+	return 0;
 }
 
 #define NPU_IOCTL(NAME, fn) \

@@ -8,6 +8,7 @@
 #include <linux/module.h>
 #include <linux/platform_device.h>
 #include <linux/slab.h>
+#include <linux/version.h>
 #include <linux/vmalloc.h>
 
 #include <drm/drm_drv.h>
@@ -15,6 +16,7 @@
 #include <drm/drm_gem.h>
 #include <drm/drm_ioctl.h>
 #include <drm/drm_managed.h>
+#include <drm/drm_prime.h>
 #if IS_ENABLED(CONFIG_DRM_ACCEL)
 #include <drm/drm_accel.h>
 #endif
@@ -59,6 +61,7 @@ static atomic64_t npu_client_ids = ATOMIC64_INIT(0);
 struct kmem_cache *npu_file_cache;
 struct kmem_cache *npu_gem_cache;
 struct kmem_cache *npu_queue_cache;
+struct kmem_cache *npu_fence_cache;
 
 static int npu_parse_test_mode(const char *s, u32 *mode)
 {
@@ -127,6 +130,7 @@ static int npu_open(struct drm_device *drm, struct drm_file *file)
 	nfile->client_id = atomic64_inc_return(&npu_client_ids);
 	mutex_init(&nfile->queue_lock);
 	xa_init(&nfile->queues);
+	INIT_LIST_HEAD(&nfile->fences);
 	ret = npu_core_file_open(ndev->core, file, &nfile->core_file);
 	if (ret) {
 		kmem_cache_free(npu_file_cache, nfile);
@@ -152,6 +156,7 @@ static void npu_postclose(struct drm_device *drm, struct drm_file *file)
 
 	npu_file_retire_all(nfile);
 	npu_core_file_close(nfile->core_file);
+	npu_fence_flush(nfile);
 	xa_for_each(&nfile->queues, handle, q)
 		kmem_cache_free(npu_queue_cache, q);
 	xa_destroy(&nfile->queues);
@@ -186,12 +191,20 @@ static const struct file_operations npu_fops = {
  */
 static const struct drm_driver npu_drm_driver = {
 #if IS_ENABLED(CONFIG_DRM_ACCEL)
-	.driver_features = DRIVER_GEM | DRIVER_COMPUTE_ACCEL,
+	.driver_features = DRIVER_GEM | DRIVER_COMPUTE_ACCEL |
+			   DRIVER_SYNCOBJ | DRIVER_SYNCOBJ_TIMELINE,
 #else
-	.driver_features = DRIVER_GEM | DRIVER_RENDER,
+	.driver_features = DRIVER_GEM | DRIVER_RENDER |
+			   DRIVER_SYNCOBJ | DRIVER_SYNCOBJ_TIMELINE,
 #endif
 	.open = npu_open,
 	.postclose = npu_postclose,
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 6, 0)
+	/* The default from 6.6 on. */
+	.prime_handle_to_fd = drm_gem_prime_handle_to_fd,
+	.prime_fd_to_handle = drm_gem_prime_fd_to_handle,
+#endif
+	.gem_prime_import = npu_gem_prime_import,
 	.ioctls = npu_ioctls,
 	.num_ioctls = DRM_NPU_NUM_IOCTLS,
 	.fops = &npu_fops,
@@ -241,6 +254,7 @@ static int npu_device_init(struct npu_drm_device *ndev)
 	mutex_init(&ndev->files_lock);
 	mutex_init(&ndev->compact_lock);
 	INIT_LIST_HEAD(&ndev->files);
+	spin_lock_init(&ndev->fence_lock);
 	INIT_WORK(&ndev->irq_work, npu_irq_work);
 	ret = drmm_add_action_or_reset(&ndev->drm, npu_device_fini, ndev);
 	if (ret)
@@ -337,6 +351,9 @@ static void npu_destroy_devices(void)
 
 static void npu_destroy_caches(void)
 {
+	/* Fences are freed after an RCU grace period. */
+	rcu_barrier();
+	kmem_cache_destroy(npu_fence_cache);
 	kmem_cache_destroy(npu_queue_cache);
 	kmem_cache_destroy(npu_gem_cache);
 	kmem_cache_destroy(npu_file_cache);
@@ -355,7 +372,10 @@ static int __init npu_init(void)
 	npu_file_cache = KMEM_CACHE(npu_drm_file, 0);
 	npu_gem_cache = KMEM_CACHE(npu_gem_object, 0);
 	npu_queue_cache = KMEM_CACHE(npu_drm_queue, 0);
-	if (!npu_file_cache || !npu_gem_cache || !npu_queue_cache) {
+	npu_fence_cache = kmem_cache_create("npu_job_fence", npu_job_fence_size,
+					    0, 0, NULL);
+	if (!npu_file_cache || !npu_gem_cache || !npu_queue_cache ||
+	    !npu_fence_cache) {
 		ret = -ENOMEM;
 		goto err_caches;
 	}

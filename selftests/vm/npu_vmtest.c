@@ -13,6 +13,8 @@
  *   fdinfo     /proc/<pid>/fdinfo/<fd> DRM keys against the memory held
  *   compact    compaction moves a mapped buffer: the mapping refaults
  *              to the new place and keeps its contents
+ *   syncobj    DRM_NPU_SUBMIT_SYNCOBJ: a timeline point per submission,
+ *              signalled when the job retires, with an error on a fault
  *   testmode   the module's test_mode parameter: instant jobs complete
  *              without computing, hang jobs end by the watchdog, fault jobs
  *              fault with an injected fault
@@ -23,6 +25,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/sync_file.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -371,6 +375,125 @@ static int t_compact(void)
 	return tap_failures() != 0;
 }
 
+/*
+ * Status of timeline point @point of @syncobj exported as a sync_file: of
+ * the npu_drv fence inside it (1 signalled, 0 active, < 0 its error), or
+ * -1000 and below when the export itself failed.
+ */
+static int sync_file_status(int fd, uint32_t syncobj, uint64_t point)
+{
+	struct drm_syncobj_create c = { 0 };
+	struct drm_syncobj_transfer t = { 0 };
+	struct drm_syncobj_handle h = { 0 };
+	struct sync_fence_info fences[8];
+	struct sync_file_info info;
+	int r = -1004;
+	uint32_t i;
+
+	if (vm_ioctl(fd, DRM_IOCTL_SYNCOBJ_CREATE, &c))
+		return -1000;
+	t.src_handle = syncobj;
+	t.src_point = point;
+	t.dst_handle = c.handle;
+	if (vm_ioctl(fd, DRM_IOCTL_SYNCOBJ_TRANSFER, &t))
+		return -1001;
+	h.handle = c.handle;
+	h.flags = DRM_SYNCOBJ_HANDLE_TO_FD_FLAGS_EXPORT_SYNC_FILE;
+	if (vm_ioctl(fd, DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD, &h))
+		return -1002;
+	memset(&info, 0, sizeof(info));
+	memset(fences, 0, sizeof(fences));
+	info.num_fences = 8;
+	info.sync_fence_info = (uint64_t)(uintptr_t)fences;
+	if (ioctl(h.fd, SYNC_IOC_FILE_INFO, &info))
+		r = -1003;
+	for (i = 0; r == -1004 && i < info.num_fences && i < 8; i++)
+		if (!strcmp(fences[i].driver_name, "npu_drv"))
+			r = fences[i].status;
+	close(h.fd);
+	return r;
+}
+
+static int t_syncobj(void)
+{
+	uint32_t bos[2], q, prog, n = 65536;
+	struct drm_syncobj_create sc = { 0 };
+	struct drm_syncobj_timeline_wait w;
+	struct drm_syncobj_timeline_array qa;
+	struct drm_npu_submit s;
+	uint64_t point = 0;
+	float *in, *out;
+	int fd = vm_open(), r, i, good = 1;
+
+	if (fd < 0 || vm_bo_create(fd, n * 4, &bos[0]) ||
+	    vm_bo_create(fd, n * 4, &bos[1]) || vm_queue_create(fd, &q) ||
+	    vm_copy_program(fd, n, &prog) ||
+	    !(in = vm_bo_map(fd, bos[0], n * 4)) ||
+	    !(out = vm_bo_map(fd, bos[1], n * 4)))
+		return 1;
+	for (i = 0; i < (int)n; i++)
+		in[i] = (float)i;
+	r = vm_ioctl(fd, DRM_IOCTL_SYNCOBJ_CREATE, &sc);
+	tap_ok(!r, "DRM_IOCTL_SYNCOBJ_CREATE on the node (%d)", r);
+
+	memset(&s, 0, sizeof(s));
+	s.queue = q;
+	s.program = prog;
+	s.bos_ptr = (uint64_t)(uintptr_t)bos;
+	s.num_bos = 2;
+	s.flags = DRM_NPU_SUBMIT_SYNCOBJ;
+	s.reserved = sc.handle;
+	r = vm_ioctl(fd, DRM_IOCTL_NPU_SUBMIT, &s);
+	tap_ok(!r && s.fence > 0, "SUBMIT with a syncobj point (fence %llu)",
+	       (unsigned long long)s.fence);
+	memset(&w, 0, sizeof(w));
+	w.handles = (uint64_t)(uintptr_t)&sc.handle;
+	w.points = (uint64_t)(uintptr_t)&s.fence;
+	w.count_handles = 1;
+	w.timeout_nsec = (int64_t)vm_deadline(20000);
+	w.flags = DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT;
+	r = vm_ioctl(fd, DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT, &w);
+	tap_ok(!r, "SYNCOBJ_TIMELINE_WAIT on the job's point (%d)", r);
+	for (i = 0; i < (int)n; i++)
+		if (out[i] != (float)i)
+			good = 0;
+	tap_ok(good, "the job's output is complete when the point signals");
+	memset(&qa, 0, sizeof(qa));
+	qa.handles = (uint64_t)(uintptr_t)&sc.handle;
+	qa.points = (uint64_t)(uintptr_t)&point;
+	qa.count_handles = 1;
+	r = vm_ioctl(fd, DRM_IOCTL_SYNCOBJ_QUERY, &qa);
+	tap_ok(!r && point == s.fence, "SYNCOBJ_QUERY: timeline at %llu",
+	       (unsigned long long)point);
+	r = sync_file_status(fd, sc.handle, s.fence);
+	tap_ok(r == 1, "exported as a sync_file: an npu_drv fence, signalled (%d)", r);
+
+	s.reserved = sc.handle | (1ull << 32);
+	r = vm_ioctl(fd, DRM_IOCTL_NPU_SUBMIT, &s);
+	tap_ok(r == -EINVAL, "high bits in the syncobj handle: -EINVAL (%d)", r);
+	s.reserved = 9999;
+	r = vm_ioctl(fd, DRM_IOCTL_NPU_SUBMIT, &s);
+	tap_ok(r == -ENOENT, "unknown syncobj handle: -ENOENT (%d)", r);
+	s.flags = 0;
+	s.reserved = sc.handle;
+	r = vm_ioctl(fd, DRM_IOCTL_NPU_SUBMIT, &s);
+	tap_ok(r == -EINVAL, "reserved set without the flag: -EINVAL (%d)", r);
+
+	if (!vm_knob("fault", 1)) {
+		s.flags = DRM_NPU_SUBMIT_SYNCOBJ;
+		s.reserved = sc.handle;
+		r = vm_ioctl(fd, DRM_IOCTL_NPU_SUBMIT, &s);
+		w.points = (uint64_t)(uintptr_t)&s.fence;
+		if (!r)
+			r = vm_ioctl(fd, DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT, &w);
+		tap_ok(!r, "a faulting job's point signals too (%d)", r);
+		r = sync_file_status(fd, sc.handle, s.fence);
+		tap_ok(r == -EIO, "... with the error -EIO (%d)", r);
+	}
+	close(fd);
+	return tap_failures() != 0;
+}
+
 static int t_testmode(void)
 {
 	uint32_t bos[2], q, prog, n = 1024;
@@ -450,11 +573,13 @@ int main(int argc, char **argv)
 		return t_fdinfo();
 	if (!strcmp(argv[1], "compact"))
 		return t_compact();
+	if (!strcmp(argv[1], "syncobj"))
+		return t_syncobj();
 	if (!strcmp(argv[1], "testmode"))
 		return t_testmode();
 	if (!strcmp(argv[1], "hold") && argc == 3)
 		return t_hold(argv[2]);
 usage:
-	fprintf(stderr, "usage: npu_vmtest basic|isolation|kill|watchdog|fdinfo|compact|testmode|hold MB\n");
+	fprintf(stderr, "usage: npu_vmtest basic|isolation|kill|watchdog|fdinfo|compact|syncobj|testmode|hold MB\n");
 	return 2;
 }
