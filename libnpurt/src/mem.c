@@ -368,10 +368,15 @@ static npurt_status check_range(const npurt_mem *m, size_t off, size_t size,
 	return NPURT_OK;
 }
 
-/* Waits for device work on the block's segment, returns its CPU address. */
+/*
+ * Waits for device work on the block's segment (without the context lock,
+ * so other threads keep allocating), then takes the lock for the CPU
+ * access: the in-process device must not compact the segment meanwhile.
+ */
 static uint8_t *sync_ptr(const npurt_mem *m)
 {
 	rt_bo_wait(m->ctx, (uint32_t)m->block->seg);
+	pthread_mutex_lock(&m->ctx->lock);
 	return rt_mem_ptr(m);
 }
 
@@ -386,7 +391,6 @@ NPURT_API npurt_status npurt_memcpy_h2d(npurt_mem *dst, size_t off,
 	if (!src && size)
 		return RT_FAIL(NPURT_ERR_INVALID, "pass host memory",
 			       "src is NULL");
-	pthread_mutex_lock(&dst->ctx->lock);
 	p = sync_ptr(dst);
 	if (p && size)
 		memcpy(p + off, src, size);
@@ -406,7 +410,6 @@ NPURT_API npurt_status npurt_memcpy_d2h(void *dst, npurt_mem *src,
 	if (!dst && size)
 		return RT_FAIL(NPURT_ERR_INVALID, "pass host memory",
 			       "dst is NULL");
-	pthread_mutex_lock(&src->ctx->lock);
 	p = sync_ptr(src);
 	if (p && size)
 		memcpy(dst, p + off, size);
@@ -423,7 +426,6 @@ NPURT_API npurt_status npurt_memset(npurt_mem *dst, size_t off, int value,
 
 	if (st)
 		return st;
-	pthread_mutex_lock(&dst->ctx->lock);
 	p = sync_ptr(dst);
 	if (p && size)
 		memset(p + off, value, size);

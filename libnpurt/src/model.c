@@ -477,6 +477,8 @@ static void wait_sem(npurt_context *ctx, uint32_t sem, uint64_t value)
 NPURT_API npurt_status npurt_model_unload(npurt_model *model)
 {
 	npurt_context *ctx;
+	npurt_stream **live;
+	uint32_t n;
 
 	if (!model)
 		return NPURT_OK;
@@ -485,6 +487,16 @@ NPURT_API npurt_status npurt_model_unload(npurt_model *model)
 	wait_sem(ctx, model->done_sem, model->exec_count);
 	pthread_mutex_unlock(&model->lock);
 	rt_stream_sync(model->stream, __func__);
+	/* Streams must not keep job records pointing at this model. */
+	pthread_mutex_lock(&ctx->lock);
+	live = malloc((ctx->num_live + 1) * sizeof(*live));
+	n = live ? ctx->num_live : 0;
+	if (n)
+		memcpy(live, ctx->live, n * sizeof(*live));
+	pthread_mutex_unlock(&ctx->lock);
+	for (uint32_t i = 0; i < n; i++)
+		rt_stream_forget_model(live[i], model);
+	free(live);
 	pthread_mutex_lock(&ctx->lock);
 	rt_ctx_untrack((void **)ctx->models, &ctx->num_models, model);
 	ctx->model_bytes -= model->bytes;

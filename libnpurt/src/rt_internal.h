@@ -164,6 +164,7 @@ struct rt_submit {
 npurt_status rt_stream_create(npurt_context *ctx, npurt_priority prio,
 			      npurt_stream **out);
 void rt_stream_free(npurt_stream *s);
+void rt_stream_forget_model(npurt_stream *s, const npurt_model *m);
 /* The live stream with allocator id @id, or NULL (context lock held). */
 npurt_stream *rt_stream_by_id(npurt_context *ctx, uint64_t id);
 /* Stream lock held by the caller. Fills *seq with the timeline value. */

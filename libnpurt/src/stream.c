@@ -266,6 +266,46 @@ static int reap_one(npurt_stream *s, bool block)
 	return ret == -EIO ? 0 : ret;
 }
 
+/*
+ * Drops the remembered jobs of a model being unloaded (all complete: the
+ * model waited for its executions), keeping any fault they had.
+ */
+void rt_stream_forget_model(npurt_stream *s, const npurt_model *m)
+{
+	struct rt_job *keep = malloc(RT_MAX_JOBS * sizeof(*keep));
+	struct rt_job *bad = malloc(RT_MAX_JOBS * sizeof(*bad));
+	uint32_t nk = 0, nb = 0;
+
+	if (!keep || !bad) {
+		free(keep);
+		free(bad);
+		rt_stream_sync(s, __func__);	/* the slow way: reap all */
+		return;
+	}
+	pthread_mutex_lock(&s->lock);
+	for (uint32_t i = 0; i < s->job_count; i++) {
+		const struct rt_job *j = &s->jobs[(s->job_head + i) %
+						  RT_MAX_JOBS];
+		struct drm_npu_wait_fence w = {
+			.queue = j->queue, .fence = j->fence, .timeout_ns = 0,
+		};
+
+		if (j->model != m)
+			keep[nk++] = *j;
+		else if (npu_dev_ioctl(s->ctx->nd, DRM_IOCTL_NPU_WAIT_FENCE,
+				       &w) == -EIO)
+			bad[nb++] = *j;
+	}
+	memcpy(s->jobs, keep, nk * sizeof(*keep));
+	s->job_head = 0;
+	s->job_count = nk;
+	pthread_mutex_unlock(&s->lock);
+	for (uint32_t i = 0; i < nb; i++)
+		record_fault(s, &bad[i]);
+	free(keep);
+	free(bad);
+}
+
 npurt_status rt_stream_sync(npurt_stream *s, const char *func)
 {
 	uint64_t target;

@@ -276,6 +276,29 @@ static void test_cross_stream(void)
 	npurt_mem_free(b);
 }
 
+/* Unloading a model with work still queued on a user stream. */
+static void test_unload_pending(void)
+{
+	static float x[TB_K], y[TB_N];
+	npurt_io in = { NULL, x, 0, sizeof(x) }, out = { NULL, y, 0, sizeof(y) };
+	npurt_model *m = NULL;
+	npurt_stream *s;
+	void *data;
+	size_t size;
+	int ok;
+
+	npurt_stream_create(ctx, NPURT_PRIORITY_LOW, &s);
+	ok = !rt_build_two_branch(2, &data, &size) &&
+	     !npurt_model_load_memory(ctx, data, size, &m);
+	free(data);
+	ok = ok && !npurt_model_execute_async(m, &in, 1, &out, 1, s) &&
+	     !npurt_model_execute_async(m, &in, 1, &out, 1, s) &&
+	     !npurt_model_unload(m) && !npurt_stream_synchronize(s);
+	tap_ok(ok, "unload waits for queued executions; the stream stays "
+	       "usable: %s", ok ? "ok" : rt_err());
+	npurt_stream_destroy(s);
+}
+
 struct worker {
 	npurt_model *m;
 	int failures;
@@ -397,7 +420,7 @@ static void test_fault(void)
 
 int main(void)
 {
-	tap_plan(33);
+	tap_plan(34);
 	tap_ok(npurt_device_count(&(uint32_t){ 0 }) ==
 		       NPURT_ERR_NOT_INITIALIZED &&
 	       npurt_last_error()->code == NPURT_ERR_NOT_INITIALIZED,
@@ -410,6 +433,7 @@ int main(void)
 	test_dynamic();
 	test_zero_copy();
 	test_cross_stream();
+	test_unload_pending();
 	test_threads();
 	test_refusals();
 	test_fault();
