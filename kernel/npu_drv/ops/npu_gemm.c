@@ -10,12 +10,20 @@
  */
 #include "npu_gemm.h"
 
-static void tile4_contig(const float *a, u64 sam, u64 sak, const float *b,
-			 u64 sbk, u32 K, float acc[NPU_GEMM_MR][NPU_GEMM_NR])
+static inline __attribute__((always_inline)) void
+tile4_contig(const float *a, u64 sam, u64 sak, const float *b, u64 sbk, u32 K,
+	     float acc[NPU_GEMM_MR][NPU_GEMM_NR], int accumulate)
 {
 	float c0[8] = { 0 }, c1[8] = { 0 }, c2[8] = { 0 }, c3[8] = { 0 };
 	const float *a0 = a, *a1 = a + sam, *a2 = a + 2 * sam, *a3 = a + 3 * sam;
 	u32 k, j;
+
+	if (accumulate) {
+		memcpy(c0, acc[0], sizeof(c0));
+		memcpy(c1, acc[1], sizeof(c1));
+		memcpy(c2, acc[2], sizeof(c2));
+		memcpy(c3, acc[3], sizeof(c3));
+	}
 
 	for (k = 0; k < K; k++) {
 		const float *bk = b + k * sbk;
@@ -36,14 +44,22 @@ static void tile4_contig(const float *a, u64 sam, u64 sak, const float *b,
 }
 
 /* Strided or partial columns: gather a row of b first. */
-static void tile4_gather(const float *a, u64 sam, u64 sak, const float *b,
-			 u64 sbk, const u64 *col, u32 K,
-			 float acc[NPU_GEMM_MR][NPU_GEMM_NR])
+static inline __attribute__((always_inline)) void
+tile4_gather(const float *a, u64 sam, u64 sak, const float *b, u64 sbk,
+	     const u64 *col, u32 K, float acc[NPU_GEMM_MR][NPU_GEMM_NR],
+	     int accumulate)
 {
 	float c0[8] = { 0 }, c1[8] = { 0 }, c2[8] = { 0 }, c3[8] = { 0 };
 	const float *a0 = a, *a1 = a + sam, *a2 = a + 2 * sam, *a3 = a + 3 * sam;
 	float bk[8];
 	u32 k, j;
+
+	if (accumulate) {
+		memcpy(c0, acc[0], sizeof(c0));
+		memcpy(c1, acc[1], sizeof(c1));
+		memcpy(c2, acc[2], sizeof(c2));
+		memcpy(c3, acc[3], sizeof(c3));
+	}
 
 	for (k = 0; k < K; k++) {
 		float x0 = a0[k * sak], x1 = a1[k * sak];
@@ -64,11 +80,15 @@ static void tile4_gather(const float *a, u64 sam, u64 sak, const float *b,
 	memcpy(acc[3], c3, sizeof(c3));
 }
 
-static void tile1_contig(const float *a, u64 sak, const float *b, u64 sbk,
-			 u32 K, float *acc)
+static inline __attribute__((always_inline)) void
+tile1_contig(const float *a, u64 sak, const float *b, u64 sbk, u32 K,
+	     float *acc, int accumulate)
 {
 	float c0[8] = { 0 };
 	u32 k, j;
+
+	if (accumulate)
+		memcpy(c0, acc, sizeof(c0));
 
 	for (k = 0; k < K; k++) {
 		const float *bk = b + k * sbk;
@@ -80,11 +100,15 @@ static void tile1_contig(const float *a, u64 sak, const float *b, u64 sbk,
 	memcpy(acc, c0, sizeof(c0));
 }
 
-static void tile1_gather(const float *a, u64 sak, const float *b, u64 sbk,
-			 const u64 *col, u32 K, float *acc)
+static inline __attribute__((always_inline)) void
+tile1_gather(const float *a, u64 sak, const float *b, u64 sbk,
+	     const u64 *col, u32 K, float *acc, int accumulate)
 {
 	float c0[8] = { 0 }, bk[8];
 	u32 k, j;
+
+	if (accumulate)
+		memcpy(c0, acc, sizeof(c0));
 
 	for (k = 0; k < K; k++) {
 		float x0 = a[k * sak];
@@ -97,9 +121,10 @@ static void tile1_gather(const float *a, u64 sak, const float *b, u64 sbk,
 	memcpy(acc, c0, sizeof(c0));
 }
 
-void npu_gemm_tile(const float *a, u64 sam, u64 sak, u32 mr,
-		   const float *b, u64 sbk, u64 sbn, u32 nr, u32 K,
-		   float acc[NPU_GEMM_MR][NPU_GEMM_NR])
+static inline __attribute__((always_inline)) void
+gemm_tile(const float *a, u64 sam, u64 sak, u32 mr, const float *b, u64 sbk,
+	  u64 sbn, u32 nr, u32 K, float acc[NPU_GEMM_MR][NPU_GEMM_NR],
+	  int accumulate)
 {
 	int contig = sbn == 1 && nr == NPU_GEMM_NR;
 	u64 col[NPU_GEMM_NR];
@@ -109,15 +134,31 @@ void npu_gemm_tile(const float *a, u64 sam, u64 sak, u32 mr,
 		col[j] = (u64)(j < nr ? j : nr - 1) * sbn;
 	if (mr == NPU_GEMM_MR) {
 		if (contig)
-			tile4_contig(a, sam, sak, b, sbk, K, acc);
+			tile4_contig(a, sam, sak, b, sbk, K, acc, accumulate);
 		else
-			tile4_gather(a, sam, sak, b, sbk, col, K, acc);
+			tile4_gather(a, sam, sak, b, sbk, col, K, acc, accumulate);
 		return;
 	}
 	for (i = 0; i < mr; i++) {
 		if (contig)
-			tile1_contig(a + i * sam, sak, b, sbk, K, acc[i]);
+			tile1_contig(a + i * sam, sak, b, sbk, K, acc[i],
+				     accumulate);
 		else
-			tile1_gather(a + i * sam, sak, b, sbk, col, K, acc[i]);
+			tile1_gather(a + i * sam, sak, b, sbk, col, K, acc[i],
+				     accumulate);
 	}
+}
+
+void npu_gemm_tile(const float *a, u64 sam, u64 sak, u32 mr,
+		   const float *b, u64 sbk, u64 sbn, u32 nr, u32 K,
+		   float acc[NPU_GEMM_MR][NPU_GEMM_NR])
+{
+	gemm_tile(a, sam, sak, mr, b, sbk, sbn, nr, K, acc, 0);
+}
+
+void npu_gemm_tile_acc(const float *a, u64 sam, u64 sak, u32 mr,
+		       const float *b, u64 sbk, u64 sbn, u32 nr, u32 K,
+		       float acc[NPU_GEMM_MR][NPU_GEMM_NR])
+{
+	gemm_tile(a, sam, sak, mr, b, sbk, sbn, nr, K, acc, 1);
 }

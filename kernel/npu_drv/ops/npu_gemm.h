@@ -21,4 +21,13 @@ void npu_gemm_tile(const float *a, u64 sam, u64 sak, u32 mr,
 		   const float *b, u64 sbk, u64 sbn, u32 nr, u32 K,
 		   float acc[NPU_GEMM_MR][NPU_GEMM_NR]);
 
+/*
+ * npu_gemm_tile_acc() - the same, continuing the sums already in @acc
+ * (the k terms are still added one by one in order, so splitting K into
+ * consecutive blocks gives the same bits as one call).
+ */
+void npu_gemm_tile_acc(const float *a, u64 sam, u64 sak, u32 mr,
+		       const float *b, u64 sbk, u64 sbn, u32 nr, u32 K,
+		       float acc[NPU_GEMM_MR][NPU_GEMM_NR]);
+
 #endif /* NPU_GEMM_H */

@@ -81,9 +81,11 @@ void npu_conv_geom(const struct drm_npu_task *t, struct npu_conv_geom *g)
 	g->pt = p->pad_top;
 	g->pl = p->pad_left;
 	g->ob = (g->og + NPU_CONV_OCB - 1) / NPU_CONV_OCB;
+	g->wdense = wt->strides[3] == 1 && wt->strides[2] == g->kw &&
+		    wt->strides[1] == (u64)g->kh * g->kw;
 	g->flat = g->kh == 1 && g->kw == 1 && g->sh == 1 && g->sw == 1 &&
 		  !p->pad_top && !p->pad_left && !p->pad_bottom &&
-		  !p->pad_right && !g->in_c0 && plane_dense(in, g->w) &&
+		  !p->pad_right && plane_dense(in, g->w) &&
 		  plane_dense(out, g->ow);
 	if (g->flat) {
 		u64 pix = (u64)g->oh * g->ow;

@@ -15,9 +15,9 @@
 #define NPU_C0_BYTES_1	32	/* NC1HWC0 C0 for 1-byte types */
 #define NPU_C0_DEFAULT	16	/* NC1HWC0 C0 for 2- and 4-byte types */
 
-/* Rows of 4 output channels (conv) or 4 output rows (matmul) per unit. */
+/* Output rows per MATMUL unit; output channels per CONV2D unit. */
 #define NPU_MM_MR	4
-#define NPU_CONV_OCB	4
+#define NPU_CONV_OCB	16
 /* Flattened 1x1 convolutions: output pixels per work unit. */
 #define NPU_CONV_FLAT_PIX	64
 
@@ -128,6 +128,7 @@ struct npu_conv_geom {
 	u32 kh, kw, groups, cg, og;
 	u32 sh, sw, dh, dw, pt, pl;
 	u32 ob;			/* blocks of NPU_CONV_OCB per group */
+	int wdense;		/* weight taps (c, kh, kw) dense per o */
 	int flat;		/* 1x1/s1/p0 on dense planes: one pixel row */
 	u64 flat_units;		/* pixel chunks per plane when flat */
 	int in_c0, out_c0;	/* C0 when the operand is NC1HWC0, else 0 */

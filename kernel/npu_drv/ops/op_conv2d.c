@@ -10,8 +10,8 @@
  *
  * Register tile: 4 output channels x 8 output columns, accumulated over
  * (c, kh, kw) in that order; taps that fall into padding contribute
- * nothing. Dense 1x1/stride-1/unpadded NCHW convolutions run as a matrix
- * product over flattened pixels (npu_gemm_tile).
+ * nothing. Dense 1x1/stride-1/unpadded convolutions run on the plane
+ * flattened into one row of pixels.
  *
  * Work unit: (n, group, block of 4 output channels, output row), or for
  * flattened 1x1 convolutions (n, group, 64-pixel chunk, channel block).
@@ -24,6 +24,7 @@ struct conv_ctx {
 	const struct drm_npu_operand *in, *w, *out;
 	const float *x, *wt, *bias;
 	u64 bias_st;
+	u64 xs2, xs3, ys2, ys3;	/* row/column strides (virtual when flat) */
 	float *y;
 	struct npu_act act;
 };
@@ -41,7 +42,7 @@ static inline u64 chan_off(const struct drm_npu_operand *o, int c0, u32 c)
 static void store_row(const struct conv_ctx *cx, u32 n, u32 o, u64 pix_off,
 		      u64 pix_st, const float *acc, u32 cnt)
 {
-	float row[NPU_GEMM_NR];
+	float row[8];
 	float b = cx->bias ? cx->bias[(u64)o * cx->bias_st] : 0.0f;
 	u64 base;
 	u32 j;
@@ -57,28 +58,48 @@ static void store_row(const struct conv_ctx *cx, u32 n, u32 o, u64 pix_off,
 
 /*
  * acc[i][j] for output channels o0 + i (i < nb <= 4) and output columns
- * ox0 + j (j < 8) of row oy. Lanes past the row end compute garbage from
- * clamped, in-bounds reads and are not stored.
+ * ox0 + min(j, cnt - 1) (j < 8) of row oy: lanes past @cnt repeat the last
+ * column (in-bounds reads, results not stored). Inlined with a constant
+ * @nb so that depthwise (nb = 1) does a quarter of the work.
  */
-static void conv_tile(const struct conv_ctx *cx, u32 n, u32 g, u32 o0, u32 nb,
-		      u32 oy, u32 ox0, float acc[4][8])
+static inline __attribute__((always_inline)) void
+conv_tile(const struct conv_ctx *cx, u32 n, u32 g, u32 o0, u32 nb, u32 oy,
+	  u32 ox0, u32 cnt, float acc[4][8])
 {
 	const struct npu_conv_geom *G = &cx->g;
-	const struct drm_npu_operand *in = cx->in, *w = cx->w;
+	const struct drm_npu_operand *w = cx->w;
 	u64 ws0 = w->strides[0], ws1 = w->strides[1];
 	u64 ws2 = w->strides[2], ws3 = w->strides[3];
-	u64 xs2 = in->strides[2], xs3 = in->strides[3];
+	u64 xs2 = cx->xs2, xs3 = cx->xs3;
 	float c0[8] = { 0 }, c1[8] = { 0 }, c2[8] = { 0 }, c3[8] = { 0 };
 	float xv[8], w0, w1, w2, w3;
 	const float *wo = cx->wt + (u64)o0 * ws0;
-	s64 ix0 = (s64)ox0 * G->sw - G->pl;
+	s64 ix0 = (s64)ox0 * G->sw - G->pl, span = (s64)(cnt - 1) * G->sw;
+	u64 loff[8];
 	u32 c, kh, kw, j;
-	int dense = xs3 == 1 && G->sw == 1;
+	int dense = xs3 == 1 && G->sw == 1 && cnt == 8;
+
+	for (j = 0; j < 8; j++)
+		loff[j] = (u64)(j < cnt ? j : cnt - 1) * G->sw * xs3;
+	/* channel pointer stepped without a division per channel */
+	u32 cin = g * G->cg, cb = G->in_c0 ? cin % (u32)G->in_c0 : 0;
+	const float *xc = cx->x + (u64)n * cx->in->strides[0] +
+			  chan_off(cx->in, G->in_c0, cin);
+	u64 cstep = G->in_c0 ? cx->in->strides[4] : cx->in->strides[1];
+	u64 bstep = G->in_c0 ? cx->in->strides[1] -
+			       (u64)(G->in_c0 - 1) * cx->in->strides[4] : 0;
 
 	for (c = 0; c < G->cg; c++) {
-		const float *xc = cx->x + (u64)n * in->strides[0] +
-				  chan_off(in, G->in_c0, g * G->cg + c);
 		const float *wc = wo + (u64)c * ws1;
+
+		if (c) {
+			if (G->in_c0 && ++cb == (u32)G->in_c0) {
+				cb = 0;
+				xc += bstep;
+			} else {
+				xc += cstep;
+			}
+		}
 
 		for (kh = 0; kh < G->kh; kh++) {
 			s64 iy = (s64)oy * G->sh - G->pt + (s64)kh * G->dh;
@@ -94,20 +115,29 @@ static void conv_tile(const struct conv_ctx *cx, u32 n, u32 g, u32 o0, u32 nb,
 				if (dense && ix >= 0 && ix + 8 <= G->w) {
 					for (j = 0; j < 8; j++)
 						xv[j] = xr[ix + j];
+				} else if (ix >= 0 && ix + span < G->w) {
+					const float *xp = xr + (u64)ix * xs3;
+
+					for (j = 0; j < 8; j++)
+						xv[j] = xp[loff[j]];
 				} else {
 					for (j = 0; j < 8; j++) {
-						s64 p = ix + (s64)j * G->sw;
+						s64 p = ix + (s64)(j < cnt ? j : cnt - 1) *
+							     G->sw;
 
 						xv[j] = (p >= 0 && p < G->w) ?
 							xr[(u64)p * xs3] : 0.0f;
 					}
 				}
 				w0 = wk[0];
+				for (j = 0; j < 8; j++)
+					c0[j] += w0 * xv[j];
+				if (nb == 1)
+					continue;
 				w1 = nb > 1 ? wk[ws0] : 0.0f;
 				w2 = nb > 2 ? wk[2 * ws0] : 0.0f;
 				w3 = nb > 3 ? wk[3 * ws0] : 0.0f;
 				for (j = 0; j < 8; j++) {
-					c0[j] += w0 * xv[j];
 					c1[j] += w1 * xv[j];
 					c2[j] += w2 * xv[j];
 					c3[j] += w3 * xv[j];
@@ -121,11 +151,186 @@ static void conv_tile(const struct conv_ctx *cx, u32 n, u32 g, u32 o0, u32 nb,
 	memcpy(acc[3], c3, sizeof(c3));
 }
 
+/* Taps per packed panel: 32 x 8 floats = 1 KiB of stack. */
+#define CONV_KB		32
+
+/* Walks the taps (c, kh, kw) of one group in order. */
+struct tap_iter {
+	u32 kh, kw, cb;
+	const float *xc;	/* channel c of image n */
+	u64 cstep, bstep;
+};
+
+static void taps_begin(const struct conv_ctx *cx, u32 n, u32 g,
+		       struct tap_iter *it)
+{
+	const struct npu_conv_geom *G = &cx->g;
+	u32 cin = g * G->cg;
+
+	it->kh = it->kw = 0;
+	it->cb = G->in_c0 ? cin % (u32)G->in_c0 : 0;
+	it->xc = cx->x + (u64)n * cx->in->strides[0] +
+		 chan_off(cx->in, G->in_c0, cin);
+	it->cstep = G->in_c0 ? cx->in->strides[4] : cx->in->strides[1];
+	it->bstep = G->in_c0 ? cx->in->strides[1] -
+			       (u64)(G->in_c0 - 1) * cx->in->strides[4] : 0;
+}
+
+static void taps_next(const struct conv_ctx *cx, struct tap_iter *it)
+{
+	if (++it->kw < cx->g.kw)
+		return;
+	it->kw = 0;
+	if (++it->kh < cx->g.kh)
+		return;
+	it->kh = 0;
+	if (cx->g.in_c0 && ++it->cb == (u32)cx->g.in_c0) {
+		it->cb = 0;
+		it->xc += it->bstep;
+	} else {
+		it->xc += it->cstep;
+	}
+}
+
+/*
+ * panel[k][j] = input under tap k for output column start + min(j, cnt-1)
+ * of row oy (0 in the padding): an im2col slice of 8 columns.
+ */
+static void pack_panel(const struct conv_ctx *cx, struct tap_iter *it, u32 kk,
+		       u32 oy, u32 start, u32 cnt, float panel[CONV_KB][8])
+{
+	const struct npu_conv_geom *G = &cx->g;
+	u64 xs3 = cx->xs3;
+	s64 span = (s64)(cnt - 1) * G->sw;
+	int dense = xs3 == 1 && G->sw == 1 && cnt == 8;
+	u64 loff[8];
+	u32 k, j;
+
+	for (j = 0; j < 8; j++)
+		loff[j] = (u64)(j < cnt ? j : cnt - 1) * G->sw * xs3;
+	for (k = 0; k < kk; k++, taps_next(cx, it)) {
+		s64 iy = (s64)oy * G->sh - G->pt + (s64)it->kh * G->dh;
+		s64 ix = (s64)start * G->sw - G->pl + (s64)it->kw * G->dw;
+		const float *xr = it->xc + (u64)(iy < 0 ? 0 : iy) * cx->xs2;
+
+		if (iy < 0 || iy >= G->h) {
+			for (j = 0; j < 8; j++)
+				panel[k][j] = 0.0f;
+		} else if (dense && ix >= 0 && ix + 8 <= G->w) {
+			for (j = 0; j < 8; j++)
+				panel[k][j] = xr[ix + j];
+		} else if (ix >= 0 && ix + span < G->w) {
+			const float *xp = xr + (u64)ix * xs3;
+
+			for (j = 0; j < 8; j++)
+				panel[k][j] = xp[loff[j]];
+		} else {
+			for (j = 0; j < 8; j++) {
+				s64 p = ix + (s64)(j < cnt ? j : cnt - 1) * G->sw;
+
+				panel[k][j] = (p >= 0 && p < G->w) ?
+					      xr[(u64)p * xs3] : 0.0f;
+			}
+		}
+	}
+}
+
+/*
+ * acc for up to 16 output channels o0.. (4 sub-blocks of 4) and one tile of
+ * 8 columns. Three ways, chosen per task: dense 1x1 NCHW multiplies the
+ * input rows directly; dense weights go through packed im2col panels of
+ * CONV_KB taps and the register-tiled product; other weight strides use
+ * the direct tile.
+ */
+static void conv_tile16(const struct conv_ctx *cx, u32 n, u32 g, u32 o0,
+			u32 nb, u32 oy, u32 start, u32 cnt,
+			float acc[4][4][8])
+{
+	const struct npu_conv_geom *G = &cx->g;
+	u64 ws0 = cx->w->strides[0];
+	u32 nsb = (nb + 3) / 4, sb, kb, kk, K;
+	const float *wt = cx->wt + (u64)o0 * ws0;
+	float panel[CONV_KB][8];
+	struct tap_iter it;
+
+	if (G->flat && !G->in_c0) {
+		const float *b = cx->x + (u64)n * cx->in->strides[0] +
+				 (u64)g * G->cg * cx->in->strides[1] +
+				 (u64)start * cx->xs3;
+
+		for (sb = 0; sb < nsb; sb++)
+			npu_gemm_tile(wt + (u64)sb * 4 * ws0, ws0,
+				      cx->w->strides[1], nb - sb * 4 < 4 ?
+				      nb - sb * 4 : 4, b, cx->in->strides[1],
+				      cx->xs3, cnt, G->cg, acc[sb]);
+		return;
+	}
+	if (!G->wdense) {
+		for (sb = 0; sb < nsb; sb++) {
+			if (nb - sb * 4 == 1)
+				conv_tile(cx, n, g, o0 + sb * 4, 1, oy, start,
+					  cnt, acc[sb]);
+			else
+				conv_tile(cx, n, g, o0 + sb * 4, 4, oy, start,
+					  cnt, acc[sb]);
+		}
+		return;
+	}
+	K = G->cg * G->kh * G->kw;
+	taps_begin(cx, n, g, &it);
+	for (kb = 0; kb < K; kb += kk) {
+		kk = K - kb < CONV_KB ? K - kb : CONV_KB;
+		pack_panel(cx, &it, kk, oy, start, cnt, panel);
+		for (sb = 0; sb < nsb; sb++) {
+			const float *a = wt + (u64)sb * 4 * ws0 + kb;
+			u32 mr = nb - sb * 4 < 4 ? nb - sb * 4 : 4;
+
+			if (kb)
+				npu_gemm_tile_acc(a, ws0, 1, mr, &panel[0][0], 8,
+						  1, 8, kk, acc[sb]);
+			else
+				npu_gemm_tile(a, ws0, 1, mr, &panel[0][0], 8, 1,
+					      8, kk, acc[sb]);
+		}
+	}
+}
+
+/*
+ * One output row (or, flattened, one chunk of pixels) of a block of
+ * output channels, in tiles of 8 columns. A short last tile is shifted
+ * left to end at the row end when the row has 8 columns or more, so that
+ * it runs full width; each element's sum is the same wherever its tile
+ * starts.
+ */
+static void conv_span(const struct conv_ctx *cx, u32 n, u32 g, u32 o0, u32 nb,
+		      u32 oy, u32 x0, u32 x1)
+{
+	u64 ys2 = cx->ys2, ys3 = cx->ys3;
+	float acc[4][4][8];
+	u32 ox, i, cnt, skip;
+
+	for (ox = x0; ox < x1; ox += 8) {
+		u32 start = ox;
+
+		cnt = x1 - ox < 8 ? x1 - ox : 8;
+		skip = 0;
+		if (cnt < 8 && x1 - x0 >= 8) {
+			start = x1 - 8;
+			skip = 8 - cnt;
+			cnt = 8;
+		}
+		conv_tile16(cx, n, g, o0, nb, oy, start, cnt, acc);
+		for (i = 0; i < nb; i++)
+			store_row(cx, n, o0 + i,
+				  (u64)oy * ys2 + (u64)(start + skip) * ys3, ys3,
+				  acc[i / 4][i % 4] + skip, cnt - skip);
+	}
+}
+
 static void conv_row_unit(const struct conv_ctx *cx, u64 u)
 {
 	const struct npu_conv_geom *G = &cx->g;
-	u32 oy = (u32)(u % G->oh), ob, g, n, o0, nb, ox, i, cnt;
-	float acc[4][8];
+	u32 oy = (u32)(u % G->oh), ob, g, n, o0, nb;
 
 	u /= G->oh;
 	ob = (u32)(u % G->ob);
@@ -134,26 +339,17 @@ static void conv_row_unit(const struct conv_ctx *cx, u64 u)
 	n = (u32)(u / G->groups);
 	o0 = ob * NPU_CONV_OCB;
 	nb = G->og - o0 < NPU_CONV_OCB ? G->og - o0 : NPU_CONV_OCB;
-	o0 += g * G->og;
-	for (ox = 0; ox < G->ow; ox += 8) {
-		cnt = G->ow - ox < 8 ? G->ow - ox : 8;
-		conv_tile(cx, n, g, o0, nb, oy, ox, acc);
-		for (i = 0; i < nb; i++)
-			store_row(cx, n, o0 + i,
-				  (u64)oy * cx->out->strides[2] +
-				  (u64)ox * cx->out->strides[3],
-				  cx->out->strides[3], acc[i], cnt);
-	}
+	conv_span(cx, n, g, o0 + g * G->og, nb, oy, 0, G->ow);
 }
 
-/* 1x1, stride 1, no padding, dense planes: W[O x C] times X[C x pixels]. */
+/*
+ * 1x1, stride 1, no padding, dense planes: the image is one row of
+ * H x W pixels (cx holds that virtual geometry), cut in 64-pixel chunks.
+ */
 static void conv_flat_unit(const struct conv_ctx *cx, u64 u)
 {
 	const struct npu_conv_geom *G = &cx->g;
-	u64 pix = (u64)G->oh * G->ow, p0, p1, p;
-	u32 ob = (u32)(u % G->ob), pu, g, n, o0, nb, i, cnt;
-	const float *a, *b;
-	float acc[4][8];
+	u32 ob = (u32)(u % G->ob), pu, g, n, o0, nb, p0, p1;
 
 	u /= G->ob;
 	pu = (u32)(u % G->flat_units);
@@ -162,21 +358,9 @@ static void conv_flat_unit(const struct conv_ctx *cx, u64 u)
 	n = (u32)(u / G->groups);
 	o0 = ob * NPU_CONV_OCB;
 	nb = G->og - o0 < NPU_CONV_OCB ? G->og - o0 : NPU_CONV_OCB;
-	o0 += g * G->og;
-	p0 = (u64)pu * NPU_CONV_FLAT_PIX;
-	p1 = p0 + NPU_CONV_FLAT_PIX < pix ? p0 + NPU_CONV_FLAT_PIX : pix;
-	a = cx->wt + (u64)o0 * cx->w->strides[0];
-	b = cx->x + (u64)n * cx->in->strides[0] +
-	    (u64)g * G->cg * cx->in->strides[1];
-	for (p = p0; p < p1; p += 8) {
-		cnt = p1 - p < 8 ? (u32)(p1 - p) : 8;
-		npu_gemm_tile(a, cx->w->strides[0], cx->w->strides[1], nb,
-			      b + p * cx->in->strides[3], cx->in->strides[1],
-			      cx->in->strides[3], cnt, G->cg, acc);
-		for (i = 0; i < nb; i++)
-			store_row(cx, n, o0 + i, p * cx->out->strides[3],
-				  cx->out->strides[3], acc[i], cnt);
-	}
+	p0 = pu * NPU_CONV_FLAT_PIX;
+	p1 = p0 + NPU_CONV_FLAT_PIX < G->ow ? p0 + NPU_CONV_FLAT_PIX : G->ow;
+	conv_span(cx, n, g, o0 + g * G->og, nb, 0, p0, p1);
 }
 
 /* NC1HWC0 output: channels O..C1*C0-1 of the last block are zero. */
@@ -219,6 +403,17 @@ int npu_run_conv2d(const struct npu_op_args *args, u64 begin, u64 end)
 	cx.bias_st = bias ? npu_opnd(t, 2)->strides[0] : 0;
 	cx.y = args->data[2 + bias];
 	npu_act_init(&cx.act, &t->params.conv2d.act);
+	cx.xs2 = cx.in->strides[2];
+	cx.xs3 = cx.in->strides[3];
+	cx.ys2 = cx.out->strides[2];
+	cx.ys3 = cx.out->strides[3];
+	if (cx.g.flat) {
+		/* dense planes: one row of H * W pixels */
+		cx.g.w = cx.g.h * cx.g.w;
+		cx.g.h = 1;
+		cx.g.ow = cx.g.oh * cx.g.ow;
+		cx.g.oh = 1;
+	}
 	for (u = begin; u < end; u++) {
 		if (cx.g.out_c0)
 			zero_pad_channels(&cx, u);

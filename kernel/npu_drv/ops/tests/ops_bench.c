@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * ops_bench.c - GFLOP/s of MATMUL and CONV2D on resnet50-like and
- * BERT-like shapes, single thread. Not a test (prints figures only):
+ * BERT-like shapes, single thread, timed in thread CPU time (the build
+ * machine is shared). Not a test (prints figures only):
  *   build/bin/ops_bench [repeats]
  */
 #include <stdio.h>
@@ -13,7 +14,7 @@ static double now(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
@@ -34,7 +35,7 @@ static double run_timed(const struct drm_npu_task *t, void **data, int reps)
 }
 
 static void bench_conv(const char *name, u32 c, u32 hw, u32 o, u32 k, u32 s,
-		       u32 groups, int reps)
+		       u32 groups, int reps, int nc1hwc0)
 {
 	u32 pad = k / 2, oh = (hw + 2 * pad - k) / s + 1;
 	u32 xs[4] = { 1, c, hw, hw }, ws[4] = { o, c / groups, k, k };
@@ -61,6 +62,22 @@ static void bench_conv(const char *name, u32 c, u32 hw, u32 o, u32 k, u32 s,
 	t.params.conv2d.pad_top = t.params.conv2d.pad_left = pad;
 	t.params.conv2d.pad_bottom = t.params.conv2d.pad_right = pad;
 	t.params.conv2d.act.kind = DRM_NPU_ACT_RELU;
+	if (nc1hwc0) {
+		/* same sizes, 5-D views (x and y big enough: C1*16 >= C) */
+		u32 x5[5] = { 1, (c + 15) / 16, hw, hw, 16 };
+		u32 y5[5] = { 1, (o + 15) / 16, oh, oh, 16 };
+
+		free(x);
+		free(y);
+		x = calloc((size_t)x5[1] * 16 * hw * hw, 4);
+		y = calloc((size_t)y5[1] * 16 * oh * oh, 4);
+		data[0] = x;
+		data[3] = y;
+		tl_opnd(&t.operands[0], 0, DRM_NPU_DTYPE_F32, 5, x5, NULL);
+		tl_opnd(&t.operands[3], 3, DRM_NPU_DTYPE_F32, 5, y5, NULL);
+		t.operands[0].layout = t.operands[3].layout =
+			DRM_NPU_LAYOUT_NC1HWC0;
+	}
 	sec = run_timed(&t, data, reps);
 	printf("conv2d %-28s %8.3f ms %7.2f GFLOP/s\n", name, sec * 1e3,
 	       flops / sec * 1e-9);
@@ -104,13 +121,16 @@ int main(int argc, char **argv)
 	bench_mm("128x768x3072 (BERT ffn)", 128, 768, 3072, 0, reps);
 	bench_mm("128x768x768 transB", 128, 768, 768, 1, reps);
 	bench_mm("1x2048x1000 transB (fc)", 1, 2048, 1000, 1, reps);
-	bench_conv("7x7/2 3->64 @224", 3, 224, 64, 7, 2, 1, reps);
-	bench_conv("1x1 64->256 @56", 64, 56, 256, 1, 1, 1, reps);
-	bench_conv("3x3 64->64 @56", 64, 56, 64, 3, 1, 1, reps);
-	bench_conv("3x3 128->128 @28", 128, 28, 128, 3, 1, 1, reps);
-	bench_conv("3x3 256->256 @14", 256, 14, 256, 3, 1, 1, reps);
-	bench_conv("3x3 512->512 @7", 512, 7, 512, 3, 1, 1, reps);
-	bench_conv("1x1 2048->512 @7", 2048, 7, 512, 1, 1, 1, reps);
-	bench_conv("3x3 dw 96 @56", 96, 56, 96, 3, 1, 96, reps);
+	bench_conv("7x7/2 3->64 @224", 3, 224, 64, 7, 2, 1, reps, 0);
+	bench_conv("1x1 64->256 @56", 64, 56, 256, 1, 1, 1, reps, 0);
+	bench_conv("3x3 64->64 @56", 64, 56, 64, 3, 1, 1, reps, 0);
+	bench_conv("3x3 128->128 @28", 128, 28, 128, 3, 1, 1, reps, 0);
+	bench_conv("3x3 256->256 @14", 256, 14, 256, 3, 1, 1, reps, 0);
+	bench_conv("3x3 512->512 @7", 512, 7, 512, 3, 1, 1, reps, 0);
+	bench_conv("1x1 2048->512 @7", 2048, 7, 512, 1, 1, 1, reps, 0);
+	bench_conv("3x3 dw 96 @56", 96, 56, 96, 3, 1, 96, reps, 0);
+	bench_conv("NC1HWC0 3x3 64->64 @56", 64, 56, 64, 3, 1, 1, reps, 1);
+	bench_conv("NC1HWC0 1x1 2048->512 @7", 2048, 7, 512, 1, 1, 1, reps, 1);
+	bench_conv("NC1HWC0 3x3 256->256 @14", 256, 14, 256, 3, 1, 1, reps, 1);
 	return 0;
 }

@@ -129,6 +129,34 @@ static void conv_one(const struct conv_case *cc, const char *name)
 	tap_ok(ret == 0 && !memcmp(y, y2, ny * 4),
 	       "conv %s: random chunking gives identical bits", name);
 
+	/* weights stored O-innermost ([KH][KW][I][O] in memory): strided OIHW */
+	{
+		u32 cg = cc->c / cc->groups, o, c, i, j;
+		float *wt = malloc(nw * 4);
+		u32 wst[4] = { 1, cc->o, cc->kw * cg * cc->o, cg * cc->o };
+		double err;
+
+		for (o = 0; o < cc->o; o++)
+		for (c = 0; c < cg; c++)
+		for (i = 0; i < cc->kh; i++)
+		for (j = 0; j < cc->kw; j++)
+			wt[((i * cc->kw + j) * cg + c) * cc->o + o] =
+				w[((o * cg + c) * cc->kh + i) * cc->kw + j];
+		tl_opnd(&t.operands[1], 1, DRM_NPU_DTYPE_F32, 4,
+			(const u32[]){ cc->o, cg, cc->kh, cc->kw }, wst);
+		data[1] = wt;
+		ret = tl_run_chunked(&t, data);
+		err = tl_max_rel(y2, ref, ny, tl_rms(ref, ny));
+		tap_ok(ret == 0 && err < TOL,
+		       "conv %s: strided (O-innermost) weights: rel err %.3g",
+		       name, err);
+		tl_opnd(&t.operands[1], 1, DRM_NPU_DTYPE_F32, 4,
+			(const u32[]){ cc->o, cg, cc->kh, cc->kw }, NULL);
+		data[1] = w;
+		data[2 + cc->bias] = y2;
+		free(wt);
+	}
+
 	/* the same in NC1HWC0 (input and output), bits must agree */
 	{
 		u32 c1 = (cc->c + 15) / 16, o1 = (cc->o + 15) / 16;
