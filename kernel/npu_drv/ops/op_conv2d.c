@@ -267,11 +267,17 @@ static void conv_tile16(const struct conv_ctx *cx, u32 n, u32 g, u32 o0,
 	}
 	if (!G->wdense) {
 		for (sb = 0; sb < nsb; sb++) {
-			if (nb - sb * 4 == 1)
+			u32 mr = nb - sb * 4 < 4 ? nb - sb * 4 : 4;
+
+			/* constant block sizes let the inlined tile specialise */
+			if (mr == 1)
 				conv_tile(cx, n, g, o0 + sb * 4, 1, oy, start,
 					  cnt, acc[sb]);
-			else
+			else if (mr == 4)
 				conv_tile(cx, n, g, o0 + sb * 4, 4, oy, start,
+					  cnt, acc[sb]);
+			else
+				conv_tile(cx, n, g, o0 + sb * 4, mr, oy, start,
 					  cnt, acc[sb]);
 		}
 		return;
