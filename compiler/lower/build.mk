@@ -24,3 +24,13 @@ BE_LINK := $(BE_LIB) $(BUILD)/lib/libnpuc_fe.a \
 	$(PROTOBUF_C_LIBS) -lm
 
 BINS += $(BE_LIB)
+
+# Unit tests of the cache (and, with the front end, of lowering).
+CACHE_TEST := $(BUILD)/tests/cache/test_cache
+$(call be_objs,compiler/cache/tests/test_cache.c): CPPFLAGS += $(BE_CPPFLAGS)
+$(CACHE_TEST): $(call be_objs,compiler/cache/tests/test_cache.c \
+		compiler/cache/cache.c) $(BUILD)/lib/libnpuom.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^
+TESTS += $(CACHE_TEST)
+SAN_TESTS += $(CACHE_TEST)

@@ -165,3 +165,47 @@ int pass_matmul_bias_fusion(struct ir_graph *g, struct pass_stats *st)
 	}
 	return 0;
 }
+
+/* Same constant bytes (scale or zero point), or both absent. */
+static bool same_param(const struct ir_tensor *a, const struct ir_tensor *b)
+{
+	if (!a || !b)
+		return a == b;
+	return a == b || (a->data && b->data && a->dtype == b->dtype &&
+			  a->nbytes == b->nbytes &&
+			  ir_shape_equal(&a->shape, &b->shape) &&
+			  !memcmp(a->data, b->data, a->nbytes));
+}
+
+/*
+ * QuantizeLinear(DequantizeLinear(q, s, z), s, z) is q: dequantizing and
+ * requantizing with the same parameters gives back every integer exactly
+ * (the f32 value lies on the grid). QDQ models have such pairs wherever
+ * two quantized ops meet.
+ */
+int pass_qdq_cancel(struct ir_graph *g, struct pass_stats *st)
+{
+	int i;
+
+	for (i = 0; i < g->num_nodes; i++) {
+		struct ir_node *q = g->nodes[i], *dq;
+		struct ir_tensor *src;
+
+		if (q->op != IR_OP_QUANTIZE_LINEAR)
+			continue;
+		dq = pu_producer(q->inputs[0], IR_OP_DEQUANTIZE_LINEAR);
+		if (!dq || !same_param(ir_in(q, 1), ir_in(dq, 1)) ||
+		    !same_param(ir_in(q, 2), ir_in(dq, 2)) ||
+		    ir_attr_int(q, "axis", 1) != ir_attr_int(dq, "axis", 1))
+			continue;
+		src = dq->inputs[0];
+		if (src->dtype != q->outputs[0]->dtype ||
+		    (q->outputs[0]->is_output && (src->is_input ||
+						  src->is_output)))
+			continue;
+		pu_bypass(g, q, src);
+		st->removed++;
+		i = -1;
+	}
+	return 0;
+}

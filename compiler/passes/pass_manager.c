@@ -42,6 +42,8 @@ static const struct pass_info pm_registry[] = {
 	  "before it", pass_matmul_act_fusion, 1, true },
 	{ "attention-fusion", "MatMul-Softmax-MatMul -> Attention",
 	  pass_attention_fusion, 2, true },
+	{ "qdq-cancel", "QuantizeLinear(DequantizeLinear(q)) with the same "
+	  "scale and zero point -> q", pass_qdq_cancel, 1, true },
 	{ "eltwise-act-fusion", "fuse an activation into the binary op "
 	  "before it", pass_eltwise_act_fusion, 1, true },
 	{ "layout-nc1hwc0", "NCHW -> NC1HWC0 for conv/pool/batchnorm chains, "

@@ -360,6 +360,37 @@ static void test_eltwise(void)
 	ir_graph_free(g);
 }
 
+static void test_qdq(void)
+{
+	struct ir_graph *g = ir_graph_new("qdq");
+	struct ir_tensor *x = ft_input(g, "x", ft_shape(2, 16, -1)), *y;
+	struct ir_tensor *sc = ft_scalar(g, 0.05f), *zp, *ins[3];
+	struct ir_shape s0 = { 0 };
+	uint8_t z = 3;
+	struct pass_stats st;
+	int k;
+
+	zp = ir_const_new(g, NULL, IR_U8, &s0, &z, 1);
+	y = x;
+	for (k = 0; k < 2; k++) {
+		struct ir_tensor *q = ir_tensor_new(g, NULL, IR_U8, NULL);
+
+		ins[0] = y;
+		ins[1] = sc;
+		ins[2] = zp;
+		ir_node_new(g, IR_OP_QUANTIZE_LINEAR, NULL, 3, ins, 1, &q);
+		ins[0] = q;
+		y = ft_op(g, IR_OP_DEQUANTIZE_LINEAR, NULL, 3, ins);
+	}
+	ir_graph_add_output(g, un(g, IR_OP_RELU, y));
+	check(g, "qdq-cancel,dce", "qdq-cancel", &st);
+	ft_ok(st.removed >= 1 && ft_count(g, IR_OP_QUANTIZE_LINEAR) == 1 &&
+	      ft_count(g, IR_OP_DEQUANTIZE_LINEAR) == 1,
+	      "a DequantizeLinear->QuantizeLinear pair with equal parameters "
+	      "cancels, QDQ runs as QUANTIZE/DEQUANTIZE tasks");
+	ir_graph_free(g);
+}
+
 static void test_layout(void)
 {
 	struct ir_graph *g = ir_graph_new("layout");
@@ -455,7 +486,7 @@ static void test_pipeline(void)
 
 int main(void)
 {
-	ft_plan(41);
+	ft_plan(43);
 	test_identity();
 	test_const_fold();
 	test_dce_cse();
@@ -467,6 +498,7 @@ int main(void)
 	test_gelu_layernorm();
 	test_attention();
 	test_eltwise();
+	test_qdq();
 	test_layout();
 	test_pipeline();
 	return ft_done();
