@@ -183,6 +183,27 @@ static void npu_wait_unheld(struct npu_device *dev, struct npu_bo *bo)
 		npu_waitq_wait(&dev->mem_wq, &dev->mem_lock, NPU_NO_DEADLINE);
 }
 
+static void npu_fill_profile(struct drm_npu_task_profile *rec,
+			     const struct npu_job *job, u32 task, u64 start,
+			     u64 end, u32 core, u32 status)
+{
+	rec->start_ns = start;
+	rec->end_ns = end;
+	rec->task = task;
+	rec->core = core;
+	rec->hw_queue = job->queue->hw;
+	rec->status = status;
+}
+
+static void npu_put_profile(struct npu_device *dev, const struct npu_job *job,
+			    u32 task, const struct drm_npu_task_profile *rec)
+{
+	struct npu_bo *bo = job->profile_bo;
+
+	memcpy(dev->vram + bo->node.start + job->profile_offset +
+	       (u64)(task - job->first) * sizeof(*rec), rec, sizeof(*rec));
+}
+
 /**
  * npu_write_profile() - write a task's profile record if the job asked
  * @dev: the device
@@ -192,26 +213,45 @@ static void npu_wait_unheld(struct npu_device *dev, struct npu_bo *bo)
  * @end: CLOCK_MONOTONIC ns
  * @core: AI core
  * @status: 0 or fault reason
+ *
+ * Waits while compaction holds the profile buffer: call without dev->lock.
  */
 void npu_write_profile(struct npu_device *dev, struct npu_job *job, u32 task,
 		       u64 start, u64 end, u32 core, u32 status)
 {
 	struct drm_npu_task_profile rec;
-	struct npu_bo *bo = job->profile_bo;
 
-	if (!bo)
+	if (!job->profile_bo)
 		return;
-	rec.start_ns = start;
-	rec.end_ns = end;
-	rec.task = task;
-	rec.core = core;
-	rec.hw_queue = job->queue->hw;
-	rec.status = status;
+	npu_fill_profile(&rec, job, task, start, end, core, status);
 	npu_mutex_lock(&dev->mem_lock);
-	npu_wait_unheld(dev, bo);
-	memcpy(dev->vram + bo->node.start + job->profile_offset +
-	       (u64)(task - job->first) * sizeof(rec), &rec, sizeof(rec));
+	npu_wait_unheld(dev, job->profile_bo);
+	npu_put_profile(dev, job, task, &rec);
 	npu_mutex_unlock(&dev->mem_lock);
+}
+
+/*
+ * The same under dev->lock, which must not wait for compaction (it may be
+ * waiting for a hung task that only the watchdog, under dev->lock, can
+ * release): false if the buffer is held; the caller retries later.
+ */
+static bool npu_try_write_profile(struct npu_device *dev, struct npu_job *job,
+				  u32 task, u32 core)
+{
+	struct drm_npu_task_profile rec;
+	bool done = false;
+	u64 now = npu_time_ns();
+
+	if (!job->profile_bo)
+		return true;
+	npu_fill_profile(&rec, job, task, now, now, core, 0);
+	npu_mutex_lock(&dev->mem_lock);
+	if (!job->profile_bo->hold) {
+		npu_put_profile(dev, job, task, &rec);
+		done = true;
+	}
+	npu_mutex_unlock(&dev->mem_lock);
+	return done;
 }
 
 static bool npu_waits_met(struct npu_device *dev, const struct npu_job *job)
@@ -228,16 +268,17 @@ static bool npu_waits_met(struct npu_device *dev, const struct npu_job *job)
 /*
  * Advance @q as far as possible without a core (dev->lock held). Returns
  * true if its head job's next task is a compute task ready to dispatch.
+ * Sets *@retry if it stopped at a semaphore task whose profile buffer
+ * compaction holds right now.
  */
 static bool npu_queue_advance(struct npu_device *dev, struct npu_queue *q,
-			      u32 core)
+			      u32 core, bool *retry)
 {
 	while (!npu_list_empty(&q->jobs)) {
 		struct npu_job *job = npu_container_of(q->jobs.next,
 						       struct npu_job, link);
 		const struct drm_npu_task *task;
 		const struct drm_npu_sem_params *sp;
-		u64 now;
 
 		if (q->closing) {
 			npu_queue_cancel_all(dev, q);
@@ -254,25 +295,28 @@ static bool npu_queue_advance(struct npu_device *dev, struct npu_queue *q,
 		}
 		task = &job->prog->tasks[job->next];
 		sp = &task->params.sem;
-		if (task->opcode == DRM_NPU_OP_SEM_WAIT) {
-			if (dev->sem_values[job->bindings[sp->index].sem->hw] <
-			    job->bindings[sp->index].value + sp->value)
-				return false;
-		} else if (task->opcode == DRM_NPU_OP_SEM_SIGNAL) {
+		if (task->opcode != DRM_NPU_OP_SEM_WAIT &&
+		    task->opcode != DRM_NPU_OP_SEM_SIGNAL)
+			return true;
+		if (task->opcode == DRM_NPU_OP_SEM_WAIT &&
+		    dev->sem_values[job->bindings[sp->index].sem->hw] <
+		    job->bindings[sp->index].value + sp->value)
+			return false;
+		if (!npu_try_write_profile(dev, job, job->next, core)) {
+			*retry = true;
+			return false;
+		}
+		if (task->opcode == DRM_NPU_OP_SEM_SIGNAL)
 			npu_sem_set(dev, job->bindings[sp->index].sem,
 				    job->bindings[sp->index].value + sp->value);
-		} else {
-			return true;
-		}
-		now = npu_time_ns();
-		npu_write_profile(dev, job, job->next, now, now, core, 0);
 		job->next++;
 	}
 	return false;
 }
 
 /* Pick the queue whose next compute task runs now (dev->lock held). */
-static struct npu_queue *npu_pick(struct npu_device *dev, u32 core)
+static struct npu_queue *npu_pick(struct npu_device *dev, u32 core,
+				  bool *retry)
 {
 	struct npu_queue *best = NULL;
 	struct npu_list *pos, *tmp;
@@ -283,7 +327,7 @@ static struct npu_queue *npu_pick(struct npu_device *dev, u32 core)
 
 		if (q->running || dev->hwq_busy[q->hw])
 			continue;
-		if (!npu_queue_advance(dev, q, core))
+		if (!npu_queue_advance(dev, q, core, retry))
 			continue;
 		if (!best || q->priority > best->priority ||
 		    (q->priority == best->priority &&
@@ -489,7 +533,9 @@ int npu_core_worker(void *arg)
 
 	npu_mutex_lock(&dev->lock);
 	while (!dev->stopping) {
-		q = npu_pick(dev, c->index);
+		bool retry = false;
+
+		q = npu_pick(dev, c->index, &retry);
 		if (!q) {
 			bool reap = !npu_list_empty(&dev->reap);
 
@@ -499,8 +545,10 @@ int npu_core_worker(void *arg)
 				npu_mutex_lock(&dev->lock);
 				continue;
 			}
+			/* a held profile buffer: look again in a moment */
 			npu_waitq_wait(&dev->work_wq, &dev->lock,
-				       NPU_NO_DEADLINE);
+				       retry ? npu_time_ns() + NPU_CHUNK_NS :
+					       NPU_NO_DEADLINE);
 			continue;
 		}
 		npu_dispatch_one(c, q);	/* returns with dev->lock held */
