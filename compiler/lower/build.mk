@@ -34,3 +34,18 @@ $(CACHE_TEST): $(call be_objs,compiler/cache/tests/test_cache.c \
 	$(CC) $(LDFLAGS) -o $@ $^
 TESTS += $(CACHE_TEST)
 SAN_TESTS += $(CACHE_TEST)
+
+LOWER_TEST := $(BUILD)/tests/lower/test_lower
+$(call be_objs,compiler/lower/tests/test_lower.c): CPPFLAGS += $(BE_CPPFLAGS)
+$(call be_objs,compiler/lower/tests/test_lower.c): | $(BUILD)/gen/onnx/onnx.pb-c.h
+$(LOWER_TEST): $(call be_objs,compiler/lower/tests/test_lower.c) $(BE_LIB) \
+		$(BUILD)/lib/libnpuc_fe.a $(BUILD)/lib/libnpuc_memplan.a \
+		$(BUILD)/lib/libnpuc_streams.a $(BUILD)/lib/libnpuom.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $< $(BE_LINK)
+ifneq ($(wildcard compiler/passes/pass_manager.c),)
+ifneq ($(wildcard kernel/npu_drv/ops/build.mk),)
+TESTS += $(LOWER_TEST)
+SAN_TESTS += $(LOWER_TEST)
+endif
+endif
