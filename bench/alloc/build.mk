@@ -21,7 +21,7 @@ $(BENCH_ALLOC_BIN): $(BENCH_ALLOC_OBJS) $(BUILD)/lib/libnpurtalloc.a \
 	$(CC) $(LDFLAGS) -o $@ $^
 
 BINS += $(BENCH_ALLOC_BIN)
-TESTS += bench/alloc/alloc_bench_test.sh
+TESTS += bench/alloc/alloc_bench_test.sh bench/alloc/alloc_trace_errors_test.sh
 
 .PHONY: bench-alloc
 bench-alloc: $(BENCH_ALLOC_BIN)

@@ -107,10 +107,12 @@ int trace_load(const char *path, struct trace *t)
 				fail(path, line, "more than 131072 distinct ids: raise the id map in trace.c");
 				goto out;
 			}
-			if (idmap_slot(&m, id, false)) {
-				fail(path, line, "id allocated twice");
+			slot = idmap_slot(&m, id, false);
+			if (slot && alive[*slot]) {
+				fail(path, line, "id allocated twice (free it first)");
 				goto out;
 			}
+			/* an id freed before may come back: a new dense index */
 			slot = idmap_slot(&m, id, true);
 			*slot = t->nids++;
 			op.kind = OP_ALLOC;
