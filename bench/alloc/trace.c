@@ -104,7 +104,7 @@ int trace_load(const char *path, struct trace *t)
 				goto out;
 			}
 			if (t->nids >= m.cap / 2) {
-				fail(path, line, "more than 131072 distinct ids: raise the id map in trace.c");
+				fail(path, line, "more than 131072 allocations: raise the id map in trace.c");
 				goto out;
 			}
 			slot = idmap_slot(&m, id, false);
