@@ -425,10 +425,14 @@ static int check_pool2d(struct chk *c)
 		return fail(c, NONE_BAD, "COUNT_INCLUDE_PAD is for AVG only");
 	if (!params_tail_zero(c->t, sizeof(*p)))
 		return fail(c, NONE_BAD, "unused params must be zero");
-	if (all_f32(c))
-		return -EINVAL;
 	in = npu_opnd(c->t, 0);
 	o = npu_opnd(c->t, 1);
+	if (!dtype_is(in->dtype, (p->kind == DRM_NPU_POOL_MAX ||
+				  p->kind == DRM_NPU_POOL_GLOBAL_MAX) ?
+		      DT_FLOAT | DT(I8) | DT(U8) : DT_FLOAT))
+		return fail(c, 0, "POOL2D takes F32/F16 (MAX also I8/U8)");
+	if (o->dtype != in->dtype)
+		return fail(c, 1, "out dtype must equal in dtype");
 	if (!activation_4d(in) || in->layout != o->layout || in->rank != o->rank)
 		return fail(c, 0, "in/out must both be NCHW or both NC1HWC0");
 	if (o->shape[0] != in->shape[0] || o->shape[1] != in->shape[1])

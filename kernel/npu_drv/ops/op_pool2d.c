@@ -4,6 +4,7 @@
  * and global max; NCHW or NC1HWC0 (pooling is per channel, so an NC1HWC0
  * tensor is simply N x C1 x C0 planes).
  *
+ * F32 and F16 (computed in fp32); MAX kinds also I8/U8 (exact in fp32).
  * Padding never wins a max. Average divides by the taps inside the input,
  * or with COUNT_INCLUDE_PAD by the taps inside the padded input (PyTorch's
  * rule, which also covers ceil-mode windows that overhang the padding).
@@ -16,8 +17,9 @@
 struct pool_ctx {
 	const struct drm_npu_pool2d_params *p;
 	const struct drm_npu_operand *in, *out;
-	const float *x;
-	float *y;
+	const void *x;
+	void *y;
+	u32 dt;			/* F32, F16 (math in fp32), I8/U8 (MAX only) */
 	u32 planes_c;		/* planes per image: C, or C1 * C0 */
 	int c0;
 };
@@ -32,7 +34,22 @@ static u64 plane_off(const struct drm_npu_operand *o, int c0, u32 n, u32 pl)
 	return off + (u64)pl * o->strides[1];
 }
 
-static float window(const struct pool_ctx *cx, const float *xp, u32 oy, u32 ox)
+static inline float ld(u32 dt, const void *p, u64 i)
+{
+	if (dt == DRM_NPU_DTYPE_I8 || dt == DRM_NPU_DTYPE_U8)
+		return (float)npu_ld_i(dt, p, i);	/* exact */
+	return npu_ld_f(dt, p, i);
+}
+
+static inline void st(u32 dt, void *p, u64 i, float v)
+{
+	if (dt == DRM_NPU_DTYPE_I8 || dt == DRM_NPU_DTYPE_U8)
+		npu_st_i(dt, p, i, (s64)v);		/* a max of inputs */
+	else
+		npu_st_f(dt, p, i, v);
+}
+
+static float window(const struct pool_ctx *cx, u64 xp, u32 oy, u32 ox)
 {
 	const struct drm_npu_pool2d_params *p = cx->p;
 	u32 H = cx->in->shape[2], W = cx->in->shape[3], ky, kx;
@@ -55,7 +72,7 @@ static float window(const struct pool_ctx *cx, const float *xp, u32 oy, u32 ox)
 				cnt_pad++;
 			if (iy < 0 || iy >= H || ix < 0 || ix >= W)
 				continue;
-			v = xp[(u64)iy * sy + (u64)ix * sx];
+			v = ld(cx->dt, cx->x, xp + (u64)iy * sy + (u64)ix * sx);
 			cnt++;
 			sum += v;
 			if (v > m || v != v)
@@ -71,7 +88,7 @@ static float window(const struct pool_ctx *cx, const float *xp, u32 oy, u32 ox)
 
 static void global_plane(const struct pool_ctx *cx, u32 n, u32 pl)
 {
-	const float *xp = cx->x + plane_off(cx->in, cx->c0, n, pl);
+	u64 xp = plane_off(cx->in, cx->c0, n, pl);
 	u32 H = cx->in->shape[2], W = cx->in->shape[3], y, x;
 	u64 sy = cx->in->strides[2], sx = cx->in->strides[3];
 	float m = -NPU_INFF;
@@ -79,16 +96,16 @@ static void global_plane(const struct pool_ctx *cx, u32 n, u32 pl)
 
 	for (y = 0; y < H; y++) {
 		for (x = 0; x < W; x++) {
-			float v = xp[y * sy + x * sx];
+			float v = ld(cx->dt, cx->x, xp + y * sy + x * sx);
 
 			sum += v;
 			if (v > m || v != v)
 				m = v != v || m != m ? NPU_NANF : v;
 		}
 	}
-	cx->y[plane_off(cx->out, cx->c0, n, pl)] =
-		cx->p->kind == DRM_NPU_POOL_GLOBAL_MAX ? m :
-		((H && W) ? (float)(sum / ((double)H * W)) : 0.0f);
+	st(cx->dt, cx->y, plane_off(cx->out, cx->c0, n, pl),
+	   cx->p->kind == DRM_NPU_POOL_GLOBAL_MAX ? m :
+	   ((H && W) ? (float)(sum / ((double)H * W)) : 0.0f));
 }
 
 int npu_run_pool2d(const struct npu_op_args *args, u64 begin, u64 end)
@@ -103,6 +120,7 @@ int npu_run_pool2d(const struct npu_op_args *args, u64 begin, u64 end)
 	cx.out = npu_opnd(t, 1);
 	cx.x = args->data[0];
 	cx.y = args->data[1];
+	cx.dt = cx.in->dtype;
 	cx.c0 = npu_is_nc1hwc0(cx.in) ? (int)cx.in->shape[4] : 0;
 	cx.planes_c = cx.in->shape[1] * (cx.c0 ? (u32)cx.c0 : 1);
 	oh = cx.out->shape[2];
@@ -117,13 +135,13 @@ int npu_run_pool2d(const struct npu_op_args *args, u64 begin, u64 end)
 			continue;
 		}
 		{
-			const float *xp = cx.x + plane_off(cx.in, cx.c0, n, pl);
-			float *yp = cx.y + plane_off(cx.out, cx.c0, n, pl) +
-				    (u64)oy * cx.out->strides[2];
+			u64 xp = plane_off(cx.in, cx.c0, n, pl);
+			u64 yp = plane_off(cx.out, cx.c0, n, pl) +
+				 (u64)oy * cx.out->strides[2];
 
 			for (ox = 0; ox < ow; ox++)
-				yp[(u64)ox * cx.out->strides[3]] =
-					window(&cx, xp, oy, ox);
+				st(cx.dt, cx.y, yp + (u64)ox * cx.out->strides[3],
+				   window(&cx, xp, oy, ox));
 		}
 	}
 	return 0;

@@ -12,6 +12,7 @@
 struct rs_dim {
 	u32 in, out;
 	double scale;
+	double len;	/* ONNX output_width: in * scale (not rounded) */
 };
 
 static double src_coord(u32 coord, const struct rs_dim *d, double x)
@@ -20,10 +21,10 @@ static double src_coord(u32 coord, const struct rs_dim *d, double x)
 	case DRM_NPU_RESIZE_ASYMMETRIC:
 		return x / d->scale;
 	case DRM_NPU_RESIZE_ALIGN_CORNERS:
-		return d->out == 1 ? 0.0 :
-		       x * (double)(d->in - 1) / (double)(d->out - 1);
+		return d->len == 1.0 ? 0.0 :
+		       x * (double)(d->in - 1) / (d->len - 1.0);
 	case DRM_NPU_RESIZE_PYTORCH_HALF_PIXEL:
-		return d->out > 1 ? (x + 0.5) / d->scale - 0.5 : 0.0;
+		return d->len == 1.0 ? -0.5 : (x + 0.5) / d->scale - 0.5;
 	default:
 		return (x + 0.5) / d->scale - 0.5;
 	}
@@ -82,6 +83,8 @@ int npu_run_resize(const struct npu_op_args *args, u64 begin, u64 end)
 		dims[d].out = out->shape[d];
 		dims[d].scale = p->scale[d] ? (double)npu_u2f(p->scale[d]) :
 			(double)out->shape[d] / (double)in->shape[d];
+		dims[d].len = p->scale[d] ? dims[d].scale * in->shape[d] :
+			(double)out->shape[d];
 	}
 	last = r ? r - 1 : 0;
 	for (row = begin; row < end; row++) {

@@ -6,6 +6,7 @@
  * naive double-precision references written here, plus chunking
  * invariance.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -539,6 +540,36 @@ static void pool_one(const struct pool_case *pc)
 	free(ref);
 }
 
+static void pool_u8(void)
+{
+	uint8_t x[2 * 4 * 4], y[2 * 2 * 2];
+	void *data[2] = { x, y };
+	int i, ok;
+
+	for (i = 0; i < 32; i++)
+		x[i] = (uint8_t)(i * 37 % 251);
+	tl_task(&T, DRM_NPU_OP_POOL2D, 2);
+	op(0, DRM_NPU_DTYPE_U8, 4, (const u32[]){ 1, 2, 4, 4 }, NULL);
+	op(1, DRM_NPU_DTYPE_U8, 4, (const u32[]){ 1, 2, 2, 2 }, NULL);
+	T.params.pool2d = (struct drm_npu_pool2d_params){
+		DRM_NPU_POOL_MAX, 0, 2, 2, 2, 2, 1, 1, 0, 0, 0, 0 };
+	ok = tl_run(&T, data) == 0;
+	for (i = 0; i < 8; i++) {
+		int c = i / 4, oy = i / 2 % 2, ox = i % 2, m = 0, a, b;
+
+		for (a = 0; a < 2; a++)
+			for (b = 0; b < 2; b++) {
+				int v = x[c * 16 + (oy * 2 + a) * 4 + ox * 2 + b];
+
+				m = v > m ? v : m;
+			}
+		ok &= y[i] == m;
+	}
+	tap_ok(ok, "POOL2D MAX on U8");
+	T.params.pool2d.kind = DRM_NPU_POOL_AVG;
+	tap_ok(tl_run(&T, data) == -EINVAL, "POOL2D AVG on U8 is refused");
+}
+
 static void pools(void)
 {
 	static const struct pool_case cases[] = {
@@ -647,6 +678,7 @@ int main(void)
 	unary();
 	softmax();
 	pools();
+	pool_u8();
 	reduce();
 	return tap_done();
 }

@@ -288,6 +288,24 @@ static void resize(void)
 	tap_ok(same(o, (const float[]){ 0 }, 1),
 	       "RESIZE linear pytorch_half_pixel to length 1 takes index 0");
 	{
+		/* ONNX resize_downsample_scales_linear_align_corners: with a
+		 * scale, the output length is in * scale unrounded (2.4) */
+		float x[8] = { 1, 2, 3, 4, 5, 6, 7, 8 }, y[2];
+		void *data[2] = { x, y };
+
+		tl_task(&T, DRM_NPU_OP_RESIZE, 2);
+		op(0, F32, 4, (const u32[]){ 1, 1, 2, 4 }, NULL);
+		op(1, F32, 4, (const u32[]){ 1, 1, 1, 2 }, NULL);
+		T.params.resize.mode = DRM_NPU_RESIZE_LINEAR;
+		T.params.resize.coord = DRM_NPU_RESIZE_ALIGN_CORNERS;
+		T.params.resize.scale[0] = T.params.resize.scale[1] = tl_f2u(1.0f);
+		T.params.resize.scale[2] = T.params.resize.scale[3] = tl_f2u(0.6f);
+		tap_ok(tl_run(&T, data) == 0 &&
+		       same(y, (const float[]){ 1, 3.142857f }, 2),
+		       "RESIZE align_corners with a scale uses in * scale (%g %g)",
+		       y[0], y[1]);
+	}
+	{
 		/* bilinear 2x2 -> 3x3 align_corners: centre is the mean */
 		float x[4] = { 1, 2, 3, 4 }, y[9];
 		void *data[2] = { x, y };
