@@ -286,10 +286,15 @@ void *npu_sim_mmap(struct npu_sim_file *f, uint64_t offset, size_t len)
 	u64 bo_off, start;
 	void *p;
 
-	(void)f;
 	bo = npu_core_bo_find_mmap(sd->core, offset);
 	if (!bo || !len || offset % 4096)
 		goto inval;
+	if (!npu_core_file_has_bo(f->core, bo)) {
+		/* as the kernel: only files with a handle may map it */
+		npu_bo_put(bo);
+		errno = EACCES;
+		return NULL;
+	}
 	bo_off = offset - npu_bo_mmap_offset(bo);
 	if (len > npu_bo_size(bo) - bo_off)
 		goto inval;

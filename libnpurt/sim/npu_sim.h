@@ -64,7 +64,7 @@ int npu_sim_ioctl(struct npu_sim_file *f, unsigned long req, void *arg);
  * @len: bytes, within the buffer
  *
  * Return: the address, or NULL with errno set (EINVAL: no such buffer or
- * range).
+ * range; EACCES: @f has no handle to the buffer).
  */
 void *npu_sim_mmap(struct npu_sim_file *f, uint64_t offset, size_t len);
 

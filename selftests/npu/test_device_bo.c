@@ -121,10 +121,18 @@ static void test_bo_mmap(void)
 		m.handle = h;
 		tap_err(t_ioctl(d2, DRM_IOCTL_NPU_BO_MMAP_OFFSET, &m), -ENOENT,
 			"BO_MMAP_OFFSET: another open's handle -> ENOENT");
+		t_ioctl(T.d, DRM_IOCTL_NPU_BO_MMAP_OFFSET, &m);
+		p = npu_dev_mmap(d2, m.offset, 4096);
+		tap_ok(!p, "mmap: another open cannot map our buffer's offset (%s)",
+		       p ? "mapped" : strerror(errno));
+		if (p)
+			npu_dev_munmap(d2, p, 4096);
 		npu_dev_close(d2);
 	} else {
 		tap_skip("cannot open the device twice",
 			 "BO_MMAP_OFFSET: another open's handle");
+		tap_skip("cannot open the device twice",
+			 "mmap: another open cannot map our buffer");
 	}
 
 	p = t_map(T.d, h, 3 * 4096);

@@ -94,6 +94,18 @@ struct npu_bo *npu_core_file_bo_lookup(struct npu_file *f, u32 handle)
 	return bo;
 }
 
+bool npu_core_file_has_bo(struct npu_file *f, struct npu_bo *bo)
+{
+	bool found = false;
+	u32 i;
+
+	npu_mutex_lock(&f->lock);
+	for (i = 0; i < f->bos.cap && !found; i++)
+		found = f->bos.objs[i] == bo;
+	npu_mutex_unlock(&f->lock);
+	return found;
+}
+
 struct npu_queue *npu_file_queue(struct npu_file *f, u32 handle)
 {
 	struct npu_queue *q;

@@ -315,6 +315,18 @@ struct npu_bo *npu_core_bo_find_mmap(struct npu_device *dev, u64 offset);
 u64 npu_bo_vram_offset(const struct npu_bo *bo);
 
 /**
+ * npu_core_file_has_bo() - whether a file holds a handle to a buffer
+ * @file: the file
+ * @bo: the buffer object
+ *
+ * For homes without bo_publish: mmap() of a buffer is allowed only to files
+ * that have a handle to it (drm_vma_node_is_allowed() in the kernel).
+ *
+ * Return: true if one of @file's buffer handles names @bo.
+ */
+bool npu_core_file_has_bo(struct npu_file *file, struct npu_bo *bo);
+
+/**
  * npu_core_bo_map_lock() - pin a buffer's VRAM offset for a CPU mapping
  * @bo: the buffer object
  *
