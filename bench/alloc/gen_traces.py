@@ -17,9 +17,8 @@ Traces:
                      frees them in reverse; Adam state; dynamic padding
   kv_cache           decoder serving with continuous batching: per-sequence KV
                      caches grow (reallocate and copy) while others come and go
-  adversarial        a pattern that defeats non-moving allocators: each phase
-                     frees medium blocks between small survivors, then asks for
-                     slightly larger ones
+  adversarial        Robson-style: each phase leaves holes between survivors
+                     that no later request fits
 
 Usage: gen_traces.py OUTDIR [--scale small|full] [--seed N]
 """
@@ -319,26 +318,37 @@ def kv_cache(rng, small):
 
 
 def adversarial(rng, small):
-    """Survivors between freed holes, then slightly larger requests."""
+    """Robson-style: every phase leaves holes that no later request fits.
+
+    Phase k allocates n (block, pin) pairs in sequence, so that any
+    allocator working in fresh space lays them out interleaved, then frees
+    the blocks. The next phase asks for blocks twice as large and for pins
+    larger than the holes just left, so neither fits any earlier hole, and
+    frees every other pin of two phases ago: live bytes stay bounded while
+    the holes never merge into anything usable. Without moving memory an
+    allocator needs the sum of all phases; with compaction, peak live.
+    """
     t = Trace("adversarial", 0)
     kib = 1024
-    pairs = 64 if not small else 16
-    survivors = []
-    size = 256 * kib if not small else 32 * kib
-    for phase in range(8 if not small else 4):
-        meds = []
-        for _ in range(pairs):
-            meds.append(t.alloc(size + rng.randint(0, 7) * 512))
-            survivors.append(t.alloc(rng.choice([4, 8, 16]) * kib))
-        for m in meds:
-            t.free(m)
-        # drop a random half of the old survivors: live bytes stay bounded
-        rng.shuffle(survivors)
-        keep = len(survivors) // 2
-        for s in survivors[keep:]:
-            t.free(s)
-        survivors = survivors[:keep]
-        size = size * 5 // 4
+    n = 48 if not small else 12
+    size = 64 * kib if not small else 16 * kib
+    phases = 7 if not small else 4
+    pins = []
+    for phase in range(phases):
+        pin = size // 2 + 512 * rng.randint(1, 4)
+        blocks, mine = [], []
+        for _ in range(n):
+            blocks.append(t.alloc(size + 512 * rng.randint(0, 3)))
+            mine.append(t.alloc(pin))
+        for b in blocks:
+            t.free(b)
+        if len(pins) >= 2:
+            old = pins[-2]
+            for i in range(0, len(old), 2):
+                t.free(old[i])
+            pins[-2] = old[1::2]
+        pins.append(mine)
+        size *= 2
     return t
 
 
