@@ -42,6 +42,13 @@ MODDIR=/lib/modules/$KREL
 [ -r "$MODDIR/modules.dep" ] || skip_all "no $MODDIR/modules.dep"
 
 mkdir -p "$WORK"
+# One run at a time per build directory: a second `make check` in the same
+# tree waits instead of rebuilding the module and the initramfs under us.
+exec 9> "$WORK/.lock"
+if command -v flock >/dev/null 2>&1 && ! flock -w 600 9; then
+	echo "1..0 # SKIP another vmtest holds $WORK/.lock"
+	exit 0
+fi
 rm -rf "$WORK/root"
 ROOT=$WORK/root
 
