@@ -54,7 +54,8 @@ UNSUPPORTED_RE = re.compile(r"unsupported|not supported|not implemented|"
 # npuc compiles static graphs: a shape, axes, pads, scales, min/max... that
 # the node test feeds as a runtime input must be known at compile time.
 FREEZE_RE = re.compile(r"known at compile time|must be (given and )?known|"
-                       r"must be constants?|not known at compile time", re.I)
+                       r"must be (a )?constants?|not known at compile time",
+                       re.I)
 
 
 def supported_ops():
@@ -185,14 +186,19 @@ def run_one(rec, root, work):
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--tap", action="store_true", help="print TAP")
-    p.add_argument("--json", default=os.path.join(e2e.BUILD,
-                                                  "conformance.json"))
+    p.add_argument("--json", default=None,
+                   help="summary file (default build/conformance.json; "
+                   "with -k build/conformance/subset.json)")
     p.add_argument("-j", "--jobs", type=int, default=2)
     p.add_argument("-k", "--filter", default=None,
                    help="only tests whose name matches this regex")
     a = p.parse_args()
 
     root = os.path.join(e2e.BUILD, "conformance")
+    if a.json is None:
+        # A partial run must not overwrite the full report.
+        a.json = os.path.join(root, "subset.json") if a.filter else \
+            os.path.join(e2e.BUILD, "conformance.json")
     tap = None
     # Only the failures of this run are left in work/ to look at.
     shutil.rmtree(os.path.join(root, "work"), ignore_errors=True)
@@ -268,7 +274,8 @@ def main():
     details = {t["name"]: {"op": t["op"], "status": results[t["name"]][0],
                            "reason": results[t["name"]][1],
                            **results[t["name"]][2]} for t in tests}
-    with open(os.path.join(root, "results.json"), "w") as f:
+    with open(os.path.join(root, "subset-results.json" if a.filter
+                           else "results.json"), "w") as f:
         json.dump(details, f, indent=1, sort_keys=True)
 
     if tap:
