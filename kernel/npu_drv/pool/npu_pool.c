@@ -472,6 +472,8 @@ int npu_pool_compact(struct npu_pool *pool, u64 min_hole, u64 *bytes_moved)
 		return -EBUSY;
 	if (!min_hole)
 		return npu_pool_compact_all(pool, bytes_moved);
+	if (min_hole > pool->total)
+		return -ENOMEM;
 	min_hole = NPU_ALIGN_UP(min_hole, pool->granule);
 	if (npu_pool_largest_free(pool) >= min_hole)
 		return 0;

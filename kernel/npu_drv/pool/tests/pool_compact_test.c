@@ -336,6 +336,9 @@ static void test_bad_input_and_quota(void)
 	tap_ok(r1 == 0 && r2 == -EDQUOT && r3 == -EINVAL &&
 	       acct.used == 2 * PG && acct.failures == 1,
 	       "quota: the second 2 pages exceed 3 pages (-EDQUOT); a live node cannot be allocated twice");
+	tap_ok(npu_pool_compact(pool, ~0ull, NULL) == -ENOMEM &&
+	       npu_pool_compact(pool, 17 * PG, NULL) == -ENOMEM,
+	       "a compaction for a hole larger than the pool is -ENOMEM");
 	npu_pool_for_each(pool, count_cb, c);
 	tap_ok(c[0] == 1 && c[1] == 1 && c[2] == 16 * PG,
 	       "for_each visits one range and one hole covering the pool");
@@ -348,7 +351,7 @@ static void test_bad_input_and_quota(void)
 
 int main(void)
 {
-	tap_plan(20);
+	tap_plan(21);
 	test_fewest_bytes();
 	test_auto_and_slide();
 	test_pinned();
