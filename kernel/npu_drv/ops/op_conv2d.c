@@ -235,6 +235,29 @@ static void pack_panel(const struct conv_ctx *cx, struct tap_iter *it, u32 kk,
 	}
 }
 
+/* Weights with other strides: the direct tile, out of line (its stack). */
+static __attribute__((noinline)) void
+conv_tiles_strided(const struct conv_ctx *cx, u32 n, u32 g, u32 o0, u32 nb,
+		   u32 oy, u32 start, u32 cnt, float acc[4][4][8])
+{
+	u32 nsb = (nb + 3) / 4, sb;
+
+	for (sb = 0; sb < nsb; sb++) {
+		u32 mr = nb - sb * 4 < 4 ? nb - sb * 4 : 4;
+
+		/* constant block sizes let the inlined tile specialise */
+		if (mr == 1)
+			conv_tile(cx, n, g, o0 + sb * 4, 1, oy, start, cnt,
+				  acc[sb]);
+		else if (mr == 4)
+			conv_tile(cx, n, g, o0 + sb * 4, 4, oy, start, cnt,
+				  acc[sb]);
+		else
+			conv_tile(cx, n, g, o0 + sb * 4, mr, oy, start, cnt,
+				  acc[sb]);
+	}
+}
+
 /*
  * acc for up to 16 output channels o0.. (4 sub-blocks of 4) and one tile of
  * 8 columns. Three ways, chosen per task: dense 1x1 NCHW multiplies the
@@ -266,20 +289,7 @@ static void conv_tile16(const struct conv_ctx *cx, u32 n, u32 g, u32 o0,
 		return;
 	}
 	if (!G->wdense) {
-		for (sb = 0; sb < nsb; sb++) {
-			u32 mr = nb - sb * 4 < 4 ? nb - sb * 4 : 4;
-
-			/* constant block sizes let the inlined tile specialise */
-			if (mr == 1)
-				conv_tile(cx, n, g, o0 + sb * 4, 1, oy, start,
-					  cnt, acc[sb]);
-			else if (mr == 4)
-				conv_tile(cx, n, g, o0 + sb * 4, 4, oy, start,
-					  cnt, acc[sb]);
-			else
-				conv_tile(cx, n, g, o0 + sb * 4, mr, oy, start,
-					  cnt, acc[sb]);
-		}
+		conv_tiles_strided(cx, n, g, o0, nb, oy, start, cnt, acc);
 		return;
 	}
 	K = G->cg * G->kh * G->kw;
