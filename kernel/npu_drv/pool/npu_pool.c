@@ -301,6 +301,11 @@ void npu_pool_destroy(struct npu_pool *pool)
 	npu_free(pool);
 }
 
+/**
+ * npu_pool_account_init - an empty account
+ * @acct: the account
+ * @quota: bytes it may hold, 0 = unlimited
+ */
 void npu_pool_account_init(struct npu_pool_account *acct, u64 quota)
 {
 	acct->quota = quota;
@@ -407,6 +412,17 @@ int npu_pool_alloc_account(struct npu_pool *pool, struct npu_pool_node *node,
 	return 0;
 }
 
+/**
+ * npu_pool_alloc - allocate a range without quota accounting
+ * @pool: the pool
+ * @node: the caller's node (zeroed, or freed before)
+ * @size: bytes
+ * @align: power of two, 0 = granule
+ * @flags: NPU_POOL_*
+ * @owner: opaque, kept in node->owner
+ *
+ * See npu_pool_alloc_account().
+ */
 int npu_pool_alloc(struct npu_pool *pool, struct npu_pool_node *node,
 		   u64 size, u64 align, u32 flags, void *owner)
 {
@@ -482,16 +498,30 @@ int npu_pool_compact(struct npu_pool *pool, u64 min_hole, u64 *bytes_moved)
 	return npu_pool_open_hole(pool, min_hole, pool->granule, bytes_moved);
 }
 
+/**
+ * npu_pool_set_auto_compact - compact on failed allocations (default on)
+ * @pool: the pool
+ * @enable: on or off
+ */
 void npu_pool_set_auto_compact(struct npu_pool *pool, bool enable)
 {
 	pool->auto_compact = enable;
 }
 
+/**
+ * npu_pool_set_compact_threshold - full compaction past a fragmentation
+ * @pool: the pool
+ * @ppm: largest-free ratio above which a free compacts the pool; 0 = never
+ */
 void npu_pool_set_compact_threshold(struct npu_pool *pool, u32 ppm)
 {
 	pool->threshold_ppm = ppm;
 }
 
+/**
+ * npu_pool_largest_free - the largest free range, O(log n)
+ * @pool: the pool
+ */
 u64 npu_pool_largest_free(struct npu_pool *pool)
 {
 	struct npu_rb *rb = npu_rb_last(&pool->by_size);
@@ -522,6 +552,11 @@ u32 npu_pool_unusable_free_ppm(struct npu_pool *pool, u64 size)
 	return 1000000u - ratio_ppm(small, free);
 }
 
+/**
+ * npu_pool_get_stats - the figures of struct npu_pool_stats
+ * @pool: the pool
+ * @st: filled in
+ */
 void npu_pool_get_stats(struct npu_pool *pool, struct npu_pool_stats *st)
 {
 	u64 free = pool->total - pool->used;
