@@ -79,5 +79,6 @@ void test_submit(void);
 void test_sched(void);
 void test_math(void);
 void test_stress(void);
+void test_fuzz(void);
 
 #endif /* NPU_TEST_H */

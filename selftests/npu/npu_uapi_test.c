@@ -67,6 +67,7 @@ int main(int argc, char **argv)
 	test_sched();
 	test_math();
 	test_stress();
+	test_fuzz();
 
 	npu_dev_close(T.d);
 	printf("1..%d\n", tap_count());
