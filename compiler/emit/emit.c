@@ -213,6 +213,12 @@ static int binary_kind(enum ir_op op)
 	case IR_OP_EQUAL: return DRM_NPU_BINARY_EQUAL;
 	case IR_OP_LESS: return DRM_NPU_BINARY_LESS;
 	case IR_OP_GREATER: return DRM_NPU_BINARY_GREATER;
+	case IR_OP_SUM: return DRM_NPU_BINARY_ADD;
+	case IR_OP_AND: return DRM_NPU_BINARY_MIN;	/* on bool */
+	case IR_OP_OR: return DRM_NPU_BINARY_MAX;	/* on bool */
+	case IR_OP_XOR: return DRM_NPU_BINARY_EQUAL;	/* then NOT */
+	case IR_OP_GREATER_OR_EQUAL: return DRM_NPU_BINARY_LESS; /* then NOT */
+	case IR_OP_LESS_OR_EQUAL: return DRM_NPU_BINARY_GREATER; /* then NOT */
 	default: return -1;
 	}
 }
@@ -271,6 +277,22 @@ static int emit_binary(struct ectx *e)
 				       &n->act : &none);
 	if (!err && n->has_residual)
 		err = emit_residual(e, &n->act);
+	/*
+	 * Xor = !(a == b); a >= b = !(a < b); a <= b = !(a > b) (the latter
+	 * two differ from IEEE only for NaN operands).
+	 */
+	if (!err && (n->op == IR_OP_XOR || n->op == IR_OP_GREATER_OR_EQUAL ||
+		     n->op == IR_OP_LESS_OR_EQUAL)) {
+		struct drm_npu_task *t = new_task(e, DRM_NPU_OP_UNARY);
+
+		if (!t)
+			return -ENOMEM;
+		t->num_operands = 2;
+		t->params.unary.kind = DRM_NPU_ACT_NOT;
+		err = whole(e, out0(e), &t->operands[0]);
+		if (!err)
+			err = whole(e, out0(e), &t->operands[1]);
+	}
 	return err;
 }
 
@@ -1001,7 +1023,7 @@ const struct ir_tensor *emit_view_source(const struct ir_node *n)
 bool emit_is_host_op(enum ir_op op)
 {
 	return op == IR_OP_SHAPE || op == IR_OP_CONSTANT_OF_SHAPE ||
-	       op == IR_OP_RANGE;
+	       op == IR_OP_RANGE || op == IR_OP_SIZE;
 }
 
 int emit_node(struct ir_graph *g, const struct ir_node *n,
@@ -1032,7 +1054,9 @@ int emit_node(struct ir_graph *g, const struct ir_node *n,
 	switch (n->op) {
 	case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL: case IR_OP_DIV:
 	case IR_OP_POW: case IR_OP_MAX: case IR_OP_MIN: case IR_OP_PRELU:
-	case IR_OP_EQUAL: case IR_OP_LESS: case IR_OP_GREATER:
+	case IR_OP_EQUAL: case IR_OP_LESS: case IR_OP_GREATER: case IR_OP_SUM:
+	case IR_OP_AND: case IR_OP_OR: case IR_OP_XOR:
+	case IR_OP_GREATER_OR_EQUAL: case IR_OP_LESS_OR_EQUAL:
 		err = emit_binary(&e);
 		break;
 	case IR_OP_RELU: case IR_OP_SIGMOID: case IR_OP_TANH: case IR_OP_EXP:
@@ -1104,6 +1128,9 @@ int emit_host_eval(struct ir_graph *g, const struct ir_node *n,
 			((int64_t *)out)[i] = x->shape.dim[st + i];
 		return 0;
 	}
+	case IR_OP_SIZE:
+		*(int64_t *)out = ir_tensor_numel(n->inputs[0]);
+		return 0;
 	case IR_OP_CONSTANT_OF_SHAPE: {
 		const struct ir_attr *a = ir_attr_find(n, "value");
 		size_t es = ir_dtype_size(o->dtype);

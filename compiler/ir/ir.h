@@ -110,6 +110,15 @@ struct ir_shape {
 	X(RESIZE, "Resize") X(RANGE, "Range")				\
 	X(QUANTIZE_LINEAR, "QuantizeLinear")				\
 	X(DEQUANTIZE_LINEAR, "DequantizeLinear")			\
+	X(SIZE, "Size") X(CAST_LIKE, "CastLike")			\
+	X(AND, "And") X(OR, "Or") X(XOR, "Xor")				\
+	X(GREATER_OR_EQUAL, "GreaterOrEqual")				\
+	X(LESS_OR_EQUAL, "LessOrEqual")					\
+	X(SUM, "Sum") X(MEAN, "Mean") X(SELU, "Selu")			\
+	X(SOFTSIGN, "Softsign") X(THRESHOLDED_RELU, "ThresholdedRelu")	\
+	X(TRILU, "Trilu") X(REDUCE_L1, "ReduceL1")			\
+	X(REDUCE_L2, "ReduceL2") X(REDUCE_LOG_SUM, "ReduceLogSum")	\
+	X(REDUCE_LOG_SUM_EXP, "ReduceLogSumExp")			\
 	/* made by passes (no ONNX counterpart, or a fused form) */	\
 	X(ACTIVATION, "npu.Activation")					\
 	X(LAYER_NORM, "LayerNormalization")				\

@@ -531,6 +531,7 @@ static bool onnx_legacy_ok(enum ir_op op)
 	case IR_OP_REDUCE_MIN: case IR_OP_REDUCE_PROD:
 	case IR_OP_REDUCE_SUM_SQUARE: case IR_OP_SQUEEZE: case IR_OP_UNSQUEEZE:
 	case IR_OP_GATHER: case IR_OP_SHAPE: case IR_OP_SLICE:
+	case IR_OP_SELU: case IR_OP_SOFTSIGN: case IR_OP_SIZE:
 		return true;
 	default:
 		return false;

@@ -199,8 +199,13 @@ static int infer_elementwise(struct ir_graph *g, struct ir_node *n)
 			return err;
 	}
 	if (n->op == IR_OP_EQUAL || n->op == IR_OP_LESS ||
-	    n->op == IR_OP_GREATER)
+	    n->op == IR_OP_GREATER || n->op == IR_OP_GREATER_OR_EQUAL ||
+	    n->op == IR_OP_LESS_OR_EQUAL)
 		dt = IR_BOOL;
+	if ((n->op == IR_OP_AND || n->op == IR_OP_OR || n->op == IR_OP_XOR) &&
+	    dt != IR_BOOL)
+		return node_err(g, n, "operands must be bool, not %s",
+				ir_dtype_name(dt));
 	set_out(n, 0, dt, &s);
 	return 0;
 }
@@ -270,6 +275,23 @@ static int infer_unary(struct ir_graph *g, struct ir_node *n)
 	    n->inputs[0]->sval && n->outputs[0])
 		return set_sval(n->outputs[0], n->inputs[0]->sval,
 				n->inputs[0]->sval_len);
+	if ((n->op == IR_OP_NEG || n->op == IR_OP_ABS) && n->inputs[0]->sval &&
+	    n->outputs[0]) {
+		int64_t v[SVAL_MAX];
+		int i, len = n->inputs[0]->sval_len;
+
+		for (i = 0; i < len; i++) {
+			v[i] = n->inputs[0]->sval[i];
+			if (IR_SVAL_IS_SYM(v[i])) {
+				if (n->op == IR_OP_NEG)
+					return 0;
+				continue;	/* dims are >= 0 */
+			}
+			v[i] = n->op == IR_OP_NEG ? -v[i] : v[i] < 0 ? -v[i]
+								      : v[i];
+		}
+		return set_sval(n->outputs[0], v, len);
+	}
 	return 0;
 }
 
@@ -1060,6 +1082,16 @@ static int infer_constant_of_shape(struct ir_graph *g, struct ir_node *n)
 	for (i = 0; i < nv; i++)
 		o.dim[i] = dim_of_sval(v[i]);
 	set_out(n, 0, a && a->t ? a->t->dtype : IR_F32, &o);
+	/* an integer fill of a small static shape is a shape value */
+	if (a && a->t && a->t->data && (a->t->dtype == IR_I64 ||
+	    a->t->dtype == IR_I32) && ir_shape_is_static(&o) &&
+	    ir_shape_numel(&o) <= SVAL_MAX && o.rank <= 1) {
+		int64_t fill[SVAL_MAX], k, cnt = ir_shape_numel(&o);
+
+		for (k = 0; k < cnt; k++)
+			fill[k] = ir_const_get_i(a->t, 0);
+		return set_sval(n->outputs[0], fill, (int)cnt);
+	}
 	return 0;
 }
 
@@ -1174,8 +1206,18 @@ static int infer_dispatch(struct ir_graph *g, struct ir_node *n)
 		return 0;
 	case IR_OP_POW: case IR_OP_MAX: case IR_OP_MIN: case IR_OP_PRELU:
 	case IR_OP_EQUAL: case IR_OP_LESS: case IR_OP_GREATER:
-	case IR_OP_WHERE:
+	case IR_OP_WHERE: case IR_OP_AND: case IR_OP_OR: case IR_OP_XOR:
+	case IR_OP_GREATER_OR_EQUAL: case IR_OP_LESS_OR_EQUAL: case IR_OP_SUM:
 		return infer_elementwise(g, n);
+	case IR_OP_SIZE: {
+		struct ir_shape o = { 0 };
+		int64_t v = shape_prod(g, in_shape(n, 0), 0,
+				       in_shape(n, 0)->rank);
+
+		set_out(n, 0, IR_I64, &o);
+		v = sval_of_dim(v);
+		return set_sval(n->outputs[0], &v, 1);
+	}
 	case IR_OP_IDENTITY: case IR_OP_DROPOUT: case IR_OP_RELU:
 	case IR_OP_SIGMOID: case IR_OP_TANH: case IR_OP_EXP: case IR_OP_SQRT:
 	case IR_OP_CLIP: case IR_OP_LEAKY_RELU: case IR_OP_HARD_SIGMOID:
@@ -1228,6 +1270,9 @@ static int min_inputs(enum ir_op op)
 	case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL: case IR_OP_DIV:
 	case IR_OP_POW: case IR_OP_PRELU: case IR_OP_EQUAL: case IR_OP_LESS:
 	case IR_OP_GREATER: case IR_OP_CONV: case IR_OP_MATMUL:
+	case IR_OP_AND: case IR_OP_OR: case IR_OP_XOR:
+	case IR_OP_GREATER_OR_EQUAL: case IR_OP_LESS_OR_EQUAL:
+	case IR_OP_CAST_LIKE:
 	case IR_OP_GEMM: case IR_OP_GATHER: case IR_OP_EXPAND:
 	case IR_OP_QUANTIZE_LINEAR: case IR_OP_DEQUANTIZE_LINEAR:
 		return 2;

@@ -9,7 +9,10 @@
  *    cast (a constant exponent is converted in place);
  *  - Dropout whose mask is read: in inference the mask is all true, a
  *    constant; training mode is refused;
- *  - Max/Min with a single input: the identity.
+ *  - Max/Min with a single input: the identity;
+ *  - ops the device has no kernel for, in terms of ops it has: CastLike,
+ *    Mean, Selu, Softsign, ThresholdedRelu, Trilu, ReduceL1, ReduceL2,
+ *    ReduceLogSum, ReduceLogSumExp.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -192,6 +195,216 @@ static int legalize_single(struct ir_graph *g, struct ir_node *n)
 	return 1;
 }
 
+static int onnx_type_of(enum ir_dtype dt)
+{
+	static const int map[IR_DTYPE_COUNT] = {
+		[IR_F32] = 1, [IR_U8] = 2, [IR_I8] = 3, [IR_I32] = 6,
+		[IR_I64] = 7, [IR_BOOL] = 9, [IR_F16] = 10,
+	};
+
+	return (unsigned int)dt < IR_DTYPE_COUNT ? map[dt] : 0;
+}
+
+static int legalize_cast_like(struct ir_graph *g, struct ir_node *n)
+{
+	ir_attr_set_int(n, "to", onnx_type_of(n->inputs[1]->dtype));
+	ir_node_truncate_inputs(n, 1);
+	n->op = IR_OP_CAST;
+	return 1;
+}
+
+/* A scalar constant of @dt holding @v. */
+static struct ir_tensor *scalar_of(struct ir_graph *g, enum ir_dtype dt,
+				   double v)
+{
+	struct ir_shape s = { 0 };
+	int64_t i64 = (int64_t)v;
+	int32_t i32 = (int32_t)v;
+	float f = (float)v;
+	uint8_t u8 = (uint8_t)v;
+	int8_t i8 = (int8_t)v;
+
+	switch (dt) {
+	case IR_F32: return ir_const_new(g, NULL, dt, &s, &f, 4);
+	case IR_I32: return ir_const_new(g, NULL, dt, &s, &i32, 4);
+	case IR_I64: return ir_const_new(g, NULL, dt, &s, &i64, 8);
+	case IR_U8: case IR_BOOL: return ir_const_new(g, NULL, dt, &s, &u8, 1);
+	case IR_I8: return ir_const_new(g, NULL, dt, &s, &i8, 1);
+	default: return NULL;
+	}
+}
+
+/*
+ * Put a new node @op after @n: @n now writes a fresh tensor that the new
+ * node reads (with @extra as second input if given) to write @n's output.
+ */
+static struct ir_node *append_after(struct ir_graph *g, struct ir_node *n,
+				    enum ir_op op, const char *suffix,
+				    struct ir_tensor *extra)
+{
+	struct ir_tensor *out = n->outputs[0], *mid, *ins[2];
+	char name[300];
+
+	mid = ir_tensor_new(g, NULL, out->dtype, NULL);
+	if (!mid)
+		return NULL;
+	ir_node_set_output(n, 0, mid);
+	ins[0] = mid;
+	ins[1] = extra;
+	snprintf(name, sizeof(name), "%.250s/%s", n->name, suffix);
+	return ir_node_new(g, op, name, extra ? 2 : 1, ins, 1, &out);
+}
+
+/* A new node @op reading @n's input 0, which @n then reads instead. */
+static struct ir_node *prepend_before(struct ir_graph *g, struct ir_node *n,
+				      enum ir_op op, const char *suffix)
+{
+	struct ir_tensor *x = n->inputs[0], *mid;
+	char name[300];
+	struct ir_node *p;
+
+	mid = ir_tensor_new(g, NULL, x->dtype, NULL);
+	if (!mid)
+		return NULL;
+	snprintf(name, sizeof(name), "%.250s/%s", n->name, suffix);
+	p = ir_node_new(g, op, name, 1, &x, 1, &mid);
+	if (p)
+		ir_node_set_input(n, 0, mid);
+	return p;
+}
+
+static int legalize_mean(struct ir_graph *g, struct ir_node *n)
+{
+	struct ir_tensor *k;
+
+	n->op = IR_OP_SUM;
+	if (n->num_inputs == 1)
+		return 1;
+	k = scalar_of(g, n->inputs[0]->dtype, n->num_inputs);
+	return k && append_after(g, n, IR_OP_DIV, "mean", k) ? 1 : -ENOMEM;
+}
+
+static int legalize_selu(struct ir_graph *g, struct ir_node *n)
+{
+	float alpha = ir_attr_float(n, "alpha", 1.67326319217681884765625f);
+	float gamma = ir_attr_float(n, "gamma", 1.05070102214813232421875f);
+	struct ir_tensor *k = ir_const_scalar_f32(g, NULL, gamma);
+
+	n->op = IR_OP_ELU;
+	ir_attr_remove(n, "gamma");
+	ir_attr_set_float(n, "alpha", alpha);
+	return k && append_after(g, n, IR_OP_MUL, "gamma", k) ? 1 : -ENOMEM;
+}
+
+static int legalize_softsign(struct ir_graph *g, struct ir_node *n)
+{
+	struct ir_tensor *x = n->inputs[0], *a, *one, *ins[2];
+	char name[300];
+
+	/* x / (1 + |x|) */
+	n->op = IR_OP_DIV;
+	a = ir_tensor_new(g, NULL, x->dtype, NULL);
+	one = ir_const_scalar_f32(g, NULL, 1.0f);
+	if (!a || !one)
+		return -ENOMEM;
+	snprintf(name, sizeof(name), "%.250s/abs", n->name);
+	if (!ir_node_new(g, IR_OP_ABS, name, 1, &x, 1, &a))
+		return -ENOMEM;
+	ins[0] = a;
+	ins[1] = one;
+	snprintf(name, sizeof(name), "%.250s/plus1", n->name);
+	a = ir_tensor_new(g, NULL, x->dtype, NULL);
+	if (!a || !ir_node_new(g, IR_OP_ADD, name, 2, ins, 1, &a))
+		return -ENOMEM;
+	return ir_node_add_input(n, a) ? -ENOMEM : 1;
+}
+
+static int legalize_thresholded_relu(struct ir_graph *g, struct ir_node *n)
+{
+	struct ir_tensor *x = n->inputs[0], *c, *ins[2];
+	float alpha = ir_attr_float(n, "alpha", 1.0f);
+	char name[300];
+
+	/* Where(x > alpha, x, 0) */
+	ins[0] = x;
+	ins[1] = ir_const_scalar_f32(g, NULL, alpha);
+	c = ir_tensor_new(g, NULL, IR_BOOL, NULL);
+	snprintf(name, sizeof(name), "%.250s/above", n->name);
+	if (!ins[1] || !c || !ir_node_new(g, IR_OP_GREATER, name, 2, ins, 1,
+					   &c))
+		return -ENOMEM;
+	n->op = IR_OP_WHERE;
+	ir_attr_remove(n, "alpha");
+	ir_node_set_input(n, 0, c);
+	if (ir_node_add_input(n, x) ||
+	    ir_node_add_input(n, scalar_of(g, x->dtype, 0)))
+		return -ENOMEM;
+	return 1;
+}
+
+static int legalize_trilu(struct ir_graph *g, struct ir_node *n)
+{
+	struct ir_tensor *x = n->inputs[0], *kt = ir_in(n, 1), *m;
+	bool upper = ir_attr_int(n, "upper", 1) != 0;
+	int64_t k = 0, r = x->shape.rank, rows, cols, i, j;
+	struct ir_shape ms = { .rank = 2 };
+	uint8_t *mask;
+
+	if (r < 2 || IR_DIM_IS_SYM(x->shape.dim[r - 1]) ||
+	    IR_DIM_IS_SYM(x->shape.dim[r - 2]))
+		return ir_error(g, "node '%s' (Trilu): needs rank >= 2 and "
+				"static last two dims", n->name);
+	if (kt && !kt->data)
+		return ir_error(g, "node '%s' (Trilu): a k computed at run "
+				"time is not supported (k must be a constant)",
+				n->name);
+	if (kt)
+		k = ir_const_get_i(kt, 0);
+	rows = x->shape.dim[r - 2];
+	cols = x->shape.dim[r - 1];
+	ms.dim[0] = rows;
+	ms.dim[1] = cols;
+	mask = malloc((size_t)(rows * cols) + 1);
+	if (!mask)
+		return -ENOMEM;
+	for (i = 0; i < rows; i++)
+		for (j = 0; j < cols; j++)
+			mask[i * cols + j] = upper ? j - i >= k : j - i <= k;
+	m = ir_const_new(g, NULL, IR_BOOL, &ms, mask, (size_t)(rows * cols));
+	free(mask);
+	if (!m)
+		return -ENOMEM;
+	/* Where(mask, x, 0): exact, also for inf and nan */
+	ir_node_truncate_inputs(n, 0);
+	n->op = IR_OP_WHERE;
+	ir_attr_remove(n, "upper");
+	if (ir_node_add_input(n, m) || ir_node_add_input(n, x) ||
+	    ir_node_add_input(n, scalar_of(g, x->dtype, 0)))
+		return -ENOMEM;
+	return 1;
+}
+
+static int legalize_reduce(struct ir_graph *g, struct ir_node *n)
+{
+	switch (n->op) {
+	case IR_OP_REDUCE_L1:
+		n->op = IR_OP_REDUCE_SUM;
+		return prepend_before(g, n, IR_OP_ABS, "abs") ? 1 : -ENOMEM;
+	case IR_OP_REDUCE_L2:
+		n->op = IR_OP_REDUCE_SUM_SQUARE;
+		return append_after(g, n, IR_OP_SQRT, "sqrt", NULL) ? 1
+								     : -ENOMEM;
+	case IR_OP_REDUCE_LOG_SUM:
+		n->op = IR_OP_REDUCE_SUM;
+		return append_after(g, n, IR_OP_LOG, "log", NULL) ? 1 : -ENOMEM;
+	default:	/* ReduceLogSumExp */
+		n->op = IR_OP_REDUCE_SUM;
+		if (!prepend_before(g, n, IR_OP_EXP, "exp"))
+			return -ENOMEM;
+		return append_after(g, n, IR_OP_LOG, "log", NULL) ? 1 : -ENOMEM;
+	}
+}
+
 /* 0: nothing to do, 1: the graph changed (re-sort, restart), < 0: error */
 int shape_legalize_node(struct ir_graph *g, struct ir_node *n)
 {
@@ -199,7 +412,17 @@ int shape_legalize_node(struct ir_graph *g, struct ir_node *n)
 	case IR_OP_LAYER_NORM: return legalize_layernorm(g, n);
 	case IR_OP_POW: return n->num_inputs == 2 ? legalize_pow(g, n) : 0;
 	case IR_OP_DROPOUT: return legalize_dropout(g, n);
-	case IR_OP_MAX: case IR_OP_MIN: return legalize_single(g, n);
+	case IR_OP_MAX: case IR_OP_MIN: case IR_OP_SUM:
+		return legalize_single(g, n);
+	case IR_OP_CAST_LIKE: return legalize_cast_like(g, n);
+	case IR_OP_MEAN: return legalize_mean(g, n);
+	case IR_OP_SELU: return legalize_selu(g, n);
+	case IR_OP_SOFTSIGN: return legalize_softsign(g, n);
+	case IR_OP_THRESHOLDED_RELU: return legalize_thresholded_relu(g, n);
+	case IR_OP_TRILU: return legalize_trilu(g, n);
+	case IR_OP_REDUCE_L1: case IR_OP_REDUCE_L2: case IR_OP_REDUCE_LOG_SUM:
+	case IR_OP_REDUCE_LOG_SUM_EXP:
+		return legalize_reduce(g, n);
 	default: return 0;
 	}
 }
