@@ -226,9 +226,73 @@ static void test_legalize(void)
 	ir_graph_free(g);
 }
 
+/* Ops without a kernel of their own, against values computed here. */
+static void test_legalized_values(void)
+{
+	struct ir_graph *g = ir_graph_new("ops2");
+	float xv[6] = { -2, -0.5f, 0, 0.5f, 2, 3 };
+	float yv[6] = { 1, -0.5f, 1, 0.25f, 2, -3 };
+	struct ir_shape s = ft_shape(2, 3, -1);
+	struct ir_tensor *x, *y, *ins[3], *o[8];
+	int64_t ax[1] = { 1 };
+	float **out = NULL, ref;
+	bool ok[8] = { true, true, true, true, true, true, true, true };
+	int i;
+
+	x = ir_const_new(g, "x", IR_F32, &s, xv, sizeof(xv));
+	y = ir_const_new(g, "y", IR_F32, &s, yv, sizeof(yv));
+	ins[0] = x;
+	ins[1] = y;
+	ins[2] = x;
+	o[0] = ft_op(g, IR_OP_SUM, "sum3", 3, ins);
+	o[1] = ft_op(g, IR_OP_MEAN, "mean2", 2, ins);
+	o[2] = ft_op(g, IR_OP_SOFTSIGN, "softsign", 1, ins);
+	o[3] = ft_op(g, IR_OP_REDUCE_L2, "l2", 1, ins);
+	ir_attr_set_ints(o[3]->producer, "axes", ax, 1);
+	o[4] = ft_op(g, IR_OP_TRILU, "tril", 1, ins);
+	ir_attr_set_int(o[4]->producer, "upper", 0);
+	o[5] = ft_op(g, IR_OP_GREATER_OR_EQUAL, "ge", 2, ins);
+	o[5]->dtype = IR_BOOL;
+	o[6] = ft_op(g, IR_OP_THRESHOLDED_RELU, "thr", 1, ins);
+	ir_attr_set_float(o[6]->producer, "alpha", 0.25f);
+	o[7] = ft_op(g, IR_OP_SELU, "selu", 1, ins);
+	for (i = 0; i < 8; i++)
+		ir_graph_add_output(g, o[i]);
+	if (!ft_ok(shape_infer(g) == 0 && ft_run(g, 1, &out) == 0,
+		   "Sum/Mean/Softsign/ReduceL2/Trilu/GreaterOrEqual/"
+		   "ThresholdedRelu/Selu legalize and run: %s", g->err)) {
+		ft_ok(false, "values");
+		ir_graph_free(g);
+		return;
+	}
+	for (i = 0; i < 6; i++) {
+		ok[0] &= out[0][i] == xv[i] + yv[i] + xv[i];
+		ok[1] &= out[1][i] == (xv[i] + yv[i]) / 2;
+		ref = xv[i] / (1 + (xv[i] < 0 ? -xv[i] : xv[i]));
+		ok[2] &= out[2][i] == ref;
+		ok[4] &= out[4][i] == ((i % 3) <= (i / 3) ? xv[i] : 0);
+		ok[5] &= ((uint8_t *)out[5])[i] == (xv[i] >= yv[i]);
+		ok[6] &= out[6][i] == (xv[i] > 0.25f ? xv[i] : 0);
+		ok[7] &= xv[i] > 0 ? out[7][i] > 1.0507f * xv[i] - 1e-5f &&
+				     out[7][i] < 1.0507f * xv[i] + 1e-5f
+				   : out[7][i] <= 0;
+	}
+	ok[3] = out[3][0] > 2.0615f && out[3][0] < 2.0617f &&
+		out[3][1] > 3.6399f && out[3][1] < 3.6401f;
+	ft_ok(ok[0] && ok[1] && ok[2] && ok[3] && ok[4] && ok[5] && ok[6] &&
+	      ok[7], "values: sum %d mean %d softsign %d l2 %d tril %d ge %d "
+	      "thresholded %d selu %d", ok[0], ok[1], ok[2], ok[3], ok[4],
+	      ok[5], ok[6], ok[7]);
+	for (i = 0; i < 8; i++)
+		free(out[i]);
+	free(out);
+	ir_graph_free(g);
+}
+
 int main(void)
 {
-	ft_plan(17);
+	ft_plan(19);
+	test_legalized_values();
 	test_legalize();
 	test_broadcast();
 	test_symbolic();
