@@ -236,7 +236,7 @@ static void pack_panel(const struct conv_ctx *cx, struct tap_iter *it, u32 kk,
 }
 
 /* Weights with other strides: the direct tile, out of line (its stack). */
-static __attribute__((noinline)) void
+static __attribute__((__noinline__)) void
 conv_tiles_strided(const struct conv_ctx *cx, u32 n, u32 g, u32 o0, u32 nb,
 		   u32 oy, u32 start, u32 cnt, float acc[4][4][8])
 {
