@@ -16,7 +16,7 @@
 #define NPU_C0_DEFAULT	16	/* NC1HWC0 C0 for 2- and 4-byte types */
 
 /* Output rows per MATMUL unit; output channels per CONV2D unit. */
-#define NPU_MM_MR	4
+#define NPU_MM_MR	16
 #define NPU_CONV_OCB	16
 /* Flattened 1x1 convolutions: output pixels per work unit. */
 #define NPU_CONV_FLAT_PIX	64

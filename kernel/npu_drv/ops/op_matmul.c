@@ -6,7 +6,8 @@
  * This is ONNX MatMul and Gemm. alpha is used as given: a Gemm/MatMul
  * lowering sets it to 1.0f (0x3f800000).
  *
- * Work unit: NPU_MM_MR (4) rows of one batch's output, all columns.
+ * Work unit: NPU_MM_MR (16) rows of one batch's output, all columns, in
+ * tiles of 16 x 8 (four 4x8 register tiles sharing one B panel).
  */
 #include "npu_ops_float.h"
 #include "npu_gemm.h"
@@ -60,6 +61,54 @@ static void mm_init(struct mm_ctx *c, const struct drm_npu_task *t)
 	npu_act_init(&c->act, &p->act);
 }
 
+/* k values per packed B panel: 32 x 8 floats = 1 KiB of stack. */
+#define MM_KB	32
+
+/*
+ * acc[sb] = rows i0 + 4 sb .. of A times columns n0 .. n0 + nr - 1 of B.
+ * A row-contiguous B is read in place; otherwise (TRANS_B, a column
+ * tail) panels of MM_KB x 8 are packed once and shared by the 4 row
+ * blocks. Either way each sum runs over k in order.
+ */
+static void mm_tiles(const struct mm_ctx *c, const float *a, u32 mr,
+		     const float *b, u32 nr, float acc[4][4][8])
+{
+	u32 nsb = (mr + 3) / 4, sb, kb, kk, k, j;
+	float panel[MM_KB][8];
+
+	if (c->sbn == 1 && nr == 8) {
+		for (sb = 0; sb < nsb; sb++)
+			npu_gemm_tile(a + (u64)sb * 4 * c->sam, c->sam, c->sak,
+				      mr - sb * 4 < 4 ? mr - sb * 4 : 4, b,
+				      c->sbk, 1, 8, c->k, acc[sb]);
+		return;
+	}
+	if (!c->k) {
+		memset(acc, 0, sizeof(float) * 4 * 4 * 8);
+		return;
+	}
+	for (kb = 0; kb < c->k; kb += kk) {
+		kk = c->k - kb < MM_KB ? c->k - kb : MM_KB;
+		for (k = 0; k < kk; k++)
+			for (j = 0; j < 8; j++)
+				panel[k][j] = b[(u64)(kb + k) * c->sbk +
+					       (u64)(j < nr ? j : nr - 1) * c->sbn];
+		for (sb = 0; sb < nsb; sb++) {
+			const float *ab = a + (u64)sb * 4 * c->sam +
+					  (u64)kb * c->sak;
+			u32 m4 = mr - sb * 4 < 4 ? mr - sb * 4 : 4;
+
+			if (kb)
+				npu_gemm_tile_acc(ab, c->sam, c->sak, m4,
+						  &panel[0][0], 8, 1, 8, kk,
+						  acc[sb]);
+			else
+				npu_gemm_tile(ab, c->sam, c->sak, m4,
+					      &panel[0][0], 8, 1, 8, kk, acc[sb]);
+		}
+	}
+}
+
 static void mm_unit(const struct mm_ctx *c, const struct npu_op_args *args,
 		    u64 unit)
 {
@@ -69,7 +118,7 @@ static void mm_unit(const struct mm_ctx *c, const struct npu_op_args *args,
 	const float *a, *b, *bias = NULL;
 	float *out = args->data[c->bias ? 3 : 2];
 	u64 aoff, boff, ooff, biasoff = 0;
-	float acc[NPU_GEMM_MR][NPU_GEMM_NR], row[NPU_GEMM_NR];
+	float acc[4][4][8], row[8];
 
 	npu_unravel(bi, c->out->shape, batch_rank, coord);
 	aoff = npu_offset(coord, c->ast, batch_rank);
@@ -82,16 +131,15 @@ static void mm_unit(const struct mm_ctx *c, const struct npu_op_args *args,
 	a = (const float *)args->data[0] + aoff + i0 * c->sam;
 	b = (const float *)args->data[1] + boff;
 	mr = c->m - i0 < NPU_MM_MR ? (u32)(c->m - i0) : NPU_MM_MR;
-	for (n0 = 0; n0 < c->n; n0 += NPU_GEMM_NR) {
-		nr = c->n - n0 < NPU_GEMM_NR ? c->n - n0 : NPU_GEMM_NR;
-		npu_gemm_tile(a, c->sam, c->sak, mr, b + n0 * c->sbn, c->sbk,
-			      c->sbn, nr, c->k, acc);
+	for (n0 = 0; n0 < c->n; n0 += 8) {
+		nr = c->n - n0 < 8 ? c->n - n0 : 8;
+		mm_tiles(c, a, mr, b + (u64)n0 * c->sbn, nr, acc);
 		for (i = 0; i < mr; i++) {
 			u64 oi = ooff + (i0 + i) * c->out->strides[c->r - 2];
 			u64 bsi = biasoff + (i0 + i) * c->biasst[c->r - 2];
 
 			for (j = 0; j < nr; j++) {
-				row[j] = c->alpha * acc[i][j];
+				row[j] = c->alpha * acc[i / 4][i % 4][j];
 				if (bias)
 					row[j] += c->beta *
 						  bias[bsi + (n0 + j) *
