@@ -169,7 +169,7 @@ u64 npu_op_work_units(const struct drm_npu_task *t)
 		return len ? npu_numel(last) / len : 0;
 	}
 	case DRM_NPU_OP_REDUCE:
-		return npu_numel(npu_opnd(t, 0)) ? npu_numel(last) : 0;
+		return npu_numel(last);	/* empty input: the identity */
 	case DRM_NPU_OP_LAYERNORM:
 		if (!npu_numel(last))
 			return 0;

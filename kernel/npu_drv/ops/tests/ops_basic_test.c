@@ -656,6 +656,23 @@ static void reduce(void)
 		       kind, axes, err);
 	}
 	{
+		float e[1], r[2] = { 7, 7 };
+		void *data[2] = { e, r };
+		int ok;
+
+		tl_task(&T, DRM_NPU_OP_REDUCE, 2);
+		op(0, F32, 2, (const u32[]){ 2, 0 }, NULL);
+		op(1, F32, 2, (const u32[]){ 2, 1 }, NULL);
+		T.params.reduce.axes = 2;
+		T.params.reduce.kind = DRM_NPU_REDUCE_SUM;
+		ok = tl_run(&T, data) == 0 && r[0] == 0 && r[1] == 0;
+		T.params.reduce.kind = DRM_NPU_REDUCE_MAX;
+		ok &= tl_run(&T, data) == 0 && isinf(r[0]) && r[0] < 0;
+		T.params.reduce.kind = DRM_NPU_REDUCE_PROD;
+		ok &= tl_run(&T, data) == 0 && r[1] == 1;
+		tap_ok(ok, "REDUCE over an empty dim gives the identity");
+	}
+	{
 		int64_t xi[6] = { 1, -2, 3, 40, 5, -6 }, yi[2];
 		void *data[2] = { xi, yi };
 
