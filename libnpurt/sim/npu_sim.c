@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "../../kernel/npu_drv/core/npu_core.h"
@@ -40,24 +41,56 @@ struct npu_sim_file {
 static pthread_mutex_t npu_sim_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct npu_sim_dev *npu_sim;
 
+/*
+ * "User" memory is this process's own. A bad pointer must give EFAULT as in
+ * the kernel, not a crash inside the device: process_vm_readv/writev on
+ * ourselves checks the range. Where it is not allowed (seccomp), fall back
+ * to memcpy, which trusts the caller.
+ */
+static int sim_vm_usable = -1;	/* -1 unknown, 0 no, 1 yes */
+
+static bool sim_vm_ok(void)
+{
+	if (__atomic_load_n(&sim_vm_usable, __ATOMIC_RELAXED) < 0) {
+		char a = 1, b = 0;
+		struct iovec l = { &b, 1 }, r = { &a, 1 };
+		int ok = process_vm_readv(getpid(), &l, 1, &r, 1, 0) == 1;
+
+		__atomic_store_n(&sim_vm_usable, ok, __ATOMIC_RELAXED);
+	}
+	return __atomic_load_n(&sim_vm_usable, __ATOMIC_RELAXED) == 1;
+}
+
 static int sim_copy_from_user(void *home, void *dst, u64 uptr, size_t len)
 {
+	struct iovec l = { dst, len }, r = { (void *)(uintptr_t)uptr, len };
+
 	if (!len)
 		return 0;
 	if (!uptr)
 		return -EFAULT;
-	memcpy(dst, (const void *)(uintptr_t)uptr, len);
-	return 0;
+	if (!sim_vm_ok()) {
+		memcpy(dst, (const void *)(uintptr_t)uptr, len);
+		return 0;
+	}
+	return process_vm_readv(getpid(), &l, 1, &r, 1, 0) == (ssize_t)len ?
+		0 : -EFAULT;
 }
 
 static int sim_copy_to_user(void *home, u64 uptr, const void *src, size_t len)
 {
+	struct iovec l = { (void *)src, len }, r = { (void *)(uintptr_t)uptr, len };
+
 	if (!len)
 		return 0;
 	if (!uptr)
 		return -EFAULT;
-	memcpy((void *)(uintptr_t)uptr, src, len);
-	return 0;
+	if (!sim_vm_ok()) {
+		memcpy((void *)(uintptr_t)uptr, src, len);
+		return 0;
+	}
+	return process_vm_writev(getpid(), &l, 1, &r, 1, 0) == (ssize_t)len ?
+		0 : -EFAULT;
 }
 
 /* Compaction moved @bo: re-point each of its mappings at the new place. */

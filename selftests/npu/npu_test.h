@@ -41,6 +41,9 @@ int t_open_again(struct npu_dev **out);
 uint64_t t_now(void);			/* CLOCK_MONOTONIC ns */
 int64_t t_in_ms(uint64_t ms);		/* absolute timeout ms from now */
 int64_t t_past(void);			/* an absolute time in the past */
+/* An address that faults (PROT_NONE page), or NULL if EFAULT cannot be
+ * tested safely on this device. */
+void *t_bad_ptr(void);
 
 /* Each returns 0 (and a TAP diagnostic) on failure. */
 uint32_t t_bo(struct npu_dev *d, uint64_t size);

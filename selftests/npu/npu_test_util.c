@@ -9,6 +9,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 struct tdev T;
 static int tap_n, tap_fail;
@@ -107,6 +110,25 @@ int64_t t_in_ms(uint64_t ms)
 int64_t t_past(void)
 {
 	return 1;	/* 1 ns after boot: always in the past */
+}
+
+void *t_bad_ptr(void)
+{
+	static void *bad;
+	char a = 1, b = 0;
+	struct iovec l = { &b, 1 }, r = { &a, 1 };
+
+	/* in-process, EFAULT relies on process_vm_readv (seccomp may deny) */
+	if (!npu_dev_is_kernel(T.d) &&
+	    process_vm_readv(getpid(), &l, 1, &r, 1, 0) != 1)
+		return NULL;
+	if (!bad) {
+		bad = mmap(NULL, 1 << 20, PROT_NONE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (bad == MAP_FAILED)
+			bad = NULL;
+	}
+	return bad;
 }
 
 uint32_t t_bo(struct npu_dev *d, uint64_t size)

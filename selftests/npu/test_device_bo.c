@@ -62,6 +62,9 @@ static void test_bo_create(void)
 	c.alignment = 4096 + 1;
 	tap_err(t_ioctl(T.d, DRM_IOCTL_NPU_BO_CREATE, &c), -EINVAL,
 		"BO_CREATE: alignment not a power of two -> EINVAL");
+	c.alignment = T.info.vram_size * 2;
+	tap_err(t_ioctl(T.d, DRM_IOCTL_NPU_BO_CREATE, &c), -EINVAL,
+		"BO_CREATE: alignment larger than VRAM -> EINVAL");
 	c.alignment = 0;
 	c.size = T.info.vram_size + 1;
 	tap_err(t_ioctl(T.d, DRM_IOCTL_NPU_BO_CREATE, &c), -E2BIG,
@@ -69,6 +72,19 @@ static void test_bo_create(void)
 	c.size = ~0ull;
 	tap_err(t_ioctl(T.d, DRM_IOCTL_NPU_BO_CREATE, &c), -E2BIG,
 		"BO_CREATE: size 2^64-1 (page rounding would overflow) -> E2BIG");
+
+	/* two buffers of more than half of VRAM cannot both exist */
+	memset(&c, 0, sizeof(c));
+	c.size = T.info.vram_size / 2 + 4096;
+	if (t_ioctl(T.d, DRM_IOCTL_NPU_BO_CREATE, &c) == 0) {
+		struct drm_npu_bo_create c2 = { .size = c.size };
+
+		tap_err(t_ioctl(T.d, DRM_IOCTL_NPU_BO_CREATE, &c2), -ENOMEM,
+			"BO_CREATE: VRAM exhausted even after compaction -> ENOMEM");
+		t_close_bo(T.d, c.handle);
+	} else {
+		tap_skip("VRAM is in use", "BO_CREATE: VRAM exhausted -> ENOMEM");
+	}
 }
 
 static void test_gem_close(void)
@@ -162,6 +178,7 @@ static void test_bo_mmap(void)
 
 static void test_bo_info_wait(void)
 {
+	struct npu_dev *d2;
 	struct drm_npu_bo_info bi;
 	struct drm_npu_bo_wait w;
 	uint32_t h = t_bo(T.d, 4096);
@@ -179,6 +196,14 @@ static void test_bo_info_wait(void)
 	bi.handle = 0;
 	tap_err(t_ioctl(T.d, DRM_IOCTL_NPU_BO_INFO, &bi), -ENOENT,
 		"BO_INFO: handle 0 -> ENOENT");
+	if (t_open_again(&d2) == 0) {
+		bi.handle = h;
+		tap_err(t_ioctl(d2, DRM_IOCTL_NPU_BO_INFO, &bi), -ENOENT,
+			"BO_INFO: another open's handle -> ENOENT");
+		npu_dev_close(d2);
+	} else {
+		tap_skip("cannot open twice", "BO_INFO: another open's handle");
+	}
 
 	memset(&w, 0, sizeof(w));
 	w.handle = h;
@@ -244,6 +269,10 @@ static void test_compact(void)
 	tap_err(t_ioctl(T.d, DRM_IOCTL_NPU_COMPACT, &c), -EINVAL,
 		"COMPACT: non-zero pad -> EINVAL");
 	c.pad = 0;
+	c.min_hole = T.info.vram_size * 2;
+	tap_err(t_ioctl(T.d, DRM_IOCTL_NPU_COMPACT, &c), -ENOSPC,
+		"COMPACT: a hole larger than VRAM -> ENOSPC");
+	c.min_hole = 0;
 	tap_err(t_ioctl(T.d, DRM_IOCTL_NPU_COMPACT, &c), 0,
 		"COMPACT: whole pool succeeds");
 

@@ -113,7 +113,27 @@ static void test_struct_fields(void)
 	c.max_slot_sizes = 2;
 	tap_err(t_ioctl(T.d, DRM_IOCTL_NPU_PROGRAM_CREATE, &c), -EINVAL,
 		"PROGRAM_CREATE: max_slot_sizes without a pointer -> EINVAL");
+	c.max_slot_sizes = DRM_NPU_MAX_SLOTS + 1;
+	c.slot_sizes_ptr = (uintptr_t)&t;
+	tap_err(t_ioctl(T.d, DRM_IOCTL_NPU_PROGRAM_CREATE, &c), -EINVAL,
+		"PROGRAM_CREATE: max_slot_sizes > DRM_NPU_MAX_SLOTS -> EINVAL");
 	c.max_slot_sizes = 0;
+	c.slot_sizes_ptr = 0;
+	if (t_bad_ptr()) {
+		c.tasks_ptr = (uintptr_t)t_bad_ptr();
+		tap_err(t_ioctl(T.d, DRM_IOCTL_NPU_PROGRAM_CREATE, &c), -EFAULT,
+			"PROGRAM_CREATE: unreadable tasks -> EFAULT");
+		c.tasks_ptr = (uintptr_t)&t;
+		c.slot_sizes_ptr = (uintptr_t)t_bad_ptr();
+		c.max_slot_sizes = 2;
+		tap_err(t_ioctl(T.d, DRM_IOCTL_NPU_PROGRAM_CREATE, &c), -EFAULT,
+			"PROGRAM_CREATE: unwritable slot sizes -> EFAULT");
+		c.slot_sizes_ptr = 0;
+		c.max_slot_sizes = 0;
+	} else {
+		tap_skip("no safe bad pointer", "PROGRAM_CREATE: unreadable tasks -> EFAULT");
+		tap_skip("no safe bad pointer", "PROGRAM_CREATE: unwritable slot sizes -> EFAULT");
+	}
 	c.tasks_ptr = 0;
 	err = t_ioctl(T.d, DRM_IOCTL_NPU_PROGRAM_CREATE, &c);
 	tap_ok(err == -EINVAL || err == -EFAULT,

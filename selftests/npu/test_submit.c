@@ -157,6 +157,28 @@ static void test_rejects(struct fixture *f)
 	tap_err(t_ioctl(T.d, DRM_IOCTL_NPU_SUBMIT, &s), -EINVAL,
 		"SUBMIT: more than DRM_NPU_MAX_SEM_POINTS waits -> EINVAL");
 	base(&s, f, &bind);
+	s.num_waits = 1;
+	s.waits_ptr = 0;
+	tap_err(t_ioctl(T.d, DRM_IOCTL_NPU_SUBMIT, &s), -EINVAL,
+		"SUBMIT: waits without a pointer -> EINVAL");
+	base(&s, f, &bind);
+	s.bos_ptr = 0;
+	tap_err(t_ioctl(T.d, DRM_IOCTL_NPU_SUBMIT, &s), -EINVAL,
+		"SUBMIT: buffers without a pointer -> EINVAL");
+	if (t_bad_ptr()) {
+		base(&s, f, &bind);
+		s.bos_ptr = (uintptr_t)t_bad_ptr();
+		tap_err(t_ioctl(T.d, DRM_IOCTL_NPU_SUBMIT, &s), -EFAULT,
+			"SUBMIT: unreadable buffer list -> EFAULT");
+		base(&s, f, &bind);
+		s.sem_bindings_ptr = (uintptr_t)t_bad_ptr();
+		tap_err(t_ioctl(T.d, DRM_IOCTL_NPU_SUBMIT, &s), -EFAULT,
+			"SUBMIT: unreadable semaphore bindings -> EFAULT");
+	} else {
+		tap_skip("no safe bad pointer", "SUBMIT: unreadable buffer list -> EFAULT");
+		tap_skip("no safe bad pointer", "SUBMIT: unreadable semaphore bindings -> EFAULT");
+	}
+	base(&s, f, &bind);
 	bind.pad = 1;
 	tap_err(t_ioctl(T.d, DRM_IOCTL_NPU_SUBMIT, &s), -EINVAL,
 		"SUBMIT: semaphore point with non-zero pad -> EINVAL");
