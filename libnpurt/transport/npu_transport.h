@@ -77,6 +77,9 @@ void *npu_dev_mmap(struct npu_dev *d, uint64_t offset, size_t len);
  * @p: the address npu_dev_mmap() returned
  * @len: the length given to npu_dev_mmap()
  *
+ * Always use this, not munmap(): the in-process device re-points its
+ * mappings when compaction moves a buffer and must know which still exist.
+ *
  * Return: 0 or -errno.
  */
 int npu_dev_munmap(struct npu_dev *d, void *p, size_t len);
@@ -123,6 +126,11 @@ int npu_dev_fd(struct npu_dev *d);
 /**
  * npu_dev_close() - close the device; its handles are released
  * @d: the device, or NULL
+ *
+ * Unmap buffers with npu_dev_munmap() before. A kernel node keeps mappings
+ * that outlive the file valid; the in-process device, when its last open
+ * closes, removes the mappings that are left (their addresses must not be
+ * used any more).
  */
 void npu_dev_close(struct npu_dev *d);
 
