@@ -48,14 +48,22 @@ struct undo_log {
 
 struct ent {
 	int64_t off;
-	uint32_t pre;
+	uint32_t rank;		/* position in the part's preorder */
+	uint32_t buf;
+};
+
+/* Static preorders: W = lifetime width, A = area, T = section total. */
+struct pre_key {
+	int64_t w, a, t;
+	uint32_t b;
 };
 
 struct bb {
 	const struct mp_ctx *c;
 	int64_t cap;
 	int64_t *off, *minoff, *floor, *total;
-	uint32_t *pre2buf;
+	const char *rule;	/* preorder of this run */
+	struct pre_key *keys;	/* scratch for solve_parts() */
 	struct undo_log mlog, flog;
 	int32_t *cut;		/* unplaced buffers across boundary s|s+1 */
 	/*
@@ -218,7 +226,7 @@ static void cut_up(struct bb *s, uint32_t b)
 
 static int search(struct bb *s, uint32_t lo, uint32_t hi,
 		  const struct ent *ord, size_t nord, int64_t last_off,
-		  uint32_t last_pre)
+		  uint32_t last_rank)
 {
 	const struct mp_ctx *c = s->c;
 	struct ent *cur;
@@ -241,8 +249,8 @@ static int search(struct bb *s, uint32_t lo, uint32_t hi,
 	}
 	/* Order by minimum offset, then preorder (insertion: nearly sorted). */
 	for (size_t i = 0; i < nord; i++) {
-		uint32_t b = s->pre2buf[ord[i].pre];
-		struct ent e = { s->minoff[b], ord[i].pre };
+		uint32_t b = ord[i].buf;
+		struct ent e = { s->minoff[b], ord[i].rank, b };
 		size_t j = k++;
 
 		if (s->off[b] >= 0) {
@@ -251,7 +259,7 @@ static int search(struct bb *s, uint32_t lo, uint32_t hi,
 		}
 		while (j > 0 && (cur[j - 1].off > e.off ||
 				 (cur[j - 1].off == e.off &&
-				  cur[j - 1].pre > e.pre))) {
+				  cur[j - 1].rank > e.rank))) {
 			cur[j] = cur[j - 1];
 			j--;
 		}
@@ -270,12 +278,12 @@ static int search(struct bb *s, uint32_t lo, uint32_t hi,
 	}
 	for (size_t i = 0; i < k; i++) {
 		int64_t o = cur[i].off;
-		uint32_t p = cur[i].pre, b = s->pre2buf[p];
+		uint32_t p = cur[i].rank, b = cur[i].buf;
 		size_t mmark = s->mlog.n, fmark = s->flog.n;
 		bool hatless;
 		int r = BB_NOTFOUND;
 
-		if (o < last_off || (o == last_off && p < last_pre))
+		if (o < last_off || (o == last_off && p < last_rank))
 			continue;	/* not canonical */
 		if (o >= min_height)
 			break;		/* dominated (the list is sorted) */
@@ -304,11 +312,6 @@ static int search(struct bb *s, uint32_t lo, uint32_t hi,
 	return ret;
 }
 
-/* Static preorders: W = lifetime width, A = area, T = section total. */
-struct pre_key {
-	int64_t w, a, t;
-	uint32_t b;
-};
 
 static const char *pre_rule;
 
@@ -348,16 +351,33 @@ static int solve_parts(struct bb *s, uint32_t lo, uint32_t hi)
 
 		if (end < hi && (s->cut[x] != 0 || !s->decompose))
 			continue;
-		/* Part [start, end): its unplaced buffers in preorder. */
-		for (uint32_t p = 0; p < s->nlive; p++) {
-			uint32_t b = s->pre2buf[p];
+		/*
+		 * Part [start, end): its unplaced buffers in the run's preorder,
+		 * T taken from the sections' totals now (what is still to place
+		 * there), as minimalloc does for each sub-problem.
+		 */
+		for (size_t b = 0; b < c->n; b++) {
+			struct pre_key *pk = &s->keys[k];
+			int64_t t = 0;
 
-			if (s->off[b] < 0 && c->sec_lo[b] >= start &&
-			    c->sec_lo[b] < end) {
-				ord[k].off = 0;
-				ord[k].pre = p;
-				k++;
-			}
+			if (s->off[b] >= 0 || c->sec_lo[b] < start ||
+			    c->sec_lo[b] >= end)
+				continue;
+			for (uint32_t y = c->sec_lo[b]; y < c->sec_hi[b]; y++)
+				if (s->total[y] > t)
+					t = s->total[y];
+			pk->w = c->hi[b] - c->lo[b];
+			pk->a = pk->w * c->fp[b];
+			pk->t = t;
+			pk->b = (uint32_t)b;
+			k++;
+		}
+		pre_rule = s->rule;
+		qsort(s->keys, k, sizeof(*s->keys), by_rule);
+		for (size_t i = 0; i < k; i++) {
+			ord[i].off = 0;
+			ord[i].rank = (uint32_t)i;
+			ord[i].buf = s->keys[i].b;
 		}
 		if (k)
 			ret = search(s, start, end, ord, k, 0, 0);
@@ -367,15 +387,11 @@ static int solve_parts(struct bb *s, uint32_t lo, uint32_t hi)
 	return ret;
 }
 
-static int run_once(struct bb *s, const char *rule, struct pre_key *keys,
-		    size_t nlive)
+static int run_once(struct bb *s, const char *rule)
 {
 	const struct mp_ctx *c = s->c;
 
-	pre_rule = rule;
-	qsort(keys, nlive, sizeof(*keys), by_rule);
-	for (size_t i = 0; i < nlive; i++)
-		s->pre2buf[i] = keys[i].b;
+	s->rule = rule;
 	for (size_t b = 0; b < c->n; b++) {
 		s->off[b] = is_live(c, b) ? -1 : 0;
 		s->minoff[b] = 0;
@@ -418,7 +434,7 @@ enum mp_search_status mp_exact_fit(const struct mp_ctx *c, int64_t capacity,
 	s.minoff = malloc((n + 1) * sizeof(int64_t));
 	s.floor = malloc((ns + 1) * sizeof(int64_t));
 	s.total = malloc((ns + 1) * sizeof(int64_t));
-	s.pre2buf = malloc((n + 1) * sizeof(uint32_t));
+	s.keys = keys;
 	s.cut = calloc(ns + 1, sizeof(int32_t));
 	s.umem = malloc((c->mem_at[ns] + 1) * sizeof(uint32_t));
 	s.slot = malloc((c->mem_at[ns] + 1) * sizeof(uint32_t));
@@ -431,34 +447,21 @@ enum mp_search_status mp_exact_fit(const struct mp_ctx *c, int64_t capacity,
 		}
 	s.decompose = c->num_pairs == 0;
 	if (!keys || !s.cut || !s.umem || !s.slot || !s.ucount || !s.bmem_at ||
-	    !s.off || !s.minoff || !s.floor || !s.total ||
-	    !s.pre2buf)
+	    !s.off || !s.minoff || !s.floor || !s.total)
 		goto out;
 	if (c->lower_bound > capacity) {
 		st = MP_INFEASIBLE;
 		goto out;
 	}
-	for (size_t b = 0; b < n; b++) {
-		int64_t t = 0;
-
-		if (!is_live(c, b))
-			continue;
-		for (uint32_t x = c->sec_lo[b]; x < c->sec_hi[b]; x++)
-			if (c->sec_total[x] > t)
-				t = c->sec_total[x];
-		keys[nlive].w = c->hi[b] - c->lo[b];
-		keys[nlive].a = keys[nlive].w * c->fp[b];
-		keys[nlive].t = t;
-		keys[nlive].b = (uint32_t)b;
-		nlive++;
-	}
+	for (size_t b = 0; b < n; b++)
+		nlive += is_live(c, b);
 	s.nlive = nlive;
 	for (uint64_t limit = nlive + 1; ; limit *= 2) {
 		for (size_t r = 0; r < 3; r++) {
 			int ret;
 
 			s.node_limit = s.nodes + limit;
-			ret = run_once(&s, rules[r], keys, nlive);
+			ret = run_once(&s, rules[r]);
 			if (ret == BB_FOUND) {
 				st = MP_FOUND;
 				goto out;
@@ -484,7 +487,6 @@ out:
 	free(s.minoff);
 	free(s.floor);
 	free(s.total);
-	free(s.pre2buf);
 	free(s.mlog.u);
 	free(s.flog.u);
 	return st;

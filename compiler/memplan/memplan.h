@@ -121,6 +121,8 @@ struct mp_planner_result {
  * @optimal: @arena is proven optimal (equals the lower bound, or the exact
  *           search exhausted everything below it)
  * @ms: wall-clock time of the whole portfolio
+ * @fit_ms: when a capacity was given, the time at which a plan first fitted
+ *          it (-1: never)
  * @planner: per planner figures
  */
 struct mp_result {
@@ -130,6 +132,7 @@ struct mp_result {
 	enum mp_planner_id best;
 	bool optimal;
 	double ms;
+	double fit_ms;
 	struct mp_planner_result planner[MP_NUM_PLANNERS];
 };
 

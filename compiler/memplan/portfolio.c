@@ -36,6 +36,8 @@ struct portfolio {
 	int64_t best_arena;
 	char *err;
 	size_t errlen;
+	uint64_t t0;
+	int64_t capacity;
 };
 
 static double ms_since(uint64_t t0)
@@ -67,6 +69,8 @@ static int offer(struct portfolio *pf, enum mp_planner_id id,
 	}
 	if (pf->res->planner[id].arena < 0 || arena < pf->res->planner[id].arena)
 		pf->res->planner[id].arena = arena;
+	if (pf->capacity > 0 && arena <= pf->capacity && pf->res->fit_ms < 0)
+		pf->res->fit_ms = ms_since(pf->t0);
 	if (arena < pf->best_arena) {
 		pf->best_arena = arena;
 		pf->res->best = id;
@@ -149,6 +153,9 @@ int mp_plan(const struct mp_problem *p, const struct mp_options *opt,
 		pf.errlen = sizeof(dummy);
 	}
 	memset(res, 0, sizeof(*res));
+	res->fit_ms = -1;
+	pf.t0 = t0;
+	pf.capacity = o.capacity;
 	for (int i = 0; i < MP_NUM_PLANNERS; i++)
 		res->planner[i].arena = -1;
 	if (!o.planners)

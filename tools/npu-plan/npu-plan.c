@@ -125,10 +125,13 @@ static int plan_one(const char *path, struct mp_options *o, bool quiet,
 		}
 	}
 	*fits = !o->capacity || r.arena <= o->capacity;
-	printf("%s: best %lld by %s, lower bound %lld%s%s, %.1f ms\n", path,
+	printf("%s: best %lld by %s, lower bound %lld%s%s", path,
 	       (long long)r.arena, mp_planner_name(r.best),
 	       (long long)r.lower_bound, r.optimal ? ", optimal" : "",
-	       o->capacity ? (*fits ? ", fits" : ", DOES NOT FIT") : "", r.ms);
+	       o->capacity ? (*fits ? ", fits" : ", DOES NOT FIT") : "");
+	if (o->capacity && r.fit_ms >= 0)
+		printf(" (after %.1f ms)", r.fit_ms);
+	printf(", %.1f ms\n", r.ms);
 	if (offsets_path) {
 		FILE *f = fopen(offsets_path, "w");
 
