@@ -42,7 +42,7 @@ def main():
               % (" and ".join(missing), os.path.dirname(e2e.tool("npuc"))),
               file=sys.stderr)
         return 1
-    work = os.path.join(e2e.BUILD, "demo")
+    work = os.environ.get("NPU_DEMO_DIR") or os.path.join(e2e.BUILD, "demo")
     os.makedirs(work, exist_ok=True)
     om = os.path.join(work, "tinynet.om")
     out = os.path.join(work, "out")

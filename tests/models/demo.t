@@ -11,6 +11,10 @@ for t in "${NPUC:-${BUILD:-build}/bin/npuc}" \
 		exit 0
 	fi
 done
+# A directory of its own: other runs of the demo may share the tree.
+NPU_DEMO_DIR=${BUILD:-build}/demo.$$
+export NPU_DEMO_DIR
+trap 'rm -rf "$NPU_DEMO_DIR"' EXIT
 if out=$(/usr/bin/python3 models/demo.py 2>&1); then
 	echo "ok 1 - demo: bundled tinynet compiles, runs and agrees with torch"
 else

@@ -14,8 +14,10 @@ TAP SKIP naming the missing program. A model listed in known_failures.txt
 still runs; its failures are reported as TAP TODO with the recorded reason.
 """
 
+import atexit
 import json
 import os
+import shutil
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -38,6 +40,20 @@ def report_streams(report):
         return n if isinstance(n, int) else None
     n = report.get("streams")
     return n if isinstance(n, int) else None
+
+
+def keep_last(run_dir, last):
+    """Replace last with run_dir (the files of the latest run)."""
+    old = "%s.old.%d" % (last, os.getpid())
+    try:
+        os.rename(last, old)
+    except OSError:
+        pass
+    try:
+        os.rename(run_dir, last)
+    except OSError:
+        shutil.rmtree(run_dir, ignore_errors=True)
+    shutil.rmtree(old, ignore_errors=True)
 
 
 def main():
@@ -71,9 +87,15 @@ def main():
             t.skip("%s: later steps" % name, "export failed")
         t.exit()
 
-    om = os.path.join(d, "model.om")
-    report = os.path.join(d, "report.json")
-    outdir = os.path.join(d, "out")
+    # Compile and run in a directory of this process (several `make check`
+    # runs may share the tree); at exit it becomes <model>/last.
+    run_dir = os.path.join(d, "run.%d" % os.getpid())
+    shutil.rmtree(run_dir, ignore_errors=True)
+    os.makedirs(run_dir)
+    atexit.register(keep_last, run_dir, os.path.join(d, "last"))
+    om = os.path.join(run_dir, "model.om")
+    report = os.path.join(run_dir, "report.json")
+    outdir = os.path.join(run_dir, "out")
     ref = np.load(os.path.join(d, "expected", "output_0.npy"))
     atol = e2e.REL_TOL * float(np.abs(ref).max())
 
@@ -89,9 +111,6 @@ def main():
             t.skip("%s: %s" % (name, r), "needs npuc")
         t.exit()
 
-    for p in (om, report):
-        if os.path.exists(p):
-            os.unlink(p)
     argv = [e2e.tool("npuc"), os.path.join(d, "model.onnx"), "-o", om,
             "--report-json", report]
     rc, log = e2e.run(argv)
@@ -107,9 +126,6 @@ def main():
             t.skip("%s: %s" % (name, r), "npu-run not built yet (%s)"
                    % e2e.tool("npu-run"))
     else:
-        if os.path.isdir(outdir):
-            for f in os.listdir(outdir):
-                os.unlink(os.path.join(outdir, f))
         argv = [e2e.tool("npu-run"), om, "--device", "sim",
                 "--input-dir", os.path.join(d, "inputs"), "-o", outdir,
                 "--compare", os.path.join(d, "expected"),
