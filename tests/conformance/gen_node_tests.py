@@ -108,7 +108,16 @@ def convert(src, dst):
 
 
 def generate(out, force=False):
-    """Generate (or reuse) the converted node tests under out/."""
+    """Generate (or reuse) the converted node tests under out/; several
+    processes may ask at once, one generates while the others wait."""
+    import fcntl
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, ".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _generate(out, force)
+
+
+def _generate(out, force):
     index = os.path.join(out, "index.json")
     st = stamp()
     if not force and os.path.exists(index):

@@ -200,8 +200,6 @@ def main():
         a.json = os.path.join(root, "subset.json") if a.filter else \
             os.path.join(e2e.BUILD, "conformance.json")
     tap = None
-    # Only the failures of this run are left in work/ to look at.
-    shutil.rmtree(os.path.join(root, "work"), ignore_errors=True)
     missing = e2e.missing_tools("npuc", "npu-run")
     if missing and a.tap:
         print("1..0 # SKIP %s not built yet" % " and ".join(missing))
@@ -219,8 +217,12 @@ def main():
         tests = [t for t in tests if re.search(a.filter, t["name"])]
     known = e2e.known_failures(os.path.join(HERE, "known_failures.txt"))
     ops = supported_ops()
-    work = os.path.join(root, "work")
-    os.makedirs(work, exist_ok=True)
+    # Each run works in its own directory (several people may run `make
+    # check` on one tree at once); at the end it replaces work/, so work/
+    # holds the failures of the last run to look at.
+    work = os.path.join(root, "work.%d" % os.getpid())
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
 
     if a.tap:
         tap = e2e.Tap(len(tests))
@@ -268,15 +270,30 @@ def main():
             t["op"], {"passed": 0, "failed": 0, "unsupported": 0})
         per[status] += 1
     summary["ops"] = dict(sorted(summary["ops"].items()))
+    final = os.path.join(root, "work")
+    old = final + ".old.%d" % os.getpid()
+    try:
+        os.rename(final, old)
+    except OSError:
+        pass
+    try:
+        os.rename(work, final)
+    except OSError:
+        shutil.rmtree(work, ignore_errors=True)
+    shutil.rmtree(old, ignore_errors=True)
+    # Failure details name the work directory: point them at its new place.
+    for r in results.values():
+        if r[2].get("command"):
+            r[2]["command"] = r[2]["command"].replace(
+                os.path.relpath(work, e2e.ROOT), os.path.relpath(final,
+                                                                  e2e.ROOT))
     os.makedirs(os.path.dirname(os.path.abspath(a.json)), exist_ok=True)
-    with open(a.json, "w") as f:
-        json.dump(summary, f, indent=1)
+    write_json(a.json, summary)
     details = {t["name"]: {"op": t["op"], "status": results[t["name"]][0],
                            "reason": results[t["name"]][1],
                            **results[t["name"]][2]} for t in tests}
-    with open(os.path.join(root, "subset-results.json" if a.filter
-                           else "results.json"), "w") as f:
-        json.dump(details, f, indent=1, sort_keys=True)
+    write_json(os.path.join(root, "subset-results.json" if a.filter
+                            else "results.json"), details)
 
     if tap:
         tap.diag("conformance: %d passed, %d failed, %d unsupported (%s)"
@@ -292,6 +309,14 @@ def main():
         print("%d failure(s) not in tests/conformance/known_failures.txt"
               % len(new))
     return 1 if new else 0
+
+
+def write_json(path, doc):
+    """Write doc to path atomically (readers never see half a file)."""
+    tmp = "%s.tmp.%d" % (path, os.getpid())
+    with open(tmp, "w") as f:
+        json.dump(doc, f, indent=1, sort_keys=path.endswith("results.json"))
+    os.replace(tmp, path)
 
 
 def print_summary(summary, details, path):
