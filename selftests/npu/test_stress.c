@@ -168,9 +168,46 @@ static void test_close_busy_file(void)
 	       "close a file with 20 jobs in flight: the device carries on");
 }
 
+
+/* Round trip of an empty job, and back-to-back submissions (figures only). */
+static void test_latency(void)
+{
+	struct drm_npu_task t;
+	uint32_t q = t_queue(T.d, 0), prog;
+	uint64_t fence = 0, t0, rt, bb;
+	int i, err = 0;
+
+	memset(&t, 0, sizeof(t));
+	t.opcode = DRM_NPU_OP_NOP;
+	if (!q || t_prog(T.d, &t, 1, &prog)) {
+		tap_ok(false, "latency: NOP program");
+		t_queue_destroy(T.d, q);
+		return;
+	}
+	t0 = t_now();
+	for (i = 0; i < 1000 && !err; i++) {
+		err = t_submit(T.d, q, prog, NULL, 0, &fence);
+		if (!err)
+			err = t_wait(T.d, q, fence, 10000);
+	}
+	rt = (t_now() - t0) / 1000;
+	t0 = t_now();
+	for (i = 0; i < 1000 && !err; i++)
+		err = t_submit(T.d, q, prog, NULL, 0, &fence);
+	if (!err)
+		err = t_wait(T.d, q, fence, 60000);
+	bb = (t_now() - t0) / 1000;
+	tap_diag("empty job: %llu ns submit-to-wait round trip, %llu ns per job back to back",
+		 (unsigned long long)rt, (unsigned long long)bb);
+	tap_err(err, 0, "latency: 2000 NOP jobs without buffers complete");
+	t_prog_destroy(T.d, prog);
+	t_queue_destroy(T.d, q);
+}
+
 void test_stress(void)
 {
 	test_move_under_job();
 	test_threads();
 	test_close_busy_file();
+	test_latency();
 }
