@@ -358,8 +358,7 @@ static int fuse_attention_at(struct ir_graph *g, struct ir_node *sm,
 	q = m1->inputs[0];
 	kt = m1->inputs[1];
 	v = m2->inputs[1];
-	if (q->shape.rank < 2 || kt->shape.rank < 2 || v->shape.rank < 2 ||
-	    !ir_shape_is_static(&kt->shape))
+	if (q->shape.rank < 2 || kt->shape.rank < 2 || v->shape.rank < 2)
 		return 0;
 	if (mask && (mask->dtype != IR_F32 && mask->dtype != IR_BOOL))
 		return 0;

@@ -71,10 +71,18 @@ def transformer():
     return model, x, dict(do_constant_folding=True, opset_version=13)
 
 
+def transformer_dyn():
+    model, x, kw = transformer()
+    kw = dict(kw, dynamic_axes={"input": {0: "batch", 1: "seq"},
+                                "output": {0: "batch", 1: "seq"}})
+    return model, x, kw
+
+
 MODELS = {
     "resnet18": lambda: convnet("resnet18"),
     "mobilenet_v2": lambda: convnet("mobilenet_v2"),
     "transformer": transformer,
+    "transformer_dyn": transformer_dyn,
 }
 
 

@@ -14,14 +14,14 @@ FE=$BUILD/bin/npuc-fe
 DIR=$BUILD/fe-models
 PY=/usr/bin/python3
 
-echo "1..15"
+echo "1..18"
 if ! $PY -c 'import torch, torchvision' 2>/dev/null; then
-	for i in $(seq 1 15); do echo "ok $i # SKIP no torch/torchvision"; done
+	for i in $(seq 1 18); do echo "ok $i # SKIP no torch/torchvision"; done
 	exit 0
 fi
 if ! $PY compiler/tests/gen_models.py "$DIR" >"$DIR.log" 2>&1; then
 	echo "# model export failed:"; sed 's/^/# /' "$DIR.log"
-	for i in $(seq 1 15); do echo "not ok $i - models exported"; done
+	for i in $(seq 1 18); do echo "not ok $i - models exported"; done
 	exit 1
 fi
 
@@ -63,6 +63,21 @@ check_model mobilenet_v2 --expect-none=BatchNormalization,Clip \
 	--expect-min=act:clip:35,Conv:52
 check_model transformer --expect-none=Erf,ReduceMean,Sqrt,Pow,Softmax \
 	--expect-min=LayerNormalization:4,act:gelu:2,npu.Attention:2
+
+# symbolic dims: batch and seq flow through the whole transformer (Shape ->
+# Gather -> Concat -> Reshape chains, -1 resolved), the patterns still fuse
+out=$($FE "$DIR/transformer_dyn.onnx" --print-io --verify \
+	--expect-min=npu.Attention:2,LayerNormalization:4,act:gelu:2 2>&1)
+st=$?
+echo "$out" | sed 's/^/# /'
+echo "$out" | grep -q '^output output: f32\[batch,seq,16\]'
+tap $? "transformer_dyn: output shape is [batch,seq,16]"
+tap $st "transformer_dyn: attention, LayerNorm and GELU fuse with symbolic dims"
+$FE "$DIR/transformer_dyn.onnx" --input-shape=input:2,10,64 --verify \
+	--run="$DIR/transformer_dyn.in.bin" \
+	--compare="$DIR/transformer_dyn.out.bin" \
+	--expect-none=Shape,Gather,Concat,Unsqueeze >/dev/null 2>&1
+tap $? "transformer_dyn bound to 2x10: shape arithmetic folds away, matches torch"
 
 # the per-pass report names what changed
 grep -q '"name": "bn-fold", "enabled": true, "runs": [0-9]*, "removed": 0, "fused": 20' \

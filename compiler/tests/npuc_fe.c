@@ -6,7 +6,7 @@
  *
  *   npuc-fe MODEL.onnx [-O0..3] [--disable-pass=A,B] [--dump-ir-after=P|all]
  *           [--dump-format=text|dot] [--dump-file=F] [--input-shape=SPEC]
- *           [--report] [--report-json=F] [--list-passes]
+ *           [--report] [--report-json=F] [--list-passes] [--print-io]
  *           [--run=IN.bin --compare=REF.bin [--rtol=R]]
  *           [--expect-none=OP,OP] [--expect-min=OP:N,act:KIND:N]
  *
@@ -29,7 +29,7 @@ struct fe_args {
 	const char *model, *run, *compare, *expect_none, *expect_min;
 	const char *report_json, *dump_file;
 	double rtol;
-	bool report;
+	bool report, print_io;
 	struct pm_opts pm;
 	struct onnx_import_opts imp;
 };
@@ -40,7 +40,8 @@ static void usage(void)
 		"[--disable-pass=A,B] [--dump-ir-after=PASS|all]\n"
 		"       [--dump-format=text|dot] [--dump-file=F] "
 		"[--input-shape=NAME:D,D;...]\n"
-		"       [--report] [--report-json=F] [--list-passes]\n"
+		"       [--report] [--report-json=F] [--list-passes] "
+		"[--print-io] [--verify]\n"
 		"       [--run=IN.bin --compare=REF.bin [--rtol=R]]\n"
 		"       [--expect-none=OP,..] [--expect-min=OP:N,act:KIND:N]\n");
 }
@@ -105,6 +106,8 @@ static int parse(int argc, char **argv, struct fe_args *a)
 			a->expect_none = v;
 		else if ((v = opt_val(s, "--expect-min")))
 			a->expect_min = v;
+		else if (!strcmp(s, "--print-io"))
+			a->print_io = true;
 		else if (!strcmp(s, "--verify"))
 			a->pm.verify = true;
 		else if (!strcmp(s, "--list-passes")) {
@@ -316,6 +319,20 @@ int main(int argc, char **argv)
 	}
 	if (a.report)
 		pm_report_print(&rep, stdout);
+	if (a.print_io) {
+		int i;
+
+		for (i = 0; i < g->num_inputs; i++)
+			printf("input %s: %s%s\n", g->inputs[i]->name,
+			       ir_dtype_name(g->inputs[i]->dtype),
+			       ir_shape_str(g, &g->inputs[i]->shape, err,
+					    sizeof(err)));
+		for (i = 0; i < g->num_outputs; i++)
+			printf("output %s: %s%s\n", g->outputs[i]->name,
+			       ir_dtype_name(g->outputs[i]->dtype),
+			       ir_shape_str(g, &g->outputs[i]->shape, err,
+					    sizeof(err)));
+	}
 	if (a.report_json) {
 		FILE *f = fopen(a.report_json, "w");
 
