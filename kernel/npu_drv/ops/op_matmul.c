@@ -70,7 +70,7 @@ static void mm_init(struct mm_ctx *c, const struct drm_npu_task *t)
  * tail) panels of MM_KB x 8 are packed once and shared by the 4 row
  * blocks. Either way each sum runs over k in order.
  */
-static __attribute__((noinline)) void
+static __attribute__((__noinline__)) void
 mm_tiles(const struct mm_ctx *c, const float *a, u32 mr, const float *b,
 	 u32 nr, float acc[4][4][8])
 {
