@@ -49,3 +49,19 @@ $(BUILD)/bin/npu_pool_devtest: $(POOL_DEV_TEST)
 	cp $< $@
 
 BINS += $(BUILD)/bin/npu_pool_devtest
+
+# libFuzzer target: make fuzz-pool [FUZZ_SECONDS=60]
+POOL_FUZZ := $(BUILD)/fuzz/pool_fuzz
+$(POOL_FUZZ): kernel/npu_drv/pool/tests/pool_fuzz.c $(POOL_SRCS) \
+	      kernel/npu_drv/pool/tests/pool_test_util.h \
+	      kernel/npu_drv/pool/npu_pool.h kernel/npu_drv/pool/npu_rbtree.h \
+	      kernel/npu_drv/pool/npu_pool_internal.h
+	@mkdir -p $(dir $@)
+	clang $(CSTD) -g -O1 -fsanitize=fuzzer,address,undefined \
+		kernel/npu_drv/pool/tests/pool_fuzz.c $(POOL_SRCS) -o $@
+
+.PHONY: fuzz-pool
+fuzz-pool: $(POOL_FUZZ)
+	@mkdir -p $(BUILD)/fuzz/pool-corpus
+	$(POOL_FUZZ) -max_total_time=$${FUZZ_SECONDS:-60} -max_len=4096 \
+		$(BUILD)/fuzz/pool-corpus
