@@ -796,38 +796,29 @@ static int check_programs(struct om_model *m, char *err)
 /* Open / close                                                             */
 /* ---------------------------------------------------------------------- */
 
-int om_open_memory_ex(const void *data, size_t size, unsigned int flags,
+/* Validates @bytes (malloc'ed, @size) and takes ownership of them. */
+static int open_owned(uint8_t *bytes, size_t size, unsigned int flags,
 		      struct om_model **out, char *err)
 {
-	struct om_model *m;
+	struct om_model *m = calloc(1, sizeof(*m));
 	int ret;
 
-	om_seterr(err, "no error");
-	if (!out || (!data && size) || (flags & ~OM_OPEN_SKIP_CHECKSUM)) {
-		om_seterr(err, "om_open_memory: bad arguments");
-		return -EINVAL;
-	}
-	*out = NULL;
-	ret = check_header(data, data ? size : 0, flags, err);
-	if (ret)
-		return ret;
-	m = calloc(1, sizeof(*m));
-	if (m)
-		m->bytes = malloc(size);
-	if (!m || !m->bytes) {
-		free(m);
-		om_seterr(err, "out of memory copying a %zu-byte model", size);
+	if (!m) {
+		free(bytes);
+		om_seterr(err, "out of memory");
 		return -ENOMEM;
 	}
-	memcpy(m->bytes, data, size);
+	m->bytes = bytes;
 	m->size = size;
+	ret = check_header(m->bytes, size, flags, err);
+	if (ret) {
+		om_close(m);
+		return ret;
+	}
 	m->hdr = (const struct om_header *)m->bytes;
 	m->secs = (const struct om_section *)(m->bytes +
 					      m->hdr->section_table_offset);
-	/* The copy may differ from what was checked if @data changed. */
-	ret = check_header(m->bytes, size, flags, err);
-	if (!ret)
-		ret = check_sections(m, err);
+	ret = check_sections(m, err);
 	if (!ret)
 		ret = check_strings(m, err);
 	if (!ret)
@@ -844,6 +835,33 @@ int om_open_memory_ex(const void *data, size_t size, unsigned int flags,
 	}
 	*out = m;
 	return 0;
+}
+
+int om_open_memory_ex(const void *data, size_t size, unsigned int flags,
+		      struct om_model **out, char *err)
+{
+	uint8_t *copy;
+	int ret;
+
+	om_seterr(err, "no error");
+	if (!out || (!data && size) || (flags & ~OM_OPEN_SKIP_CHECKSUM)) {
+		om_seterr(err, "om_open_memory: bad arguments");
+		return -EINVAL;
+	}
+	*out = NULL;
+	/* Cheap checks first (no checksum) before copying a huge buffer. */
+	ret = check_header(data, data ? size : 0,
+			   flags | OM_OPEN_SKIP_CHECKSUM, err);
+	if (ret)
+		return ret;
+	/* Validate a private copy: @data may change under us. */
+	copy = malloc(size);
+	if (!copy) {
+		om_seterr(err, "out of memory copying a %zu-byte model", size);
+		return -ENOMEM;
+	}
+	memcpy(copy, data, size);
+	return open_owned(copy, size, flags, out, err);
 }
 
 int om_open_memory(const void *data, size_t size, struct om_model **out,
@@ -895,8 +913,14 @@ int om_open_file(const char *path, struct om_model **out, char *err)
 		got += (size_t)n;
 	}
 	close(fd);
-	ret = om_open_memory(buf, got, out, err);
-	free(buf);
+	if (out)
+		*out = NULL;
+	if (out) {
+		ret = open_owned(buf, got, 0, out, err);
+	} else {
+		free(buf);
+		ret = -EINVAL;
+	}
 	if (ret && err) {
 		char tmp[OM_ERR_MAX];
 

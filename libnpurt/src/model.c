@@ -9,12 +9,9 @@
  * program once. Executions only bind buffers and submit (model_exec.c).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "rt_internal.h"
 
@@ -307,50 +304,35 @@ static void model_free(npurt_model *m)
 	free(m);
 }
 
-NPURT_API npurt_status npurt_model_load_memory(npurt_context *ctx,
-					       const void *data, size_t size,
-					       npurt_model **out)
+/* Everything after the file is validated: takes ownership of @om. */
+static npurt_status load_om(npurt_context *ctx, struct om_model *om,
+			    uint64_t t0, npurt_model **out, const char *func)
 {
-	const npurt_device_info *di;
+	const npurt_device_info *di = &ctx->dev->info;
 	const struct om_model_desc *d;
 	char err[OM_ERR_MAX];
-	uint64_t t0 = rt_now_ns();
 	npurt_model *m;
 	npurt_status st;
 	int ret;
 
-	if (!ctx || !out || (!data && size))
-		return RT_FAIL(NPURT_ERR_INVALID,
-			       "pass a context, model bytes and a pointer",
-			       "bad arguments");
-	*out = NULL;
-	m = calloc(1, sizeof(*m));
-	if (!m)
-		return RT_FAIL(NPURT_ERR_NOMEM, "free host memory",
-			       "out of memory for a model");
-	m->ctx = ctx;
-	pthread_mutex_init(&m->lock, NULL);
-	ret = om_open_memory(data, size, &m->om, err);
+	ret = om_check_target(om, di->model, di->features, di->uapi_version,
+			      NPURT_VERSION, err);
 	if (ret) {
-		pthread_mutex_destroy(&m->lock);
-		free(m);
-		return RT_FAIL(ret == -ENOMEM ? NPURT_ERR_NOMEM :
-						NPURT_ERR_BAD_MODEL,
-			       "recompile the model with npuc; check the file "
-			       "was copied completely", "%s", err);
-	}
-	di = &ctx->dev->info;
-	ret = om_check_target(m->om, di->model, di->features,
-			      di->uapi_version, NPURT_VERSION, err);
-	if (ret) {
-		om_close(m->om);
-		pthread_mutex_destroy(&m->lock);
-		free(m);
-		return RT_FAIL(NPURT_ERR_INCOMPATIBLE,
+		om_close(om);
+		return rt_fail(NPURT_ERR_INCOMPATIBLE, func,
 			       "recompile the model for this device "
 			       "(npuc --target) or upgrade the runtime",
 			       "%s", err);
 	}
+	m = calloc(1, sizeof(*m));
+	if (!m) {
+		om_close(om);
+		return rt_fail(NPURT_ERR_NOMEM, func, "free host memory",
+			       "out of memory for a model");
+	}
+	m->ctx = ctx;
+	m->om = om;
+	pthread_mutex_init(&m->lock, NULL);
 	d = om_get_model(m->om);
 	snprintf(m->name, sizeof(m->name), "%s",
 		 *om_model_name(m->om) ? om_model_name(m->om) : "unnamed");
@@ -363,21 +345,20 @@ NPURT_API npurt_status npurt_model_load_memory(npurt_context *ctx,
 	m->variants = calloc(m->num_variants, sizeof(*m->variants));
 	if (!m->variants) {
 		model_free(m);
-		return RT_FAIL(NPURT_ERR_NOMEM, "free host memory",
+		return rt_fail(NPURT_ERR_NOMEM, func, "free host memory",
 			       "out of memory");
 	}
-	st = alloc_resources(m, __func__);
+	st = alloc_resources(m, func);
 	if (!st)
-		st = create_sync_objects(m, __func__);
+		st = create_sync_objects(m, func);
 	for (uint32_t v = 0; !st && v < m->num_variants; v++) {
 		uint64_t *zero = calloc(m->nio ? m->nio : 1, sizeof(*zero));
 
 		m->variants[v].num_streams =
 			om_get_variant(m->om, v)->num_programs;
 		st = zero ? rt_progset_create(m, v, zero,
-					      &m->variants[v].sets[0],
-					      __func__) :
-			    RT_FAIL(NPURT_ERR_NOMEM, "free host memory",
+					      &m->variants[v].sets[0], func) :
+			    rt_fail(NPURT_ERR_NOMEM, func, "free host memory",
 				    "out of memory");
 		if (!st)
 			m->variants[v].num_sets = 1;
@@ -395,7 +376,7 @@ NPURT_API npurt_status npurt_model_load_memory(npurt_context *ctx,
 			 m)) {
 		pthread_mutex_unlock(&ctx->lock);
 		model_free(m);
-		return RT_FAIL(NPURT_ERR_NOMEM, "free host memory",
+		return rt_fail(NPURT_ERR_NOMEM, func, "free host memory",
 			       "out of memory");
 	}
 	ctx->model_bytes += m->bytes;
@@ -408,59 +389,61 @@ NPURT_API npurt_status npurt_model_load_memory(npurt_context *ctx,
 	return NPURT_OK;
 }
 
+static npurt_status bad_model(int ret, const char *err, const char *func)
+{
+	if (ret == -ENOENT)
+		return rt_fail(NPURT_ERR_NOT_FOUND, func,
+			       "check the path", "%s", err);
+	if (ret == -ENOMEM)
+		return rt_fail(NPURT_ERR_NOMEM, func, "free host memory",
+			       "%s", err);
+	if (ret != -EINVAL)
+		return rt_fail(NPURT_ERR_IO, func,
+			       "check the path and its permissions", "%s", err);
+	return rt_fail(NPURT_ERR_BAD_MODEL, func,
+		       "recompile the model with npuc; check the file was "
+		       "copied completely", "%s", err);
+}
+
+NPURT_API npurt_status npurt_model_load_memory(npurt_context *ctx,
+					       const void *data, size_t size,
+					       npurt_model **out)
+{
+	char err[OM_ERR_MAX];
+	uint64_t t0 = rt_now_ns();
+	struct om_model *om;
+	int ret;
+
+	if (!ctx || !out || (!data && size))
+		return RT_FAIL(NPURT_ERR_INVALID,
+			       "pass a context, model bytes and a pointer",
+			       "bad arguments");
+	*out = NULL;
+	ret = om_open_memory(data, size, &om, err);
+	if (ret)
+		return bad_model(ret, err, __func__);
+	return load_om(ctx, om, t0, out, __func__);
+}
+
 NPURT_API npurt_status npurt_model_load_file(npurt_context *ctx,
 					     const char *path,
 					     npurt_model **out)
 {
-	npurt_status st;
-	struct stat sb;
-	uint8_t *buf;
-	size_t got = 0;
-	int fd;
+	char err[OM_ERR_MAX];
+	uint64_t t0 = rt_now_ns();
+	struct om_model *om;
+	int ret;
 
 	if (!ctx || !path || !out)
 		return RT_FAIL(NPURT_ERR_INVALID,
 			       "pass a context, a path and a pointer",
 			       "bad arguments");
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return RT_FAIL(errno == ENOENT ? NPURT_ERR_NOT_FOUND :
-						 NPURT_ERR_IO,
-			       "check the path and its permissions",
-			       "cannot open model %s: %s", path,
-			       strerror(errno));
-	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
-		close(fd);
-		return RT_FAIL(NPURT_ERR_IO, "pass a regular .om file",
-			       "%s is not a regular file", path);
-	}
-	buf = malloc(sb.st_size ? (size_t)sb.st_size : 1);
-	if (!buf) {
-		close(fd);
-		return RT_FAIL(NPURT_ERR_NOMEM, "free host memory",
-			       "out of memory reading %s", path);
-	}
-	while (got < (size_t)sb.st_size) {
-		ssize_t n = read(fd, buf + got, (size_t)sb.st_size - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	close(fd);
-	st = npurt_model_load_memory(ctx, buf, got, out);
-	free(buf);
-	if (st) {
-		npurt_error *e = (npurt_error *)npurt_last_error();
-		char tmp[sizeof(e->reason) + 512];
-
-		snprintf(tmp, sizeof(tmp), "%s: %s", path, e->reason);
-		memcpy(e->reason, tmp, sizeof(e->reason) - 1);
-		e->reason[sizeof(e->reason) - 1] = 0;
-	}
-	return st;
+	*out = NULL;
+	/* Read once into the buffer the reader validates and keeps. */
+	ret = om_open_file(path, &om, err);
+	if (ret)
+		return bad_model(ret, err, __func__);
+	return load_om(ctx, om, t0, out, __func__);
 }
 
 static void wait_sem(npurt_context *ctx, uint32_t sem, uint64_t value)
