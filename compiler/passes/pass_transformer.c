@@ -56,34 +56,26 @@ static struct ir_node *replace_by(struct ir_graph *g, struct ir_node *last,
 
 /* --- GELU: x * 0.5 * (1 + erf(x / sqrt(2))) ------------------------------- */
 
-static struct ir_node *match_gelu(struct ir_node *erf, struct ir_tensor **xp)
+/*
+ * The common tail of both GELU forms: f = erf(..) or tanh(..), then
+ * 0.5 * x * (1 + f) in any of the orders exporters write. Returns the last
+ * node of the pattern or NULL.
+ */
+static struct ir_node *match_gelu_tail(struct ir_node *f, struct ir_tensor *x)
 {
-	struct ir_node *u, *a, *p, *q, *h;
-	struct ir_tensor *x, *other;
+	struct ir_node *a, *p, *q, *h;
+	struct ir_tensor *other;
 	double v;
 
-	if (erf->op != IR_OP_ERF || !erf->inputs[0])
-		return NULL;
-	u = erf->inputs[0]->producer;
-	if (!pu_single_use(erf->inputs[0]) || !u)
-		return NULL;
-	if (bin_with_const(u, IR_OP_DIV, NULL, &v) && pu_near(v, M_SQRT2, 1e-4))
-		x = bin_var(u);
-	else if (bin_with_const(u, IR_OP_MUL, NULL, &v) &&
-		 pu_near(v, M_SQRT1_2, 1e-4))
-		x = bin_var(u);
-	else
-		return NULL;
-	a = sole_user(erf->outputs[0]);
-	if (!bin_with_const(a, IR_OP_ADD, erf->outputs[0], &v) || v != 1.0)
+	a = sole_user(f->outputs[0]);
+	if (!bin_with_const(a, IR_OP_ADD, f->outputs[0], &v) || v != 1.0)
 		return NULL;
 	p = sole_user(a->outputs[0]);
 	if (!p || p->op != IR_OP_MUL || !pu_plain(p) || p->num_inputs != 2)
 		return NULL;
 	other = p->inputs[0] == a->outputs[0] ? p->inputs[1] : p->inputs[0];
-	*xp = x;
 	if (other == x) {
-		/* (x * (1 + erf)) * 0.5 */
+		/* (x * (1 + f)) * 0.5 */
 		q = sole_user(p->outputs[0]);
 		if (bin_with_const(q, IR_OP_MUL, p->outputs[0], &v) && v == 0.5)
 			return q;
@@ -92,10 +84,10 @@ static struct ir_node *match_gelu(struct ir_node *erf, struct ir_tensor **xp)
 	h = other->producer;
 	if (h && pu_single_use(other) &&
 	    bin_with_const(h, IR_OP_MUL, x, &v) && v == 0.5)
-		return p;	/* (x * 0.5) * (1 + erf) */
+		return p;	/* (x * 0.5) * (1 + f) */
 	if (ir_tensor_is_const(other) && pu_const_uniform(other, &v) &&
 	    v == 0.5) {
-		/* ((1 + erf) * 0.5) * x */
+		/* ((1 + f) * 0.5) * x */
 		q = sole_user(p->outputs[0]);
 		if (q && q->op == IR_OP_MUL && pu_plain(q) &&
 		    pu_input_index(q, x) >= 0)
@@ -104,21 +96,105 @@ static struct ir_node *match_gelu(struct ir_node *erf, struct ir_tensor **xp)
 	return NULL;
 }
 
+/* erf form: x * 0.5 * (1 + erf(x / sqrt(2))) */
+static struct ir_node *match_gelu_erf(struct ir_node *erf,
+				      struct ir_tensor **xp)
+{
+	struct ir_node *u;
+	double v;
+
+	if (erf->op != IR_OP_ERF || !erf->inputs[0] ||
+	    !pu_single_use(erf->inputs[0]))
+		return NULL;
+	u = erf->inputs[0]->producer;
+	if (!u)
+		return NULL;
+	if (!(bin_with_const(u, IR_OP_DIV, NULL, &v) &&
+	      pu_near(v, M_SQRT2, 1e-4)) &&
+	    !(bin_with_const(u, IR_OP_MUL, NULL, &v) &&
+	      pu_near(v, M_SQRT1_2, 1e-4)))
+		return NULL;
+	*xp = bin_var(u);
+	return match_gelu_tail(erf, *xp);
+}
+
+/*
+ * tanh form: 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3))),
+ * x^3 as Pow(x, 3) or x * x * x.
+ */
+static struct ir_node *match_gelu_tanh(struct ir_node *th,
+				       struct ir_tensor **xp)
+{
+	struct ir_node *u, *s, *c, *p3;
+	struct ir_tensor *x, *cube;
+	double v;
+	int k;
+
+	if (th->op != IR_OP_TANH || !th->inputs[0] ||
+	    !pu_single_use(th->inputs[0]))
+		return NULL;
+	u = th->inputs[0]->producer;
+	if (!bin_with_const(u, IR_OP_MUL, NULL, &v) ||
+	    !pu_near(v, 0.7978845608028654, 1e-4))
+		return NULL;
+	s = bin_var(u)->producer;
+	if (!s || s->op != IR_OP_ADD || !pu_plain(s) || s->num_inputs != 2 ||
+	    !pu_single_use(bin_var(u)))
+		return NULL;
+	for (k = 0; k < 2; k++) {
+		x = s->inputs[k];
+		c = s->inputs[1 - k]->producer;
+		if (!c || !pu_single_use(s->inputs[1 - k]) ||
+		    !bin_with_const(c, IR_OP_MUL, NULL, &v) ||
+		    !pu_near(v, 0.044715, 1e-4))
+			continue;
+		cube = bin_var(c);
+		p3 = cube->producer;
+		if (!p3 || !pu_single_use(cube))
+			continue;
+		if (bin_with_const(p3, IR_OP_POW, x, &v) && v == 3.0)
+			break;
+		if (p3->op == IR_OP_MUL && pu_plain(p3) &&
+		    pu_input_index(p3, x) >= 0) {
+			struct ir_tensor *sq = p3->inputs[0] == x ?
+					       p3->inputs[1] : p3->inputs[0];
+			struct ir_node *m2 = sq->producer;
+
+			if (m2 && m2->op == IR_OP_MUL && pu_plain(m2) &&
+			    pu_single_use(sq) && m2->inputs[0] == x &&
+			    m2->inputs[1] == x)
+				break;
+		}
+	}
+	if (k == 2)
+		return NULL;
+	*xp = x;
+	return match_gelu_tail(th, x);
+}
+
 int pass_gelu_fusion(struct ir_graph *g, struct pass_stats *st)
 {
 	int i;
 
 	for (i = 0; i < g->num_nodes; i++) {
 		struct ir_tensor *x = NULL;
-		struct ir_node *last = match_gelu(g->nodes[i], &x), *n;
+		struct ir_node *last, *n;
+		bool tanh_form = false;
 		char name[300];
 
+		last = match_gelu_erf(g->nodes[i], &x);
+		if (!last) {
+			last = match_gelu_tanh(g->nodes[i], &x);
+			tanh_form = last != NULL;
+		}
 		if (!last || x->dtype != IR_F32)
 			continue;
 		snprintf(name, sizeof(name), "%.280s/gelu", g->nodes[i]->name);
 		n = replace_by(g, last, IR_OP_GELU, name, 1, &x);
 		if (!n)
 			return -ENOMEM;
+		if (tanh_form)
+			ir_attr_set_str(n, "approximate", "tanh");
 		st->fused += pu_sweep(g) + 1;
 		i = -1;
 		if (ir_graph_toposort(g))

@@ -4,6 +4,7 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "passes.h"
 
@@ -52,7 +53,8 @@ bool pu_unary_act(const struct ir_node *n, struct ir_act *a)
 	case IR_OP_TANH: a->kind = IR_ACT_TANH; break;
 	case IR_OP_HARD_SWISH: a->kind = IR_ACT_HARDSWISH; break;
 	case IR_OP_GELU:
-		a->kind = IR_ACT_GELU;
+		a->kind = strcmp(ir_attr_str(n, "approximate", "none"),
+				 "tanh") ? IR_ACT_GELU : IR_ACT_GELU_TANH;
 		break;
 	case IR_OP_LEAKY_RELU:
 		a->kind = IR_ACT_LEAKY_RELU;

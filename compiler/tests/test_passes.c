@@ -319,6 +319,27 @@ static void test_gelu_layernorm(void)
 	ir_graph_free(g);
 }
 
+static void test_gelu_tanh(void)
+{
+	struct ir_graph *g = ir_graph_new("gelu-tanh");
+	struct ir_tensor *x = ft_input(g, "x", ft_shape(4, 8, -1)), *y, *t;
+	struct pass_stats st;
+
+	y = bin(g, IR_OP_POW, x, ft_scalar(g, 3.0f));
+	y = bin(g, IR_OP_MUL, y, ft_scalar(g, 0.044715f));
+	y = bin(g, IR_OP_ADD, x, y);
+	y = bin(g, IR_OP_MUL, y, ft_scalar(g, 0.7978845608f));
+	t = un(g, IR_OP_TANH, y);
+	t = bin(g, IR_OP_ADD, t, ft_scalar(g, 1.0f));
+	y = bin(g, IR_OP_MUL, bin(g, IR_OP_MUL, x, ft_scalar(g, 0.5f)), t);
+	ir_graph_add_output(g, y);
+	check(g, "gelu-fusion,dce", "GELU tanh form", &st);
+	ft_ok(g->num_nodes == 1 && g->nodes[0]->op == IR_OP_GELU &&
+	      !strcmp(ir_attr_str(g->nodes[0], "approximate", ""), "tanh"),
+	      "0.5x(1+tanh(sqrt(2/pi)(x+0.044715x^3))) -> Gelu(tanh)");
+	ir_graph_free(g);
+}
+
 static void test_attention(void)
 {
 	struct ir_graph *g = ir_graph_new("attn");
@@ -486,7 +507,7 @@ static void test_pipeline(void)
 
 int main(void)
 {
-	ft_plan(43);
+	ft_plan(45);
 	test_identity();
 	test_const_fold();
 	test_dce_cse();
@@ -496,6 +517,7 @@ int main(void)
 	test_clip_residual();
 	test_matmul();
 	test_gelu_layernorm();
+	test_gelu_tanh();
 	test_attention();
 	test_eltwise();
 	test_qdq();
