@@ -28,7 +28,7 @@ check: all
 
 # The same unit tests and selftests, built with ASan and UBSan.
 check-san:
-	$(MAKE) SAN=1 BUILD=build-san $(SAN_TESTS)
+	$(MAKE) SAN=1 BUILD=build-san $(SAN_TESTS:build/%=build-san/%)
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	$(PROVE) $(PROVE_FLAGS) -e '' $(SAN_TESTS:build/%=build-san/%)
