@@ -11,7 +11,7 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 PY=/usr/bin/python3
 PREFIX=/opt/npu
-echo "1..5"
+echo "1..6"
 n=0
 check() {
 	n=$((n + 1))
@@ -49,3 +49,12 @@ check "its output matches the host reference" \
 v=np.array([float(l) for l in open(sys.argv[1]) if not l.startswith(\"#\")]); \
 r=np.load(sys.argv[2]).ravel(); assert v.shape == r.shape and np.allclose(v, r, 1e-4, 1e-5)' \
 	$T/out.txt $T/m/mlp_ref/output_0.npy"
+
+grep -oE '\bnpurt_[a-z0-9_]+\(' "$T/root$PREFIX/include/npurt.h" | tr -d '(' |
+	sort -u >"$T/api.txt"
+nm -D --defined-only "$T/root$PREFIX/lib/libnpurt.so.1" | awk '{print $3}' |
+	grep -v '^LIBNPURT_' | sed 's/@.*//' | sort -u >"$T/abi.txt"
+check "the library exports exactly the header's functions, versioned" \
+	"cmp -s $T/api.txt $T/abi.txt &&
+	 nm -D --defined-only $T/root$PREFIX/lib/libnpurt.so.1 |
+	 grep -q 'npurt_init@@LIBNPURT_1.0'"
