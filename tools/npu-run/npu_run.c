@@ -320,6 +320,25 @@ static int prepare_inputs(const struct opts *o, npurt_model *m,
 	unsigned int seed = o->seed;
 
 	memset(arr, 0, sizeof(arr));
+	for (int k = 0; k < o->num_inputs; k++) {
+		char name[256];
+		uint32_t idx;
+
+		snprintf(name, sizeof(name), "%.*s",
+			 (int)(strchr(o->inputs[k], '=') - o->inputs[k]),
+			 o->inputs[k]);
+		if (npurt_model_find_input(m, name, &idx)) {
+			fprintf(stderr, "npu-run: -i %s: the model has no input "
+				"named \"%s\"; its inputs are:", o->inputs[k],
+				name);
+			for (uint32_t i = 0; i < nin; i++) {
+				npurt_model_get_input(m, i, 1, &g);
+				fprintf(stderr, " \"%s\"", g.name);
+			}
+			fprintf(stderr, "\n");
+			return EXIT_USAGE;
+		}
+	}
 	for (uint32_t i = 0; i < nin; i++) {
 		npurt_model_get_input(m, i, 1, &g);
 		files[i] = input_file(o, i, g.name, paths[i], sizeof(paths[i]));

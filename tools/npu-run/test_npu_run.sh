@@ -12,7 +12,7 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 PY=/usr/bin/python3
 
-echo "1..12"
+echo "1..13"
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 nok() { n=$((n + 1)); echo "not ok $n - $1"; }
@@ -77,3 +77,9 @@ check "a truncated model is refused (exit 2) with the reason" \
 
 $RUN >/dev/null 2>&1
 check "no model is a usage error (exit 2)" "[ $? -eq 2 ]"
+
+$RUN "$T/mlp.om" -i "nosuch=$T/mlp_in/x.npy" >"$T/out8" 2>&1
+st=$?
+check "an unknown input name is a usage error listing the inputs" \
+	"[ $st -eq 2 ] && grep -q 'no input named \"nosuch\"' $T/out8 &&
+	 grep -q '\"x\"' $T/out8"
