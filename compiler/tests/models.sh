@@ -14,14 +14,14 @@ FE=$BUILD/bin/npuc-fe
 DIR=$BUILD/fe-models
 PY=/usr/bin/python3
 
-echo "1..18"
+echo "1..19"
 if ! $PY -c 'import torch, torchvision' 2>/dev/null; then
-	for i in $(seq 1 18); do echo "ok $i # SKIP no torch/torchvision"; done
+	for i in $(seq 1 19); do echo "ok $i # SKIP no torch/torchvision"; done
 	exit 0
 fi
 if ! $PY compiler/tests/gen_models.py "$DIR" >"$DIR.log" 2>&1; then
 	echo "# model export failed:"; sed 's/^/# /' "$DIR.log"
-	for i in $(seq 1 18); do echo "not ok $i - models exported"; done
+	for i in $(seq 1 19); do echo "not ok $i - models exported"; done
 	exit 1
 fi
 
@@ -89,4 +89,20 @@ tap $? "transformer report lists layernorm-fusion"
 $FE "$DIR/resnet18.onnx" --disable-pass=bn-fold \
 	--expect-min=BatchNormalization:20 >/dev/null 2>&1
 tap $? "--disable-pass=bn-fold keeps the 20 BatchNorms"
+# truncated copies of every exported model fail with a clear error
+bad=0
+for m in resnet18 mobilenet_v2 transformer transformer_dyn; do
+	size=$(stat -c %s "$DIR/$m.onnx")
+	for cut in 1 $((size / 3)) $((size / 2)) $((size - 1)); do
+		head -c $cut "$DIR/$m.onnx" >"$DIR/trunc.onnx"
+		msg=$($FE "$DIR/trunc.onnx" 2>&1)
+		st=$?
+		if [ $st -ne 2 ] || ! echo "$msg" | grep -q 'npuc-fe: .*: .'; then
+			echo "# $m cut at $cut: status $st: $msg"
+			bad=1
+		fi
+	done
+done
+rm -f "$DIR/trunc.onnx"
+tap $bad "truncated copies of every model are refused with a message"
 exit $fail
