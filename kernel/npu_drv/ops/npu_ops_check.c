@@ -10,6 +10,16 @@
  * dilation). Byte extents against the bound buffers are the validator's job.
  * Integer code only: callable outside a kernel FPU section.
  */
+
+/*
+ * The module builds every ops/ object with SSE enabled, but this file runs
+ * outside kernel_fpu_begin() (program validation, work-unit counts): keep
+ * GCC from using vector registers even for memset/memcpy expansions.
+ */
+#if defined(__KERNEL__) && defined(__x86_64__)
+#pragma GCC target("general-regs-only")
+#endif
+
 #include "npu_ops_internal.h"
 
 #define NONE_BAD	(~0u)

@@ -4,6 +4,16 @@
  * element sizes, broadcasting, index arithmetic, convolution geometry and
  * the work-unit count of every opcode. No float types here.
  */
+
+/*
+ * The module builds every ops/ object with SSE enabled, but this file runs
+ * outside kernel_fpu_begin() (program validation, work-unit counts): keep
+ * GCC from using vector registers even for memset/memcpy expansions.
+ */
+#if defined(__KERNEL__) && defined(__x86_64__)
+#pragma GCC target("general-regs-only")
+#endif
+
 #include "npu_ops_internal.h"
 
 u32 npu_dtype_size(u32 dtype)

@@ -62,7 +62,7 @@ static void store_row(const struct conv_ctx *cx, u32 n, u32 o, u64 pix_off,
  * column (in-bounds reads, results not stored). Inlined with a constant
  * @nb so that depthwise (nb = 1) does a quarter of the work.
  */
-static inline __attribute__((always_inline)) void
+static inline __attribute__((__always_inline__)) void
 conv_tile(const struct conv_ctx *cx, u32 n, u32 g, u32 o0, u32 nb, u32 oy,
 	  u32 ox0, u32 cnt, float acc[4][8])
 {
