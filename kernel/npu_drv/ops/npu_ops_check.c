@@ -23,6 +23,7 @@
 #include "npu_ops_internal.h"
 
 #define NONE_BAD	(~0u)
+#define NPU_MAX_ELEMS	(1ull << 40)
 
 struct chk {
 	const struct drm_npu_task *t;
@@ -58,6 +59,7 @@ static int check_operand(struct chk *c, u32 i)
 {
 	const struct drm_npu_operand *o = npu_opnd(c->t, i);
 	u32 d, es = npu_dtype_size(o->dtype);
+	u64 n;
 
 	if (!es)
 		return fail(c, i, "unknown dtype");
@@ -70,6 +72,15 @@ static int check_operand(struct chk *c, u32 i)
 	for (d = o->rank; d < DRM_NPU_MAX_RANK; d++)
 		if (o->shape[d] || o->strides[d])
 			return fail(c, i, "shape/strides past rank must be zero");
+	/*
+	 * 0 strides let a small buffer carry a huge shape: bound the element
+	 * count so that work-unit counts and offsets never overflow.
+	 */
+	for (d = 0, n = 1; d < o->rank; d++) {
+		n *= o->shape[d];
+		if (n > NPU_MAX_ELEMS)
+			return fail(c, i, "more than 2^40 elements");
+	}
 	if (o->offset % es)
 		return fail(c, i, "offset not a multiple of the element size");
 	if (o->layout == DRM_NPU_LAYOUT_NC1HWC0 &&

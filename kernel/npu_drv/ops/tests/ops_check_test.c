@@ -99,6 +99,11 @@ static void generic(void)
 	T.operands[0].strides[2] = 4;
 	expect_bad(0, "stride past rank");
 	base_copy();
+	op(0, F32, 6, (const u32[]){ 1u << 20, 1u << 20, 2, 1, 1, 1 });
+	op(1, F32, 6, (const u32[]){ 1u << 20, 1u << 20, 2, 1, 1, 1 });
+	memset(T.operands[0].strides, 0, sizeof(T.operands[0].strides));
+	expect_bad(0, "2^41 elements through 0 strides");
+	base_copy();
 	T.operands[0].offset = 2;
 	expect_bad(0, "misaligned offset");
 	base_copy();
