@@ -10,7 +10,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -24,7 +26,23 @@ struct npu_sim_map {
 	struct npu_bo *bo;		/* a reference */
 };
 
+/*
+ * PRIME in-process: an exported buffer is a small memfd whose inode names
+ * the buffer's core mmap offset (offsets are never reused). Import finds
+ * the buffer by that offset, so a stale fd finds nothing (ENOENT) instead
+ * of a freed buffer. The fd does not keep the buffer alive: a handle or a
+ * mapping must (the kernel's dma-buf would).
+ */
+struct npu_sim_prime {
+	struct npu_sim_prime *next;
+	dev_t st_dev;
+	ino_t st_ino;
+	u64 mmap_offset;
+};
+
 struct npu_sim_dev {
+	struct npu_sim_prime *primes;	/* prime_lock */
+	pthread_mutex_t prime_lock;
 	int memfd;
 	void *vram;
 	u64 vram_size;
@@ -144,6 +162,13 @@ static int sim_env_u32(const char *name, u32 def, u32 min, u32 max, u32 *out)
 
 static void sim_dev_free(struct npu_sim_dev *sd)
 {
+	while (sd->primes) {
+		struct npu_sim_prime *p = sd->primes;
+
+		sd->primes = p->next;
+		free(p);
+	}
+	pthread_mutex_destroy(&sd->prime_lock);
 	if (sd->vram && sd->vram != MAP_FAILED)
 		munmap(sd->vram, sd->vram_size);
 	if (sd->memfd >= 0)
@@ -172,6 +197,7 @@ static int sim_dev_create(struct npu_sim_dev **out)
 	if (!sd)
 		return -ENOMEM;
 	pthread_mutex_init(&sd->map_lock, NULL);
+	pthread_mutex_init(&sd->prime_lock, NULL);
 	sd->vram_size = (u64)vram_mb << 20;
 	sd->memfd = memfd_create("npu-vram", MFD_CLOEXEC);
 	if (sd->memfd < 0 || ftruncate(sd->memfd, (off_t)sd->vram_size)) {
@@ -276,6 +302,76 @@ static int sim_gem_close(struct npu_sim_file *f, void *arg)
 	return npu_core_gem_close(f->core, gc->handle);
 }
 
+static int sim_prime_export(struct npu_sim_file *f, void *arg)
+{
+	struct drm_prime_handle *ph = arg;
+	struct npu_sim_dev *sd = npu_sim;
+	struct npu_sim_prime *p;
+	struct npu_bo *bo;
+	struct stat st;
+	int fd;
+
+	if (ph->flags & ~(u32)(DRM_CLOEXEC | DRM_RDWR))
+		return -EINVAL;
+	bo = npu_core_file_bo_lookup(f->core, ph->handle);
+	if (!bo)
+		return -ENOENT;
+	p = calloc(1, sizeof(*p));
+	fd = memfd_create("npu-prime", (ph->flags & DRM_CLOEXEC) ?
+			  MFD_CLOEXEC : 0);
+	if (!p || fd < 0 || fstat(fd, &st)) {
+		int err = fd < 0 ? -errno : -ENOMEM;
+
+		if (fd >= 0)
+			close(fd);
+		free(p);
+		npu_bo_put(bo);
+		return err;
+	}
+	p->st_dev = st.st_dev;
+	p->st_ino = st.st_ino;
+	p->mmap_offset = npu_bo_mmap_offset(bo);
+	npu_bo_put(bo);
+	pthread_mutex_lock(&sd->prime_lock);
+	p->next = sd->primes;
+	sd->primes = p;
+	pthread_mutex_unlock(&sd->prime_lock);
+	ph->fd = fd;
+	return 0;
+}
+
+static int sim_prime_import(struct npu_sim_file *f, void *arg)
+{
+	struct drm_prime_handle *ph = arg;
+	struct npu_sim_dev *sd = npu_sim;
+	struct npu_sim_prime *p;
+	struct npu_bo *bo = NULL;
+	struct stat st;
+	u32 handle;
+	int err;
+
+	if (ph->flags)
+		return -EINVAL;
+	if (fstat(ph->fd, &st))
+		return -EBADF;
+	pthread_mutex_lock(&sd->prime_lock);
+	for (p = sd->primes; p; p = p->next)
+		if (p->st_dev == st.st_dev && p->st_ino == st.st_ino)
+			break;
+	if (p)
+		bo = npu_core_bo_find_mmap(sd->core, p->mmap_offset);
+	pthread_mutex_unlock(&sd->prime_lock);
+	if (!p)
+		return -EINVAL;		/* not an NPU buffer fd */
+	if (!bo)
+		return -ENOENT;		/* the buffer is gone */
+	err = npu_core_file_bo_import(f->core, bo, &handle);
+	npu_bo_put(bo);
+	if (!err)
+		ph->handle = handle;
+	return err;
+}
+
 /* Largest uapi struct: the kernel-side copy lives on the stack. */
 #define SIM_MAX_IOCTL_SIZE	256
 
@@ -292,9 +388,10 @@ int npu_sim_ioctl(struct npu_sim_file *f, unsigned long req, void *arg)
 		return -EFAULT;
 	if (req == DRM_IOCTL_GEM_CLOSE)
 		return sim_gem_close(f, arg);
-	if (req == DRM_IOCTL_PRIME_HANDLE_TO_FD ||
-	    req == DRM_IOCTL_PRIME_FD_TO_HANDLE)
-		return -EOPNOTSUPP;
+	if (req == DRM_IOCTL_PRIME_HANDLE_TO_FD)
+		return sim_prime_export(f, arg);
+	if (req == DRM_IOCTL_PRIME_FD_TO_HANDLE)
+		return sim_prime_import(f, arg);
 	if (nr < DRM_COMMAND_BASE || nr >= DRM_COMMAND_END)
 		return -EINVAL;
 	ksize = npu_core_ioctl_size(nr - DRM_COMMAND_BASE);

@@ -47,13 +47,18 @@ int npu_sim_open(struct npu_sim_file **out);
 void npu_sim_close(struct npu_sim_file *f);
 
 /**
- * npu_sim_ioctl() - the ioctl entry: DRM_IOCTL_NPU_*, DRM_IOCTL_GEM_CLOSE
+ * npu_sim_ioctl() - the ioctl entry: DRM_IOCTL_NPU_*, DRM_IOCTL_GEM_CLOSE,
+ *                   DRM_IOCTL_PRIME_HANDLE_TO_FD / FD_TO_HANDLE
  * @f: the file
  * @req: the request; struct sizes are handled as drm_ioctl() does
  * @arg: the struct
  *
- * Return: 0 or -errno; PRIME requests answer -EOPNOTSUPP, other requests
- * -EINVAL (unknown driver ioctl) or -ENOTTY (not a DRM ioctl).
+ * PRIME works between the files of this process: the exported fd names the
+ * buffer but, unlike a dma-buf, does not keep it alive (import of a fd
+ * whose buffer is gone: -ENOENT; of another fd: -EINVAL).
+ *
+ * Return: 0 or -errno; other requests -EINVAL (unknown driver ioctl) or
+ * -ENOTTY (not a DRM ioctl).
  */
 int npu_sim_ioctl(struct npu_sim_file *f, unsigned long req, void *arg);
 

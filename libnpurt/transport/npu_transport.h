@@ -47,8 +47,8 @@ int npu_dev_open(const char *spec, struct npu_dev **out);
  * npu_dev_ioctl() - issue an ioctl
  * @d: the device
  * @req: DRM_IOCTL_NPU_*, DRM_IOCTL_GEM_CLOSE, DRM_IOCTL_PRIME_HANDLE_TO_FD or
- *       DRM_IOCTL_PRIME_FD_TO_HANDLE (the in-process device answers PRIME
- *       with -EOPNOTSUPP)
+ *       DRM_IOCTL_PRIME_FD_TO_HANDLE (in-process: between the opens of this
+ *       process, see libnpurt/sim/npu_sim.h)
  * @arg: the ioctl's struct, read and written as the kernel would
  *
  * Restarts an ioctl interrupted by a signal (-EINTR/-EAGAIN) like drmIoctl.

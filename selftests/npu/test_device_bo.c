@@ -362,12 +362,14 @@ static void test_prime(void)
 	memset(&ex, 0, sizeof(ex));
 	ex.handle = h;
 	ex.flags = DRM_CLOEXEC | DRM_RDWR;
-	if (!npu_dev_is_kernel(T.d)) {
-		tap_err(t_ioctl(T.d, DRM_IOCTL_PRIME_HANDLE_TO_FD, &ex),
-			-EOPNOTSUPP, "PRIME: the in-process device refuses -> EOPNOTSUPP");
-		t_close_bo(T.d, h);
-		return;
-	}
+	ex.flags = 0x40;
+	tap_err(t_ioctl(T.d, DRM_IOCTL_PRIME_HANDLE_TO_FD, &ex), -EINVAL,
+		"PRIME: unknown export flag -> EINVAL");
+	ex.flags = DRM_CLOEXEC | DRM_RDWR;
+	ex.handle = 0xfff;
+	tap_err(t_ioctl(T.d, DRM_IOCTL_PRIME_HANDLE_TO_FD, &ex), -ENOENT,
+		"PRIME: export of an unknown handle -> ENOENT");
+	ex.handle = h;
 	tap_err(t_ioctl(T.d, DRM_IOCTL_PRIME_HANDLE_TO_FD, &ex), 0,
 		"PRIME: export a buffer");
 	if (t_open_again(&d2)) {
@@ -387,6 +389,17 @@ static void test_prime(void)
 		p[100] = 0xfeedbeef;
 	tap_ok(bi.size == 8192 && p && q && q[100] == 0xfeedbeef,
 	       "PRIME: both files see the same buffer");
+	memset(&im, 0, sizeof(im));
+	im.fd = ex.fd;
+	{
+		uint32_t first;
+
+		t_ioctl(d2, DRM_IOCTL_PRIME_FD_TO_HANDLE, &im);
+		first = im.handle;
+		t_ioctl(d2, DRM_IOCTL_PRIME_FD_TO_HANDLE, &im);
+		tap_ok(im.handle == first,
+		       "PRIME: importing twice gives the same handle");
+	}
 	t_unmap(T.d, p, 8192);
 	t_unmap(d2, q, 8192);
 	t_close_bo(d2, im.handle);

@@ -19,14 +19,26 @@ void npu_bo_put(struct npu_bo *bo)
 {
 	struct npu_device *dev;
 
-	if (!bo || !npu_ref_put(&bo->ref))
+	bool last;
+
+	if (!bo)
 		return;
 	dev = bo->dev;
+	/*
+	 * The last reference and the unlinking go together under bos_lock, so
+	 * that npu_core_bo_find_mmap() never revives a dying buffer.
+	 */
+	npu_mutex_lock(&dev->bos_lock);
+	last = npu_ref_put(&bo->ref);
+	if (last)
+		npu_list_del(&bo->link);
+	npu_mutex_unlock(&dev->bos_lock);
+	if (!last)
+		return;
 	if (dev->ops.bo_free)
 		dev->ops.bo_free(dev->home_dev, bo);
 	npu_mutex_lock(&dev->pool_lock);
 	npu_pool_free(dev->pool, &bo->node);
-	npu_list_del(&bo->link);
 	bo->acct->used -= bo->size;
 	npu_mutex_unlock(&dev->pool_lock);
 	if (npu_ref_put(&bo->acct->ref))
@@ -75,7 +87,7 @@ struct npu_bo *npu_core_bo_find_mmap(struct npu_device *dev, u64 offset)
 	struct npu_list *pos, *tmp;
 	struct npu_bo *found = NULL;
 
-	npu_mutex_lock(&dev->pool_lock);
+	npu_mutex_lock(&dev->bos_lock);
 	npu_list_for_each_safe(pos, tmp, &dev->bos) {
 		struct npu_bo *bo = npu_container_of(pos, struct npu_bo, link);
 
@@ -86,7 +98,7 @@ struct npu_bo *npu_core_bo_find_mmap(struct npu_device *dev, u64 offset)
 			break;
 		}
 	}
-	npu_mutex_unlock(&dev->pool_lock);
+	npu_mutex_unlock(&dev->bos_lock);
 	return found;
 }
 
@@ -128,7 +140,9 @@ int npu_bo_alloc(struct npu_device *dev, struct npu_acct *acct, u64 size,
 		dev->next_mmap_offset = NPU_MMAP_OFFSET_BASE;
 	bo->mmap_offset = dev->next_mmap_offset;
 	dev->next_mmap_offset += size;
+	npu_mutex_lock(&dev->bos_lock);
 	npu_list_add_tail(&bo->link, &dev->bos);
+	npu_mutex_unlock(&dev->bos_lock);
 	acct->used += size;
 	npu_ref_get(&acct->ref);
 	bo->acct = acct;

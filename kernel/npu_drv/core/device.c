@@ -45,6 +45,7 @@ static void npu_core_free(struct npu_device *dev)
 	npu_mutex_destroy(&dev->pool_lock);
 	npu_mutex_destroy(&dev->lock);
 	npu_mutex_destroy(&dev->mem_lock);
+	npu_mutex_destroy(&dev->bos_lock);
 	npu_free(dev);
 }
 
@@ -108,6 +109,7 @@ int npu_core_create(const struct npu_device_params *p, struct npu_device **out)
 	npu_mutex_init(&dev->pool_lock);
 	npu_mutex_init(&dev->lock);
 	npu_mutex_init(&dev->mem_lock);
+	npu_mutex_init(&dev->bos_lock);
 	npu_waitq_init(&dev->work_wq);
 	npu_waitq_init(&dev->done_wq);
 	npu_waitq_init(&dev->wd_wq);

@@ -94,6 +94,28 @@ struct npu_bo *npu_core_file_bo_lookup(struct npu_file *f, u32 handle)
 	return bo;
 }
 
+int npu_core_file_bo_import(struct npu_file *f, struct npu_bo *bo,
+			     u32 *handle)
+{
+	int err = 0;
+	u32 i;
+
+	npu_mutex_lock(&f->lock);
+	for (i = 0; i < f->bos.cap; i++) {
+		if (f->bos.objs[i] == bo) {
+			*handle = i + 1;	/* one handle per buffer, as DRM */
+			goto out;
+		}
+	}
+	npu_bo_get(bo);
+	err = npu_handles_alloc(&f->bos, bo, handle);
+	if (err)
+		npu_bo_put(bo);
+out:
+	npu_mutex_unlock(&f->lock);
+	return err;
+}
+
 bool npu_core_file_has_bo(struct npu_file *f, struct npu_bo *bo)
 {
 	bool found = false;

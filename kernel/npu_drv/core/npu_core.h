@@ -56,6 +56,10 @@
  *                a running task uses; compaction's quiesce waits under it
  *                until a buffer has no running task and holds back new
  *                dispatches that use it.
+ *   dev->bos_lock
+ *                innermost: the device's list of buffer objects (mmap
+ *                offset lookup); a buffer's last reference is dropped and
+ *                the buffer unlinked under it.
  *
  * The op kernels run with no lock held, in chunks of work units bracketed by
  * npu_fpu_begin()/npu_fpu_end() with npu_yield() between chunks (see
@@ -313,6 +317,17 @@ struct npu_bo *npu_core_bo_find_mmap(struct npu_device *dev, u64 offset);
  * Return: the offset.
  */
 u64 npu_bo_vram_offset(const struct npu_bo *bo);
+
+/**
+ * npu_core_file_bo_import() - give a file a handle to a buffer (PRIME)
+ * @file: the importing file (a home without bo_publish)
+ * @bo: the buffer object, from npu_core_bo_find_mmap() or a lookup
+ * @handle: out; the existing handle if @file has one for @bo already
+ *
+ * Return: 0, -ENOMEM or -ENOSPC (handle table full).
+ */
+int npu_core_file_bo_import(struct npu_file *file, struct npu_bo *bo,
+			    u32 *handle);
 
 /**
  * npu_core_file_has_bo() - whether a file holds a handle to a buffer

@@ -96,7 +96,7 @@ struct npu_bo {
 	u32 busy;			/* dev->lock: unretired jobs using it */
 	u64 mmap_offset;
 	struct npu_acct *acct;
-	struct npu_list link;		/* pool_lock: dev->bos */
+	struct npu_list link;		/* bos_lock: dev->bos */
 	void *home;
 };
 
@@ -211,7 +211,9 @@ struct npu_device {
 	struct npu_waitq mem_wq;	/* mem_lock: running/hold changes */
 
 	struct npu_pool *pool;		/* pool_lock */
-	struct npu_list bos;		/* pool_lock */
+	struct npu_mutex bos_lock;	/* innermost: dev->bos */
+	struct npu_list bos;		/* bos_lock; a BO leaves it with its
+					 * last reference, atomically */
 	u64 next_mmap_offset;		/* pool_lock */
 
 	/* dev->lock: */
