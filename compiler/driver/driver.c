@@ -357,7 +357,14 @@ static int make_gears(const struct ir_graph *g, const struct npuc_options *o,
 
 /* ---- the .om model ----------------------------------------------------- */
 
+/*
+ * Declare the model's I/O. Inputs come from the imported graph (their
+ * symbolic dims keep their names); outputs from the first gear's graph,
+ * a dim that differs between gears being dynamic (named after the generic
+ * graph's symbol when shape inference could name it).
+ */
 static int declare_io(struct om_writer *w, const struct ir_graph *g,
+		      struct ir_graph *const *gear, int num_gears,
 		      char *err, size_t errlen)
 {
 	for (int k = 0; k < 2; k++) {
@@ -366,26 +373,47 @@ static int declare_io(struct om_writer *w, const struct ir_graph *g,
 		for (int i = 0; i < n; i++) {
 			const struct ir_tensor *t = k ? g->outputs[i] :
 						    g->inputs[i];
+			const struct ir_tensor *t0 = k ? gear[0]->outputs[i] :
+						     gear[0]->inputs[i];
 			struct om_tensor_info info = { 0 };
+			char names[OM_MAX_RANK][32];
 			int ret;
 
-			if (t->shape.rank > OM_MAX_RANK) {
+			if (t0->shape.rank > OM_MAX_RANK) {
 				snprintf(err, errlen,
 					 "I/O '%s' has rank %d; the device takes at most %d",
-					 t->name, t->shape.rank, OM_MAX_RANK);
+					 t->name, t0->shape.rank, OM_MAX_RANK);
 				return -ENOTSUP;
 			}
 			info.name = t->name;
-			info.dtype = t->dtype;
-			info.layout = t->layout;
-			info.rank = (uint32_t)t->shape.rank;
-			for (int d = 0; d < t->shape.rank; d++) {
-				int64_t dim = t->shape.dim[d];
+			info.dtype = t0->dtype;
+			info.layout = t0->layout;
+			info.rank = (uint32_t)t0->shape.rank;
+			for (int d = 0; d < t0->shape.rank; d++) {
+				int64_t dim = t0->shape.dim[d];
+				bool same = true;
 
-				info.dims[d] = IR_DIM_IS_SYM(dim) ?
-					       OM_DIM_DYNAMIC : (uint64_t)dim;
-				info.dim_names[d] = IR_DIM_IS_SYM(dim) ?
-					ir_sym_name(g, dim) : NULL;
+				for (int q = 1; q < num_gears; q++) {
+					const struct ir_tensor *tq = k ?
+						gear[q]->outputs[i] :
+						gear[q]->inputs[i];
+
+					same = same && tq->shape.dim[d] == dim;
+				}
+				if (same) {
+					info.dims[d] = (uint64_t)dim;
+					continue;
+				}
+				info.dims[d] = OM_DIM_DYNAMIC;
+				if (t->shape_known && d < t->shape.rank &&
+				    IR_DIM_IS_SYM(t->shape.dim[d]))
+					info.dim_names[d] =
+						ir_sym_name(g, t->shape.dim[d]);
+				else {
+					snprintf(names[d], sizeof(names[d]),
+						 "%s%d_d%d", k ? "out" : "in", i, d);
+					info.dim_names[d] = names[d];
+				}
 			}
 			ret = om_writer_add_io(w, k ? OM_IO_OUTPUT : OM_IO_INPUT,
 					       &info, NULL);
@@ -412,15 +440,15 @@ static void level_defaults(const struct npuc_options *o,
 	lo->planners = o->opt_level == 0 ? MP_PLANNER_BIT(MP_GREEDY_SIZE) : 0;
 }
 
-static int compile_gear(struct ir_graph *src, const struct gear *gear,
-			const struct npuc_options *o, struct om_writer *w,
-			struct npuc_report *rep, char *err, size_t errlen)
+/* Bind a gear's dims, infer shapes, run the passes: a graph to lower. */
+static int prepare_gear(struct ir_graph *src, const struct gear *gear,
+			const struct npuc_options *o, struct npuc_report *rep,
+			struct ir_graph **out, char *err, size_t errlen)
 {
 	struct ir_graph *g = ir_graph_clone(src);
-	struct npuc_variant_report *vr = &rep->variant[rep->num_variants];
-	struct lower_options lo;
-	int v, ret = 0;
+	int ret = 0;
 
+	*out = NULL;
 	if (!g) {
 		snprintf(err, errlen, "out of memory cloning the graph");
 		return -ENOMEM;
@@ -434,16 +462,30 @@ static int compile_gear(struct ir_graph *src, const struct gear *gear,
 		snprintf(err, errlen, "shape inference%s%s: %s",
 			 gear->name[0] ? " for gear " : "", gear->name,
 			 ir_graph_error(g));
-		goto out;
+		ir_graph_free(g);
+		return ret;
 	}
 	ret = npuc_run_passes(g, o, rep, err, errlen);
-	if (ret)
-		goto out;
+	if (ret) {
+		ir_graph_free(g);
+		return ret;
+	}
+	*out = g;
+	return 0;
+}
+
+static int lower_gear(struct ir_graph *g, const struct gear *gear,
+		      const struct npuc_options *o, struct om_writer *w,
+		      struct npuc_report *rep, char *err, size_t errlen)
+{
+	struct npuc_variant_report *vr = &rep->variant[rep->num_variants];
+	struct lower_options lo;
+	int v, ret = 0;
+
 	v = om_writer_add_variant(w, gear->name[0] ? gear->name : NULL);
 	if (v < 0) {
-		ret = v;
 		snprintf(err, errlen, "variant: %s", om_writer_error(w));
-		goto out;
+		return v;
 	}
 	snprintf(vr->name, sizeof(vr->name), "%s",
 		 gear->name[0] ? gear->name : "default");
@@ -471,8 +513,6 @@ static int compile_gear(struct ir_graph *src, const struct gear *gear,
 				  errlen);
 	if (!ret)
 		rep->num_variants++;
-out:
-	ir_graph_free(g);
 	return ret;
 }
 
@@ -481,15 +521,18 @@ static int compile_graph(struct ir_graph *g, const struct npuc_options *o,
 			 char *err, size_t errlen)
 {
 	struct gear gears[NPUC_MAX_VARIANTS];
+	struct ir_graph *gg[NPUC_MAX_VARIANTS] = { NULL };
 	struct om_writer *w = om_writer_create();
 	uint32_t sems = 0;
-	int num, ret;
+	int num = 0, ret;
 
 	if (!w) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	ret = make_gears(g, o, gears, &num, err, errlen);
+	for (int i = 0; i < num && !ret; i++)
+		ret = prepare_gear(g, &gears[i], o, rep, &gg[i], err, errlen);
 	if (!ret)
 		ret = om_writer_set_name(w, rep->model);
 	if (!ret)
@@ -500,9 +543,9 @@ static int compile_graph(struct ir_graph *g, const struct npuc_options *o,
 			OM_VERSION(NPUC_VERSION_MAJOR, NPUC_VERSION_MINOR,
 				   NPUC_VERSION_PATCH));
 	if (!ret)
-		ret = declare_io(w, g, err, errlen);
+		ret = declare_io(w, g, gg, num, err, errlen);
 	for (int i = 0; i < num && !ret; i++) {
-		ret = compile_gear(g, &gears[i], o, w, rep, err, errlen);
+		ret = lower_gear(gg[i], &gears[i], o, w, rep, err, errlen);
 		if (!ret && rep->variant[i].lower.num_semaphores > sems)
 			sems = rep->variant[i].lower.num_semaphores;
 	}
@@ -516,6 +559,8 @@ static int compile_graph(struct ir_graph *g, const struct npuc_options *o,
 	}
 	if (ret && !err[0])
 		snprintf(err, errlen, "%s", om_writer_error(w));
+	for (int i = 0; i < num; i++)
+		ir_graph_free(gg[i]);
 	om_writer_destroy(w);
 	return ret;
 }
@@ -625,10 +670,13 @@ int npuc_compile_file(const char *path, const struct npuc_options *opt,
 	if (ret)
 		return ret;
 	ret = shape_infer(g);
-	if (ret) {
+	if (ret && !o.dynamic_batch && !o.dynamic_dims) {
 		snprintf(err, errlen, "shape inference: %s", ir_graph_error(g));
 		goto out;
 	}
+	/* With gears, shapes are inferred again once each gear binds its
+	 * dims; the symbolic graph may not infer everywhere. */
+	ret = 0;
 	rep->import_ms = now_ms() - t0;
 	if (!o.no_cache && !cache_dir_of(&o, dir, sizeof(dir))) {
 		struct cache_key key = compile_key(g, &o);

@@ -38,7 +38,7 @@ int npuc_run_passes(struct ir_graph *g, const struct npuc_options *o,
 		snprintf(err, errlen, "passes: %s", ir_graph_error(g));
 		return ret;
 	}
-	if (rep->num_variants)
+	if (rep->nodes_after)
 		return 0;	/* the first gear's summary stands */
 	rep->nodes_before = (uint32_t)pr.nodes_before;
 	rep->nodes_after = (uint32_t)pr.nodes_after;

@@ -72,7 +72,25 @@ int pass_eltwise_act_fusion(struct ir_graph *g, struct pass_stats *st)
  * Conv -> Add(conv_out, r): the Add becomes the Conv's residual input; an
  * activation after it is fused later (conv-act-fusion).
  */
-int pass_conv_add_fusion(struct ir_graph *g, struct pass_stats *st)
+static bool is_conv_plain(const struct ir_node *c)
+{
+	return c->op == IR_OP_CONV;
+}
+
+static bool is_matmul_plain(const struct ir_node *c)
+{
+	return (c->op == IR_OP_MATMUL || c->op == IR_OP_GEMM) &&
+	       c->outputs[0]->shape.rank >= 2 &&
+	       (c->num_inputs == 2 || c->num_inputs == 3);
+}
+
+/*
+ * X(..) -> Add(x_out, r): the Add becomes X's residual input (an extra
+ * trailing input, with an empty bias slot if X had none); an activation
+ * after it is fused later.
+ */
+static int fuse_residual(struct ir_graph *g, struct pass_stats *st,
+			 bool (*want)(const struct ir_node *))
 {
 	int i, k;
 
@@ -83,14 +101,17 @@ int pass_conv_add_fusion(struct ir_graph *g, struct pass_stats *st)
 		if (add->op != IR_OP_ADD || add->num_inputs != 2 ||
 		    !pu_plain(add))
 			continue;
-		/* prefer the conv that runs last, so the other is ready */
+		/* prefer the producer that runs last, so the other is ready */
 		for (k = 1; k >= 0; k--) {
 			struct ir_node *c = add->inputs[k]->producer;
 
-			if (c && c->op == IR_OP_CONV && pu_plain(c) &&
+			if (c && want(c) && pu_plain(c) &&
 			    pu_single_use(add->inputs[k]) &&
 			    add->inputs[1 - k] != add->inputs[k] &&
+			    !add->inputs[1 - k]->data &&
 			    ir_shape_equal(&add->inputs[1 - k]->shape,
+					   &add->outputs[0]->shape) &&
+			    ir_shape_equal(&add->inputs[k]->shape,
 					   &add->outputs[0]->shape) &&
 			    add->inputs[1 - k]->dtype == IR_F32) {
 				conv = c;
@@ -111,6 +132,16 @@ int pass_conv_add_fusion(struct ir_graph *g, struct pass_stats *st)
 		i = -1;
 	}
 	return 0;
+}
+
+int pass_conv_add_fusion(struct ir_graph *g, struct pass_stats *st)
+{
+	return fuse_residual(g, st, is_conv_plain);
+}
+
+int pass_matmul_add_fusion(struct ir_graph *g, struct pass_stats *st)
+{
+	return fuse_residual(g, st, is_matmul_plain);
 }
 
 /* Is @b a bias for an output of shape @o: [N] or [1, .., 1, N]? */

@@ -38,6 +38,8 @@ static const struct pass_info pm_registry[] = {
 	  "LayerNormalization", pass_layernorm_fusion, 1, true },
 	{ "matmul-bias-fusion", "MatMul/Gemm + bias Add -> one MatMul",
 	  pass_matmul_bias_fusion, 1, true },
+	{ "matmul-add-fusion", "fuse a residual Add into the MatMul/Gemm "
+	  "before it", pass_matmul_add_fusion, 1, true },
 	{ "matmul-act-fusion", "fuse Relu/Gelu/... into the MatMul/Gemm "
 	  "before it", pass_matmul_act_fusion, 1, true },
 	{ "attention-fusion", "MatMul-Softmax-MatMul -> Attention",

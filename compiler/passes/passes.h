@@ -17,6 +17,7 @@ int pass_bn_fold(struct ir_graph *g, struct pass_stats *st);
 int pass_conv_act_fusion(struct ir_graph *g, struct pass_stats *st);
 int pass_conv_add_fusion(struct ir_graph *g, struct pass_stats *st);
 int pass_matmul_bias_fusion(struct ir_graph *g, struct pass_stats *st);
+int pass_matmul_add_fusion(struct ir_graph *g, struct pass_stats *st);
 int pass_matmul_act_fusion(struct ir_graph *g, struct pass_stats *st);
 int pass_gelu_fusion(struct ir_graph *g, struct pass_stats *st);
 int pass_layernorm_fusion(struct ir_graph *g, struct pass_stats *st);

@@ -266,6 +266,21 @@ static void test_matmul(void)
 	      g->nodes[0]->act.kind == IR_ACT_SIGMOID,
 	      "MatMul + bias Add + Sigmoid become one MatMul");
 	ir_graph_free(g);
+
+	/* residual: Gemm (no C) + Add(x) + Relu */
+	g = ir_graph_new("mm-res");
+	x = ft_input(g, "x", ft_shape(6, 8, -1));
+	y = bin(g, IR_OP_GEMM, x, ft_const(g, NULL, ft_shape(8, 8, -1), 15,
+					   -1, 1));
+	y = un(g, IR_OP_RELU, bin(g, IR_OP_ADD, x, y));
+	ir_graph_add_output(g, y);
+	check(g, "matmul-add-fusion,matmul-act-fusion", "Gemm+residual+act",
+	      &st);
+	ft_ok(g->num_nodes == 1 && g->nodes[0]->has_residual &&
+	      g->nodes[0]->num_inputs == 4 && !g->nodes[0]->inputs[2] &&
+	      g->nodes[0]->act.kind == IR_ACT_RELU,
+	      "Gemm + residual Add + Relu become one Gemm");
+	ir_graph_free(g);
 }
 
 static struct ir_tensor *gelu_decomposed(struct ir_graph *g,
@@ -507,7 +522,7 @@ static void test_pipeline(void)
 
 int main(void)
 {
-	ft_plan(45);
+	ft_plan(47);
 	test_identity();
 	test_const_fold();
 	test_dce_cse();

@@ -28,7 +28,7 @@ if [ ! -x "$NPUC" ]; then
 	echo "not ok 1 - $NPUC not built (run make)"
 	exit 1
 fi
-echo "1..13"
+echo "1..14"
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
 nok() { n=$((n + 1)); echo "not ok $n - $*"; }
@@ -127,6 +127,16 @@ if "$NPUC" "$MODELS/two_branch_cnn/model.onnx" -o "$TMP/dyn.om" --no-cache \
 else
 	sed 's/^/# /' "$TMP/dyn.log"
 	nok "--dynamic-batch=1,2,4,8: four variants, each with its plan"
+fi
+j="$TMP/dd.json"
+if "$NPUC" "$MODELS/resnet18/model.onnx" -o "$TMP/dd.om" --no-cache \
+	--input-shape "input:1,3,h,w" --dynamic-dims="224,224;160,192" \
+	--report-json "$j" >"$TMP/dd.log" 2>&1 &&
+   [ "$(json "$j" "','.join('%s:%d' % (x['name'], x['plan']['workspace'] <= x['plan']['lower_bound'] * 1.02) for x in r['variants'])")" = "h=224,w=224:1,h=160,w=192:1" ]; then
+	ok "--dynamic-dims: resnet18 gears h=224,w=224 and h=160,w=192, each planned within 2%"
+else
+	sed 's/^/# /' "$TMP/dd.log"
+	nok "--dynamic-dims: resnet18 gears h=224,w=224 and h=160,w=192"
 fi
 if "$NPUC" "$MODELS/two_branch_cnn/model.onnx" -o "$TMP/x.om" \
 	--dynamic-batch=1,2 >"$TMP/err.log" 2>&1; then
