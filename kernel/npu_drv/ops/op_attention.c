@@ -5,42 +5,105 @@
  * additive (F32) or boolean (BOOL: false masks the key out), broadcast to
  * [..., Sq, Sk]. A row whose keys are all masked gives NaN, as PyTorch.
  *
- * No scratch memory: each query row makes three passes over the keys
- * (row maximum, normaliser in double, weighted sum of V accumulated in the
- * output row), recomputing the dot products instead of storing them.
+ * No scratch memory beyond a 1 KiB block of scores on the stack: keys are
+ * taken in blocks of ATTN_KB with the running-maximum ("online") softmax:
+ * each block's scores are computed once, the output row (the accumulator)
+ * and the normaliser (double) are rescaled when the maximum grows, and the
+ * row is divided by the normaliser at the end. Dot products over a
+ * contiguous head dimension use 8 partial sums (vectorised; a fixed order,
+ * so results do not depend on chunking).
  * Work unit: one query row of one batch.
  */
 #include "npu_ops_float.h"
+
+#define ATTN_KB		256
 
 struct attn_ctx {
 	const struct drm_npu_operand *q, *k, *v, *m, *o;
 	u64 qb[DRM_NPU_MAX_RANK], kb[DRM_NPU_MAX_RANK], vb[DRM_NPU_MAX_RANK];
 	u64 mb[DRM_NPU_MAX_RANK];
+	u64 qs, ks, krs, vs, vrs, ys;
 	u32 r, sk, d, dv;
 	float scale;
 };
 
-static float score(const struct attn_ctx *c, const float *qr, const float *kp,
-		   const void *mp, u64 mo, u32 j)
+static float dot(const float *a, u64 as, const float *b, u64 bs, u32 n)
 {
-	const float *kr = kp + (u64)j * c->k->strides[c->k->rank - 2];
-	u64 ks = c->k->strides[c->k->rank - 1];
-	u64 qs = c->q->strides[c->q->rank - 1];
-	float s = 0;
-	u32 t;
+	float p[8] = { 0 }, s;
+	u32 t, j;
 
-	for (t = 0; t < c->d; t++)
-		s += qr[t * qs] * kr[t * ks];
-	s *= c->scale;
-	if (c->m) {
-		u64 mi = mo + (u64)j * c->mb[c->r - 1];
-
-		if (c->m->dtype == DRM_NPU_DTYPE_BOOL)
-			s = ((const u8 *)mp)[mi] ? s : -NPU_INFF;
-		else
-			s += ((const float *)mp)[mi];
+	if (as == 1 && bs == 1) {
+		for (t = 0; t + 8 <= n; t += 8)
+			for (j = 0; j < 8; j++)
+				p[j] += a[t + j] * b[t + j];
+		s = ((p[0] + p[1]) + (p[2] + p[3])) +
+		    ((p[4] + p[5]) + (p[6] + p[7]));
+		for (; t < n; t++)
+			s += a[t] * b[t];
+		return s;
 	}
+	s = 0;
+	for (t = 0; t < n; t++)
+		s += a[t * as] * b[t * bs];
 	return s;
+}
+
+static void attn_row(const struct attn_ctx *c, const float *qr, const float *kp,
+		     const float *vp, const void *mp, u64 mo, float *y)
+{
+	float sc[ATTN_KB], mx = -NPU_INFF;
+	double l = 0;
+	u32 j0, j, n, e;
+
+	for (e = 0; e < c->dv; e++)
+		y[e * c->ys] = 0.0f;
+	for (j0 = 0; j0 < c->sk; j0 += n) {
+		float bmx = -NPU_INFF, nmx;
+
+		n = c->sk - j0 < ATTN_KB ? c->sk - j0 : ATTN_KB;
+		for (j = 0; j < n; j++) {
+			float s = dot(qr, c->qs, kp + (u64)(j0 + j) * c->krs,
+				      c->ks, c->d) * c->scale;
+
+			if (c->m) {
+				u64 mi = mo + (u64)(j0 + j) * c->mb[c->r - 1];
+
+				if (c->m->dtype == DRM_NPU_DTYPE_BOOL)
+					s = ((const u8 *)mp)[mi] ? s : -NPU_INFF;
+				else
+					s += ((const float *)mp)[mi];
+			}
+			sc[j] = s;
+			if (s > bmx || s != s)
+				bmx = (s != s || bmx != bmx) ? NPU_NANF : s;
+		}
+		nmx = (bmx > mx || bmx != bmx) ? bmx : mx;
+		if (j0 && nmx != mx) {
+			/* the maximum grew: rescale what was accumulated */
+			double f = npu_exp_d((double)mx - nmx);
+
+			l *= f;
+			for (e = 0; e < c->dv; e++)
+				y[e * c->ys] = (float)(y[e * c->ys] * f);
+		}
+		mx = nmx;
+		for (j = 0; j < n; j++) {
+			double pd = npu_exp_d((double)sc[j] - mx);
+			const float *vr = vp + (u64)(j0 + j) * c->vrs;
+			float pj = (float)pd;
+
+			l += pd;
+			if (c->vs == 1 && c->ys == 1) {
+				for (e = 0; e < c->dv; e++)
+					y[e] += pj * vr[e];
+			} else {
+				for (e = 0; e < c->dv; e++)
+					y[e * c->ys] += pj * vr[e * c->vs];
+			}
+		}
+	}
+	for (e = 0; e < c->dv; e++)
+		y[e * c->ys] = (float)(y[e * c->ys] / l);
 }
 
 int npu_run_attention(const struct npu_op_args *args, u64 begin, u64 end)
@@ -61,6 +124,12 @@ int npu_run_attention(const struct npu_op_args *args, u64 begin, u64 end)
 	c.d = c.q->shape[c.q->rank - 1];
 	c.dv = c.o->shape[c.r - 1];
 	c.scale = npu_u2f(t->params.attention.scale);
+	c.qs = c.q->strides[c.q->rank - 1];
+	c.ks = c.k->strides[c.k->rank - 1];
+	c.krs = c.k->strides[c.k->rank - 2];
+	c.vs = c.v->strides[c.v->rank - 1];
+	c.vrs = c.v->strides[c.v->rank - 2];
+	c.ys = c.o->strides[c.r - 1];
 	npu_bcast_strides(c.q, c.o, c.qb);
 	npu_bcast_strides(c.k, c.o, c.kb);
 	npu_bcast_strides(c.v, c.o, c.vb);
@@ -70,13 +139,10 @@ int npu_run_attention(const struct npu_op_args *args, u64 begin, u64 end)
 		npu_bcast_strides(c.m, &sc, c.mb);
 	}
 	for (u = begin; u < end; u++) {
-		u32 oc[DRM_NPU_MAX_RANK] = { 0 }, br = c.r - 2, j, e;
+		u32 oc[DRM_NPU_MAX_RANK] = { 0 }, br = c.r - 2;
 		const float *qr, *kp, *vp;
-		const void *mp = has_mask ? args->data[3] : NULL;
-		float *y, mx = -NPU_INFF;
-		u64 mo = 0, ys = c.o->strides[c.r - 1];
-		u64 vs = c.v->strides[c.v->rank - 1];
-		double sum = 0;
+		u64 mo = 0;
+		float *y;
 
 		npu_unravel(u, c.o->shape, c.r - 1, oc);
 		qr = (const float *)args->data[0] + npu_offset(oc, c.qb, br) +
@@ -87,24 +153,7 @@ int npu_run_attention(const struct npu_op_args *args, u64 begin, u64 end)
 		    npu_offset32(oc, c.o->strides, c.r - 1);
 		if (c.m)
 			mo = npu_offset(oc, c.mb, c.r - 1);
-		for (j = 0; j < c.sk; j++) {
-			float s = score(&c, qr, kp, mp, mo, j);
-
-			if (s > mx || s != s)
-				mx = (s != s || mx != mx) ? NPU_NANF : s;
-		}
-		for (j = 0; j < c.sk; j++)
-			sum += npu_exp_d((double)score(&c, qr, kp, mp, mo, j) - mx);
-		for (e = 0; e < c.dv; e++)
-			y[e * ys] = 0.0f;
-		for (j = 0; j < c.sk; j++) {
-			float pj = (float)(npu_exp_d((double)score(&c, qr, kp, mp,
-								   mo, j) - mx) / sum);
-			const float *vr = vp + (u64)j * c.v->strides[c.v->rank - 2];
-
-			for (e = 0; e < c.dv; e++)
-				y[e * ys] += pj * vr[e * vs];
-		}
+		attn_row(&c, qr, kp, vp, has_mask ? args->data[3] : NULL, mo, y);
 	}
 	return 0;
 }

@@ -512,6 +512,65 @@ static void attention(void)
 	}
 }
 
+/* Long keys (several 256-key blocks, growing maxima), odd head size. */
+static void attention_long(void)
+{
+	enum { H = 2, SQ = 3, SK = 600, D = 20, DV = 5 };
+	static float q[H * SQ * D], k[H * SK * D], v[H * SK * DV], m[SK];
+	static float y[H * SQ * DV];
+	static double ref[H * SQ * DV];
+	static u8 none[SK];
+	void *data[5] = { q, k, v, m, y };
+	int h, i, j, e, t, ok;
+	double err;
+
+	tl_seed(91);
+	tl_fill(q, sizeof(q) / 4, -1, 1);
+	tl_fill(k, sizeof(k) / 4, -1, 1);
+	tl_fill(v, sizeof(v) / 4, -1, 1);
+	for (j = 0; j < SK; j++)
+		m[j] = (float)j / 100.0f - (j % 7 == 0 ? 30.0f : 0.0f);
+	for (h = 0; h < H; h++)
+	for (i = 0; i < SQ; i++) {
+		double s[SK], mx = -INFINITY, sum = 0;
+
+		for (j = 0; j < SK; j++) {
+			s[j] = 0;
+			for (t = 0; t < D; t++)
+				s[j] += (double)q[(h * SQ + i) * D + t] *
+					k[(h * SK + j) * D + t];
+			s[j] = s[j] * 0.3 + m[j];
+			mx = fmax(mx, s[j]);
+		}
+		for (j = 0; j < SK; j++)
+			sum += exp(s[j] - mx);
+		for (e = 0; e < DV; e++) {
+			double acc = 0;
+
+			for (j = 0; j < SK; j++)
+				acc += exp(s[j] - mx) / sum * v[(h * SK + j) * DV + e];
+			ref[(h * SQ + i) * DV + e] = acc;
+		}
+	}
+	tl_task(&T, DRM_NPU_OP_ATTENTION, 5);
+	op(0, F32, 3, (const u32[]){ H, SQ, D }, NULL);
+	op(1, F32, 3, (const u32[]){ H, SK, D }, NULL);
+	op(2, F32, 3, (const u32[]){ H, SK, DV }, NULL);
+	op(3, F32, 1, (const u32[]){ SK }, NULL);
+	op(4, F32, 3, (const u32[]){ H, SQ, DV }, NULL);
+	T.params.attention.scale = tl_f2u(0.3f);
+	T.params.attention.flags = DRM_NPU_ATTN_HAS_MASK;
+	ok = tl_run(&T, data) == 0;
+	err = tl_max_rel(y, ref, H * SQ * DV, tl_rms(ref, H * SQ * DV));
+	tap_ok(ok && err < 1e-5, "ATTENTION 600 keys in blocks, head size 20: rel err %.2g",
+	       err);
+	/* every key masked: NaN like PyTorch */
+	T.operands[3].dtype = DRM_NPU_DTYPE_BOOL;
+	data[3] = none;
+	ok = tl_run(&T, data) == 0 && isnan(y[0]) && isnan(y[H * SQ * DV - 1]);
+	tap_ok(ok, "ATTENTION with every key masked gives NaN");
+}
+
 int main(void)
 {
 	layernorm();
@@ -522,5 +581,6 @@ int main(void)
 	transdata();
 	quant();
 	attention();
+	attention_long();
 	return tap_done();
 }
