@@ -261,7 +261,7 @@ static int fuse_layernorm_at(struct ir_graph *g, struct ir_node *r1,
 	struct ir_node *sub, *pw, *r2, *add, *sq, *dv, *mul, *bias, *last;
 	struct ir_tensor *x = r1->inputs[0], *d, *gamma = NULL, *beta = NULL;
 	struct ir_tensor *ins[3];
-	int first, first2, k, count = 6;
+	int first, first2, k;
 	double v, eps;
 	struct ir_node *ln;
 	char name[300];
@@ -308,7 +308,6 @@ static int fuse_layernorm_at(struct ir_graph *g, struct ir_node *r1,
 		    ir_shape_equal(&mul->outputs[0]->shape, &x->shape)) {
 			gamma = mul->inputs[k];
 			last = mul;
-			count++;
 			bias = sole_user(mul->outputs[0]);
 			if (bias && bias->op == IR_OP_ADD && pu_plain(bias)) {
 				k = bias->inputs[0] == mul->outputs[0] ? 1 : 0;
@@ -317,7 +316,6 @@ static int fuse_layernorm_at(struct ir_graph *g, struct ir_node *r1,
 						   &x->shape)) {
 					beta = bias->inputs[k];
 					last = bias;
-					count++;
 				}
 			}
 		}
@@ -350,7 +348,6 @@ static int fuse_layernorm_at(struct ir_graph *g, struct ir_node *r1,
 		return -ENOMEM;
 	ir_attr_set_int(ln, "axis", first);
 	ir_attr_set_float(ln, "epsilon", (float)eps);
-	(void)count;
 	st->fused += pu_sweep(g) + 1;
 	return 1;
 }
@@ -381,7 +378,7 @@ static int fuse_attention_at(struct ir_graph *g, struct ir_node *sm,
 	struct ir_tensor *s_in, *q, *kt, *v, *mask = NULL, *kk, *ins[4];
 	int64_t perm[IR_MAX_RANK], axis;
 	double scale = 1.0, c;
-	int r, i, count = 3;
+	int r, i;
 	char name[300];
 	struct ir_shape ks;
 
@@ -409,7 +406,6 @@ static int fuse_attention_at(struct ir_graph *g, struct ir_node *sm,
 		    !cand->data) {
 			mask = mk->inputs[1 - i];
 			s_in = cand;
-			count++;
 			break;
 		}
 	}
@@ -419,7 +415,6 @@ static int fuse_attention_at(struct ir_graph *g, struct ir_node *sm,
 	    pu_single_use(s_in) && c != 0) {
 		scale = sc->op == IR_OP_MUL ? c : 1.0 / c;
 		s_in = bin_var(sc);
-		count++;
 	} else {
 		sc = NULL;
 	}
@@ -445,7 +440,6 @@ static int fuse_attention_at(struct ir_graph *g, struct ir_node *sm,
 	    pu_single_use(q) && c != 0) {
 		scale *= qs->op == IR_OP_MUL ? c : 1.0 / c;
 		q = bin_var(qs);
-		count++;
 	}
 	/* the device takes k as [.., Sk, D]: transpose k^T back */
 	r = kt->shape.rank;
@@ -473,7 +467,6 @@ static int fuse_attention_at(struct ir_graph *g, struct ir_node *sm,
 	if (!at)
 		return -ENOMEM;
 	ir_attr_set_float(at, "scale", (float)scale);
-	(void)count;
 	st->fused += pu_sweep(g) + 1;
 	st->rewritten++;	/* the Transpose made for k */
 	return 1;
