@@ -26,6 +26,13 @@ import export_models  # noqa: E402
 
 # Streams the compiler must find in a model with independent branches.
 MIN_STREAMS = {"two_branch_cnn": 2}
+# Small models also compiled at -O0 (no folding or fusion), which must give
+# the same answer: a difference points at a pass, not at a kernel.
+CHECK_O0 = ("two_branch_cnn", "bert_encoder")
+
+
+def plan(name):
+    return 5 + (name in MIN_STREAMS) + (name in CHECK_O0)
 
 
 def report_streams(report):
@@ -40,6 +47,31 @@ def report_streams(report):
         return n if isinstance(n, int) else None
     n = report.get("streams")
     return n if isinstance(n, int) else None
+
+
+def check_o0(t, check, name, d, run_dir, ref):
+    """Compile at -O0, run, and compare with torch like the -O2 build."""
+    import numpy as np
+    what = "%s: -O0 build (no folding/fusion) matches torch" % name
+    if e2e.missing_tools("npu-run"):
+        t.skip(what, "npu-run not built yet")
+        return
+    om = os.path.join(run_dir, "model-O0.om")
+    out = os.path.join(run_dir, "out-O0")
+    argv = [e2e.tool("npuc"), os.path.join(d, "model.onnx"), "-o", om,
+            "-O0"]
+    rc, log = e2e.run(argv)
+    if rc == 0:
+        argv = [e2e.tool("npu-run"), om, "--device", "sim", "--input-dir",
+                os.path.join(d, "inputs"), "-o", out]
+        rc, log = e2e.run(argv)
+    path = os.path.join(out, "output_0.npy")
+    err = e2e.rel_error(np.load(path), ref) if rc == 0 and \
+        os.path.exists(path) else float("inf")
+    if not check(err <= e2e.REL_TOL, "%s (relative error %.3g)"
+                 % (what, err)):
+        t.diag("$ " + e2e.cmdline(argv))
+        t.diag(log)
 
 
 def keep_last(run_dir, last):
@@ -65,7 +97,7 @@ def main():
     known = e2e.known_failures(os.path.join(os.path.dirname(
         os.path.abspath(__file__)), "known_failures.txt"))
     todo = known.get(name)
-    t = e2e.Tap(6 if name in MIN_STREAMS else 5)
+    t = e2e.Tap(plan(name))
 
     def check(cond, what):
         if todo:
@@ -83,7 +115,7 @@ def main():
     except Exception as ex:  # a broken torch install is a real failure
         t.ok(False, "%s: export with torch" % name)
         t.diag(repr(ex))
-        for _ in range(t.n, 6 if name in MIN_STREAMS else 5):
+        for _ in range(t.n, plan(name)):
             t.skip("%s: later steps" % name, "export failed")
         t.exit()
 
@@ -103,6 +135,8 @@ def main():
             "same top-1 as torch"]
     if name in MIN_STREAMS:
         rest.append("compiler uses >= %d streams" % MIN_STREAMS[name])
+    if name in CHECK_O0:
+        rest.append("-O0 build matches too")
     miss = e2e.missing_tools("npuc")
     if miss:
         t.skip("%s: npuc compiles" % name, "npuc not built yet (%s)"
@@ -160,6 +194,8 @@ def main():
         check(n is not None and n >= MIN_STREAMS[name],
               "%s: compile report shows %s streams (>= %d)"
               % (name, n, MIN_STREAMS[name]))
+    if name in CHECK_O0:
+        check_o0(t, check, name, d, run_dir, ref)
     t.exit()
 
 
