@@ -32,6 +32,7 @@ struct tinfo {
 	int writer;		/* unit whose task computed the data, -1 none */
 	int buf;		/* roots of kind R_WORK: memplan buffer */
 	int out_index;		/* roots bound to a graph output */
+	void *host_data;	/* a host op's output, evaluated here */
 	uint64_t bytes;		/* roots of kind R_WORK: planned size */
 };
 
@@ -89,6 +90,42 @@ static int fail(struct lower *l, int ret, const char *fmt, const char *a,
 	return ret;
 }
 
+/*
+ * Host ops (Shape, ConstantOfShape, Range, ...) have no device kernel. The
+ * passes fold them; when they did not run (-O0), shapes are static here and
+ * the op is evaluated now, its output becoming a constant in the weights.
+ */
+static int eval_host_op(struct lower *l, const struct ir_node *n)
+{
+	const void *in[8] = { NULL };
+	struct tinfo *o = info(n->outputs[0]);
+	size_t bytes = emit_tensor_bytes(n->outputs[0]);
+	int ret;
+
+	for (int k = 0; k < n->num_inputs && k < 8; k++) {
+		const struct tinfo *x = info(n->inputs[k]);
+
+		if (!x)
+			continue;
+		if (n->op == IR_OP_RANGE && !ir_tensor_is_const(x->t))
+			return fail(l, -ENOTSUP,
+				    "node '%s' (%s) has inputs computed at run time; the device has no kernel for it",
+				    n->name ? n->name : "?", ir_op_name(n->op));
+		in[k] = x->host_data ? x->host_data : x->t->data;
+	}
+	o->host_data = calloc(1, bytes + 1);
+	if (!o->host_data)
+		return fail(l, -ENOMEM, "out of memory evaluating '%s'%s",
+			    n->name ? n->name : "?", "");
+	ret = emit_host_eval(l->g, n, in, o->host_data);
+	if (ret)
+		return fail(l, ret, "node '%s' (%s) cannot be evaluated at compile time",
+			    n->name ? n->name : "?", ir_op_name(n->op));
+	o->kind = R_CONST;
+	o->root_last = -1;
+	return 0;
+}
+
 /* Step 1: roots of every tensor, views as aliases, in-place writes. */
 static int assign_storage(struct lower *l)
 {
@@ -115,11 +152,14 @@ static int assign_storage(struct lower *l)
 	for (int i = 0; i < g->num_nodes; i++) {
 		const struct ir_node *n = g->nodes[i];
 
-		if (emit_is_host_op(n->op))
-			return fail(l, -ENOTSUP,
-				    "node '%s' (%s) must be folded to a constant before lowering (are the input shapes static?)",
-				    n->name ? n->name : "?", ir_op_name(n->op));
 		l->unit_of_node[i] = l->num_units;
+		if (emit_is_host_op(n->op)) {
+			int ret = eval_host_op(l, n);
+
+			if (ret)
+				return ret;
+			continue;
+		}
 		if (!emit_view_source(n)) {
 			l->units[l->num_units].node = n;
 			l->units[l->num_units].node_index = i;
@@ -139,6 +179,8 @@ static int assign_storage(struct lower *l)
 		const struct ir_tensor *src = emit_view_source(n);
 		int u = l->unit_of_node[i];
 
+		if (emit_is_host_op(n->op))
+			continue;	/* evaluated above: a constant */
 		if (src) {
 			struct tinfo *o = info(n->outputs[0]);
 			struct tinfo *r = info(src)->root;
@@ -409,8 +451,11 @@ static int place(void *ctx, const struct ir_tensor *t, struct emit_place *out)
 	switch (r->kind) {
 	case R_CONST:
 		if (!r->weight_added) {
-			int ret = om_writer_add_weights(l->w, r->t->data,
-							r->t->nbytes, 64,
+			const void *data = r->host_data ? r->host_data :
+					   r->t->data;
+			size_t bytes = r->host_data ?
+				       emit_tensor_bytes(r->t) : r->t->nbytes;
+			int ret = om_writer_add_weights(l->w, data, bytes, 64,
 							&r->offset);
 			if (ret) {
 				snprintf(l->err, l->errlen, "weights of '%s': %s",
@@ -418,7 +463,7 @@ static int place(void *ctx, const struct ir_tensor *t, struct emit_place *out)
 				return ret;
 			}
 			r->weight_added = true;
-			l->rep->weights_bytes += r->t->nbytes;
+			l->rep->weights_bytes += bytes;
 		}
 		out->slot = OM_SLOT_WEIGHTS;
 		out->offset = r->offset;
@@ -691,6 +736,8 @@ int lower_graph(struct ir_graph *g, const struct lower_options *opt,
 	if (ret && !err[0])
 		snprintf(err, errlen, "lowering failed: %s", strerror(-ret));
 out:
+	for (int i = 0; l.ti && i < g->num_tensors; i++)
+		free(l.ti[i].host_data);
 	for (int i = 0; i < g->num_tensors; i++)
 		g->tensors[i]->priv = NULL;
 	st_result_free(&st);
