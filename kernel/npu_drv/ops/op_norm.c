@@ -28,6 +28,7 @@ int npu_run_layernorm(const struct npu_op_args *args, u64 begin, u64 end)
 	u64 cnt = npu_dims_prod(in, axis, in->rank), u, i;
 	double eps = npu_u2f(p->epsilon);
 	const float *s = args->data[1], *b = has_bias ? args->data[2] : NULL;
+	const u32 *xst = in->strides + axis, *yst = out->strides + axis;
 	struct drm_npu_operand tail;
 
 	memset(&tail, 0, sizeof(tail));
@@ -47,40 +48,30 @@ int npu_run_layernorm(const struct npu_op_args *args, u64 begin, u64 end)
 		x = (const float *)args->data[0] + npu_offset32(oc, in->strides, axis);
 		y = (float *)args->data[2 + has_bias] +
 		    npu_offset32(oc, out->strides, axis);
+		/* two passes: mean, then the biased variance around it */
 		for (i = 0; i < cnt; i++) {
-			u64 xo = 0;
-
 			npu_unravel(i, shape, nd, coord);
-			for (d = 0; d < nd; d++)
-				xo += (u64)coord[d] * in->strides[axis + d];
-			mean += x[xo];
+			mean += x[npu_offset32(coord, xst, nd)];
 		}
 		mean /= (double)cnt;
 		for (i = 0; i < cnt; i++) {
-			u64 xo = 0;
 			double dv;
 
 			npu_unravel(i, shape, nd, coord);
-			for (d = 0; d < nd; d++)
-				xo += (u64)coord[d] * in->strides[axis + d];
-			dv = x[xo] - mean;
+			dv = x[npu_offset32(coord, xst, nd)] - mean;
 			var += dv * dv;
 		}
 		var /= (double)cnt;
 		rstd = 1.0 / npu_sqrt_d(var + eps);
 		for (i = 0; i < cnt; i++) {
-			u64 xo = 0, yo = 0;
 			double v;
 
 			npu_unravel(i, shape, nd, coord);
-			for (d = 0; d < nd; d++) {
-				xo += (u64)coord[d] * in->strides[axis + d];
-				yo += (u64)coord[d] * out->strides[axis + d];
-			}
-			v = (x[xo] - mean) * rstd * s[npu_offset(coord, sst, nd)];
+			v = (x[npu_offset32(coord, xst, nd)] - mean) * rstd *
+			    s[npu_offset(coord, sst, nd)];
 			if (b)
 				v += b[npu_offset(coord, bst, nd)];
-			y[yo] = (float)v;
+			y[npu_offset32(coord, yst, nd)] = (float)v;
 		}
 	}
 	return 0;

@@ -15,7 +15,6 @@ int npu_run_softmax(const struct npu_op_args *args, u64 begin, u64 end)
 	const struct drm_npu_operand *in = npu_opnd(t, 0), *out = npu_opnd(t, 1);
 	u32 axis = t->params.softmax.axis, len = in->shape[axis], i;
 	int logsm = !!(t->params.softmax.flags & DRM_NPU_SOFTMAX_LOG);
-	u64 inner = npu_dims_prod(in, axis + 1, in->rank);
 	u64 sx = in->strides[axis], sy = out->strides[axis], u;
 	u32 coord[DRM_NPU_MAX_RANK] = { 0 };
 	u32 shape[DRM_NPU_MAX_RANK];
@@ -25,7 +24,6 @@ int npu_run_softmax(const struct npu_op_args *args, u64 begin, u64 end)
 	/* index space of the units: the shape with the axis removed */
 	for (i = 0; i < in->rank; i++)
 		shape[i] = i == axis ? 1 : in->shape[i];
-	(void)inner;
 	for (u = begin; u < end; u++) {
 		float m = -NPU_INFF;
 		double sum = 0;
@@ -41,11 +39,9 @@ int npu_run_softmax(const struct npu_op_args *args, u64 begin, u64 end)
 			if (v > m || v != v)
 				m = (v != v || m != m) ? NPU_NANF : v;
 		}
-		if (m == NPU_INFF || m == -NPU_INFF) {
-			/* all -inf, or a +inf: let IEEE give NaN/0/1 as torch */
-			if (m == -NPU_INFF)
-				m = 0;
-		}
+		/* a row of -inf only: exp(-inf - 0) = 0, 0 / 0 = NaN as torch */
+		if (m == -NPU_INFF)
+			m = 0;
 		for (i = 0; i < len; i++)
 			sum += npu_exp_d((double)x[i * sx] - m);
 		if (logsm) {
