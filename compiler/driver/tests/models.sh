@@ -28,7 +28,7 @@ if [ ! -x "$NPUC" ]; then
 	echo "not ok 1 - $NPUC not built (run make)"
 	exit 1
 fi
-echo "1..15"
+echo "1..16"
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
 nok() { n=$((n + 1)); echo "not ok $n - $*"; }
@@ -127,6 +127,24 @@ if cmp -s "$TMP/c1.om" "$TMP/c3.om" && case "$c4" in *"cache hit"*) true ;; *) f
 	ok "the recompiled entry has the same bytes and hits again"
 else
 	nok "the recompiled entry has the same bytes and hits again"
+fi
+
+# Two compiles of one model at once: the key's lock makes one compile and
+# the other wait and hit.
+cc="$TMP/cc"
+NPU_CACHE_DIR="$cc" "$NPUC" "$MODELS/resnet18/model.onnx" -o "$TMP/p1.om" \
+	--report >"$TMP/p1.log" 2>&1 &
+pid=$!
+NPU_CACHE_DIR="$cc" "$NPUC" "$MODELS/resnet18/model.onnx" -o "$TMP/p2.om" \
+	--report >"$TMP/p2.log" 2>&1
+wait $pid
+misses=$(cat "$TMP/p1.log" "$TMP/p2.log" | grep -c 'cache miss')
+hits=$(cat "$TMP/p1.log" "$TMP/p2.log" | grep -c 'cache hit')
+if [ "$misses" = 1 ] && [ "$hits" = 1 ] && cmp -s "$TMP/p1.om" "$TMP/p2.om"; then
+	ok "two concurrent compiles of resnet18: one compiled, one waited and hit, same bytes"
+else
+	cat "$TMP/p1.log" "$TMP/p2.log" | sed 's/^/# /'
+	nok "two concurrent compiles of resnet18: one compiled, one waited and hit"
 fi
 
 # Shape gears.
