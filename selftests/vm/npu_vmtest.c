@@ -15,6 +15,10 @@
  *              to the new place and keeps its contents
  *   syncobj    DRM_NPU_SUBMIT_SYNCOBJ: a timeline point per submission,
  *              signalled when the job retires, with an error on a fault
+ *   hangkill [nowait]
+ *              (test_mode=hang) a process killed while its jobs hang: the
+ *              watchdog recovers them and its memory returns (nowait: do
+ *              not wait, so that the module is unloaded meanwhile)
  *   testmode   the module's test_mode parameter: instant jobs complete
  *              without computing, hang jobs end by the watchdog, fault jobs
  *              fault with an injected fault
@@ -267,6 +271,47 @@ static uint64_t fdinfo_or(pid_t pid, int fd, const char *key, uint64_t dflt)
 	uint64_t v;
 
 	return vm_fdinfo_u64(pid, fd, key, &v) ? dflt : v;
+}
+
+static int t_hangkill(bool wait)
+{
+	uint64_t baseline = vram_used();
+	int pfd[2], status, r;
+	char c = 0;
+	pid_t pid;
+
+	if (pipe(pfd))
+		return 1;
+	pid = fork();
+	if (pid == 0) {
+		uint32_t bos[2], q, prog;
+		int cfd = vm_open(), i;
+
+		close(pfd[0]);
+		if (cfd < 0 || vm_bo_create(cfd, 4096, &bos[0]) ||
+		    vm_bo_create(cfd, 4096, &bos[1]) ||
+		    vm_queue_create(cfd, &q) || vm_copy_program(cfd, 1024, &prog))
+			_exit(1);
+		for (i = 0; i < 8; i++)
+			if (vm_submit(cfd, q, prog, bos, 2, NULL))
+				_exit(2);
+		if (write(pfd[1], "s", 1) != 1)
+			_exit(3);
+		pause();
+		_exit(0);
+	}
+	close(pfd[1]);
+	r = read(pfd[0], &c, 1);
+	close(pfd[0]);
+	tap_ok(r == 1, "child submitted 8 jobs that hang");
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	tap_ok(WIFSIGNALED(status), "child killed while its jobs hang");
+	if (!wait)
+		return tap_failures() != 0;
+	tap_ok(vram_returns_to(baseline, 30000),
+	       "its VRAM returns once the watchdog has ended the running job");
+	return tap_failures() != 0;
 }
 
 static int t_fdinfo(void)
@@ -573,6 +618,8 @@ int main(int argc, char **argv)
 		return t_fdinfo();
 	if (!strcmp(argv[1], "compact"))
 		return t_compact();
+	if (!strcmp(argv[1], "hangkill"))
+		return t_hangkill(argc < 3 || strcmp(argv[2], "nowait"));
 	if (!strcmp(argv[1], "syncobj"))
 		return t_syncobj();
 	if (!strcmp(argv[1], "testmode"))
@@ -580,6 +627,6 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "hold") && argc == 3)
 		return t_hold(argv[2]);
 usage:
-	fprintf(stderr, "usage: npu_vmtest basic|isolation|kill|watchdog|fdinfo|compact|syncobj|testmode|hold MB\n");
+	fprintf(stderr, "usage: npu_vmtest basic|isolation|kill|hangkill [nowait]|watchdog|fdinfo|compact|syncobj|testmode|hold MB\n");
 	return 2;
 }

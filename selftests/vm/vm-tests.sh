@@ -177,9 +177,18 @@ if [ -x $VMT ]; then
 	for m in instant fault hang; do
 		if load test_mode=$m watchdog_ms=100; then
 			run_tap "npu_vmtest testmode ($m)" $VMT testmode
+			[ $m = hang ] &&
+				run_tap "npu_vmtest hangkill (test_mode=hang)" $VMT hangkill
 			check "rmmod after test_mode=$m" unload
 		else
 			not_ok "insmod test_mode=$m"
 		fi
 	done
+	# Unload while a killed process's job still hangs on an AI core.
+	if load test_mode=hang watchdog_ms=5000; then
+		run_tap "npu_vmtest hangkill nowait" $VMT hangkill nowait
+		check "rmmod while a dead process's job hangs" unload
+	else
+		not_ok "insmod test_mode=hang watchdog_ms=5000"
+	fi
 fi
