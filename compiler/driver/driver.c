@@ -442,10 +442,13 @@ static void level_defaults(const struct npuc_options *o,
 
 /* Bind a gear's dims, infer shapes, run the passes: a graph to lower. */
 static int prepare_gear(struct ir_graph *src, const struct gear *gear,
-			const struct npuc_options *o, struct npuc_report *rep,
-			struct ir_graph **out, char *err, size_t errlen)
+			bool in_place, const struct npuc_options *o,
+			struct npuc_report *rep, struct ir_graph **out,
+			char *err, size_t errlen)
 {
-	struct ir_graph *g = ir_graph_clone(src);
+	/* A single static gear works on the imported graph itself: no copy
+	 * of the weights. */
+	struct ir_graph *g = in_place ? src : ir_graph_clone(src);
 	int ret = 0;
 
 	*out = NULL;
@@ -462,12 +465,14 @@ static int prepare_gear(struct ir_graph *src, const struct gear *gear,
 		snprintf(err, errlen, "shape inference%s%s: %s",
 			 gear->name[0] ? " for gear " : "", gear->name,
 			 ir_graph_error(g));
-		ir_graph_free(g);
+		if (!in_place)
+			ir_graph_free(g);
 		return ret;
 	}
 	ret = npuc_run_passes(g, o, rep, err, errlen);
 	if (ret) {
-		ir_graph_free(g);
+		if (!in_place)
+			ir_graph_free(g);
 		return ret;
 	}
 	*out = g;
@@ -532,7 +537,8 @@ static int compile_graph(struct ir_graph *g, const struct npuc_options *o,
 	}
 	ret = make_gears(g, o, gears, &num, err, errlen);
 	for (int i = 0; i < num && !ret; i++)
-		ret = prepare_gear(g, &gears[i], o, rep, &gg[i], err, errlen);
+		ret = prepare_gear(g, &gears[i], num == 1 && !gears[i].num, o,
+				   rep, &gg[i], err, errlen);
 	if (!ret)
 		ret = om_writer_set_name(w, rep->model);
 	if (!ret)
@@ -560,7 +566,8 @@ static int compile_graph(struct ir_graph *g, const struct npuc_options *o,
 	if (ret && !err[0])
 		snprintf(err, errlen, "%s", om_writer_error(w));
 	for (int i = 0; i < num; i++)
-		ir_graph_free(gg[i]);
+		if (gg[i] != g)
+			ir_graph_free(gg[i]);
 	om_writer_destroy(w);
 	return ret;
 }

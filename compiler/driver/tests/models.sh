@@ -28,7 +28,7 @@ if [ ! -x "$NPUC" ]; then
 	echo "not ok 1 - $NPUC not built (run make)"
 	exit 1
 fi
-echo "1..16"
+echo "1..19"
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
 nok() { n=$((n + 1)); echo "not ok $n - $*"; }
@@ -68,9 +68,9 @@ else
 	sed 's/^/# /' "$TMP/tb.log"
 	nok "two_branch_cnn: 2 streams, 2 semaphores"
 fi
-for m in two_branch_cnn bert_encoder; do
-	om="$TMP/tb.om"
-	[ $m = bert_encoder ] && om="$TMP/bert_encoder.om"
+for m in two_branch_cnn bert_encoder resnet18 resnet50 mobilenet_v2; do
+	om="$TMP/$m.om"
+	[ $m = two_branch_cnn ] && om="$TMP/tb.om"
 	if [ ! -x "$NPU_RUN" ]; then
 		ok "# SKIP $NPU_RUN not built"
 		continue
@@ -78,10 +78,10 @@ for m in two_branch_cnn bert_encoder; do
 	if NPU_DEVICE=sim "$NPU_RUN" "$om" --input-dir "$MODELS/$m/inputs" \
 		--compare "$MODELS/$m/expected" --rtol 1e-3 --atol 1e-4 \
 		>"$TMP/run.log" 2>&1; then
-		ok "$m (multi-stream) runs and matches torch: $(grep compare "$TMP/run.log")"
+		ok "$m runs on the device and matches torch: $(grep compare "$TMP/run.log" | sed 's/  */ /g')"
 	else
 		sed 's/^/# /' "$TMP/run.log"
-		nok "$m (multi-stream) runs and matches torch"
+		nok "$m runs on the device and matches torch"
 	fi
 done
 
