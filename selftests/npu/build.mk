@@ -21,9 +21,3 @@ BINS += $(NPU_UAPI_TEST)
 TESTS += selftests/npu/run_uapi_test.sh
 SAN_TESTS += build/bin/npu_uapi_test
 
-# `make check-san` asks the sanitizer sub-make for the build/ path of each
-# SAN_TESTS entry and then runs the build-san/ one: make the former depend on
-# the latter so that the sanitizer binary is actually (re)built.
-ifneq ($(BUILD),build)
-build/bin/npu_uapi_test: $(NPU_UAPI_TEST)
-endif
