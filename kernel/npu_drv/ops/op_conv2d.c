@@ -8,12 +8,16 @@
  * asymmetric padding; input and output each NCHW or NC1HWC0 (the layout
  * field says which; padding channels of an NC1HWC0 output are written 0).
  *
- * Register tile: 4 output channels x 8 output columns, accumulated over
- * (c, kh, kw) in that order; taps that fall into padding contribute
- * nothing. Dense 1x1/stride-1/unpadded convolutions run on the plane
- * flattened into one row of pixels.
+ * Each output sums its taps (c, kh, kw) in that order, whatever the path:
+ * im2col panels of 32 taps x 8 output columns packed on the stack feed the
+ * 4x8 register tile of npu_gemm.c for 16 output channels at a time (taps
+ * in the padding add zero); dense 1x1/stride-1/unpadded NCHW convolutions
+ * multiply the input rows directly (the plane flattened into one row);
+ * weights with other strides use a direct 4x8 tile (padding skipped).
  *
- * Work unit: (n, group, block of 4 output channels, output row), or for
+ * Depthwise convolutions (one channel per group) accumulate whole rows.
+ *
+ * Work unit: (n, group, block of 16 output channels, output row), or for
  * flattened 1x1 convolutions (n, group, 64-pixel chunk, channel block).
  */
 #include "npu_ops_float.h"
@@ -343,6 +347,69 @@ static void conv_span(const struct conv_ctx *cx, u32 n, u32 g, u32 o0, u32 nb,
 	}
 }
 
+/*
+ * Depthwise (one input and one output channel per group): the taps are
+ * too few for a matrix product, so accumulate whole rows instead - for
+ * each tap, out[x] += w * in[row][x * sw + offset] over the columns whose
+ * input lies inside the row (taps in the padding are skipped).
+ */
+#define DW_CHUNK	64
+
+static void conv_dw_row(const struct conv_ctx *cx, u32 n, u32 c, u32 oy)
+{
+	const struct npu_conv_geom *G = &cx->g;
+	const struct drm_npu_operand *w = cx->w;
+	const float *xc = cx->x + (u64)n * cx->in->strides[0] +
+			  chan_off(cx->in, G->in_c0, c);
+	const float *wc = cx->wt + (u64)c * w->strides[0];
+	u64 xs3 = cx->xs3;
+	float acc[DW_CHUNK];
+	u32 ox0, cnt, kh, kw, j, k;
+
+	for (ox0 = 0; ox0 < G->ow; ox0 += cnt) {
+		cnt = G->ow - ox0 < DW_CHUNK ? G->ow - ox0 : DW_CHUNK;
+		for (j = 0; j < cnt; j++)
+			acc[j] = 0.0f;
+		for (kh = 0; kh < G->kh; kh++) {
+			s64 iy = (s64)oy * G->sh - G->pt + (s64)kh * G->dh;
+			const float *xr;
+
+			if (iy < 0 || iy >= G->h)
+				continue;
+			xr = xc + (u64)iy * cx->xs2;
+			for (kw = 0; kw < G->kw; kw++) {
+				s64 base = (s64)ox0 * G->sw - G->pl +
+					   (s64)kw * G->dw;
+				float wv = wc[kh * w->strides[2] +
+					      kw * w->strides[3]];
+				s64 lo = 0, hi;
+
+				if (base < 0)
+					lo = (-base + G->sw - 1) / G->sw;
+				if (base >= (s64)G->w)
+					continue;
+				hi = ((s64)G->w - 1 - base) / G->sw + 1;
+				if (hi > cnt)
+					hi = cnt;
+				if (G->sw == 1 && xs3 == 1) {
+					const float *xp = xr + base;
+
+					for (k = (u32)lo; k < (u32)hi; k++)
+						acc[k] += wv * xp[k];
+				} else {
+					for (k = (u32)lo; k < (u32)hi; k++)
+						acc[k] += wv * xr[(u64)(base + (s64)k *
+								      G->sw) * xs3];
+				}
+			}
+		}
+		for (j = 0; j < cnt; j += 8)
+			store_row(cx, n, c, (u64)oy * cx->ys2 +
+				  (u64)(ox0 + j) * cx->ys3, cx->ys3, acc + j,
+				  cnt - j < 8 ? cnt - j : 8);
+	}
+}
+
 static void conv_row_unit(const struct conv_ctx *cx, u64 u)
 {
 	const struct npu_conv_geom *G = &cx->g;
@@ -353,6 +420,10 @@ static void conv_row_unit(const struct conv_ctx *cx, u64 u)
 	u /= G->ob;
 	g = (u32)(u % G->groups);
 	n = (u32)(u / G->groups);
+	if (G->cg == 1 && G->og == 1) {
+		conv_dw_row(cx, n, g, oy);
+		return;
+	}
 	o0 = ob * NPU_CONV_OCB;
 	nb = G->og - o0 < NPU_CONV_OCB ? G->og - o0 : NPU_CONV_OCB;
 	conv_span(cx, n, g, o0 + g * G->og, nb, oy, 0, G->ow);
