@@ -319,22 +319,44 @@ static bool adjacent(const struct mp_ctx *c, uint32_t a, uint32_t b)
  * each section greedily (largest footprint first) by buffers that conflict
  * with every member.
  */
+static const int64_t *sec_key;
+
+static int by_sec_total(const void *a, const void *b)
+{
+	int64_t x = sec_key[*(const uint32_t *)a];
+	int64_t y = sec_key[*(const uint32_t *)b];
+
+	return (x < y) - (x > y);	/* descending */
+}
+
+/* Sections grown into cliques: the largest ones only, to bound the cost. */
+#define MP_CLIQUE_SEEDS	32
+
 static int extend_bound(struct mp_ctx *c)
 {
-	uint32_t *order, *in;
+	uint32_t *order, *in, *seeds;
+	size_t nseeds;
 	int ret = -ENOMEM;
 
 	if (!c->num_pairs)
 		return 0;
 	order = malloc((c->n + 1) * sizeof(*order));
 	in = malloc((c->n + 1) * sizeof(*in));
-	if (!order || !in)
+	seeds = malloc((c->num_sections + 1) * sizeof(*seeds));
+	if (!order || !in || !seeds)
 		goto out;
 	for (size_t i = 0; i < c->n; i++)
 		order[i] = (uint32_t)i;
 	sort_key = c->fp;
 	qsort(order, c->n, sizeof(*order), by_key);	/* ascending */
-	for (size_t x = 0; x < c->num_sections; x++) {
+	for (size_t x = 0; x < c->num_sections; x++)
+		seeds[x] = (uint32_t)x;
+	sec_key = c->sec_total;
+	qsort(seeds, c->num_sections, sizeof(*seeds), by_sec_total);
+	nseeds = c->num_sections < MP_CLIQUE_SEEDS ? c->num_sections :
+		 MP_CLIQUE_SEEDS;
+	for (size_t q = 0; q < nseeds; q++) {
+		uint32_t x = seeds[q];
 		size_t k = 0;
 		int64_t total = c->sec_total[x];
 
@@ -359,6 +381,7 @@ static int extend_bound(struct mp_ctx *c)
 out:
 	free(order);
 	free(in);
+	free(seeds);
 	return ret;
 }
 
