@@ -82,7 +82,9 @@ struct npu_knob {
  * @jobs_done: jobs retired, per status (0 = ok, else fault reason)
  * @knobs: debugfs test-mode knobs
  * @compact_lock: protects @last_compact
- * @last_compact: result of the last compaction forced through debugfs
+ * @last_compact: arguments and results of the last compaction forced
+ *                through debugfs
+ * @last_compact_ret: its return value
  */
 struct npu_drm_device {
 	struct drm_device drm;

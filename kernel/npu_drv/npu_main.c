@@ -210,7 +210,9 @@ static const struct drm_driver npu_drm_driver = {
 	.fops = &npu_fops,
 	.name = NPU_DRV_NAME,
 	.desc = NPU_DRV_DESC,
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 14, 0)
 	.date = NPU_DRV_DATE,
+#endif
 	.major = NPU_DRV_MAJOR,
 	.minor = NPU_DRV_MINOR,
 };
@@ -316,13 +318,26 @@ static int npu_probe(struct platform_device *pdev)
 	return 0;
 }
 
-static int npu_remove(struct platform_device *pdev)
+static void npu_unregister(struct platform_device *pdev)
 {
 	struct npu_drm_device *ndev = platform_get_drvdata(pdev);
 
 	drm_dev_unregister(&ndev->drm);
+}
+
+/* The remove callback returns void from 6.11 on. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+static void npu_remove(struct platform_device *pdev)
+{
+	npu_unregister(pdev);
+}
+#else
+static int npu_remove(struct platform_device *pdev)
+{
+	npu_unregister(pdev);
 	return 0;
 }
+#endif
 
 static struct platform_driver npu_platform_driver = {
 	.probe = npu_probe,

@@ -22,6 +22,7 @@
  *   testmode   the module's test_mode parameter: instant jobs complete
  *              without computing, hang jobs end by the watchdog, fault jobs
  *              fault with an injected fault
+ *   busy SEC   keep the device busy with jobs for SEC seconds
  *   hold MB    allocate and map MB MiB, then wait for stdin to close
  */
 #include <errno.h>
@@ -583,6 +584,27 @@ static int t_testmode(void)
 	return tap_failures() != 0;
 }
 
+/* Keeps one job outstanding at all times for @sec seconds. */
+static int t_busy(const char *sec)
+{
+	uint64_t end = vm_deadline(strtoull(sec, NULL, 0) * 1000);
+	uint32_t bos[2], q, prog, n = 256 * 1024;
+	uint64_t fence;
+	int fd = vm_open();
+
+	if (fd < 0 || vm_bo_create(fd, n * 4, &bos[0]) ||
+	    vm_bo_create(fd, n * 4, &bos[1]) || vm_queue_create(fd, &q) ||
+	    vm_copy_program(fd, n, &prog))
+		return 1;
+	while (vm_now_ns() < end) {
+		if (vm_submit(fd, q, prog, bos, 2, &fence) ||
+		    vm_wait(fd, q, fence, 20000))
+			return 1;
+	}
+	close(fd);
+	return 0;
+}
+
 /* Holds a mapped buffer until stdin reaches EOF (for rmmod/npu-smi tests). */
 static int t_hold(const char *mb)
 {
@@ -624,9 +646,11 @@ int main(int argc, char **argv)
 		return t_syncobj();
 	if (!strcmp(argv[1], "testmode"))
 		return t_testmode();
+	if (!strcmp(argv[1], "busy") && argc == 3)
+		return t_busy(argv[2]);
 	if (!strcmp(argv[1], "hold") && argc == 3)
 		return t_hold(argv[2]);
 usage:
-	fprintf(stderr, "usage: npu_vmtest basic|isolation|kill|hangkill [nowait]|watchdog|fdinfo|compact|syncobj|testmode|hold MB\n");
+	fprintf(stderr, "usage: npu_vmtest basic|isolation|kill|hangkill [nowait]|watchdog|fdinfo|compact|syncobj|testmode|busy SEC|hold MB\n");
 	return 2;
 }

@@ -162,6 +162,17 @@ if [ -x $VMT ]; then
 	else
 		skip "npu-smi" "not built"
 	fi
+	if [ -x /tests/npu-smi ]; then
+		$VMT busy 3 &
+		busy=$!
+		sleep 1
+		out=$(/tests/npu-smi --query=utilization,busy_ns --format=csv --noheader 2>&1)
+		diag "busy device: $out"
+		check "npu-smi reports utilisation while jobs run" \
+			sh -c "echo '$out' | awk -F', *' '\$1 > 0 { ok = 1 } END { exit !ok }'"
+		wait $busy
+		check "the busy process finished its jobs" test $? -eq 0
+	fi
 	exec 4>&-
 	wait $holder
 	check "holder exits when released" test $? -eq 0
