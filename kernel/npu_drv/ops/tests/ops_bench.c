@@ -129,6 +129,8 @@ int main(int argc, char **argv)
 	bench_conv("3x3 512->512 @7", 512, 7, 512, 3, 1, 1, reps, 0);
 	bench_conv("1x1 2048->512 @7", 2048, 7, 512, 1, 1, 1, reps, 0);
 	bench_conv("3x3 dw 96 @56", 96, 56, 96, 3, 1, 96, reps, 0);
+	bench_conv("5x5 24->48 @32", 24, 32, 48, 5, 1, 1, reps, 0);
+	bench_conv("NC1HWC0 5x5 24->48 @32", 24, 32, 48, 5, 1, 1, reps, 1);
 	bench_conv("NC1HWC0 3x3 64->64 @56", 64, 56, 64, 3, 1, 1, reps, 1);
 	bench_conv("NC1HWC0 1x1 2048->512 @7", 2048, 7, 512, 1, 1, 1, reps, 1);
 	bench_conv("NC1HWC0 3x3 256->256 @14", 256, 14, 256, 3, 1, 1, reps, 1);
