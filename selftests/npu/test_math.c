@@ -294,6 +294,8 @@ void test_math(void)
 		{ 0, 5, 40, 23, false, true, true, true },
 		{ 3, 9, 16, 15, true, true, false, false },
 		{ 0, 64, 31, 50, false, false, true, false },
+		/* large enough to be spread over idle AI cores */
+		{ 2, 256, 96, 130, false, true, true, false },
 	};
 	static const struct conv_case cv[] = {
 		/* n c h w   o kh kw sh sw dh dw pt pl pb pr groups */

@@ -180,6 +180,22 @@ void npu_queue_put(struct npu_queue *q);
 
 /* ---- AI cores ---- */
 
+/**
+ * struct npu_run - a compute task in progress, shared with helping cores
+ * @args: operands resolved to host addresses (valid while it runs)
+ * @units: work units of the task
+ * @next: dev->lock: first work unit no core has claimed yet
+ * @helpers: dev->lock: other cores running chunks of it now
+ * @status: dev->lock: first fault an op kernel reported, or 0
+ */
+struct npu_run {
+	struct npu_op_args args;
+	u64 units;
+	u64 next;
+	u32 helpers;
+	u32 status;
+};
+
 struct npu_core_unit {
 	struct npu_device *dev;
 	u32 index;
@@ -187,6 +203,7 @@ struct npu_core_unit {
 	struct npu_waitq wq;		/* with dev->lock: hang/slow waits */
 	/* dev->lock: */
 	struct npu_job *job;
+	struct npu_run *run;		/* its compute task, open to helpers */
 	u32 task;
 	u64 start_ns;
 	u64 beat_ns;			/* last progress; NPU_READ/WRITE_ONCE */
@@ -225,6 +242,7 @@ struct npu_device {
 	u64 *sem_values;
 	bool *sem_used;
 	u64 dispatch_seq;
+	u64 kick;			/* bumped whenever new work may be ready */
 	u64 busy_ns;			/* AI-core time of finished tasks */
 	u32 test_instant;
 	u64 test_hang;

@@ -35,6 +35,7 @@ static void npu_sem_set(struct npu_device *dev, struct npu_sem *sem, u64 value)
 {
 	if (value > dev->sem_values[sem->hw]) {
 		dev->sem_values[sem->hw] = value;
+		dev->kick++;
 		npu_waitq_wake_all(&dev->done_wq);
 		npu_waitq_wake_all(&dev->work_wq);
 	}
@@ -405,33 +406,127 @@ static void npu_release(struct npu_device *dev, struct npu_job *job,
 	npu_mutex_unlock(&dev->mem_lock);
 }
 
-/* Run the work units in chunks of about NPU_CHUNK_NS, abortable between. */
-static u32 npu_compute(struct npu_core_unit *c, const struct npu_op_args *a)
+/*
+ * Claim the next chunk of @run (owned by core @owner). A helper (@kick not
+ * NULL) stops as soon as new work may be ready elsewhere, so that helping
+ * never delays another queue's task.
+ */
+static bool npu_claim(struct npu_core_unit *owner, struct npu_run *run,
+		      u64 chunk, const u64 *kick, u64 *begin, u64 *end)
 {
-	u64 units = npu_op_work_units(a->task), begin = 0, chunk = 1;
-	int r = 0;
+	struct npu_device *dev = owner->dev;
+	bool ok;
 
-	while (begin < units) {
-		u64 end = units - begin < chunk ? units : begin + chunk;
+	npu_mutex_lock(&dev->lock);
+	ok = !run->status && !owner->abort && !dev->stopping &&
+	     run->next < run->units && (!kick || *kick == dev->kick);
+	if (ok) {
+		*begin = run->next;
+		*end = run->units - run->next < chunk ? run->units :
+						       run->next + chunk;
+		run->next = *end;
+	}
+	npu_mutex_unlock(&dev->lock);
+	return ok;
+}
+
+/*
+ * Run chunks of about NPU_CHUNK_NS until none is left, beating the owner's
+ * watchdog heart. Any chunking gives the same bits (npu_ops.h), so the
+ * cores sharing a task cannot change its result.
+ */
+static void npu_run_chunks(struct npu_core_unit *owner, struct npu_run *run,
+			   const u64 *kick)
+{
+	struct npu_device *dev = owner->dev;
+	u64 chunk = 1, begin, end;
+
+	while (npu_claim(owner, run, chunk, kick, &begin, &end)) {
 		u64 t0 = npu_time_ns(), dt;
+		int r;
 
 		npu_fpu_begin();
-		r = npu_op_run(a, begin, end);
+		r = npu_op_run(&run->args, begin, end);
 		npu_fpu_end();
-		if (r)
-			return (u32)r;
-		begin = end;
+		if (r) {
+			npu_mutex_lock(&dev->lock);
+			if (!run->status)
+				run->status = (u32)r;
+			npu_mutex_unlock(&dev->lock);
+			return;
+		}
 		dt = npu_time_ns() - t0;
 		if (dt < NPU_CHUNK_NS / 2 && chunk < (1ull << 40))
 			chunk *= 2;
 		else if (dt > NPU_CHUNK_NS * 2 && chunk > 1)
 			chunk /= 2;
-		NPU_WRITE_ONCE(c->beat_ns, npu_time_ns());
-		if (NPU_READ_ONCE(c->abort))
-			return NPU_READ_ONCE(c->abort);
+		NPU_WRITE_ONCE(owner->beat_ns, npu_time_ns());
 		npu_yield();
 	}
-	return 0;
+}
+
+/*
+ * Run a task's work units on core @c. Idle cores may help (npu_help()):
+ * like a kernel launched over several AI cores (Ascend's block_dim), a task
+ * spreads over the cores that have nothing else to do.
+ */
+static u32 npu_compute(struct npu_core_unit *c, const struct npu_op_args *a)
+{
+	struct npu_device *dev = c->dev;
+	struct npu_run run;
+	u32 st;
+
+	memset(&run, 0, sizeof(run));
+	run.args = *a;
+	run.units = npu_op_work_units(a->task);
+	npu_mutex_lock(&dev->lock);
+	c->run = &run;
+	if (run.units > 1)
+		npu_waitq_wake_all(&dev->work_wq);
+	npu_mutex_unlock(&dev->lock);
+
+	npu_run_chunks(c, &run, NULL);
+
+	npu_mutex_lock(&dev->lock);
+	c->run = NULL;
+	while (run.helpers)
+		npu_waitq_wait(&c->wq, &dev->lock, NPU_NO_DEADLINE);
+	st = run.status ? run.status : c->abort;
+	if (!st && run.next < run.units)
+		st = DRM_NPU_FAULT_CANCELLED;	/* device stopping */
+	npu_mutex_unlock(&dev->lock);
+	return st;
+}
+
+/*
+ * An idle core helps another core's task (dev->lock held, and held again
+ * on return). Returns false if no task has work left to share.
+ */
+static bool npu_help(struct npu_core_unit *self)
+{
+	struct npu_device *dev = self->dev;
+	struct npu_core_unit *owner = NULL;
+	struct npu_run *run;
+	u64 kick = dev->kick;
+	u32 i;
+
+	for (i = 0; i < dev->num_cores && !owner; i++) {
+		struct npu_core_unit *o = &dev->cores[i];
+
+		if (o != self && o->run && !o->run->status && !o->abort &&
+		    o->run->next < o->run->units)
+			owner = o;
+	}
+	if (!owner)
+		return false;
+	run = owner->run;
+	run->helpers++;
+	npu_mutex_unlock(&dev->lock);
+	npu_run_chunks(owner, run, &kick);
+	npu_mutex_lock(&dev->lock);
+	if (--run->helpers == 0)
+		npu_waitq_wake_all(&owner->wq);
+	return true;
 }
 
 /* Execute task @ti of @job on core @c; no lock held on entry and exit. */
@@ -516,6 +611,7 @@ static void npu_dispatch_one(struct npu_core_unit *c, struct npu_queue *q)
 		if (job->next == job->end)
 			npu_job_retire(dev, job, 0);
 	}
+	dev->kick++;
 	npu_waitq_wake_all(&dev->work_wq);
 }
 
@@ -545,6 +641,8 @@ int npu_core_worker(void *arg)
 				npu_mutex_lock(&dev->lock);
 				continue;
 			}
+			if (npu_help(c))
+				continue;
 			/* a held profile buffer: look again in a moment */
 			npu_waitq_wait(&dev->work_wq, &dev->lock,
 				       retry ? npu_time_ns() + NPU_CHUNK_NS :

@@ -89,6 +89,7 @@ int npu_ioctl_sem_signal(struct npu_file *f, struct drm_npu_sem_signal *args)
 		err = -EINVAL;
 	} else {
 		dev->sem_values[sem->hw] = args->value;
+		dev->kick++;
 		npu_waitq_wake_all(&dev->work_wq);
 		npu_waitq_wake_all(&dev->done_wq);
 	}
