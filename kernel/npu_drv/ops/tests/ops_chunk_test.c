@@ -3,7 +3,9 @@
  * ops_chunk_test.c - chunking invariance for every computing opcode:
  * running all work units at once and running them in random chunks must
  * give the same bytes (the contract of npu_op_work_units()/npu_op_run()).
- * The value checks live in the other tests; this one only compares runs.
+ * Also: the tasks documented as in-place capable give the same bytes when
+ * their output is their input. The value checks live in the other tests;
+ * this one only compares runs.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +76,59 @@ static void same_bits(const char *what, u32 out)
 	tap_ok(ok, "%s: %llu units, chunked runs give the same bytes", what,
 	       (unsigned long long)npu_op_work_units(&T));
 	free(first);
+}
+
+/* Tasks documented as in-place capable give the out-of-place bytes. */
+static void in_place(void)
+{
+	static const u32 ops_[] = { DRM_NPU_OP_BINARY, DRM_NPU_OP_UNARY,
+				    DRM_NPU_OP_SOFTMAX, DRM_NPU_OP_LAYERNORM };
+	enum { N = 7 * 300 };
+	static float x[N], y[N], z[N], sc[300];
+	u32 k, i;
+
+	for (k = 0; k < sizeof(ops_) / sizeof(ops_[0]); k++) {
+		void *data[4];
+		int ok;
+
+		for (i = 0; i < N; i++)
+			x[i] = tl_uniform(-3, 3);
+		for (i = 0; i < 300; i++)
+			sc[i] = tl_uniform(0.5f, 1.5f);
+		memcpy(z, x, sizeof(x));
+		tl_task(&T, ops_[k], 2);
+		op(0, F32, 2, (const u32[]){ 7, 300 });
+		op(1, F32, 2, (const u32[]){ 7, 300 });
+		data[0] = x;
+		data[1] = y;
+		if (ops_[k] == DRM_NPU_OP_BINARY) {
+			T.num_operands = 3;
+			op(1, F32, 1, (const u32[]){ 300 });
+			op(2, F32, 2, (const u32[]){ 7, 300 });
+			T.params.binary.kind = DRM_NPU_BINARY_DIV;
+			T.params.binary.act.kind = DRM_NPU_ACT_TANH;
+			data[1] = sc;
+			data[2] = y;
+		} else if (ops_[k] == DRM_NPU_OP_UNARY) {
+			T.params.unary.kind = DRM_NPU_ACT_SOFTPLUS;
+		} else if (ops_[k] == DRM_NPU_OP_SOFTMAX) {
+			T.params.softmax.axis = 1;
+		} else {
+			T.num_operands = 3;
+			op(1, F32, 1, (const u32[]){ 300 });
+			op(2, F32, 2, (const u32[]){ 7, 300 });
+			T.params.norm.axis = 1;
+			T.params.norm.epsilon = tl_f2u(1e-5f);
+			data[1] = sc;
+			data[2] = y;
+		}
+		ok = tl_run(&T, data) == 0;
+		data[T.num_operands - 1] = z;
+		data[0] = z;
+		ok &= tl_run(&T, data) == 0 && !memcmp(y, z, sizeof(y));
+		tap_ok(ok, "opcode %u in place gives the out-of-place bytes",
+		       ops_[k]);
+	}
 }
 
 int main(void)
@@ -164,5 +219,6 @@ int main(void)
 		DRM_NPU_POOL_AVG, DRM_NPU_POOL_COUNT_INCLUDE_PAD, 3, 3, 2, 2,
 		1, 1, 1, 1, 1, 1 };
 	same_bits("POOL2D avg", 1);
+	in_place();
 	return tap_done();
 }
