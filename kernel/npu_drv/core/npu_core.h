@@ -63,7 +63,8 @@
  *
  * The op kernels run with no lock held, in chunks of work units bracketed by
  * npu_fpu_begin()/npu_fpu_end() with npu_yield() between chunks (see
- * npu_os_user.h). Home hooks are called with no core lock held, except
+ * npu_os_user.h). Idle AI-core threads may run disjoint chunks of the same
+ * task at the same time (multi-core tasks, Documentation/hardware.rst). Home hooks are called with no core lock held, except
  * bo_moved (called under dev->pool_lock, from compaction) - it must not call
  * back into the core's memory entry points.
  *
