@@ -408,6 +408,71 @@ out:
 	t_queue_destroy(T.d, q);
 }
 
+
+/*
+ * More queues than hardware queues: two command queues share one hardware
+ * queue. A job blocked on a semaphore must not block the other queue on
+ * the same hardware queue, which signals that semaphore.
+ */
+static void test_shared_hw_queue(void)
+{
+	struct drm_npu_task t = t_copy(0, 0, 1, 0, 64);
+	struct drm_npu_queue_create *qs;
+	struct drm_npu_sem_point pt = { 0 };
+	struct drm_npu_submit s;
+	uint32_t n = T.info.num_queues + 1, i, a = 0, b = 0, prog, sem;
+	uint32_t bos[2] = { t_bo(T.d, 4096), t_bo(T.d, 4096) };
+	uint64_t fa = 0, fb = 0;
+	bool found = false;
+
+	qs = calloc(n, sizeof(*qs));
+	sem = t_sem(T.d, 0);
+	if (!qs || !sem || t_prog(T.d, &t, 1, &prog)) {
+		tap_ok(false, "shared hardware queue: setup");
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		t_ioctl(T.d, DRM_IOCTL_NPU_QUEUE_CREATE, &qs[i]);
+	for (a = 0; a < n && !found; a++)
+		for (b = a + 1; b < n && !found; b++)
+			found = qs[a].hw_queue == qs[b].hw_queue;
+	a--, b--;
+	tap_ok(found, "shared hardware queue: %u queues on %u hardware queues share one",
+	       n, T.info.num_queues);
+	if (!found)
+		goto out_prog;
+	pt.handle = sem;
+	pt.value = 1;
+	memset(&s, 0, sizeof(s));
+	s.queue = qs[a].handle;
+	s.program = prog;
+	s.bos_ptr = (uintptr_t)bos;
+	s.num_bos = 2;
+	s.waits_ptr = (uintptr_t)&pt;
+	s.num_waits = 1;
+	t_ioctl(T.d, DRM_IOCTL_NPU_SUBMIT, &s);
+	fa = s.fence;
+	s.queue = qs[b].handle;
+	s.waits_ptr = 0;
+	s.num_waits = 0;
+	s.signals_ptr = (uintptr_t)&pt;
+	s.num_signals = 1;
+	t_ioctl(T.d, DRM_IOCTL_NPU_SUBMIT, &s);
+	fb = s.fence;
+	tap_err(t_wait(T.d, qs[b].handle, fb, 20000) |
+		t_wait(T.d, qs[a].handle, fa, 20000), 0,
+		"shared hardware queue: a blocked queue does not block its neighbour");
+out_prog:
+	t_prog_destroy(T.d, prog);
+	for (i = 0; qs && i < n; i++)
+		t_queue_destroy(T.d, qs[i].handle);
+out:
+	free(qs);
+	t_sem_destroy(T.d, sem);
+	t_close_bo(T.d, bos[0]);
+	t_close_bo(T.d, bos[1]);
+}
+
 void test_sched(void)
 {
 	test_order_in_queue();
@@ -417,4 +482,5 @@ void test_sched(void)
 	test_gather_fault();
 	test_watchdog();
 	test_instant();
+	test_shared_hw_queue();
 }
