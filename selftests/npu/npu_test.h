@@ -25,6 +25,7 @@ void tap_err(int got, int want, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 int tap_count(void);
 int tap_failures(void);
+int tap_skips(void);
 
 /* ---- the device under test ---- */
 

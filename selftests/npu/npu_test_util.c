@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 struct tdev T;
-static int tap_n, tap_fail;
+static int tap_n, tap_fail, tap_skipped;
 
 static void tap_line(bool ok, const char *directive, const char *fmt,
 		     va_list ap)
@@ -44,6 +44,7 @@ void tap_skip(const char *why, const char *fmt, ...)
 	va_list ap;
 
 	snprintf(d, sizeof(d), "SKIP %s", why);
+	tap_skipped++;
 	va_start(ap, fmt);
 	tap_line(true, d, fmt, ap);
 	va_end(ap);
@@ -82,6 +83,11 @@ int tap_count(void)
 int tap_failures(void)
 {
 	return tap_fail;
+}
+
+int tap_skips(void)
+{
+	return tap_skipped;
 }
 
 int t_ioctl(struct npu_dev *d, unsigned long req, void *arg)

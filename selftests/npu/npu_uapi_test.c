@@ -69,6 +69,10 @@ int main(int argc, char **argv)
 	test_stress();
 	test_fuzz();
 
+	/* the totals on stderr too, so that prove shows them in make check */
+	fprintf(stderr, "npu_uapi_test on %s: %d tests, %d passed, %d failed, %d skipped\n",
+		npu_dev_name(T.d), tap_count(), tap_count() - tap_failures(),
+		tap_failures(), tap_skips());
 	npu_dev_close(T.d);
 	printf("1..%d\n", tap_count());
 	if (tap_failures())

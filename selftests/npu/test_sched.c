@@ -6,6 +6,7 @@
  */
 #include "npu_test.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -352,6 +353,8 @@ static void test_watchdog(void)
 		tap_skip("no hang/watchdog_ms test mode", "watchdog: hang recovered");
 		goto out_prog;
 	}
+	if (!npu_dev_is_kernel(T.d))
+		fprintf(stderr, "npu_uapi_test: injecting a hang, the watchdog warning below is expected\n");
 	t0 = t_now();
 	t_submit(T.d, q, prog, bos, 2, &f);
 	tap_err(t_wait(T.d, q, f, 20000), -EIO, "watchdog: a hung job fails -> EIO");
