@@ -656,6 +656,8 @@ int npuc_compile_file(const char *path, const struct npuc_options *opt,
 	}
 	rep->opt_level = o.opt_level;
 	base_name(path, rep->model, sizeof(rep->model));
+	if (o.dump_ir_after)
+		o.no_cache = true;	/* a dump needs the passes to run */
 	if (!o.no_cache && file_key(path, &o, &fkey)) {
 		struct cache_key key;
 
