@@ -300,6 +300,43 @@ out:
 	t_queue_destroy(T.d, q);
 }
 
+
+/* The dispatch-time range check (test mode fault_range) names the operand. */
+static void test_fault_range(void)
+{
+	struct drm_npu_task t = t_copy(0, 64, 1, 0, 64);
+	struct drm_npu_queue_query qq;
+	uint32_t q = t_queue(T.d, 0), prog;
+	uint32_t bos[2] = { t_bo(T.d, 4096), t_bo(T.d, 4096) };
+	uint64_t f;
+
+	if (t_prog(T.d, &t, 1, &prog)) {
+		tap_ok(false, "fault: out-of-range setup");
+		goto out;
+	}
+	if (t_control("fault_range", 1)) {
+		tap_skip("no fault_range test mode", "fault: out of range at dispatch");
+		goto out_prog;
+	}
+	t_submit(T.d, q, prog, bos, 2, &f);
+	tap_err(t_wait(T.d, q, f, 20000), -EIO,
+		"fault: an operand outside its buffer at dispatch -> EIO");
+	t_query(T.d, q, &qq);
+	tap_ok(qq.fault_reason == DRM_NPU_FAULT_OUT_OF_RANGE &&
+	       qq.fault_operand == 0 && qq.fault_task == 0 && qq.fault_fence == f,
+	       "fault: record reason OUT_OF_RANGE, task 0, operand 0 (got %u, %u, %u)",
+	       qq.fault_reason, qq.fault_task, qq.fault_operand);
+	tap_err(t_submit(T.d, q, prog, bos, 2, &f) | t_wait(T.d, q, f, 20000), 0,
+		"fault: the queue runs the next job");
+out_prog:
+	t_control("fault_range", 0);
+	t_prog_destroy(T.d, prog);
+out:
+	t_close_bo(T.d, bos[0]);
+	t_close_bo(T.d, bos[1]);
+	t_queue_destroy(T.d, q);
+}
+
 /* A data-dependent fault: GATHER with an index out of range. */
 static void test_gather_fault(void)
 {
@@ -482,6 +519,7 @@ void test_sched(void)
 	test_parallel();
 	test_sem_order();
 	test_fault();
+	test_fault_range();
 	test_gather_fault();
 	test_watchdog();
 	test_instant();

@@ -178,6 +178,8 @@ int npu_core_test_control(struct npu_device *dev, const char *knob, u64 val)
 		dev->test_hang = val;
 	else if (npu_streq(knob, "fault"))
 		dev->test_fault = val;
+	else if (npu_streq(knob, "fault_range"))
+		dev->test_fault_range = val;
 	else if (npu_streq(knob, "slow_us") && val <= 60000000ull)
 		dev->test_slow_us = val;
 	else if (npu_streq(knob, "watchdog_ms") &&
@@ -203,6 +205,8 @@ int npu_core_test_query(struct npu_device *dev, const char *knob, u64 *val)
 		*val = dev->test_hang;
 	else if (npu_streq(knob, "fault"))
 		*val = dev->test_fault;
+	else if (npu_streq(knob, "fault_range"))
+		*val = dev->test_fault_range;
 	else if (npu_streq(knob, "slow_us"))
 		*val = dev->test_slow_us;
 	else if (npu_streq(knob, "watchdog_ms"))

@@ -172,7 +172,9 @@ void npu_core_destroy(struct npu_device *dev);
  * @knob: "instant" (0/1: tasks complete without computing), "hang" (the next
  *        @val compute tasks never finish by themselves: the watchdog must
  *        recover them), "fault" (the next @val compute tasks fail with
- *        DRM_NPU_FAULT_INJECTED), "slow_us" (every task takes at least @val
+ *        DRM_NPU_FAULT_INJECTED), "fault_range" (the next @val compute
+ *        tasks with operands see operand 0's buffer as empty: the dispatch
+ *        check raises DRM_NPU_FAULT_OUT_OF_RANGE naming operand 0), "slow_us" (every task takes at least @val
  *        microseconds), "watchdog_ms" (the watchdog period, 10..3600000),
  *        "file_quota" (bytes per file for files opened from now on, 0 = none)
  * @val: the value

@@ -247,6 +247,7 @@ struct npu_device {
 	u32 test_instant;
 	u64 test_hang;
 	u64 test_fault;
+	u64 test_fault_range;
 	u64 test_slow_us;
 	u32 watchdog_ms;
 	u64 file_quota;

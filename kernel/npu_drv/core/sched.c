@@ -339,7 +339,7 @@ static struct npu_queue *npu_pick(struct npu_device *dev, u32 core,
 }
 
 /* Injected test behaviour of one dispatched task. */
-enum npu_inject { NPU_INJ_NONE, NPU_INJ_HANG, NPU_INJ_FAULT };
+enum npu_inject { NPU_INJ_NONE, NPU_INJ_HANG, NPU_INJ_FAULT, NPU_INJ_RANGE };
 
 /* Sleep on the core until @deadline or an abort (dev->lock held). */
 static u32 npu_core_sleep(struct npu_core_unit *c, u64 deadline)
@@ -358,7 +358,8 @@ static u32 npu_core_sleep(struct npu_core_unit *c, u64 deadline)
 /* Resolve operands to host addresses and mark their buffers running. */
 static u32 npu_resolve(struct npu_device *dev, struct npu_job *job,
 		       const struct drm_npu_task *task, u32 ti,
-		       struct npu_op_args *args, u32 *bad_operand)
+		       struct npu_op_args *args, u32 *bad_operand,
+		       bool shrink_first)
 {
 	const u64 *ends = &job->prog->op_end[(u64)ti * DRM_NPU_MAX_OPERANDS];
 	u32 i;
@@ -376,8 +377,11 @@ static u32 npu_resolve(struct npu_device *dev, struct npu_job *job,
 	for (i = 0; i < task->num_operands; i++) {
 		struct npu_bo *bo = job->bos[task->operands[i].slot];
 
-		/* Defence in depth: submission checked this already. */
-		if (ends[i] > bo->size) {
+		/*
+		 * Defence in depth: submission checked this already. Test mode
+		 * fault_range makes operand 0's window empty to exercise it.
+		 */
+		if (ends[i] > ((shrink_first && i == 0) ? 0 : bo->size)) {
 			npu_mutex_unlock(&dev->mem_lock);
 			*bad_operand = i;
 			return DRM_NPU_FAULT_OUT_OF_RANGE;
@@ -551,7 +555,8 @@ static u32 npu_execute(struct npu_core_unit *c, struct npu_job *job, u32 ti,
 	if (!instant) {
 		memset(&args, 0, sizeof(args));
 		args.task = task;
-		st = npu_resolve(dev, job, task, ti, &args, bad_operand);
+		st = npu_resolve(dev, job, task, ti, &args, bad_operand,
+				 inj == NPU_INJ_RANGE);
 		if (st)
 			return st;
 		st = npu_compute(c, &args);
@@ -580,6 +585,9 @@ static void npu_dispatch_one(struct npu_core_unit *c, struct npu_queue *q)
 	if (dev->test_fault) {
 		dev->test_fault--;
 		inj = NPU_INJ_FAULT;
+	} else if (dev->test_fault_range && job->prog->tasks[ti].num_operands) {
+		dev->test_fault_range--;
+		inj = NPU_INJ_RANGE;
 	} else if (dev->test_hang) {
 		dev->test_hang--;
 		inj = NPU_INJ_HANG;
