@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,10 +84,17 @@ static bool is_elementwise(enum ir_op op)
 	}
 }
 
-static int fail(struct lower *l, int ret, const char *fmt, const char *a,
-		const char *b)
+/* Record a message (printf-style) and return @ret. */
+static int fail(struct lower *l, int ret, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(struct lower *l, int ret, const char *fmt, ...)
 {
-	snprintf(l->err, l->errlen, fmt, a, b);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(l->err, l->errlen, fmt, ap);
+	va_end(ap);
 	return ret;
 }
 
@@ -115,8 +123,8 @@ static int eval_host_op(struct lower *l, const struct ir_node *n)
 	}
 	o->host_data = calloc(1, bytes + 1);
 	if (!o->host_data)
-		return fail(l, -ENOMEM, "out of memory evaluating '%s'%s",
-			    n->name ? n->name : "?", "");
+		return fail(l, -ENOMEM, "out of memory evaluating '%s'",
+			    n->name ? n->name : "?");
 	ret = emit_host_eval(l->g, n, in, o->host_data);
 	if (ret)
 		return fail(l, ret, "node '%s' (%s) cannot be evaluated at compile time",
@@ -562,8 +570,8 @@ static int copy_task(struct lower *l, struct program *p, struct unit *u)
 	int ret;
 
 	if (bytes > UINT32_MAX)
-		return fail(l, -ENOTSUP, "output '%s' is too large to copy%s",
-			    u->copy_src->t->name, "");
+		return fail(l, -ENOTSUP, "output '%s' is too large to copy (%zu bytes)",
+			    u->copy_src->t->name, bytes);
 	ret = place(l, u->copy_src->t, &src);
 	if (ret)
 		return ret;
