@@ -10,6 +10,12 @@
  * Floating point: only files under ops/ touch float types; the kernel module
  * builds them with hard-float flags and calls them between kernel_fpu_begin()
  * and kernel_fpu_end(). Nothing of type float crosses this interface.
+ * npu_op_check(), npu_op_work_units() and npu_dtype_size() are integer code
+ * (no vector registers even in the FPU-flagged module build) and may be
+ * called outside an FPU section; npu_op_run() must be called inside one.
+ *
+ * Operand order, dtypes, params and semantics of every opcode, the work
+ * unit of each, and the accuracy of the math: Documentation/ops.rst.
  */
 #ifndef NPU_OPS_H
 #define NPU_OPS_H
