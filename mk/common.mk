@@ -40,3 +40,7 @@ PROTOBUF_C_LIBS	:= $(shell $(PKG_CONFIG) --libs libprotobuf-c 2>/dev/null)
 NUMA_LIBS	:= -lnuma
 
 UAPI_CFLAGS	:= -Iuapi $(DRM_CFLAGS)
+
+# $(call objs,SOURCES): the object files of SOURCES (pattern rule in
+# mk/rules.mk). Defined here so fragments can use it in prerequisites.
+objs = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))

@@ -12,9 +12,6 @@ $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(CFLAGS_$(subst /,_,$*)) -MMD -MP -c $< -o $@
 
-# $(call objs,SOURCES)
-objs = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
-
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 
 .PHONY: all check check-san clean install
