@@ -84,5 +84,6 @@ void test_sched(void);
 void test_math(void);
 void test_stress(void);
 void test_fuzz(void);
+void test_chaos(void);
 
 #endif /* NPU_TEST_H */

@@ -68,6 +68,7 @@ int main(int argc, char **argv)
 	test_math();
 	test_stress();
 	test_fuzz();
+	test_chaos();
 
 	/* the totals on stderr too, so that prove shows them in make check */
 	fprintf(stderr, "npu_uapi_test on %s: %d tests, %d passed, %d failed, %d skipped\n",
