@@ -12,6 +12,15 @@ E2E_TESTS	:= tests/models/demo.t $(E2E_MODELS:%=tests/models/%.t) \
 
 TESTS		+= $(E2E_TESTS)
 
+# make check-san: the node tests and the smaller models through npuc and
+# npu-run built with ASan+UBSan. The two tools are built first (they are
+# programs, not tests, so they cannot be listed in SAN_TESTS).
+SAN_TESTS	+= tests/conformance/conformance-san.t tests/models/models-san.t
+check-san: e2e-san-tools
+.PHONY: e2e-san-tools
+e2e-san-tools:
+	$(MAKE) SAN=1 BUILD=build-san build-san/bin/npuc build-san/bin/npu-run
+
 
 .PHONY: demo conformance bench-models e2e-models
 

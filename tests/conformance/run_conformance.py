@@ -190,6 +190,9 @@ def main():
                    help="summary file (default build/conformance.json; "
                    "with -k build/conformance/subset.json)")
     p.add_argument("-j", "--jobs", type=int, default=2)
+    p.add_argument("--known", default=os.path.join(HERE,
+                                                   "known_failures.txt"),
+                   help="known-failures file (default: %(default)s)")
     p.add_argument("-k", "--filter", default=None,
                    help="only tests whose name matches this regex")
     a = p.parse_args()
@@ -215,7 +218,7 @@ def main():
         tests = json.load(f)["tests"]
     if a.filter:
         tests = [t for t in tests if re.search(a.filter, t["name"])]
-    known = e2e.known_failures(os.path.join(HERE, "known_failures.txt"))
+    known = e2e.known_failures(a.known)
     ops = supported_ops()
     # Each run works in its own directory (several people may run `make
     # check` on one tree at once); at the end it replaces work/, so work/
