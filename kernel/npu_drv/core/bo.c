@@ -163,6 +163,9 @@ static int npu_bo_quiesce(void *priv, struct npu_pool_node *node)
 	while (bo->running)
 		npu_waitq_wait(&dev->mem_wq, &dev->mem_lock, NPU_NO_DEADLINE);
 	npu_mutex_unlock(&dev->mem_lock);
+	/* CPU mappings go before the copy, or writes after it are lost. */
+	if (dev->ops.bo_unmap)
+		dev->ops.bo_unmap(dev->home_dev, bo);
 	return 0;
 }
 

@@ -110,6 +110,13 @@ struct npu_bo;
  * @job_done: a job has retired (completed, faulted or cancelled); the
  *            "interrupt". @status is 0 or an enum drm_npu_fault_reason.
  *            Called from a core thread with no core lock held. Optional.
+ * @bo_unmap: compaction is about to copy @bo (its running tasks have
+ *            drained): shoot down CPU mappings now, before the copy, so
+ *            that no CPU write lands in the old place after it was copied
+ *            (kernel: drm_vma_node_unmap(); the fault handler then waits
+ *            on dev->pool_lock until the move is done). Called under
+ *            dev->pool_lock. Optional (added after bo_moved, which runs
+ *            after the copy and alone would lose such writes).
  */
 struct npu_home_ops {
 	int (*copy_from_user)(void *home_dev, void *dst, u64 uptr, size_t len);
@@ -121,6 +128,7 @@ struct npu_home_ops {
 	void (*bo_moved)(void *home_dev, struct npu_bo *bo, u64 old_start);
 	void (*bo_free)(void *home_dev, struct npu_bo *bo);
 	void (*job_done)(void *home_dev, u32 hw_queue, u64 fence, u32 status);
+	void (*bo_unmap)(void *home_dev, struct npu_bo *bo);
 };
 
 /**
