@@ -3,7 +3,7 @@
  * npu_debugfs.c - /sys/kernel/debug/dri/<minor>/npu/ (for the primary and
  * the render minor alike):
  *
- *   instant hang fault slow_us watchdog_ms file_quota
+ *   instant hang fault fault_range slow_us watchdog_ms file_quota
  *               test-mode knobs, read and written as decimal numbers; the
  *               names and meanings are the core's (npu_core_test_control()),
  *               the same that the transport's npu_dev_test_control() sets
@@ -23,8 +23,10 @@
 
 #include "npu_drv.h"
 
+/* The core's knobs; a file is created for each one the core answers. */
 static const char * const npu_knob_names[NPU_NUM_KNOBS] = {
-	"instant", "hang", "fault", "slow_us", "watchdog_ms", "file_quota",
+	"instant", "hang", "fault", "fault_range", "slow_us", "watchdog_ms",
+	"file_quota",
 };
 
 static int npu_knob_get(void *data, u64 *val)
@@ -231,9 +233,14 @@ static void npu_debugfs_populate(struct npu_drm_device *ndev,
 	if (!root)
 		return;
 	dir = debugfs_create_dir("npu", root);
-	for (i = 0; i < NPU_NUM_KNOBS; i++)
+	for (i = 0; i < NPU_NUM_KNOBS; i++) {
+		u64 val;
+
+		if (npu_core_test_query(ndev->core, npu_knob_names[i], &val))
+			continue;
 		debugfs_create_file_unsafe(npu_knob_names[i], 0600, dir,
 					   &ndev->knobs[i], &npu_knob_fops);
+	}
 	debugfs_create_file("compact", 0600, dir, ndev, &npu_compact_fops);
 	debugfs_create_file("mem_stats", 0444, dir, ndev, &npu_mem_stats_fops);
 	debugfs_create_file("queues", 0444, dir, ndev, &npu_queues_fops);

@@ -49,7 +49,7 @@ enum npu_test_mode {
 	NPU_TEST_MODE_FAULT,	/* every job faults with an injected fault */
 };
 
-#define NPU_NUM_KNOBS		6
+#define NPU_NUM_KNOBS		7
 
 /**
  * struct npu_knob - one test-mode knob file in debugfs

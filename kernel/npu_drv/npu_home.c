@@ -49,6 +49,16 @@ static int npu_home_bo_mmap_offset(void *home_file, struct npu_bo *bo,
 	return *offset ? 0 : -ENOENT;
 }
 
+/*
+ * Compaction: mappings are shot down before the copy (bo_unmap); faults
+ * wait on the pool lock until the move is done. bo_moved zaps once more,
+ * which costs nothing when nothing was mapped meanwhile.
+ */
+static void npu_home_bo_unmap(void *home_dev, struct npu_bo *bo)
+{
+	npu_gem_unmap(home_dev, bo);
+}
+
 static void npu_home_bo_moved(void *home_dev, struct npu_bo *bo, u64 old_start)
 {
 	npu_gem_unmap(home_dev, bo);
@@ -71,6 +81,7 @@ const struct npu_home_ops npu_kernel_home_ops = {
 	.bo_lookup = npu_home_bo_lookup,
 	.bo_mmap_offset = npu_home_bo_mmap_offset,
 	.bo_moved = npu_home_bo_moved,
+	.bo_unmap = npu_home_bo_unmap,
 	.job_done = npu_home_job_done,
 };
 

@@ -19,7 +19,7 @@ $(VMTEST_OBJS): CPPFLAGS += $(UAPI_CFLAGS)
 # Static, so that the initramfs needs no shared libraries for it.
 $(BUILD)/bin/npu_vmtest: $(VMTEST_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -static -o $@ $^
+	$(CC) $(LDFLAGS) -static -pthread -o $@ $^
 
 # Only what the VM runs, so that a broken unrelated part does not stop it.
 .PHONY: vmtest

@@ -15,6 +15,9 @@
  *              to the new place and keeps its contents
  *   syncobj    DRM_NPU_SUBMIT_SYNCOBJ: a timeline point per submission,
  *              signalled when the job retires, with an error on a fault
+ *   compact-race  a thread keeps writing through mappings while
+ *              compaction moves the buffers again and again: no write may
+ *              be lost (mappings must be shot down before the copy)
  *   hangkill [nowait]
  *              (test_mode=hang) a process killed while its jobs hang: the
  *              watchdog recovers them and its memory returns (nowait: do
@@ -26,6 +29,7 @@
  *   hold MB    allocate and map MB MiB, then wait for stdin to close
  */
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -605,6 +609,111 @@ static int t_busy(const char *sec)
 	return 0;
 }
 
+enum { RACE_BUFS = 16, RACE_WORDS = 16384, RACE_ROUNDS = 8 };
+
+struct race {
+	uint32_t *map[RACE_BUFS];
+	uint32_t *shadow[RACE_BUFS];
+	volatile int stop;
+	uint64_t writes;
+};
+
+/*
+ * Sweeps ever new values over the last buffer (the one every compaction
+ * of a round moves, last), remembering them in a shadow.
+ */
+static void *race_writer(void *arg)
+{
+	struct race *r = arg;
+	uint32_t *map = r->map[RACE_BUFS - 1];
+	uint32_t *shadow = r->shadow[RACE_BUFS - 1];
+	uint32_t v = 1;
+	unsigned int w = 0;
+
+	while (!r->stop) {
+		map[w] = v;
+		shadow[w] = v++;
+		w = (w + 1) % RACE_WORDS;
+	}
+	r->writes += v - 1;
+	return NULL;
+}
+
+/*
+ * One round: [F0][M0][F1][M1]...[F15][M15]; closing F_i and compacting
+ * moves every M_j with j >= i, so the buffers move 136 times while the
+ * writer thread keeps writing through their mappings. Returns lost writes.
+ */
+static int race_round(int fd, struct race *r, uint64_t *moved)
+{
+	uint32_t fill[RACE_BUFS], bufs[RACE_BUFS];
+	uint64_t bytes = RACE_WORDS * 4;
+	pthread_t th;
+	int i, b, lost = 0;
+
+	for (i = 0; i < RACE_BUFS; i++) {
+		if (vm_bo_create(fd, bytes, &fill[i]) ||
+		    vm_bo_create(fd, bytes, &bufs[i]) ||
+		    !(r->map[i] = vm_bo_map(fd, bufs[i], bytes)))
+			return -1;
+		memset(r->shadow[i], 0, bytes);
+	}
+	r->stop = 0;
+	if (pthread_create(&th, NULL, race_writer, r))
+		return -1;
+	usleep(5000);
+	for (i = 0; i < RACE_BUFS; i++) {
+		struct drm_npu_compact c;
+
+		vm_bo_close(fd, fill[i]);
+		memset(&c, 0, sizeof(c));
+		if (!vm_ioctl(fd, DRM_IOCTL_NPU_COMPACT, &c))
+			*moved += c.bytes_moved;
+	}
+	r->stop = 1;
+	pthread_join(th, NULL);
+	for (b = 0; b < RACE_BUFS; b++) {
+		for (i = 0; i < RACE_WORDS; i++)
+			if (r->map[b][i] != r->shadow[b][i])
+				lost++;
+		munmap(r->map[b], bytes);
+		vm_bo_close(fd, bufs[b]);
+	}
+	return lost;
+}
+
+static int t_compact_race(void)
+{
+	uint64_t moved = 0;
+	struct race r;
+	int fd = vm_open(), i, lost = 0, n;
+
+	if (fd < 0)
+		return 1;
+	memset(&r, 0, sizeof(r));
+	for (i = 0; i < RACE_BUFS; i++)
+		if (!(r.shadow[i] = calloc(RACE_WORDS, 4)))
+			return 1;
+	for (i = 0; i < RACE_ROUNDS; i++) {
+		n = race_round(fd, &r, &moved);
+		if (n < 0) {
+			tap_ok(false, "set up round %d", i);
+			return 1;
+		}
+		lost += n;
+	}
+	tap_ok(moved >= RACE_ROUNDS * 136ull * RACE_WORDS * 4,
+	       "compaction moved mapped buffers %d times (%llu bytes)",
+	       RACE_ROUNDS * 136, (unsigned long long)moved);
+	tap_ok(r.writes > 0 && lost == 0,
+	       "%llu writes through the mappings meanwhile, %d lost",
+	       (unsigned long long)r.writes, lost);
+	for (i = 0; i < RACE_BUFS; i++)
+		free(r.shadow[i]);
+	close(fd);
+	return tap_failures() != 0;
+}
+
 /* Holds a mapped buffer until stdin reaches EOF (for rmmod/npu-smi tests). */
 static int t_hold(const char *mb)
 {
@@ -640,6 +749,8 @@ int main(int argc, char **argv)
 		return t_fdinfo();
 	if (!strcmp(argv[1], "compact"))
 		return t_compact();
+	if (!strcmp(argv[1], "compact-race"))
+		return t_compact_race();
 	if (!strcmp(argv[1], "hangkill"))
 		return t_hangkill(argc < 3 || strcmp(argv[2], "nowait"));
 	if (!strcmp(argv[1], "syncobj"))
@@ -651,6 +762,6 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "hold") && argc == 3)
 		return t_hold(argv[2]);
 usage:
-	fprintf(stderr, "usage: npu_vmtest basic|isolation|kill|hangkill [nowait]|watchdog|fdinfo|compact|syncobj|testmode|busy SEC|hold MB\n");
+	fprintf(stderr, "usage: npu_vmtest basic|isolation|kill|hangkill [nowait]|watchdog|fdinfo|compact|compact-race|syncobj|testmode|busy SEC|hold MB\n");
 	return 2;
 }

@@ -133,7 +133,7 @@ fi
 # 3. Boot. Console (kernel log) on ttyS0, TAP results on ttyS1.
 rm -f "$WORK/console.log" "$WORK/results.log"
 start=$(date +%s)
-timeout "$TIMEOUT" qemu-system-x86_64 -m 1G -smp 2 -kernel "$KIMG" \
+timeout "$TIMEOUT" qemu-system-x86_64 -accel tcg,thread=multi -m 1G -smp 2 -kernel "$KIMG" \
 	-initrd "$WORK/initramfs.gz" \
 	-append 'console=ttyS0 panic=-1 slub_debug=FZPU' \
 	-display none -monitor none -no-reboot \
