@@ -72,13 +72,10 @@ struct npu_knob {
  * @vram: device memory, vmalloc'ed, @vram_size bytes
  * @vram_size: bytes
  * @irq_wq: ordered workqueue that plays the interrupt's bottom half
- * @irq_work: retires jobs in the bookkeeping below on job_done
- * @files_lock: protects @files and the activity fields below
+ * @irq_work: signals the syncobj points of retired jobs
+ * @files_lock: protects @files and what the bottom half reads of them
  * @files: open files (struct npu_drm_file.link)
  * @fence_lock: lock of the dma_fences of syncobj points
- * @active_files: files with at least one unretired job
- * @busy_since: when @active_files last went from 0 to 1
- * @busy_ns: total time with at least one unretired job (sysfs busy_ns)
  * @jobs_done: jobs retired, per status (0 = ok, else fault reason)
  * @knobs: debugfs test-mode knobs
  * @compact_lock: protects @last_compact
@@ -99,9 +96,6 @@ struct npu_drm_device {
 	struct mutex files_lock;
 	struct list_head files;
 	spinlock_t fence_lock;
-	u32 active_files;
-	u64 busy_since;
-	u64 busy_ns;
 	atomic64_t jobs_done[8];
 	struct npu_knob knobs[NPU_NUM_KNOBS];
 	struct mutex compact_lock;
@@ -117,12 +111,10 @@ static inline struct npu_drm_device *to_npu_dev(struct drm_device *drm)
 /**
  * struct npu_drm_queue - what the home remembers of one queue of a file
  * @hw_queue: the hardware queue it maps to
- * @last_fence: the fence of its newest submission
  * @fence_context: dma_fence context of its jobs' syncobj points
  */
 struct npu_drm_queue {
 	u32 hw_queue;
-	u64 last_fence;
 	u64 fence_context;
 };
 
@@ -137,9 +129,6 @@ struct npu_drm_queue {
  *              handle the core reuses is tracked once
  * @queues: queue handle -> struct npu_drm_queue (files_lock)
  * @fences: pending syncobj points, struct npu_job_fence (files_lock)
- * @active: has unretired jobs (files_lock)
- * @busy_since: when @active was last set (files_lock)
- * @engine_ns: time with unretired jobs, fdinfo drm-engine-npu (files_lock)
  */
 struct npu_drm_file {
 	struct npu_drm_device *ndev;
@@ -150,9 +139,6 @@ struct npu_drm_file {
 	struct mutex queue_lock;
 	struct xarray queues;
 	struct list_head fences;
-	bool active;
-	u64 busy_since;
-	u64 engine_ns;
 };
 
 /**
@@ -179,10 +165,7 @@ extern struct kmem_cache *npu_fence_cache;
 /* npu_home.c: the struct npu_home_ops of the kernel home */
 extern const struct npu_home_ops npu_kernel_home_ops;
 void npu_irq_work(struct work_struct *work);
-void npu_file_submitted(struct npu_drm_file *nfile, u32 queue, u64 fence);
-void npu_file_retire_all(struct npu_drm_file *nfile);
-u64 npu_file_engine_ns(struct npu_drm_file *nfile);
-u64 npu_device_busy_ns(struct npu_drm_device *ndev);
+void npu_file_forget(struct npu_drm_file *nfile);
 
 /* npu_gem.c */
 int npu_gem_publish(struct drm_file *file, struct npu_bo *bo, u32 *handle);

@@ -6,7 +6,9 @@
  *
  *   drm-driver          npu_drv
  *   drm-client-id       unique per open file (module-wide)
- *   drm-engine-npu      ns the file has had at least one unretired job
+ *   drm-engine-npu      AI-core time spent on the file's tasks, summed
+ *                       over the cores (ns)
+ *   drm-engine-capacity-npu  the number of AI cores (tools divide by it)
  *   drm-total-vram      VRAM of every buffer object it has a handle to
  *   drm-shared-vram     ... of those another file has a handle to as well
  *   drm-resident-vram   ... of those resident in VRAM (all of them: the
@@ -55,7 +57,9 @@ void npu_show_fdinfo(struct seq_file *m, struct file *f)
 
 	seq_printf(m, "drm-driver:\t%s\n", ndev->drm.driver->name);
 	seq_printf(m, "drm-client-id:\t%llu\n", nfile->client_id);
-	seq_printf(m, "drm-engine-npu:\t%llu ns\n", npu_file_engine_ns(nfile));
+	seq_printf(m, "drm-engine-npu:\t%llu ns\n",
+		   npu_core_file_busy_ns(nfile->core_file));
+	seq_printf(m, "drm-engine-capacity-npu:\t%u\n", ndev->params.cores);
 	npu_print_size(m, "drm-total-vram", usage.total);
 	npu_print_size(m, "drm-shared-vram", usage.shared);
 	npu_print_size(m, "drm-resident-vram", usage.total);

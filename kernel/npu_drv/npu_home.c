@@ -5,10 +5,8 @@
  *
  * The core calls job_done from its scheduler thread whenever a job retires
  * (completed, faulted or cancelled). Like a hard interrupt handler, the hook
- * only records the event and queues the bottom half on an ordered
- * workqueue; the bottom half updates the activity accounting behind
- * fdinfo's drm-engine-npu and sysfs busy_ns: a file is busy while it has an
- * unretired job, the device while any file is.
+ * only counts the event and queues the bottom half on an ordered
+ * workqueue; the bottom half signals the syncobj points of retired jobs.
  */
 #include <linux/uaccess.h>
 #include <linux/xarray.h>
@@ -85,44 +83,11 @@ const struct npu_home_ops npu_kernel_home_ops = {
 	.job_done = npu_home_job_done,
 };
 
-/* Whether a queue of @nfile still has an unretired job. files_lock held. */
-static bool npu_file_pending(struct npu_drm_file *nfile)
-{
-	struct npu_drm_queue *q;
-	unsigned long handle;
-
-	xa_for_each(&nfile->queues, handle, q) {
-		struct drm_npu_queue_query query = { .handle = handle };
-
-		if (!q->last_fence)
-			continue;
-		/* -ENOENT: destroyed, and destroy waits for its jobs. */
-		if (!npu_ioctl_queue_query(nfile->core_file, &query) &&
-		    query.completed < q->last_fence)
-			return true;
-	}
-	return false;
-}
-
-static void npu_file_set_idle(struct npu_drm_file *nfile, u64 now)
-{
-	struct npu_drm_device *ndev = nfile->ndev;
-
-	lockdep_assert_held(&ndev->files_lock);
-	if (!nfile->active)
-		return;
-	nfile->active = false;
-	nfile->engine_ns += now - nfile->busy_since;
-	if (--ndev->active_files == 0)
-		ndev->busy_ns += now - ndev->busy_since;
-}
-
 /**
  * npu_irq_work() - bottom half of the job-done "interrupt"
  * @work: the device's irq_work
  *
- * Signals the syncobj points of retired jobs and marks idle every busy
- * file whose queues have all retired their jobs.
+ * Signals the syncobj points of the jobs that have retired.
  */
 void npu_irq_work(struct work_struct *work)
 {
@@ -134,86 +99,19 @@ void npu_irq_work(struct work_struct *work)
 	list_for_each_entry(nfile, &ndev->files, link) {
 		if (!list_empty(&nfile->fences))
 			npu_fence_poll(nfile);
-		if (nfile->active && !npu_file_pending(nfile))
-			npu_file_set_idle(nfile, ktime_get_ns());
 	}
 	mutex_unlock(&ndev->files_lock);
 }
 
 /**
- * npu_file_submitted() - account a successful submission
- * @nfile: the submitting file
- * @queue: its queue handle
- * @fence: the job's fence point
+ * npu_file_forget() - take a closing file off the device's list
+ * @nfile: the file
  */
-void npu_file_submitted(struct npu_drm_file *nfile, u32 queue, u64 fence)
-{
-	struct npu_drm_device *ndev = nfile->ndev;
-	struct npu_drm_queue *q;
-	u64 now = ktime_get_ns();
-
-	mutex_lock(&ndev->files_lock);
-	q = xa_load(&nfile->queues, queue);
-	if (q && fence > q->last_fence)
-		q->last_fence = fence;
-	if (!nfile->active) {
-		nfile->active = true;
-		nfile->busy_since = now;
-		if (ndev->active_files++ == 0)
-			ndev->busy_since = now;
-	}
-	mutex_unlock(&ndev->files_lock);
-	/* The job may have retired already: let the bottom half look. */
-	queue_work(ndev->irq_wq, &ndev->irq_work);
-}
-
-/**
- * npu_file_retire_all() - take a closing file off the device's books
- * @nfile: the file; its activity period (if any) ends now
- */
-void npu_file_retire_all(struct npu_drm_file *nfile)
+void npu_file_forget(struct npu_drm_file *nfile)
 {
 	struct npu_drm_device *ndev = nfile->ndev;
 
 	mutex_lock(&ndev->files_lock);
 	list_del_init(&nfile->link);
-	npu_file_set_idle(nfile, ktime_get_ns());
 	mutex_unlock(&ndev->files_lock);
-}
-
-/**
- * npu_file_engine_ns() - time @nfile has had unretired jobs, in ns
- * @nfile: the file
- *
- * Return: the total including the current busy period.
- */
-u64 npu_file_engine_ns(struct npu_drm_file *nfile)
-{
-	struct npu_drm_device *ndev = nfile->ndev;
-	u64 ns;
-
-	mutex_lock(&ndev->files_lock);
-	ns = nfile->engine_ns;
-	if (nfile->active)
-		ns += ktime_get_ns() - nfile->busy_since;
-	mutex_unlock(&ndev->files_lock);
-	return ns;
-}
-
-/**
- * npu_device_busy_ns() - time the device has had unretired jobs, in ns
- * @ndev: the device
- *
- * Return: the total including the current busy period.
- */
-u64 npu_device_busy_ns(struct npu_drm_device *ndev)
-{
-	u64 ns;
-
-	mutex_lock(&ndev->files_lock);
-	ns = ndev->busy_ns;
-	if (ndev->active_files)
-		ns += ktime_get_ns() - ndev->busy_since;
-	mutex_unlock(&ndev->files_lock);
-	return ns;
 }

@@ -4,8 +4,8 @@
  * core's handler of the same name with the struct DRM has already copied
  * in (and copies back out afterwards, whatever the result, so that error
  * details such as error_task reach userspace). The home only adds what it
- * keeps itself: the queue -> hardware-queue map and the submission
- * bookkeeping behind fdinfo's engine time.
+ * keeps itself: the queue -> hardware-queue map (debugfs) and the syncobj
+ * points of submissions.
  */
 #include <linux/compat.h>
 #include <linux/dma-fence.h>
@@ -136,7 +136,6 @@ static int npu_drm_submit(struct drm_device *drm, void *data,
 			npu_fence_abort(&sp);
 		return ret;
 	}
-	npu_file_submitted(nfile, args->queue, args->fence);
 	if (syncobj)
 		npu_fence_attach(nfile, args->queue, args->fence, &sp);
 	return 0;

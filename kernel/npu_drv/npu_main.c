@@ -154,7 +154,7 @@ static void npu_postclose(struct drm_device *drm, struct drm_file *file)
 	struct npu_drm_queue *q;
 	unsigned long handle;
 
-	npu_file_retire_all(nfile);
+	npu_file_forget(nfile);
 	npu_core_file_close(nfile->core_file);
 	npu_fence_flush(nfile);
 	xa_for_each(&nfile->queues, handle, q)

@@ -7,7 +7,8 @@
  *   num_bos free_ranges compactions bytes_moved alloc_failures
  *   pause_ns                 time compaction held dispatch back
  *   fragmentation_ppm        largest-free ratio, 1 - largest free / free
- *   busy_ns                  time with at least one unretired job
+ *   busy_ns                  AI-core time spent on tasks, summed over the
+ *                            cores (utilisation = delta / (time * cores))
  *   jobs_completed jobs_faulted
  *   cores queues
  *   uapi_version             major.minor of the ioctl ABI
@@ -79,7 +80,7 @@ static ssize_t busy_ns_show(struct device *dev, struct device_attribute *attr,
 {
 	struct npu_drm_device *ndev = dev_get_drvdata(dev);
 
-	return sysfs_emit(buf, "%llu\n", npu_device_busy_ns(ndev));
+	return sysfs_emit(buf, "%llu\n", npu_core_busy_ns(ndev->core));
 }
 static DEVICE_ATTR_RO(busy_ns);
 

@@ -245,8 +245,9 @@ static uint64_t now_ns(void)
  * @n: how many
  * @window_ms: length of the sample window
  *
- * Utilisation, as nvidia-smi defines it: the share of the window during
- * which at least one job was outstanding on the device (sysfs busy_ns).
+ * Utilisation: the share of the AI cores' capacity spent on tasks during
+ * the window, from sysfs busy_ns (AI-core time summed over the cores):
+ * delta busy_ns / (window * cores).
  */
 void smi_sample_utilisation(struct smi_device *devs, int n,
 			    unsigned int window_ms)
@@ -263,9 +264,9 @@ void smi_sample_utilisation(struct smi_device *devs, int n,
 		if (!strcmp(devs[i].node, "in-process") ||
 		    smi_refresh_device(&devs[i]))
 			continue;
-		devs[i].util_pct = t1 > t0 ?
+		devs[i].util_pct = t1 > t0 && devs[i].cores ?
 			100.0 * (double)(devs[i].busy_ns - before[i]) /
-			(double)(t1 - t0) : 0;
+			((double)(t1 - t0) * devs[i].cores) : 0;
 		if (devs[i].util_pct > 100.0)
 			devs[i].util_pct = 100.0;
 	}

@@ -141,8 +141,8 @@ static const struct field fields[] = {
 	FU("memory.compactions", compactions, "compactions run"),
 	FU("memory.bytes_moved", bytes_moved, "bytes moved by compaction"),
 	{ "utilization", F_PCT, offsetof(struct smi_device, util_pct),
-	  "percent of the sample window with work outstanding" },
-	FU("busy_ns", busy_ns, "total busy time, ns"),
+	  "percent of the AI cores' capacity used over a 200 ms window" },
+	FU("busy_ns", busy_ns, "AI-core time spent on tasks, summed over cores, ns"),
 	FU("jobs.completed", jobs_completed, "jobs completed"),
 	FU("jobs.faulted", jobs_faulted, "jobs faulted or cancelled"),
 };
