@@ -110,6 +110,7 @@ struct npu_program {
 	struct drm_npu_task *tasks;
 	u64 *slot_need;			/* num_slots entries */
 	u64 *op_end;			/* num_tasks * MAX_OPERANDS: offset+extent */
+	u8 *shareable;			/* per task: may run on several cores */
 };
 
 int npu_program_validate(struct npu_program *prog, u32 *err_task,
@@ -147,6 +148,7 @@ struct npu_job {
 	struct npu_sem_pt *waits, *signals, *bindings;
 	struct npu_bo *profile_bo;
 	u64 profile_offset;
+	bool distinct_bos;		/* no buffer bound to two slots */
 };
 
 #define NPU_FAILED_RANGES	64
@@ -187,6 +189,7 @@ void npu_queue_put(struct npu_queue *q);
  * @next: dev->lock: first work unit no core has claimed yet
  * @helpers: dev->lock: other cores running chunks of it now
  * @status: dev->lock: first fault an op kernel reported, or 0
+ * @shareable: helpers may join (no write can race with another unit's)
  */
 struct npu_run {
 	struct npu_op_args args;
@@ -194,6 +197,7 @@ struct npu_run {
 	u64 next;
 	u32 helpers;
 	u32 status;
+	bool shareable;
 };
 
 struct npu_core_unit {

@@ -16,6 +16,7 @@ void npu_program_put(struct npu_program *prog)
 		return;
 	npu_vfree(prog->tasks);
 	npu_vfree(prog->op_end);
+	npu_vfree(prog->shareable);
 	npu_free(prog->slot_need);
 	npu_free(prog);
 }
@@ -105,6 +106,87 @@ static int npu_check_task(struct npu_program *prog, u32 ti, u32 *err_operand)
 	return npu_op_check(t, err_operand);
 }
 
+/*
+ * Does every index of the view name a different element? Sort the
+ * dimensions of extent > 1 by stride; each stride must pass the span of
+ * the smaller ones (so stride 0 and interleaved dimensions fail).
+ */
+static bool npu_view_injective(const struct drm_npu_operand *o)
+{
+	u32 dims[DRM_NPU_MAX_RANK], n = 0, i, j;
+	u64 span = 0;
+
+	for (i = 0; i < o->rank; i++)
+		if (o->shape[i] > 1)
+			dims[n++] = i;
+	for (i = 1; i < n; i++)		/* insertion sort by stride */
+		for (j = i; j > 0 &&
+		     o->strides[dims[j]] < o->strides[dims[j - 1]]; j--) {
+			u32 t = dims[j];
+
+			dims[j] = dims[j - 1];
+			dims[j - 1] = t;
+		}
+	for (i = 0; i < n; i++) {
+		const u32 d = dims[i];
+
+		if (o->strides[d] <= span)
+			return false;
+		span += (u64)(o->shape[d] - 1) * o->strides[d];
+	}
+	return true;
+}
+
+static bool npu_same_view(const struct drm_npu_operand *a,
+			  const struct drm_npu_operand *b)
+{
+	u32 i;
+
+	if (a->dtype != b->dtype || a->rank != b->rank ||
+	    a->offset != b->offset)
+		return false;
+	for (i = 0; i < a->rank; i++)
+		if (a->shape[i] != b->shape[i] || a->strides[i] != b->strides[i])
+			return false;
+	return true;
+}
+
+/*
+ * May the work units of task @ti run on several cores at once? Only if no
+ * unit can write what another unit reads or writes: the output (the last
+ * operand of every opcode) names distinct elements, and it overlaps no
+ * input of the same slot - except an elementwise op in place on the very
+ * same view. Otherwise the task stays on one core, in unit order.
+ */
+static bool npu_task_shareable(const struct npu_program *prog, u32 ti)
+{
+	const struct drm_npu_task *t = &prog->tasks[ti];
+	const u64 *ends = &prog->op_end[(u64)ti * DRM_NPU_MAX_OPERANDS];
+	const struct drm_npu_operand *out;
+	bool elementwise = t->opcode == DRM_NPU_OP_COPY ||
+			   t->opcode == DRM_NPU_OP_BINARY ||
+			   t->opcode == DRM_NPU_OP_UNARY;
+	u32 o, i;
+
+	if (t->num_operands == 0)
+		return false;
+	o = t->num_operands - 1;
+	out = &t->operands[o];
+	if (!npu_view_injective(out))
+		return false;
+	for (i = 0; i < o; i++) {
+		const struct drm_npu_operand *in = &t->operands[i];
+
+		if (in->slot != out->slot || ends[i] <= out->offset ||
+		    ends[o] <= in->offset || ends[i] == in->offset ||
+		    ends[o] == out->offset)
+			continue;	/* disjoint or empty */
+		if (!elementwise || !npu_same_view(in, out))
+			return false;
+	}
+	return true;
+}
+
 /**
  * npu_program_validate() - check every task, compute the slot needs
  * @prog: tasks filled in; num_slots, slot_need, op_end, num_sem_indices
@@ -137,6 +219,11 @@ int npu_program_validate(struct npu_program *prog, u32 *err_task,
 				num_slots = t->operands[i].slot + 1u;
 	}
 	prog->num_slots = num_slots;
+	prog->shareable = npu_vzalloc(prog->num_tasks);
+	if (!prog->shareable)
+		return -ENOMEM;
+	for (ti = 0; ti < prog->num_tasks; ti++)
+		prog->shareable[ti] = npu_task_shareable(prog, ti);
 	prog->slot_need = npu_zalloc((num_slots ? num_slots : 1) * sizeof(u64));
 	if (!prog->slot_need)
 		return -ENOMEM;

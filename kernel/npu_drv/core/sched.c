@@ -474,7 +474,8 @@ static void npu_run_chunks(struct npu_core_unit *owner, struct npu_run *run,
  * like a kernel launched over several AI cores (Ascend's block_dim), a task
  * spreads over the cores that have nothing else to do.
  */
-static u32 npu_compute(struct npu_core_unit *c, const struct npu_op_args *a)
+static u32 npu_compute(struct npu_core_unit *c, const struct npu_op_args *a,
+		       bool shareable)
 {
 	struct npu_device *dev = c->dev;
 	struct npu_run run;
@@ -483,9 +484,10 @@ static u32 npu_compute(struct npu_core_unit *c, const struct npu_op_args *a)
 	memset(&run, 0, sizeof(run));
 	run.args = *a;
 	run.units = npu_op_work_units(a->task);
+	run.shareable = shareable && run.units > 1;
 	npu_mutex_lock(&dev->lock);
 	c->run = &run;
-	if (run.units > 1)
+	if (run.shareable)
 		npu_waitq_wake_all(&dev->work_wq);
 	npu_mutex_unlock(&dev->lock);
 
@@ -517,7 +519,8 @@ static bool npu_help(struct npu_core_unit *self)
 	for (i = 0; i < dev->num_cores && !owner; i++) {
 		struct npu_core_unit *o = &dev->cores[i];
 
-		if (o != self && o->run && !o->run->status && !o->abort &&
+		if (o != self && o->run && o->run->shareable &&
+		    !o->run->status && !o->abort &&
 		    o->run->next < o->run->units)
 			owner = o;
 	}
@@ -559,7 +562,8 @@ static u32 npu_execute(struct npu_core_unit *c, struct npu_job *job, u32 ti,
 				 inj == NPU_INJ_RANGE);
 		if (st)
 			return st;
-		st = npu_compute(c, &args);
+		st = npu_compute(c, &args,
+				 job->distinct_bos && job->prog->shareable[ti]);
 		npu_release(dev, job, task);
 		if (st)
 			return st;

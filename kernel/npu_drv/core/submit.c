@@ -95,6 +95,7 @@ static int npu_submit_bos(struct npu_file *f, struct drm_npu_submit *a,
 
 	if (a->num_bos != job->prog->num_slots)
 		return -EINVAL;
+	job->distinct_bos = true;
 	if (!a->num_bos)
 		return 0;
 	handles = npu_zalloc(a->num_bos * sizeof(u32));
@@ -116,6 +117,15 @@ static int npu_submit_bos(struct npu_file *f, struct drm_npu_submit *a,
 			err = -ENOSPC;
 	}
 	npu_free(handles);
+	/* two slots on one buffer may alias: such jobs stay on one core */
+	job->distinct_bos = true;
+	for (i = 0; !err && i < job->num_bos; i++) {
+		u32 j;
+
+		for (j = i + 1; j < job->num_bos; j++)
+			if (job->bos[i] == job->bos[j])
+				job->distinct_bos = false;
+	}
 	return err;
 }
 
