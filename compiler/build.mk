@@ -68,12 +68,15 @@ $(BUILD)/bin/npuc-fe: $(call fe_objs,compiler/tests/npuc_fe.c) $(FE_LIB) \
 
 # libFuzzer target for the importer (clang): make fuzz-onnx
 FE_FUZZ		:= $(BUILD)/fuzz/fuzz_onnx
-$(FE_FUZZ): compiler/tests/fuzz_onnx.c $(FE_SRCS) $(FE_PB_C) $(FE_PB_H)
+FE_FUZZ_OPS	:= $(wildcard kernel/npu_drv/ops/*.c)
+$(FE_FUZZ): compiler/tests/fuzz_onnx.c $(FE_SRCS) $(FE_PB_C) $(FE_PB_H) \
+	    $(FE_FUZZ_OPS)
 	@mkdir -p $(dir $@)
 	clang $(CSTD) -g -O1 -fsanitize=fuzzer,address,undefined \
-		$(FE_CPPFLAGS) compiler/tests/fuzz_onnx.c \
-		$(filter compiler/ir/%.c compiler/onnx/%.c compiler/shape/%.c,$(FE_SRCS)) \
-		$(FE_PB_C) $(PROTOBUF_C_LIBS) -o $@
+		-fno-sanitize-recover=undefined -ffp-contract=off \
+		-fno-math-errno $(FE_CPPFLAGS) compiler/tests/fuzz_onnx.c \
+		$(FE_SRCS) $(FE_FUZZ_OPS) $(FE_PB_C) $(PROTOBUF_C_LIBS) -lm \
+		-o $@
 
 .PHONY: fuzz-onnx
 fuzz-onnx: $(FE_FUZZ)

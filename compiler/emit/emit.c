@@ -1150,8 +1150,13 @@ int emit_host_eval(struct ir_graph *g, const struct ir_node *n,
 
 			switch (o->dtype) {
 			case IR_F32: ((float *)out)[i] = (float)v; break;
-			case IR_I32: ((int32_t *)out)[i] = (int32_t)v; break;
-			case IR_I64: ((int64_t *)out)[i] = (int64_t)v; break;
+			case IR_I32:
+				((int32_t *)out)[i] = (int32_t)ir_f64_to_i64(
+					v > INT32_MAX ? INT32_MAX :
+					v < INT32_MIN ? INT32_MIN : v);
+				break;
+			case IR_I64: ((int64_t *)out)[i] = ir_f64_to_i64(v);
+				break;
 			default:
 				return ir_error(g, "node '%s' (Range): dtype "
 						"%s", n->name,

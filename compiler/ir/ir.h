@@ -304,6 +304,8 @@ int64_t ir_tensor_numel(const struct ir_tensor *t);	/* -1 if symbolic */
 /* Constant element @i converted to double / int64 (any dtype). */
 double ir_const_get_f(const struct ir_tensor *t, int64_t i);
 int64_t ir_const_get_i(const struct ir_tensor *t, int64_t i);
+/* double -> int64 without undefined behaviour (saturates, NaN is 0). */
+int64_t ir_f64_to_i64(double v);
 
 /* --- nodes --------------------------------------------------------------- */
 /* Appends a node; @inputs may hold NULL for absent optional inputs. */

@@ -194,7 +194,7 @@ const char *ir_sym_name(const struct ir_graph *g, int64_t dim)
 	if (!IR_DIM_IS_SYM(dim))
 		return NULL;
 	id = IR_DIM_SYM_ID(dim);
-	return id < g->num_syms ? g->syms[id] : "?";
+	return id >= 0 && id < g->num_syms ? g->syms[id] : "?";
 }
 
 int ir_graph_bind_sym(struct ir_graph *g, const char *name, int64_t value)
@@ -411,12 +411,24 @@ double ir_const_get_f(const struct ir_tensor *t, int64_t i)
 	}
 }
 
+int64_t ir_f64_to_i64(double v)
+{
+	/* C leaves out-of-range conversions undefined: saturate, NaN -> 0 */
+	if (v != v)
+		return 0;
+	if (v >= 9223372036854775807.0)
+		return INT64_MAX;
+	if (v <= -9223372036854775808.0)
+		return INT64_MIN;
+	return (int64_t)v;
+}
+
 int64_t ir_const_get_i(const struct ir_tensor *t, int64_t i)
 {
 	switch (t->dtype) {
 	case IR_I64: return ((const int64_t *)t->data)[i];
 	case IR_I32: return ((const int32_t *)t->data)[i];
-	default: return (int64_t)ir_const_get_f(t, i);
+	default: return ir_f64_to_i64(ir_const_get_f(t, i));
 	}
 }
 
@@ -577,6 +589,8 @@ int ir_graph_toposort(struct ir_graph *g)
 	struct ir_node **order;
 	int *pending, i, j, k, head = 0, tail = 0;
 
+	if (!g->num_nodes)
+		return 0;
 	order = calloc(g->num_nodes + 1, sizeof(*order));
 	pending = calloc(g->num_nodes + 1, sizeof(*pending));
 	if (!order || !pending) {

@@ -177,12 +177,14 @@ static int onnx_typed_data(struct onnx_ctx *c, const Onnx__TensorProto *tp,
 	case ONNX_FLOAT:
 		if (tp->n_float_data != n)
 			break;
-		memcpy(dst, tp->float_data, n * 4);
+		if (n)
+			memcpy(dst, tp->float_data, n * 4);
 		return 0;
 	case ONNX_INT64:
 		if (tp->n_int64_data != n)
 			break;
-		memcpy(dst, tp->int64_data, n * 8);
+		if (n)
+			memcpy(dst, tp->int64_data, n * 8);
 		return 0;
 	case ONNX_INT32: case ONNX_INT8: case ONNX_UINT8: case ONNX_BOOL:
 	case ONNX_FLOAT16:
@@ -205,6 +207,16 @@ static int onnx_typed_data(struct onnx_ctx *c, const Onnx__TensorProto *tp,
 	return onnx_fail(c, -EINVAL, "tensor '%s': typed data holds a "
 			 "different number of elements than its shape "
 			 "(%zu expected)", tp->name ? tp->name : "?", n);
+}
+
+/* Elements in the typed field that @tp's data type uses. */
+static size_t onnx_typed_count(const Onnx__TensorProto *tp)
+{
+	switch (tp->data_type) {
+	case ONNX_FLOAT: return tp->n_float_data;
+	case ONNX_INT64: return tp->n_int64_data;
+	default: return tp->n_int32_data;
+	}
 }
 
 /* Make a constant IR tensor from a TensorProto. */
@@ -257,6 +269,13 @@ static int onnx_tensor(struct onnx_ctx *c, const Onnx__TensorProto *tp,
 			memcpy(buf, tp->raw_data.data, nbytes);
 		err = 0;
 	} else {
+		/* check the element count before allocating for it */
+		size_t have = onnx_typed_count(tp);
+
+		if (have != n)
+			return onnx_fail(c, -EINVAL, "tensor '%s': typed data "
+					 "holds %zu elements, its shape needs "
+					 "%zu", name, have, n);
 		buf = calloc(1, nbytes ? nbytes : 1);
 		if (!buf)
 			return onnx_fail(c, -ENOMEM, "out of memory");

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,12 @@ static int64_t sval_of_dim(int64_t d)
 static int64_t dim_of_sval(int64_t v)
 {
 	return IR_SVAL_IS_SYM(v) ? IR_DIM_SYM(IR_SVAL_SYM_ID(v)) : v;
+}
+
+/* A shape value used as a dim: symbolic, or a plain value >= 0. */
+static bool sval_is_dim(int64_t v)
+{
+	return IR_SVAL_IS_SYM(v) || (v >= 0 && v < ((int64_t)1 << 40));
 }
 
 int shape_node_ints(const struct ir_node *n, int input, const char *attr,
@@ -103,6 +110,8 @@ static void set_out(struct ir_node *n, int i, enum ir_dtype dt,
 
 static int set_sval(struct ir_tensor *t, const int64_t *v, int len)
 {
+	if (!t)
+		return 0;
 	free(t->sval);
 	t->sval = NULL;
 	t->sval_len = 0;
@@ -229,17 +238,20 @@ static void sval_binary(struct ir_graph *g, struct ir_node *n)
 
 		switch (n->op) {
 		case IR_OP_ADD:
-			r[i] = sym ? sval_of_dim(shape_dim_add(g, x, y))
-				   : xv + yv;
+			if (sym)
+				r[i] = sval_of_dim(shape_dim_add(g, x, y));
+			else if (__builtin_add_overflow(xv, yv, &r[i]))
+				return;
 			break;
 		case IR_OP_SUB:
-			if (sym)
+			if (sym || __builtin_sub_overflow(xv, yv, &r[i]))
 				return;
-			r[i] = xv - yv;
 			break;
 		case IR_OP_MUL:
-			r[i] = sym ? sval_of_dim(shape_dim_mul(g, x, y))
-				   : xv * yv;
+			if (sym)
+				r[i] = sval_of_dim(shape_dim_mul(g, x, y));
+			else if (__builtin_mul_overflow(xv, yv, &r[i]))
+				return;
 			break;
 		case IR_OP_DIV:
 			if (sym) {
@@ -249,7 +261,7 @@ static void sval_binary(struct ir_graph *g, struct ir_node *n)
 					return;
 				r[i] = sval_of_dim(q);
 			} else {
-				if (!yv)
+				if (!yv || (xv == INT64_MIN && yv == -1))
 					return;
 				r[i] = xv / yv;
 			}
@@ -344,8 +356,9 @@ static int window_pads(struct ir_graph *g, struct ir_node *n,
 			return node_err(g, n, "pads has %d entries, a 2-D "
 					"window needs 4", np);
 		for (i = 0; i < 4; i++)
-			if (p[i] < 0)
-				return node_err(g, n, "negative pad");
+			if (p[i] < 0 || p[i] > (1 << 24))
+				return node_err(g, n, "pad %lld out of range",
+						(long long)p[i]);
 		memcpy(pads, p, 4 * sizeof(*pads));
 		return 0;
 	}
@@ -391,9 +404,10 @@ static int window_attrs(struct ir_graph *g, struct ir_node *n,
 	for (i = 0; i < 2; i++)
 		d[i] = c == 2 ? v[i] : 1;
 	for (i = 0; i < 2; i++)
-		if (s[i] < 1 || d[i] < 1 || k[i] < 1)
+		if (s[i] < 1 || d[i] < 1 || k[i] < 1 || s[i] > (1 << 24) ||
+		    d[i] > (1 << 24) || k[i] > (1 << 24))
 			return node_err(g, n, "kernel, strides and dilations "
-					"must be >= 1");
+					"must be in 1..2^24");
 	return window_pads(g, n, x, k, s, d, pads);
 }
 
@@ -913,6 +927,16 @@ static int64_t slice_dim(int64_t dim, int64_t st, int64_t en, int64_t step,
 {
 	int64_t lo = step > 0 ? 0 : -1, hi = step > 0 ? dim : dim - 1;
 
+	/* beyond the dim a larger step changes nothing: avoid overflow */
+	if (step > ((int64_t)1 << 48))
+		step = (int64_t)1 << 48;
+	if (step < -((int64_t)1 << 48))
+		step = -((int64_t)1 << 48);
+	if (st < -((int64_t)1 << 48))
+		st = -((int64_t)1 << 48);
+	if (en < -((int64_t)1 << 48))
+		en = -((int64_t)1 << 48);
+
 	if (st < 0)
 		st += dim;
 	if (en < 0)
@@ -1038,8 +1062,12 @@ static int infer_expand(struct ir_graph *g, struct ir_node *n)
 		return node_err(g, n, "target shape not known at compile "
 				"time");
 	t.rank = nv;
-	for (i = 0; i < nv; i++)
+	for (i = 0; i < nv; i++) {
+		if (!sval_is_dim(v[i]))
+			return node_err(g, n, "target dim %d is %lld", i,
+					(long long)v[i]);
 		t.dim[i] = dim_of_sval(v[i]);
+	}
 	if (shape_broadcast(g, n, in_shape(n, 0), &t, &o))
 		return -EINVAL;
 	set_out(n, 0, n->inputs[0]->dtype, &o);
@@ -1079,8 +1107,12 @@ static int infer_constant_of_shape(struct ir_graph *g, struct ir_node *n)
 	if (nv < 0)
 		return node_err(g, n, "shape input not known at compile time");
 	o.rank = nv;
-	for (i = 0; i < nv; i++)
+	for (i = 0; i < nv; i++) {
+		if (!sval_is_dim(v[i]))
+			return node_err(g, n, "dim %d is %lld", i,
+					(long long)v[i]);
 		o.dim[i] = dim_of_sval(v[i]);
+	}
 	set_out(n, 0, a && a->t ? a->t->dtype : IR_F32, &o);
 	/* an integer fill of a small static shape is a shape value */
 	if (a && a->t && a->t->data && (a->t->dtype == IR_I64 ||
@@ -1110,9 +1142,13 @@ static int infer_range(struct ir_graph *g, struct ir_node *n)
 	d = ir_const_get_f(n->inputs[2], 0);
 	if (d == 0)
 		return node_err(g, n, "delta is 0");
-	o.dim[0] = (int64_t)((l - s) / d + 0.999999999);
-	if (o.dim[0] < 0)
-		o.dim[0] = 0;
+	{
+		double cnt = ceil((l - s) / d);
+
+		if (!(cnt < (double)((int64_t)1 << 40)))
+			return node_err(g, n, "%g elements", cnt);
+		o.dim[0] = cnt > 0 ? (int64_t)cnt : 0;
+	}
 	set_out(n, 0, n->inputs[0]->dtype, &o);
 	return 0;
 }
@@ -1161,14 +1197,22 @@ static int infer_resize(struct ir_graph *g, struct ir_node *n)
 		if (nv != x->rank)
 			return node_err(g, n, "sizes has %d entries for rank "
 					"%d", nv, x->rank);
-		for (i = 0; i < nv; i++)
+		for (i = 0; i < nv; i++) {
+			if (!sval_is_dim(v[i]))
+				return node_err(g, n, "size %d is %lld", i,
+						(long long)v[i]);
 			o.dim[i] = dim_of_sval(v[i]);
+		}
 	} else if (sc && sc->data && ir_tensor_numel(sc) == x->rank) {
 		for (i = 0; i < x->rank; i++) {
 			if (IR_DIM_IS_SYM(x->dim[i]))
 				return node_err(g, n, "scaling symbolic dims");
-			o.dim[i] = (int64_t)((double)x->dim[i] *
-					     ir_const_get_f(sc, i));
+			double d = (double)x->dim[i] * ir_const_get_f(sc, i);
+
+			if (!(d >= 0 && d < (double)((int64_t)1 << 40)))
+				return node_err(g, n, "scale %d gives size "
+						"%g", i, d);
+			o.dim[i] = (int64_t)d;
 		}
 	} else {
 		return node_err(g, n, "scales or sizes must be constants");
@@ -1263,6 +1307,13 @@ static int infer_dispatch(struct ir_graph *g, struct ir_node *n)
 	}
 }
 
+/* Ops whose every input is an operand (no optional slots). */
+static bool variadic(enum ir_op op)
+{
+	return op == IR_OP_CONCAT || op == IR_OP_MAX || op == IR_OP_MIN ||
+	       op == IR_OP_SUM || op == IR_OP_MEAN;
+}
+
 /* Minimum number of inputs each op reads unconditionally. */
 static int min_inputs(enum ir_op op)
 {
@@ -1279,6 +1330,7 @@ static int min_inputs(enum ir_op op)
 	case IR_OP_WHERE: case IR_OP_RANGE: case IR_OP_ATTENTION:
 		return 3;
 	case IR_OP_BATCH_NORM: return 5;
+	case IR_OP_LAYER_NORM: return 2;
 	default: return 1;
 	}
 }
@@ -1291,8 +1343,11 @@ int shape_infer_node(struct ir_graph *g, struct ir_node *n)
 	if (n->num_inputs < min_inputs(n->op))
 		return node_err(g, n, "needs at least %d inputs, has %d",
 				min_inputs(n->op), n->num_inputs);
-	for (i = 0; i < min_inputs(n->op); i++)
-		if (!n->inputs[i])
+	if (n->num_outputs < 1 || !n->outputs[0])
+		return node_err(g, n, "has no output");
+	for (i = 0; i < n->num_inputs; i++)
+		if (!n->inputs[i] && (i < min_inputs(n->op) ||
+				      variadic(n->op)))
 			return node_err(g, n, "required input %d is missing",
 					i);
 	for (i = 0; i < n->num_inputs; i++) {

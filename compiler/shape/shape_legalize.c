@@ -123,9 +123,11 @@ static int legalize_pow(struct ir_graph *g, struct ir_node *n)
 			if (b->dtype == IR_F32)
 				((float *)buf)[i] = (float)v;
 			else if (b->dtype == IR_I32)
-				((int32_t *)buf)[i] = (int32_t)v;
+				((int32_t *)buf)[i] = (int32_t)ir_f64_to_i64(
+					v > INT32_MAX ? INT32_MAX :
+					v < INT32_MIN ? INT32_MIN : v);
 			else
-				((int64_t *)buf)[i] = (int64_t)v;
+				((int64_t *)buf)[i] = ir_f64_to_i64(v);
 		}
 		c = ir_const_new(g, NULL, b->dtype, &e->shape, buf,
 				 (size_t)cnt * es);
@@ -181,17 +183,13 @@ static int legalize_dropout(struct ir_graph *g, struct ir_node *n)
 	return 1;
 }
 
+/* Max/Min/Sum of one operand is the identity. */
 static int legalize_single(struct ir_graph *g, struct ir_node *n)
 {
-	struct ir_tensor *x = n->inputs[0], *out = n->outputs[0];
-
+	(void)g;
 	if (n->num_inputs != 1)
 		return 0;
-	/* one operand: the identity */
 	n->op = IR_OP_IDENTITY;
-	(void)x;
-	(void)out;
-	(void)g;
 	return 1;
 }
 
@@ -408,6 +406,18 @@ static int legalize_reduce(struct ir_graph *g, struct ir_node *n)
 /* 0: nothing to do, 1: the graph changed (re-sort, restart), < 0: error */
 int shape_legalize_node(struct ir_graph *g, struct ir_node *n)
 {
+	int i, need = 1;
+
+	/* malformed nodes are left to shape inference to report */
+	if (n->op == IR_OP_POW || n->op == IR_OP_CAST_LIKE)
+		need = 2;
+	if (n->num_inputs < need || n->num_outputs < 1 || !n->outputs[0])
+		return 0;
+	for (i = 0; i < n->num_inputs; i++)
+		if (!n->inputs[i] && (i < need || n->op == IR_OP_MEAN ||
+				      n->op == IR_OP_SUM ||
+				      n->op == IR_OP_MAX || n->op == IR_OP_MIN))
+			return 0;
 	switch (n->op) {
 	case IR_OP_LAYER_NORM: return legalize_layernorm(g, n);
 	case IR_OP_POW: return n->num_inputs == 2 ? legalize_pow(g, n) : 0;

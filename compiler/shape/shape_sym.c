@@ -26,10 +26,8 @@ static bool sym_factors(struct ir_graph *g, int64_t d, struct sym_prod *p)
 	char buf[512], *save = NULL, *tok;
 	const char *name;
 
-	if (!IR_DIM_IS_SYM(d)) {
-		p->k *= d;
-		return true;
-	}
+	if (!IR_DIM_IS_SYM(d))
+		return !__builtin_mul_overflow(p->k, d, &p->k);
 	name = ir_sym_name(g, d);
 	if (strchr(name, '+'))		/* a sum is one opaque factor */
 		goto opaque;
@@ -40,7 +38,8 @@ static bool sym_factors(struct ir_graph *g, int64_t d, struct sym_prod *p)
 		long long v = strtoll(tok, &end, 10);
 
 		if (!*end && end != tok) {
-			p->k *= v;
+			if (__builtin_mul_overflow(p->k, (int64_t)v, &p->k))
+				return false;
 			continue;
 		}
 		if (p->n == SYM_MAX_FACTORS)
@@ -79,12 +78,20 @@ static int64_t sym_make(struct ir_graph *g, struct sym_prod *p)
 	return id < 0 ? 0 : IR_DIM_SYM(id);
 }
 
+/* A product too large for any device: a symbol no binding can satisfy. */
+static int64_t sym_overflow(struct ir_graph *g)
+{
+	return IR_DIM_SYM(ir_sym_intern(g, "overflow"));
+}
+
 int64_t shape_dim_mul(struct ir_graph *g, int64_t a, int64_t b)
 {
 	struct sym_prod p = { .k = 1 };
+	int64_t r;
 
 	if (!IR_DIM_IS_SYM(a) && !IR_DIM_IS_SYM(b))
-		return a * b;
+		return __builtin_mul_overflow(a, b, &r) || r > ((int64_t)1 << 48)
+		       ? sym_overflow(g) : r;
 	if (a == 0 || b == 0)
 		return 0;
 	if (a == 1)
@@ -101,7 +108,7 @@ int64_t shape_dim_add(struct ir_graph *g, int64_t a, int64_t b)
 	char name[512];
 
 	if (!IR_DIM_IS_SYM(a) && !IR_DIM_IS_SYM(b))
-		return a + b;
+		return a + b;	/* dims are below 2^48: no overflow */
 	if (a == 0)
 		return b;
 	if (b == 0)

@@ -3,14 +3,17 @@
  * fuzz_onnx.c - libFuzzer target for the ONNX importer (make fuzz-onnx).
  *
  * Every input must import or fail with a message, never crash, leak or
- * read out of bounds; what imports must verify, and shape inference on it
- * must not crash either. Seeds: compiler/tests/corpus/.
+ * read out of bounds; what imports must verify, and shape inference and
+ * the whole pass pipeline (constant folding runs the op kernels) on it
+ * must not crash either; what the passes accept must still verify.
+ * Seeds: compiler/tests/corpus/.
  */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "onnx/onnx_import.h"
+#include "passes/pass_manager.h"
 #include "shape/shape.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -28,7 +31,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (ir_verify(g))
 		abort();
-	shape_infer(g);
+	if (shape_infer(g) == 0) {
+		struct pm_opts o = { .opt_level = 2, .verify = true };
+		struct pm_report r;
+
+		if (pm_run(g, &o, &r) == 0 && ir_verify(g))
+			abort();
+	}
 	ir_graph_free(g);
 	return 0;
 }

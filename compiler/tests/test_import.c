@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -20,6 +21,7 @@
 #include "interp/interp.h"
 #include "onnx/onnx.pb-c.h"
 #include "onnx/onnx_import.h"
+#include "passes/pass_manager.h"
 #include "shape/shape.h"
 
 struct mopts {
@@ -404,6 +406,50 @@ static void test_real_models(void)
 	      "models fail with a clear error", tried);
 }
 
+/*
+ * The fuzz corpus (seeds and inputs that once crashed the importer, shape
+ * inference or the passes): each imports, infers and optimises or fails
+ * with a message.
+ */
+static void test_corpus(void)
+{
+	const char *dir = "compiler/tests/corpus";
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int files = 0, bad = 0;
+
+	if (!d) {
+		ft_skip("compiler/tests/corpus not found (run from the repo "
+			"root)");
+		return;
+	}
+	while ((e = readdir(d))) {
+		struct ir_graph *g = NULL;
+		struct pm_opts o = { .opt_level = 2, .verify = true };
+		struct pm_report r;
+		char path[600], err[512] = "";
+		int ret;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		files++;
+		ret = onnx_import_file(path, NULL, &g, err, sizeof(err));
+		if (ret) {
+			bad += !err[0];
+			continue;
+		}
+		if (shape_infer(g) == 0 && pm_run(g, &o, &r) == 0)
+			bad += ir_verify(g) != 0;
+		else
+			bad += !g->err[0];
+		ir_graph_free(g);
+	}
+	closedir(d);
+	ft_ok(files >= 3 && !bad, "%d corpus files import, optimise or fail "
+	      "with a message (%d bad)", files, bad);
+}
+
 static int write_corpus(const char *dir)
 {
 	struct mopts o = { 0 };
@@ -432,11 +478,12 @@ int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "--write-corpus"))
 		return write_corpus(argv[2]);
-	ft_plan(18);
+	ft_plan(19);
 	test_valid();
 	test_external();
 	test_errors();
 	test_robustness();
 	test_real_models();
+	test_corpus();
 	return ft_done();
 }
