@@ -64,7 +64,8 @@
  * The op kernels run with no lock held, in chunks of work units bracketed by
  * npu_fpu_begin()/npu_fpu_end() with npu_yield() between chunks (see
  * npu_os_user.h). Idle AI-core threads may run disjoint chunks of the same
- * task at the same time (multi-core tasks, Documentation/hardware.rst). Home hooks are called with no core lock held, except
+ * task at the same time (multi-core tasks, Documentation/hardware.rst).
+ * Home hooks are called with no core lock held, except
  * bo_moved (called under dev->pool_lock, from compaction) - it must not call
  * back into the core's memory entry points.
  *
@@ -182,7 +183,8 @@ void npu_core_destroy(struct npu_device *dev);
  *        recover them), "fault" (the next @val compute tasks fail with
  *        DRM_NPU_FAULT_INJECTED), "fault_range" (the next @val compute
  *        tasks with operands see operand 0's buffer as empty: the dispatch
- *        check raises DRM_NPU_FAULT_OUT_OF_RANGE naming operand 0), "slow_us" (every task takes at least @val
+ *        check raises DRM_NPU_FAULT_OUT_OF_RANGE naming operand 0),
+ *        "slow_us" (every task takes at least @val
  *        microseconds), "watchdog_ms" (the watchdog period, 10..3600000),
  *        "file_quota" (bytes per file for files opened from now on, 0 = none)
  * @val: the value
