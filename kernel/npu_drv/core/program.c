@@ -165,7 +165,8 @@ static bool npu_task_shareable(const struct npu_program *prog, u32 ti)
 	const struct drm_npu_operand *out;
 	bool elementwise = t->opcode == DRM_NPU_OP_COPY ||
 			   t->opcode == DRM_NPU_OP_BINARY ||
-			   t->opcode == DRM_NPU_OP_UNARY;
+			   t->opcode == DRM_NPU_OP_UNARY ||
+			   t->opcode == DRM_NPU_OP_WHERE;
 	u32 o, i;
 
 	if (t->num_operands == 0)
