@@ -2,7 +2,7 @@
 /*
  * npu_uapi_test.c - kselftest-style TAP suite of the NPU uapi.
  *
- *   npu_uapi_test [--device SPEC]
+ *   npu_uapi_test [--device SPEC] [--group NAME]... [--list]
  *
  * SPEC as for npu_dev_open(): "sim" (the in-process device), a device node
  * path, or nothing for automatic choice ($NPU_DEVICE, then an npu_drv node,
@@ -15,15 +15,50 @@
 #include <stdlib.h>
 #include <string.h>
 
+static const struct {
+	const char *name;
+	void (*run)(void);
+} groups[] = {
+	{ "device_bo", test_device_bo },
+	{ "program", test_program },
+	{ "queue_sem", test_queue_sem },
+	{ "submit", test_submit },
+	{ "sched", test_sched },
+	{ "math", test_math },
+	{ "stress", test_stress },
+	{ "fuzz", test_fuzz },
+	{ "chaos", test_chaos },
+};
+
+#define NUM_GROUPS	(sizeof(groups) / sizeof(groups[0]))
+
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: npu_uapi_test [--device SPEC]\n"
+	size_t i;
+
+	fprintf(f, "usage: npu_uapi_test [--device SPEC] [--group NAME]... [--list]\n"
 		"  SPEC: sim | /dev/dri/renderDN | /dev/accel/accelN "
-		"(default: $NPU_DEVICE, else auto)\n");
+		"(default: $NPU_DEVICE, else auto)\n"
+		"  NAME: run only these groups of tests:");
+	for (i = 0; i < NUM_GROUPS; i++)
+		fprintf(f, " %s", groups[i].name);
+	fprintf(f, "\n");
+}
+
+static int group_index(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NUM_GROUPS; i++)
+		if (!strcmp(groups[i].name, name))
+			return (int)i;
+	return -1;
 }
 
 int main(int argc, char **argv)
 {
+	bool only[NUM_GROUPS] = { false }, some = false;
+	size_t g;
 	int i, err;
 
 	for (i = 1; i < argc; i++) {
@@ -31,6 +66,20 @@ int main(int argc, char **argv)
 			T.spec = argv[++i];
 		} else if (!strncmp(argv[i], "--device=", 9)) {
 			T.spec = argv[i] + 9;
+		} else if (!strcmp(argv[i], "--group") && i + 1 < argc) {
+			int k = group_index(argv[++i]);
+
+			if (k < 0) {
+				fprintf(stderr, "npu_uapi_test: no test group '%s'\n",
+					argv[i]);
+				usage(stderr);
+				return 2;
+			}
+			only[k] = some = true;
+		} else if (!strcmp(argv[i], "--list")) {
+			for (g = 0; g < NUM_GROUPS; g++)
+				printf("%s\n", groups[g].name);
+			return 0;
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			usage(stdout);
 			return 0;
@@ -60,15 +109,9 @@ int main(int argc, char **argv)
 		 (unsigned long long)(T.info.vram_size >> 20),
 		 (unsigned long long)T.info.watchdog_ms);
 
-	test_device_bo();
-	test_program();
-	test_queue_sem();
-	test_submit();
-	test_sched();
-	test_math();
-	test_stress();
-	test_fuzz();
-	test_chaos();
+	for (g = 0; g < NUM_GROUPS; g++)
+		if (!some || only[g])
+			groups[g].run();
 
 	/* the totals on stderr too, so that prove shows them in make check */
 	fprintf(stderr, "npu_uapi_test on %s: %d tests, %d passed, %d failed, %d skipped\n",
