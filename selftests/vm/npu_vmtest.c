@@ -29,6 +29,7 @@
  *   hold MB    allocate and map MB MiB, then wait for stdin to close
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -362,6 +363,31 @@ static int t_fdinfo(void)
 	engine = fdinfo_or(getpid(), fd2, "drm-engine-npu", 0);
 	tap_ok(!r && engine > 0, "drm-engine-npu counts after a job (%llu ns)",
 	       (unsigned long long)engine);
+
+	tap_ok(fdinfo_or(getpid(), fd2, "drm-engine-capacity-npu", 0) > 0,
+	       "drm-engine-capacity-npu: %llu AI cores",
+	       (unsigned long long)fdinfo_or(getpid(), fd2,
+					     "drm-engine-capacity-npu", 0));
+
+	/* A buffer shared through PRIME counts in both files, as shared. */
+	{
+		struct drm_prime_handle ex = { .handle = h[0], .flags = DRM_CLOEXEC };
+		struct drm_prime_handle im = { 0 };
+		uint64_t total2 = fdinfo_or(getpid(), fd2, "drm-total-vram", 0);
+
+		r = vm_ioctl(fd, DRM_IOCTL_PRIME_HANDLE_TO_FD, &ex);
+		im.fd = ex.fd;
+		if (!r)
+			r = vm_ioctl(fd2, DRM_IOCTL_PRIME_FD_TO_HANDLE, &im);
+		tap_ok(!r && fdinfo_or(getpid(), fd, "drm-shared-vram", 0) == sizes[0] &&
+		       fdinfo_or(getpid(), fd2, "drm-shared-vram", 0) == sizes[0] &&
+		       fdinfo_or(getpid(), fd2, "drm-total-vram", 0) == total2 + sizes[0],
+		       "a PRIME-shared buffer counts in drm-shared-vram of both files (%d)", r);
+		if (!r)
+			vm_bo_close(fd2, im.handle);
+		if (ex.fd > 0)
+			close(ex.fd);
+	}
 
 	/* Another process reads our fdinfo, as a monitoring tool does. */
 	if (pipe(pfd))
