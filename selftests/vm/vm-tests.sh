@@ -126,6 +126,23 @@ else
 	skip "npu_uapi_test" "not built"
 fi
 
+# The bundled model on the kernel node: the same bits as the in-process
+# device (the op kernels run with the FPU in the kernel), and torch's
+# result within the demo's tolerance.
+if [ -x /tests/npu-run ] && [ -f /tests/model/tinynet.om ]; then
+	M=/tests/model
+	out=$(/tests/npu-run $M/tinynet.om --device "$node" --input-dir $M/inputs \
+		-o /tmp/model-out --compare $M/sim-out --rtol 0 --atol 0 2>&1)
+	rc=$?
+	diag "$out"
+	check "tinynet on $node: bit-identical to the in-process device" test $rc -eq 0
+	check "tinynet on $node: matches torch (rtol 1e-4, atol 1e-6)" \
+		/tests/npu-run $M/tinynet.om --device "$node" --input-dir $M/inputs \
+		--compare $M/expected --rtol 1e-4 --atol 1e-6
+else
+	skip "tinynet on the kernel node" "npuc/npu-run not built"
+fi
+
 if [ -x /tests/npu_pool_devtest ]; then
 	run_tap "pool pattern test on the device" /tests/npu_pool_devtest
 fi

@@ -119,6 +119,24 @@ add_program() {	# $1: host path, $2: name in /tests
 for p in npu_vmtest npu-smi npu_uapi_test npu_pool_devtest; do
 	add_program "$BUILD/bin/$p" "$p"
 done
+
+# The bundled model, compiled here and run here on the in-process device:
+# the VM runs it on the kernel node and compares bit for bit.
+if [ -x "$BUILD/bin/npuc" ] && [ -x "$BUILD/bin/npu-run" ] &&
+   [ -f models/tinynet/model.onnx ]; then
+	M=$ROOT/tests/model
+	mkdir -p "$M"
+	if "$BUILD/bin/npuc" models/tinynet/model.onnx -o "$M/tinynet.om" \
+			> "$WORK/npuc.log" 2>&1 &&
+	   "$BUILD/bin/npu-run" "$M/tinynet.om" --device sim \
+			--input-dir models/tinynet/inputs -o "$M/sim-out" \
+			> "$WORK/npu-run-sim.log" 2>&1; then
+		cp -r models/tinynet/inputs models/tinynet/expected "$M/"
+		add_program "$BUILD/bin/npu-run" npu-run
+	else
+		rm -rf "$M"
+	fi
+fi
 [ -d "$ROOT/lib64" ] || ln -s lib "$ROOT/lib64"
 
 (cd "$ROOT" && find . | cpio -o -H newc --quiet) | gzip -1 > "$WORK/initramfs.gz"
