@@ -5,9 +5,11 @@
 #include "npu_test.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/time.h>
 
 static void test_queues(void)
 {
@@ -220,8 +222,54 @@ static void test_sems(void)
 	t_sem_destroy(T.d, made);
 }
 
+static volatile sig_atomic_t alarms;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	alarms++;
+}
+
+/*
+ * Signals during a wait: the ioctl is interrupted and restarted (drmIoctl
+ * restarts EINTR) with the same absolute deadline, so it still ends with
+ * ETIME - never EINTR to the caller, never a wait past the deadline plus
+ * the restarts' few microseconds.
+ */
+static void test_wait_signals(void)
+{
+	struct sigaction sa, old;
+	struct itimerval it = { { 0, 20000 }, { 0, 20000 } }, off = { { 0, 0 },
+								     { 0, 0 } };
+	struct drm_npu_sem_wait w;
+	uint32_t sem = t_sem(T.d, 0);
+	uint64_t t0, dt;
+	int err;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;	/* no SA_RESTART: the wait is interrupted */
+	sigaction(SIGALRM, &sa, &old);
+	alarms = 0;
+	setitimer(ITIMER_REAL, &it, NULL);
+	memset(&w, 0, sizeof(w));
+	w.handle = sem;
+	w.value = 1;
+	w.timeout_ns = t_in_ms(200);
+	t0 = t_now();
+	err = t_ioctl(T.d, DRM_IOCTL_NPU_SEM_WAIT, &w);
+	dt = t_now() - t0;
+	setitimer(ITIMER_REAL, &off, NULL);
+	sigaction(SIGALRM, &old, NULL);
+	tap_diag("SEM_WAIT with a 200 ms deadline under %d signals returned after %llu ms",
+		 (int)alarms, (unsigned long long)(dt / 1000000));
+	tap_err(err, -ETIME,
+		"SEM_WAIT: signals during the wait, deadline reached -> ETIME (not EINTR)");
+	t_sem_destroy(T.d, sem);
+}
+
 void test_queue_sem(void)
 {
 	test_queues();
 	test_sems();
+	test_wait_signals();
 }
