@@ -62,6 +62,9 @@ enum npu_obj_kind {
 /**
  * struct npu_handles - handle -> object table, handles 1..cap, lowest free
  * first. Protected by the owning file's lock.
+ * @objs: objects, entry h - 1 for handle h, NULL when free
+ * @cap: entries allocated
+ * @count: entries in use
  */
 struct npu_handles {
 	void **objs;
