@@ -513,6 +513,83 @@ out:
 	t_close_bo(T.d, bos[1]);
 }
 
+
+/*
+ * Priority: K fillers (NORMAL), one HIGH and one LOW job become ready at the
+ * same moment (one semaphore releases them all) on a device with K AI
+ * cores. The K free cores take HIGH and K - 1 fillers; LOW must wait for a
+ * core to come free.
+ */
+static void test_priority(void)
+{
+	uint32_t k = T.info.num_cores, n = k + 2, i, prog, sem, prof;
+	struct drm_npu_task t = t_copy(0, 0, 1, 0, 64);
+	struct drm_npu_queue_create qc[66];
+	struct drm_npu_task_profile *rec;
+	struct drm_npu_sem_point pt = { 0 };
+	struct drm_npu_sem_signal sig = { 0 };
+	uint32_t bos[2] = { t_bo(T.d, 4096), t_bo(T.d, 4096) };
+	uint64_t fence[66], first_end = ~0ull;
+	bool hw_distinct = true;
+	int err = 0;
+
+	if (n > T.info.num_queues || n > 66) {
+		tap_skip("needs 2 more hardware queues than AI cores",
+			 "priority: HIGH before NORMAL before LOW");
+		goto out_bos;
+	}
+	sem = t_sem(T.d, 0);
+	prof = t_bo(T.d, 4096);
+	rec = t_map(T.d, prof, 4096);
+	if (!sem || !rec || t_prog(T.d, &t, 1, &prog)) {
+		tap_ok(false, "priority: setup");
+		goto out;
+	}
+	if (t_control("slow_us", 30000)) {
+		tap_skip("no slow_us test mode", "priority: HIGH before NORMAL before LOW");
+		goto out_prog;
+	}
+	memset(qc, 0, sizeof(qc));
+	for (i = 0; i < n; i++) {
+		qc[i].priority = i == 0 ? DRM_NPU_PRIORITY_LOW :
+				 i == 1 ? DRM_NPU_PRIORITY_HIGH :
+					  DRM_NPU_PRIORITY_NORMAL;
+		err |= t_ioctl(T.d, DRM_IOCTL_NPU_QUEUE_CREATE, &qc[i]);
+	}
+	for (i = 1; i < n; i++)
+		hw_distinct &= qc[i].hw_queue != qc[0].hw_queue;
+	pt.handle = sem;
+	pt.value = 1;
+	for (i = 0; i < n && !err; i++)
+		err = submit_prof(qc[i].handle, prog, bos, 2, prof, i * 32, &pt, 1,
+				  NULL, 0, NULL, 0, &fence[i]);
+	sig.handle = sem;
+	sig.value = 1;
+	err |= t_ioctl(T.d, DRM_IOCTL_NPU_SEM_SIGNAL, &sig);
+	for (i = 0; i < n && !err; i++)
+		err = t_wait(T.d, qc[i].handle, fence[i], 20000);
+	tap_err(err, 0, "priority: %u jobs released at once on %u AI cores complete",
+		n, k);
+	for (i = 1; i < n; i++)
+		if (rec[i].end_ns < first_end)
+			first_end = rec[i].end_ns;
+	tap_ok(hw_distinct && rec[1].start_ns <= rec[0].start_ns &&
+	       rec[0].start_ns >= first_end,
+	       "priority: HIGH ran at once, LOW only after a core came free");
+	t_control("slow_us", 0);
+	for (i = 0; i < n; i++)
+		t_queue_destroy(T.d, qc[i].handle);
+out_prog:
+	t_prog_destroy(T.d, prog);
+out:
+	t_unmap(T.d, rec, 4096);
+	t_close_bo(T.d, prof);
+	t_sem_destroy(T.d, sem);
+out_bos:
+	t_close_bo(T.d, bos[0]);
+	t_close_bo(T.d, bos[1]);
+}
+
 void test_sched(void)
 {
 	test_order_in_queue();
@@ -524,4 +601,5 @@ void test_sched(void)
 	test_watchdog();
 	test_instant();
 	test_shared_hw_queue();
+	test_priority();
 }
