@@ -28,7 +28,7 @@ static bool is_act_input(const struct ir_node *n, int i)
 	switch (n->op) {
 	case IR_OP_CONV:
 		return i == 0 || (n->has_residual && i == n->num_inputs - 1);
-	case IR_OP_BATCH_NORM:
+	case IR_OP_BATCH_NORM: case IR_OP_CLIP:
 		return i == 0;
 	default:
 		return true;
@@ -193,7 +193,7 @@ int pass_layout_nc1hwc0(struct ir_graph *g, struct pass_stats *st)
 			struct ir_tensor *t = c->inputs[j];
 			struct ir_node *td = NULL;
 
-			if (!t || !is_act_input(c, j) ||
+			if (!t || t->data || !is_act_input(c, j) ||
 			    t->layout == IR_LAYOUT_NC1HWC0)
 				continue;
 			/* one TransData per tensor */
