@@ -12,7 +12,7 @@
 #
 # Run from the repository root after `make` (or through `make vmtest`).
 # Environment: BUILD (default build), KDIR, VMTEST_TIMEOUT (seconds, 240),
-# VMTEST_KEEP=1 keeps the work directory's logs (they are kept anyway).
+# VMTEST_ACCEL=kvm to use KVM instead of software emulation.
 
 set -u
 BUILD=${BUILD:-build}
@@ -151,7 +151,16 @@ fi
 # 3. Boot. Console (kernel log) on ttyS0, TAP results on ttyS1.
 rm -f "$WORK/console.log" "$WORK/results.log"
 start=$(date +%s)
-timeout "$TIMEOUT" qemu-system-x86_64 -accel tcg,thread=multi -m 1G -smp 2 -kernel "$KIMG" \
+# Software emulation, with one host thread per vCPU where the host is x86
+# (same memory model as the guest). VMTEST_ACCEL=kvm opts in to KVM: not by
+# default, as a /dev/kvm that exists does not always work (nested hosts).
+case $(uname -m) in
+x86_64 | i?86) ACCEL="-accel tcg,thread=multi" ;;
+*) ACCEL="-accel tcg" ;;
+esac
+[ "${VMTEST_ACCEL:-}" = kvm ] && ACCEL="-accel kvm"
+# shellcheck disable=SC2086
+timeout "$TIMEOUT" qemu-system-x86_64 $ACCEL -m 1G -smp 2 -kernel "$KIMG" \
 	-initrd "$WORK/initramfs.gz" \
 	-append 'console=ttyS0 panic=-1 slub_debug=FZPU' \
 	-display none -monitor none -no-reboot \
