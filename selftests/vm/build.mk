@@ -30,6 +30,7 @@ vmtest: $(BUILD)/bin/npu_vmtest $(BUILD)/bin/npu-smi $(BUILD)/bin/npu_uapi_test 
 # What kbuild leaves in the source tree (make -C kernel/npu_drv clean does
 # the same with the kernel's own rules).
 CLEAN += kernel/npu_drv/*.o kernel/npu_drv/*/*.o kernel/npu_drv/.*.cmd \
-	 kernel/npu_drv/*/.*.cmd kernel/npu_drv/*.ko kernel/npu_drv/*.mod \
+	 kernel/npu_drv/*/.*.cmd kernel/npu_drv/.*.d kernel/npu_drv/*/.*.d \
+	 kernel/npu_drv/*.ko kernel/npu_drv/*.mod \
 	 kernel/npu_drv/*.mod.c kernel/npu_drv/Module.symvers \
 	 kernel/npu_drv/modules.order
