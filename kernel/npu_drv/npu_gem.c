@@ -69,6 +69,13 @@ static const struct vm_operations_struct npu_gem_vm_ops = {
 static int npu_gem_mmap(struct drm_gem_object *obj, struct vm_area_struct *vma)
 {
 	/*
+	 * No copy-on-write (MAP_PRIVATE) mappings, as TTM refuses them: raw
+	 * PFN mappings cannot COW, and a private copy of device memory that
+	 * compaction moves would make no sense anyway.
+	 */
+	if (is_cow_mapping(vma->vm_flags))
+		return -EINVAL;
+	/*
 	 * Raw PFN mappings of VRAM pages, never copied on fork (a child
 	 * must not keep a view that compaction cannot see) or dumped.
 	 */

@@ -15,6 +15,9 @@
  *              to the new place and keeps its contents
  *   syncobj    DRM_NPU_SUBMIT_SYNCOBJ: a timeline point per submission,
  *              signalled when the job retires, with an error on a fault
+ *   mmap       mapping edge cases: MAP_PRIVATE refused, larger than the
+ *              buffer refused, two mappings of one buffer, a mapping that
+ *              outlives the handle and the file
  *   compact-race  a thread keeps writing through mappings while
  *              compaction moves the buffers again and again: no write may
  *              be lost (mappings must be shot down before the copy)
@@ -635,6 +638,47 @@ static int t_busy(const char *sec)
 	return 0;
 }
 
+static int t_mmap(void)
+{
+	uint64_t bytes = 64 * 1024;
+	struct drm_npu_bo_mmap_offset mo;
+	uint32_t h, *p, *w;
+	void *m;
+	int fd = vm_open(), i, r;
+
+	if (fd < 0 || vm_bo_create(fd, bytes, &h))
+		return 1;
+	memset(&mo, 0, sizeof(mo));
+	mo.handle = h;
+	if (vm_ioctl(fd, DRM_IOCTL_NPU_BO_MMAP_OFFSET, &mo))
+		return 1;
+	m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd,
+		 (off_t)mo.offset);
+	tap_ok(m == MAP_FAILED && errno == EINVAL,
+	       "MAP_PRIVATE (copy-on-write) mapping refused with EINVAL");
+	m = mmap(NULL, bytes * 2, PROT_READ, MAP_SHARED, fd, (off_t)mo.offset);
+	tap_ok(m == MAP_FAILED, "mapping larger than the buffer refused");
+	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		 (off_t)mo.offset);
+	if (p == MAP_FAILED)
+		return 1;
+	for (i = 0; i < (int)(bytes / 4); i++)
+		p[i] = (uint32_t)i;
+	w = mmap(NULL, 8192, PROT_READ, MAP_SHARED, fd, (off_t)mo.offset);
+	tap_ok(w != MAP_FAILED && w[0] == 0 && w[2047] == 2047,
+	       "a second, shorter mapping sees the same words");
+	if (w != MAP_FAILED)
+		munmap(w, 8192);
+	r = vm_bo_close(fd, h);
+	close(fd);
+	for (i = 0; i < (int)(bytes / 4) && p[i] == (uint32_t)i; i++)
+		p[i] = ~(uint32_t)i;
+	tap_ok(!r && i == (int)(bytes / 4),
+	       "a mapping outlives its handle and its file");
+	munmap(p, bytes);
+	return tap_failures() != 0;
+}
+
 enum { RACE_BUFS = 16, RACE_WORDS = 16384, RACE_ROUNDS = 8 };
 
 struct race {
@@ -775,6 +819,8 @@ int main(int argc, char **argv)
 		return t_fdinfo();
 	if (!strcmp(argv[1], "compact"))
 		return t_compact();
+	if (!strcmp(argv[1], "mmap"))
+		return t_mmap();
 	if (!strcmp(argv[1], "compact-race"))
 		return t_compact_race();
 	if (!strcmp(argv[1], "hangkill"))
@@ -788,6 +834,6 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "hold") && argc == 3)
 		return t_hold(argv[2]);
 usage:
-	fprintf(stderr, "usage: npu_vmtest basic|isolation|kill|hangkill [nowait]|watchdog|fdinfo|compact|compact-race|syncobj|testmode|busy SEC|hold MB\n");
+	fprintf(stderr, "usage: npu_vmtest basic|isolation|kill|hangkill [nowait]|watchdog|fdinfo|compact|mmap|compact-race|syncobj|testmode|busy SEC|hold MB\n");
 	return 2;
 }

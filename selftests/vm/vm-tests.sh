@@ -84,7 +84,7 @@ export NPU_DEVICE=$node
 
 VMT=/tests/npu_vmtest
 if [ -x $VMT ]; then
-	for t in basic isolation kill watchdog fdinfo compact compact-race syncobj; do
+	for t in basic isolation kill watchdog fdinfo compact mmap compact-race syncobj; do
 		run_tap "npu_vmtest $t" $VMT $t
 	done
 else
