@@ -16,6 +16,7 @@
 #include "driver/passes_hook.h"
 #include "onnx/onnx_import.h"
 #include "om/om.h"
+#include "npuc_build_id.h"
 #include "shape/shape.h"
 
 static double now_ms(void)
@@ -112,6 +113,12 @@ static void hash_graph(struct cache_hasher *h, struct ir_graph *g)
 static void hash_options(struct cache_hasher *h, const struct npuc_options *o)
 {
 	cache_hash_str(h, "npuc");
+	/*
+	 * The sources the compiler was built from: a compiler changed without a
+	 * version bump (a fix, a developer's tree) must not be served the .om
+	 * files of the old one.
+	 */
+	cache_hash_str(h, NPUC_BUILD_ID);
 	cache_hash_u64(h, OM_VERSION(NPUC_VERSION_MAJOR, NPUC_VERSION_MINOR,
 				     NPUC_VERSION_PATCH));
 	cache_hash_u64(h, DRM_NPU_MODEL_SIM910);

@@ -12,6 +12,19 @@ BE_CPPFLAGS := -Icompiler -Ilibnpurt -Ikernel/npu_drv $(UAPI_CFLAGS)
 $(call be_objs,$(BE_SRCS)): CPPFLAGS += $(BE_CPPFLAGS)
 $(call be_objs,$(BE_SRCS)): | $(BUILD)/gen/onnx/onnx.pb-c.h
 
+# NPUC_BUILD_ID: a digest of every source that decides what the compiler
+# emits; part of the compile-cache key. The header is rewritten only when the
+# digest changes, so only the driver recompiles, and only then.
+BE_ID_SRCS := $(sort $(wildcard compiler/*/*.[ch] kernel/npu_drv/ops/*.[ch] \
+			       libnpurt/om/*.[ch] uapi/drm/*.h))
+$(BUILD)/gen/npuc_build_id.h: $(BE_ID_SRCS)
+	@mkdir -p $(dir $@)
+	@id=$$(cat $^ | sha256sum | cut -c1-16); \
+	echo "#define NPUC_BUILD_ID \"$$id\"" > $@.tmp; \
+	if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+$(call be_objs,compiler/driver/driver.c): $(BUILD)/gen/npuc_build_id.h
+$(call be_objs,compiler/driver/driver.c): CPPFLAGS += -I$(BUILD)/gen
+
 $(BE_LIB): $(call be_objs,$(BE_SRCS))
 	@mkdir -p $(dir $@)
 	rm -f $@
