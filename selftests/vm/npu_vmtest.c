@@ -18,6 +18,8 @@
  *   mmap       mapping edge cases: MAP_PRIVATE refused, larger than the
  *              buffer refused, two mappings of one buffer, a mapping that
  *              outlives the handle and the file
+ *   fuzz N     N ioctls with random arguments (half of them starting from
+ *              valid handles): no crash, no leak, the device still works
  *   compact-race  a thread keeps writing through mappings while
  *              compaction moves the buffers again and again: no write may
  *              be lost (mappings must be shot down before the copy)
@@ -679,6 +681,102 @@ static int t_mmap(void)
 	return tap_failures() != 0;
 }
 
+static uint64_t fuzz_state = 0x9e3779b97f4a7c15ull;
+
+static uint64_t fuzz_rand(void)
+{
+	/* xorshift64*: reproducible from the fixed seed. */
+	fuzz_state ^= fuzz_state >> 12;
+	fuzz_state ^= fuzz_state << 25;
+	fuzz_state ^= fuzz_state >> 27;
+	return fuzz_state * 0x2545f4914f6cdd1dull;
+}
+
+/* A value that is often small or a valid-looking handle, sometimes wild. */
+static uint64_t fuzz_value(void)
+{
+	switch (fuzz_rand() % 4) {
+	case 0:
+		return fuzz_rand() % 4;
+	case 1:
+		return fuzz_rand() % 64;
+	case 2:
+		return 4096ull << (fuzz_rand() % 12);
+	default:
+		return fuzz_rand();
+	}
+}
+
+static int t_fuzz(const char *count)
+{
+	static const unsigned long reqs[] = {
+		DRM_IOCTL_NPU_DEVICE_INFO, DRM_IOCTL_NPU_BO_CREATE,
+		DRM_IOCTL_NPU_BO_MMAP_OFFSET, DRM_IOCTL_NPU_BO_INFO,
+		DRM_IOCTL_NPU_BO_WAIT, DRM_IOCTL_NPU_PROGRAM_CREATE,
+		DRM_IOCTL_NPU_PROGRAM_DESTROY, DRM_IOCTL_NPU_QUEUE_CREATE,
+		DRM_IOCTL_NPU_QUEUE_DESTROY, DRM_IOCTL_NPU_QUEUE_QUERY,
+		DRM_IOCTL_NPU_SEM_CREATE, DRM_IOCTL_NPU_SEM_DESTROY,
+		DRM_IOCTL_NPU_SEM_SIGNAL, DRM_IOCTL_NPU_SEM_WAIT,
+		DRM_IOCTL_NPU_SEM_QUERY, DRM_IOCTL_NPU_SUBMIT,
+		DRM_IOCTL_NPU_WAIT_FENCE, DRM_IOCTL_NPU_MEM_STATS,
+		DRM_IOCTL_NPU_COMPACT, DRM_IOCTL_GEM_CLOSE,
+		DRM_IOCTL_PRIME_HANDLE_TO_FD, DRM_IOCTL_SYNCOBJ_CREATE,
+	};
+	uint64_t baseline = vram_used(), n = strtoull(count, NULL, 0), i;
+	uint64_t buf[64];
+	unsigned int ok = 0;
+	int fd = vm_open(), r;
+
+	if (fd < 0)
+		return 1;
+	for (i = 0; i < n; i++) {
+		unsigned long req = reqs[fuzz_rand() % (sizeof(reqs) / sizeof(reqs[0]))];
+		struct drm_npu_submit *sub = (void *)buf;
+		size_t w;
+
+		for (w = 0; w < sizeof(buf) / 8; w++)
+			buf[w] = fuzz_rand() % 2 ? fuzz_value() : 0;
+		/* Waits get a deadline already past: the fuzzer must not sleep. */
+		if (req == DRM_IOCTL_NPU_BO_WAIT)
+			buf[1] = 0;
+		if (req == DRM_IOCTL_NPU_WAIT_FENCE || req == DRM_IOCTL_NPU_SEM_WAIT)
+			buf[2] = 0;
+		if (req == DRM_IOCTL_NPU_SUBMIT && fuzz_rand() % 2) {
+			/* Plausible pointers into our own memory. */
+			sub->bos_ptr = (uint64_t)(uintptr_t)&buf[40];
+			sub->waits_ptr = sub->signals_ptr = 0;
+			sub->num_waits = sub->num_signals = 0;
+			sub->sem_bindings_ptr = 0;
+			sub->num_sem_bindings = 0;
+			sub->num_bos %= 8;
+		}
+		if (req == DRM_IOCTL_NPU_QUEUE_DESTROY) {
+			/* Destroy waits for jobs; only queues we know are idle. */
+			struct drm_npu_queue_query q = { .handle = (uint32_t)buf[0] };
+
+			if (vm_ioctl(fd, DRM_IOCTL_NPU_QUEUE_QUERY, &q) ||
+			    q.submitted != q.completed)
+				continue;
+		}
+		r = vm_ioctl(fd, req, buf);
+		if (!r)
+			ok++;
+		if (!r && req == DRM_IOCTL_PRIME_HANDLE_TO_FD)
+			close((int)((struct drm_prime_handle *)buf)->fd);
+	}
+	tap_diag("%u of %llu random ioctls succeeded", ok,
+		 (unsigned long long)n);
+	close(fd);
+	tap_ok(vram_returns_to(baseline, 30000),
+	       "after %llu random ioctls and close, VRAM is back",
+	       (unsigned long long)n);
+	fd = vm_open();
+	r = run_copy(fd, 4096);
+	tap_ok(!r, "the device still runs jobs (%d)", r);
+	close(fd);
+	return tap_failures() != 0;
+}
+
 enum { RACE_BUFS = 16, RACE_WORDS = 16384, RACE_ROUNDS = 8 };
 
 struct race {
@@ -819,6 +917,8 @@ int main(int argc, char **argv)
 		return t_fdinfo();
 	if (!strcmp(argv[1], "compact"))
 		return t_compact();
+	if (!strcmp(argv[1], "fuzz") && argc == 3)
+		return t_fuzz(argv[2]);
 	if (!strcmp(argv[1], "mmap"))
 		return t_mmap();
 	if (!strcmp(argv[1], "compact-race"))
@@ -834,6 +934,6 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "hold") && argc == 3)
 		return t_hold(argv[2]);
 usage:
-	fprintf(stderr, "usage: npu_vmtest basic|isolation|kill|hangkill [nowait]|watchdog|fdinfo|compact|mmap|compact-race|syncobj|testmode|busy SEC|hold MB\n");
+	fprintf(stderr, "usage: npu_vmtest basic|isolation|kill|hangkill [nowait]|watchdog|fdinfo|compact|mmap|fuzz N|compact-race|syncobj|testmode|busy SEC|hold MB\n");
 	return 2;
 }

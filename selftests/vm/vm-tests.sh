@@ -87,6 +87,7 @@ if [ -x $VMT ]; then
 	for t in basic isolation kill watchdog fdinfo compact mmap compact-race syncobj; do
 		run_tap "npu_vmtest $t" $VMT $t
 	done
+	run_tap "npu_vmtest fuzz 20000" $VMT fuzz 20000
 else
 	skip "driver tests (npu_vmtest)" "not built"
 fi
