@@ -32,7 +32,7 @@ CHECK_O0 = ("two_branch_cnn", "bert_encoder")
 
 
 def plan(name):
-    return 5 + (name in MIN_STREAMS) + (name in CHECK_O0)
+    return 5 + (name in MIN_STREAMS) + 2 * (name in CHECK_O0)
 
 
 def report_streams(report):
@@ -72,6 +72,19 @@ def check_o0(t, check, name, d, run_dir, ref):
                  % (what, err)):
         t.diag("$ " + e2e.cmdline(argv))
         t.diag(log)
+
+
+def check_reproducible(check, name, d, run_dir, om):
+    """A compile that bypasses the cache must give the very same bytes."""
+    again = os.path.join(run_dir, "model-again.om")
+    rc, _ = e2e.run([e2e.tool("npuc"), os.path.join(d, "model.onnx"), "-o",
+                     again, "--no-cache"])
+    same = False
+    if rc == 0 and os.path.exists(om):
+        with open(om, "rb") as a, open(again, "rb") as b:
+            same = a.read() == b.read()
+    check(same, "%s: a second compile (--no-cache) gives the same .om "
+          "bytes" % name)
 
 
 def keep_last(run_dir, last):
@@ -137,6 +150,7 @@ def main():
         rest.append("compiler uses >= %d streams" % MIN_STREAMS[name])
     if name in CHECK_O0:
         rest.append("-O0 build matches too")
+        rest.append("recompiling gives the same .om bytes")
     miss = e2e.missing_tools("npuc")
     if miss:
         t.skip("%s: npuc compiles" % name, "npuc not built yet (%s)"
@@ -196,6 +210,7 @@ def main():
               % (name, n, MIN_STREAMS[name]))
     if name in CHECK_O0:
         check_o0(t, check, name, d, run_dir, ref)
+        check_reproducible(check, name, d, run_dir, om)
     t.exit()
 
 
