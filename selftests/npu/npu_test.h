@@ -33,6 +33,7 @@ struct tdev {
 	struct npu_dev *d;
 	struct drm_npu_device_info info;
 	const char *spec;		/* to open it again */
+	uint64_t watchdog_ms;		/* the period the suite runs with */
 };
 
 extern struct tdev T;

@@ -407,7 +407,7 @@ static void test_watchdog(void)
 	tap_err(t_wait(T.d, q, f, 20000), 0, "watchdog: and completes it");
 out_prog:
 	t_control("hang", 0);
-	t_control("watchdog_ms", T.info.watchdog_ms);
+	t_control("watchdog_ms", T.watchdog_ms);
 	t_prog_destroy(T.d, prog);
 out:
 	t_close_bo(T.d, bos[0]);
