@@ -20,6 +20,10 @@
  *              outlives the handle and the file
  *   fuzz N     N ioctls with random arguments (half of them starting from
  *              valid handles): no crash, no leak, the device still works
+ *   stress SEC four threads on one file for SEC seconds: jobs, buffers
+ *              created, mapped, written and closed, forced compactions with
+ *              debugfs reads, fdinfo and sysfs reads; then no leak and the
+ *              data of every job is right
  *   compact-race  a thread keeps writing through mappings while
  *              compaction moves the buffers again and again: no write may
  *              be lost (mappings must be shot down before the copy)
@@ -43,6 +47,8 @@
 #include <linux/sync_file.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -777,6 +783,172 @@ static int t_fuzz(const char *count)
 	return tap_failures() != 0;
 }
 
+struct stress {
+	int fd;
+	uint64_t end;
+	int errors;
+	uint64_t ops[4];
+};
+
+static void stress_error(struct stress *st, const char *what, int r)
+{
+	if (__atomic_fetch_add(&st->errors, 1, __ATOMIC_RELAXED) < 5)
+		tap_diag("stress: %s failed (%d)", what, r);
+}
+
+static void *stress_jobs(void *arg)
+{
+	struct stress *st = arg;
+	uint32_t bos[2], q, prog, n = 16384, i;
+	uint64_t fence;
+	float *in, *out;
+	int r;
+
+	if (vm_bo_create(st->fd, n * 4, &bos[0]) ||
+	    vm_bo_create(st->fd, n * 4, &bos[1]) || vm_queue_create(st->fd, &q) ||
+	    vm_copy_program(st->fd, n, &prog) ||
+	    !(in = vm_bo_map(st->fd, bos[0], n * 4)) ||
+	    !(out = vm_bo_map(st->fd, bos[1], n * 4))) {
+		stress_error(st, "job setup", -1);
+		return NULL;
+	}
+	while (vm_now_ns() < st->end) {
+		float v = (float)(st->ops[0] % 1000);
+
+		for (i = 0; i < n; i++)
+			in[i] = v + (float)i;
+		r = vm_submit(st->fd, q, prog, bos, 2, &fence);
+		if (!r)
+			r = vm_wait(st->fd, q, fence, 30000);
+		if (r) {
+			stress_error(st, "job", r);
+			continue;
+		}
+		for (i = 0; i < n; i++)
+			if (out[i] != v + (float)i) {
+				stress_error(st, "job output", (int)i);
+				break;
+			}
+		st->ops[0]++;
+	}
+	/* Mappings hold their buffers: without these the VRAM stays used. */
+	munmap(in, n * 4);
+	munmap(out, n * 4);
+	return NULL;
+}
+
+static void *stress_buffers(void *arg)
+{
+	struct stress *st = arg;
+	uint32_t h;
+	uint8_t *p;
+	uint64_t size;
+
+	while (vm_now_ns() < st->end) {
+		size = 4096ull << (st->ops[1] % 8);
+		if (vm_bo_create(st->fd, size, &h)) {
+			stress_error(st, "create", -1);
+			continue;
+		}
+		p = vm_bo_map(st->fd, h, size);
+		if (p) {
+			memset(p, 0x5a, size);
+			if (p[size - 1] != 0x5a)
+				stress_error(st, "buffer contents", -1);
+			munmap(p, size);
+		} else {
+			stress_error(st, "map", -1);
+		}
+		vm_bo_close(st->fd, h);
+		st->ops[1]++;
+	}
+	return NULL;
+}
+
+static void read_file(const char *path)
+{
+	char buf[4096];
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return;
+	while (fread(buf, 1, sizeof(buf), f) > 0)
+		;
+	fclose(f);
+}
+
+static void *stress_compact(void *arg)
+{
+	struct stress *st = arg;
+	struct drm_npu_compact c;
+	char path[128];
+	struct stat sb;
+	int r;
+
+	if (fstat(st->fd, &sb))
+		return NULL;
+	while (vm_now_ns() < st->end) {
+		memset(&c, 0, sizeof(c));
+		r = vm_ioctl(st->fd, DRM_IOCTL_NPU_COMPACT, &c);
+		if (r && r != -ENOSPC)
+			stress_error(st, "compact", r);
+		snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%u/npu/pool",
+			 minor(sb.st_rdev));
+		read_file(path);
+		snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%u/npu/queues",
+			 minor(sb.st_rdev));
+		read_file(path);
+		st->ops[2]++;
+	}
+	return NULL;
+}
+
+static void *stress_observe(void *arg)
+{
+	struct stress *st = arg;
+	char path[128];
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", st->fd);
+	while (vm_now_ns() < st->end) {
+		read_file(path);
+		read_file("/sys/class/drm/renderD128/device/vram_used");
+		read_file("/sys/class/drm/renderD128/device/busy_ns");
+		st->ops[3]++;
+	}
+	return NULL;
+}
+
+static int t_stress(const char *sec)
+{
+	void *(*fns[4])(void *) = {
+		stress_jobs, stress_buffers, stress_compact, stress_observe,
+	};
+	uint64_t baseline = vram_used();
+	struct stress st;
+	pthread_t th[4];
+	int i;
+
+	memset(&st, 0, sizeof(st));
+	st.fd = vm_open();
+	if (st.fd < 0)
+		return 1;
+	st.end = vm_deadline(strtoull(sec, NULL, 0) * 1000);
+	for (i = 0; i < 4; i++)
+		if (pthread_create(&th[i], NULL, fns[i], &st))
+			return 1;
+	for (i = 0; i < 4; i++)
+		pthread_join(th[i], NULL);
+	tap_ok(st.errors == 0 && st.ops[0] && st.ops[1] && st.ops[2] &&
+	       st.ops[3], "%llu jobs, %llu buffers, %llu compactions, %llu "
+	       "observations concurrently, %d errors",
+	       (unsigned long long)st.ops[0], (unsigned long long)st.ops[1],
+	       (unsigned long long)st.ops[2], (unsigned long long)st.ops[3],
+	       st.errors);
+	close(st.fd);
+	tap_ok(vram_returns_to(baseline, 30000), "VRAM back after the stress");
+	return tap_failures() != 0;
+}
+
 enum { RACE_BUFS = 16, RACE_WORDS = 16384, RACE_ROUNDS = 8 };
 
 struct race {
@@ -917,6 +1089,8 @@ int main(int argc, char **argv)
 		return t_fdinfo();
 	if (!strcmp(argv[1], "compact"))
 		return t_compact();
+	if (!strcmp(argv[1], "stress") && argc == 3)
+		return t_stress(argv[2]);
 	if (!strcmp(argv[1], "fuzz") && argc == 3)
 		return t_fuzz(argv[2]);
 	if (!strcmp(argv[1], "mmap"))
@@ -934,6 +1108,6 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "hold") && argc == 3)
 		return t_hold(argv[2]);
 usage:
-	fprintf(stderr, "usage: npu_vmtest basic|isolation|kill|hangkill [nowait]|watchdog|fdinfo|compact|mmap|fuzz N|compact-race|syncobj|testmode|busy SEC|hold MB\n");
+	fprintf(stderr, "usage: npu_vmtest basic|isolation|kill|hangkill [nowait]|watchdog|fdinfo|compact|mmap|fuzz N|stress SEC|compact-race|syncobj|testmode|busy SEC|hold MB\n");
 	return 2;
 }

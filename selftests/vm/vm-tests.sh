@@ -88,6 +88,7 @@ if [ -x $VMT ]; then
 		run_tap "npu_vmtest $t" $VMT $t
 	done
 	run_tap "npu_vmtest fuzz 20000" $VMT fuzz 20000
+	run_tap "npu_vmtest stress 5" $VMT stress 5
 else
 	skip "driver tests (npu_vmtest)" "not built"
 fi
