@@ -146,6 +146,12 @@ def cases():
             lambda: (r(1, 3, 12, 13),), 14, {}),
         "adaptive_avg_pool": (lambda: nn.AdaptiveAvgPool2d((2, 3)),
                               lambda: (r(1, 3, 8, 9),), 14, {}),
+        "attention_padding_mask": (
+            f(lambda s, x, m: s.enc(x, src_key_padding_mask=m),
+              enc=nn.TransformerEncoderLayer(32, 4, 64, dropout=0.0,
+                                             batch_first=True)),
+            lambda: (r(2, 10, 32), torch.arange(10).expand(2, 10) >=
+                     torch.tensor([[10], [6]])), 14, {}),
         "multihead_attention": (f(lambda s, x: s.mha(x, x, x,
                                                      need_weights=False)[0],
                                   mha=nn.MultiheadAttention(
