@@ -15,7 +15,7 @@ done
 NPU_CACHE_DIR=$(mktemp -d) || exit 1
 trap 'rm -rf "$NPU_CACHE_DIR"' EXIT
 export BUILD NPU_CACHE_DIR
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
-export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 exec /usr/bin/python3 tests/conformance/run_conformance.py --tap \
 	--known tests/conformance/known_failures_san.txt
