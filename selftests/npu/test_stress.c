@@ -147,10 +147,14 @@ static void test_threads(void)
 static void test_close_busy_file(void)
 {
 	struct drm_npu_task t = t_copy(0, 0, 1, 0, 64);
+	struct drm_npu_mem_stats before, after;
 	struct npu_dev *d2;
 	uint32_t q, prog, bos[2];
 	int i, err = 0;
 
+	memset(&before, 0, sizeof(before));
+	memset(&after, 0, sizeof(after));
+	t_ioctl(T.d, DRM_IOCTL_NPU_MEM_STATS, &before);
 	if (t_open_again(&d2)) {
 		tap_skip("cannot open twice", "close a file with jobs in flight");
 		return;
@@ -163,9 +167,16 @@ static void test_close_busy_file(void)
 		for (i = 0; i < 20; i++)
 			err |= t_submit(d2, q, prog, bos, 2, NULL);
 	npu_dev_close(d2);
+	t_ioctl(T.d, DRM_IOCTL_NPU_MEM_STATS, &after);
 	t_control("slow_us", 0);
-	tap_ok(err == 0 && t_bo(T.d, 4096) != 0,
+	tap_ok(after.vram_used == before.vram_used,
+	       "close a file with jobs in flight: its VRAM is back when close returns (%llu -> %llu bytes used)",
+	       (unsigned long long)before.vram_used,
+	       (unsigned long long)after.vram_used);
+	bos[0] = t_bo(T.d, 4096);
+	tap_ok(err == 0 && bos[0] != 0,
 	       "close a file with 20 jobs in flight: the device carries on");
+	t_close_bo(T.d, bos[0]);
 }
 
 

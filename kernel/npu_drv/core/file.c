@@ -29,18 +29,6 @@ int npu_core_file_open(struct npu_device *dev, void *home_file,
 	return 0;
 }
 
-static void npu_queue_close(struct npu_queue *q)
-{
-	struct npu_device *dev = q->dev;
-
-	npu_mutex_lock(&dev->lock);
-	q->closing = true;
-	npu_queue_cancel_all(dev, q);
-	npu_mutex_unlock(&dev->lock);
-	npu_reap(dev);
-	npu_queue_put(q);
-}
-
 void npu_core_file_close(struct npu_file *f)
 {
 	u32 i;

@@ -173,6 +173,7 @@ struct npu_queue {
 	struct npu_list link;		/* dev->queues */
 	struct npu_list jobs;		/* FIFO of unretired jobs */
 	u64 submitted, completed;
+	u32 unreaped;			/* retired jobs not yet freed */
 	u64 last_dispatch;		/* dispatch sequence, for fairness */
 	u32 num_faults;
 	u32 fault_reason, fault_task, fault_operand;
@@ -182,6 +183,7 @@ struct npu_queue {
 };
 
 void npu_queue_put(struct npu_queue *q);
+void npu_queue_close(struct npu_queue *q);
 
 /* ---- AI cores ---- */
 

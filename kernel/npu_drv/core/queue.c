@@ -17,6 +17,29 @@ void npu_queue_put(struct npu_queue *q)
 	npu_free(q);
 }
 
+/*
+ * npu_queue_close() - a queue's handle is gone; drops that reference.
+ * Cancel what has not started and wait for the task that runs (at most a
+ * task, or a watchdog period for a hung one): when close returns, the
+ * file's jobs are gone and so are their references on buffers, so its VRAM
+ * is back in the pool.
+ */
+void npu_queue_close(struct npu_queue *q)
+{
+	struct npu_device *dev = q->dev;
+
+	npu_mutex_lock(&dev->lock);
+	q->closing = true;
+	npu_queue_cancel_all(dev, q);
+	npu_mutex_unlock(&dev->lock);
+	npu_reap(dev);
+	npu_mutex_lock(&dev->lock);
+	while ((!npu_list_empty(&q->jobs) || q->unreaped) && !dev->stopping)
+		npu_waitq_wait(&dev->done_wq, &dev->lock, NPU_NO_DEADLINE);
+	npu_mutex_unlock(&dev->lock);
+	npu_queue_put(q);
+}
+
 int npu_ioctl_queue_create(struct npu_file *f,
 			   struct drm_npu_queue_create *args)
 {
@@ -85,14 +108,8 @@ int npu_ioctl_queue_destroy(struct npu_file *f,
 			err = -ENOENT;	/* destroyed concurrently */
 		npu_mutex_unlock(&f->lock);
 	}
-	if (!err) {
-		npu_mutex_lock(&dev->lock);
-		q->closing = true;
-		npu_queue_cancel_all(dev, q);
-		npu_mutex_unlock(&dev->lock);
-		npu_reap(dev);
-		npu_queue_put(q);	/* the handle's reference */
-	}
+	if (!err)
+		npu_queue_close(q);	/* drops the handle's reference */
 	npu_queue_put(q);
 	return err;
 }

@@ -101,6 +101,7 @@ void npu_job_retire(struct npu_device *dev, struct npu_job *job, u32 status)
 		job->profile_bo->busy--;
 	npu_list_del(&job->link);
 	npu_list_add_tail(&job->link, &dev->reap);
+	q->unreaped++;
 	if (job->fence > q->completed)
 		q->completed = job->fence;
 	npu_queue_maybe_unlist(dev, q);
@@ -170,10 +171,18 @@ void npu_reap(struct npu_device *dev)
 		struct npu_job *job = npu_container_of(pos, struct npu_job,
 						       link);
 
+		struct npu_queue *q = job->queue;
+
 		if (dev->ops.job_done)
-			dev->ops.job_done(dev->home_dev, job->queue->hw,
-					  job->fence, job->status);
+			dev->ops.job_done(dev->home_dev, q->hw, job->fence,
+					  job->status);
+		npu_ref_get(&q->ref);	/* the job's reference goes below */
 		npu_job_free(job);
+		npu_mutex_lock(&dev->lock);
+		q->unreaped--;
+		npu_waitq_wake_all(&dev->done_wq);
+		npu_mutex_unlock(&dev->lock);
+		npu_queue_put(q);
 	}
 }
 
