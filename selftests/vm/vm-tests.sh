@@ -78,6 +78,19 @@ for i in 1 2 3 4 5; do
 done
 check "5 load/unload cycles with num_devices=2" test $cycles_ok -eq 1
 
+if [ -x /tests/npu-smi ]; then
+	load num_devices=3 vram_mb=8
+	out=$(/tests/npu-smi --query=index,name,memory.total --format=csv --noheader 2>&1)
+	diag "$out"
+	check "npu-smi lists three devices of 8 MiB" \
+		sh -c "test \$(echo '$out' | grep -c ', 8388608\$') -eq 3"
+	unload
+	/tests/npu-smi > /tmp/smi.out 2>&1
+	rc=$?
+	check "npu-smi without a device: exit 1 and how to load the driver" \
+		sh -c "test $rc -eq 1 && grep -q 'modprobe npu_drv' /tmp/smi.out"
+fi
+
 check "insmod npu_drv for the uapi tests" load
 node=$(npu_nodes | head -n 1)
 export NPU_DEVICE=$node
