@@ -181,6 +181,7 @@ def run_torch(name, seconds):
     return {"loops": n, "threads": torch.get_num_threads(),
             "latency_ms": round(statistics.median(times), 4),
             "latency_mean_ms": round(statistics.mean(times), 4),
+            "latency_min_ms": round(min(times), 4),
             "throughput_per_s": round(1000.0 / statistics.mean(times), 3)}
 
 
@@ -204,6 +205,8 @@ def main():
     import torch
     out = {"host": {"machine": platform.machine(),
                     "cpus": os.cpu_count(), "torch": torch.__version__,
+                    # Other jobs on the machine skew both sides' timings.
+                    "load_average": [round(x, 2) for x in os.getloadavg()],
                     "torch_threads": 1, "device": "sim (in-process)"},
            "ratio": "npu latency / torch latency (1 thread); > 1 = slower",
            "models": {}}
