@@ -18,7 +18,7 @@ $(NPU_UAPI_TEST): $(NPU_UAPI_TEST_OBJS) $(TRANSPORT_LIBS)
 		$(TRANSPORT_LDLIBS) -lm
 
 BINS += $(NPU_UAPI_TEST)
-TESTS += selftests/npu/run_uapi_test.sh
+TESTS += selftests/npu/run_uapi_test.sh selftests/npu/sim_env_test.sh
 SAN_TESTS += build/bin/npu_uapi_test
 
 
