@@ -249,7 +249,12 @@ int npu_core_file_open(struct npu_device *dev, void *home_file,
 /**
  * npu_core_file_close() - close a file
  * @file: the file; its handles are released, jobs not yet started on its
- *        queues are cancelled, running ones finish (they hold references)
+ *        queues are cancelled
+ *
+ * Sleeps (uninterruptibly) until the task each of its queues is running
+ * has finished - at most one task, or a watchdog period for a hung one - so
+ * that on return no job of the file holds a buffer any more. Buffers still
+ * referenced elsewhere (mappings, PRIME, the home) stay.
  */
 void npu_core_file_close(struct npu_file *file);
 
