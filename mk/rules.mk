@@ -20,15 +20,26 @@ all: $(BINS) $(TESTS)
 PROVE ?= prove
 PROVE_FLAGS ?= -f --timer
 
-check: all
+# The C unit tests and selftests again, built with ASan and UBSan into
+# build-san/ (a second tree, so both builds stay incremental).
+SAN_RUN := $(SAN_TESTS:build/%=build-san/%)
+SAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+.PHONY: san-build check-plain
+san-build:
+	$(MAKE) SAN=1 BUILD=build-san $(SAN_RUN)
+
+# Everything, in one prove run so the totals are counted in one place.
+check: all san-build
+	$(SAN_ENV) $(PROVE) $(PROVE_FLAGS) -e '' $(TESTS) $(SAN_RUN)
+
+# Only the normal build's tests, or only the sanitizer build's.
+check-plain: all
 	$(PROVE) $(PROVE_FLAGS) -e '' $(TESTS)
 
-# The same unit tests and selftests, built with ASan and UBSan.
-check-san:
-	$(MAKE) SAN=1 BUILD=build-san $(SAN_TESTS:build/%=build-san/%)
-	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
-	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	$(PROVE) $(PROVE_FLAGS) -e '' $(SAN_TESTS:build/%=build-san/%)
+check-san: san-build
+	$(SAN_ENV) $(PROVE) $(PROVE_FLAGS) -e '' $(SAN_RUN)
 
 clean:
 	rm -rf build build-san $(CLEAN)
