@@ -12,11 +12,12 @@ E2E_TESTS	:= tests/models/demo.t $(E2E_MODELS:%=tests/models/%.t) \
 
 TESTS		+= $(E2E_TESTS)
 
-# make check-san: the node tests and the smaller models through npuc and
-# npu-run built with ASan+UBSan. The two tools are built first (they are
-# programs, not tests, so they cannot be listed in SAN_TESTS).
+# make check (and check-san): the node tests and the smaller models through
+# npuc and npu-run built with ASan+UBSan. The two tools are built with the
+# sanitizer build (san-build, mk/rules.mk); they are programs, not tests,
+# so they cannot be listed in SAN_TESTS themselves.
 SAN_TESTS	+= tests/conformance/conformance-san.t tests/models/models-san.t
-check-san: e2e-san-tools
+san-build: e2e-san-tools
 .PHONY: e2e-san-tools
 e2e-san-tools:
 	$(MAKE) SAN=1 BUILD=build-san build-san/bin/npuc build-san/bin/npu-run
