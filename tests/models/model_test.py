@@ -29,10 +29,15 @@ MIN_STREAMS = {"two_branch_cnn": 2}
 # Small models also compiled at -O0 (no folding or fusion), which must give
 # the same answer: a difference points at a pass, not at a kernel.
 CHECK_O0 = ("two_branch_cnn", "bert_encoder")
+# Multi-stream models run again and again (the runtime advances each
+# cross-stream semaphore's base per execution): the last of many runs must
+# give the same bits as a single run.
+CHECK_LOOP = ("two_branch_cnn", "squeezenet1_1", "bert_encoder")
 
 
 def plan(name):
-    return 5 + (name in MIN_STREAMS) + 2 * (name in CHECK_O0)
+    return 5 + (name in MIN_STREAMS) + 2 * (name in CHECK_O0) + \
+        (name in CHECK_LOOP)
 
 
 def report_streams(report):
@@ -70,6 +75,28 @@ def check_o0(t, check, name, d, run_dir, ref):
         os.path.exists(path) else float("inf")
     if not check(err <= e2e.REL_TOL, "%s (relative error %.3g)"
                  % (what, err)):
+        t.diag("$ " + e2e.cmdline(argv))
+        t.diag(log)
+
+
+def check_loop(t, check, name, d, run_dir, om, outdir):
+    """--warmup 2 --loop 10: the last output equals the single run's."""
+    what = "%s: 12 runs in a row (--warmup 2 --loop 10) give the same " \
+        "output bits as one run" % name
+    if e2e.missing_tools("npu-run"):
+        t.skip(what, "npu-run not built yet")
+        return
+    out = os.path.join(run_dir, "out-loop")
+    argv = [e2e.tool("npu-run"), om, "--device", "sim", "--input-dir",
+            os.path.join(d, "inputs"), "-o", out, "--warmup", "2",
+            "--loop", "10"]
+    rc, log = e2e.run(argv)
+    one, many = (os.path.join(p, "output_0.npy") for p in (outdir, out))
+    same = False
+    if rc == 0 and os.path.exists(one) and os.path.exists(many):
+        with open(one, "rb") as a, open(many, "rb") as b:
+            same = a.read() == b.read()
+    if not check(same, what):
         t.diag("$ " + e2e.cmdline(argv))
         t.diag(log)
 
@@ -151,6 +178,8 @@ def main():
     if name in CHECK_O0:
         rest.append("-O0 build matches too")
         rest.append("recompiling gives the same .om bytes")
+    if name in CHECK_LOOP:
+        rest.append("12 runs in a row give the same bits")
     miss = e2e.missing_tools("npuc")
     if miss:
         t.skip("%s: npuc compiles" % name, "npuc not built yet (%s)"
@@ -211,6 +240,8 @@ def main():
     if name in CHECK_O0:
         check_o0(t, check, name, d, run_dir, ref)
         check_reproducible(check, name, d, run_dir, om)
+    if name in CHECK_LOOP:
+        check_loop(t, check, name, d, run_dir, om, outdir)
     t.exit()
 
 
