@@ -106,6 +106,7 @@ def run_npu(name, d, seconds):
     om = os.path.join(d, "bench.om")
     rep_path = os.path.join(d, "bench-report.json")
     argv = [e2e.tool("npuc"), os.path.join(d, "model.onnx"), "-o", om,
+            "--no-cache",
             "--report-json", rep_path]
     t0 = time.time()
     rc, log = e2e.run(argv)

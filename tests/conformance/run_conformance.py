@@ -136,7 +136,7 @@ def compile_test(rec, src, dst):
             frozen = freeze(src, fdir, keep)
             model, inputs = os.path.join(fdir, "model.onnx"), \
                 os.path.join(fdir, "inputs")
-        argv = [e2e.tool("npuc"), model, "-o", om]
+        argv = [e2e.tool("npuc"), model, "-o", om, "--no-cache"]
         rc, log = e2e.run(argv, timeout=120)
         if rc == 0 or not FREEZE_RE.search(log):
             break

@@ -76,6 +76,7 @@ def main():
     om = os.path.join(d, "model.%d.om" % os.getpid())
     try:
         argv = [e2e.tool("npuc"), os.path.join(d, "model.onnx"), "-o", om,
+                "--no-cache",
                 "--input-shape", "input:batch,3,64,64",
                 "--dynamic-batch=%s" % ",".join(map(str, BATCHES))]
         rc, log = e2e.run(argv)

@@ -214,7 +214,8 @@ def run_case(name, d, t):
     om = os.path.join(d, "model.%d.om" % os.getpid())
     out = os.path.join(d, "out.%d" % os.getpid())
     try:
-        argv = [e2e.tool("npuc"), os.path.join(d, "model.onnx"), "-o", om]
+        argv = [e2e.tool("npuc"), os.path.join(d, "model.onnx"), "-o", om,
+                "--no-cache"]
         rc, log = e2e.run(argv, timeout=120)
         if rc != 0:
             if UNSUPPORTED_RE.search(log):
