@@ -51,9 +51,8 @@ SAN_TESTS += $(CACHE_TEST)
 LOWER_TEST := $(BUILD)/tests/lower/test_lower
 $(call be_objs,compiler/lower/tests/test_lower.c): CPPFLAGS += $(BE_CPPFLAGS)
 $(call be_objs,compiler/lower/tests/test_lower.c): | $(BUILD)/gen/onnx/onnx.pb-c.h
-$(LOWER_TEST): $(call be_objs,compiler/lower/tests/test_lower.c) $(BE_LIB) \
-		$(BUILD)/lib/libnpuc_fe.a $(BUILD)/lib/libnpuc_memplan.a \
-		$(BUILD)/lib/libnpuc_streams.a $(BUILD)/lib/libnpuom.a
+$(LOWER_TEST): $(call be_objs,compiler/lower/tests/test_lower.c) \
+		$(filter %.a,$(BE_LINK))
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $< $(BE_LINK)
 ifneq ($(wildcard compiler/passes/pass_manager.c),)

@@ -6,9 +6,7 @@ be_objs = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 NPUC_BIN := $(BUILD)/bin/npuc
 $(call be_objs,tools/npuc/npuc.c): CPPFLAGS += $(BE_CPPFLAGS)
 
-$(NPUC_BIN): $(call be_objs,tools/npuc/npuc.c) $(BE_LIB) \
-		$(BUILD)/lib/libnpuc_fe.a $(BUILD)/lib/libnpuc_memplan.a \
-		$(BUILD)/lib/libnpuc_streams.a $(BUILD)/lib/libnpuom.a
+$(NPUC_BIN): $(call be_objs,tools/npuc/npuc.c) $(filter %.a,$(BE_LINK))
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $< $(BE_LINK)
 
