@@ -56,7 +56,11 @@ static void hash_tensor(struct cache_hasher *h, struct ir_tensor *t,
 	cache_hash_u64(h, (uint64_t)(intptr_t)t->priv);
 }
 
-/* Names of tensors and nodes are left out: renaming keeps the key. */
+/*
+ * Names of inner tensors and nodes are left out: renaming them keeps the
+ * key. The names of the graph's inputs and outputs are the model's
+ * interface (the runtime binds and reports by them), so they are kept.
+ */
 static void hash_graph(struct cache_hasher *h, struct ir_graph *g)
 {
 	int next = 0;
@@ -64,8 +68,12 @@ static void hash_graph(struct cache_hasher *h, struct ir_graph *g)
 	for (int i = 0; i < g->num_tensors; i++)
 		g->tensors[i]->priv = NULL;
 	cache_hash_u64(h, (uint64_t)g->num_inputs);
-	for (int i = 0; i < g->num_inputs; i++)
+	for (int i = 0; i < g->num_inputs; i++) {
 		hash_tensor(h, g->inputs[i], &next);
+		cache_hash_str(h, g->inputs[i] ? g->inputs[i]->name : "");
+	}
+	for (int i = 0; i < g->num_outputs; i++)
+		cache_hash_str(h, g->outputs[i] ? g->outputs[i]->name : "");
 	for (int i = 0; i < g->num_syms; i++)
 		cache_hash_str(h, g->syms[i]);	/* dims named by the user */
 	for (int i = 0; i < g->num_nodes; i++) {

@@ -28,7 +28,7 @@ if [ ! -x "$NPUC" ]; then
 	echo "not ok 1 - $NPUC not built (run make)"
 	exit 1
 fi
-echo "1..19"
+echo "1..20"
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
 nok() { n=$((n + 1)); echo "not ok $n - $*"; }
@@ -173,4 +173,27 @@ if "$NPUC" "$MODELS/two_branch_cnn/model.onnx" -o "$TMP/x.om" \
 	nok "--dynamic-batch on a fixed batch is refused"
 else
 	ok "--dynamic-batch on a fixed batch is refused: $(head -1 "$TMP/err.log")"
+fi
+
+# The graph's input and output names are its interface: two models that
+# differ only in an output's name must not share a cache entry.
+cn="$TMP/cn"
+for y in logits scores; do
+	"$PY" - "$TMP/$y.onnx" "$y" <<'PYEOF'
+import sys
+from onnx import helper, TensorProto
+path, out = sys.argv[1], sys.argv[2]
+g = helper.make_graph([helper.make_node("Relu", ["x"], [out])], "g",
+    [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])],
+    [helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, 4])])
+import onnx
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), path)
+PYEOF
+	NPU_CACHE_DIR="$cn" "$NPUC" "$TMP/$y.onnx" -o "$TMP/$y.om" >/dev/null 2>&1
+done
+if "$BUILD/bin/npu-om" "$TMP/logits.om" | grep -q logits &&
+   "$BUILD/bin/npu-om" "$TMP/scores.om" | grep -q scores; then
+	ok "models differing only in an output name get their own cache entries"
+else
+	nok "models differing only in an output name get their own cache entries"
 fi
