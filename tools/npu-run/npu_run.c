@@ -247,6 +247,28 @@ static int rt_error(const char *what)
 }
 
 /* The file for input @i (NULL: random), from -i or --input-dir. */
+
+/*
+ * The file name of a tensor's .npy: ONNX names such as torch's
+ * "/layer1/conv/Conv_output_0" contain '/', so every character outside
+ * [A-Za-z0-9._-] becomes '_' (and a leading '.' too, so no name is hidden
+ * or means a directory).
+ */
+static const char *npy_stem(const char *name, char *buf, size_t len)
+{
+	size_t i;
+
+	for (i = 0; name[i] && i + 1 < len; i++) {
+		char c = name[i];
+		int safe = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			   (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+			   (c == '.' && i > 0);
+
+		buf[i] = safe ? c : '_';
+	}
+	buf[i] = '\0';
+	return buf;
+}
 static const char *input_file(const struct opts *o, uint32_t i,
 			      const char *name, char *buf, size_t len)
 {
@@ -258,7 +280,12 @@ static const char *input_file(const struct opts *o, uint32_t i,
 			return o->inputs[k] + nl + 1;
 	if (!o->input_dir)
 		return NULL;
-	snprintf(buf, len, "%s/%s.npy", o->input_dir, name);
+	{
+		char stem[256];
+
+		snprintf(buf, len, "%s/%s.npy", o->input_dir,
+			 npy_stem(name, stem, sizeof(stem)));
+	}
 	if (!stat(buf, &st))
 		return buf;
 	snprintf(buf, len, "%s/input_%u.npy", o->input_dir, i);
@@ -477,7 +504,7 @@ struct cmp_result {
 static int compare_output(const struct opts *o, uint32_t k,
 			  const struct io_buf *out, struct cmp_result *r)
 {
-	char path[512], err[256], want[96], got[96];
+	char path[512], err[256], want[96], got[96], stem[256];
 	struct npy_array ref;
 	struct stat st;
 
@@ -485,7 +512,7 @@ static int compare_output(const struct opts *o, uint32_t k,
 	snprintf(path, sizeof(path), "%s/output_%u.npy", o->compare_dir, k);
 	if (stat(path, &st))
 		snprintf(path, sizeof(path), "%s/%s.npy", o->compare_dir,
-			 out->d.name);
+			 npy_stem(out->d.name, stem, sizeof(stem)));
 	if (npy_read(path, &ref, err)) {
 		fprintf(stderr, "npu-run: output \"%s\": no reference: %s\n",
 			out->d.name, err);
@@ -732,14 +759,14 @@ int main(int argc, char **argv)
 	tput = busy ? (double)steady * 1e9 / (double)busy : 0.0;
 
 	if (o.output_dir) {
-		char path[512], err[256];
+		char path[512], err[256], stem[256];
 
 		mkdir(o.output_dir, 0755);
 		for (uint32_t j = 0; j < info.num_outputs; j++) {
 			int r1, r2;
 
 			snprintf(path, sizeof(path), "%s/%s.npy", o.output_dir,
-				 out[j].d.name);
+				 npy_stem(out[j].d.name, stem, sizeof(stem)));
 			r1 = npy_write(path, out[j].d.dtype, out[j].d.rank,
 				       out[j].d.dims, out[j].host, err);
 			snprintf(path, sizeof(path), "%s/output_%u.npy",

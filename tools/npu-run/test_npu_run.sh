@@ -12,7 +12,7 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 PY=/usr/bin/python3
 
-echo "1..13"
+echo "1..14"
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 nok() { n=$((n + 1)); echo "not ok $n - $1"; }
@@ -83,3 +83,19 @@ st=$?
 check "an unknown input name is a usage error listing the inputs" \
 	"[ $st -eq 2 ] && grep -q 'no input named \"nosuch\"' $T/out8 &&
 	 grep -q '\"x\"' $T/out8"
+
+# torch names outputs like "/blk/Relu_output_0": the .npy file name must not
+# become a path.
+$PY - "$T/slash.onnx" <<'PYEOF'
+import sys, onnx
+from onnx import helper, TensorProto
+o = "/blk/Relu_output_0"
+g = helper.make_graph([helper.make_node("Relu", ["x"], [o])], "g",
+    [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])],
+    [helper.make_tensor_value_info(o, TensorProto.FLOAT, [1, 4])])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), sys.argv[1])
+PYEOF
+$B/bin/npuc "$T/slash.onnx" -o "$T/slash.om" --no-cache >/dev/null 2>&1 &&
+	$RUN "$T/slash.om" -o "$T/slash_out" >"$T/out9" 2>&1
+check "an output named with '/' is written as _blk_Relu_output_0.npy" \
+	"[ -f $T/slash_out/_blk_Relu_output_0.npy ] && [ -f $T/slash_out/output_0.npy ]"
