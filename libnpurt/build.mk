@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 #
-# [rt] the runtime: the .om library ($(BUILD)/lib/libnpuom.a), libnpurt
+# The runtime: the .om library ($(BUILD)/lib/libnpuom.a), libnpurt
 # (shared $(BUILD)/lib/libnpurt.so.1 and static libnpurt.a), its tests,
 # npu-run and npu-om (tools/*/build.mk), `make install`.
 

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 #
-# [e2e] real models, ONNX conformance, the model benchmark and the demo.
+# Real models, ONNX conformance, the model benchmark and the demo.
 # The scripts run with Debian's python3 ($(PYTHON), which has onnx, torch,
 # torchvision and numpy) and call $(BUILD)/bin/npuc and $(BUILD)/bin/npu-run.
 

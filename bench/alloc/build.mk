@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 #
-# [pool] the allocation-trace benchmark: `make bench-alloc` generates the
+# The allocation-trace benchmark: `make bench-alloc` generates the
 # standard traces (seeded, from real model shapes), replays them on every
 # backend and writes $(BUILD)/bench/alloc-trace.json plus a table.
 

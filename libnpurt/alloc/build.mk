@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 #
-# [pool] the runtime's caching allocator: $(BUILD)/lib/libnpurtalloc.a
+# The runtime's caching allocator: $(BUILD)/lib/libnpurtalloc.a
 # (links with $(BUILD)/lib/libnpupool.a for the rb-tree) and its tests.
 
 ALLOC_SRCS := libnpurt/alloc/npurt_alloc.c libnpurt/alloc/npurt_alloc_stats.c \

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * mem.c - device memory through the caching allocator ([pool]'s
- * npurt_alloc, segments = buffer objects mapped once), pinned host memory
+ * mem.c - device memory through the caching allocator (npurt_alloc, segments = buffer objects mapped once), pinned host memory
  * on the device's NUMA node, and the copies.
  */
 #include <errno.h>

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 #
-# [core] the transport (kernel node or in-process device) and the in-process
+# The transport (kernel node or in-process device) and the in-process
 # home (libnpurt/sim). A program that talks to an NPU links
 #   $(TRANSPORT_LIBS) $(TRANSPORT_LDLIBS)
 # (the transport, the device core, the pool and the op kernels, libdrm).

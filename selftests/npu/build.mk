@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 #
-# [core] the uapi selftests: one TAP binary that runs against the in-process
+# The uapi selftests: one TAP binary that runs against the in-process
 # device (make check) or a kernel node (npu_uapi_test --device /dev/...).
 
 NPU_UAPI_TEST_SRCS := $(addprefix selftests/npu/, npu_uapi_test.c \

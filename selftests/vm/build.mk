@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# VM harness of the npu_drv kernel module ([kmod]): `make vmtest` builds the
+# VM harness of the npu_drv kernel module: `make vmtest` builds the
 # module and the in-VM test programs, boots a QEMU VM and reports TAP; the
 # same script runs under `make check` (and skips when QEMU or the kernel
 # image is missing).

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# [rt] npu-om: inspect a compiled model file (the .om library only).
+# Npu-om: inspect a compiled model file (the .om library only).
 
 NPUOM_OBJS	:= $(BUILD)/obj/tools/npu-om/npu_om.o
 $(NPUOM_OBJS): CPPFLAGS += -Ilibnpurt/om $(UAPI_CFLAGS)

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 #
-# [rt] npu-run: run, check and time a compiled model (public API only,
+# Npu-run: run, check and time a compiled model (public API only,
 # linked with the all-in-one static libnpurt.a).
 
 NPURUN_SRCS	:= tools/npu-run/npu_run.c tools/npu-run/npy.c

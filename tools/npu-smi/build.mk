@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 #
-# [kmod] npu-smi: devices, memory and processes of the NPU (kernel devices
+# Npu-smi: devices, memory and processes of the NPU (kernel devices
 # through sysfs and fdinfo; the in-process device through the transport).
 
 NPU_SMI_SRCS := $(addprefix tools/npu-smi/, npu_smi.c smi_dev.c smi_proc.c \

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# npuc: the model compiler CLI ([be]).
+# npuc: the model compiler CLI.
 
 be_objs = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 

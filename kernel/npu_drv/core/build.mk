@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 #
-# [core] the portable device core: hardware model, scheduler, validator and
+# The portable device core: hardware model, scheduler, validator and
 # the uapi handlers, as a static library for the in-process home. The kernel
 # module compiles the same files through its own Kbuild.
 

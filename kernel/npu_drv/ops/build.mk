@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 #
-# [ops] the op kernels of the emulated NPU (portable core): libnpuops.a,
+# The op kernels of the emulated NPU (portable core): libnpuops.a,
 # their unit tests and the GFLOP/s bench program.
 #
 # Integer-only files (callable outside a kernel FPU section):

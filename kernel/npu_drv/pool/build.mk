@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 #
-# [pool] the VRAM pool with compaction (portable core), as a static library
+# The VRAM pool with compaction (portable core), as a static library
 # for the in-process device and the allocation benchmark, and its tests.
 
 POOL_SRCS := kernel/npu_drv/pool/npu_rbtree.c \
