@@ -638,7 +638,9 @@ int ir_graph_toposort(struct ir_graph *g)
 		free(pending);
 		return -EINVAL;
 	}
-	memcpy(g->nodes, order, (size_t)g->num_nodes * sizeof(*order));
+	if (g->num_nodes)
+		memcpy(g->nodes, order,
+		       (size_t)g->num_nodes * sizeof(*order));
 	free(order);
 	free(pending);
 	return 0;

@@ -1377,6 +1377,19 @@ int shape_infer_node(struct ir_graph *g, struct ir_node *n)
 	return 0;
 }
 
+/* A small integer constant carries its value for shape arithmetic. */
+static int const_sval(struct ir_tensor *t)
+{
+	int64_t v[SVAL_MAX], k, nel = ir_tensor_numel(t);
+
+	if (!t->data || (t->dtype != IR_I64 && t->dtype != IR_I32) ||
+	    t->shape.rank > 1 || nel > SVAL_MAX)
+		return 0;
+	for (k = 0; k < nel; k++)
+		v[k] = ir_const_get_i(t, k);
+	return set_sval(t, v, (int)nel);
+}
+
 int shape_infer(struct ir_graph *g)
 {
 	int i, err, restarts = 0;
@@ -1386,22 +1399,13 @@ restart:
 	if (err)
 		return err;
 	/* constants carry their values for shape arithmetic */
-	for (i = 0; i < g->num_tensors; i++) {
-		struct ir_tensor *t = g->tensors[i];
-
-		if (t->data && (t->dtype == IR_I64 || t->dtype == IR_I32) &&
-		    t->shape.rank <= 1 && ir_tensor_numel(t) <= SVAL_MAX) {
-			int64_t v[SVAL_MAX], k, nel = ir_tensor_numel(t);
-
-			for (k = 0; k < nel; k++)
-				v[k] = ir_const_get_i(t, k);
-			if (set_sval(t, v, (int)nel))
-				return -ENOMEM;
-		}
-	}
+	for (i = 0; i < g->num_tensors; i++)
+		if (const_sval(g->tensors[i]))
+			return -ENOMEM;
 	for (i = 0; i < g->num_nodes; i++) {
 		struct ir_node *n = g->nodes[i];
-		int j, ready = 1;
+		struct ir_tensor *outs[16];
+		int j, nout, ready = 1;
 
 		for (j = 0; j < n->num_inputs; j++)
 			if (n->inputs[j] && !n->inputs[j]->shape_known)
@@ -1418,6 +1422,20 @@ restart:
 		err = shape_infer_node(g, n);
 		if (err)
 			return err;
+		/* a parameter subgraph becomes constants before its
+		 * consumers (Pad, Expand, Reshape, ...) need the values */
+		nout = n->num_outputs < 16 ? n->num_outputs : 16;
+		for (j = 0; j < nout; j++)
+			outs[j] = n->outputs[j];
+		err = shape_fold_node(g, n);
+		if (err < 0)
+			return err;
+		if (err > 0) {
+			for (j = 0; j < nout; j++)
+				if (outs[j] && const_sval(outs[j]))
+					return -ENOMEM;
+			i--;
+		}
 	}
 	return 0;
 }

@@ -16,4 +16,10 @@ int64_t shape_prod(struct ir_graph *g, const struct ir_shape *s, int from,
 /* Rewrite a node the device cannot run as is; 1 if the graph changed. */
 int shape_legalize_node(struct ir_graph *g, struct ir_node *n);
 
+/*
+ * Fold an inferred node whose small integer/bool value is now known into a
+ * constant (shape_fold.c); 1 if @n was removed.
+ */
+int shape_fold_node(struct ir_graph *g, struct ir_node *n);
+
 #endif

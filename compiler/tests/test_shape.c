@@ -289,14 +289,114 @@ static void test_legalized_values(void)
 	ir_graph_free(g);
 }
 
+static struct ir_tensor *fill_i64(struct ir_graph *g, struct ir_tensor *shp,
+				  int64_t v)
+{
+	struct ir_tensor *y = op2(g, IR_OP_CONSTANT_OF_SHAPE, NULL, shp, NULL);
+
+	ir_attr_set_tensor(y->producer, "value", scalar_i64(g, v));
+	return y;
+}
+
+/*
+ * torch's F.pad: the pads come from ConstantOfShape -> Concat -> Reshape ->
+ * Slice(step -1) -> Transpose -> Reshape, all constants. Shape inference
+ * must fold them before Pad needs its pads.
+ */
+static void test_fold_pad_params(void)
+{
+	struct ir_graph *g = ir_graph_new("fpad");
+	struct ir_tensor *x = ft_input(g, "x", ft_shape(1, 3, 5, 6, -1));
+	struct ir_tensor *ins[2], *p, *y;
+	int64_t four[1] = { 4 }, head[4] = { 1, 2, 3, 4 }, pair[2] = { -1, 2 };
+	int64_t st[1] = { -1 }, en[1] = { INT64_MIN }, ax[1] = { 0 };
+	int64_t flat[1] = { -1 }, perm[2] = { 1, 0 };
+	int64_t want[8] = { 0, 0, 3, 1, 0, 0, 4, 2 };
+	struct ir_tensor *sl[5];
+	bool vals = true;
+	int i, ret;
+
+	ins[0] = ints(g, 4, head);
+	ins[1] = fill_i64(g, ints(g, 1, four), 0);
+	p = ft_op(g, IR_OP_CONCAT, "cat", 2, ins);
+	ir_attr_set_int(p->producer, "axis", 0);
+	p = op2(g, IR_OP_RESHAPE, NULL, p, ints(g, 2, pair));
+	sl[0] = p;
+	sl[1] = ints(g, 1, st);
+	sl[2] = ints(g, 1, en);
+	sl[3] = ints(g, 1, ax);
+	sl[4] = ints(g, 1, st);
+	p = ft_op(g, IR_OP_SLICE, "reverse", 5, sl);
+	p = op2(g, IR_OP_TRANSPOSE, NULL, p, NULL);
+	ir_attr_set_ints(p->producer, "perm", perm, 2);
+	p = op2(g, IR_OP_RESHAPE, NULL, p, ints(g, 1, flat));
+	y = op2(g, IR_OP_PAD, "pad", x, p);
+	ir_graph_add_output(g, y);
+	ret = shape_infer(g);
+	if (!ft_ok(ret == 0 && !strcmp(sh(g, y), "[1,3,12,9]"),
+		   "F.pad's pads subgraph folds before Pad: %s %s", g->err,
+		   y->shape_known ? sh(g, y) : "?")) {
+		ft_ok(false, "pads values");
+		ir_graph_free(g);
+		return;
+	}
+	for (i = 0; i < 8; i++)
+		vals &= p->data && ir_const_get_i(p, i) == want[i];
+	ft_ok(vals && g->num_nodes == 1 && g->nodes[0]->op == IR_OP_PAD,
+	      "only Pad is left, its pads are [0,0,3,1,0,0,4,2] (%d nodes)",
+	      g->num_nodes);
+	ir_graph_free(g);
+}
+
+/*
+ * Tensor.expand: the target comes from Where(Equal(t, -1), 1, t) over a
+ * Concat of Shape(z)[0] and constants; z has a static shape.
+ */
+static void test_fold_expand_params(void)
+{
+	struct ir_graph *g = ir_graph_new("fexp");
+	struct ir_tensor *x = ft_input(g, "x", ft_shape(3, 1, -1));
+	struct ir_tensor *z = ft_input(g, "z", ft_shape(2, 7, 9, -1));
+	struct ir_tensor *ins[3], *t, *ones, *m, *y, *z2;
+	int64_t three[1] = { 3 }, tail[2] = { -1, 4 }, ax[1] = { 0 };
+	int ret;
+
+	t = op2(g, IR_OP_GATHER, NULL, op2(g, IR_OP_SHAPE, NULL, z, NULL),
+		scalar_i64(g, 0));
+	ins[0] = op2(g, IR_OP_UNSQUEEZE, NULL, t, ints(g, 1, ax));
+	ins[1] = ints(g, 2, tail);
+	t = ft_op(g, IR_OP_CONCAT, "target", 2, ins);
+	ir_attr_set_int(t->producer, "axis", 0);
+	ones = fill_i64(g, ints(g, 1, three), 1);
+	m = op2(g, IR_OP_MUL, NULL, ones, scalar_i64(g, -1));
+	ins[0] = op2(g, IR_OP_EQUAL, NULL, t, m);
+	ins[1] = ones;
+	ins[2] = t;
+	t = ft_op(g, IR_OP_WHERE, "where", 3, ins);
+	y = op2(g, IR_OP_EXPAND, "expand", x, t);
+	z2 = op2(g, IR_OP_RELU, NULL, z, NULL);
+	ir_graph_add_output(g, y);
+	ir_graph_add_output(g, z2);
+	ret = shape_infer(g);
+	ft_ok(ret == 0 && !strcmp(sh(g, y), "[2,3,4]") &&
+	      g->num_nodes == 2 && ft_count(g, IR_OP_EXPAND) == 1 &&
+	      t->data && ir_const_get_i(t, 1) == 1,
+	      "Shape/Gather/Concat/ConstantOfShape/Mul/Equal/Where fold "
+	      "before Expand: %s (%d nodes)", g->err[0] ? g->err :
+	      (y->shape_known ? sh(g, y) : "?"), g->num_nodes);
+	ir_graph_free(g);
+}
+
 int main(void)
 {
-	ft_plan(19);
+	ft_plan(22);
 	test_legalized_values();
 	test_legalize();
 	test_broadcast();
 	test_symbolic();
 	test_reshape_static();
 	test_ops();
+	test_fold_pad_params();
+	test_fold_expand_params();
 	return ft_done();
 }
