@@ -994,8 +994,6 @@ static bool f32_only(enum ir_op op)
 {
 	switch (op) {
 	case IR_OP_CONV: case IR_OP_GEMM: case IR_OP_MATMUL:
-	case IR_OP_MAX_POOL: case IR_OP_AVERAGE_POOL:
-	case IR_OP_GLOBAL_AVERAGE_POOL: case IR_OP_GLOBAL_MAX_POOL:
 	case IR_OP_BATCH_NORM: case IR_OP_LAYER_NORM: case IR_OP_SOFTMAX:
 	case IR_OP_LOG_SOFTMAX: case IR_OP_ATTENTION: case IR_OP_SIGMOID:
 	case IR_OP_TANH: case IR_OP_EXP: case IR_OP_SQRT: case IR_OP_ERF:
@@ -1005,6 +1003,25 @@ static bool f32_only(enum ir_op op)
 		return true;
 	default:
 		return false;
+	}
+}
+
+/*
+ * The dtypes the device's kernel for @op takes, as text for the error, or
+ * NULL when @dt is one of them. Pooling follows npu_op_check()'s POOL2D
+ * rule: max pooling compares, so it runs on F32/F16/I8/U8 alike; average
+ * pooling divides, so F32/F16 only.
+ */
+static const char *unsupported_dtype(enum ir_op op, enum ir_dtype dt)
+{
+	switch (op) {
+	case IR_OP_MAX_POOL: case IR_OP_GLOBAL_MAX_POOL:
+		return dt == IR_F32 || dt == IR_F16 || dt == IR_I8 ||
+		       dt == IR_U8 ? NULL : "f32, f16, i8 and u8";
+	case IR_OP_AVERAGE_POOL: case IR_OP_GLOBAL_AVERAGE_POOL:
+		return dt == IR_F32 || dt == IR_F16 ? NULL : "f32 and f16";
+	default:
+		return f32_only(op) && dt != IR_F32 ? "f32 only" : NULL;
 	}
 }
 
@@ -1031,6 +1048,7 @@ int emit_node(struct ir_graph *g, const struct ir_node *n,
 {
 	struct ectx e = { .g = g, .n = n, .tgt = tgt, .out = out };
 	size_t before = out->count;
+	const char *takes;
 	int i, err;
 
 	for (i = 0; i < n->num_inputs; i++)
@@ -1047,10 +1065,11 @@ int emit_node(struct ir_graph *g, const struct ir_node *n,
 		return eerr(&e, -EINVAL, "node has no output");
 	if (emit_view_source(n))
 		return 0;
-	if (f32_only(n->op) && in(&e, 0)->dtype != IR_F32)
+	takes = unsupported_dtype(n->op, in(&e, 0)->dtype);
+	if (takes)
 		return eerr(&e, -ENOTSUP, "%s on %s is not supported (the "
-			    "device runs it on f32 only)", ir_op_name(n->op),
-			    ir_dtype_name(in(&e, 0)->dtype));
+			    "device runs it on %s)", ir_op_name(n->op),
+			    ir_dtype_name(in(&e, 0)->dtype), takes);
 	switch (n->op) {
 	case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL: case IR_OP_DIV:
 	case IR_OP_POW: case IR_OP_MAX: case IR_OP_MIN: case IR_OP_PRELU:
