@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 #
-# [fe] compiler part 1: IR, ONNX import, shape inference, passes, node->task
+# Compiler part 1: IR, ONNX import, shape inference, passes, node->task
 # emission and the reference interpreter: $(BUILD)/lib/libnpuc_fe.a.
 # The ONNX protobuf C code is generated at build time by protoc-c from
 # Debian's onnx.proto into $(BUILD)/gen/ (never committed).
@@ -23,7 +23,7 @@ FE_LIB		:= $(BUILD)/lib/libnpuc_fe.a
 FE_CPPFLAGS	:= -Icompiler -I$(FE_GEN) $(UAPI_CFLAGS) -Ikernel/npu_drv \
 		   $(PROTOBUF_C_CFLAGS)
 
-# The op kernels ([ops]) evaluate folded constants and run the interpreter.
+# The op kernels evaluate folded constants and run the interpreter.
 FE_OPS_LIB	:= $(BUILD)/lib/libnpuops.a
 FE_LIBS		:= $(FE_LIB) $(FE_OPS_LIB) $(PROTOBUF_C_LIBS) -lm
 
@@ -84,7 +84,7 @@ fuzz-onnx: $(FE_FUZZ)
 	$(FE_FUZZ) -max_total_time=$${FUZZ_SECONDS:-60} \
 		$(BUILD)/fuzz/corpus compiler/tests/corpus
 
-# Everything that runs nodes needs the op kernels; until [ops] provides
+# Everything that runs nodes needs the op kernels; until the op kernels provide
 # libnpuops.a only the library itself is built.
 ifneq ($(wildcard kernel/npu_drv/ops/build.mk),)
 BINS		+= $(FE_LIB) $(BUILD)/bin/npuc-fe

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* passes_hook.h - the driver's call into the pass manager ([fe]). */
+/* passes_hook.h - the driver's call into the pass manager. */
 #ifndef NPUC_PASSES_HOOK_H
 #define NPUC_PASSES_HOOK_H
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# [be] compiler back end: lowering, the compile driver and the compile
+# Compiler back end: lowering, the compile driver and the compile
 # cache, in $(BUILD)/lib/libnpuc_be.a (memplan and streams have their own).
 
 be_objs = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))

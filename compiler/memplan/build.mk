@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# Memory planning: a standalone library ([be]).
+# Memory planning: a standalone library.
 
 # mk/rules.mk defines objs after the fragments are read, so rules here
 # use their own copy of it.

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# Stream assignment and cross-stream semaphores ([be]).
+# Stream assignment and cross-stream semaphores.
 
 be_objs = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* fe_test.c - TAP output and small-graph builders for the [fe] tests. */
+/* fe_test.c - TAP output and small-graph builders for the front-end tests. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>

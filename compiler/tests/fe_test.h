@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* fe_test.h - TAP output and small-graph builders for the [fe] tests. */
+/* fe_test.h - TAP output and small-graph builders for the front-end tests. */
 #ifndef NPUC_FE_TEST_H
 #define NPUC_FE_TEST_H
 
