@@ -169,30 +169,50 @@ const struct drm_ioctl_desc npu_ioctls[] = {
 const int npu_num_ioctls = ARRAY_SIZE(npu_ioctls);
 static_assert(ARRAY_SIZE(npu_ioctls) == DRM_NPU_NUM_IOCTLS);
 
+/*
+ * The fields of DRM's own ioctls that DRM (on 6.1) does not check but the
+ * in-process device does: GEM_CLOSE's pad, PRIME_FD_TO_HANDLE's flags
+ * (import takes none; export's are checked by DRM).
+ */
+static int npu_check_drm_ioctl(unsigned int cmd, void __user *uptr)
+{
+	if (cmd == DRM_IOCTL_GEM_CLOSE) {
+		struct drm_gem_close args;
+
+		if (copy_from_user(&args, uptr, sizeof(args)))
+			return -EFAULT;
+		if (args.pad)
+			return -EINVAL;
+	} else if (cmd == DRM_IOCTL_PRIME_FD_TO_HANDLE) {
+		struct drm_prime_handle args;
+
+		if (copy_from_user(&args, uptr, sizeof(args)))
+			return -EFAULT;
+		if (args.flags)
+			return -EINVAL;
+	}
+	return 0;
+}
+
 /**
  * npu_unlocked_ioctl() - file_operations.unlocked_ioctl of the device file
  * @f: the device file
  * @cmd: ioctl number
  * @arg: user pointer
  *
- * DRM_IOCTL_GEM_CLOSE is DRM's own ioctl and (on 6.1) ignores its pad
- * field; the uapi promises that every pad must be zero so that it can be
- * given meaning later, and the in-process device refuses a non-zero pad.
- * Check it here, as the in-process device does, then let DRM dispatch.
+ * DRM_IOCTL_GEM_CLOSE and DRM_IOCTL_PRIME_FD_TO_HANDLE are DRM's own
+ * ioctls and (on 6.1) ignore their pad and flags fields; the uapi promises
+ * that every pad must be zero and every unknown flag is refused, so that
+ * they can be given meaning later, and the in-process device refuses both.
+ * Check them here, as the in-process device does, then let DRM dispatch.
  *
  * Return: as drm_ioctl().
  */
 long npu_unlocked_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
 {
-	if (cmd == DRM_IOCTL_GEM_CLOSE) {
-		struct drm_gem_close args;
+	int ret = npu_check_drm_ioctl(cmd, (void __user *)arg);
 
-		if (copy_from_user(&args, (void __user *)arg, sizeof(args)))
-			return -EFAULT;
-		if (args.pad)
-			return -EINVAL;
-	}
-	return drm_ioctl(f, cmd, arg);
+	return ret ? ret : drm_ioctl(f, cmd, arg);
 }
 
 #ifdef CONFIG_COMPAT
@@ -206,14 +226,8 @@ long npu_unlocked_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
  */
 long npu_compat_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
 {
-	if (cmd == DRM_IOCTL_GEM_CLOSE) {
-		struct drm_gem_close args;
+	int ret = npu_check_drm_ioctl(cmd, compat_ptr(arg));
 
-		if (copy_from_user(&args, compat_ptr(arg), sizeof(args)))
-			return -EFAULT;
-		if (args.pad)
-			return -EINVAL;
-	}
-	return drm_compat_ioctl(f, cmd, arg);
+	return ret ? ret : drm_compat_ioctl(f, cmd, arg);
 }
 #endif

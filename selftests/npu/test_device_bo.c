@@ -378,6 +378,10 @@ static void test_prime(void)
 	}
 	memset(&im, 0, sizeof(im));
 	im.fd = ex.fd;
+	im.flags = DRM_CLOEXEC;		/* import takes no flags */
+	tap_err(t_ioctl(d2, DRM_IOCTL_PRIME_FD_TO_HANDLE, &im), -EINVAL,
+		"PRIME: import with non-zero flags -> EINVAL");
+	im.flags = 0;
 	tap_err(t_ioctl(d2, DRM_IOCTL_PRIME_FD_TO_HANDLE, &im), 0,
 		"PRIME: import it in another file");
 	memset(&bi, 0, sizeof(bi));
