@@ -213,6 +213,7 @@ void npu_fence_abort(struct npu_syncobj_point *sp);
 void npu_fence_attach(struct npu_drm_file *nfile, u32 queue, u64 seqno,
 		      struct npu_syncobj_point *sp);
 void npu_fence_poll(struct npu_drm_file *nfile);
+bool npu_fence_pending(struct npu_drm_file *nfile, u32 queue);
 void npu_fence_flush(struct npu_drm_file *nfile);
 extern const size_t npu_job_fence_size;
 

@@ -174,6 +174,24 @@ void npu_fence_poll(struct npu_drm_file *nfile)
 }
 
 /**
+ * npu_fence_pending() - whether a syncobj point of a queue is pending
+ * @nfile: an open file; files_lock held
+ * @queue: its queue handle
+ *
+ * Return: true if a fence of a job on @queue has not been signalled yet.
+ */
+bool npu_fence_pending(struct npu_drm_file *nfile, u32 queue)
+{
+	struct npu_job_fence *jf;
+
+	lockdep_assert_held(&nfile->ndev->files_lock);
+	list_for_each_entry(jf, &nfile->fences, link)
+		if (jf->queue == queue)
+			return true;
+	return false;
+}
+
+/**
  * npu_fence_flush() - signal every fence of a file being closed
  * @nfile: the file, off the device's list, its core file closed
  *

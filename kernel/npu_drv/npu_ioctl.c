@@ -81,6 +81,34 @@ static int npu_drm_queue_create(struct drm_device *drm, void *data,
 	return ret;
 }
 
+/*
+ * The bottom half learns how a job with a syncobj point ended by asking
+ * the core about the point's queue; once the queue is destroyed it can
+ * only call the job cancelled. So before the core destroys the queue, let
+ * the queue's jobs retire and signal their points with their real status
+ * here, if any point of this queue is still pending.
+ */
+static void npu_queue_retire_points(struct npu_drm_file *nfile, u32 handle)
+{
+	struct drm_npu_queue_query qq = { .handle = handle };
+	struct drm_npu_wait_fence w = { .queue = handle,
+					.timeout_ns = S64_MAX };
+	bool pending;
+
+	mutex_lock(&nfile->ndev->files_lock);
+	pending = npu_fence_pending(nfile, handle);
+	mutex_unlock(&nfile->ndev->files_lock);
+	if (!pending || npu_ioctl_queue_query(nfile->core_file, &qq) ||
+	    !qq.submitted)
+		return;
+	w.fence = qq.submitted;
+	/* 0 or -EIO: retired; else (a signal) the destroy fails as well. */
+	npu_ioctl_wait_fence(nfile->core_file, &w);
+	mutex_lock(&nfile->ndev->files_lock);
+	npu_fence_poll(nfile);
+	mutex_unlock(&nfile->ndev->files_lock);
+}
+
 static int npu_drm_queue_destroy(struct drm_device *drm, void *data,
 				 struct drm_file *file)
 {
@@ -90,6 +118,8 @@ static int npu_drm_queue_destroy(struct drm_device *drm, void *data,
 	int ret;
 
 	mutex_lock(&nfile->queue_lock);
+	if (!args->pad)
+		npu_queue_retire_points(nfile, args->handle);
 	ret = npu_ioctl_queue_destroy(nfile->core_file, args);
 	if (!ret) {
 		mutex_lock(&nfile->ndev->files_lock);

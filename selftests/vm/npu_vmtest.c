@@ -577,6 +577,44 @@ static int t_syncobj(void)
 		r = sync_file_status(fd, sc.handle, s.fence);
 		tap_ok(r == -EIO, "... with the error -EIO (%d)", r);
 	}
+
+	/*
+	 * A job that completed keeps its status when its queue is destroyed
+	 * at once, before the bottom half has seen it retire.
+	 */
+	{
+		int k, bad = 0, last = 1;
+
+		for (k = 0; k < 32; k++) {
+			struct drm_syncobj_create sk = { 0 };
+			struct drm_npu_queue_destroy qd = { 0 };
+			uint32_t q2;
+
+			if (vm_queue_create(fd, &q2) ||
+			    vm_ioctl(fd, DRM_IOCTL_SYNCOBJ_CREATE, &sk)) {
+				bad++;
+				break;
+			}
+			s.queue = q2;
+			s.flags = DRM_NPU_SUBMIT_SYNCOBJ;
+			s.reserved = sk.handle;
+			r = vm_ioctl(fd, DRM_IOCTL_NPU_SUBMIT, &s);
+			if (!r)
+				r = vm_wait(fd, q2, s.fence, 20000);
+			qd.handle = q2;
+			if (!r)
+				r = vm_ioctl(fd, DRM_IOCTL_NPU_QUEUE_DESTROY, &qd);
+			if (!r)
+				r = sync_file_status(fd, sk.handle, s.fence);
+			if (r != 1) {
+				bad++;
+				last = r;
+			}
+		}
+		tap_ok(!bad, "queue destroyed right after its job: the point "
+		       "signals without error (%d of 32 wrong, last %d)",
+		       bad, last);
+	}
 	close(fd);
 	return tap_failures() != 0;
 }
