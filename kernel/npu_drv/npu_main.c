@@ -155,6 +155,14 @@ static void npu_postclose(struct drm_device *drm, struct drm_file *file)
 	unsigned long handle;
 
 	npu_file_forget(nfile);
+	/*
+	 * The bottom half no longer sees this file: points of jobs that
+	 * retired before the close get their status now, while the core
+	 * still knows it; the flush cancels only the others.
+	 */
+	mutex_lock(&nfile->ndev->files_lock);
+	npu_fence_poll(nfile);
+	mutex_unlock(&nfile->ndev->files_lock);
 	npu_core_file_close(nfile->core_file);
 	npu_fence_flush(nfile);
 	xa_for_each(&nfile->queues, handle, q)
