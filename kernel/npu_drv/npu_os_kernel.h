@@ -55,10 +55,14 @@ static inline void npu_free(void *p)
 	kfree(p);
 }
 
-/* Large tables (task lists, handle arrays): kvzalloc picks kmalloc or vmalloc. */
+/*
+ * Large tables (task lists, handle arrays): kvzalloc picks kmalloc or
+ * vmalloc. Their size is chosen by userspace (a program's task list), so
+ * they are charged to the caller's memory cgroup.
+ */
 static inline void *npu_vzalloc(size_t size)
 {
-	void *p = kvzalloc(size ? size : 1, GFP_KERNEL);
+	void *p = kvzalloc(size ? size : 1, GFP_KERNEL_ACCOUNT);
 
 	if (p)
 		atomic_long_inc(&npu_os_live_allocs);
