@@ -23,9 +23,6 @@ struct caching_be {
 
 static void *caching_create(uint64_t capacity, uint32_t nids, bool ours)
 {
-	struct npu_pool_params p = {
-		.size = capacity, .granule = BENCH_GRANULE,
-	};
 	struct npurt_alloc_config cfg = {
 		.flags = ours ? 0 :
 			NPURT_ALLOC_NO_COMPACT | NPURT_ALLOC_NO_EXACT_RETRY,
@@ -35,11 +32,10 @@ static void *caching_create(uint64_t capacity, uint32_t nids, bool ours)
 	if (!b)
 		return NULL;
 	b->capacity = capacity;
-	b->pool = npu_pool_create_params(&p);
+	b->pool = bench_pool_create(capacity, ours);
 	b->blocks = calloc(nids ? nids : 1, sizeof(*b->blocks));
 	if (!b->pool || !b->blocks)
 		goto fail;
-	npu_pool_set_auto_compact(b->pool, ours);
 	npurt_pool_backend_init(&b->pb, b->pool, &b->be);
 	b->a = npurt_alloc_create(&b->be, &cfg);
 	if (b->a)
@@ -128,14 +124,9 @@ static uint32_t caching_unusable(void *p, uint64_t size)
 static void caching_figures(void *p, struct backend_figures *f)
 {
 	struct caching_be *b = p;
-	struct npu_pool_stats st;
 
-	npu_pool_get_stats(b->pool, &st);
-	f->moved_bytes = st.bytes_moved;
-	f->compactions = st.compactions;
-	f->pause_ns = st.pause_ns;
-	f->max_pause_ns = st.max_pause_ns;
-	f->pauses = st.nodes_moved;
+	bench_pool_figures(b->pool, f);
+	/* segments the cache reserved, not the pool's extent */
 	f->peak_reserved = (uint64_t)stat(b, "reserved_bytes.all.peak");
 }
 

@@ -16,16 +16,38 @@ struct pool_be {
 	uint32_t nids;
 };
 
-static void *pool_create(uint64_t capacity, uint32_t nids, bool compact)
+struct npu_pool *bench_pool_create(uint64_t capacity, bool compact)
 {
 	struct npu_pool_params p = {
 		.size = capacity, .granule = BENCH_GRANULE,
 	};
+	struct npu_pool *pool = npu_pool_create_params(&p);
+
+	if (pool)
+		npu_pool_set_auto_compact(pool, compact);
+	return pool;
+}
+
+void bench_pool_figures(struct npu_pool *pool, struct backend_figures *f)
+{
+	struct npu_pool_stats st;
+
+	npu_pool_get_stats(pool, &st);
+	f->moved_bytes = st.bytes_moved;
+	f->compactions = st.compactions;
+	f->pause_ns = st.pause_ns;
+	f->max_pause_ns = st.max_pause_ns;
+	f->pauses = st.nodes_moved;
+	f->peak_reserved = st.peak_extent;
+}
+
+static void *pool_create(uint64_t capacity, uint32_t nids, bool compact)
+{
 	struct pool_be *b = calloc(1, sizeof(*b));
 
 	if (!b)
 		return NULL;
-	b->pool = npu_pool_create_params(&p);
+	b->pool = bench_pool_create(capacity, compact);
 	b->nodes = calloc(nids ? nids : 1, sizeof(*b->nodes));
 	b->live = calloc(nids ? nids : 1, 1);
 	b->nids = nids;
@@ -36,7 +58,6 @@ static void *pool_create(uint64_t capacity, uint32_t nids, bool compact)
 		free(b);
 		return NULL;
 	}
-	npu_pool_set_auto_compact(b->pool, compact);
 	return b;
 }
 
@@ -106,15 +127,8 @@ static uint32_t pool_unusable(void *p, uint64_t size)
 static void pool_figures(void *p, struct backend_figures *f)
 {
 	struct pool_be *b = p;
-	struct npu_pool_stats st;
 
-	npu_pool_get_stats(b->pool, &st);
-	f->moved_bytes = st.bytes_moved;
-	f->compactions = st.compactions;
-	f->pause_ns = st.pause_ns;
-	f->max_pause_ns = st.max_pause_ns;
-	f->pauses = st.nodes_moved;
-	f->peak_reserved = st.peak_extent;
+	bench_pool_figures(b->pool, f);
 }
 
 const struct backend be_pool_compact = {

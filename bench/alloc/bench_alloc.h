@@ -63,6 +63,17 @@ struct backend {
 extern const struct backend be_pool_compact, be_pool_nocompact,
 	be_caching_pool, be_pytorch_like, be_first_fit, be_buddy, be_tlsf;
 
+struct npu_pool;
+
+/*
+ * The pool every pool-backed backend replays on: @capacity bytes at the
+ * benchmark's granule, compacting on failure or not; NULL on no memory.
+ */
+struct npu_pool *bench_pool_create(uint64_t capacity, bool compact);
+
+/* The pool's compaction figures; peak_reserved: the extent's high mark. */
+void bench_pool_figures(struct npu_pool *pool, struct backend_figures *f);
+
 static inline uint64_t bench_round(uint64_t size)
 {
 	return (size + BENCH_GRANULE - 1) & ~(BENCH_GRANULE - 1);
