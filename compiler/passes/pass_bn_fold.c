@@ -53,51 +53,86 @@ static bool bn_foldable(const struct ir_node *bn)
 	return true;
 }
 
+/* Per-channel BN factors and the folded weights and bias being built. */
+struct bn_fold {
+	double *s, *t, *mean;	/* scale, shift, running mean per channel */
+	double *nw, *nb;	/* new weights (@nw_count), new bias */
+};
+
+static void bn_fold_release(struct bn_fold *f)
+{
+	free(f->s);
+	free(f->t);
+	free(f->mean);
+	free(f->nw);
+	free(f->nb);
+}
+
+/*
+ * Allocate for @c channels and @nw_count weights and read the BN's factors:
+ * 0, 1 when the BN cannot be folded, or -ENOMEM; release in every case.
+ */
+static int bn_fold_prepare(struct bn_fold *f, const struct ir_node *bn,
+			   int64_t c, int64_t nw_count)
+{
+	f->s = calloc((size_t)c, sizeof(*f->s));
+	f->t = calloc((size_t)c, sizeof(*f->t));
+	f->mean = calloc((size_t)c, sizeof(*f->mean));
+	f->nw = calloc((size_t)nw_count, sizeof(*f->nw));
+	f->nb = calloc((size_t)c, sizeof(*f->nb));
+	if (!f->s || !f->t || !f->mean || !f->nw || !f->nb)
+		return -ENOMEM;
+	return bn_params(bn, c, f->s, f->t, f->mean) ? 1 : 0;
+}
+
+/*
+ * Make the folded constants and wire them into @node as inputs 1 (weights,
+ * shaped like @w) and 2 (bias @b, or a new input when it had none).
+ */
+static int bn_fold_install(struct ir_graph *g, struct ir_node *node,
+			   const struct ir_tensor *w,
+			   const struct ir_tensor *b, const struct bn_fold *f,
+			   int64_t c)
+{
+	struct ir_shape bs = { .rank = 1, .dim = { c } };
+	struct ir_tensor *tw, *tb;
+
+	tw = pu_const_f32(g, w->name, &w->shape, f->nw);
+	tb = pu_const_f32(g, b ? b->name : NULL, &bs, f->nb);
+	if (!tw || !tb)
+		return -ENOMEM;
+	ir_node_set_input(node, 1, tw);
+	if (b)
+		ir_node_set_input(node, 2, tb);
+	else
+		ir_node_add_input(node, tb);
+	return 0;
+}
+
 static int fold_into_conv(struct ir_graph *g, struct ir_node *conv,
 			  struct ir_node *bn)
 {
 	const struct ir_tensor *w = conv->inputs[1], *b = ir_in(conv, 2);
 	int64_t o = w->shape.dim[0], per = ir_tensor_numel(w) / o, i, j;
-	double *s, *t, *mean, *nw, *nb;
-	struct ir_tensor *tw, *tb;
-	struct ir_shape bs = { .rank = 1, .dim = { o } };
-	int ret = -ENOMEM;
+	struct bn_fold f = { 0 };
+	int ret;
 
 	if (!w->data || (b && !b->data) || conv->num_inputs > 3)
 		return 1;
-	s = calloc((size_t)o, sizeof(*s));
-	t = calloc((size_t)o, sizeof(*t));
-	mean = calloc((size_t)o, sizeof(*mean));
-	nw = calloc((size_t)(o * per), sizeof(*nw));
-	nb = calloc((size_t)o, sizeof(*nb));
-	if (!s || !t || !mean || !nw || !nb)
+	ret = bn_fold_prepare(&f, bn, o, o * per);
+	if (ret)
 		goto out;
-	if (bn_params(bn, o, s, t, mean)) {
-		ret = 1;
-		goto out;
-	}
 	for (i = 0; i < o; i++) {
 		for (j = 0; j < per; j++)
-			nw[i * per + j] = ir_const_get_f(w, i * per + j) * s[i];
-		nb[i] = (b ? ir_const_get_f(b, i) : 0.0) * s[i] + t[i];
+			f.nw[i * per + j] =
+				ir_const_get_f(w, i * per + j) * f.s[i];
+		f.nb[i] = (b ? ir_const_get_f(b, i) : 0.0) * f.s[i] + f.t[i];
 	}
-	tw = pu_const_f32(g, w->name, &w->shape, nw);
-	tb = pu_const_f32(g, b ? b->name : NULL, &bs, nb);
-	if (!tw || !tb)
-		goto out;
-	ir_node_set_input(conv, 1, tw);
-	if (b)
-		ir_node_set_input(conv, 2, tb);
-	else
-		ir_node_add_input(conv, tb);
-	pu_absorb(g, conv, bn);
-	ret = 0;
+	ret = bn_fold_install(g, conv, w, b, &f, o);
+	if (!ret)
+		pu_absorb(g, conv, bn);
 out:
-	free(s);
-	free(t);
-	free(mean);
-	free(nw);
-	free(nb);
+	bn_fold_release(&f);
 	return ret;
 }
 
@@ -108,27 +143,17 @@ static int fold_into_gemm(struct ir_graph *g, struct ir_node *gemm,
 	bool tb = ir_attr_int(gemm, "transB", 0) != 0;
 	int64_t n = gemm->outputs[0]->shape.dim[1], k, i, j;
 	double beta = ir_attr_float(gemm, "beta", 1.0f);
-	double *s, *t, *mean, *nw, *nc;
-	struct ir_shape cs = { .rank = 1, .dim = { n } };
-	struct ir_tensor *tw, *tc;
-	int ret = -ENOMEM;
+	struct bn_fold f = { 0 };
+	int ret;
 
 	if (!w->data || (c && !c->data) || w->shape.rank != 2 ||
 	    (c && ir_tensor_numel(c) != 1 && ir_tensor_numel(c) != n) ||
 	    gemm->num_inputs > 3)
 		return 1;
 	k = w->shape.dim[tb ? 1 : 0];
-	s = calloc((size_t)n, sizeof(*s));
-	t = calloc((size_t)n, sizeof(*t));
-	mean = calloc((size_t)n, sizeof(*mean));
-	nw = calloc((size_t)(n * k), sizeof(*nw));
-	nc = calloc((size_t)n, sizeof(*nc));
-	if (!s || !t || !mean || !nw || !nc)
+	ret = bn_fold_prepare(&f, bn, n, n * k);
+	if (ret)
 		goto out;
-	if (bn_params(bn, n, s, t, mean)) {
-		ret = 1;
-		goto out;
-	}
 	for (i = 0; i < n; i++) {
 		double cv = c ? ir_const_get_f(c, ir_tensor_numel(c) == 1 ?
 						  0 : i) : 0.0;
@@ -136,28 +161,17 @@ static int fold_into_gemm(struct ir_graph *g, struct ir_node *gemm,
 		for (j = 0; j < k; j++) {
 			int64_t idx = tb ? i * k + j : j * n + i;
 
-			nw[idx] = ir_const_get_f(w, idx) * s[i];
+			f.nw[idx] = ir_const_get_f(w, idx) * f.s[i];
 		}
-		nc[i] = beta * cv * s[i] + t[i];
+		f.nb[i] = beta * cv * f.s[i] + f.t[i];
 	}
-	tw = pu_const_f32(g, w->name, &w->shape, nw);
-	tc = pu_const_f32(g, c ? c->name : NULL, &cs, nc);
-	if (!tw || !tc)
-		goto out;
-	ir_node_set_input(gemm, 1, tw);
-	if (c)
-		ir_node_set_input(gemm, 2, tc);
-	else
-		ir_node_add_input(gemm, tc);
-	ir_attr_set_float(gemm, "beta", 1.0f);
-	pu_absorb(g, gemm, bn);
-	ret = 0;
+	ret = bn_fold_install(g, gemm, w, c, &f, n);
+	if (!ret) {
+		ir_attr_set_float(gemm, "beta", 1.0f);
+		pu_absorb(g, gemm, bn);
+	}
 out:
-	free(s);
-	free(t);
-	free(mean);
-	free(nw);
-	free(nc);
+	bn_fold_release(&f);
 	return ret;
 }
 
