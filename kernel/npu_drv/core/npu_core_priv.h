@@ -295,6 +295,8 @@ void npu_write_profile(struct npu_device *dev, struct npu_job *job, u32 task,
 
 /* helpers shared by the ioctl files */
 int npu_deadline(s64 timeout_ns, u64 *deadline);
+int npu_wait_count(struct npu_device *dev, const u64 *count, u64 target,
+		   u64 deadline);
 struct npu_queue *npu_file_queue(struct npu_file *f, u32 handle);
 struct npu_sem *npu_file_sem(struct npu_file *f, u32 handle);
 struct npu_program *npu_file_program(struct npu_file *f, u32 handle);

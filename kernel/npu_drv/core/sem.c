@@ -114,13 +114,8 @@ int npu_ioctl_sem_wait(struct npu_file *f, struct drm_npu_sem_wait *args)
 	if (!sem)
 		return -ENOENT;
 	npu_mutex_lock(&dev->lock);
-	while (dev->sem_values[sem->hw] < args->value) {
-		err = npu_waitq_wait_interruptible(&dev->done_wq, &dev->lock,
-						   deadline);
-		if (err && dev->sem_values[sem->hw] < args->value)
-			break;
-		err = 0;
-	}
+	err = npu_wait_count(dev, &dev->sem_values[sem->hw], args->value,
+			     deadline);
 	npu_mutex_unlock(&dev->lock);
 	npu_sem_put(sem);
 	return err;

@@ -251,13 +251,9 @@ int npu_ioctl_wait_fence(struct npu_file *f, struct drm_npu_wait_fence *args)
 		err = -EINVAL;
 		goto out;
 	}
-	while (q->completed < args->fence) {
-		err = npu_waitq_wait_interruptible(&dev->done_wq, &dev->lock,
-						   deadline);
-		if (err && q->completed < args->fence)
-			goto out;
-	}
-	err = npu_fence_failed(q, args->fence) ? -EIO : 0;
+	err = npu_wait_count(dev, &q->completed, args->fence, deadline);
+	if (!err && npu_fence_failed(q, args->fence))
+		err = -EIO;
 out:
 	npu_mutex_unlock(&dev->lock);
 	npu_queue_put(q);
