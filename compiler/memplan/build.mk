@@ -16,7 +16,8 @@ $(MEMPLAN_LIB): $(call be_objs,$(MEMPLAN_SRCS))
 	$(AR) rcs $@ $^
 
 MEMPLAN_TESTS := $(BUILD)/tests/memplan/test_memplan
-$(call be_objs,compiler/memplan/tests/test_memplan.c): CPPFLAGS += -Icompiler/memplan
+# -Icompiler: tests/npuc_tap.h, the compiler tests' shared TAP producer
+$(call be_objs,compiler/memplan/tests/test_memplan.c): CPPFLAGS += -Icompiler/memplan -Icompiler
 $(BUILD)/tests/memplan/test_memplan: \
 		$(call be_objs,compiler/memplan/tests/test_memplan.c) $(MEMPLAN_LIB)
 	@mkdir -p $(dir $@)

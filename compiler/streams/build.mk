@@ -8,7 +8,8 @@ $(STREAMS_LIB): $(call be_objs,compiler/streams/streams.c)
 	@mkdir -p $(dir $@)
 	$(AR) rcs $@ $^
 
-$(call be_objs,compiler/streams/tests/test_streams.c): CPPFLAGS += -Icompiler/streams
+# -Icompiler: tests/npuc_tap.h, the compiler tests' shared TAP producer
+$(call be_objs,compiler/streams/tests/test_streams.c): CPPFLAGS += -Icompiler/streams -Icompiler
 $(BUILD)/tests/streams/test_streams: \
 		$(call be_objs,compiler/streams/tests/test_streams.c) $(STREAMS_LIB)
 	@mkdir -p $(dir $@)

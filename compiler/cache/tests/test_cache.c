@@ -3,7 +3,6 @@
  * test_cache - the compile cache: keys, directory choice, hit, damaged
  * entries, eviction, and concurrent compiles of one key.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,21 +12,9 @@
 #include <unistd.h>
 
 #include "cache/cache.h"
+#include "tests/npuc_tap.h"
 
-static int test_no, failures;
 static char root[256];
-
-static void ok(bool cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%sok %d - ", cond ? "" : "not ", ++test_no);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	failures += !cond;
-}
 
 static struct cache_key key_of(const char *s)
 {

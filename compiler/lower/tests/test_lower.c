@@ -4,7 +4,6 @@
  * views as aliases, in-place elementwise ops, output copies, semaphores
  * between two branches, and a plan that the .om reader accepts.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,20 +11,7 @@
 #include "lower/lower.h"
 #include "om/om.h"
 #include "shape/shape.h"
-
-static int test_no, failures;
-
-static void ok(bool cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%sok %d - ", cond ? "" : "not ", ++test_no);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	failures += !cond;
-}
+#include "tests/npuc_tap.h"
 
 static struct ir_tensor *tensor(struct ir_graph *g, const char *name,
 				int rank, const int64_t *dims)

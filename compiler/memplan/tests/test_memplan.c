@@ -8,26 +8,7 @@
 #include <string.h>
 
 #include "memplan.h"
-
-static int test_no;
-static int failures;
-
-static void ok(bool cond, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-#include <stdarg.h>
-static void ok(bool cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%sok %d - ", cond ? "" : "not ", ++test_no);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	if (!cond)
-		failures++;
-}
+#include "tests/npuc_tap.h"
 
 static uint64_t rng = 88172645463325252ull;
 

@@ -2,26 +2,12 @@
 /*
  * test_streams - stream assignment and semaphore pruning on synthetic DAGs.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "streams.h"
-
-static int test_no, failures;
-
-static void ok(bool cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%sok %d - ", cond ? "" : "not ", ++test_no);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	failures += !cond;
-}
+#include "tests/npuc_tap.h"
 
 static struct st_result assign(size_t n, const struct st_edge *e, size_t ne,
 			       uint32_t q)
