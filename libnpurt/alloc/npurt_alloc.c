@@ -220,6 +220,25 @@ static struct blk *find_free(struct npurt_alloc *a, int pool,
 }
 
 /*
+ * A pending block whose other streams are done: off the pending list, its
+ * per-stream events dropped, no longer counted active. The caller frees it.
+ */
+static void settle_pending(struct npurt_alloc *a, struct blk *b)
+{
+	uint32_t i;
+
+	list_del(&a->pending, b);
+	for (i = 0; i < b->nevents; i++)
+		release_event(a, b->events[i]);
+	free(b->events);
+	b->events = NULL;
+	b->nevents = 0;
+	b->pending = false;
+	stat_add(a->active, b->seg->pool, -1);
+	stat_add(a->active_bytes, b->seg->pool, -(int64_t)b->pub.size);
+}
+
+/*
  * Fenced blocks whose event completed become usable by any stream; pending
  * blocks whose other streams are done become free. Oldest first; gives up
  * after @budget events still running (0: look at all), since later ones
@@ -242,15 +261,7 @@ static void process_events(struct npurt_alloc *a, uint32_t budget)
 				break;
 			continue;
 		}
-		list_del(&a->pending, b);
-		for (i = 0; i < b->nevents; i++)
-			release_event(a, b->events[i]);
-		free(b->events);
-		b->events = NULL;
-		b->nevents = 0;
-		b->pending = false;
-		stat_add(a->active, b->seg->pool, -1);
-		stat_add(a->active_bytes, b->seg->pool, -(int64_t)b->pub.size);
+		settle_pending(a, b);
 		make_free(a, b, b->pub.stream,
 			  a->be.event_record ?
 			  a->be.event_record(a->be.ctx, b->pub.stream) : 0);
@@ -620,17 +631,7 @@ void npurt_alloc_synchronize(struct npurt_alloc *a)
 
 	a->num_sync_all_streams++;
 	while ((b = a->pending.head)) {
-		uint32_t i;
-
-		list_del(&a->pending, b);
-		for (i = 0; i < b->nevents; i++)
-			release_event(a, b->events[i]);
-		free(b->events);
-		b->events = NULL;
-		b->nevents = 0;
-		b->pending = false;
-		stat_add(a->active, b->seg->pool, -1);
-		stat_add(a->active_bytes, b->seg->pool, -(int64_t)b->pub.size);
+		settle_pending(a, b);
 		make_free(a, b, ALLOC_ANY_STREAM, 0);
 	}
 	while ((b = a->fenced.head)) {
