@@ -233,3 +233,38 @@ int interp_run(struct ir_graph *g, const void *const *inputs,
 	free(h.bases);
 	return ret;
 }
+
+int interp_alloc_outputs(const struct ir_node *n, void **out)
+{
+	int i;
+
+	for (i = 0; i < n->num_outputs; i++) {
+		if (!n->outputs[i])
+			continue;
+		/* +1: a zero-element output still gets a buffer */
+		out[i] = calloc(1, emit_tensor_bytes(n->outputs[i]) + 1);
+		if (!out[i])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+void interp_replace_by_outputs(struct ir_graph *g, struct ir_node *n,
+			       void **out)
+{
+	struct ir_tensor *tens[INTERP_MAX_OUTPUTS] = { 0 };
+	int i, k = n->num_outputs;
+
+	for (i = 0; i < k; i++)
+		tens[i] = n->outputs[i];
+	ir_node_remove(g, n);
+	for (i = 0; i < k; i++) {
+		if (!tens[i]) {
+			free(out[i]);
+			continue;
+		}
+		free(tens[i]->data);
+		tens[i]->data = out[i];
+		tens[i]->nbytes = emit_tensor_bytes(tens[i]);
+	}
+}

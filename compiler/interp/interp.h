@@ -39,6 +39,26 @@ int interp_run(struct ir_graph *g, const void *const *inputs,
 int interp_eval_node(struct ir_graph *g, const struct ir_node *n,
 		     const void *const *in, void *const *out);
 
+/* The most outputs a node may have for interp_alloc_outputs() & co. */
+#define INTERP_MAX_OUTPUTS	16
+
+/**
+ * interp_alloc_outputs() - zeroed host buffers for each output of a node
+ * @out: INTERP_MAX_OUTPUTS slots, NULL on entry; absent outputs stay NULL
+ *
+ * Return: 0, or -ENOMEM with what was allocated left in @out to free.
+ */
+int interp_alloc_outputs(const struct ir_node *n, void **out);
+
+/**
+ * interp_replace_by_outputs() - make a node's evaluated outputs constants
+ * @n: the node, at most INTERP_MAX_OUTPUTS outputs; removed from @g
+ * @out: its outputs as filled by interp_eval_node(); taken over (the
+ *       buffer of an absent output is freed)
+ */
+void interp_replace_by_outputs(struct ir_graph *g, struct ir_node *n,
+			       void **out);
+
 /* Tasks run by the interpreter since the start of the process. */
 unsigned long interp_tasks_run(void);
 

@@ -73,21 +73,14 @@ static bool fold_sval(struct ir_graph *g, struct ir_node *n)
 
 static int fold_node(struct ir_graph *g, struct ir_node *n)
 {
-	void *outs[16] = { 0 };
-	struct ir_tensor *tens[16] = { 0 };
+	void *outs[INTERP_MAX_OUTPUTS] = { 0 };
 	int i, ret, k = n->num_outputs;
 
-	if (k > 16)
+	if (k > INTERP_MAX_OUTPUTS)
 		return 1;
-	for (i = 0; i < k; i++) {
-		if (!n->outputs[i])
-			continue;
-		outs[i] = calloc(1, emit_tensor_bytes(n->outputs[i]) + 1);
-		if (!outs[i]) {
-			ret = -ENOMEM;
-			goto fail;
-		}
-	}
+	ret = interp_alloc_outputs(n, outs);
+	if (ret)
+		goto fail;
 	ret = interp_eval_node(g, n, NULL, outs);
 	if (ret) {
 		/* not evaluable on the host (e.g. unsupported): keep it */
@@ -95,18 +88,7 @@ static int fold_node(struct ir_graph *g, struct ir_node *n)
 		ret = 1;
 		goto fail;
 	}
-	for (i = 0; i < k; i++)
-		tens[i] = n->outputs[i];
-	ir_node_remove(g, n);
-	for (i = 0; i < k; i++) {
-		if (!tens[i]) {
-			free(outs[i]);
-			continue;
-		}
-		free(tens[i]->data);
-		tens[i]->data = outs[i];
-		tens[i]->nbytes = emit_tensor_bytes(tens[i]);
-	}
+	interp_replace_by_outputs(g, n, outs);
 	return 0;
 fail:
 	for (i = 0; i < k; i++)

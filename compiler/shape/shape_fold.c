@@ -32,7 +32,7 @@
 /* Largest result folded during shape inference, in elements. */
 #define SHAPE_FOLD_MAX	4096
 /* Nodes with more outputs are left to the const-fold pass. */
-#define FOLD_MAX_OUTPUTS	16
+#define FOLD_MAX_OUTPUTS	INTERP_MAX_OUTPUTS
 
 static bool fold_dtype(enum ir_dtype dt)
 {
@@ -49,26 +49,6 @@ static bool small_static(const struct ir_tensor *t)
 		return false;
 	nel = ir_tensor_numel(t);
 	return nel >= 0 && nel <= SHAPE_FOLD_MAX;
-}
-
-/* Replace @n by constant data for its outputs (buffers taken over). */
-static void fold_replace(struct ir_graph *g, struct ir_node *n, void **outs)
-{
-	struct ir_tensor *tens[FOLD_MAX_OUTPUTS] = { 0 };
-	int i, k = n->num_outputs;
-
-	for (i = 0; i < k; i++)
-		tens[i] = n->outputs[i];
-	ir_node_remove(g, n);
-	for (i = 0; i < k; i++) {
-		if (!tens[i]) {
-			free(outs[i]);
-			continue;
-		}
-		free(tens[i]->data);
-		tens[i]->data = outs[i];
-		tens[i]->nbytes = emit_tensor_bytes(tens[i]);
-	}
 }
 
 /* Output 0 holds a shape value without symbols: it is a constant. */
@@ -94,7 +74,7 @@ static int fold_from_sval(struct ir_graph *g, struct ir_node *n)
 		else
 			((int32_t *)outs[0])[i] = (int32_t)t->sval[i];
 	}
-	fold_replace(g, n, outs);
+	interp_replace_by_outputs(g, n, outs);
 	return 1;
 }
 
@@ -150,15 +130,9 @@ static int fold_by_eval(struct ir_graph *g, struct ir_node *n)
 	}
 	if (!have)
 		return 0;
-	for (i = 0; i < n->num_outputs; i++) {
-		if (!n->outputs[i])
-			continue;
-		outs[i] = calloc(1, emit_tensor_bytes(n->outputs[i]) + 1);
-		if (!outs[i]) {
-			ret = -ENOMEM;
-			goto fail;
-		}
-	}
+	ret = interp_alloc_outputs(n, outs);
+	if (ret)
+		goto fail;
 	ret = interp_eval_node(g, n, NULL, outs);
 	if (ret && n->op == IR_OP_SLICE) {
 		ret = host_slice(n, outs[0]);
@@ -172,7 +146,7 @@ static int fold_by_eval(struct ir_graph *g, struct ir_node *n)
 		ret = 0;
 		goto fail;
 	}
-	fold_replace(g, n, outs);
+	interp_replace_by_outputs(g, n, outs);
 	return 1;
 fail:
 	for (i = 0; i < n->num_outputs; i++)
