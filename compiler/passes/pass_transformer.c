@@ -54,6 +54,30 @@ static struct ir_node *replace_by(struct ir_graph *g, struct ir_node *last,
 	return n;
 }
 
+/*
+ * Try @fuse_at (1: fused, 0: no match, < 0: error) on every node; after a
+ * fusion the node array changed, so re-sort and rescan from the start.
+ */
+static int fuse_everywhere(struct ir_graph *g, struct pass_stats *st,
+			   int (*fuse_at)(struct ir_graph *g,
+					  struct ir_node *n,
+					  struct pass_stats *st))
+{
+	int i, ret;
+
+	for (i = 0; i < g->num_nodes; i++) {
+		ret = fuse_at(g, g->nodes[i], st);
+		if (ret < 0)
+			return ret;
+		if (ret) {
+			if (ir_graph_toposort(g))
+				return -EINVAL;
+			i = -1;
+		}
+	}
+	return 0;
+}
+
 /* --- GELU: x * 0.5 * (1 + erf(x / sqrt(2))) ------------------------------- */
 
 /*
@@ -354,19 +378,7 @@ static int fuse_layernorm_at(struct ir_graph *g, struct ir_node *r1,
 
 int pass_layernorm_fusion(struct ir_graph *g, struct pass_stats *st)
 {
-	int i, ret;
-
-	for (i = 0; i < g->num_nodes; i++) {
-		ret = fuse_layernorm_at(g, g->nodes[i], st);
-		if (ret < 0)
-			return ret;
-		if (ret) {
-			if (ir_graph_toposort(g))
-				return -EINVAL;
-			i = -1;
-		}
-	}
-	return 0;
+	return fuse_everywhere(g, st, fuse_layernorm_at);
 }
 
 /* --- attention: MatMul(q, k^T) [* scale] [+ mask] -> Softmax -> MatMul(., v) */
@@ -474,17 +486,5 @@ static int fuse_attention_at(struct ir_graph *g, struct ir_node *sm,
 
 int pass_attention_fusion(struct ir_graph *g, struct pass_stats *st)
 {
-	int i, ret;
-
-	for (i = 0; i < g->num_nodes; i++) {
-		ret = fuse_attention_at(g, g->nodes[i], st);
-		if (ret < 0)
-			return ret;
-		if (ret) {
-			if (ir_graph_toposort(g))
-				return -EINVAL;
-			i = -1;
-		}
-	}
-	return 0;
+	return fuse_everywhere(g, st, fuse_attention_at);
 }
