@@ -15,9 +15,27 @@ struct red_dims {
 	u64 count;
 };
 
+/*
+ * The element after @off: an odometer over the reduced dims, innermost
+ * fastest; @idx holds the position in each.
+ */
+static inline u64 red_next(const struct red_dims *rd, u32 *idx, u64 off)
+{
+	u32 d;
+
+	for (d = rd->n; d-- > 0;) {
+		off += rd->st[d];
+		if (++idx[d] < rd->ext[d])
+			break;
+		off -= rd->st[d] * rd->ext[d];
+		idx[d] = 0;
+	}
+	return off;
+}
+
 static double red_float(u32 kind, const float *x, const struct red_dims *rd)
 {
-	u32 idx[DRM_NPU_MAX_RANK] = { 0 }, d;
+	u32 idx[DRM_NPU_MAX_RANK] = { 0 };
 	double acc;
 	u64 i, off = 0;
 
@@ -56,14 +74,7 @@ static double red_float(u32 kind, const float *x, const struct red_dims *rd)
 			if (v < acc || v != v)
 				acc = (acc != acc) ? acc : v;
 		}
-		/* odometer over the reduced dims, innermost fastest */
-		for (d = rd->n; d-- > 0;) {
-			off += rd->st[d];
-			if (++idx[d] < rd->ext[d])
-				break;
-			off -= rd->st[d] * rd->ext[d];
-			idx[d] = 0;
-		}
+		off = red_next(rd, idx, off);
 	}
 	if (kind == DRM_NPU_REDUCE_MEAN)
 		acc = acc / (double)rd->count;
@@ -72,7 +83,7 @@ static double red_float(u32 kind, const float *x, const struct red_dims *rd)
 
 static s64 red_int(u32 kind, u32 dt, const void *x, const struct red_dims *rd)
 {
-	u32 idx[DRM_NPU_MAX_RANK] = { 0 }, d;
+	u32 idx[DRM_NPU_MAX_RANK] = { 0 };
 	s64 lo = dt == DRM_NPU_DTYPE_I32 ? -0x7fffffffll - 1 :
 					   -0x7fffffffffffffffll - 1;
 	s64 hi = dt == DRM_NPU_DTYPE_I32 ? 0x7fffffffll : 0x7fffffffffffffffll;
@@ -103,13 +114,7 @@ static s64 red_int(u32 kind, u32 dt, const void *x, const struct red_dims *rd)
 			if (v < (s64)acc)
 				acc = (u64)v;
 		}
-		for (d = rd->n; d-- > 0;) {
-			off += rd->st[d];
-			if (++idx[d] < rd->ext[d])
-				break;
-			off -= rd->st[d] * rd->ext[d];
-			idx[d] = 0;
-		}
+		off = red_next(rd, idx, off);
 	}
 	if (kind == DRM_NPU_REDUCE_MEAN)
 		return rd->count ? (s64)acc / (s64)rd->count : 0;
