@@ -127,7 +127,6 @@ NPURT_API npurt_status npurt_stream_wait_event(npurt_stream *stream,
 
 NPURT_API npurt_status npurt_event_synchronize(npurt_event *event)
 {
-	struct drm_npu_sem_wait w;
 	int ret;
 
 	if (!event)
@@ -135,13 +134,7 @@ NPURT_API npurt_status npurt_event_synchronize(npurt_event *event)
 			       "event is NULL");
 	if (!event->recorded)
 		return NPURT_OK;
-	memset(&w, 0, sizeof(w));
-	w.handle = event->sem;
-	w.value = event->value;
-	do {
-		w.timeout_ns = rt_deadline_ms(1000);
-		ret = npu_dev_ioctl(event->ctx->nd, DRM_IOCTL_NPU_SEM_WAIT, &w);
-	} while (ret == -ETIME);
+	ret = rt_sem_wait(event->ctx, event->sem, event->value);
 	return ret ? RT_ERRNO(ret, "waiting for an event") : NPURT_OK;
 }
 

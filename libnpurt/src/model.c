@@ -446,17 +446,6 @@ NPURT_API npurt_status npurt_model_load_file(npurt_context *ctx,
 	return load_om(ctx, om, t0, out, __func__);
 }
 
-static void wait_sem(npurt_context *ctx, uint32_t sem, uint64_t value)
-{
-	struct drm_npu_sem_wait w = { .handle = sem, .value = value };
-	int ret;
-
-	do {
-		w.timeout_ns = rt_deadline_ms(1000);
-		ret = npu_dev_ioctl(ctx->nd, DRM_IOCTL_NPU_SEM_WAIT, &w);
-	} while (ret == -ETIME);
-}
-
 NPURT_API npurt_status npurt_model_unload(npurt_model *model)
 {
 	npurt_context *ctx;
@@ -467,7 +456,7 @@ NPURT_API npurt_status npurt_model_unload(npurt_model *model)
 		return NPURT_OK;
 	ctx = model->ctx;
 	pthread_mutex_lock(&model->lock);
-	wait_sem(ctx, model->done_sem, model->exec_count);
+	rt_sem_wait(ctx, model->done_sem, model->exec_count);
 	pthread_mutex_unlock(&model->lock);
 	rt_stream_sync(model->stream, __func__);
 	/* Streams must not keep job records pointing at this model. */

@@ -167,6 +167,11 @@ void rt_stream_free(npurt_stream *s);
 void rt_stream_forget_model(npurt_stream *s, const npurt_model *m);
 /* The live stream with allocator id @id, or NULL (context lock held). */
 npurt_stream *rt_stream_by_id(npurt_context *ctx, uint64_t id);
+/*
+ * Block until semaphore @sem reaches @value: SEM_WAIT with a 1 s deadline,
+ * again on each timeout. 0, or the ioctl's -errno.
+ */
+int rt_sem_wait(npurt_context *ctx, uint32_t sem, uint64_t value);
 /* Stream lock held by the caller. Fills *seq with the timeline value. */
 npurt_status rt_stream_submit_locked(npurt_stream *s, struct rt_submit *j,
 				     uint64_t *seq);

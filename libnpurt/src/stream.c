@@ -98,7 +98,7 @@ npurt_stream *rt_stream_by_id(npurt_context *ctx, uint64_t id)
 	return NULL;
 }
 
-static int sem_wait_value(npurt_context *ctx, uint32_t sem, uint64_t value)
+int rt_sem_wait(npurt_context *ctx, uint32_t sem, uint64_t value)
 {
 	struct drm_npu_sem_wait w = { .handle = sem, .value = value };
 	int ret;
@@ -317,7 +317,7 @@ npurt_status rt_stream_sync(npurt_stream *s, const char *func)
 	pthread_mutex_lock(&s->lock);
 	target = s->seq;
 	pthread_mutex_unlock(&s->lock);
-	ret = sem_wait_value(s->ctx, s->sem, target);
+	ret = rt_sem_wait(s->ctx, s->sem, target);
 	if (ret)
 		return rt_fail_errno(func, ret, "waiting for the stream");
 	/* Jobs submitted while we waited on the timeline are covered too. */
@@ -449,9 +449,9 @@ static void run_host_op(npurt_stream *s, struct rt_host_op *op)
 	struct drm_npu_sem_signal sig = { .handle = s->sem, .value = op->seq };
 	int ret;
 
-	ret = sem_wait_value(s->ctx, s->sem, op->seq - 1);
+	ret = rt_sem_wait(s->ctx, s->sem, op->seq - 1);
 	if (!ret && op->extra_sem)
-		ret = sem_wait_value(s->ctx, op->extra_sem, op->extra_value);
+		ret = rt_sem_wait(s->ctx, op->extra_sem, op->extra_value);
 	if (!ret) {
 		if (op->fill >= 0)
 			memset(op->dst, op->fill, op->size);
