@@ -49,21 +49,13 @@ static npurt_status get_progset(npurt_model *m, uint32_t v,
 		victim = &rv->sets[rv->num_sets];
 	} else {
 		/* Never evict set 0 (offsets 0); wait for the model first. */
-		struct drm_npu_sem_wait w = {
-			.handle = m->done_sem, .value = m->exec_count,
-		};
 		struct drm_npu_program_destroy pd;
-		int ret;
 
 		victim = &rv->sets[1];
 		for (uint32_t i = 2; i < rv->num_sets; i++)
 			if (rv->sets[i].last_use < victim->last_use)
 				victim = &rv->sets[i];
-		do {
-			w.timeout_ns = rt_deadline_ms(1000);
-			ret = npu_dev_ioctl(m->ctx->nd, DRM_IOCTL_NPU_SEM_WAIT,
-					    &w);
-		} while (ret == -ETIME);
+		rt_sem_wait(m->ctx, m->done_sem, m->exec_count);
 		for (uint32_t s = 0; s < rv->num_streams; s++) {
 			memset(&pd, 0, sizeof(pd));
 			pd.handle = victim->handles[s];
