@@ -198,6 +198,20 @@ out:
 	return ret;
 }
 
+/* The first index in [lo, hi) of sorted @t whose value is > @v, else hi. */
+static size_t first_above(const int64_t *t, size_t lo, size_t hi, int64_t v)
+{
+	while (lo < hi) {
+		size_t m = (lo + hi) / 2;
+
+		if (t[m] > v)
+			hi = m;
+		else
+			lo = m + 1;
+	}
+	return lo;
+}
+
 static int build_sections(struct mp_ctx *c)
 {
 	int64_t *his = malloc((c->n + 1) * sizeof(*his));
@@ -239,30 +253,14 @@ static int build_sections(struct mp_ctx *c)
 	if (!c->sec_lo || !c->sec_hi || !c->mem_at || !c->sec_total)
 		goto out;
 	for (size_t b = 0; b < c->n; b++) {
-		size_t lo = 0, hi = ns;
+		size_t lo;
 
 		if (is_dead(c, b))
 			continue;
-		/* first section with t > lo[b] */
-		while (lo < hi) {
-			size_t m = (lo + hi) / 2;
-
-			if (t[m] > c->lo[b])
-				hi = m;
-			else
-				lo = m + 1;
-		}
+		/* first section with t > lo[b]; hi[b] >= lo[b]: search on */
+		lo = first_above(t, 0, ns, c->lo[b]);
 		c->sec_lo[b] = (uint32_t)lo;
-		hi = ns;
-		while (lo < hi) {
-			size_t m = (lo + hi) / 2;
-
-			if (t[m] > c->hi[b])
-				hi = m;
-			else
-				lo = m + 1;
-		}
-		c->sec_hi[b] = (uint32_t)lo;
+		c->sec_hi[b] = (uint32_t)first_above(t, lo, ns, c->hi[b]);
 		for (uint32_t s = c->sec_lo[b]; s < c->sec_hi[b]; s++) {
 			c->mem_at[s + 1]++;
 			c->sec_total[s] += c->fp[b];
