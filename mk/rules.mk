@@ -14,6 +14,9 @@ $(BUILD)/obj/%.o: %.c
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 
+# Objects built only through a pattern chain are kept like the others.
+.SECONDARY:
+
 .PHONY: all check check-san clean install
 all: $(BINS) $(TESTS)
 
