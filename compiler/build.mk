@@ -84,17 +84,6 @@ fuzz-onnx: $(FE_FUZZ)
 	$(FE_FUZZ) -max_total_time=$${FUZZ_SECONDS:-60} \
 		$(BUILD)/fuzz/corpus compiler/tests/corpus
 
-# Everything that runs nodes needs the op kernels; until the op kernels provide
-# libnpuops.a only the library itself is built.
-ifneq ($(wildcard kernel/npu_drv/ops/build.mk),)
 BINS		+= $(FE_LIB) $(BUILD)/bin/npuc-fe
 TESTS		+= $(FE_TEST_BINS) compiler/tests/models.sh
-SAN_TESTS	+= $(patsubst $(BUILD)/%,build/%,$(FE_TEST_BINS))
-# check-san asks the sanitizer sub-make for the build/ paths: make them
-# depend on the build-san/ binaries so those are (re)built.
-ifneq ($(BUILD),build)
-$(patsubst $(BUILD)/%,build/%,$(FE_TEST_BINS)): build/%: $(BUILD)/%
-endif
-else
-BINS		+= $(FE_LIB)
-endif
+SAN_TESTS	+= $(FE_TEST_BINS)

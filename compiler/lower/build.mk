@@ -55,9 +55,5 @@ $(LOWER_TEST): $(call be_objs,compiler/lower/tests/test_lower.c) \
 		$(filter %.a,$(BE_LINK))
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $< $(BE_LINK)
-ifneq ($(wildcard compiler/passes/pass_manager.c),)
-ifneq ($(wildcard kernel/npu_drv/ops/build.mk),)
 TESTS += $(LOWER_TEST)
 SAN_TESTS += $(LOWER_TEST)
-endif
-endif

@@ -10,11 +10,5 @@ $(NPUC_BIN): $(call be_objs,tools/npuc/npuc.c) $(filter %.a,$(BE_LINK))
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $< $(BE_LINK)
 
-# The compiler links the front end's passes and emission and the op
-# kernels; until those are in the tree only the libraries are built.
-ifneq ($(wildcard compiler/passes/pass_manager.c),)
-ifneq ($(wildcard kernel/npu_drv/ops/build.mk),)
 BINS += $(NPUC_BIN)
 TESTS += compiler/driver/tests/models.sh
-endif
-endif
