@@ -136,6 +136,8 @@ static int view(struct ectx *e, const struct ir_tensor *t, int rank,
 	if (t->layout != IR_LAYOUT_NC1HWC0 && rank != 4 &&
 	    t->layout != IR_LAYOUT_ND)
 		o->layout = DRM_NPU_LAYOUT_ND;
+	if (e->tgt->note)
+		e->tgt->note(e->tgt->ctx, t, o);
 	return 0;
 }
 
@@ -1124,6 +1126,41 @@ int emit_node(struct ir_graph *g, const struct ir_node *n,
 	if (err)
 		out->count = before;
 	return err;
+}
+
+int emit_task_output(const struct drm_npu_task *t)
+{
+	if (t->opcode == DRM_NPU_OP_QUANTIZE ||
+	    t->opcode == DRM_NPU_OP_DEQUANTIZE)
+		return 1;	/* in, out, [scale], [zero points] */
+	return t->num_operands ? t->num_operands - 1 : -1;
+}
+
+bool emit_task_inplace_ok(const struct drm_npu_task *t)
+{
+	switch (t->opcode) {
+	case DRM_NPU_OP_COPY:
+		return t->operands[0].dtype == t->operands[1].dtype;
+	case DRM_NPU_OP_BINARY: case DRM_NPU_OP_UNARY: case DRM_NPU_OP_WHERE:
+	case DRM_NPU_OP_SOFTMAX: case DRM_NPU_OP_LAYERNORM:
+	case DRM_NPU_OP_BATCHNORM:
+		return true;
+	default:
+		return false;
+	}
+}
+
+bool emit_same_view(const struct drm_npu_operand *a,
+		    const struct drm_npu_operand *b)
+{
+	if (a->dtype != b->dtype || a->layout != b->layout ||
+	    a->rank != b->rank || a->offset != b->offset)
+		return false;
+	for (int i = 0; i < a->rank && i < DRM_NPU_MAX_RANK; i++)
+		if (a->shape[i] != b->shape[i] ||
+		    a->strides[i] != b->strides[i])
+			return false;
+	return true;
 }
 
 /* --- host-only ops --------------------------------------------------------- */
