@@ -414,6 +414,8 @@ CASES = [
     ("variadic_max_inplace", case_variadic_max_inplace),
     ("variadic_min4_inplace", case_variadic_min4_inplace),
     ("nc1hwc0_copy_min", case_nc1hwc0_copy_min),
+    ("gemm_bn_row_bias", case_gemm_bn_row_bias),
+    ("gemm_bn_biases", case_gemm_bn_biases),
 ]
 LEVELS = ["-O0", None]     # None: npuc's default level
 
