@@ -12,9 +12,10 @@
  *  - Max/Min with a single input: the identity;
  *  - ops the device has no kernel for, in terms of ops it has: CastLike,
  *    Mean, Selu, Softsign, ThresholdedRelu, Trilu, ReduceL1, ReduceL2,
- *    ReduceLogSum, ReduceLogSumExp.
+ *    ReduceLogSum, ReduceLogSumExp (in the stable form, max subtracted).
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -382,6 +383,89 @@ static int legalize_trilu(struct ir_graph *g, struct ir_node *n)
 	return 1;
 }
 
+/*
+ * A reduction like @n (its axes attribute or input, noop_with_empty_axes)
+ * of @op over @x with @keepdims, named @n's name/@suffix.
+ */
+static struct ir_tensor *reduce_like(struct ir_graph *g,
+				     const struct ir_node *n, enum ir_op op,
+				     struct ir_tensor *x, int keepdims,
+				     const char *suffix)
+{
+	struct ir_tensor *ins[2] = { x, ir_in(n, 1) }, *t;
+	const int64_t *axes;
+	int na = ir_attr_ints(n, "axes", &axes);
+	char name[300];
+	struct ir_node *r;
+
+	t = ir_tensor_new(g, NULL, x->dtype, NULL);
+	snprintf(name, sizeof(name), "%.250s/%s", n->name, suffix);
+	r = t ? ir_node_new(g, op, name, ins[1] ? 2 : 1, ins, 1, &t) : NULL;
+	if (!r)
+		return NULL;
+	r->opset = n->opset;
+	if ((na > 0 && ir_attr_set_ints(r, "axes", axes, na)) ||
+	    ir_attr_set_int(r, "keepdims", keepdims) ||
+	    ir_attr_set_int(r, "noop_with_empty_axes",
+			    ir_attr_int(n, "noop_with_empty_axes", 0)))
+		return NULL;
+	return t;
+}
+
+static struct ir_tensor *binary(struct ir_graph *g, const struct ir_node *n,
+				enum ir_op op, struct ir_tensor *a,
+				struct ir_tensor *b, enum ir_dtype dt,
+				const char *suffix)
+{
+	struct ir_tensor *ins[2] = { a, b }, *t;
+
+	if (!a || !b)
+		return NULL;
+	t = ir_tensor_new(g, NULL, dt, NULL);
+	return t ? node1(g, op, n->name, suffix, 2, ins, t) : NULL;
+}
+
+/*
+ * ReduceLogSumExp in the stable form: with m the maximum over the axes (0
+ * where it is not finite, so that all -inf gives -inf, any +inf gives +inf
+ * and NaN stays NaN), log(sum(exp(x - m))) + m. @n becomes the ReduceSum.
+ */
+static int legalize_logsumexp(struct ir_graph *g, struct ir_node *n)
+{
+	struct ir_tensor *x = n->inputs[0], *m, *fin, *ms, *e, *ins[3];
+	int keep = (int)ir_attr_int(n, "keepdims", 1);
+
+	if (x->dtype != IR_F32)
+		return ir_error(g, "node '%s' (ReduceLogSumExp): only f32 is "
+				"supported", n->name);
+	m = reduce_like(g, n, IR_OP_REDUCE_MAX, x, 1, "max");
+	ins[0] = m ? node1(g, IR_OP_ABS, n->name, "abs_max", 1, &m, NULL)
+		   : NULL;
+	fin = ins[0] ? binary(g, n, IR_OP_LESS, ins[0],
+			      ir_const_scalar_f32(g, NULL, INFINITY), IR_BOOL,
+			      "max_finite") : NULL;
+	if (!fin)
+		return -ENOMEM;
+	ins[0] = fin;
+	ins[1] = m;
+	ins[2] = scalar_of(g, IR_F32, 0);
+	ms = ins[2] ? node1(g, IR_OP_WHERE, n->name, "shift", 3, ins,
+			    ir_tensor_new(g, NULL, IR_F32, NULL)) : NULL;
+	e = binary(g, n, IR_OP_SUB, x, ms, IR_F32, "centered");
+	e = e ? node1(g, IR_OP_EXP, n->name, "exp", 1, &e, NULL) : NULL;
+	if (!e)
+		return -ENOMEM;
+	ir_node_set_input(n, 0, e);
+	n->op = IR_OP_REDUCE_SUM;
+	if (!append_after(g, n, IR_OP_LOG, "log", NULL))
+		return -ENOMEM;
+	/* the shift, with the reduced dims dropped as the output has them */
+	if (!keep)
+		ms = reduce_like(g, n, IR_OP_REDUCE_MAX, ms, 0, "shift_out");
+	return ms && append_after(g, n->outputs[0]->uses[0].node, IR_OP_ADD,
+				  "add_shift", ms) ? 1 : -ENOMEM;
+}
+
 static int legalize_reduce(struct ir_graph *g, struct ir_node *n)
 {
 	switch (n->op) {
@@ -395,11 +479,8 @@ static int legalize_reduce(struct ir_graph *g, struct ir_node *n)
 	case IR_OP_REDUCE_LOG_SUM:
 		n->op = IR_OP_REDUCE_SUM;
 		return append_after(g, n, IR_OP_LOG, "log", NULL) ? 1 : -ENOMEM;
-	default:	/* ReduceLogSumExp */
-		n->op = IR_OP_REDUCE_SUM;
-		if (!prepend_before(g, n, IR_OP_EXP, "exp"))
-			return -ENOMEM;
-		return append_after(g, n, IR_OP_LOG, "log", NULL) ? 1 : -ENOMEM;
+	default:
+		return legalize_logsumexp(g, n);
 	}
 }
 

@@ -223,6 +223,19 @@ def case_reduce_logsumexp(rng):
     return m, {"x": x}, [ref]
 
 
+def case_reduce_logsumexp_inf(rng):
+    # Rows of all -inf, with +inf, and with nan: exact like the definition.
+    inf, nan = np.inf, np.nan
+    x = np.array([[-inf, -inf, -inf], [1, inf, 2], [3, nan, 4],
+                  [-inf, 5, -inf], [88, 89, 87.5]], np.float32)
+    nodes = [helper.make_node("ReduceLogSumExp", ["x"], ["out"], axes=[-1],
+                              keepdims=1)]
+    m = model(nodes, [vi("x", [5, 3])], [vi("out", [5, 1])])
+    ref = np.array([[-inf], [inf], [nan], [5.0],
+                    [89 + np.log(np.exp(-1) + 1 + np.exp(-1.5))]])
+    return m, {"x": x}, [ref]
+
+
 def case_reduce_logsumexp_all(rng):
     # Every axis (no axes attribute), keepdims, very large and very small.
     x = (rng.standard_normal([2, 3, 4]) * 50 + 200).astype(np.float32)
@@ -416,8 +429,26 @@ CASES = [
     ("nc1hwc0_copy_min", case_nc1hwc0_copy_min),
     ("gemm_bn_row_bias", case_gemm_bn_row_bias),
     ("gemm_bn_biases", case_gemm_bn_biases),
+    ("reduce_logsumexp", case_reduce_logsumexp),
+    ("reduce_logsumexp_all", case_reduce_logsumexp_all),
+    ("reduce_logsumexp_inf", case_reduce_logsumexp_inf),
 ]
 LEVELS = ["-O0", None]     # None: npuc's default level
+
+
+def rel_error(got, ref):
+    """e2e.rel_error over the finite reference values; non-finite ones
+    (inf, -inf, nan) must be matched exactly."""
+    got = np.asarray(got, dtype=np.float64)
+    ref = np.asarray(ref, dtype=np.float64)
+    if got.shape != ref.shape:
+        return float("inf")
+    fin = np.isfinite(ref)
+    if not np.array_equal(got[~fin], ref[~fin], equal_nan=True):
+        return float("inf")
+    if not fin.any():
+        return 0.0
+    return e2e.rel_error(got[fin], ref[fin])
 
 
 def save_npy(d, name, arr):
@@ -471,7 +502,7 @@ def run_case(tap, name, fn, work):
             if not os.path.exists(p):
                 p = os.path.join(od, "output_%d.npy" % k)
             got = np.load(p)
-            err = e2e.rel_error(got, np.asarray(ref))
+            err = rel_error(got, np.asarray(ref))
             if err > worst or not np.isfinite(err):
                 worst = err
                 why = "%s: shape %s vs %s, got %s, want %s" % (
