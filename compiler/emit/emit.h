@@ -100,6 +100,13 @@ bool emit_is_host_op(enum ir_op op);
 int emit_host_eval(struct ir_graph *g, const struct ir_node *n,
 		   const void *const *in, void *out);
 
+/*
+ * The output shape a MATMUL task of Gemm/MatMul @n computes: the ONNX one
+ * with the dims of 1-D operands restored ([K] is [1, K] as A and [K, 1] as
+ * B), which a fused bias must broadcast to. 0 or -ENOTSUP (rank too large).
+ */
+int emit_matmul_shape(const struct ir_node *n, struct ir_shape *out);
+
 /* Index of the operand a task writes (its output). */
 int emit_task_output(const struct drm_npu_task *t);
 

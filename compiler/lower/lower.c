@@ -13,6 +13,7 @@
 #include "emit/emit.h"
 #include "lower/lower.h"
 #include "memplan/memplan.h"
+#include "ops/npu_ops.h"
 #include "streams/streams.h"
 #include "om/om.h"
 
@@ -781,7 +782,9 @@ static void operand_extent(const struct drm_npu_operand *o, uint64_t *begin,
 }
 
 /*
- * Step 5: prove the programs sound with the independent task-level checker
+ * Step 5: every task passes the device's npu_op_check() (a malformed task
+ * is a compiler bug, not a model the device refuses at load), and the
+ * programs are proven sound with the independent task-level checker
  * (mp_verify_tasks()): no task overwrites a value that a later task reads.
  */
 static int verify_tasks(struct lower *l, const struct st_result *st,
@@ -809,6 +812,17 @@ static int verify_tasks(struct lower *l, const struct st_result *st,
 		for (size_t i = 0; i < prog[s].tasks.count; i++) {
 			const struct drm_npu_task *t = &prog[s].tasks.tasks[i];
 			struct mp_task *m = &tasks[base[s] + i];
+			u32 bad_op = ~0u;
+
+			/* the device's own check, as at model load */
+			if (npu_op_check(t, &bad_op)) {
+				ret = fail(l, -EFAULT,
+					   "internal error: stream %u task %zu (%s, node '%s') is malformed for the device (operand %d)",
+					   s, i, prog[s].debug[i].op,
+					   prog[s].debug[i].node,
+					   bad_op == ~0u ? -1 : (int)bad_op);
+				goto out;
+			}
 
 			m->stream = s;
 			m->kind = t->opcode == DRM_NPU_OP_SEM_SIGNAL ?

@@ -432,6 +432,8 @@ CASES = [
     ("reduce_logsumexp", case_reduce_logsumexp),
     ("reduce_logsumexp_all", case_reduce_logsumexp_all),
     ("reduce_logsumexp_inf", case_reduce_logsumexp_inf),
+    ("matmul_1d_bias", case_matmul_1d_bias),
+    ("matmul_1d_left_bias", case_matmul_1d_left_bias),
 ]
 LEVELS = ["-O0", None]     # None: npuc's default level
 
