@@ -279,20 +279,30 @@ def case_matmul_1d_left_bias(rng):
 
 
 def case_user_name_t5(rng):
-    # User tensors named like the compiler's automatic names.
-    nodes = [helper.make_node("Shape", ["x"], ["t0"]),
-             helper.make_node("ConstantOfShape", ["t0"], ["t1"],
-                              value=helper.make_tensor("v", F, [1], [2.0])),
-             helper.make_node("Mul", ["x", "t1"], ["t2"]),
-             helper.make_node("Add", ["t2", "t3"], ["t5"]),
-             helper.make_node("Relu", ["t5"], ["t4"])]
+    # User tensors named like the compiler's automatic names (t<N>): a
+    # ConstantOfShape's value and an unnamed optional output get automatic
+    # names while the user's t<N> are still to come.
     s = [2, 3]
-    m = model(nodes, [vi("x", s), vi("t3", s)],
-              [vi("t5", s), vi("t4", s)])
+    nodes = [helper.make_node("Shape", ["x"], ["t1"]),
+             helper.make_node("ConstantOfShape", ["t1"], ["t2"],
+                              value=helper.make_tensor("v", F, [1], [2.0])),
+             helper.make_node("Dropout", ["x"], ["t3", ""]),
+             helper.make_node("Mul", ["t3", "t2"], ["t4"])]
+    prev = "t4"
+    for k in range(5, 40):
+        nodes.append(helper.make_node("Add" if k % 2 else "Mul",
+                                      [prev, "c"], ["t%d" % k]))
+        prev = "t%d" % k
+    m = model(nodes, [vi("x", s)], [vi(prev, s), vi("t5", s)],
+              [init("c", np.array(1.0, np.float32))])
     x = rng.standard_normal(s).astype(np.float32)
-    t3 = rng.standard_normal(s).astype(np.float32)
-    t5 = 2.0 * x.astype(np.float64) + t3
-    return m, {"x": x, "t3": t3}, [t5, np.maximum(t5, 0)]
+    v = 2.0 * x.astype(np.float64)
+    t5 = None
+    for k in range(5, 40):
+        v = v + 1 if k % 2 else v * 1
+        if k == 5:
+            t5 = v.copy()
+    return m, {"x": x}, [v, t5]
 
 
 def case_layernorm_unused_outputs(rng):
@@ -434,6 +444,7 @@ CASES = [
     ("reduce_logsumexp_inf", case_reduce_logsumexp_inf),
     ("matmul_1d_bias", case_matmul_1d_bias),
     ("matmul_1d_left_bias", case_matmul_1d_left_bias),
+    ("user_name_t5", case_user_name_t5),
 ]
 LEVELS = ["-O0", None]     # None: npuc's default level
 
