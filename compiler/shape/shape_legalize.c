@@ -3,6 +3,9 @@
  * shape_legalize.c - rewrite ONNX forms the device cannot run as they are
  * into equivalent IR, before a node's shape is inferred:
  *
+ *  - optional outputs nothing reads (LayerNormalization's Mean/InvStdDev,
+ *    Dropout's mask, BatchNormalization's training outputs, MaxPool's
+ *    Indices) are dropped;
  *  - LayerNormalization whose Mean/InvStdDev outputs are read: those come
  *    from ReduceMean / Sub / Mul / ReduceMean / Add / Sqrt / Reciprocal;
  *  - Pow with an exponent of another dtype than the base: the exponent is
@@ -484,11 +487,38 @@ static int legalize_reduce(struct ir_graph *g, struct ir_node *n)
 	}
 }
 
+/*
+ * Optional outputs that nothing reads are dropped before any shape is
+ * inferred or checked: LayerNormalization's Mean and InvStdDev, Dropout's
+ * mask, BatchNormalization's training outputs, MaxPool's Indices. Shape
+ * inference gives them no shape, and a tensor without one is refused by
+ * lowering as if it were a symbolic dim the user must bind.
+ */
+static void drop_unused_optional_outputs(struct ir_node *n)
+{
+	int first, i;
+
+	switch (n->op) {
+	case IR_OP_LAYER_NORM: case IR_OP_DROPOUT: case IR_OP_BATCH_NORM:
+	case IR_OP_MAX_POOL:
+		first = 1;
+		break;
+	default:
+		return;
+	}
+	for (i = first; i < n->num_outputs; i++)
+		if (n->outputs[i] && !used(n->outputs[i]))
+			ir_node_set_output(n, i, NULL);
+	while (n->num_outputs > first && !n->outputs[n->num_outputs - 1])
+		n->num_outputs--;
+}
+
 /* 0: nothing to do, 1: the graph changed (re-sort, restart), < 0: error */
 int shape_legalize_node(struct ir_graph *g, struct ir_node *n)
 {
 	int i, need = 1;
 
+	drop_unused_optional_outputs(n);
 	/* malformed nodes are left to shape inference to report */
 	if (n->op == IR_OP_POW || n->op == IR_OP_CAST_LIKE)
 		need = 2;

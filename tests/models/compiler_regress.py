@@ -322,6 +322,28 @@ def case_layernorm_unused_outputs(rng):
     return m, {"x": x}, [ref]
 
 
+def case_unused_optional_outputs(rng):
+    # LayerNormalization with Mean used and InvStdDev not, MaxPool with an
+    # unread Indices output, Dropout with an unread mask.
+    s = [2, 3, 4, 4]
+    sc = rng.standard_normal([4]).astype(np.float32)
+    nodes = [helper.make_node("LayerNormalization", ["x", "sc"],
+                              ["y", "mean", "istd"], axis=-1),
+             helper.make_node("MaxPool", ["y"], ["p", "idx"],
+                              kernel_shape=[2, 2], strides=[2, 2]),
+             helper.make_node("Dropout", ["p"], ["out", "mask"])]
+    m = model(nodes, [vi("x", s)], [vi("out", [2, 3, 2, 2]),
+                                     vi("mean", [2, 3, 4, 1])],
+              [init("sc", sc)])
+    x = rng.standard_normal(s).astype(np.float32)
+    x64 = x.astype(np.float64)
+    mu = x64.mean(-1, keepdims=True)
+    var = ((x64 - mu) ** 2).mean(-1, keepdims=True)
+    y = (x64 - mu) / np.sqrt(var + 1e-5) * sc
+    p = y.reshape(2, 3, 2, 2, 2, 2).max(axis=(3, 5))
+    return m, {"x": x}, [p, mu]
+
+
 def case_slice_negative_steps(rng):
     s = [3, 7, 6]
     nodes = [helper.make_node("Slice", ["x", "st", "en", "ax", "sp"],
@@ -445,6 +467,8 @@ CASES = [
     ("matmul_1d_bias", case_matmul_1d_bias),
     ("matmul_1d_left_bias", case_matmul_1d_left_bias),
     ("user_name_t5", case_user_name_t5),
+    ("layernorm_unused_outputs", case_layernorm_unused_outputs),
+    ("unused_optional_outputs", case_unused_optional_outputs),
 ]
 LEVELS = ["-O0", None]     # None: npuc's default level
 
