@@ -469,6 +469,11 @@ CASES = [
     ("user_name_t5", case_user_name_t5),
     ("layernorm_unused_outputs", case_layernorm_unused_outputs),
     ("unused_optional_outputs", case_unused_optional_outputs),
+    ("slice_negative_steps", case_slice_negative_steps),
+    ("conv1d", case_conv1d),
+    ("pool1d", case_pool1d),
+    ("resize_tf_half_pixel_nn", case_resize_tf_half_pixel_nn),
+    ("pad_negative", case_pad_negative),
 ]
 LEVELS = ["-O0", None]     # None: npuc's default level
 
