@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "emit.h"
+#include "ops/npu_ops.h"
 
 _Static_assert((int)IR_F32 == DRM_NPU_DTYPE_F32 &&
 	       (int)IR_BOOL == DRM_NPU_DTYPE_BOOL, "ir dtype != uapi dtype");
@@ -1147,10 +1148,8 @@ int emit_node(struct ir_graph *g, const struct ir_node *n,
 
 int emit_task_output(const struct drm_npu_task *t)
 {
-	if (t->opcode == DRM_NPU_OP_QUANTIZE ||
-	    t->opcode == DRM_NPU_OP_DEQUANTIZE)
-		return 1;	/* in, out, [scale], [zero points] */
-	return t->num_operands ? t->num_operands - 1 : -1;
+	/* the device's own rule (QUANTIZE/DEQUANTIZE write operand 1) */
+	return t->num_operands ? (int)npu_op_output(t) : -1;
 }
 
 bool emit_task_inplace_ok(const struct drm_npu_task *t)
