@@ -47,14 +47,15 @@
  *                compaction, statistics) and any reader of a buffer's VRAM
  *                offset outside dispatch (CPU mapping, see
  *                npu_core_bo_map_lock()). Held across a compaction, which
- *                may sleep waiting for running tasks.
+ *                never sleeps on a running task: buffers in use by one are
+ *                skipped (bo.c), so the hold time is bounded by the copy.
  *   dev->lock    the scheduler: queues and their jobs, semaphores, AI-core
  *                state, test modes, fault records.
  *   dev->mem_lock
  *                addresses at dispatch: a worker resolves each operand's
  *                slot to a VRAM address under it, and counts the buffers
- *                a running task uses; compaction's quiesce waits under it
- *                until a buffer has no running task and holds back new
+ *                a running task uses; compaction's quiesce checks under it
+ *                that a buffer has no running task and holds back new
  *                dispatches that use it.
  *   dev->bos_lock
  *                innermost: the device's list of buffer objects (mmap
