@@ -35,7 +35,8 @@ static void npu_core_free(struct npu_device *dev)
 		npu_pool_destroy(dev->pool);
 	npu_free(dev->cores);
 	npu_free(dev->hwq_users);
-	npu_free(dev->hwq_busy);
+	npu_free(dev->ready);
+	npu_free(dev->sem_waiters);
 	npu_free(dev->sem_values);
 	npu_free(dev->sem_used);
 	npu_waitq_destroy(&dev->work_wq);
@@ -117,17 +118,26 @@ int npu_core_create(const struct npu_device_params *p, struct npu_device **out)
 	npu_list_init(&dev->bos);
 	npu_list_init(&dev->queues);
 	npu_list_init(&dev->reap);
+	npu_list_init(&dev->retry);
 	dev->cores = npu_zalloc(p->num_cores * sizeof(*dev->cores));
 	dev->hwq_users = npu_zalloc(p->num_queues * sizeof(u32));
-	dev->hwq_busy = npu_zalloc(p->num_queues * sizeof(bool));
+	dev->ready = npu_zalloc(p->num_queues * NPU_NUM_PRIO *
+				sizeof(*dev->ready));
+	dev->sem_waiters = npu_zalloc(p->num_semaphores *
+				      sizeof(*dev->sem_waiters));
 	dev->sem_values = npu_zalloc(p->num_semaphores * sizeof(u64));
 	dev->sem_used = npu_zalloc(p->num_semaphores * sizeof(bool));
 	dev->pool = npu_pool_create(p->vram_size, &npu_bo_move_ops, dev);
-	if (!dev->cores || !dev->hwq_users || !dev->hwq_busy ||
-	    !dev->sem_values || !dev->sem_used || !dev->pool) {
+	if (!dev->cores || !dev->hwq_users || !dev->ready ||
+	    !dev->sem_waiters || !dev->sem_values || !dev->sem_used ||
+	    !dev->pool) {
 		npu_core_free(dev);
 		return -ENOMEM;
 	}
+	for (i = 0; i < p->num_queues * NPU_NUM_PRIO; i++)
+		npu_list_init(&dev->ready[i]);
+	for (i = 0; i < p->num_semaphores; i++)
+		npu_list_init(&dev->sem_waiters[i]);
 	npu_pool_set_auto_compact(dev->pool, true);
 	for (i = 0; i < dev->num_cores; i++) {
 		dev->cores[i].dev = dev;

@@ -60,6 +60,8 @@ int npu_ioctl_queue_create(struct npu_file *f,
 	npu_ref_get(&f->acct->ref);
 	npu_list_init(&q->jobs);
 	npu_list_init(&q->link);
+	npu_list_init(&q->rlink);
+	q->state = NPU_Q_IDLE;
 
 	npu_mutex_lock(&f->lock);
 	err = npu_handles_alloc(&f->queues, q, &handle);

@@ -85,14 +85,10 @@ int npu_ioctl_sem_signal(struct npu_file *f, struct drm_npu_sem_signal *args)
 	if (!sem)
 		return -ENOENT;
 	npu_mutex_lock(&dev->lock);
-	if (args->value <= dev->sem_values[sem->hw]) {
+	if (args->value <= dev->sem_values[sem->hw])
 		err = -EINVAL;
-	} else {
-		dev->sem_values[sem->hw] = args->value;
-		dev->kick++;
-		npu_waitq_wake_all(&dev->work_wq);
-		npu_waitq_wake_all(&dev->done_wq);
-	}
+	else
+		npu_sem_update(dev, sem->hw, args->value);
 	npu_mutex_unlock(&dev->lock);
 	npu_sem_put(sem);
 	return err;
