@@ -33,6 +33,7 @@
  * @queues: hardware queues
  * @test_mode: enum npu_test_mode (module parameter "test_mode")
  * @watchdog_ms: job watchdog period
+ * @job_budget_ms: AI-core time one job may use, 0 = no budget
  */
 struct npu_params {
 	u32 vram_mb;
@@ -40,6 +41,7 @@ struct npu_params {
 	u32 queues;
 	u32 test_mode;
 	u32 watchdog_ms;
+	u32 job_budget_ms;
 };
 
 enum npu_test_mode {
@@ -49,7 +51,7 @@ enum npu_test_mode {
 	NPU_TEST_MODE_FAULT,	/* every job faults with an injected fault */
 };
 
-#define NPU_NUM_KNOBS		7
+#define NPU_NUM_KNOBS		8
 
 /**
  * struct npu_knob - one test-mode knob file in debugfs

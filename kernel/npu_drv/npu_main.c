@@ -49,6 +49,10 @@ static unsigned int watchdog_ms = 2000;
 module_param(watchdog_ms, uint, 0444);
 MODULE_PARM_DESC(watchdog_ms, "Job watchdog period in ms (10..600000, default 2000)");
 
+static unsigned int job_budget_ms = NPU_JOB_BUDGET_DEFAULT_MS;
+module_param(job_budget_ms, uint, 0444);
+MODULE_PARM_DESC(job_budget_ms, "AI-core time one job may use in ms before it faults (0 = no budget, or 10..86400000; default 60000)");
+
 #define NPU_MAX_DEVICES	8
 
 static struct platform_device *npu_pdevs[NPU_MAX_DEVICES];
@@ -104,6 +108,12 @@ static int npu_check_params(struct npu_params *p)
 		       watchdog_ms);
 		return -EINVAL;
 	}
+	if (job_budget_ms && (job_budget_ms < 10 ||
+			      job_budget_ms > NPU_JOB_BUDGET_MAX_MS)) {
+		pr_err("npu_drv: job_budget_ms=%u out of range: use 0 (no budget) or 10..%llu\n",
+		       job_budget_ms, NPU_JOB_BUDGET_MAX_MS);
+		return -EINVAL;
+	}
 	if (npu_parse_test_mode(test_mode ? test_mode : "none", &p->test_mode)) {
 		pr_err("npu_drv: test_mode=%s unknown: use none, instant, hang or fault\n",
 		       test_mode);
@@ -113,6 +123,7 @@ static int npu_check_params(struct npu_params *p)
 	p->cores = cores;
 	p->queues = queues;
 	p->watchdog_ms = watchdog_ms;
+	p->job_budget_ms = job_budget_ms;
 	return 0;
 }
 
@@ -285,6 +296,7 @@ static int npu_device_init(struct npu_drm_device *ndev)
 	cp.num_queues = ndev->params.queues;
 	cp.num_semaphores = 1024;
 	cp.watchdog_ms = ndev->params.watchdog_ms;
+	cp.job_budget_ms = ndev->params.job_budget_ms;
 	cp.ops = &npu_kernel_home_ops;
 	cp.home_dev = ndev;
 	ret = npu_core_create(&cp, &ndev->core);

@@ -77,6 +77,80 @@ static void long_job_wait_running(struct long_job *j)
 	nanosleep(&ts, NULL);
 }
 
+/* ---- the job budget and aborting a running job ---- */
+
+/*
+ * A COPY of 2^40 elements (hours of one AI core) under a 300 ms job budget
+ * becomes a fault record with reason BUDGET within the budget and a chunk.
+ */
+static void test_job_budget(void)
+{
+	struct drm_npu_queue_query qq;
+	struct long_job j;
+	uint64_t old = 60000, t0, ns;	/* the default budget */
+	int err;
+
+	if (t_control("job_budget_ms", 300)) {
+		tap_ok(false, "job budget: knob job_budget_ms");
+		return;
+	}
+	t0 = t_now();
+	err = long_job_start(&j, 40);
+	if (!err)
+		err = t_wait(j.d, j.q, j.fence, 20000);
+	ns = t_now() - t0;
+	t_query(j.d, j.q, &qq);
+	tap_diag("a 2^40-element COPY under a 300 ms budget ended after %.0f ms: %s, reason %u, task %u",
+		 ns / 1e6, strerror(-err), qq.fault_reason, qq.fault_task);
+	tap_ok(err == -EIO && qq.fault_reason == DRM_NPU_FAULT_BUDGET &&
+	       qq.fault_fence == j.fence && qq.fault_task == 0,
+	       "job budget: a 2^40-element task becomes a BUDGET fault record");
+	tap_ok(ns < 3000 * MS,
+	       "job budget: ... within the budget (%.0f ms, budget 300 ms, bound 3 s)",
+	       ns / 1e6);
+	npu_dev_close(j.d);
+	t_control("job_budget_ms", old);
+}
+
+/* Closing a file, or destroying a queue, aborts the task it runs. */
+static void test_close_aborts(void)
+{
+	struct drm_npu_queue_destroy qd;
+	struct long_job j;
+	uint64_t t0, close_ns, destroy_ns = 0;
+	uint32_t q2;
+	int err, err2;
+
+	err = long_job_start(&j, 40);
+	if (!err) {
+		long_job_wait_running(&j);
+		err = long_job_done(&j) ? -EBUSY : 0;
+	}
+	t0 = t_now();
+	npu_dev_close(j.d);
+	close_ns = t_now() - t0;
+	tap_diag("closing a file with a running 2^40-element task took %.3f ms",
+		 close_ns / 1e6);
+	tap_ok(!err && close_ns < 500 * MS,
+	       "closing a file aborts its running task (close took %.1f ms < 500 ms)",
+	       close_ns / 1e6);
+
+	err2 = long_job_start(&j, 40);
+	q2 = j.q;
+	if (!err2) {
+		long_job_wait_running(&j);
+		memset(&qd, 0, sizeof(qd));
+		qd.handle = q2;
+		t0 = t_now();
+		err2 = t_ioctl(j.d, DRM_IOCTL_NPU_QUEUE_DESTROY, &qd);
+		destroy_ns = t_now() - t0;
+	}
+	tap_ok(!err2 && destroy_ns < 500 * MS,
+	       "QUEUE_DESTROY aborts the queue's running task (%.1f ms < 500 ms)",
+	       destroy_ns / 1e6);
+	npu_dev_close(j.d);
+}
+
 /* ---- compaction does not wait for a running task ---- */
 
 struct timed_ioctl {
@@ -368,6 +442,8 @@ out:
 
 void test_bounded(void)
 {
+	test_job_budget();
+	test_close_aborts();
 	test_compact_no_wait();
 	test_many_queues();
 }

@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 #define DRM_NPU_UAPI_MAJOR		1
-#define DRM_NPU_UAPI_MINOR		0
+#define DRM_NPU_UAPI_MINOR		1
 #define DRM_NPU_UAPI_VERSION \
 	((DRM_NPU_UAPI_MAJOR << 16) | DRM_NPU_UAPI_MINOR)
 
@@ -497,6 +497,7 @@ enum drm_npu_fault_reason {
 	DRM_NPU_FAULT_INJECTED = 4,	/* test mode */
 	DRM_NPU_FAULT_BAD_INDEX = 5,	/* gather index out of range */
 	DRM_NPU_FAULT_CANCELLED = 6,	/* queued behind a faulting job */
+	DRM_NPU_FAULT_BUDGET = 7,	/* job ran past the job budget */
 };
 
 /**

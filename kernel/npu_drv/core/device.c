@@ -11,6 +11,12 @@
 #define NPU_WATCHDOG_MIN_MS	10
 #define NPU_WATCHDOG_MAX_MS	3600000
 
+static bool npu_budget_ok(u64 ms)
+{
+	return ms == 0 ||
+	       (ms >= NPU_WATCHDOG_MIN_MS && ms <= NPU_JOB_BUDGET_MAX_MS);
+}
+
 static int npu_check_params(const struct npu_device_params *p)
 {
 	if (!p->vram || p->vram_size < (1ull << 20) ||
@@ -22,6 +28,8 @@ static int npu_check_params(const struct npu_device_params *p)
 		return -EINVAL;
 	if (p->watchdog_ms < NPU_WATCHDOG_MIN_MS ||
 	    p->watchdog_ms > NPU_WATCHDOG_MAX_MS)
+		return -EINVAL;
+	if (!npu_budget_ok(p->job_budget_ms))
 		return -EINVAL;
 	if (!p->ops || !p->ops->copy_from_user || !p->ops->copy_to_user ||
 	    !p->ops->bo_publish != !p->ops->bo_lookup)
@@ -106,6 +114,7 @@ int npu_core_create(const struct npu_device_params *p, struct npu_device **out)
 	dev->num_queues = p->num_queues;
 	dev->num_semaphores = p->num_semaphores;
 	dev->watchdog_ms = p->watchdog_ms;
+	dev->job_budget_ms = p->job_budget_ms;
 	dev->file_quota = p->file_quota;
 	npu_mutex_init(&dev->pool_lock);
 	npu_mutex_init(&dev->lock);
@@ -195,6 +204,8 @@ int npu_core_test_control(struct npu_device *dev, const char *knob, u64 val)
 	else if (npu_streq(knob, "watchdog_ms") &&
 		 val >= NPU_WATCHDOG_MIN_MS && val <= NPU_WATCHDOG_MAX_MS)
 		dev->watchdog_ms = (u32)val;
+	else if (npu_streq(knob, "job_budget_ms") && npu_budget_ok(val))
+		dev->job_budget_ms = val;
 	else if (npu_streq(knob, "file_quota"))
 		dev->file_quota = val;
 	else
@@ -221,6 +232,8 @@ int npu_core_test_query(struct npu_device *dev, const char *knob, u64 *val)
 		*val = dev->test_slow_us;
 	else if (npu_streq(knob, "watchdog_ms"))
 		*val = dev->watchdog_ms;
+	else if (npu_streq(knob, "job_budget_ms"))
+		*val = dev->job_budget_ms;
 	else if (npu_streq(knob, "file_quota"))
 		*val = dev->file_quota;
 	else

@@ -142,6 +142,9 @@ struct npu_home_ops {
  * @num_queues: hardware queues, 1..64
  * @num_semaphores: hardware semaphores, 1..4096
  * @watchdog_ms: job watchdog period, 10..3600000 ms
+ * @job_budget_ms: AI-core time one job may use, 0 (no budget) or
+ *                 10..86400000 ms; NPU_JOB_BUDGET_DEFAULT_MS is the homes'
+ *                 default
  * @file_quota: bytes of VRAM one file may hold in buffer objects, 0 = no
  *              limit
  * @ops: home hooks (copied)
@@ -154,10 +157,18 @@ struct npu_device_params {
 	u32 num_queues;
 	u32 num_semaphores;
 	u32 watchdog_ms;
+	u64 job_budget_ms;
 	u64 file_quota;
 	const struct npu_home_ops *ops;
 	void *home_dev;
 };
+
+/*
+ * Default job budget: a job that keeps AI cores busy for a minute is
+ * stopped (amdgpu's default compute job timeout is the same minute).
+ */
+#define NPU_JOB_BUDGET_DEFAULT_MS	60000ull
+#define NPU_JOB_BUDGET_MAX_MS		86400000ull
 
 /**
  * npu_core_create() - build an emulated NPU and start its threads
@@ -187,6 +198,7 @@ void npu_core_destroy(struct npu_device *dev);
  *        check raises DRM_NPU_FAULT_OUT_OF_RANGE naming operand 0),
  *        "slow_us" (every task takes at least @val
  *        microseconds), "watchdog_ms" (the watchdog period, 10..3600000),
+ *        "job_budget_ms" (AI-core time per job, 0 = none or 10..86400000),
  *        "file_quota" (bytes per file for files opened from now on, 0 = none)
  * @val: the value
  *
@@ -252,9 +264,11 @@ int npu_core_file_open(struct npu_device *dev, void *home_file,
  * @file: the file; its handles are released, jobs not yet started on its
  *        queues are cancelled
  *
- * Sleeps (uninterruptibly) until the task each of its queues is running
- * has finished - at most one task, or a watchdog period for a hung one - so
- * that on return no job of the file holds a buffer any more. Buffers still
+ * The task each of its queues is running is aborted (its job retires with
+ * DRM_NPU_FAULT_CANCELLED at the next chunk of work units). Sleeps
+ * (uninterruptibly) until that has happened - a chunk, about a
+ * millisecond - so that on return no job of the file holds a buffer any
+ * more. Buffers still
  * referenced elsewhere (mappings, PRIME, the home) stay.
  */
 void npu_core_file_close(struct npu_file *file);
@@ -475,9 +489,10 @@ int npu_ioctl_queue_create(struct npu_file *file,
  * @file: the calling file
  * @args: the copied-in struct
  *
- * Waits until the queue's jobs have retired.
+ * Cancels the queue's jobs that have not started and aborts the task it is
+ * running, then waits until they have retired (a chunk of work units).
  *
- * Return: 0, -EINVAL (pad), -ENOENT, -ERESTARTSYS (kernel, signal).
+ * Return: 0, -EINVAL (pad), -ENOENT.
  */
 int npu_ioctl_queue_destroy(struct npu_file *file,
 			    struct drm_npu_queue_destroy *args);

@@ -143,6 +143,7 @@ struct npu_job {
 	struct npu_program *prog;
 	u32 first, end, next;		/* task range, next task (dev->lock) */
 	bool started;			/* job-level waits satisfied */
+	u64 run_ns;			/* AI-core time of its finished tasks */
 	u32 status;			/* 0 or enum drm_npu_fault_reason */
 	u64 fence;
 	u32 num_bos;
@@ -286,6 +287,8 @@ struct npu_device {
 	u64 test_fault_range;
 	u64 test_slow_us;
 	u32 watchdog_ms;
+	u64 job_budget_ms;		/* 0 = none */
+	u64 wd_next;			/* when the watchdog wakes next */
 	u64 file_quota;
 
 	struct npu_core_unit *cores;

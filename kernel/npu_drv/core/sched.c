@@ -752,7 +752,9 @@ static void npu_dispatch_one(struct npu_core_unit *c, struct npu_queue *q)
 	enum npu_inject inj = NPU_INJ_NONE;
 	bool instant = dev->test_instant;
 	u64 slow_us = dev->test_slow_us, end;
-	u32 ti = job->next, st, bad;
+	u64 budget = dev->job_budget_ms * 1000000ull;
+	u32 ti = job->next, st, bad = ~0u;
+	bool over = budget && job->run_ns >= budget;
 
 	if (dev->test_fault) {
 		dev->test_fault--;
@@ -771,15 +773,23 @@ static void npu_dispatch_one(struct npu_core_unit *c, struct npu_queue *q)
 	c->start_ns = npu_time_ns();
 	NPU_WRITE_ONCE(c->beat_ns, c->start_ns);
 	NPU_WRITE_ONCE(c->abort, 0);
+	/* the watchdog must wake in time for this job's budget */
+	if (budget && !over &&
+	    c->start_ns + (budget - job->run_ns) < dev->wd_next)
+		npu_waitq_wake_all(&dev->wd_wq);
 	npu_mutex_unlock(&dev->lock);
 
-	st = npu_execute(c, job, ti, inj, instant, slow_us, &bad);
+	if (over)	/* its earlier tasks used the budget up */
+		st = DRM_NPU_FAULT_BUDGET;
+	else
+		st = npu_execute(c, job, ti, inj, instant, slow_us, &bad);
 	end = npu_time_ns();
 	npu_write_profile(dev, job, ti, c->start_ns, end, c->index, st);
 
 	npu_mutex_lock(&dev->lock);
 	q->acct->busy_ns += end - c->start_ns;
 	dev->busy_ns += end - c->start_ns;
+	job->run_ns += end - c->start_ns;
 	c->job = NULL;
 	q->running = false;
 	dev->hwq_busy &= ~(1ull << q->hw);
@@ -843,7 +853,8 @@ int npu_core_worker(void *arg)
 }
 
 /**
- * npu_watchdog_thread() - fails tasks that stopped making progress
+ * npu_watchdog_thread() - fails tasks that stopped making progress and jobs
+ *                         that ran past their budget
  * @arg: the device
  *
  * An AI core beats at every chunk of work units it completes. The watchdog
@@ -852,6 +863,12 @@ int npu_core_worker(void *arg)
  * released at once), so the fault is recorded within 1.25 periods. A long
  * task that keeps completing chunks is not hung: on a loaded host (or under
  * sanitizers) big convolutions may take longer than the period.
+ *
+ * The job budget bounds the AI-core time of a whole job (the sum of its
+ * tasks' run times; waiting for semaphores or for a core does not count):
+ * the watchdog also wakes when the running job's budget ends and aborts it
+ * with DRM_NPU_FAULT_BUDGET. Abort flags are read between chunks of work
+ * units, so a job stops within a chunk (about a millisecond) of its budget.
  *
  * Return: 0 when the device stops.
  */
@@ -863,15 +880,17 @@ int npu_watchdog_thread(void *arg)
 	npu_mutex_lock(&dev->lock);
 	while (!dev->stopping) {
 		u64 period = (u64)dev->watchdog_ms * 1000000ull;
-		u64 now = npu_time_ns();
+		u64 budget = dev->job_budget_ms * 1000000ull;
+		u64 now = npu_time_ns(), next = now + period / 4;
 
 		for (i = 0; i < dev->num_cores; i++) {
 			struct npu_core_unit *c = &dev->cores[i];
 
-			u64 beat = NPU_READ_ONCE(c->beat_ns);
+			u64 beat = NPU_READ_ONCE(c->beat_ns), used;
 
-			if (c->job && !c->abort && now > beat &&
-			    now - beat > period) {
+			if (!c->job || c->abort)
+				continue;
+			if (now > beat && now - beat > period) {
 				npu_warn("core %u: task %u of fence %llu made no progress for the %u ms watchdog period\n",
 					 i, c->task,
 					 (unsigned long long)c->job->fence,
@@ -879,9 +898,25 @@ int npu_watchdog_thread(void *arg)
 				NPU_WRITE_ONCE(c->abort,
 					       (u32)DRM_NPU_FAULT_WATCHDOG);
 				npu_waitq_wake_all(&c->wq);
+				continue;
+			}
+			if (!budget)
+				continue;
+			used = c->job->run_ns + (now - c->start_ns);
+			if (used >= budget) {
+				npu_info("core %u: job of fence %llu stopped at task %u: it used the %llu ms job budget\n",
+					 i, (unsigned long long)c->job->fence,
+					 c->task,
+					 (unsigned long long)dev->job_budget_ms);
+				NPU_WRITE_ONCE(c->abort,
+					       (u32)DRM_NPU_FAULT_BUDGET);
+				npu_waitq_wake_all(&c->wq);
+			} else if (now + (budget - used) < next) {
+				next = now + (budget - used);
 			}
 		}
-		npu_waitq_wait(&dev->wd_wq, &dev->lock, now + period / 4);
+		dev->wd_next = next;
+		npu_waitq_wait(&dev->wd_wq, &dev->lock, next);
 	}
 	npu_mutex_unlock(&dev->lock);
 	return 0;
