@@ -188,7 +188,7 @@ static int sim_dev_create(struct npu_sim_dev **out)
 	err |= sim_env_u32("NPU_SIM_VRAM_MB", 512, 1, 1u << 20, &vram_mb);
 	err |= sim_env_u32("NPU_SIM_CORES", 4, 1, 64, &p.num_cores);
 	err |= sim_env_u32("NPU_SIM_QUEUES", 8, 1, 64, &p.num_queues);
-	err |= sim_env_u32("NPU_SIM_SEMS", 64, 1, 4096, &p.num_semaphores);
+	err |= sim_env_u32("NPU_SIM_SEMS", 256, 1, 4096, &p.num_semaphores);
 	err |= sim_env_u32("NPU_SIM_WATCHDOG_MS", 2000, 10, 3600000,
 			   &p.watchdog_ms);
 	err |= sim_env_u32("NPU_SIM_JOB_BUDGET_MS", NPU_JOB_BUDGET_DEFAULT_MS,

@@ -87,7 +87,7 @@ static void test_job_budget(void)
 {
 	struct drm_npu_queue_query qq;
 	struct long_job j;
-	uint64_t old = 60000, t0, ns;	/* the default budget */
+	uint64_t old = T.info.job_budget_ms, t0, ns;
 	int err;
 
 	if (t_control("job_budget_ms", 300)) {
@@ -354,6 +354,136 @@ out:
 	t_prog_destroy(T.d, pn);
 }
 
+/* ---- per-file limits ---- */
+
+enum lim_kind { LIM_QUEUES, LIM_SEMS, LIM_PROGRAMS, LIM_PROG_BYTES };
+
+/* Create one object of @kind in @d; 0 or -errno. */
+static int lim_make(struct npu_dev *d, enum lim_kind kind, uint32_t ntasks)
+{
+	struct drm_npu_queue_create qc = { .priority = 1 };
+	struct drm_npu_sem_create sc = { 0 };
+	struct drm_npu_task *t;
+	uint32_t h, i;
+	int err;
+
+	switch (kind) {
+	case LIM_QUEUES:
+		return t_ioctl(d, DRM_IOCTL_NPU_QUEUE_CREATE, &qc);
+	case LIM_SEMS:
+		return t_ioctl(d, DRM_IOCTL_NPU_SEM_CREATE, &sc);
+	default:
+		t = calloc(ntasks, sizeof(*t));
+		if (!t)
+			return -ENOMEM;
+		for (i = 0; i < ntasks; i++)
+			t[i].opcode = DRM_NPU_OP_NOP;
+		err = t_prog(d, t, ntasks, &h);
+		free(t);
+		return err;
+	}
+}
+
+/*
+ * With the limit set to @limit for new files, a new file makes @count
+ * objects (of @ntasks tasks for programs), the next one fails with EDQUOT,
+ * and another file can still make one. DEVICE_INFO reports the limit.
+ * @count 0: make programs until refused; what was made must hold between
+ * half the limit and the limit in task bytes.
+ */
+static void test_limit(const char *knob, enum lim_kind kind, uint64_t limit,
+		       uint64_t restore, uint32_t ntasks, uint32_t count)
+{
+	struct drm_npu_device_info di;
+	struct npu_dev *d2 = NULL, *d3 = NULL;
+	uint64_t reported = 0;
+	uint32_t i;
+	int err = 0, over, other;
+
+	if (t_control(knob, limit)) {
+		tap_ok(false, "per-file limit %s: knob", knob);
+		return;
+	}
+	if (t_open_again(&d2) || t_open_again(&d3)) {
+		tap_ok(false, "per-file limit %s: open", knob);
+		goto out;
+	}
+	memset(&di, 0, sizeof(di));
+	t_ioctl(d2, DRM_IOCTL_NPU_DEVICE_INFO, &di);
+	reported = kind == LIM_QUEUES ? di.file_queues :
+		   kind == LIM_SEMS ? di.file_semaphores :
+		   kind == LIM_PROGRAMS ? di.file_programs :
+		   di.file_program_bytes;
+	if (!count) {
+		uint64_t each = (uint64_t)ntasks * sizeof(struct drm_npu_task);
+
+		for (i = 0; i < 10000 && !err; i++)
+			err = lim_make(d2, kind, ntasks);
+		count = i - 1;
+		over = err;
+		err = !(count * each <= limit && 2 * (count + 1) * each > limit);
+		tap_diag("%u programs of %u tasks (%llu task bytes each) fit %llu bytes",
+			 count, ntasks, (unsigned long long)each,
+			 (unsigned long long)limit);
+	} else {
+		for (i = 0; i < count && !err; i++)
+			err = lim_make(d2, kind, ntasks);
+		over = lim_make(d2, kind, ntasks);
+	}
+	other = lim_make(d3, kind, ntasks);
+	tap_ok(reported == limit && !err && over == -EDQUOT && !other,
+	       "per-file limit %s=%llu: DEVICE_INFO reports it, %u made, the next -> EDQUOT (%s), another file is not affected",
+	       knob, (unsigned long long)limit, count, strerror(-over));
+out:
+	npu_dev_close(d2);
+	npu_dev_close(d3);
+	t_control(knob, restore);
+}
+
+static void test_limits(void)
+{
+	struct drm_npu_bo_create c;
+	struct npu_dev *d2 = NULL, *d3 = NULL;
+	uint64_t q = T.info.file_vram_quota;
+	int over = 0, fits = 0;
+
+	tap_ok(T.info.file_queues && T.info.file_semaphores &&
+	       T.info.file_semaphores <= T.info.num_semaphores &&
+	       T.info.file_programs && T.info.file_program_bytes &&
+	       q && q < T.info.vram_size && T.info.job_budget_ms,
+	       "DEVICE_INFO reports the limits: %u queues, %u of %u semaphores, %u programs of %llu bytes, %llu of %llu bytes of VRAM per file; job budget %llu ms",
+	       T.info.file_queues, T.info.file_semaphores,
+	       T.info.num_semaphores, T.info.file_programs,
+	       (unsigned long long)T.info.file_program_bytes,
+	       (unsigned long long)q, (unsigned long long)T.info.vram_size,
+	       (unsigned long long)T.info.job_budget_ms);
+	test_limit("file_queues", LIM_QUEUES, 5, T.info.file_queues, 0, 5);
+	test_limit("file_sems", LIM_SEMS, 3, T.info.file_semaphores, 0, 3);
+	test_limit("file_programs", LIM_PROGRAMS, 4, T.info.file_programs,
+		   1, 4);
+	test_limit("file_program_bytes", LIM_PROG_BYTES, 8 << 20,
+		   T.info.file_program_bytes, 1000, 0);
+
+	/* the default VRAM quota: one file cannot take all VRAM */
+	if (!q || t_open_again(&d2) || t_open_again(&d3)) {
+		tap_ok(false, "default VRAM quota: setup");
+		goto out;
+	}
+	memset(&c, 0, sizeof(c));
+	c.size = q + 4096;
+	over = t_ioctl(d2, DRM_IOCTL_NPU_BO_CREATE, &c);
+	memset(&c, 0, sizeof(c));
+	c.size = (T.info.vram_size - q) / 2;
+	fits = t_ioctl(d3, DRM_IOCTL_NPU_BO_CREATE, &c);
+	tap_ok(over == -EDQUOT && fits == 0,
+	       "default VRAM quota (%llu of %llu MiB): more -> EDQUOT (%d), the rest stays for other files (%d)",
+	       (unsigned long long)(q >> 20),
+	       (unsigned long long)(T.info.vram_size >> 20), over, fits);
+out:
+	npu_dev_close(d2);
+	npu_dev_close(d3);
+}
+
 /* ---- the pick does not grow with the number of queues ---- */
 
 /* Median round trip of a NOP job on a queue of @d, in ns. */
@@ -390,6 +520,7 @@ static void test_many_queues(void)
 	struct drm_npu_task nop, wt[2];
 	struct npu_dev *d2 = NULL;
 	uint64_t base, many, t0;
+	bool lifted = false;
 	int err;
 
 	memset(&nop, 0, sizeof(nop));
@@ -400,6 +531,8 @@ static void test_many_queues(void)
 		goto out;
 	}
 	base = nop_latency(T.d, q, prog);
+	/* lift the per-file queue limit for the other file */
+	lifted = t_control("file_queues", nq) == 0;
 	if (t_open_again(&d2)) {
 		tap_ok(false, "many queues: second open");
 		goto out;
@@ -436,6 +569,8 @@ static void test_many_queues(void)
 	       made, many / 1e6, base / 1e6);
 out:
 	npu_dev_close(d2);
+	if (lifted)
+		t_control("file_queues", T.info.file_queues);
 	t_prog_destroy(T.d, prog);
 	t_queue_destroy(T.d, q);
 }
@@ -445,6 +580,7 @@ void test_bounded(void)
 	test_job_budget();
 	test_close_aborts();
 	test_compact_no_wait();
+	test_limits();
 	test_many_queues();
 }
 

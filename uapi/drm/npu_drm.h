@@ -389,6 +389,18 @@ struct drm_npu_device_info {
 	__u64 features;			/* DRM_NPU_FEATURE_* */
 	__u64 watchdog_ms;		/* job watchdog period */
 	__u64 reserved[4];		/* must be zero on input */
+	/*
+	 * uapi 1.1: the job budget and the calling file's limits (a driver
+	 * of uapi 1.0 leaves them 0: not reported). A request past a limit
+	 * fails with EDQUOT.
+	 */
+	__u64 job_budget_ms;		/* AI-core time per job, 0 = none */
+	__u64 file_vram_quota;		/* bytes of VRAM, 0 = none */
+	__u64 file_program_bytes;	/* bytes of registered programs */
+	__u32 file_queues;		/* queues */
+	__u32 file_semaphores;		/* semaphores */
+	__u32 file_programs;		/* programs */
+	__u32 pad;			/* zero */
 };
 
 /* Buffer object flags. */

@@ -94,6 +94,29 @@ static void npu_core_stop(struct npu_device *dev, u32 started_cores,
 	npu_reap(dev);
 }
 
+/* The per-file limits from the parameters, defaults for those left 0. */
+static void npu_default_limits(struct npu_device *dev,
+			       const struct npu_device_params *p)
+{
+	struct npu_limits *l = &dev->limits;
+	u32 s = p->num_semaphores;
+
+	l->vram = p->file_quota ? p->file_quota :
+		  (p->vram_size / 100 * NPU_FILE_VRAM_DEFAULT_PCT &
+		   ~(NPU_POOL_PAGE - 1));
+	if (l->vram >= p->vram_size)
+		l->vram = 0;	/* the whole VRAM: no limit */
+	l->queues = p->file_queues ? p->file_queues : NPU_FILE_QUEUES_DEFAULT;
+	l->sems = p->file_semaphores ? p->file_semaphores :
+		  s / 4 > 16 ? s / 4 : s < 16 ? s : 16;
+	if (l->sems > s)
+		l->sems = s;
+	l->programs = p->file_programs ? p->file_programs :
+		      NPU_FILE_PROGRAMS_DEFAULT;
+	l->program_bytes = p->file_program_bytes ? p->file_program_bytes :
+			   NPU_FILE_PROGRAM_BYTES_DEFAULT;
+}
+
 int npu_core_create(const struct npu_device_params *p, struct npu_device **out)
 {
 	struct npu_device *dev;
@@ -115,7 +138,7 @@ int npu_core_create(const struct npu_device_params *p, struct npu_device **out)
 	dev->num_semaphores = p->num_semaphores;
 	dev->watchdog_ms = p->watchdog_ms;
 	dev->job_budget_ms = p->job_budget_ms;
-	dev->file_quota = p->file_quota;
+	npu_default_limits(dev, p);
 	npu_mutex_init(&dev->pool_lock);
 	npu_mutex_init(&dev->lock);
 	npu_mutex_init(&dev->mem_lock);
@@ -207,7 +230,18 @@ int npu_core_test_control(struct npu_device *dev, const char *knob, u64 val)
 	else if (npu_streq(knob, "job_budget_ms") && npu_budget_ok(val))
 		dev->job_budget_ms = val;
 	else if (npu_streq(knob, "file_quota"))
-		dev->file_quota = val;
+		dev->limits.vram = val;
+	else if (npu_streq(knob, "file_queues") && val >= 1 &&
+		 val <= NPU_FILE_QUEUES_MAX)
+		dev->limits.queues = (u32)val;
+	else if (npu_streq(knob, "file_sems") && val >= 1 &&
+		 val <= dev->num_semaphores)
+		dev->limits.sems = (u32)val;
+	else if (npu_streq(knob, "file_programs") && val >= 1 &&
+		 val <= NPU_FILE_PROGRAMS_MAX)
+		dev->limits.programs = (u32)val;
+	else if (npu_streq(knob, "file_program_bytes") && val >= 1)
+		dev->limits.program_bytes = val;
 	else
 		err = -EINVAL;
 	npu_waitq_wake_all(&dev->wd_wq);
@@ -235,7 +269,15 @@ int npu_core_test_query(struct npu_device *dev, const char *knob, u64 *val)
 	else if (npu_streq(knob, "job_budget_ms"))
 		*val = dev->job_budget_ms;
 	else if (npu_streq(knob, "file_quota"))
-		*val = dev->file_quota;
+		*val = dev->limits.vram;
+	else if (npu_streq(knob, "file_queues"))
+		*val = dev->limits.queues;
+	else if (npu_streq(knob, "file_sems"))
+		*val = dev->limits.sems;
+	else if (npu_streq(knob, "file_programs"))
+		*val = dev->limits.programs;
+	else if (npu_streq(knob, "file_program_bytes"))
+		*val = dev->limits.program_bytes;
 	else
 		err = -EINVAL;
 	npu_mutex_unlock(&dev->lock);
@@ -275,7 +317,14 @@ int npu_ioctl_device_info(struct npu_file *f, struct drm_npu_device_info *args)
 			 DRM_NPU_FEATURE_ATTENTION;
 	npu_mutex_lock(&dev->lock);
 	args->watchdog_ms = dev->watchdog_ms;
+	args->job_budget_ms = dev->job_budget_ms;
 	npu_mutex_unlock(&dev->lock);
+	args->file_vram_quota = f->lim.vram;
+	args->file_program_bytes = f->lim.program_bytes;
+	args->file_queues = f->lim.queues;
+	args->file_semaphores = f->lim.sems;
+	args->file_programs = f->lim.programs;
+	args->pad = 0;
 	return 0;
 }
 

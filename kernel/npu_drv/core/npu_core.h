@@ -145,8 +145,15 @@ struct npu_home_ops {
  * @job_budget_ms: AI-core time one job may use, 0 (no budget) or
  *                 10..86400000 ms; NPU_JOB_BUDGET_DEFAULT_MS is the homes'
  *                 default
- * @file_quota: bytes of VRAM one file may hold in buffer objects, 0 = no
- *              limit
+ * @file_quota: bytes of VRAM one file may hold in buffer objects; 0 = the
+ *              default, NPU_FILE_VRAM_DEFAULT_PCT of VRAM (a value of
+ *              @vram_size or more means no limit)
+ * @file_queues: queues one file may hold, 0 = NPU_FILE_QUEUES_DEFAULT
+ * @file_semaphores: semaphores one file may hold, 0 = the default: a
+ *              quarter of @num_semaphores, but at least 16 (or all)
+ * @file_programs: programs one file may hold, 0 = NPU_FILE_PROGRAMS_DEFAULT
+ * @file_program_bytes: bytes of programs one file may hold (tasks and
+ *              their derived tables), 0 = NPU_FILE_PROGRAM_BYTES_DEFAULT
  * @ops: home hooks (copied)
  * @home_dev: passed back to the device-wide hooks
  */
@@ -159,6 +166,10 @@ struct npu_device_params {
 	u32 watchdog_ms;
 	u64 job_budget_ms;
 	u64 file_quota;
+	u32 file_queues;
+	u32 file_semaphores;
+	u32 file_programs;
+	u64 file_program_bytes;
 	const struct npu_home_ops *ops;
 	void *home_dev;
 };
@@ -169,6 +180,18 @@ struct npu_device_params {
  */
 #define NPU_JOB_BUDGET_DEFAULT_MS	60000ull
 #define NPU_JOB_BUDGET_MAX_MS		86400000ull
+
+/*
+ * Per-file limits (Documentation/driver.rst, "Per-file limits"): one open
+ * of the device cannot take what the others need. Defaults for
+ * struct npu_device_params fields left 0.
+ */
+#define NPU_FILE_VRAM_DEFAULT_PCT	75
+#define NPU_FILE_QUEUES_DEFAULT		1024
+#define NPU_FILE_QUEUES_MAX		1048576u
+#define NPU_FILE_PROGRAMS_DEFAULT	4096
+#define NPU_FILE_PROGRAMS_MAX		1048576u
+#define NPU_FILE_PROGRAM_BYTES_DEFAULT	(256ull << 20)
 
 /**
  * npu_core_create() - build an emulated NPU and start its threads
@@ -199,7 +222,10 @@ void npu_core_destroy(struct npu_device *dev);
  *        "slow_us" (every task takes at least @val
  *        microseconds), "watchdog_ms" (the watchdog period, 10..3600000),
  *        "job_budget_ms" (AI-core time per job, 0 = none or 10..86400000),
- *        "file_quota" (bytes per file for files opened from now on, 0 = none)
+ *        "file_quota" (VRAM bytes per file for files opened from now on,
+ *        0 = none), "file_queues", "file_sems", "file_programs",
+ *        "file_program_bytes" (the other per-file limits, for files opened
+ *        from now on; at least 1, semaphores at most num_semaphores)
  * @val: the value
  *
  * Return: 0, -EINVAL for an unknown knob or a value out of range.
@@ -272,6 +298,21 @@ int npu_core_file_open(struct npu_device *dev, void *home_file,
  * referenced elsewhere (mappings, PRIME, the home) stay.
  */
 void npu_core_file_close(struct npu_file *file);
+
+/**
+ * npu_core_queue_abort() - retire every job of a queue now, keep the queue
+ * @file: the file
+ * @handle: a queue handle of @file
+ *
+ * Cancels the jobs that have not started and aborts the running task, as
+ * DRM_IOCTL_NPU_QUEUE_DESTROY does, and returns once they have retired,
+ * but the handle stays, so that the home can still read the queue's fault
+ * ranges (the kernel home settles its syncobj points this way before the
+ * destroy).
+ *
+ * Return: 0 or -ENOENT.
+ */
+int npu_core_queue_abort(struct npu_file *file, u32 handle);
 
 /**
  * npu_core_gem_close() - DRM_IOCTL_GEM_CLOSE for homes without bo_publish

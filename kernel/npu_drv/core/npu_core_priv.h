@@ -77,6 +77,16 @@ void *npu_handles_find(struct npu_handles *t, u32 handle);
 void *npu_handles_remove(struct npu_handles *t, u32 handle);
 void npu_handles_fini(struct npu_handles *t);
 
+/* ---- per-file limits ---- */
+
+struct npu_limits {
+	u64 vram;			/* bytes, 0 = none */
+	u64 program_bytes;
+	u32 queues;
+	u32 sems;
+	u32 programs;
+};
+
 /* ---- accounting of a file's VRAM (outlives the file: BOs point at it) ---- */
 
 struct npu_acct {
@@ -114,6 +124,7 @@ struct npu_program {
 	u64 *slot_need;			/* num_slots entries */
 	u64 *op_end;			/* num_tasks * MAX_OPERANDS: offset+extent */
 	u8 *shareable;			/* per task: may run on several cores */
+	u64 charge;			/* bytes charged to the file's limit */
 };
 
 int npu_program_validate(struct npu_program *prog, u32 *err_task,
@@ -289,7 +300,7 @@ struct npu_device {
 	u32 watchdog_ms;
 	u64 job_budget_ms;		/* 0 = none */
 	u64 wd_next;			/* when the watchdog wakes next */
-	u64 file_quota;
+	struct npu_limits limits;	/* for files opened from now on */
 
 	struct npu_core_unit *cores;
 	struct npu_thread watchdog;
@@ -304,6 +315,9 @@ struct npu_file {
 	struct npu_handles queues;
 	struct npu_handles sems;
 	struct npu_acct *acct;
+	struct npu_limits lim;		/* copied at open */
+	u32 num_programs;		/* lock: programs charged */
+	u64 program_bytes;		/* lock: their bytes */
 };
 
 /* bo.c */
@@ -333,5 +347,9 @@ struct npu_queue *npu_file_queue(struct npu_file *f, u32 handle);
 struct npu_sem *npu_file_sem(struct npu_file *f, u32 handle);
 struct npu_program *npu_file_program(struct npu_file *f, u32 handle);
 bool npu_mem_is_zero(const void *p, size_t len);
+int npu_file_limit(struct npu_file *f, const char *what, u64 in_use,
+		   u64 asked, u64 limit);
+int npu_file_program_charge(struct npu_file *f, u32 num_tasks, u64 *charge);
+void npu_file_program_uncharge(struct npu_file *f, u64 charge);
 
 #endif /* NPU_CORE_PRIV_H */

@@ -25,13 +25,11 @@ void npu_queue_put(struct npu_queue *q)
  * their references on buffers, so its VRAM is back in the pool. A task
  * never delays a close by more than a chunk, however long it would run.
  */
-void npu_queue_close(struct npu_queue *q)
+/* Cancel what has not started and abort the running task (dev->lock). */
+static void npu_queue_abort(struct npu_device *dev, struct npu_queue *q)
 {
-	struct npu_device *dev = q->dev;
 	u32 i;
 
-	npu_mutex_lock(&dev->lock);
-	q->closing = true;
 	npu_queue_cancel_all(dev, q);
 	for (i = 0; q->running && i < dev->num_cores; i++) {
 		struct npu_core_unit *c = &dev->cores[i];
@@ -41,6 +39,15 @@ void npu_queue_close(struct npu_queue *q)
 			npu_waitq_wake_all(&c->wq);
 		}
 	}
+}
+
+void npu_queue_close(struct npu_queue *q)
+{
+	struct npu_device *dev = q->dev;
+
+	npu_mutex_lock(&dev->lock);
+	q->closing = true;
+	npu_queue_abort(dev, q);
 	npu_mutex_unlock(&dev->lock);
 	npu_reap(dev);
 	npu_mutex_lock(&dev->lock);
@@ -74,7 +81,10 @@ int npu_ioctl_queue_create(struct npu_file *f,
 	q->state = NPU_Q_IDLE;
 
 	npu_mutex_lock(&f->lock);
-	err = npu_handles_alloc(&f->queues, q, &handle);
+	err = npu_file_limit(f, "file_queues", f->queues.count, 1,
+			     f->lim.queues);
+	if (!err)
+		err = npu_handles_alloc(&f->queues, q, &handle);
 	npu_mutex_unlock(&f->lock);
 	if (err) {
 		npu_queue_put(q);
@@ -91,6 +101,25 @@ int npu_ioctl_queue_create(struct npu_file *f,
 	npu_mutex_unlock(&dev->lock);
 	args->handle = handle;
 	args->hw_queue = q->hw;
+	return 0;
+}
+
+int npu_core_queue_abort(struct npu_file *f, u32 handle)
+{
+	struct npu_device *dev = f->dev;
+	struct npu_queue *q = npu_file_queue(f, handle);
+
+	if (!q)
+		return -ENOENT;
+	npu_mutex_lock(&dev->lock);
+	npu_queue_abort(dev, q);
+	while ((q->running || !npu_list_empty(&q->jobs)) && !dev->stopping) {
+		npu_queue_abort(dev, q);	/* and what came meanwhile */
+		npu_waitq_wait(&dev->done_wq, &dev->lock, NPU_NO_DEADLINE);
+	}
+	npu_mutex_unlock(&dev->lock);
+	npu_reap(dev);
+	npu_queue_put(q);
 	return 0;
 }
 

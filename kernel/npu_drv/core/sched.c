@@ -231,6 +231,8 @@ void npu_queue_cancel_all(struct npu_device *dev, struct npu_queue *q)
 			continue;	/* its core retires it */
 		npu_job_retire(dev, job, DRM_NPU_FAULT_CANCELLED);
 	}
+	if (!q->running && npu_list_empty(&q->jobs))
+		npu_rq_detach(dev, q);	/* nothing left to wait or run for */
 	npu_queue_maybe_unlist(dev, q);
 }
 

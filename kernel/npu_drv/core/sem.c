@@ -29,6 +29,11 @@ int npu_ioctl_sem_create(struct npu_file *f, struct drm_npu_sem_create *args)
 
 	if (args->flags)
 		return -EINVAL;
+	npu_mutex_lock(&f->lock);
+	err = npu_file_limit(f, "file_sems", f->sems.count, 1, f->lim.sems);
+	npu_mutex_unlock(&f->lock);
+	if (err)
+		return err;
 	sem = npu_zalloc(sizeof(*sem));
 	if (!sem)
 		return -ENOMEM;
@@ -48,7 +53,10 @@ int npu_ioctl_sem_create(struct npu_file *f, struct drm_npu_sem_create *args)
 	npu_mutex_unlock(&dev->lock);
 
 	npu_mutex_lock(&f->lock);
-	err = npu_handles_alloc(&f->sems, sem, &handle);
+	/* again: a concurrent create of this file may have taken the last */
+	err = npu_file_limit(f, "file_sems", f->sems.count, 1, f->lim.sems);
+	if (!err)
+		err = npu_handles_alloc(&f->sems, sem, &handle);
 	npu_mutex_unlock(&f->lock);
 	if (err) {
 		npu_sem_put(sem);

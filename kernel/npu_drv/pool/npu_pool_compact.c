@@ -22,8 +22,9 @@
  * ever pause. A range that is busy when the compaction starts (the busy
  * callback: a device task is using it) counts as pinned for the plans; one
  * that becomes busy later makes quiesce refuse and stays where it is. So a
- * compaction never waits for a running task, however long it runs. When the chosen plan could not open the hole (a refused
- * quiesce, alignment padding), a full compaction is the last resort.
+ * compaction never waits for a running task, however long it runs. When
+ * the chosen plan could not open the hole (a refused quiesce, alignment
+ * padding), a full compaction is the last resort.
  */
 #include "npu_pool_internal.h"
 
