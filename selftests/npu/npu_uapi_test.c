@@ -28,6 +28,7 @@ static const struct {
 	{ "stress", test_stress },
 	{ "fuzz", test_fuzz },
 	{ "chaos", test_chaos },
+	{ "hostile", test_hostile },
 	{ "bounded", test_bounded },
 	{ "wakeup", test_wakeup },
 };
