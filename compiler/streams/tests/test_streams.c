@@ -12,7 +12,7 @@
 static struct st_result assign(size_t n, const struct st_edge *e, size_t ne,
 			       uint32_t q)
 {
-	struct st_options o = { q };
+	struct st_options o = { .max_streams = q };
 	struct st_result r;
 	char err[128];
 
