@@ -131,18 +131,24 @@ static void transdata_c1_wrap(void)
 	tap_ok(check() == 0, "... and accepted with C1 = 2^28 = ceil(C / 16)");
 }
 
+/* A CONV2D of 3 operands, groups, strides and dilations 1. */
+static void conv_task(void)
+{
+	tl_task(&T, DRM_NPU_OP_CONV2D, 3);
+	T.params.conv2d.groups = 1;
+	T.params.conv2d.stride_h = T.params.conv2d.stride_w = 1;
+	T.params.conv2d.dilation_h = T.params.conv2d.dilation_w = 1;
+}
+
 static void conv_c1_wrap(void)
 {
 	u32 in[5] = { 1, 0, 1, 1, 16 }, w[4] = { 1, 0xfffffff1u, 1, 1 };
 	u32 out[4] = { 1, 1, 1, 1 }, st4[4] = { 0, 0, 0, 0 };
 
-	tl_task(&T, DRM_NPU_OP_CONV2D, 3);
+	conv_task();
 	opnd(0, F32, NC1, 5, in, z5);
 	opnd(1, F32, DRM_NPU_LAYOUT_ND, 4, w, st4);
 	opnd(2, F32, DRM_NPU_LAYOUT_NCHW, 4, out, st4);
-	T.params.conv2d.groups = 1;
-	T.params.conv2d.stride_h = T.params.conv2d.stride_w = 1;
-	T.params.conv2d.dilation_h = T.params.conv2d.dilation_w = 1;
 	tap_ok(check() == -EINVAL,
 	       "CONV2D, NC1HWC0 input with C1 = 0 for 2^32 - 15 channels: refused");
 }
@@ -193,13 +199,10 @@ static void conv_wide_row(void)
 	u32 in[4] = { 1, 1, 1, 0xffffffffu }, w[4] = { 1, 1, 1, 2 };
 	u32 out[4] = { 1, 1, 1, 0xfffffffeu }, st4[4] = { 0, 0, 0, 0 };
 
-	tl_task(&T, DRM_NPU_OP_CONV2D, 3);
+	conv_task();
 	opnd(0, F32, DRM_NPU_LAYOUT_NCHW, 4, in, st4);
 	opnd(1, F32, DRM_NPU_LAYOUT_ND, 4, w, NULL);
 	opnd(2, F32, DRM_NPU_LAYOUT_NCHW, 4, out, st4);
-	T.params.conv2d.groups = 1;
-	T.params.conv2d.stride_h = T.params.conv2d.stride_w = 1;
-	T.params.conv2d.dilation_h = T.params.conv2d.dilation_w = 1;
 	tap_ok(check() == -EINVAL,
 	       "CONV2D with a 2^32 - 2 pixel output row: refused (unit cost)");
 }
