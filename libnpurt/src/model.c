@@ -490,13 +490,13 @@ static void model_free(npurt_model *m)
 
 	if (m->stream)
 		rt_stream_free(m->stream);
-	for (uint32_t v = 0; m->variants && v < m->num_variants; v++)
+	for (uint32_t v = 0; m->variants && v < m->num_variants; v++) {
 		for (uint32_t i = 0; i < m->variants[v].num_sets; i++)
 			progset_free(m, &m->variants[v].sets[i],
 				     m->variants[v].num_streams);
-	free(m->variants);
-	for (uint32_t v = 0; m->variants && v < m->num_variants; v++)
 		free(m->variants[v].pieces);
+	}
+	free(m->variants);
 	release_lanes(m);
 	if (m->done_sem) {
 		memset(&sd, 0, sizeof(sd));
