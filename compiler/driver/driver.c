@@ -590,6 +590,7 @@ static int compile_graph(struct ir_graph *g, const struct npuc_options *o,
 	struct npuc_target tgt;
 	struct npuc_budget b;
 	uint32_t sems = 0;
+	uint64_t vram = 0;
 	int num = 0, ret;
 
 	if (!w) {
@@ -611,6 +612,10 @@ static int compile_graph(struct ir_graph *g, const struct npuc_options *o,
 		snprintf(tr->stream_limit, sizeof(tr->stream_limit), "%s",
 			 b.limit);
 		tr->semaphore_budget = b.max_semaphores;
+		/* what one open file of the target may hold */
+		vram = tgt.vram_size;
+		if (tgt.file_vram_quota && tgt.file_vram_quota < vram)
+			vram = tgt.file_vram_quota;
 	}
 	if (!ret)
 		ret = make_gears(g, o, gears, &num, err, errlen);
@@ -640,17 +645,16 @@ static int compile_graph(struct ir_graph *g, const struct npuc_options *o,
 			    l->num_semaphores > rep->target.runtime_semaphores)
 			rep->target.runtime_semaphores =
 				l->semaphore_budget_used - l->num_semaphores;
-		if (!ret && tgt.vram_size &&
-		    (uint64_t)l->plan.arena + l->weights_bytes >
-		    tgt.vram_size) {
+		if (!ret && vram &&
+		    (uint64_t)l->plan.arena + l->weights_bytes > vram) {
 			snprintf(err, errlen,
-				 "VRAM: variant %s needs %llu bytes (workspace %llu + weights %llu); target %s has %llu; compile for a larger target (--target) or a smaller shape",
+				 "VRAM: variant %s needs %llu bytes (workspace %llu + weights %llu); target %s lets one file hold %llu (of %llu); compile for a larger target (--target) or a smaller shape",
 				 rep->variant[i].name,
 				 (unsigned long long)l->plan.arena +
 				 l->weights_bytes,
 				 (unsigned long long)l->plan.arena,
 				 (unsigned long long)l->weights_bytes,
-				 tgt.name,
+				 tgt.name, (unsigned long long)vram,
 				 (unsigned long long)tgt.vram_size);
 			ret = -ENOSPC;
 		}

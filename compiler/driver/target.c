@@ -15,30 +15,35 @@
 
 /*
  * The profiles. "sim910" is the in-process device as libnpurt/sim creates
- * it without NPU_SIM_* variables (and the kernel module's defaults):
- * 4 cores, 8 hardware queues, 64 semaphores, 512 MiB of VRAM.
+ * it without NPU_SIM_* variables: 4 cores, 8 hardware queues, 256
+ * semaphores, 512 MiB of VRAM, and the device's default per-file limits
+ * (driver.rst): a quarter of the semaphores (at least 16), 1024 queues,
+ * 75% of VRAM. A model must fit what one open file may hold.
  */
 static const struct npuc_target profiles[] = {
 	{ .name = "sim910", .model = DRM_NPU_MODEL_SIM910,
 	  .features = DRM_NPU_FEATURE_FP32 | DRM_NPU_FEATURE_INT8 |
 		      DRM_NPU_FEATURE_NC1HWC0,
-	  .num_cores = 4, .num_queues = 8, .num_semaphores = 64,
+	  .num_cores = 4, .num_queues = 8, .num_semaphores = 256,
 	  .max_tasks = DRM_NPU_MAX_TASKS, .vram_size = 512 * MIB,
-	  .alignment = 4096 },
+	  .alignment = 4096, .file_queues = 1024, .file_semaphores = 64,
+	  .file_vram_quota = 384 * MIB },
 	/* NPU_SIM_CORES=2 NPU_SIM_QUEUES=2 NPU_SIM_SEMS=8 NPU_SIM_VRAM_MB=128 */
 	{ .name = "sim910-lite", .model = DRM_NPU_MODEL_SIM910,
 	  .features = DRM_NPU_FEATURE_FP32 | DRM_NPU_FEATURE_INT8 |
 		      DRM_NPU_FEATURE_NC1HWC0,
 	  .num_cores = 2, .num_queues = 2, .num_semaphores = 8,
 	  .max_tasks = DRM_NPU_MAX_TASKS, .vram_size = 128 * MIB,
-	  .alignment = 4096 },
+	  .alignment = 4096, .file_queues = 1024, .file_semaphores = 16,
+	  .file_vram_quota = 96 * MIB },
 	/* NPU_SIM_CORES=16 NPU_SIM_QUEUES=16 NPU_SIM_SEMS=256 NPU_SIM_VRAM_MB=2048 */
 	{ .name = "sim910-x16", .model = DRM_NPU_MODEL_SIM910,
 	  .features = DRM_NPU_FEATURE_FP32 | DRM_NPU_FEATURE_INT8 |
 		      DRM_NPU_FEATURE_NC1HWC0,
 	  .num_cores = 16, .num_queues = 16, .num_semaphores = 256,
 	  .max_tasks = DRM_NPU_MAX_TASKS, .vram_size = 2048 * MIB,
-	  .alignment = 4096 },
+	  .alignment = 4096, .file_queues = 1024, .file_semaphores = 64,
+	  .file_vram_quota = 1536 * MIB },
 };
 
 const char *npuc_target_names(void)
@@ -75,6 +80,10 @@ void npuc_target_from_info(const struct drm_npu_device_info *di,
 	t->max_tasks = di->max_tasks;
 	t->vram_size = di->vram_size;
 	t->alignment = 4096;
+	/* the limits of the file that asked: a model must fit one file's */
+	t->file_queues = di->file_queues;
+	t->file_semaphores = di->file_semaphores;
+	t->file_vram_quota = di->file_vram_quota;
 }
 
 static uint32_t min_nz(uint32_t a, uint32_t b)

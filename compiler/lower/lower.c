@@ -835,6 +835,7 @@ static int verify_tasks(struct lower *l, const struct st_result *st,
 				  t->opcode == DRM_NPU_OP_SEM_WAIT ?
 				  MP_TASK_WAIT : MP_TASK_OP;
 			m->sem = t->params.sem.index;
+			m->value = t->params.sem.value;
 			m->inplace_ok = m->kind == MP_TASK_OP &&
 					emit_task_inplace_ok(t);
 		}
