@@ -296,7 +296,10 @@ def one(g, args, label):
                                         n.attrs))
         print("  inputs %s" % (m.inputs,))
     if args.save:
-        dt_graph.save_json(m, args.save, {"sig": out.sigs()})
+        meta = {"sig": out.first().sig() if out.failures else "pass"}
+        if args.bug:
+            meta["bug"] = args.bug
+        dt_graph.save_json(m, args.save, meta)
         print("saved " + args.save)
     if ort:
         ort.close()
@@ -323,6 +326,7 @@ def main():
     ap.add_argument("--shrink", action="store_true")
     ap.add_argument("--shrink-budget", type=float, default=60)
     ap.add_argument("--save")
+    ap.add_argument("--bug", help="what the saved case is a regression of")
     args = ap.parse_args()
     if args.ort and not dt_ort.available(dt_run.BUILD):
         sys.exit("difftest: ONNX Runtime is not installed in %s; run "
@@ -349,7 +353,7 @@ def main():
         return one(g, args, "seed-%d" % args.seed)
     if args.repro:
         g, _ = dt_graph.load_json(args.repro)
-        return one(g, args, os.path.basename(args.repro))
+        return one(g, args, "repro-" + os.path.basename(args.repro))
     ap.print_help()
     return 2
 

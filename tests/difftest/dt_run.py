@@ -131,7 +131,7 @@ def _tool_failed(out, what, rc, msg, compile_step, work):
         out.fail("hang", what, detail)
     elif rc < 0 or rc >= 128:
         out.fail("crash", "%s-signal" % what, detail)
-    elif compile_step and rc == 1:
+    elif compile_step and rc in (1, 2):
         if _is_unsupported(msg):
             out.fail("unsupported", "%s: %s" % (what, _norm_msg(msg)),
                      detail)
