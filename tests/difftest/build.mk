@@ -7,7 +7,8 @@
 # $(BUILD)/ort by `make difftest-ort`), and writes the counts per class to
 # $(BUILD)/difftest/campaign.json.
 
-TESTS		+= tests/difftest/difftest.t tests/difftest/regress.t
+TESTS		+= tests/difftest/difftest.t tests/difftest/regress.t \
+		   tests/difftest/optable.t
 
 DIFFTEST_TOOLS	:= $(BUILD)/bin/npuc $(BUILD)/bin/npu-run $(BUILD)/bin/npuc-fe
 ORT_VERSION	:= 1.30.0

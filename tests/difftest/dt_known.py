@@ -37,6 +37,12 @@ def _feeds(g, op, cons):
     return False
 
 
+def _rank3_input(g, n):
+    shapes = {nm: s for nm, _, s in g.inputs}
+    s = shapes.get(n.inputs[0])
+    return s is None or len(s) == 3
+
+
 KNOWN = [
     ("maxmin-inplace", "H2",
      "variadic Max/Min (3+ inputs) folds into an output that shares "
@@ -82,7 +88,10 @@ KNOWN = [
     ("conv1d-pool1d", "H2",
      "1-D Conv and pooling (rank-3 inputs) refused",
      lambda f, g: f.cls in ("unsupported", "error") and re.search(
-         r"Conv|Pool", f.detail) is not None and "rank" in f.detail),
+         r"only 2-D (convolutions|pooling)", f.detail) is not None and any(
+             n.op in ("Conv", "MaxPool", "AveragePool", "GlobalMaxPool",
+                      "GlobalAveragePool") and
+             g.inputs and _rank3_input(g, n) for n in g.nodes)),
     ("sched-lost-wakeup", "lead",
      "one-core device loses a wake-up across streams and hangs",
      lambda f, g: f.cls == "hang" and "s8c1" in f.check),

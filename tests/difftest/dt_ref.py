@@ -454,6 +454,10 @@ def evaluate(g, feeds, fdt=np.float64, keep=None):
         for name, v, dt in zip(n.outputs, outs, odts):
             if not name:
                 continue
+            if dt == "float16":
+                # computed in fp32 (as the device) and stored as binary16
+                v = np.asarray(v).astype(np.float32).astype(
+                    np.float16).astype(fdt)
             vals[name] = v
             dts[name] = dt
             exact[name] = ex
@@ -691,4 +695,19 @@ def _eval_node(n, ins, in_dt, fdt):
     if op == "DequantizeLinear":
         zp = ins[2] if len(ins) > 2 else None
         return [_dequantize(x, ins[1], zp, fdt=fdt, **a)], ["float32"]
+    if op == "Constant":
+        if "value" in a:
+            v = np.asarray(a["value"])
+        elif "value_float" in a:
+            v = np.array(a["value_float"], dtype=np.float32)
+        elif "value_floats" in a:
+            v = np.array(a["value_floats"], dtype=np.float32)
+        elif "value_int" in a:
+            v = np.array(a["value_int"], dtype=np.int64)
+        elif "value_ints" in a:
+            v = np.array(a["value_ints"], dtype=np.int64)
+        else:
+            raise NotImplementedError("Constant %s" % sorted(a))
+        dt = str(v.dtype)
+        return [v.astype(fdt) if dt in FLOAT_TYPES else v], [dt]
     raise NotImplementedError("op %s" % op)

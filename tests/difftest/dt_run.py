@@ -119,7 +119,8 @@ def _norm_msg(msg):
 
 
 def _is_unsupported(msg):
-    return bool(re.search(r"not supported|unsupported", msg))
+    return bool(re.search(r"not supported|unsupported|"
+                          r"only [^:]* (is|are) supported", msg))
 
 
 def _tool_failed(out, what, rc, msg, compile_step, work):
