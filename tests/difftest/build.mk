@@ -20,7 +20,8 @@ JOBS		?= 2
 
 # The bounded run alone, verbose.
 difftest: $(DIFFTEST_TOOLS)
-	$(PROVE) -v -e '' tests/difftest/difftest.t tests/difftest/regress.t
+	$(PROVE) -v -e '' tests/difftest/difftest.t tests/difftest/regress.t \
+		tests/difftest/optable.t
 
 # onnxruntime-node with its CPU library, from the npm registry (no install
 # scripts: the library ships in the package).

@@ -220,12 +220,14 @@ def campaign(n, start, jobs, use_ort, json_path, outdir):
                 vs_ort[r["ort_cls"]] += 1
                 if r["ort_cls"] == "ort-failed":
                     ort_errors[(r["ort"] or "")[:120]] += 1
-            for sig, kid in r.get("known", {}).items():
+            for kid in set(r.get("known", {}).values()):
                 known[kid] += 1
             for sig in r.get("unknown", []):
                 key = sig
                 unknown[key] += 1
-                if key not in examples:
+                if key in examples:
+                    continue
+                if True:
                     examples[key] = {"seed": r["seed"],
                                      "failures": r["failures"],
                                      "min_ops": r.get("min_ops")}

@@ -61,7 +61,8 @@ KNOWN = [
      "MatMul with a 1-D weight + bias fused against the ONNX shape; the "
      "device refuses the task",
      lambda f, g: f.cls in ("crash", "error", "wrong") and _has(
-         g, "MatMul") and "malformed task" in f.detail or
+         g, "MatMul") and ("malformed task" in f.detail or
+                           "refused by the op check" in f.detail) or
      f.cls in ("crash", "error") and _feeds(g, "MatMul", "Add") and
      "MATMUL" in f.detail),
     ("internal-names", "H2",
