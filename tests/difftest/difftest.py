@@ -202,6 +202,21 @@ def _campaign_one(seed):
     return r
 
 
+def _report(n, done, start, t0, classes, vs_ort, use_ort, ort_errors,
+            known, unknown, examples):
+    return {
+        "graphs": n, "graphs_done": done, "first_seed": start,
+        "seconds": round(time.time() - t0, 1),
+        "classes": {c: classes.get(c, 0) for c in dt_run.CLASSES},
+        "vs_ort": ({c: vs_ort.get(c, 0) for c in
+                    dt_run.CLASSES + ["ort-failed"]} if use_ort else None),
+        "ort_errors": dict(ort_errors.most_common(20)),
+        "known_bugs": dict(known),
+        "new_bug_signatures": dict(unknown),
+        "examples": examples,
+    }
+
+
 def campaign(n, start, jobs, use_ort, json_path, outdir):
     t0 = time.time()
     seeds = list(range(start, start + n))
@@ -245,21 +260,17 @@ def campaign(n, start, jobs, use_ort, json_path, outdir):
                     k, n, time.time() - t0, dict(classes),
                     (" vs ORT %s" % dict(vs_ort)) if use_ort else ""),
                     flush=True)
-    report = {
-        "graphs": n, "first_seed": start, "seconds": round(
-            time.time() - t0, 1),
-        "classes": {c: classes.get(c, 0) for c in dt_run.CLASSES},
-        "vs_ort": ({c: vs_ort.get(c, 0) for c in
-                    dt_run.CLASSES + ["ort-failed"]} if use_ort else None),
-        "ort_errors": dict(ort_errors.most_common(20)),
-        "known_bugs": dict(known),
-        "new_bug_signatures": dict(unknown),
-        "examples": examples,
-    }
-    with open(json_path, "w") as f:
-        json.dump(report, f, indent=1, sort_keys=True)
-        f.write("\n")
-    print(json.dumps({k: report[k] for k in ("graphs", "classes", "vs_ort",
+                report = _report(n, k, start, t0, classes, vs_ort,
+                                 use_ort, ort_errors, known, unknown,
+                                 examples)
+                # rewritten as it goes: a cut-short campaign keeps its
+                # figures ("graphs_done")
+                with open(json_path + ".tmp", "w") as f:
+                    json.dump(report, f, indent=1, sort_keys=True)
+                    f.write("\n")
+                os.replace(json_path + ".tmp", json_path)
+    print(json.dumps({k: report[k] for k in ("graphs", "graphs_done",
+                                             "classes", "vs_ort",
                                              "known_bugs")}))
     for k, v in unknown.most_common():
         print("NEW %5d %s  e.g. %s" % (v, k, examples[k].get("file") or

@@ -93,6 +93,14 @@ KNOWN = [
              n.op in ("Conv", "MaxPool", "AveragePool", "GlobalMaxPool",
                       "GlobalAveragePool") and
              g.inputs and _rank3_input(g, n) for n in g.nodes)),
+    ("pool-ceil-window", "H2",
+     "ceil-mode pooling whose window is larger than the (padded) input is "
+     "refused ('window larger than the padded input'); ONNX and ONNX "
+     "Runtime give one output there",
+     lambda f, g: f.cls in ("error", "unsupported") and
+     "window larger than the padded input" in f.detail and any(
+         n.op in ("MaxPool", "AveragePool") and n.attrs.get("ceil_mode")
+         for n in g.nodes)),
     ("sched-lost-wakeup", "lead",
      "one-core device loses a wake-up across streams and hangs",
      lambda f, g: f.cls == "hang" and "s8c1" in f.check),

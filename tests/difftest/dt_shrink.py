@@ -53,6 +53,10 @@ class Shrinker:
             return False
         if fragile:
             return False
+        # every tensor non-empty, as generated (an empty window is no
+        # valid pooling)
+        if any(np.asarray(v).size == 0 for v in vals.values()):
+            return False
         for o in g.outputs:
             if o not in vals:
                 return False
