@@ -197,6 +197,10 @@ class Case:
                 est = max(est, scaled_err(v32[o], v64[o]))
         self.est = est
         self.tol = max(TOL_FLOOR, 30 * est)
+        if "float16" in self.dts.values():
+            # a value within rounding of a binary16 midpoint may round
+            # either way in two float32 computations: one f16 ulp
+            self.tol = max(self.tol, 2e-3)
         self.model = os.path.join(work, "model.onnx")
         dt_graph.save_onnx(g, {o: self.dts[o] for o in g.outputs},
                            self.model)
