@@ -886,6 +886,19 @@ out:
 	return ret;
 }
 
+/*
+ * A unit's task index within its program. A unit that emitted no task (a
+ * Split none of whose outputs is read, at -O0 where no pass removes it)
+ * has first_task == last_task == the index its next task would have had,
+ * which is past the end when it is the program's last unit: clamp to the
+ * program's last task, which is where its (empty) work happens.
+ */
+static uint32_t task_in(const struct program *p, uint32_t t)
+{
+	return p->tasks.count && t >= p->tasks.count ?
+	       (uint32_t)p->tasks.count - 1 : t;
+}
+
 /* Step 4: tasks per stream, semaphores, the variant's programs and plan. */
 static int emit_programs(struct lower *l, const struct st_result *st)
 {
@@ -975,8 +988,10 @@ static int emit_programs(struct lower *l, const struct st_result *st)
 
 		ret = om_writer_add_placement(l->w, l->variant, r->t->name,
 			r->offset, r->bytes,
-			base[st->stream[fu]] + l->units[fu].first_task,
-			base[st->stream[lu]] + l->units[lu].last_task);
+			base[st->stream[fu]] +
+			task_in(&prog[st->stream[fu]], l->units[fu].first_task),
+			base[st->stream[lu]] +
+			task_in(&prog[st->stream[lu]], l->units[lu].last_task));
 		if (ret)
 			snprintf(l->err, l->errlen, "placement of '%s': %s",
 				 r->t->name, om_writer_error(l->w));
