@@ -10,14 +10,6 @@ landed: its seeds then have to pass.
 """
 
 KNOWN = [
-    ("pool-ceil-window", "H2",
-     "ceil-mode pooling whose window is larger than the (padded) input is "
-     "refused ('window larger than the padded input'); ONNX and ONNX "
-     "Runtime give one output there",
-     lambda f, g: f.cls in ("error", "unsupported") and
-     "window larger than the padded input" in f.detail and any(
-         n.op in ("MaxPool", "AveragePool") and n.attrs.get("ceil_mode")
-         for n in g.nodes)),
 ]
 
 
