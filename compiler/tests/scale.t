@@ -3,9 +3,11 @@
 #
 # Compile time that scales (TAP): npuc compiles bench/compile/gen_chain.py
 # chains of 8,000 and 32,000 nodes (MatMul+Relu+Add+LayerNorm blocks).
-# CPU time, not wall time (the machine is shared): 16,000 nodes within
-# 1.5 s, and 4x the nodes within 8x the time (n log n is ~4.6x, the
-# quadratic passes this replaced gave 16x and more).
+# A guard against quadratic passes coming back, not a benchmark (make
+# bench-compile measures): CPU time, not wall time (the machine is
+# shared), with wide margins: 16,000 nodes within 5 s (0.2 s measured; the
+# quadratic compiler took 44 s), and 4x the nodes within 12x the time
+# (n log n is ~4.6x, the quadratic passes gave 16x and more).
 
 BUILD=${BUILD:-build}
 NPUC=$BUILD/bin/npuc
@@ -34,9 +36,9 @@ tap() {
 c8=$(cpu 8000); tap $? "8000 nodes compile (${c8}s CPU)"
 c16=$(cpu 16000); tap $? "16000 nodes compile (${c16}s CPU)"
 c32=$(cpu 32000); tap $? "32000 nodes compile (${c32}s CPU)"
-awk -v t="$c16" 'BEGIN { exit !(t != "" && t <= 1.5) }'
-tap $? "16000 nodes in <= 1.5 s CPU (${c16}s)"
-# 10 ms resolution: floor the small one at 0.05 s
-awk -v a="$c8" -v b="$c32" 'BEGIN { if (a < 0.05) a = 0.05;
-	exit !(b != "" && b <= 8 * a) }'
-tap $? "4x nodes within 8x CPU time (8000: ${c8}s, 32000: ${c32}s)"
+awk -v t="$c16" 'BEGIN { exit !(t != "" && t <= 5) }'
+tap $? "16000 nodes in <= 5 s CPU (${c16}s)"
+# 10 ms resolution: floor the small one at 0.1 s
+awk -v a="$c8" -v b="$c32" 'BEGIN { if (a < 0.1) a = 0.1;
+	exit !(b != "" && b <= 12 * a) }'
+tap $? "4x nodes within 12x CPU time (8000: ${c8}s, 32000: ${c32}s)"
