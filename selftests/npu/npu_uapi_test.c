@@ -28,6 +28,9 @@ static const struct {
 	{ "stress", test_stress },
 	{ "fuzz", test_fuzz },
 	{ "chaos", test_chaos },
+	{ "hostile", test_hostile },
+	{ "bounded", test_bounded },
+	{ "wakeup", test_wakeup },
 };
 
 #define NUM_GROUPS	(sizeof(groups) / sizeof(groups[0]))
