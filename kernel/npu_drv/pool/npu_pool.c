@@ -224,7 +224,8 @@ void npu_pool_unplace(struct npu_pool *pool, struct npu_pool_node *node)
 	prev->hole_size += node->size + node->hole_size;
 	prev->next = node->next;
 	node->next->prev = prev;
-	node->prev = node->next = NULL;
+	node->prev = NULL;
+	node->next = NULL;
 	node->hole_size = 0;
 	npu_pool_hole_add(pool, prev);
 }
@@ -260,7 +261,8 @@ struct npu_pool *npu_pool_create_params(const struct npu_pool_params *p)
 	pool->ops = p->ops ? p->ops : &no_ops;
 	pool->dev = p->dev;
 	pool->by_addr.augment = addr_augment;
-	pool->head.prev = pool->head.next = &pool->head;
+	pool->head.prev = &pool->head;
+	pool->head.next = &pool->head;
 	pool->head.flags = NPU_POOL_PINNED;
 	pool->head.align = granule;
 	pool->head.hole_size = pool->total;

@@ -136,7 +136,8 @@ static void plan_slide(struct npu_pool *pool, u64 need, struct slide_plan *p)
 	u64 free = 0, cost = 0;
 
 	p->found = false;
-	p->first = p->last = NULL;
+	p->first = NULL;
+	p->last = NULL;
 	p->cost = 0;
 	do {
 		if (npu_pool_is_fixed(n))
@@ -394,7 +395,9 @@ static int sim_init(struct evict_sim *sim, u32 nvictims)
 	sim->touched = npu_zalloc(sizeof(*sim->touched) * cap);
 	sim->frags = npu_zalloc(sizeof(*sim->frags) * 2 * cap);
 	sim->cap = cap;
-	sim->nvictims = sim->ntouched = sim->nfrags = 0;
+	sim->nvictims = 0;
+	sim->ntouched = 0;
+	sim->nfrags = 0;
 	if (!sim->victims || !sim->dest || !sim->touched || !sim->frags) {
 		sim_free(sim);
 		return -ENOMEM;
