@@ -756,7 +756,8 @@ static int onnx_graph(struct onnx_ctx *c, const Onnx__GraphProto *gp)
 					 "shape; give one with --input-shape",
 					 vi->name);
 		t = ir_tensor_new(c->g, vi->name, dt, &s);
-		if (!t || ir_graph_add_input(c->g, t))
+		if (!t || ir_graph_add_input(c->g, t) ||
+		    ir_tensor_set_origin(t, vi->name))
 			return onnx_fail(c, -ENOMEM, "out of memory");
 	}
 	if (c->opts && c->opts->input_shapes) {
