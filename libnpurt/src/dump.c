@@ -391,8 +391,9 @@ npurt_status rt_dump_execute(npurt_model *m, uint32_t v, uint64_t n,
 			}
 			if (st)
 				break;
-			ret = dump_task(m, p->first_task + pos[k] - 1, k,
-					pos[k] - 1, in, out);
+			ret = stopped ? 0 : dump_task(m, p->first_task +
+						      pos[k] - 1, k,
+						      pos[k] - 1, in, out);
 			if (ret < 0)
 				st = rt_fail(NPURT_ERR_NOMEM, func,
 					     "free host memory",
