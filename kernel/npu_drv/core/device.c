@@ -24,7 +24,8 @@ static int npu_check_params(const struct npu_device_params *p)
 	    p->watchdog_ms > NPU_WATCHDOG_MAX_MS)
 		return -EINVAL;
 	if (!p->ops || !p->ops->copy_from_user || !p->ops->copy_to_user ||
-	    !p->ops->bo_publish != !p->ops->bo_lookup)
+	    !p->ops->bo_publish != !p->ops->bo_lookup ||
+	    !p->ops->task_map != !p->ops->task_unmap)
 		return -EINVAL;
 	return 0;
 }
