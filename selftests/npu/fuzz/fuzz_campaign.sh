@@ -6,7 +6,8 @@
 # then the figures: executions, libFuzzer's coverage (cov/ft), the line
 # coverage of the validator (llvm-cov over the campaign corpus) and one
 # line per finding.
-# Environment: BUILD (build), FUZZ_SECONDS (1800), FUZZ_JOBS (1).
+# Environment: BUILD (build), FUZZ_SECONDS (1800), FUZZ_JOBS (1), and
+# NPU_FUZZ_MAX_ELEMS (npu_fuzz_target.c) to keep off merely huge tasks.
 # Corpus: $BUILD/fuzz/campaign-corpus (grows from run to run, starts from
 # selftests/npu/fuzz/corpus); findings: $BUILD/fuzz/findings/.
 

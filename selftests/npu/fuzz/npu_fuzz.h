@@ -61,10 +61,15 @@ enum npu_fuzz_result {
  * struct npu_fuzz_limits - how one input may run
  * @max_need: largest slot need (bytes) that is run; larger is TOO_BIG
  * @job_ms: a job not retired after this long is a finding
+ * @max_elems: 0, or the largest element count of an operand that is run
+ *             (larger is TOO_BIG): keeps a campaign off tasks that are
+ *             merely huge, to look for other bugs while the cost of a
+ *             work unit is unbounded
  */
 struct npu_fuzz_limits {
 	uint64_t max_need;
 	uint64_t job_ms;
+	uint64_t max_elems;
 };
 
 /**

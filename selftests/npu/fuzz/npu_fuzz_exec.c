@@ -34,6 +34,31 @@ static void fuzz_fault(struct npu_dev *d, uint32_t queue,
 		q->fault_reason = ~0u;
 }
 
+/* Whether an operand of @p has more than @max elements (0: no limit). */
+static int fuzz_huge(const struct npu_fuzz_prog *p, uint64_t max)
+{
+	uint32_t i, j, d;
+
+	if (!max)
+		return 0;
+	for (i = 0; i < p->num_tasks; i++)
+		for (j = 0; j < p->tasks[i].num_operands &&
+			    j < DRM_NPU_MAX_OPERANDS; j++) {
+			const struct drm_npu_operand *o =
+				&p->tasks[i].operands[j];
+			uint64_t n = 1;
+
+			for (d = 0; d < o->rank && d < DRM_NPU_MAX_RANK; d++) {
+				if (o->shape[d] && n > max / o->shape[d])
+					return 1;
+				n *= o->shape[d];
+			}
+			if (n > max)
+				return 1;
+		}
+	return 0;
+}
+
 enum npu_fuzz_result npu_fuzz_exec(struct npu_dev *d, uint32_t queue,
 				   const struct npu_fuzz_prog *p,
 				   const struct npu_fuzz_limits *lim,
@@ -63,6 +88,8 @@ enum npu_fuzz_result npu_fuzz_exec(struct npu_dev *d, uint32_t queue,
 		return NPU_FUZZ_FINDING;
 	}
 	res = NPU_FUZZ_TOO_BIG;
+	if (fuzz_huge(p, lim->max_elems))
+		goto out;
 	for (s = 0; s < c.num_slots; s++)
 		if (need[s] > lim->max_need)
 			goto out;

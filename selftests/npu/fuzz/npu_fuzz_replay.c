@@ -4,7 +4,7 @@
  * libFuzzer: the corpus check of `make check` where clang is missing, and
  * the corpus run against the kernel module in the VM.
  *
- *   npu_fuzz_replay [-v] [--device SPEC] [--job-ms MS] [--max-need BYTES] PATH...
+ *   npu_fuzz_replay [-v] [--device SPEC] [--job-ms MS] [--max-need BYTES] [--max-elems N] PATH...
  *   npu_fuzz_replay --write-seeds DIR
  *
  * Every PATH is a fuzz input or a directory of them. Each input is decoded
@@ -23,7 +23,7 @@
 
 #define FUZZ_MAX_INPUT	(1u << 20)
 
-static struct npu_fuzz_limits lim = { 16u << 20, 10000 };
+static struct npu_fuzz_limits lim = { 16u << 20, 10000, 0 };
 static uint32_t queue;
 static unsigned int counts[NPU_FUZZ_RESULTS];
 static int stop, verbose;
@@ -195,7 +195,7 @@ static int write_seeds(const char *dir)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: npu_fuzz_replay [-v] [--device SPEC] [--job-ms MS] [--max-need BYTES] PATH...\n"
+	fprintf(f, "usage: npu_fuzz_replay [-v] [--device SPEC] [--job-ms MS] [--max-need BYTES] [--max-elems N] PATH...\n"
 		"       npu_fuzz_replay [--device SPEC] --write-seeds DIR\n");
 }
 
@@ -209,6 +209,8 @@ int main(int argc, char **argv)
 			T.spec = argv[++i];
 		} else if (!strcmp(argv[i], "--job-ms") && i + 1 < argc) {
 			lim.job_ms = strtoull(argv[++i], NULL, 0);
+		} else if (!strcmp(argv[i], "--max-elems") && i + 1 < argc) {
+			lim.max_elems = strtoull(argv[++i], NULL, 0);
 		} else if (!strcmp(argv[i], "--max-need") && i + 1 < argc) {
 			lim.max_need = strtoull(argv[++i], NULL, 0);
 		} else if (!strcmp(argv[i], "--write-seeds") && i + 1 < argc) {
