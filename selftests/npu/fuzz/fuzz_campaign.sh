@@ -56,7 +56,9 @@ echo "findings: $n input(s) in $FINDINGS"
 for f in "$FINDINGS"/*; do
 	[ -f "$f" ] || continue
 	what=$(timeout 60 "$FUZZ" -timeout=30 "$f" 2>&1 |
-	       grep -E 'npu_fuzz: |npu_sim guard|ERROR: AddressSanitizer|runtime error|SEGV on|ALARM|timeout after' |
+	       grep -E 'npu_fuzz: FINDING|npu_sim guard|ERROR: AddressSanitizer|runtime error|SEGV on|ALARM|timeout after' |
 	       head -n 2 | tr '\n' ' ')
 	echo "  $(basename "$f"): ${what:-no longer reproduces}"
+	[ -x "$BUILD/bin/npu_fuzz_replay" ] &&
+		"$BUILD/bin/npu_fuzz_replay" --decode "$f" | sed 's/^[^:]*: /    program: /'
 done

@@ -57,7 +57,7 @@ if [ $rc -eq 0 ]; then
 	echo "ok 2 - bounded libFuzzer run (${SECS}s): ${execs:-?} executions, $cov, no finding"
 else
 	echo "not ok 2 - bounded libFuzzer run (${SECS}s): exit $rc after ${execs:-?} executions ($cov)"
-	grep -E 'npu_fuzz: |npu_sim guard|ERROR: |SUMMARY|runtime error|Test unit written|npu: warning' \
+	grep -E 'npu_fuzz: FINDING|npu_fuzz: program|npu_sim guard|ERROR: |SUMMARY|runtime error|Test unit written|npu: warning' \
 		"$BUILD/fuzz/check.log" | head -n 20 | sed 's/^/# /'
 	echo "# full log: $BUILD/fuzz/check.log"
 fi

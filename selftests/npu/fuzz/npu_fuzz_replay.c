@@ -6,12 +6,15 @@
  *
  *   npu_fuzz_replay [-v] [--device SPEC] [--job-ms MS] [--max-need BYTES] [--max-elems N] PATH...
  *   npu_fuzz_replay --write-seeds DIR
+ *   npu_fuzz_replay --decode PATH...
  *
  * Every PATH is a fuzz input or a directory of them. Each input is decoded
  * (npu_fuzz.h), registered and, if accepted, run once; one TAP line per
  * input, "not ok" for a finding (-v: the decoded program of every input). On the in-process device the guard-page
  * mode is switched on (NPU_SIM_GUARD=1) unless the environment says
- * otherwise. --write-seeds writes the seed corpus: per opcode, inputs that
+ * otherwise. --decode only prints each input's decoded program (one line:
+ * opcode, then slot:dtype[shape/stride,...] per operand). --write-seeds
+ * writes the seed corpus: per opcode, inputs that
  * the validator accepts and that run, and inputs that it refuses.
  */
 #include "npu_fuzz.h"
@@ -26,7 +29,7 @@
 static struct npu_fuzz_limits lim = { 16u << 20, 10000, 0 };
 static uint32_t queue;
 static unsigned int counts[NPU_FUZZ_RESULTS];
-static int stop, verbose;
+static int stop, verbose, decode_only;
 
 static const char *const result_names[NPU_FUZZ_RESULTS] = {
 	"refused", "too big to run", "ran", "faulted", "FINDING",
@@ -49,6 +52,10 @@ static int replay_file(const char *path)
 	fclose(f);
 	npu_fuzz_decode(buf, n, &p);
 	npu_fuzz_describe(&p, desc, sizeof(desc));
+	if (decode_only) {
+		printf("%s: %s\n", path, desc);
+		return 0;
+	}
 	r = npu_fuzz_exec(T.d, queue, &p, &lim, why, sizeof(why));
 	counts[r]++;
 	tap_ok(r != NPU_FUZZ_FINDING, "%s: %s", path, result_names[r]);
@@ -196,7 +203,8 @@ static int write_seeds(const char *dir)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: npu_fuzz_replay [-v] [--device SPEC] [--job-ms MS] [--max-need BYTES] [--max-elems N] PATH...\n"
-		"       npu_fuzz_replay [--device SPEC] --write-seeds DIR\n");
+		"       npu_fuzz_replay [--device SPEC] --write-seeds DIR\n"
+		"       npu_fuzz_replay --decode PATH...\n");
 }
 
 int main(int argc, char **argv)
@@ -215,6 +223,8 @@ int main(int argc, char **argv)
 			lim.max_need = strtoull(argv[++i], NULL, 0);
 		} else if (!strcmp(argv[i], "--write-seeds") && i + 1 < argc) {
 			seeds = argv[++i];
+		} else if (!strcmp(argv[i], "--decode")) {
+			decode_only = 1;
 		} else if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
 			verbose = 1;
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
@@ -232,8 +242,13 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	setenv("NPU_SIM_GUARD", "1", 0);
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (decode_only) {	/* what the inputs are, without a device */
+		for (i = first; i < argc; i++)
+			replay_path(argv[i]);
+		return 0;
+	}
+	setenv("NPU_SIM_GUARD", "1", 0);
 	err = npu_dev_open(T.spec, &T.d);
 	if (err) {
 		printf("1..0 # SKIP cannot open NPU device '%s': %s\n",
