@@ -11,6 +11,8 @@ RT_CPPFLAGS	:= -Ilibnpurt/include -Ilibnpurt/om -Ilibnpurt/transport \
 		   -Ilibnpurt/alloc -Ikernel/npu_drv $(UAPI_CFLAGS)
 
 # ---- the .om reader/writer, shared with the compiler ----
+# The reader validates tasks with the device's own checks: whatever links
+# libnpuom.a links libnpuops.a after it.
 RT_OM_SRCS	:= libnpurt/om/om_crc32c.c libnpurt/om/om_util.c \
 		   libnpurt/om/om_reader.c libnpurt/om/om_writer.c
 RT_OM_LIB	:= $(BUILD)/lib/libnpuom.a
@@ -29,7 +31,8 @@ $(RT_TEST_COMMON) $(call rt_objs,$(wildcard libnpurt/tests/test_*.c)): \
 	CPPFLAGS += $(RT_CPPFLAGS) -Ilibnpurt/tests
 
 $(BUILD)/tests/libnpurt/test_om: $(call rt_objs,libnpurt/tests/test_om.c) \
-				 $(RT_TEST_COMMON) $(RT_OM_LIB)
+				 $(RT_TEST_COMMON) $(RT_OM_LIB) \
+				 $(BUILD)/lib/libnpuops.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -lpthread -o $@
 
@@ -39,11 +42,12 @@ SAN_TESTS	+= build/tests/libnpurt/test_om
 # ---- libFuzzer target for the reader: make fuzz-om ----
 RT_FUZZ		:= $(BUILD)/fuzz/fuzz_om
 $(RT_FUZZ): libnpurt/om/fuzz_om.c $(RT_OM_SRCS) libnpurt/om/om.h \
-	    libnpurt/om/om_format.h libnpurt/om/om_internal.h
+	    libnpurt/om/om_format.h libnpurt/om/om_internal.h $(OPS_SRCS)
 	@mkdir -p $(dir $@)
 	clang $(CSTD) -g -O1 -fsanitize=fuzzer,address,undefined \
+		-ffp-contract=off -fno-math-errno \
 		$(RT_CPPFLAGS) libnpurt/om/fuzz_om.c $(RT_OM_SRCS) \
-		-lpthread -o $@
+		$(OPS_SRCS) -lpthread -o $@
 
 .PHONY: fuzz-om
 fuzz-om: $(RT_FUZZ) $(BUILD)/tests/libnpurt/test_om
@@ -123,7 +127,8 @@ install-npurt: $(RT_SO) $(RT_A) $(BUILD)/lib/libnpurt.pc $(RT_TOOLS)
 $(call rt_objs,libnpurt/tests/mkmodels.c): CPPFLAGS += $(RT_CPPFLAGS) \
 	-Ilibnpurt/tests -Itools/npu-run
 $(BUILD)/tests/libnpurt/mkmodels: $(call rt_objs,libnpurt/tests/mkmodels.c) \
-	$(RT_TEST_COMMON) $(BUILD)/obj/tools/npu-run/npy.o $(RT_OM_LIB)
+	$(RT_TEST_COMMON) $(BUILD)/obj/tools/npu-run/npy.o $(RT_OM_LIB) \
+	$(BUILD)/lib/libnpuops.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -lpthread -o $@
 

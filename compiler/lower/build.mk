@@ -42,7 +42,8 @@ BINS += $(BE_LIB)
 CACHE_TEST := $(BUILD)/tests/cache/test_cache
 $(call be_objs,compiler/cache/tests/test_cache.c): CPPFLAGS += $(BE_CPPFLAGS)
 $(CACHE_TEST): $(call be_objs,compiler/cache/tests/test_cache.c \
-		compiler/cache/cache.c) $(BUILD)/lib/libnpuom.a
+		compiler/cache/cache.c) $(BUILD)/lib/libnpuom.a \
+		$(BUILD)/lib/libnpuops.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^
 TESTS += $(CACHE_TEST)

@@ -12,13 +12,6 @@
 
 uint32_t om_crc32c_portable(uint32_t crc, const void *data, size_t len);
 
-/*
- * Bytes an operand view touches from its offset: (1 + sum((shape[i] - 1) *
- * strides[i])) * element size, 0 when some shape[i] is 0. False on overflow
- * or an invalid dtype/rank.
- */
-bool om_operand_extent(const struct drm_npu_operand *op, uint64_t *extent);
-
 /* Printable ASCII without control characters (names shown to users). */
 bool om_name_ok(const char *s);
 

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "om_internal.h"
+#include "ops/npu_ops.h"
 
 struct om_model {
 	uint8_t *bytes;
@@ -674,18 +675,40 @@ static int check_operand(const struct om_model *m, uint32_t variant,
 		if (op->shape[i] || op->strides[i])
 			return bad(err, "task %u operand %u: dim %u beyond rank "
 				   "%u is set", t, k, i, op->rank);
-	if (!om_operand_extent(op, &extent))
+	if (npu_operand_end(op, &end))
 		return bad(err, "task %u operand %u: byte extent overflows", t,
 			   k);
-	end = op->offset + extent;
+	extent = end - op->offset;
 	have = slot_size(m, variant, op->slot);
-	if (end < op->offset || (extent && end > have))
+	if (extent && end > have)
 		return bad(err, "task %u operand %u: bytes [%llu, +%llu) of "
 			   "slot %u; its buffer has %llu bytes", t, k,
 			   (unsigned long long)op->offset,
 			   (unsigned long long)extent, op->slot,
 			   (unsigned long long)have);
 	return 0;
+}
+
+/*
+ * Opcode, params and how the operands' shapes fit together: the device's
+ * own rules (npu_op_check_why() of the op kernels, shared code), so a
+ * hostile model file is refused here, naming the task and the operand,
+ * rather than by the device at load.
+ */
+static int check_task_semantics(const struct drm_npu_task *task, uint32_t t,
+				char *err)
+{
+	const char *why = NULL;
+	uint32_t operand;
+
+	if (!npu_op_check_why(task, &operand, &why))
+		return 0;
+	if (operand == ~0u)
+		return bad(err, "task %u (%s): %s", t,
+			   om_opcode_name(task->opcode), why ? why : "malformed");
+	return bad(err, "task %u (%s) operand %u: %s", t,
+		   om_opcode_name(task->opcode), operand,
+		   why ? why : "malformed");
 }
 
 static int check_task(const struct om_model *m, uint32_t variant, uint32_t t,
@@ -723,6 +746,9 @@ static int check_task(const struct om_model *m, uint32_t variant, uint32_t t,
 				   (unsigned long long)s->value,
 				   (unsigned long long)m->sems[s->index].increment);
 	}
+	ret = check_task_semantics(task, t, err);
+	if (ret)
+		return ret;
 	for (uint32_t k = 0; k < DRM_NPU_MAX_OPERANDS; k++) {
 		if (k >= task->num_operands) {
 			if (!all_zero(&task->operands[k],

@@ -130,28 +130,6 @@ uint64_t om_shape_bytes(uint32_t dtype, uint32_t rank, const uint64_t *dims,
 	return n;
 }
 
-bool om_operand_extent(const struct drm_npu_operand *op, uint64_t *extent)
-{
-	uint64_t esize = om_dtype_size(op->dtype), last = 0;
-
-	*extent = 0;
-	if (!esize || op->rank > DRM_NPU_MAX_RANK)
-		return false;
-	for (uint32_t i = 0; i < op->rank; i++)
-		if (op->shape[i] == 0)
-			return true;
-	for (uint32_t i = 0; i < op->rank; i++) {
-		uint64_t d = (uint64_t)(op->shape[i] - 1) * op->strides[i];
-
-		if (__builtin_add_overflow(last, d, &last))
-			return false;
-	}
-	if (__builtin_add_overflow(last, 1, &last) ||
-	    __builtin_mul_overflow(last, esize, extent))
-		return false;
-	return true;
-}
-
 bool om_name_ok(const char *s)
 {
 	for (; *s; s++)

@@ -207,6 +207,75 @@ static void test_writer_rules(void)
 	om_writer_destroy(w);
 }
 
+/* Re-seal a patched file: CRC32C of everything, the checksum taken as 0. */
+static void reseal(uint8_t *b, size_t size)
+{
+	size_t off = offsetof(struct om_header, checksum);
+	uint32_t zero = 0, crc;
+
+	crc = om_crc32c(0, b, off);
+	crc = om_crc32c(crc, &zero, sizeof(zero));
+	crc = om_crc32c(crc, b + off + 4, size - off - 4);
+	memcpy(b + off, &crc, sizeof(crc));
+}
+
+/*
+ * A hostile model with a valid checksum: a TRANSDATA whose NC1HWC0 side
+ * has C1 = 0 for C = 2^32 - 15 channels (the 32-bit wrap of issue 11) is
+ * refused at load by the device's own task rules, naming task and operand.
+ */
+static void test_hostile_task(void)
+{
+	struct om_tensor_info x = { "x", DRM_NPU_DTYPE_F32, 0, 4,
+				    { 1, 16, 1, 1 }, { NULL } };
+	struct om_tensor_info y = { "y", DRM_NPU_DTYPE_F32, 0, 5,
+				    { 1, 1, 1, 1, 16 }, { NULL } };
+	struct om_writer *w = om_writer_create();
+	struct drm_npu_task t, *hit;
+	struct om_model *m = NULL;
+	char err[OM_ERR_MAX] = "";
+	void *data = NULL;
+	size_t size = 0;
+	int v, ret;
+
+	om_writer_add_io(w, OM_IO_INPUT, &x, NULL);
+	om_writer_add_io(w, OM_IO_OUTPUT, &y, NULL);
+	v = om_writer_add_variant(w, NULL);
+	om_writer_set_plan(w, v, 0, 0);
+	memset(&t, 0, sizeof(t));
+	t.opcode = DRM_NPU_OP_TRANSDATA;
+	t.num_operands = 2;
+	t.operands[0] = (struct drm_npu_operand){
+		.slot = 2, .dtype = DRM_NPU_DTYPE_F32, .rank = 4,
+		.shape = { 1, 16, 1, 1 }, .strides = { 16, 1, 1, 1 } };
+	t.operands[1] = (struct drm_npu_operand){
+		.slot = 3, .dtype = DRM_NPU_DTYPE_F32,
+		.layout = DRM_NPU_LAYOUT_NC1HWC0, .rank = 5,
+		.shape = { 1, 1, 1, 1, 16 }, .strides = { 16, 16, 16, 16, 1 } };
+	om_writer_add_program(w, v, 0, &t, 1, NULL);
+	ret = om_writer_serialize(w, &data, &size);
+	om_writer_destroy(w);
+	tap_ok(!ret && !om_open_memory(data, size, &m, err),
+	       "valid TRANSDATA model opens: %s",
+	       ret ? "serialize failed" : err[0] ? err : "ok");
+	om_close(m);
+	hit = ret ? NULL : memmem(data, size, &t, sizeof(t));
+	if (hit) {
+		t.operands[0].shape[1] = 0xfffffff1u;
+		t.operands[0].strides[1] = 0;
+		t.operands[1].shape[1] = 0;
+		memcpy(hit, &t, sizeof(t));
+		reseal(data, size);
+		m = NULL;
+		ret = om_open_memory(data, size, &m, err);
+	}
+	tap_ok(hit && ret == -EINVAL && !m &&
+	       strstr(err, "task 0 (TRANSDATA) operand 1") &&
+	       strstr(err, "C1 must be ceil(C / C0)"),
+	       "hostile TRANSDATA with a valid checksum refused: %s", err);
+	free(data);
+}
+
 static void test_target(void)
 {
 	uint32_t batch = 1;
@@ -417,11 +486,12 @@ int main(int argc, char **argv)
 
 	if (argc == 3 && !strcmp(argv[1], "--write-corpus"))
 		return write_corpus(argv[2]);
-	tap_plan(32);
+	tap_plan(34);
 	test_crc();
 	test_static_mlp();
 	test_dynamic_mlp();
 	test_writer_rules();
+	test_hostile_task();
 	test_target();
 	test_file_roundtrip();
 	if (!rt_build_mlp(&batch, 1, 0, &data, &size)) {

@@ -98,5 +98,6 @@ void test_math(void);
 void test_stress(void);
 void test_fuzz(void);
 void test_chaos(void);
+void test_hostile(void);
 
 #endif /* NPU_TEST_H */

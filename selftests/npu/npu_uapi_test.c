@@ -28,6 +28,7 @@ static const struct {
 	{ "stress", test_stress },
 	{ "fuzz", test_fuzz },
 	{ "chaos", test_chaos },
+	{ "hostile", test_hostile },
 };
 
 #define NUM_GROUPS	(sizeof(groups) / sizeof(groups[0]))

@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: MIT
-# Npu-om: inspect a compiled model file (the .om library only).
+# Npu-om: inspect a compiled model file (the .om library, which checks
+# tasks with the op kernels' rules).
 
 NPUOM_OBJS	:= $(BUILD)/obj/tools/npu-om/npu_om.o
 $(NPUOM_OBJS): CPPFLAGS += -Ilibnpurt/om $(UAPI_CFLAGS)
 
-$(BUILD)/bin/npu-om: $(NPUOM_OBJS) $(BUILD)/lib/libnpuom.a
+$(BUILD)/bin/npu-om: $(NPUOM_OBJS) $(BUILD)/lib/libnpuom.a $(BUILD)/lib/libnpuops.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -lpthread -o $@
 

@@ -21,44 +21,6 @@ void npu_program_put(struct npu_program *prog)
 	npu_free(prog);
 }
 
-/*
- * Byte range [offset, *end) of an operand; -EINVAL if malformed or if the
- * arithmetic overflows 64 bits.
- */
-static int npu_operand_end(const struct drm_npu_operand *op, u64 *end)
-{
-	u64 elems = 0, esize, bytes;
-	u32 i;
-
-	if (op->flags || op->pad || op->rank > DRM_NPU_MAX_RANK ||
-	    op->layout >= DRM_NPU_LAYOUT_COUNT || op->slot >= DRM_NPU_MAX_SLOTS)
-		return -EINVAL;
-	esize = npu_dtype_size(op->dtype);
-	if (!esize)
-		return -EINVAL;
-	for (i = op->rank; i < DRM_NPU_MAX_RANK; i++)
-		if (op->shape[i] || op->strides[i])
-			return -EINVAL;
-	for (i = 0; i < op->rank; i++) {
-		u64 step;
-
-		if (op->shape[i] == 0) {
-			*end = op->offset;	/* empty view touches nothing */
-			return 0;
-		}
-		if (check_mul_overflow((u64)(op->shape[i] - 1),
-				       (u64)op->strides[i], &step) ||
-		    check_add_overflow(elems, step, &elems))
-			return -EINVAL;
-	}
-	/* elems is now the index of the last element; +1 for its count */
-	if (check_add_overflow(elems, (u64)1, &elems) ||
-	    check_mul_overflow(elems, esize, &bytes) ||
-	    check_add_overflow(op->offset, bytes, end))
-		return -EINVAL;
-	return 0;
-}
-
 static int npu_check_sem_task(const struct drm_npu_task *t,
 			      struct npu_program *prog)
 {
@@ -153,9 +115,9 @@ static bool npu_same_view(const struct drm_npu_operand *a,
 
 /*
  * May the work units of task @ti run on several cores at once? Only if no
- * unit can write what another unit reads or writes: the output (the last
- * operand of every opcode) names distinct elements, and it overlaps no
- * input of the same slot - except an elementwise op in place on the very
+ * unit can write what another unit reads or writes: the output
+ * (npu_op_output()) names distinct elements, and it overlaps no other
+ * operand of the same slot - except an elementwise op in place on the very
  * same view. Otherwise the task stays on one core, in unit order.
  */
 static bool npu_task_shareable(const struct npu_program *prog, u32 ti)
@@ -171,12 +133,15 @@ static bool npu_task_shareable(const struct npu_program *prog, u32 ti)
 
 	if (t->num_operands == 0)
 		return false;
-	o = t->num_operands - 1;
+	o = npu_op_output(t);
 	out = &t->operands[o];
 	if (!npu_view_injective(out))
 		return false;
-	for (i = 0; i < o; i++) {
+	for (i = 0; i < t->num_operands; i++) {
 		const struct drm_npu_operand *in = &t->operands[i];
+
+		if (i == o)
+			continue;
 
 		if (in->slot != out->slot || ends[i] <= out->offset ||
 		    ends[o] <= in->offset || ends[i] == in->offset ||

@@ -44,6 +44,32 @@ struct npu_op_args {
 int npu_op_check(const struct drm_npu_task *task, u32 *bad_operand);
 
 /**
+ * npu_op_check_why() - npu_op_check() that also says what was wrong
+ * @task: task descriptor
+ * @bad_operand: out, as for npu_op_check()
+ * @why: out on failure, a static sentence naming the rule broken
+ *
+ * The .om loader uses it to refuse a hostile model file with the same
+ * rules, and the same words, as the device.
+ *
+ * Return: as npu_op_check().
+ */
+int npu_op_check_why(const struct drm_npu_task *task, u32 *bad_operand,
+		     const char **why);
+
+/**
+ * npu_operand_end() - end of the bytes an operand's view touches
+ * @op: operand descriptor
+ * @end: out, offset + extent, or offset for an empty view
+ *
+ * extent = (1 + sum((shape[i] - 1) * strides[i])) * element size, computed
+ * with overflow checks: the bound of every access the kernels make.
+ *
+ * Return: 0, or -EINVAL when malformed or when the arithmetic overflows.
+ */
+int npu_operand_end(const struct drm_npu_operand *op, u64 *end);
+
+/**
  * npu_op_work_units() - number of independent chunks a task splits into
  * @task: a task that passed npu_op_check()
  *
@@ -51,6 +77,24 @@ int npu_op_check(const struct drm_npu_task *task, u32 *bad_operand);
  * the kernel home runs a bounded chunk per FPU section and yields between.
  */
 u64 npu_op_work_units(const struct drm_npu_task *task);
+
+/**
+ * npu_op_output() - index of the operand a task writes
+ * @task: a task that passed npu_op_check()
+ *
+ * Return: the last operand, except for QUANTIZE/DEQUANTIZE (operand 1:
+ * their per-channel scales and zero points follow it).
+ */
+u32 npu_op_output(const struct drm_npu_task *task);
+
+/**
+ * npu_op_unit_cost() - element operations of the costliest work unit
+ * @task: a task that passed npu_op_check()
+ *
+ * npu_op_check() refuses tasks above NPU_MAX_UNIT_COST (2^27), so one unit
+ * runs for milliseconds and the scheduler can abort a job between units.
+ */
+u64 npu_op_unit_cost(const struct drm_npu_task *task);
 
 /**
  * npu_op_run() - execute work units [@begin, @end) of a task

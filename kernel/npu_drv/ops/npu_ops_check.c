@@ -23,17 +23,19 @@
 #include "npu_ops_internal.h"
 
 #define NONE_BAD	(~0u)
-#define NPU_MAX_ELEMS	(1ull << 40)
 
 struct chk {
 	const struct drm_npu_task *t;
 	u32 *bad;
+	const char **why;
 };
 
 /* Fail, naming an operand (or NONE_BAD for task/params problems). */
 static int fail(struct chk *c, u32 operand, const char *why)
 {
 	*c->bad = operand;
+	if (c->why)
+		*c->why = why;
 	npu_dbg("op check: opcode %u operand %d: %s\n", c->t->opcode,
 		operand == NONE_BAD ? -1 : (int)operand, why);
 	return -EINVAL;
@@ -74,12 +76,16 @@ static int check_operand(struct chk *c, u32 i)
 			return fail(c, i, "shape/strides past rank must be zero");
 	/*
 	 * 0 strides let a small buffer carry a huge shape: bound the element
-	 * count so that work-unit counts and offsets never overflow.
+	 * count so that work-unit counts and offsets never overflow. Zero
+	 * dims are skipped, so that no sub-product of the shape (a suffix
+	 * that a kernel multiplies out, say) can exceed the bound either.
 	 */
 	for (d = 0, n = 1; d < o->rank; d++) {
-		n *= o->shape[d];
-		if (n > NPU_MAX_ELEMS)
-			return fail(c, i, "more than 2^40 elements");
+		if (!o->shape[d])
+			continue;
+		if (check_mul_overflow(n, (u64)o->shape[d], &n) ||
+		    n > NPU_MAX_ELEMS)
+			return fail(c, i, "more than 2^40 elements (zero dims aside)");
 	}
 	if (o->offset % es)
 		return fail(c, i, "offset not a multiple of the element size");
@@ -174,6 +180,12 @@ static int check_act(struct chk *c, const struct drm_npu_act_params *a,
 	return 0;
 }
 
+/*
+ * COPY, and the other row-wise ops (BINARY, UNARY, WHERE): the kernel walks
+ * the output's index space; an input is read at the same coordinates with
+ * its size-1 dims broadcast (index 0, stride ignored). bcasts_to() proves
+ * every input coordinate is below the input's own shape.
+ */
 static int check_copy(struct chk *c)
 {
 	int ret = check_operands(c, 2, 2);
@@ -289,6 +301,12 @@ static int batch_bcasts(const struct drm_npu_operand *x,
 	return 1;
 }
 
+/*
+ * MATMUL: out[b, m, n] for m < M, n < N, reading a[b', m, k] and b[b', k, n]
+ * for k < K with broadcast batch dims; M, N, K come from the shapes that
+ * this check proves equal (out [.., M, N], a [.., M, K], b [.., K, N], in
+ * either transposition), the bias broadcasts to out.
+ */
 static int check_matmul(struct chk *c)
 {
 	const struct drm_npu_matmul_params *p = &c->t->params.matmul;
@@ -349,20 +367,31 @@ static int activation_4d(const struct drm_npu_operand *o)
 				o->layout == DRM_NPU_LAYOUT_NCHW);
 }
 
-/* Channel count @ch fits the operand: C, or C1 = ceil(C / C0). */
-static int channels_match(const struct drm_npu_operand *o, u32 ch)
+/*
+ * Channel count @ch fits the operand: C, or C1 = ceil(C / C0), in 64 bits
+ * (C near 2^32 must not wrap to C1 = 0: an empty operand whose strides
+ * nobody checks). Kernels then index channel c < @ch of an NC1HWC0
+ * operand at (c / C0, c % C0), inside its shape.
+ */
+static int channels_match(const struct drm_npu_operand *o, u64 ch)
 {
 	if (npu_is_nc1hwc0(o))
 		return o->shape[1] == (ch + o->shape[4] - 1) / o->shape[4];
 	return o->shape[1] == ch;
 }
 
+/*
+ * CONV2D: out[n, o, y, x] below out's shape; input pixels only inside
+ * [0, H) x [0, W) (padding taps read nothing), input channel c < C of the
+ * group, weight [o, c, kh, kw] below its shape, bias [o]. C, and C1 for an
+ * NC1HWC0 operand, are matched in 64 bits (channels_match()).
+ */
 static int check_conv2d(struct chk *c)
 {
 	const struct drm_npu_conv2d_params *p = &c->t->params.conv2d;
 	const struct drm_npu_operand *in, *w, *o;
 	int bias = !!(p->flags & DRM_NPU_CONV_HAS_BIAS), ret;
-	u32 ch;
+	u64 ch;
 
 	if (p->flags & ~DRM_NPU_CONV_HAS_BIAS)
 		return fail(c, NONE_BAD, "unknown CONV2D flags");
@@ -374,6 +403,9 @@ static int check_conv2d(struct chk *c)
 	if (!p->groups || !p->stride_h || !p->stride_w || !p->dilation_h ||
 	    !p->dilation_w)
 		return fail(c, NONE_BAD, "groups, strides and dilations must be >= 1");
+	if (p->pad_top >= 0x10000000u || p->pad_bottom >= 0x10000000u ||
+	    p->pad_left >= 0x10000000u || p->pad_right >= 0x10000000u)
+		return fail(c, NONE_BAD, "padding too large");
 	ret = all_f32(c) ? -EINVAL : check_act(c, &p->act, 1);
 	if (ret)
 		return ret;
@@ -390,8 +422,8 @@ static int check_conv2d(struct chk *c)
 		return fail(c, 1, "empty kernel");
 	if (w->shape[0] % p->groups)
 		return fail(c, 1, "output channels not divisible by groups");
-	ch = w->shape[1] * p->groups;
-	if (ch / p->groups != w->shape[1] || !channels_match(in, ch))
+	ch = (u64)w->shape[1] * p->groups;
+	if (ch > 0xffffffffull || !channels_match(in, ch))
 		return fail(c, 0, "input channels != weight I * groups");
 	if (o->shape[0] != in->shape[0] || !channels_match(o, w->shape[0]))
 		return fail(c, 2 + bias, "output N/channels do not match input/weight");
@@ -403,9 +435,6 @@ static int check_conv2d(struct chk *c)
 					  w->shape[3], p->stride_w, p->dilation_w) ||
 	    !o->shape[2] || !o->shape[3])
 		return fail(c, 2 + bias, "output H/W != (in + pads - dil*(k-1) - 1)/stride + 1");
-	if (p->pad_top >= 0x10000000u || p->pad_bottom >= 0x10000000u ||
-	    p->pad_left >= 0x10000000u || p->pad_right >= 0x10000000u)
-		return fail(c, NONE_BAD, "padding too large");
 	if (bias) {
 		const struct drm_npu_operand *bo = npu_opnd(c->t, 2);
 
@@ -431,6 +460,11 @@ static int pool_axis_ok(u32 in, u32 out, u32 k, u32 s, u32 d, u32 pb, u32 pe)
 	return (u64)(out - 1) * s < (u64)in + pb;
 }
 
+/*
+ * POOL2D: planes p < N * C (or N * C1 * C0) of in and out, which share N,
+ * C1 and C0; output pixels below out's shape, input pixels only inside
+ * [0, H) x [0, W). Plane counts are 64-bit: C1 * C0 may pass 2^32.
+ */
 static int check_pool2d(struct chk *c)
 {
 	const struct drm_npu_pool2d_params *p = &c->t->params.pool2d;
@@ -476,6 +510,7 @@ static int check_pool2d(struct chk *c)
 	return 0;
 }
 
+/* SOFTMAX: in and out share a shape; one unit is one line along axis. */
 static int check_softmax(struct chk *c)
 {
 	const struct drm_npu_softmax_params *p = &c->t->params.softmax;
@@ -494,6 +529,10 @@ static int check_softmax(struct chk *c)
 	return 0;
 }
 
+/*
+ * REDUCE: out coordinates below out's shape; in at the same coordinates
+ * plus every index of the reduced dims (out has extent 1 there).
+ */
 static int check_reduce(struct chk *c)
 {
 	const struct drm_npu_reduce_params *p = &c->t->params.reduce;
@@ -521,6 +560,10 @@ static int check_reduce(struct chk *c)
 	return 0;
 }
 
+/*
+ * LAYERNORM: in and out share a shape; scale and bias broadcast to
+ * in[axis:], read at the normalised coordinates.
+ */
 static int check_layernorm(struct chk *c)
 {
 	const struct drm_npu_norm_params *p = &c->t->params.norm;
@@ -556,6 +599,10 @@ static int check_layernorm(struct chk *c)
 	return 0;
 }
 
+/*
+ * BATCHNORM: in and out share shape and layout; the four [C] parameters are
+ * read at channel c < C only (NC1HWC0 padding channels are written 0).
+ */
 static int check_batchnorm(struct chk *c)
 {
 	const struct drm_npu_norm_params *p = &c->t->params.norm;
@@ -589,6 +636,12 @@ static int check_batchnorm(struct chk *c)
 	return 0;
 }
 
+/*
+ * GATHER: out coordinates below out's shape; indices at its own
+ * coordinates; data at out's coordinates outside the gathered axis and at
+ * the index value there, which the kernel checks against data's extent at
+ * run time (a fault record, not an access).
+ */
 static int check_gather(struct chk *c)
 {
 	const struct drm_npu_gather_params *p = &c->t->params.gather;
@@ -648,6 +701,11 @@ static int check_where(struct chk *c)
 	return 0;
 }
 
+/*
+ * PAD: out coordinates below out's shape; in read only where the source
+ * coordinate (out - before, reflected or clamped per mode) lies in
+ * [0, in shape), which this check makes possible for REFLECT and EDGE.
+ */
 static int check_pad(struct chk *c)
 {
 	const struct drm_npu_pad_params *p = &c->t->params.padding;
@@ -685,6 +743,10 @@ static int check_pad(struct chk *c)
 	return 0;
 }
 
+/*
+ * RESIZE: out coordinates below out's shape; every source index is clamped
+ * to [0, in shape - 1], so an empty input dimension is refused.
+ */
 static int check_resize(struct chk *c)
 {
 	const struct drm_npu_resize_params *p = &c->t->params.resize;
@@ -717,6 +779,11 @@ static int check_resize(struct chk *c)
 	return 0;
 }
 
+/*
+ * TRANSDATA: NCHW [N, C, H, W] <-> NC1HWC0 [N, C1, H, W, C0] with
+ * C1 = ceil(C / C0) in 64 bits; channel c < C is (c / C0, c % C0), the
+ * channels past C of an NC1HWC0 output are written, never read.
+ */
 static int check_transdata(struct chk *c)
 {
 	const struct drm_npu_operand *in, *o, *nchw, *nc1;
@@ -742,6 +809,10 @@ static int check_transdata(struct chk *c)
 	return 0;
 }
 
+/*
+ * QUANTIZE/DEQUANTIZE: in and out share a shape; per-channel scales and
+ * zero points are [shape[axis]], read at the channel coordinate.
+ */
 static int check_quant(struct chk *c, int quantize)
 {
 	const struct drm_npu_quant_params *p = &c->t->params.quant;
@@ -800,6 +871,11 @@ static int check_quant(struct chk *c, int quantize)
 	return 0;
 }
 
+/*
+ * ATTENTION: out [.., Sq, Dv]; q [.., Sq, D], k [.., Sk, D], v [.., Sk, Dv]
+ * with broadcast batch dims and the mask broadcast to [.., Sq, Sk]: every
+ * index stays below the shape this check matched.
+ */
 static int check_attention(struct chk *c)
 {
 	const struct drm_npu_attention_params *p = &c->t->params.attention;
@@ -870,39 +946,65 @@ static int check_nop(struct chk *c)
 	return 0;
 }
 
-int npu_op_check(const struct drm_npu_task *task, u32 *bad_operand)
+/*
+ * One work unit must end within milliseconds, or a core cannot be taken
+ * back from a hostile task: refuse tasks whose smallest unit is too big.
+ */
+static int check_unit_cost(struct chk *c)
 {
-	struct chk c = { .t = task, .bad = bad_operand };
+	if (npu_op_unit_cost(c->t) > NPU_MAX_UNIT_COST)
+		return fail(c, NONE_BAD, "one work unit exceeds 2^27 element operations: split the task");
+	return 0;
+}
+
+static int check_opcode(struct chk *c)
+{
+	switch (c->t->opcode) {
+	case DRM_NPU_OP_NOP:		return check_nop(c);
+	case DRM_NPU_OP_COPY:		return check_copy(c);
+	case DRM_NPU_OP_BINARY:		return check_binary(c);
+	case DRM_NPU_OP_UNARY:		return check_unary(c);
+	case DRM_NPU_OP_MATMUL:		return check_matmul(c);
+	case DRM_NPU_OP_CONV2D:		return check_conv2d(c);
+	case DRM_NPU_OP_POOL2D:		return check_pool2d(c);
+	case DRM_NPU_OP_SOFTMAX:	return check_softmax(c);
+	case DRM_NPU_OP_REDUCE:		return check_reduce(c);
+	case DRM_NPU_OP_LAYERNORM:	return check_layernorm(c);
+	case DRM_NPU_OP_BATCHNORM:	return check_batchnorm(c);
+	case DRM_NPU_OP_GATHER:		return check_gather(c);
+	case DRM_NPU_OP_WHERE:		return check_where(c);
+	case DRM_NPU_OP_PAD:		return check_pad(c);
+	case DRM_NPU_OP_RESIZE:		return check_resize(c);
+	case DRM_NPU_OP_TRANSDATA:	return check_transdata(c);
+	case DRM_NPU_OP_QUANTIZE:	return check_quant(c, 1);
+	case DRM_NPU_OP_DEQUANTIZE:	return check_quant(c, 0);
+	case DRM_NPU_OP_ATTENTION:	return check_attention(c);
+	case DRM_NPU_OP_SEM_SIGNAL:
+	case DRM_NPU_OP_SEM_WAIT:	return check_sem(c);
+	default:
+		return fail(c, NONE_BAD, "unknown opcode");
+	}
+}
+
+int npu_op_check_why(const struct drm_npu_task *task, u32 *bad_operand,
+		     const char **why)
+{
+	struct chk c = { .t = task, .bad = bad_operand, .why = why };
+	int ret;
 
 	*bad_operand = NONE_BAD;
+	if (why)
+		*why = NULL;
 	if (task->flags || task->pad[0] || task->pad[1] || task->pad[2] ||
 	    task->reserved)
 		return fail(&c, NONE_BAD, "task flags/pad/reserved must be zero");
 	if (task->num_operands > DRM_NPU_MAX_OPERANDS)
 		return fail(&c, NONE_BAD, "too many operands");
-	switch (task->opcode) {
-	case DRM_NPU_OP_NOP:		return check_nop(&c);
-	case DRM_NPU_OP_COPY:		return check_copy(&c);
-	case DRM_NPU_OP_BINARY:		return check_binary(&c);
-	case DRM_NPU_OP_UNARY:		return check_unary(&c);
-	case DRM_NPU_OP_MATMUL:		return check_matmul(&c);
-	case DRM_NPU_OP_CONV2D:		return check_conv2d(&c);
-	case DRM_NPU_OP_POOL2D:		return check_pool2d(&c);
-	case DRM_NPU_OP_SOFTMAX:	return check_softmax(&c);
-	case DRM_NPU_OP_REDUCE:		return check_reduce(&c);
-	case DRM_NPU_OP_LAYERNORM:	return check_layernorm(&c);
-	case DRM_NPU_OP_BATCHNORM:	return check_batchnorm(&c);
-	case DRM_NPU_OP_GATHER:		return check_gather(&c);
-	case DRM_NPU_OP_WHERE:		return check_where(&c);
-	case DRM_NPU_OP_PAD:		return check_pad(&c);
-	case DRM_NPU_OP_RESIZE:		return check_resize(&c);
-	case DRM_NPU_OP_TRANSDATA:	return check_transdata(&c);
-	case DRM_NPU_OP_QUANTIZE:	return check_quant(&c, 1);
-	case DRM_NPU_OP_DEQUANTIZE:	return check_quant(&c, 0);
-	case DRM_NPU_OP_ATTENTION:	return check_attention(&c);
-	case DRM_NPU_OP_SEM_SIGNAL:
-	case DRM_NPU_OP_SEM_WAIT:	return check_sem(&c);
-	default:
-		return fail(&c, NONE_BAD, "unknown opcode");
-	}
+	ret = check_opcode(&c);
+	return ret ? ret : check_unit_cost(&c);
+}
+
+int npu_op_check(const struct drm_npu_task *task, u32 *bad_operand)
+{
+	return npu_op_check_why(task, bad_operand, NULL);
 }

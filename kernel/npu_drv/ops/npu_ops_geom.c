@@ -35,6 +35,40 @@ u32 npu_dtype_size(u32 dtype)
 	}
 }
 
+int npu_operand_end(const struct drm_npu_operand *op, u64 *end)
+{
+	u64 elems = 0, esize, bytes;
+	u32 i;
+
+	if (op->flags || op->pad || op->rank > DRM_NPU_MAX_RANK ||
+	    op->layout >= DRM_NPU_LAYOUT_COUNT || op->slot >= DRM_NPU_MAX_SLOTS)
+		return -EINVAL;
+	esize = npu_dtype_size(op->dtype);
+	if (!esize)
+		return -EINVAL;
+	for (i = op->rank; i < DRM_NPU_MAX_RANK; i++)
+		if (op->shape[i] || op->strides[i])
+			return -EINVAL;
+	for (i = 0; i < op->rank; i++) {
+		u64 step;
+
+		if (op->shape[i] == 0) {
+			*end = op->offset;	/* empty view touches nothing */
+			return 0;
+		}
+		if (check_mul_overflow((u64)(op->shape[i] - 1),
+				       (u64)op->strides[i], &step) ||
+		    check_add_overflow(elems, step, &elems))
+			return -EINVAL;
+	}
+	/* elems is now the index of the last element; +1 for its count */
+	if (check_add_overflow(elems, (u64)1, &elems) ||
+	    check_mul_overflow(elems, esize, &bytes) ||
+	    check_add_overflow(op->offset, bytes, end))
+		return -EINVAL;
+	return 0;
+}
+
 void npu_bcast_strides(const struct drm_npu_operand *in,
 		       const struct drm_npu_operand *out, u64 st[DRM_NPU_MAX_RANK])
 {
@@ -78,7 +112,7 @@ void npu_conv_geom(const struct drm_npu_task *t, struct npu_conv_geom *g)
 	g->o = wt->shape[0];
 	g->groups = p->groups;
 	g->cg = wt->shape[1];
-	g->c = g->cg * g->groups;
+	g->c = g->cg * g->groups;	/* checked: no wrap */
 	g->og = g->o / g->groups;
 	g->kh = wt->shape[2];
 	g->kw = wt->shape[3];
@@ -90,13 +124,16 @@ void npu_conv_geom(const struct drm_npu_task *t, struct npu_conv_geom *g)
 	g->dw = p->dilation_w;
 	g->pt = p->pad_top;
 	g->pl = p->pad_left;
-	g->ob = (g->og + NPU_CONV_OCB - 1) / NPU_CONV_OCB;
+	g->ob = (u32)(((u64)g->og + NPU_CONV_OCB - 1) / NPU_CONV_OCB);
 	g->wdense = wt->strides[3] == 1 && wt->strides[2] == g->kw &&
 		    wt->strides[1] == (u64)g->kh * g->kw;
+	/* a flattened plane must still index in 32 bits */
 	g->flat = g->kh == 1 && g->kw == 1 && g->sh == 1 && g->sw == 1 &&
 		  !p->pad_top && !p->pad_left && !p->pad_bottom &&
 		  !p->pad_right && plane_dense(in, g->w) &&
-		  plane_dense(out, g->ow);
+		  plane_dense(out, g->ow) &&
+		  (u64)g->h * g->w <= 0xffffffffull &&
+		  (u64)g->oh * g->ow <= 0xffffffffull;
 	if (g->flat) {
 		u64 pix = (u64)g->oh * g->ow;
 
@@ -107,44 +144,77 @@ void npu_conv_geom(const struct drm_npu_task *t, struct npu_conv_geom *g)
 static u64 conv_units(const struct drm_npu_task *t)
 {
 	struct npu_conv_geom g;
-	u64 per_plane;
 
 	npu_conv_geom(t, &g);
-	per_plane = g.flat ? g.flat_units : g.oh;
-	if (!g.ow)
-		return 0;
-	return (u64)g.n * g.groups * g.ob * per_plane;
+	return (u64)g.n * g.groups * g.ob * (g.flat ? g.flat_units : g.oh);
+}
+
+/* Element operations of one CONV2D unit: its pixels x channels x taps. */
+static u64 conv_unit_cost(const struct drm_npu_task *t)
+{
+	struct npu_conv_geom g;
+	u64 taps, pix;
+
+	npu_conv_geom(t, &g);
+	taps = (u64)g.cg * g.kh * g.kw;		/* weight dims: <= 2^40 */
+	pix = g.flat ? NPU_CONV_FLAT_PIX : g.ow;
+	return npu_mul_sat(npu_mul_sat(pix, NPU_CONV_OCB), taps);
+}
+
+/*
+ * MATMUL columns per unit: a multiple of 8 (the register tile) sized so
+ * that NPU_MM_MR rows x columns x K stays near NPU_MM_UNIT_TARGET, and at
+ * least one tile. Splitting columns never changes a result: every output
+ * element sums its K products in order, whichever unit computes it.
+ */
+u64 npu_mm_cols(const struct drm_npu_task *t)
+{
+	const struct drm_npu_operand *a = npu_opnd(t, 0);
+	const struct drm_npu_operand *out = npu_opnd(t, t->num_operands - 1);
+	u64 n = out->shape[out->rank - 1], k, tiles;
+
+	k = (t->params.matmul.flags & DRM_NPU_MATMUL_TRANS_A) ?
+	    a->shape[a->rank - 2] : a->shape[a->rank - 1];
+	tiles = NPU_MM_UNIT_TARGET / (NPU_MM_MR * 8 * (k ? k : 1));
+	if (!tiles)
+		tiles = 1;
+	if (tiles * 8 >= n)
+		return n ? n : 1;
+	return tiles * 8;
 }
 
 static u64 matmul_units(const struct drm_npu_task *t)
 {
 	const struct drm_npu_operand *out = npu_opnd(t, t->num_operands - 1);
 	u64 batch = npu_dims_prod(out, 0, out->rank - 2);
-	u32 m = out->shape[out->rank - 2], n = out->shape[out->rank - 1];
+	u64 m = out->shape[out->rank - 2], n = out->shape[out->rank - 1];
+	u64 cols = npu_mm_cols(t);
 
-	if (!n)
-		return 0;
-	return batch * ((m + NPU_MM_MR - 1) / NPU_MM_MR);
+	return batch * ((m + NPU_MM_MR - 1) / NPU_MM_MR) *
+	       ((n + cols - 1) / cols);
 }
 
 static u64 pool_units(const struct drm_npu_task *t)
 {
 	const struct drm_npu_operand *out = npu_opnd(t, 1);
-	u64 planes = (u64)out->shape[0] * out->shape[1];
 
-	if (npu_is_nc1hwc0(out))
-		planes *= out->shape[4];
-	if (!out->shape[3])
-		return 0;
-	return planes * out->shape[2];
+	/* N x C (or C1 x C0) planes x output rows: a sub-product of out */
+	return npu_numel(out) / out->shape[3];
 }
 
-/* Elementwise-style ops: one unit per row of the output. */
+/* Elementwise-style ops: one unit per segment of a row of the output. */
 static u64 row_units(const struct drm_npu_operand *out)
 {
-	if (!npu_numel(out))
-		return 0;
-	return npu_rows(out);
+	return npu_rows(out) * npu_row_segs(npu_last_dim(out));
+}
+
+u32 npu_op_output(const struct drm_npu_task *t)
+{
+	/* QUANTIZE/DEQUANTIZE: per-channel scales come after the output */
+	if (t->opcode == DRM_NPU_OP_QUANTIZE ||
+	    t->opcode == DRM_NPU_OP_DEQUANTIZE)
+		return 1;
+	return t->num_operands ? t->num_operands - 1 : 0;
 }
 
 u64 npu_op_work_units(const struct drm_npu_task *t)
@@ -153,7 +223,10 @@ u64 npu_op_work_units(const struct drm_npu_task *t)
 
 	if (!t->num_operands)
 		return 0;
-	last = npu_opnd(t, t->num_operands - 1);
+	last = npu_opnd(t, npu_op_output(t));
+	/* an empty output: nothing to compute, whatever the inputs */
+	if (!npu_numel(last))
+		return 0;
 	switch (t->opcode) {
 	case DRM_NPU_OP_COPY:
 	case DRM_NPU_OP_BINARY:
@@ -163,40 +236,93 @@ u64 npu_op_work_units(const struct drm_npu_task *t)
 	case DRM_NPU_OP_RESIZE:
 	case DRM_NPU_OP_TRANSDATA:
 	case DRM_NPU_OP_BATCHNORM:
-		return row_units(last);
 	case DRM_NPU_OP_QUANTIZE:
 	case DRM_NPU_OP_DEQUANTIZE:
-		return row_units(npu_opnd(t, 1));
+		return row_units(last);
 	case DRM_NPU_OP_MATMUL:
 		return matmul_units(t);
 	case DRM_NPU_OP_CONV2D:
 		return conv_units(t);
 	case DRM_NPU_OP_POOL2D:
 		return pool_units(t);
-	case DRM_NPU_OP_SOFTMAX: {
-		u32 len = last->shape[t->params.softmax.axis];
-
-		return len ? npu_numel(last) / len : 0;
-	}
+	case DRM_NPU_OP_SOFTMAX:
+		return npu_numel(last) / last->shape[t->params.softmax.axis];
 	case DRM_NPU_OP_REDUCE:
 		return npu_numel(last);	/* empty input: the identity */
 	case DRM_NPU_OP_LAYERNORM:
-		if (!npu_numel(last))
-			return 0;
 		return npu_dims_prod(last, 0, t->params.norm.axis);
-	case DRM_NPU_OP_GATHER: {
-		u32 q = npu_opnd(t, 1)->rank;
-
-		if (!npu_numel(last))
-			return 0;
-		return npu_dims_prod(last, 0, t->params.gather.axis + q);
-	}
+	case DRM_NPU_OP_GATHER:
+		return npu_dims_prod(last, 0, t->params.gather.axis +
+				     npu_opnd(t, 1)->rank);
 	case DRM_NPU_OP_ATTENTION:
-		if (!npu_numel(last))
-			return 0;
 		return npu_dims_prod(last, 0, last->rank - 1);
 	default:
 		return 0;
+	}
+}
+
+/* Per element of a row: 1, or the taps of a linear RESIZE (2^rank). */
+static u64 row_elem_cost(const struct drm_npu_task *t)
+{
+	if (t->opcode == DRM_NPU_OP_RESIZE &&
+	    t->params.resize.mode == DRM_NPU_RESIZE_LINEAR)
+		return 1ull << npu_opnd(t, 0)->rank;
+	return 1;
+}
+
+static u64 pool_unit_cost(const struct drm_npu_task *t)
+{
+	const struct drm_npu_pool2d_params *p = &t->params.pool2d;
+	const struct drm_npu_operand *in = npu_opnd(t, 0);
+
+	if (p->kind >= DRM_NPU_POOL_GLOBAL_AVG)
+		return npu_mul_sat(in->shape[2], in->shape[3]);
+	return npu_mul_sat(npu_opnd(t, 1)->shape[3],
+			   npu_mul_sat(p->kernel_h, p->kernel_w));
+}
+
+static u64 attention_unit_cost(const struct drm_npu_task *t)
+{
+	const struct drm_npu_operand *q = npu_opnd(t, 0), *k = npu_opnd(t, 1);
+	const struct drm_npu_operand *o = npu_opnd(t, t->num_operands - 1);
+	u64 sk = k->shape[k->rank - 2];
+
+	return npu_mul_sat(sk, (u64)q->shape[q->rank - 1] +
+			   o->shape[o->rank - 1] + 1);
+}
+
+/* Element operations of the costliest unit of a checked task. */
+u64 npu_op_unit_cost(const struct drm_npu_task *t)
+{
+	const struct drm_npu_operand *in, *last;
+	u64 k;
+
+	if (!t->num_operands || !npu_op_work_units(t))
+		return 0;
+	in = npu_opnd(t, 0);
+	last = npu_opnd(t, t->num_operands - 1);
+	switch (t->opcode) {
+	case DRM_NPU_OP_MATMUL:
+		k = (t->params.matmul.flags & DRM_NPU_MATMUL_TRANS_A) ?
+		    in->shape[in->rank - 2] : in->shape[in->rank - 1];
+		return npu_mul_sat(npu_mul_sat(NPU_MM_MR, npu_mm_cols(t)),
+				   k + 1);
+	case DRM_NPU_OP_CONV2D:
+		return conv_unit_cost(t);
+	case DRM_NPU_OP_POOL2D:
+		return pool_unit_cost(t);
+	case DRM_NPU_OP_SOFTMAX:
+		return 3 * (u64)in->shape[t->params.softmax.axis];
+	case DRM_NPU_OP_REDUCE:
+		return npu_numel(in) / npu_numel(last) + 1;
+	case DRM_NPU_OP_LAYERNORM:
+		return 3 * npu_dims_prod(in, t->params.norm.axis, in->rank);
+	case DRM_NPU_OP_GATHER:
+		return npu_dims_prod(in, t->params.gather.axis + 1, in->rank);
+	case DRM_NPU_OP_ATTENTION:
+		return attention_unit_cost(t);
+	default:
+		return npu_mul_sat(NPU_ROW_SEG, row_elem_cost(t));
 	}
 }
 
@@ -217,14 +343,17 @@ void npu_rows_begin(struct npu_rows *r, const struct drm_npu_operand *const *ops
 	}
 }
 
-void npu_row_offsets(const struct npu_rows *r, u64 row, u64 *offs)
+void npu_row_offsets(const struct npu_rows *r, u64 unit, struct npu_seg *s,
+		     u64 *offs)
 {
 	u32 coord[DRM_NPU_MAX_RANK] = { 0 }, i, outer;
 
+	npu_seg_of(unit, r->len, s);
 	outer = r->rank ? r->rank - 1 : 0;
-	npu_unravel(row, r->out->shape, outer, coord);
+	npu_unravel(s->row, r->out->shape, outer, coord);
 	for (i = 0; i < r->n; i++)
-		offs[i] = npu_offset(coord, r->st[i], outer);
+		offs[i] = npu_offset(coord, r->st[i], outer) +
+			  (u64)s->start * r->inner[i];
 }
 
 void npu_copy_block(u8 *dst, const u64 *dst_st, const u8 *src,

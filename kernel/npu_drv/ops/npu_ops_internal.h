@@ -21,6 +21,31 @@
 /* Flattened 1x1 convolutions: output pixels per work unit. */
 #define NPU_CONV_FLAT_PIX	64
 
+/*
+ * The arithmetic discipline of the op kernels (Documentation/security.rst):
+ *
+ * - An operand holds at most NPU_MAX_ELEMS elements, and so does the
+ *   product of any subset of its non-zero dims: every count derived from
+ *   shapes fits in 64 bits with room to spare, and a 0 in one dim never
+ *   hides an overflowing product of the others.
+ * - Counts, products and indices derived from user dims are u64; loops
+ *   over a user dim count in u64.
+ * - One work unit costs at most NPU_MAX_UNIT_COST element operations
+ *   (npu_op_unit_cost()), so a core returns to the scheduler, which can
+ *   abort it, within milliseconds. Rows longer than NPU_ROW_SEG elements
+ *   are split into segments; tasks whose smallest unit would still cost
+ *   more are refused by npu_op_check().
+ * - A kernel indexes an operand only with coordinates below that
+ *   operand's own shape (a broadcast dim only with 0), so it touches only
+ *   the bytes [offset, end) that the validator computed from the shape and
+ *   strides. Each check_*() in npu_ops_check.c says why that holds.
+ */
+#define NPU_MAX_ELEMS		(1ull << 40)
+#define NPU_MAX_UNIT_COST	(1ull << 27)
+#define NPU_ROW_SEG		(1u << 16)
+/* MATMUL: multiply-adds one unit aims for when it splits the columns. */
+#define NPU_MM_UNIT_TARGET	(1ull << 22)
+
 static inline const struct drm_npu_operand *
 npu_opnd(const struct drm_npu_task *t, u32 i)
 {
@@ -37,6 +62,14 @@ static inline u64 npu_dims_prod(const struct drm_npu_operand *o, u32 from,
 	for (i = from; i < to; i++)
 		n *= o->shape[i];
 	return n;
+}
+
+/* a * b, or U64_MAX when that overflows: for costs compared with a cap. */
+static inline u64 npu_mul_sat(u64 a, u64 b)
+{
+	u64 r;
+
+	return check_mul_overflow(a, b, &r) ? ~0ull : r;
 }
 
 static inline u64 npu_numel(const struct drm_npu_operand *o)
@@ -102,9 +135,36 @@ struct npu_rows {
 	const struct drm_npu_operand *out;
 };
 
+/*
+ * A row-wise work unit: segment [start, start + len) of output row @row.
+ * Rows of up to NPU_ROW_SEG elements are one segment (one unit per row).
+ */
+struct npu_seg {
+	u64 row;
+	u32 start, len;
+};
+
+/* Segments of a row of @len elements (1 for an empty or scalar row). */
+static inline u64 npu_row_segs(u32 len)
+{
+	return len ? ((u64)len + NPU_ROW_SEG - 1) / NPU_ROW_SEG : 1;
+}
+
+/* Unit @unit of row-wise work over rows of @len elements. */
+static inline void npu_seg_of(u64 unit, u32 len, struct npu_seg *s)
+{
+	u64 segs = npu_row_segs(len), k = unit % segs;
+
+	s->row = unit / segs;
+	s->start = (u32)(k * NPU_ROW_SEG);
+	s->len = len - s->start < NPU_ROW_SEG ? len - s->start : NPU_ROW_SEG;
+}
+
 void npu_rows_begin(struct npu_rows *r, const struct drm_npu_operand *const *ops,
 		    u32 n);
-void npu_row_offsets(const struct npu_rows *r, u64 row, u64 *offs);
+/* Element offsets of each operand at the first element of unit @unit. */
+void npu_row_offsets(const struct npu_rows *r, u64 unit, struct npu_seg *s,
+		     u64 *offs);
 
 /* Copy an nd-dimensional block of @es-byte elements between strided views. */
 void npu_copy_block(u8 *dst, const u64 *dst_st, const u8 *src,
@@ -135,6 +195,9 @@ struct npu_conv_geom {
 };
 
 void npu_conv_geom(const struct drm_npu_task *t, struct npu_conv_geom *g);
+
+/* MATMUL output columns per work unit (a multiple of 8, or all of N). */
+u64 npu_mm_cols(const struct drm_npu_task *t);
 
 /* Output size of a pooling/conv window along one axis (floor mode). */
 static inline u32 npu_window_out(u32 in, u32 pad, u32 k, u32 s, u32 d)

@@ -27,10 +27,11 @@ struct attn_ctx {
 	float scale;
 };
 
-static float dot(const float *a, u64 as, const float *b, u64 bs, u32 n)
+static float dot(const float *a, u64 as, const float *b, u64 bs, u64 n)
 {
 	float p[8] = { 0 }, s;
-	u32 t, j;
+	u64 t;
+	u32 j;
 
 	if (as == 1 && bs == 1) {
 		for (t = 0; t + 8 <= n; t += 8)
@@ -53,14 +54,15 @@ static void attn_row(const struct attn_ctx *c, const float *qr, const float *kp,
 {
 	float sc[ATTN_KB], mx = -NPU_INFF;
 	double l = 0;
-	u32 j0, j, n, e;
+	u64 j0, j, e;
+	u32 n;
 
 	for (e = 0; e < c->dv; e++)
 		y[e * c->ys] = 0.0f;
 	for (j0 = 0; j0 < c->sk; j0 += n) {
 		float bmx = -NPU_INFF, nmx;
 
-		n = c->sk - j0 < ATTN_KB ? c->sk - j0 : ATTN_KB;
+		n = c->sk - j0 < ATTN_KB ? (u32)(c->sk - j0) : ATTN_KB;
 		for (j = 0; j < n; j++) {
 			float s = dot(qr, c->qs, kp + (u64)(j0 + j) * c->krs,
 				      c->ks, c->d) * c->scale;

@@ -110,13 +110,13 @@ static s64 int_op(u32 kind, s64 a, s64 b)
 }
 
 static void int_row(const struct npu_op_args *args, const struct npu_rows *r,
-		    const u64 *offs, u32 kind)
+		    const u64 *offs, u64 len, u32 kind)
 {
 	u32 dt = npu_opnd(args->task, 0)->dtype;
 	u32 odt = npu_opnd(args->task, 2)->dtype;
-	u32 i;
+	u64 i;
 
-	for (i = 0; i < r->len; i++) {
+	for (i = 0; i < len; i++) {
 		s64 a = npu_ld_i(dt, args->data[0], offs[0] + i * r->inner[0]);
 		s64 b = npu_ld_i(dt, args->data[1], offs[1] + i * r->inner[1]);
 
@@ -126,15 +126,17 @@ static void int_row(const struct npu_op_args *args, const struct npu_rows *r,
 }
 
 static void float_row(const struct npu_op_args *args, const struct npu_rows *r,
-		      const u64 *offs, u32 kind, const struct npu_act *act)
+		      const u64 *offs, u64 len, u32 kind,
+		      const struct npu_act *act)
 {
 	u32 dt = npu_opnd(args->task, 0)->dtype;
 	u32 odt = npu_opnd(args->task, 2)->dtype;
 	float a[BIN_CHUNK], b[BIN_CHUNK];
-	u32 i, j, n;
+	u64 i, j;
+	u32 n;
 
-	for (i = 0; i < r->len; i += n) {
-		n = r->len - i < BIN_CHUNK ? r->len - i : BIN_CHUNK;
+	for (i = 0; i < len; i += n) {
+		n = len - i < BIN_CHUNK ? (u32)(len - i) : BIN_CHUNK;
 		for (j = 0; j < n; j++) {
 			a[j] = npu_ld_f(dt, args->data[0],
 					offs[0] + (i + j) * r->inner[0]);
@@ -163,17 +165,19 @@ int npu_run_binary(const struct npu_op_args *args, u64 begin, u64 end)
 	};
 	int is_float = npu_dt_is_float(ops[0]->dtype);
 	struct npu_rows r;
+	struct npu_seg sg;
 	struct npu_act act;
-	u64 row, offs[3];
+	u64 u, offs[3];
 
 	npu_act_init(&act, &t->params.binary.act);
 	npu_rows_begin(&r, ops, 3);
-	for (row = begin; row < end; row++) {
-		npu_row_offsets(&r, row, offs);
+	for (u = begin; u < end; u++) {
+		npu_row_offsets(&r, u, &sg, offs);
 		if (is_float)
-			float_row(args, &r, offs, t->params.binary.kind, &act);
+			float_row(args, &r, offs, sg.len, t->params.binary.kind,
+				  &act);
 		else
-			int_row(args, &r, offs, t->params.binary.kind);
+			int_row(args, &r, offs, sg.len, t->params.binary.kind);
 	}
 	return 0;
 }

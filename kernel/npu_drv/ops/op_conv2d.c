@@ -34,12 +34,12 @@ struct conv_ctx {
 };
 
 /* Element offset of channel @c of an activation (NCHW or NC1HWC0). */
-static inline u64 chan_off(const struct drm_npu_operand *o, int c0, u32 c)
+static inline u64 chan_off(const struct drm_npu_operand *o, int c0, u64 c)
 {
 	if (c0)
-		return (u64)(c / c0) * o->strides[1] +
-		       (u64)(c % c0) * o->strides[4];
-	return (u64)c * o->strides[1];
+		return (c / (u32)c0) * o->strides[1] +
+		       (c % (u32)c0) * o->strides[4];
+	return c * o->strides[1];
 }
 
 /* Bias, activation and store of @cnt results of output channel @o. */
@@ -325,14 +325,14 @@ static void conv_tile16(const struct conv_ctx *cx, u32 n, u32 g, u32 o0,
 static void conv_span(const struct conv_ctx *cx, u32 n, u32 g, u32 o0, u32 nb,
 		      u32 oy, u32 x0, u32 x1)
 {
-	u64 ys2 = cx->ys2, ys3 = cx->ys3;
+	u64 ys2 = cx->ys2, ys3 = cx->ys3, ox;
 	float acc[4][4][8];
-	u32 ox, i, cnt, skip;
+	u32 i, cnt, skip;
 
 	for (ox = x0; ox < x1; ox += 8) {
-		u32 start = ox;
+		u32 start = (u32)ox;	/* < x1 */
 
-		cnt = x1 - ox < 8 ? x1 - ox : 8;
+		cnt = x1 - ox < 8 ? (u32)(x1 - ox) : 8;
 		skip = 0;
 		if (cnt < 8 && x1 - x0 >= 8) {
 			start = x1 - 8;
@@ -344,6 +344,25 @@ static void conv_span(const struct conv_ctx *cx, u32 n, u32 g, u32 o0, u32 nb,
 			store_row(cx, n, o0 + i,
 				  (u64)oy * ys2 + (u64)(start + skip) * ys3, ys3,
 				  acc[i / 4][i % 4] + skip, cnt - skip);
+	}
+}
+
+/*
+ * Channels O..C1*C0-1 of an NC1HWC0 output are padding and must read as
+ * zero. The unit of the last channel block of the last group zeroes them
+ * for its own pixels [@p0, @p1) of row @oy: a bounded share per unit.
+ */
+static void zero_pad_span(const struct conv_ctx *cx, u32 n, u32 oy, u64 p0,
+			  u64 p1)
+{
+	const struct npu_conv_geom *G = &cx->g;
+	u64 ctot = (u64)cx->out->shape[1] * (u32)G->out_c0, c, p, base;
+
+	for (c = G->o; c < ctot; c++) {
+		base = (u64)n * cx->out->strides[0] +
+		       chan_off(cx->out, G->out_c0, c) + (u64)oy * cx->ys2;
+		for (p = p0; p < p1; p++)
+			cx->y[base + p * cx->ys3] = 0.0f;
 	}
 }
 
@@ -422,11 +441,15 @@ static void conv_row_unit(const struct conv_ctx *cx, u64 u)
 	n = (u32)(u / G->groups);
 	if (G->cg == 1 && G->og == 1) {
 		conv_dw_row(cx, n, g, oy);
+		if (g == G->groups - 1)
+			zero_pad_span(cx, n, oy, 0, G->ow);
 		return;
 	}
-	o0 = ob * NPU_CONV_OCB;
+	o0 = ob * NPU_CONV_OCB;		/* ob < ceil(og / 16): o0 < og */
 	nb = G->og - o0 < NPU_CONV_OCB ? G->og - o0 : NPU_CONV_OCB;
 	conv_span(cx, n, g, o0 + g * G->og, nb, oy, 0, G->ow);
+	if (ob == G->ob - 1 && g == G->groups - 1)
+		zero_pad_span(cx, n, oy, 0, G->ow);
 }
 
 /*
@@ -436,10 +459,11 @@ static void conv_row_unit(const struct conv_ctx *cx, u64 u)
 static void conv_flat_unit(const struct conv_ctx *cx, u64 u)
 {
 	const struct npu_conv_geom *G = &cx->g;
-	u32 ob = (u32)(u % G->ob), pu, g, n, o0, nb, p0, p1;
+	u32 ob = (u32)(u % G->ob), g, n, o0, nb;
+	u64 pu, p0, p1;
 
 	u /= G->ob;
-	pu = (u32)(u % G->flat_units);
+	pu = u % G->flat_units;
 	u /= G->flat_units;
 	g = (u32)(u % G->groups);
 	n = (u32)(u / G->groups);
@@ -447,30 +471,10 @@ static void conv_flat_unit(const struct conv_ctx *cx, u64 u)
 	nb = G->og - o0 < NPU_CONV_OCB ? G->og - o0 : NPU_CONV_OCB;
 	p0 = pu * NPU_CONV_FLAT_PIX;
 	p1 = p0 + NPU_CONV_FLAT_PIX < G->ow ? p0 + NPU_CONV_FLAT_PIX : G->ow;
-	conv_span(cx, n, g, o0 + g * G->og, nb, 0, p0, p1);
-}
-
-/* NC1HWC0 output: channels O..C1*C0-1 of the last block are zero. */
-static void zero_pad_channels(const struct conv_ctx *cx, u64 u)
-{
-	const struct npu_conv_geom *G = &cx->g;
-	u32 c1 = cx->out->shape[1], c, n, y, x;
-	u32 ctot = c1 * (u32)G->out_c0;
-
-	if (G->groups * G->og == ctot)
-		return;
-	/* done once per image, by the first unit of that image */
-	if (u % ((u64)G->groups * G->ob * (G->flat ? G->flat_units : G->oh)))
-		return;
-	n = (u32)(u / ((u64)G->groups * G->ob *
-		       (G->flat ? G->flat_units : G->oh)));
-	for (c = G->o; c < ctot; c++)
-		for (y = 0; y < G->oh; y++)
-			for (x = 0; x < G->ow; x++)
-				cx->y[(u64)n * cx->out->strides[0] +
-				      chan_off(cx->out, G->out_c0, c) +
-				      (u64)y * cx->out->strides[2] +
-				      (u64)x * cx->out->strides[3]] = 0.0f;
+	/* the flat plane has at most 2^32 - 1 pixels (npu_conv_geom()) */
+	conv_span(cx, n, g, o0 + g * G->og, nb, 0, (u32)p0, (u32)p1);
+	if (ob == G->ob - 1 && g == G->groups - 1)
+		zero_pad_span(cx, n, 0, p0, p1);
 }
 
 int npu_run_conv2d(const struct npu_op_args *args, u64 begin, u64 end)
@@ -502,8 +506,6 @@ int npu_run_conv2d(const struct npu_op_args *args, u64 begin, u64 end)
 		cx.g.oh = 1;
 	}
 	for (u = begin; u < end; u++) {
-		if (cx.g.out_c0)
-			zero_pad_channels(&cx, u);
 		if (cx.g.flat)
 			conv_flat_unit(&cx, u);
 		else

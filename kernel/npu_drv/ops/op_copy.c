@@ -63,9 +63,9 @@ static void convert(u32 sdt, const void *src, u64 si, u32 ddt, void *dst,
 }
 
 static void copy_same(u32 es, const u8 *src, u64 sst, u8 *dst, u64 dst_st,
-		      u32 n)
+		      u64 n)
 {
-	u32 i;
+	u64 i;
 
 	if (sst == 1 && dst_st == 1) {
 		memmove(dst, src, (size_t)n * es);
@@ -97,19 +97,19 @@ int npu_run_copy(const struct npu_op_args *args, u64 begin, u64 end)
 	u32 sdt = ops[0]->dtype, ddt = ops[1]->dtype;
 	u32 ses = npu_dtype_size(sdt), des = npu_dtype_size(ddt);
 	struct npu_rows r;
-	u64 row, offs[2];
-	u32 i;
+	struct npu_seg sg;
+	u64 u, i, offs[2];
 
 	npu_rows_begin(&r, ops, 2);
-	for (row = begin; row < end; row++) {
-		npu_row_offsets(&r, row, offs);
+	for (u = begin; u < end; u++) {
+		npu_row_offsets(&r, u, &sg, offs);
 		if (sdt == ddt) {
 			copy_same(ses, (const u8 *)args->data[0] + offs[0] * ses,
 				  r.inner[0], (u8 *)args->data[1] + offs[1] * des,
-				  r.inner[1], r.len);
+				  r.inner[1], sg.len);
 			continue;
 		}
-		for (i = 0; i < r.len; i++)
+		for (i = 0; i < sg.len; i++)
 			convert(sdt, args->data[0], offs[0] + i * r.inner[0],
 				ddt, args->data[1], offs[1] + i * r.inner[1]);
 	}
@@ -125,13 +125,13 @@ int npu_run_where(const struct npu_op_args *args, u64 begin, u64 end)
 	u32 es = npu_dtype_size(ops[3]->dtype);
 	const u8 *cond = args->data[0];
 	struct npu_rows r;
-	u64 row, offs[4];
-	u32 i;
+	struct npu_seg sg;
+	u64 u, i, offs[4];
 
 	npu_rows_begin(&r, ops, 4);
-	for (row = begin; row < end; row++) {
-		npu_row_offsets(&r, row, offs);
-		for (i = 0; i < r.len; i++) {
+	for (u = begin; u < end; u++) {
+		npu_row_offsets(&r, u, &sg, offs);
+		for (i = 0; i < sg.len; i++) {
 			int k = cond[offs[0] + i * r.inner[0]] ? 1 : 2;
 
 			memcpy((u8 *)args->data[3] +

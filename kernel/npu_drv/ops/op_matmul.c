@@ -6,8 +6,9 @@
  * This is ONNX MatMul and Gemm. alpha is used as given: a Gemm/MatMul
  * lowering sets it to 1.0f (0x3f800000).
  *
- * Work unit: NPU_MM_MR (16) rows of one batch's output, all columns, in
- * tiles of 16 x 8 (four 4x8 register tiles sharing one B panel).
+ * Work unit: NPU_MM_MR (16) rows of one batch's output times a block of
+ * npu_mm_cols() columns (all of them unless K is large), in tiles of
+ * 16 x 8 (four 4x8 register tiles sharing one B panel).
  */
 #include "npu_ops_float.h"
 #include "npu_gemm.h"
@@ -17,7 +18,8 @@ struct mm_ctx {
 	u64 ast[DRM_NPU_MAX_RANK], bst[DRM_NPU_MAX_RANK];
 	u64 biasst[DRM_NPU_MAX_RANK];
 	u64 sam, sak, sbk, sbn;
-	u32 m, n, k, r, mb;
+	u64 m, n, cols, mb, nb;
+	u32 k, r;
 	float alpha, beta;
 	struct npu_act act;
 };
@@ -56,6 +58,8 @@ static void mm_init(struct mm_ctx *c, const struct drm_npu_task *t)
 	c->k = (p->flags & DRM_NPU_MATMUL_TRANS_A) ? c->a->shape[ra - 2] :
 						    c->a->shape[ra - 1];
 	c->mb = (c->m + NPU_MM_MR - 1) / NPU_MM_MR;
+	c->cols = npu_mm_cols(t);
+	c->nb = (c->n + c->cols - 1) / c->cols;
 	c->alpha = npu_u2f(p->alpha);
 	c->beta = npu_u2f(p->beta);
 	npu_act_init(&c->act, &p->act);
@@ -114,8 +118,9 @@ static void mm_unit(const struct mm_ctx *c, const struct npu_op_args *args,
 		    u64 unit)
 {
 	u32 coord[DRM_NPU_MAX_RANK] = { 0 };
-	u32 batch_rank = c->r - 2, mr, nr, i, j, n0;
-	u64 bi = unit / c->mb, i0 = (unit % c->mb) * NPU_MM_MR;
+	u32 batch_rank = c->r - 2, mr, nr, i, j;
+	u64 bm = unit / c->nb, bi = bm / c->mb, i0 = (bm % c->mb) * NPU_MM_MR;
+	u64 n0, n1 = (unit % c->nb + 1) * c->cols;
 	const float *a, *b, *bias = NULL;
 	float *out = args->data[c->bias ? 3 : 2];
 	u64 aoff, boff, ooff, biasoff = 0;
@@ -132,9 +137,11 @@ static void mm_unit(const struct mm_ctx *c, const struct npu_op_args *args,
 	a = (const float *)args->data[0] + aoff + i0 * c->sam;
 	b = (const float *)args->data[1] + boff;
 	mr = c->m - i0 < NPU_MM_MR ? (u32)(c->m - i0) : NPU_MM_MR;
-	for (n0 = 0; n0 < c->n; n0 += 8) {
-		nr = c->n - n0 < 8 ? c->n - n0 : 8;
-		mm_tiles(c, a, mr, b + (u64)n0 * c->sbn, nr, acc);
+	if (n1 > c->n)
+		n1 = c->n;
+	for (n0 = (unit % c->nb) * c->cols; n0 < n1; n0 += 8) {
+		nr = n1 - n0 < 8 ? (u32)(n1 - n0) : 8;
+		mm_tiles(c, a, mr, b + n0 * c->sbn, nr, acc);
 		for (i = 0; i < mr; i++) {
 			u64 oi = ooff + (i0 + i) * c->out->strides[c->r - 2];
 			u64 bsi = biasoff + (i0 + i) * c->biasst[c->r - 2];

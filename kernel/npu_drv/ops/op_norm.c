@@ -83,10 +83,11 @@ int npu_run_batchnorm(const struct npu_op_args *args, u64 begin, u64 end)
 	const struct drm_npu_operand *in = npu_opnd(t, 0), *out = npu_opnd(t, 5);
 	const struct drm_npu_operand *const ops[2] = { in, out };
 	double eps = npu_u2f(t->params.norm.epsilon);
-	u32 ch = npu_opnd(t, 1)->shape[0], c0 = 0, i, c;
+	u64 ch = npu_opnd(t, 1)->shape[0], c0 = 0, c, i, u;
 	const float *v[4];
-	u64 vst[4], row, offs[2];
+	u64 vst[4], offs[2];
 	struct npu_rows r;
+	struct npu_seg sg;
 
 	for (i = 0; i < 4; i++) {
 		v[i] = args->data[1 + i];
@@ -95,20 +96,21 @@ int npu_run_batchnorm(const struct npu_op_args *args, u64 begin, u64 end)
 	if (npu_is_nc1hwc0(in))
 		c0 = in->shape[4];
 	npu_rows_begin(&r, ops, 2);
-	for (row = begin; row < end; row++) {
+	for (u = begin; u < end; u++) {
 		u32 coord[DRM_NPU_MAX_RANK] = { 0 };
 		const float *x;
 		float *y;
 		double a = 0, b = 0;
 
-		npu_row_offsets(&r, row, offs);
-		npu_unravel(row, in->shape, in->rank - 1, coord);
+		npu_row_offsets(&r, u, &sg, offs);
+		npu_unravel(sg.row, in->shape, in->rank - 1, coord);
 		x = (const float *)args->data[0] + offs[0];
 		y = (float *)args->data[5] + offs[1];
 		if (in->rank == 2 || c0) {
 			/* channel varies along the row: per element */
-			for (i = 0; i < r.len; i++) {
-				u32 cc = c0 ? coord[1] * c0 + i : i;
+			for (i = 0; i < sg.len; i++) {
+				/* C1 * C0 may pass 2^32: 64-bit channel */
+				u64 cc = c0 ? coord[1] * c0 + i : sg.start + i;
 
 				if (cc >= ch) {
 					y[i * r.inner[1]] = 0.0f;
@@ -126,7 +128,7 @@ int npu_run_batchnorm(const struct npu_op_args *args, u64 begin, u64 end)
 		a = (double)v[0][c * vst[0]] /
 		    npu_sqrt_d((double)v[3][c * vst[3]] + eps);
 		b = (double)v[1][c * vst[1]] - (double)v[2][c * vst[2]] * a;
-		for (i = 0; i < r.len; i++)
+		for (i = 0; i < sg.len; i++)
 			y[i * r.inner[1]] = (float)(x[i * r.inner[0]] * a + b);
 	}
 	return 0;

@@ -60,19 +60,21 @@ int npu_run_pad(const struct npu_op_args *args, u64 begin, u64 end)
 	const struct drm_npu_task *t = args->task;
 	const struct drm_npu_pad_params *p = &t->params.padding;
 	const struct drm_npu_operand *in = npu_opnd(t, 0), *out = npu_opnd(t, 1);
-	u32 es = npu_dtype_size(in->dtype), r = out->rank, last, i, d;
+	u32 es = npu_dtype_size(in->dtype), r = out->rank, last, d;
 	const u8 *x = args->data[0];
 	u8 *y = args->data[1], cval[8];
-	u64 row;
+	struct npu_seg sg;
+	u64 u, i;
 
 	const_bytes(in->dtype, p->value, cval);
 	last = r ? r - 1 : 0;
-	for (row = begin; row < end; row++) {
+	for (u = begin; u < end; u++) {
 		u32 oc[DRM_NPU_MAX_RANK] = { 0 };
 		u64 so = 0, yo = 0;
 		int outside = 0;
 
-		npu_unravel(row, out->shape, last, oc);
+		npu_seg_of(u, r ? out->shape[last] : 1, &sg);
+		npu_unravel(sg.row, out->shape, last, oc);
 		for (d = 0; d < last; d++) {
 			s64 s = src_index(p->mode, oc[d], p->before[d],
 					  in->shape[d]);
@@ -87,10 +89,10 @@ int npu_run_pad(const struct npu_op_args *args, u64 begin, u64 end)
 			memcpy(y, x, es);
 			continue;
 		}
-		for (i = 0; i < out->shape[last]; i++) {
-			s64 s = src_index(p->mode, i, p->before[last],
+		for (i = sg.start; i < (u64)sg.start + sg.len; i++) {
+			s64 s = src_index(p->mode, (s64)i, p->before[last],
 					  in->shape[last]);
-			u8 *dst = y + (yo + (u64)i * out->strides[last]) * es;
+			u8 *dst = y + (yo + i * out->strides[last]) * es;
 
 			if (outside || s < 0)
 				memcpy(dst, cval, es);

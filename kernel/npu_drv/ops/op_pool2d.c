@@ -20,18 +20,19 @@ struct pool_ctx {
 	const void *x;
 	void *y;
 	u32 dt;			/* F32, F16 (math in fp32), I8/U8 (MAX only) */
-	u32 planes_c;		/* planes per image: C, or C1 * C0 */
-	int c0;
+	u64 planes_c;		/* planes per image: C, or C1 * C0 (>= 2^32 ok) */
+	u32 c0;
 };
 
-static u64 plane_off(const struct drm_npu_operand *o, int c0, u32 n, u32 pl)
+/* Plane @pl < planes_c of image @n < N: inside the operand's shape. */
+static u64 plane_off(const struct drm_npu_operand *o, u32 c0, u64 n, u64 pl)
 {
-	u64 off = (u64)n * o->strides[0];
+	u64 off = n * o->strides[0];
 
 	if (c0)
-		return off + (u64)(pl / c0) * o->strides[1] +
-		       (u64)(pl % c0) * o->strides[4];
-	return off + (u64)pl * o->strides[1];
+		return off + (pl / c0) * o->strides[1] +
+		       (pl % c0) * o->strides[4];
+	return off + pl * o->strides[1];
 }
 
 static inline float ld(u32 dt, const void *p, u64 i)
@@ -55,17 +56,18 @@ static inline void st(u32 dt, void *p, u64 i, float v)
 		npu_st_f(dt, p, i, v);
 }
 
-static float window(const struct pool_ctx *cx, u64 xp, u32 oy, u32 ox)
+static float window(const struct pool_ctx *cx, u64 xp, u32 oy, u64 ox)
 {
 	const struct drm_npu_pool2d_params *p = cx->p;
-	u32 H = cx->in->shape[2], W = cx->in->shape[3], ky, kx;
+	u32 H = cx->in->shape[2], W = cx->in->shape[3];
+	u64 ky, kx;
 	s64 y0 = (s64)oy * p->stride_h - p->pad_top;
 	s64 x0 = (s64)ox * p->stride_w - p->pad_left;
 	s64 hpad = (s64)H + p->pad_bottom, wpad = (s64)W + p->pad_right;
 	u64 sy = cx->in->strides[2], sx = cx->in->strides[3];
 	float m = -NPU_INFF;
 	double sum = 0;
-	u32 cnt = 0, cnt_pad = 0;
+	u64 cnt = 0, cnt_pad = 0;
 
 	for (ky = 0; ky < p->kernel_h; ky++) {
 		s64 iy = y0 + (s64)ky * p->dilation_h;
@@ -89,13 +91,13 @@ static float window(const struct pool_ctx *cx, u64 xp, u32 oy, u32 ox)
 		return m;
 	if (p->flags & DRM_NPU_POOL_COUNT_INCLUDE_PAD)
 		cnt = cnt_pad;
-	return cnt ? (float)(sum / cnt) : 0.0f;
+	return cnt ? (float)(sum / (double)cnt) : 0.0f;
 }
 
-static void global_plane(const struct pool_ctx *cx, u32 n, u32 pl)
+static void global_plane(const struct pool_ctx *cx, u64 n, u64 pl)
 {
 	u64 xp = plane_off(cx->in, cx->c0, n, pl);
-	u32 H = cx->in->shape[2], W = cx->in->shape[3], y, x;
+	u64 H = cx->in->shape[2], W = cx->in->shape[3], y, x;
 	u64 sy = cx->in->strides[2], sx = cx->in->strides[3];
 	float m = -NPU_INFF;
 	double sum = 0;
@@ -111,15 +113,15 @@ static void global_plane(const struct pool_ctx *cx, u32 n, u32 pl)
 	}
 	st(cx->dt, cx->y, plane_off(cx->out, cx->c0, n, pl),
 	   cx->p->kind == DRM_NPU_POOL_GLOBAL_MAX ? m :
-	   ((H && W) ? (float)(sum / ((double)H * W)) : 0.0f));
+	   ((H && W) ? (float)(sum / ((double)H * (double)W)) : 0.0f));
 }
 
 int npu_run_pool2d(const struct npu_op_args *args, u64 begin, u64 end)
 {
 	const struct drm_npu_task *t = args->task;
 	struct pool_ctx cx;
-	u32 oh, ow, oy, ox, n, pl;
-	u64 u, uu;
+	u64 oh, ow, ox, n, pl, u, uu;
+	u32 oy;
 
 	cx.p = &t->params.pool2d;
 	cx.in = npu_opnd(t, 0);
@@ -127,15 +129,15 @@ int npu_run_pool2d(const struct npu_op_args *args, u64 begin, u64 end)
 	cx.x = args->data[0];
 	cx.y = args->data[1];
 	cx.dt = cx.in->dtype;
-	cx.c0 = npu_is_nc1hwc0(cx.in) ? (int)cx.in->shape[4] : 0;
-	cx.planes_c = cx.in->shape[1] * (cx.c0 ? (u32)cx.c0 : 1);
+	cx.c0 = npu_is_nc1hwc0(cx.in) ? cx.in->shape[4] : 0;
+	cx.planes_c = (u64)cx.in->shape[1] * (cx.c0 ? cx.c0 : 1);
 	oh = cx.out->shape[2];
 	ow = cx.out->shape[3];
 	for (u = begin; u < end; u++) {
 		oy = (u32)(u % oh);
 		uu = u / oh;
-		pl = (u32)(uu % cx.planes_c);
-		n = (u32)(uu / cx.planes_c);
+		pl = uu % cx.planes_c;
+		n = uu / cx.planes_c;
 		if (cx.p->kind >= DRM_NPU_POOL_GLOBAL_AVG) {
 			global_plane(&cx, n, pl);
 			continue;

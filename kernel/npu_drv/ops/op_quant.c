@@ -19,16 +19,16 @@ struct qctx {
 };
 
 static void chan_params(const struct qctx *q, const struct npu_op_args *args,
-			u32 ch, float *scale, s64 *zp)
+			u64 ch, float *scale, s64 *zp)
 {
 	if (!q->per_ch) {
 		*scale = npu_u2f(q->p->scale);
 		*zp = q->p->zero_point;
 		return;
 	}
-	*scale = q->scales[(u64)ch * q->sc->strides[0]];
+	*scale = q->scales[ch * q->sc->strides[0]];
 	*zp = q->zp ? npu_ld_i(q->zp->dtype, q->zps,
-			       (u64)ch * q->zp->strides[0]) : q->p->zero_point;
+			       ch * q->zp->strides[0]) : q->p->zero_point;
 }
 
 static int run_quant(const struct npu_op_args *args, u64 begin, u64 end,
@@ -42,11 +42,12 @@ static int run_quant(const struct npu_op_args *args, u64 begin, u64 end,
 		.p = &t->params.quant, .in = ops[0], .out = ops[1],
 		.per_ch = !!(t->params.quant.flags & DRM_NPU_QUANT_PER_CHANNEL),
 	};
-	u32 axis = q.p->axis, r = q.in->rank, i, odt = q.out->dtype;
+	u32 axis = q.p->axis, r = q.in->rank, odt = q.out->dtype;
 	s64 lo = odt == DRM_NPU_DTYPE_I8 ? -128 : 0;
 	s64 hi = odt == DRM_NPU_DTYPE_I8 ? 127 : 255;
 	struct npu_rows rw;
-	u64 row, offs[2];
+	struct npu_seg sg;
+	u64 u, i, offs[2];
 
 	if (q.per_ch) {
 		q.sc = npu_opnd(t, 2);
@@ -57,20 +58,20 @@ static int run_quant(const struct npu_op_args *args, u64 begin, u64 end,
 		}
 	}
 	npu_rows_begin(&rw, ops, 2);
-	for (row = begin; row < end; row++) {
+	for (u = begin; u < end; u++) {
 		u32 oc[DRM_NPU_MAX_RANK] = { 0 };
 		float scale;
 		s64 zp;
 
-		npu_row_offsets(&rw, row, offs);
-		npu_unravel(row, q.in->shape, r ? r - 1 : 0, oc);
+		npu_row_offsets(&rw, u, &sg, offs);
+		npu_unravel(sg.row, q.in->shape, r ? r - 1 : 0, oc);
 		chan_params(&q, args, q.per_ch ? oc[axis] : 0, &scale, &zp);
-		for (i = 0; i < rw.len; i++) {
+		for (i = 0; i < sg.len; i++) {
 			u64 xi = offs[0] + i * rw.inner[0];
 			u64 yi = offs[1] + i * rw.inner[1];
 
 			if (q.per_ch && r && axis == r - 1)
-				chan_params(&q, args, i, &scale, &zp);
+				chan_params(&q, args, sg.start + i, &scale, &zp);
 			if (quantize) {
 				float v = npu_roundevenf(
 					((const float *)args->data[0])[xi] / scale);

@@ -74,9 +74,10 @@ int npu_run_resize(const struct npu_op_args *args, u64 begin, u64 end)
 	const struct drm_npu_task *t = args->task;
 	const struct drm_npu_resize_params *p = &t->params.resize;
 	const struct drm_npu_operand *in = npu_opnd(t, 0), *out = npu_opnd(t, 1);
-	u32 r = out->rank, es = npu_dtype_size(in->dtype), d, i, last;
+	u32 r = out->rank, es = npu_dtype_size(in->dtype), d, last;
 	struct rs_dim dims[DRM_NPU_MAX_RANK];
-	u64 row;
+	struct npu_seg sg;
+	u64 u, i;
 
 	for (d = 0; d < r; d++) {
 		dims[d].in = in->shape[d];
@@ -87,22 +88,23 @@ int npu_run_resize(const struct npu_op_args *args, u64 begin, u64 end)
 			(double)out->shape[d];
 	}
 	last = r ? r - 1 : 0;
-	for (row = begin; row < end; row++) {
+	for (u = begin; u < end; u++) {
 		u32 oc[DRM_NPU_MAX_RANK] = { 0 };
 		u32 i0[DRM_NPU_MAX_RANK], i1[DRM_NPU_MAX_RANK];
 		double w1[DRM_NPU_MAX_RANK];
 		u64 yo = 0;
 
-		npu_unravel(row, out->shape, last, oc);
+		npu_seg_of(u, r ? out->shape[last] : 1, &sg);
+		npu_unravel(sg.row, out->shape, last, oc);
 		for (d = 0; d < last; d++)
 			yo += (u64)oc[d] * out->strides[d];
-		for (i = 0; i < (r ? out->shape[last] : 1); i++) {
-			u64 so = 0, yi = yo + (r ? (u64)i * out->strides[last] : 0);
+		for (i = sg.start; i < (u64)sg.start + sg.len; i++) {
+			u64 so = 0, yi = yo + (r ? i * out->strides[last] : 0);
 			u32 act[DRM_NPU_MAX_RANK], na = 0, k;
 			double acc = 0;
 
 			if (r)
-				oc[last] = i;
+				oc[last] = (u32)i;	/* < out->shape[last] */
 			for (d = 0; d < r; d++) {
 				double x = src_coord(p->coord, &dims[d], oc[d]);
 

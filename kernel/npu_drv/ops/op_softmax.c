@@ -13,7 +13,8 @@ int npu_run_softmax(const struct npu_op_args *args, u64 begin, u64 end)
 {
 	const struct drm_npu_task *t = args->task;
 	const struct drm_npu_operand *in = npu_opnd(t, 0), *out = npu_opnd(t, 1);
-	u32 axis = t->params.softmax.axis, len = in->shape[axis], i;
+	u32 axis = t->params.softmax.axis, i;
+	u64 len = in->shape[axis], j;
 	int logsm = !!(t->params.softmax.flags & DRM_NPU_SOFTMAX_LOG);
 	u64 sx = in->strides[axis], sy = out->strides[axis], u;
 	u32 coord[DRM_NPU_MAX_RANK] = { 0 };
@@ -33,8 +34,8 @@ int npu_run_softmax(const struct npu_op_args *args, u64 begin, u64 end)
 							      in->rank);
 		y = (float *)args->data[1] + npu_offset32(coord, out->strides,
 							out->rank);
-		for (i = 0; i < len; i++) {
-			float v = x[i * sx];
+		for (j = 0; j < len; j++) {
+			float v = x[j * sx];
 
 			if (v > m || v != v)
 				m = (v != v || m != m) ? NPU_NANF : v;
@@ -42,16 +43,16 @@ int npu_run_softmax(const struct npu_op_args *args, u64 begin, u64 end)
 		/* a row of -inf only: exp(-inf - 0) = 0, 0 / 0 = NaN as torch */
 		if (m == -NPU_INFF)
 			m = 0;
-		for (i = 0; i < len; i++)
-			sum += npu_exp_d((double)x[i * sx] - m);
+		for (j = 0; j < len; j++)
+			sum += npu_exp_d((double)x[j * sx] - m);
 		if (logsm) {
 			double ls = npu_log_d(sum);
 
-			for (i = 0; i < len; i++)
-				y[i * sy] = (float)(((double)x[i * sx] - m) - ls);
+			for (j = 0; j < len; j++)
+				y[j * sy] = (float)(((double)x[j * sx] - m) - ls);
 		} else {
-			for (i = 0; i < len; i++)
-				y[i * sy] = (float)(npu_exp_d((double)x[i * sx] - m) /
+			for (j = 0; j < len; j++)
+				y[j * sy] = (float)(npu_exp_d((double)x[j * sx] - m) /
 						    sum);
 		}
 	}

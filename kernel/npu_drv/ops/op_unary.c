@@ -134,22 +134,24 @@ int npu_run_unary(const struct npu_op_args *args, u64 begin, u64 end)
 	struct npu_rows r;
 	struct npu_act act;
 	float buf[UNARY_CHUNK];
-	u64 row, offs[2];
-	u32 i, j, n;
+	struct npu_seg sg;
+	u64 u, i, j, offs[2];
+	u32 n;
 
 	npu_act_init(&act, &t->params.unary);
 	npu_rows_begin(&r, ops, 2);
-	for (row = begin; row < end; row++) {
-		npu_row_offsets(&r, row, offs);
+	for (u = begin; u < end; u++) {
+		npu_row_offsets(&r, u, &sg, offs);
 		if (!npu_dt_is_float(dt)) {
-			for (i = 0; i < r.len; i++)
+			for (i = 0; i < sg.len; i++)
 				npu_st_i(dt, args->data[1], offs[1] + i * r.inner[1],
 					 int_act(&act, dt, npu_ld_i(dt, args->data[0],
 						 offs[0] + i * r.inner[0])));
 			continue;
 		}
-		for (i = 0; i < r.len; i += n) {
-			n = r.len - i < UNARY_CHUNK ? r.len - i : UNARY_CHUNK;
+		for (i = 0; i < sg.len; i += n) {
+			n = sg.len - i < UNARY_CHUNK ? (u32)(sg.len - i) :
+						      UNARY_CHUNK;
 			for (j = 0; j < n; j++)
 				buf[j] = npu_ld_f(dt, args->data[0],
 						  offs[0] + (i + j) * r.inner[0]);
