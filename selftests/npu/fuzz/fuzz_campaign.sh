@@ -27,7 +27,7 @@ mkdir -p "$CORPUS" "$FINDINGS"
 echo "fuzz-campaign: ${SECS}s, $JOBS job(s), corpus $CORPUS, findings $FINDINGS"
 start=$(date +%s)
 "$FUZZ" -fork="$JOBS" -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
-	-max_total_time="$SECS" -timeout=30 -max_len=512 -rss_limit_mb=4096 \
+	-max_total_time="$SECS" -timeout=60 -max_len=512 -rss_limit_mb=4096 \
 	-artifact_prefix="$FINDINGS/" "$CORPUS" > "$LOG" 2>&1
 secs=$(( $(date +%s) - start ))
 last=$(grep -E '^#[0-9]+' "$LOG" | tail -n 1)
@@ -55,7 +55,7 @@ n=$(ls "$FINDINGS" | wc -l)
 echo "findings: $n input(s) in $FINDINGS"
 for f in "$FINDINGS"/*; do
 	[ -f "$f" ] || continue
-	what=$(timeout 60 "$FUZZ" -timeout=30 "$f" 2>&1 |
+	what=$(timeout 60 "$FUZZ" -timeout=60 "$f" 2>&1 |
 	       grep -E 'npu_fuzz: FINDING|npu_sim guard|ERROR: AddressSanitizer|runtime error|SEGV on|ALARM|timeout after' |
 	       head -n 2 | tr '\n' ' ')
 	echo "  $(basename "$f"): ${what:-no longer reproduces}"

@@ -47,7 +47,7 @@ cp "$CORPUS"/* "$WORK/"
 # -timeout: a unit that never ends (the watchdog cannot stop a kernel loop)
 # fails the run even before the fuzzer's own job limit.
 timeout $((SECS + 120)) "$FUZZ" -max_total_time="$SECS" -seed="$SEED" \
-	-timeout=30 -max_len=512 -rss_limit_mb=4096 -print_final_stats=1 \
+	-timeout=60 -max_len=512 -rss_limit_mb=4096 -print_final_stats=1 \
 	-artifact_prefix="$FINDINGS/" "$WORK" > "$BUILD/fuzz/check.log" 2>&1
 rc=$?
 execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$BUILD/fuzz/check.log")

@@ -782,6 +782,13 @@ void npu_fuzz_describe(const struct npu_fuzz_prog *p, char *out, size_t len)
 				    o->strides[d]);
 			PUT("]");
 		}
+		for (j = 0; j < DRM_NPU_TASK_PARAMS_SIZE / 4; j++) {
+			uint32_t w;
+
+			memcpy(&w, t->params.raw + 4 * j, 4);
+			if (w)
+				PUT(" p%u=%#x", j, w);
+		}
 	}
 #undef PUT
 }

@@ -7,10 +7,11 @@
  * libFuzzer keeps the input; sanitizer reports and guard faults end the
  * run by themselves, and -timeout catches a unit that never ends.
  *
- * Environment: NPU_FUZZ_JOB_MS (10000), NPU_FUZZ_MAX_NEED (16 MiB),
+ * Environment: NPU_FUZZ_JOB_MS (30000), NPU_FUZZ_MAX_NEED (4 MiB),
  * NPU_FUZZ_MAX_ELEMS (0: no limit; see struct npu_fuzz_limits), and
  * the NPU_SIM_* device parameters (defaults set here: guard mode on,
- * 256 MiB VRAM, 2 AI cores, a 2000 ms watchdog).
+ * 256 MiB VRAM, 2 AI cores, a 10 s watchdog: a unit may cost 2^27 element
+ * operations, which takes seconds under the sanitizers).
  */
 #include "npu_fuzz.h"
 
@@ -39,9 +40,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	setenv("NPU_SIM_GUARD", "1", 0);
 	setenv("NPU_SIM_VRAM_MB", "256", 0);
 	setenv("NPU_SIM_CORES", "2", 0);
-	setenv("NPU_SIM_WATCHDOG_MS", "2000", 0);
-	lim.job_ms = env_u64("NPU_FUZZ_JOB_MS", 10000);
-	lim.max_need = env_u64("NPU_FUZZ_MAX_NEED", 16u << 20);
+	setenv("NPU_SIM_WATCHDOG_MS", "10000", 0);
+	lim.job_ms = env_u64("NPU_FUZZ_JOB_MS", 30000);
+	lim.max_need = env_u64("NPU_FUZZ_MAX_NEED", 4u << 20);
 	lim.max_elems = env_u64("NPU_FUZZ_MAX_ELEMS", 0);
 	T.spec = "sim";
 	err = npu_dev_open(T.spec, &T.d);
