@@ -38,8 +38,12 @@ echo "corpus: $(ls "$CORPUS" | wc -l) inputs"
 if [ -x "$COV" ] && command -v llvm-profdata >/dev/null 2>&1 &&
    command -v llvm-cov >/dev/null 2>&1; then
 	rm -f "$D"/cov-*.profraw
+	# merely huge tasks are validated but not run: a job that does not end
+	# would stop the replay
 	LLVM_PROFILE_FILE="$D/cov-%p.profraw" NPU_SIM_GUARD=1 \
-		timeout 1200 "$COV" --device sim "$CORPUS" > "$D/cov-replay.log" 2>&1
+		timeout 1200 "$COV" --device sim --job-ms 10000 \
+		--max-elems "${NPU_FUZZ_MAX_ELEMS:-16777216}" "$CORPUS" \
+		> "$D/cov-replay.log" 2>&1
 	tail -n 3 "$D/cov-replay.log" | grep '^#' | sed 's/^# /corpus replay: /'
 	llvm-profdata merge -o "$D/cov.profdata" "$D"/cov-*.profraw &&
 	llvm-cov report "$COV" -instr-profile="$D/cov.profdata" \
