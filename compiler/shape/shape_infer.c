@@ -332,8 +332,9 @@ static int64_t window_out(int64_t in, int64_t k, int64_t s, int64_t d,
 {
 	int64_t eff = (k - 1) * d + 1, span = in + pb + pe - eff;
 
+	/* ceil mode: ceil(span / s) + 1 is still 1 while -s < span < 0 */
 	if (span < 0)
-		return -1;
+		return ceil_mode && span > -s && in > 0 ? 1 : -1;
 	return (ceil_mode ? (span + s - 1) / s : span / s) + 1;
 }
 
@@ -922,8 +923,8 @@ static int infer_split(struct ir_graph *g, struct ir_node *n)
 }
 
 /* Clamp Slice start/end the ONNX way; writes start and count. */
-static int64_t slice_dim(int64_t dim, int64_t st, int64_t en, int64_t step,
-			 int64_t *start)
+int64_t shape_slice_dim(int64_t dim, int64_t st, int64_t en, int64_t step,
+			int64_t *start)
 {
 	int64_t lo = step > 0 ? 0 : -1, hi = step > 0 ? dim : dim - 1;
 
@@ -994,7 +995,7 @@ static int infer_slice(struct ir_graph *g, struct ir_node *n)
 					"(%s) needs a static size", a,
 					ir_sym_name(g, x->dim[a]));
 		}
-		o.dim[a] = slice_dim(x->dim[a], st[i], en[i], sp[i],
+		o.dim[a] = shape_slice_dim(x->dim[a], st[i], en[i], sp[i],
 				     &begin[a]);
 		steps[a] = sp[i];
 	}

@@ -65,11 +65,16 @@ enum npu_fuzz_result {
  *             (larger is TOO_BIG): keeps a campaign off tasks that are
  *             merely huge, to look for other bugs while the cost of a
  *             work unit is unbounded
+ * @budget_ms: the device's job budget set for the run (0: unknown)
+ * @unit_ms: how long past @budget_ms a job may take to stop: about one
+ *           work unit, as kernels check the abort flag inside long loops
  */
 struct npu_fuzz_limits {
 	uint64_t max_need;
 	uint64_t job_ms;
 	uint64_t max_elems;
+	uint64_t budget_ms;
+	uint64_t unit_ms;
 };
 
 /**
@@ -83,8 +88,9 @@ struct npu_fuzz_limits {
  *
  * Findings: PROGRAM_CREATE or SUBMIT failing with anything but the
  * documented refusals, a fault record of reason WATCHDOG (a work unit ran
- * past the watchdog period: its budget), a job still running after
- * @lim->job_ms. A crash, sanitizer report or guard-page fault ends the
+ * past the watchdog period), a BUDGET fault record more than
+ * @lim->unit_ms after the job budget (a unit that does not stop when
+ * aborted), a job still running after @lim->job_ms. A crash, sanitizer report or guard-page fault ends the
  * process instead.
  *
  * Return: enum npu_fuzz_result.

@@ -68,6 +68,7 @@ enum npu_fuzz_result npu_fuzz_exec(struct npu_dev *d, uint32_t queue,
 	struct drm_npu_queue_query q;
 	uint64_t need[DRM_NPU_MAX_SLOTS];
 	enum npu_fuzz_result res;
+	uint64_t t0, ms;
 	uint32_t s;
 	int err;
 
@@ -93,8 +94,10 @@ enum npu_fuzz_result npu_fuzz_exec(struct npu_dev *d, uint32_t queue,
 	for (s = 0; s < c.num_slots; s++)
 		if (need[s] > lim->max_need)
 			goto out;
+	t0 = t_now();
 	err = t_run_program(d, queue, c.handle, need, c.num_slots,
 			    lim->job_ms, fuzz_fill, (void *)p);
+	ms = (t_now() - t0) / 1000000u;
 	switch (err) {
 	case 0:
 		res = NPU_FUZZ_RAN;
@@ -111,6 +114,16 @@ enum npu_fuzz_result npu_fuzz_exec(struct npu_dev *d, uint32_t queue,
 				 "task %u (opcode %u) made no progress for a watchdog period: one work unit ran past its time budget",
 				 q.fault_task, p->tasks[q.fault_task %
 						NPU_FUZZ_MAX_TASKS].opcode);
+			res = NPU_FUZZ_FINDING;
+		} else if (q.fault_reason == DRM_NPU_FAULT_BUDGET &&
+			   lim->budget_ms && lim->unit_ms &&
+			   ms > lim->budget_ms + lim->unit_ms) {
+			snprintf(why, why_len,
+				 "task %u (opcode %u) stopped %llu ms after the %llu ms job budget: a work unit does not stop when aborted",
+				 q.fault_task, p->tasks[q.fault_task %
+						NPU_FUZZ_MAX_TASKS].opcode,
+				 (unsigned long long)(ms - lim->budget_ms),
+				 (unsigned long long)lim->budget_ms);
 			res = NPU_FUZZ_FINDING;
 		}
 		break;

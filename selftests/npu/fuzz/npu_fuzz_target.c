@@ -8,10 +8,11 @@
  * run by themselves, and -timeout catches a unit that never ends.
  *
  * Environment: NPU_FUZZ_JOB_MS (30000), NPU_FUZZ_MAX_NEED (4 MiB),
- * NPU_FUZZ_MAX_ELEMS (0: no limit; see struct npu_fuzz_limits), and
+ * NPU_FUZZ_MAX_ELEMS (0: no limit), NPU_FUZZ_UNIT_MS (5000: how long a
+ * job may take to stop after its budget; see struct npu_fuzz_limits), and
  * the NPU_SIM_* device parameters (defaults set here: guard mode on,
  * 256 MiB VRAM, 2 AI cores, a 10 s watchdog: a unit may cost 2^27 element
- * operations, which takes seconds under the sanitizers).
+ * operations, which takes seconds under the sanitizers; a 5 s job budget).
  */
 #include "npu_fuzz.h"
 
@@ -41,9 +42,14 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	setenv("NPU_SIM_VRAM_MB", "256", 0);
 	setenv("NPU_SIM_CORES", "2", 0);
 	setenv("NPU_SIM_WATCHDOG_MS", "10000", 0);
+	/* a huge but valid job must end as a BUDGET fault record, well
+	 * within the fuzzer's own job limit */
+	setenv("NPU_SIM_JOB_BUDGET_MS", "5000", 0);
 	lim.job_ms = env_u64("NPU_FUZZ_JOB_MS", 30000);
 	lim.max_need = env_u64("NPU_FUZZ_MAX_NEED", 4u << 20);
 	lim.max_elems = env_u64("NPU_FUZZ_MAX_ELEMS", 0);
+	lim.budget_ms = env_u64("NPU_SIM_JOB_BUDGET_MS", 0);
+	lim.unit_ms = env_u64("NPU_FUZZ_UNIT_MS", 5000);
 	T.spec = "sim";
 	err = npu_dev_open(T.spec, &T.d);
 	if (err) {
