@@ -36,6 +36,7 @@ static bool faults(volatile char *p, bool write, bool handler, char *err,
 		   size_t len)
 {
 	int fds[2], st;
+	size_t at;
 	pid_t pid;
 	ssize_t r;
 
@@ -60,8 +61,11 @@ static bool faults(volatile char *p, bool write, bool handler, char *err,
 		_exit(0);
 	}
 	close(fds[1]);
-	r = read(fds[0], err, len - 1);
-	err[r > 0 ? r : 0] = 0;
+	/* the handler writes its message in pieces: read to EOF */
+	at = 0;
+	while (at < len - 1 && (r = read(fds[0], err + at, len - 1 - at)) > 0)
+		at += (size_t)r;
+	err[at] = 0;
 	close(fds[0]);
 	if (waitpid(pid, &st, 0) != pid)
 		return false;
