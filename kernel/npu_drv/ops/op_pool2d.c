@@ -102,6 +102,8 @@ static void global_plane(const struct pool_ctx *cx, u64 n, u64 pl)
 	float m = -NPU_INFF;
 	double sum = 0;
 
+	if (!W)
+		H = 0;		/* an empty plane: no rows to walk */
 	for (y = 0; y < H; y++) {
 		for (x = 0; x < W; x++) {
 			float v = ld(cx->dt, cx->x, xp + y * sy + x * sx);
