@@ -6,8 +6,10 @@
 # A guard against quadratic passes coming back, not a benchmark (make
 # bench-compile measures): CPU time, not wall time (the machine is
 # shared), with wide margins: 16,000 nodes within 5 s (0.2 s measured; the
-# quadratic compiler took 44 s), and 4x the nodes within 12x the time
-# (n log n is ~4.6x, the quadratic passes gave 16x and more).
+# quadratic compiler took 44 s) and 32,000 within 20 s (0.5 s measured; the
+# quadratic one would take minutes). A ratio of two short CPU times is too
+# noisy on a loaded machine to be a test; make bench-compile reports the
+# growth exponent.
 
 BUILD=${BUILD:-build}
 NPUC=$BUILD/bin/npuc
@@ -38,7 +40,5 @@ c16=$(cpu 16000); tap $? "16000 nodes compile (${c16}s CPU)"
 c32=$(cpu 32000); tap $? "32000 nodes compile (${c32}s CPU)"
 awk -v t="$c16" 'BEGIN { exit !(t != "" && t <= 5) }'
 tap $? "16000 nodes in <= 5 s CPU (${c16}s)"
-# 10 ms resolution: floor the small one at 0.1 s
-awk -v a="$c8" -v b="$c32" 'BEGIN { if (a < 0.1) a = 0.1;
-	exit !(b != "" && b <= 12 * a) }'
-tap $? "4x nodes within 12x CPU time (8000: ${c8}s, 32000: ${c32}s)"
+awk -v t="$c32" 'BEGIN { exit !(t != "" && t <= 20) }'
+tap $? "32000 nodes in <= 20 s CPU (${c32}s; 8000: ${c8}s)"
