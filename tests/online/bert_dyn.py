@@ -8,7 +8,8 @@ size, the position table sliced to the input's length, so that one ONNX
 file runs every (batch, sequence) up to MAX_SEQ.
 
 Writes OUT/model.onnx and OUT/cases.bin: u32 count, then per case u32
-batch, u32 seq, int64 ids[batch * seq], float32 logits[batch * CLASSES].
+batch, u32 seq, int64 ids[batch * seq], float32 logits[batch * CLASSES];
+and, for npu-run, OUT/BxS/in/input_ids.npy and OUT/BxS/ref/logits.npy.
 Usage: bert_dyn.py OUT SEQ [SEQ ...]   (batch 1; "BxS" for another batch)
 """
 
@@ -74,6 +75,11 @@ def main():
             f.write(struct.pack("<II", b, s))
             f.write(x.numpy().astype("<i8").tobytes())
             f.write(y.astype("<f4").tobytes())
+            d = os.path.join(out, "%dx%d" % (b, s))
+            for sub in ("in", "ref"):
+                os.makedirs(os.path.join(d, sub), exist_ok=True)
+            np.save(os.path.join(d, "in", "input_ids.npy"), x.numpy())
+            np.save(os.path.join(d, "ref", "logits.npy"), y)
     os.replace(os.path.join(out, "cases.bin.tmp"),
                os.path.join(out, "cases.bin"))
 
