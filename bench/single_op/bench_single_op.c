@@ -69,6 +69,7 @@ int main(int argc, char **argv)
 			"[CHANNELS [SIZE]]]]\n");
 		return 2;
 	}
+	chain_use_built_libnpuc();
 	t_op = calloc(iters, sizeof(double));
 	t_graph = calloc(iters, sizeof(double));
 	if (!t_op || !t_graph || npurt_init(0) ||

@@ -529,8 +529,14 @@ static void model_free(npurt_model *m)
 	for (uint32_t s = 0; s < RT_MAX_STREAMS; s++)
 		rt_bo_destroy(ctx, m->profile_bo[s], m->profile_map[s],
 			      m->profile_size[s]);
+	rt_dump_free(m);
 	if (!m->ws_borrowed)
-		rt_bo_destroy(ctx, m->workspace_bo, NULL, 0);
+		rt_bo_destroy(ctx, m->workspace_bo, m->workspace_map,
+			      m->workspace_size);
+	else if (m->workspace_map)
+		npu_dev_munmap(ctx->nd, m->workspace_map,
+			       (size_t)(m->workspace_size ?
+					m->workspace_size : 1));
 	rt_bo_destroy(ctx, m->weights_bo, NULL, 0);
 	om_close(m->om);
 	pthread_mutex_destroy(&m->lock);

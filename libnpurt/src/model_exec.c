@@ -435,9 +435,14 @@ npurt_status rt_model_execute_plain(npurt_model *m, const npurt_io *in,
 						  s->id);
 	}
 	pthread_mutex_unlock(&m->ctx->lock);
-	pthread_mutex_lock(&s->lock);
-	st = submit_locked(m, &p, in, out, s, func);
-	pthread_mutex_unlock(&s->lock);
+	if (m->dump) {
+		st = rt_dump_execute(m, p.v, p.n, p.ps, p.bos, p.bind, in, out,
+				     s, func);
+	} else {
+		pthread_mutex_lock(&s->lock);
+		st = submit_locked(m, &p, in, out, s, func);
+		pthread_mutex_unlock(&s->lock);
+	}
 	if (!st) {
 		m->exec_count = p.n;
 		m->profiled_variant = p.v;

@@ -267,6 +267,8 @@ struct npurt_model {
 	bool internal;			/* a cache's: not in ctx->models */
 	bool ws_borrowed;		/* workspace_bo is not the model's */
 	struct rt_online *online;	/* loaded from ONNX (shape_cache.c) */
+	struct rt_dump *dump;		/* npurt_model_set_dump, or NULL */
+	uint8_t *workspace_map;		/* mapped for dumps */
 };
 
 /**
@@ -377,6 +379,18 @@ npurt_status rt_model_execute_plain(npurt_model *m, const npurt_io *in,
 				    const char *func);
 /* Name of the cached shape in use ("input_ids:1,17") or NULL. */
 const char *rt_online_active_name(const npurt_model *m);
+
+/* ---- dumps (dump.c) ---- */
+void rt_dump_free(npurt_model *m);
+/*
+ * A dumping execution @n of variant @v (model lock held): synchronous on
+ * @s, the programs in pieces, the selected tensors handed to the callback.
+ */
+npurt_status rt_dump_execute(npurt_model *m, uint32_t v, uint64_t n,
+			     struct rt_progset *ps, uint32_t *bos,
+			     struct drm_npu_sem_point *bind,
+			     const npurt_io *in, const npurt_io *out,
+			     npurt_stream *s, const char *func);
 
 /* Fault message for a job of @m (no lock needed: immutable data). */
 void rt_model_describe_fault(const npurt_model *m, uint32_t variant_hint,

@@ -2,9 +2,11 @@
 /*
  * op_chain.c - see op_chain.h.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "onnx/onnx.pb-c.h"
 #include "op_chain.h"
@@ -446,4 +448,22 @@ npurt_status chain_run_ops(const struct chain *ch, struct chain_dev *d,
 	in[0] = t2(d->fc[1], 1, (uint64_t)ch->classes);
 	out[0] = t2(d->y, 0, 0);
 	return npurt_op_execute("Softmax", &sm_attr, 1, in, 1, out, 1, s);
+}
+
+void chain_use_built_libnpuc(void)
+{
+	char exe[PATH_MAX], lib[PATH_MAX + 64];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash;
+
+	if (n <= 0 || getenv("NPURT_NPUC_LIB"))
+		return;
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (!slash)
+		return;
+	*slash = '\0';
+	snprintf(lib, sizeof(lib), "%s/../%slib/libnpuc.so.1", exe,
+		 strstr(exe, "/tests/") ? "../" : "");
+	setenv("NPURT_NPUC_LIB", lib, 0);
 }

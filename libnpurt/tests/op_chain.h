@@ -48,4 +48,11 @@ npurt_status chain_run_ops(const struct chain *ch, struct chain_dev *d,
 /* Ops per run. */
 int chain_num_ops(const struct chain *ch);
 
+/*
+ * Points $NPURT_NPUC_LIB at this build's libnpuc.so.1 (BUILD/lib, from
+ * BUILD/tests/libnpurt/ or BUILD/bench/): under ASan, dlopen is the
+ * sanitizer's interceptor, so the program's RUNPATH is not searched.
+ */
+void chain_use_built_libnpuc(void);
+
 #endif
