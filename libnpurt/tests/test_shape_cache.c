@@ -227,9 +227,9 @@ int main(int argc, char **argv)
 	       (unsigned long long)lru.hits, (unsigned long long)lru.misses,
 	       (unsigned long long)lru.evictions);
 	tap_ok(!bad_hit, "every repeated shape compiled nothing, every new "
-	       "one once (%d violations; %llu ms compiling %llu shapes)",
-	       bad_hit, (unsigned long long)(cs.compile_ns / 1000000),
-	       (unsigned long long)cs.misses);
+	       "one once (%d violations; %.1f ms compiling, %.1f ms loading "
+	       "%llu shapes)", bad_hit, cs.compile_ns / 1e6,
+	       cs.load_ns / 1e6, (unsigned long long)cs.misses);
 	tap_ok(!bad_name && cs.entries == CACHE_SIZE &&
 	       cs.capacity == CACHE_SIZE,
 	       "the variant in use is named by its shape; %u of %u entries "
