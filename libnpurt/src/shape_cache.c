@@ -25,6 +25,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -356,6 +357,26 @@ NPURT_API npurt_status npurt_model_load_onnx_memory(
 	return load_onnx(ctx, copy, size, "model", NULL, opts, out, __func__);
 }
 
+/* Appends to @buf (of @len bytes) at *@used; false once it is full. */
+__attribute__((format(printf, 4, 5)))
+static bool append(char *buf, size_t len, size_t *used, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (*used >= len)
+		return false;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + *used, len - *used, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= len - *used) {
+		*used = len;
+		return false;
+	}
+	*used += (size_t)n;
+	return true;
+}
+
 /* "input_ids:1,17;mask:1,17" for the compiler, the key and the name. */
 static npurt_status describe_shapes(npurt_model *m,
 				    const uint64_t *const *shapes,
@@ -373,9 +394,8 @@ static npurt_status describe_shapes(npurt_model *m,
 			return rt_fail(NPURT_ERR_INVALID, func,
 				       "pass a shape for every input",
 				       "input %u has no shape", i);
-		used += (size_t)snprintf(spec + used, len - used, "%s%s:",
-					 i ? ";" : "",
-					 om_string(m->om, t->name));
+		append(spec, len, &used, "%s%s:", i ? ";" : "",
+		       om_string(m->om, t->name));
 		key[k++] = t->rank;
 		for (uint32_t d = 0; d < t->rank; d++) {
 			if (shapes[i][d] == 0 || shapes[i][d] > INT32_MAX)
@@ -385,10 +405,8 @@ static npurt_status describe_shapes(npurt_model *m,
 					       om_string(m->om, t->name), d,
 					       (unsigned long long)
 						       shapes[i][d]);
-			used += (size_t)snprintf(spec + used, len - used,
-						 "%s%llu", d ? "," : "",
-						 (unsigned long long)
-							 shapes[i][d]);
+			append(spec, len, &used, "%s%llu", d ? "," : "",
+			       (unsigned long long)shapes[i][d]);
 			key[k++] = shapes[i][d];
 		}
 		if (used >= len)
@@ -485,6 +503,8 @@ npurt_status rt_online_select(npurt_model *m, const uint64_t *const *shapes,
 		ol->active = e;
 		goto out;
 	}
+	/* Room is made by evicting: the selection may go with it. */
+	ol->active = NULL;
 	st = compile_shape(m, ol, spec, &c, func);
 	if (!st)
 		st = rt_cache_insert(&ol->cache, key, words * sizeof(key[0]),

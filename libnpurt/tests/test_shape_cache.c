@@ -134,7 +134,7 @@ int main(int argc, char **argv)
 	double worst = 0;
 	npurt_status st = NPURT_OK;
 
-	tap_plan(9);
+	tap_plan(10);
 	if (argc > 1) {
 		snprintf(dir, sizeof(dir), "%s", argv[1]);
 	} else {
@@ -248,8 +248,23 @@ int main(int argc, char **argv)
 		       "select_variant goes back to the gear");
 	}
 
+	/* 7: a shape the compiler refuses (beyond the position table). */
+	{
+		uint64_t shape[2] = { 1, 65 };
+		const uint64_t *shapes[1] = { shape };
+		npurt_model_info info;
+
+		st = npurt_model_select_shapes(m, shapes);
+		npurt_model_get_info(m, &info);
+		tap_ok(st == NPURT_ERR_SHAPE && strstr(rt_err(), "1,65") &&
+		       info.current_variant < info.num_variants,
+		       "seq 65 (position table of 64) is refused with the "
+		       "compiler's message; the gear is in use (%s)",
+		       rt_err());
+	}
+
 	/*
-	 * 7-9: preallocated: one workspace for up to 1x64. (The first model
+	 * 8-10: preallocated: one workspace for up to 1x64. (The first model
 	 * goes first: its 8 shapes hold most of the context's semaphores.)
 	 */
 	npurt_model_unload(m);
