@@ -336,9 +336,9 @@ static bool resource_errno(int ret)
 }
 
 /*
- * The model's device objects: its "done" semaphore (the internal stream
- * of npurt_model_execute comes on its first use, model_exec.c),
- * then its streams' queues and semaphores - all of them when the device
+ * The model's device objects: its "done" semaphore and internal stream
+ * (a cache's model gets the latter on first use, model_exec.c), then its
+ * streams' queues and semaphores - all of them when the device
  * has them, else fewer queues (streams merged, see build_schedule()).
  * NPURT_MAX_QUEUES caps the queues a model uses (a test and deployment
  * knob, Documentation/runtime.rst).
@@ -358,6 +358,19 @@ static npurt_status create_sync_objects(npurt_model *m, const char *func)
 		return rt_fail_resource(func, ret, "semaphores", 1, 0,
 					di->num_semaphores,
 					"creating the model's semaphore");
+	/*
+	 * npurt_model_execute's stream: first, so that the streams' queues
+	 * fit around it. A cache's model (op or shape cache) is run on the
+	 * caller's streams only: it gets one on first use, if ever.
+	 */
+	if (!m->internal) {
+		npurt_status st = rt_stream_create(ctx, NPURT_PRIORITY_NORMAL,
+						   &m->stream);
+
+		if (st)
+			return st;
+		m->held_sems++;
+	}
 	if (cap && *cap) {
 		unsigned long c = strtoul(cap, NULL, 10);
 
@@ -395,7 +408,7 @@ static npurt_status create_sync_objects(npurt_model *m, const char *func)
 						di->num_semaphores, what);
 		}
 	}
-	m->held_sems += 1;	/* done (+1 with the internal stream) */
+	m->held_sems += 1;	/* done */
 	if (first.err)
 		snprintf(m->placement_reason, sizeof(m->placement_reason),
 			 "device %s: asked for %u, got %u (device has %u in "
