@@ -8,7 +8,8 @@
 rt_objs		= $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
 RT_CPPFLAGS	:= -Ilibnpurt/include -Ilibnpurt/om -Ilibnpurt/transport \
-		   -Ilibnpurt/alloc -Ikernel/npu_drv $(UAPI_CFLAGS)
+		   -Ilibnpurt/alloc -Ikernel/npu_drv -Icompiler/include \
+		   $(UAPI_CFLAGS)
 
 # ---- the .om reader/writer, shared with the compiler ----
 # The reader validates tasks with the device's own checks: whatever links
@@ -66,7 +67,7 @@ RT_OBJS		:= $(call rt_objs,$(RT_SRCS))
 RT_DEP_LIBS	:= $(RT_OM_LIB) $(BUILD)/lib/libnpurtalloc.a \
 		   $(BUILD)/lib/libnputransport.a $(BUILD)/lib/libnpucore.a \
 		   $(BUILD)/lib/libnpupool.a $(BUILD)/lib/libnpuops.a
-RT_LDLIBS	:= $(DRM_LIBS) $(NUMA_LIBS) -lpthread
+RT_LDLIBS	:= $(DRM_LIBS) $(NUMA_LIBS) -ldl -lpthread
 RT_SO		:= $(BUILD)/lib/libnpurt.so.$(RT_VERSION)
 RT_SONAME	:= libnpurt.so.1
 RT_A		:= $(BUILD)/lib/libnpurt.a
@@ -107,6 +108,44 @@ $(BUILD)/tests/libnpurt/$(t): $(call rt_objs,libnpurt/tests/$(t).c) \
 
 TESTS		+= $(patsubst %,$(BUILD)/tests/libnpurt/%,$(RT_RT_TESTS))
 SAN_TESTS	+= $(patsubst %,build/tests/libnpurt/%,$(RT_RT_TESTS))
+
+# ---- online compilation: single-op mode, shape cache ----
+# Linked statically with libnpurt.a; libnpuc.so.1 is dlopen'ed from
+# $(BUILD)/lib through the RUNPATH, as an installed runtime finds it.
+RT_ONLINE_TESTS	:= test_op_exec test_shape_cache
+RT_ONNX_O	:= $(BUILD)/obj/gen/onnx/onnx.pb-c.o
+$(call rt_objs,libnpurt/tests/op_chain.c) \
+$(call rt_objs,libnpurt/tests/test_op_exec.c) \
+$(call rt_objs,libnpurt/tests/test_shape_cache.c) \
+$(call rt_objs,bench/single_op/bench_single_op.c): \
+	CPPFLAGS += $(RT_CPPFLAGS) -Ilibnpurt/tests -I$(BUILD)/gen \
+		    $(PROTOBUF_C_CFLAGS)
+$(call rt_objs,libnpurt/tests/op_chain.c): | $(BUILD)/gen/onnx/onnx.pb-c.h
+$(foreach t,$(RT_ONLINE_TESTS),$(eval \
+$(BUILD)/tests/libnpurt/$(t): $(call rt_objs,libnpurt/tests/$(t).c) \
+	$(call rt_objs,libnpurt/tests/op_chain.c) $(RT_ONNX_O) $(RT_A) \
+	$(NPUC_LIB_SO) ; \
+	@mkdir -p $$(dir $$@) ; \
+	$$(CC) $$(LDFLAGS) $$< $(call rt_objs,libnpurt/tests/op_chain.c) \
+		$(RT_ONNX_O) $(RT_A) $(PROTOBUF_C_LIBS) $(RT_LDLIBS) -lm \
+		-Wl,-rpath,'$$$$ORIGIN/../../lib' -o $$@))
+
+TESTS		+= $(patsubst %,$(BUILD)/tests/libnpurt/%,$(RT_ONLINE_TESTS))
+SAN_TESTS	+= $(patsubst %,build/tests/libnpurt/%,$(RT_ONLINE_TESTS))
+
+# make bench-single-op: a model op by op (npurt_op_execute) vs as a graph.
+$(BUILD)/bench/bench_single_op: \
+	$(call rt_objs,bench/single_op/bench_single_op.c) \
+	$(call rt_objs,libnpurt/tests/op_chain.c) $(RT_ONNX_O) $(RT_A) \
+	$(NPUC_LIB_SO)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $< $(call rt_objs,libnpurt/tests/op_chain.c) \
+		$(RT_ONNX_O) $(RT_A) $(PROTOBUF_C_LIBS) $(RT_LDLIBS) -lm \
+		-Wl,-rpath,'$$ORIGIN/../lib' -o $@
+
+.PHONY: bench-single-op
+bench-single-op: $(BUILD)/bench/bench_single_op
+	$(BUILD)/bench/bench_single_op $(BENCH_SINGLE_OP_ARGS)
 
 # ---- make install ----
 .PHONY: install-npurt

@@ -154,6 +154,7 @@ static void hash_options(struct cache_hasher *h, const struct npuc_options *o)
 	cache_hash_str(h, o->input_format);
 	cache_hash_str(h, o->disable_passes);
 	cache_hash_u64(h, o->max_streams);
+	cache_hash_u64(h, (uint64_t)o->symbol_default);
 	{
 		/* The target decides streams and semaphores: part of the key. */
 		struct npuc_target t;
@@ -391,6 +392,23 @@ static int make_gears(const struct ir_graph *g, const struct npuc_options *o,
 				s++;
 		}
 		*num = gi;
+		return 0;
+	}
+	if (ns && o->symbol_default > 0) {
+		/* One gear, every symbol at the default (online loads). */
+		gears[0].num = ns;
+		gears[0].name[0] = '\0';
+		for (int k = 0; k < ns; k++) {
+			size_t at = strlen(gears[0].name);
+
+			gears[0].sym[k] = sym[k];
+			gears[0].value[k] = o->symbol_default;
+			snprintf(gears[0].name + at,
+				 sizeof(gears[0].name) - at, "%s%s=%lld",
+				 k ? "," : "", g->syms[sym[k]],
+				 (long long)o->symbol_default);
+		}
+		*num = 1;
 		return 0;
 	}
 	if (ns) {
@@ -755,7 +773,8 @@ static int compile_imported(struct ir_graph *g, struct npuc_options *o,
 	int ret;
 
 	ret = shape_infer(g);
-	if (ret && !o->dynamic_batch && !o->dynamic_dims) {
+	if (ret && !o->dynamic_batch && !o->dynamic_dims &&
+	    o->symbol_default <= 0) {
 		snprintf(err, errlen, "shape inference: %s", ir_graph_error(g));
 		goto out;
 	}

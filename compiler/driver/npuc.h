@@ -39,6 +39,7 @@ struct npuc_options {
 	const char *target;		/* profile name; NULL: the default */
 	const struct npuc_target *target_desc;	/* wins over @target */
 	unsigned int plan_budget_ms;	/* 0: by -O level */
+	int64_t symbol_default;		/* > 0: symbols no gear binds */
 };
 
 struct npuc_variant_report {

@@ -46,6 +46,10 @@ extern "C" {
  * @dump_file: where dumps go (NULL: stderr)
  * @target_device: compile for this device as its DEVICE_INFO reports it
  *                 ("sim", a /dev node, "auto"); excludes @target
+ * @symbol_default: > 0: symbolic input dims that neither @input_shapes
+ *                 nor a gear fixes take this value, in one gear named
+ *                 after them ("batch=1,seq=1"); 0: they are an error
+ *                 (fields past an older caller's @size keep 0)
  */
 struct npuc_compile_options {
 	size_t size;
@@ -63,6 +67,7 @@ struct npuc_compile_options {
 	const char *dump_ir_after;
 	FILE *dump_file;
 	const char *target_device;
+	int64_t symbol_default;
 };
 
 /* Defaults: -O2, the cache on, the default target. */

@@ -83,6 +83,7 @@ static int to_driver(const struct npuc_compile_options *in,
 	o->plan_budget_ms = d.plan_budget_ms;
 	o->dump_ir_after = d.dump_ir_after;
 	o->dump_file = d.dump_file;
+	o->symbol_default = d.symbol_default;
 	if (d.target_device) {
 		if (d.target) {
 			snprintf(err, errlen, "a target profile and a target "

@@ -40,7 +40,7 @@ extern "C" {
 #endif
 
 #define NPURT_VERSION_MAJOR	1
-#define NPURT_VERSION_MINOR	1
+#define NPURT_VERSION_MINOR	2
 #define NPURT_VERSION_PATCH	0
 #define NPURT_VERSION \
 	((NPURT_VERSION_MAJOR << 16) | (NPURT_VERSION_MINOR << 8) | \
@@ -493,6 +493,182 @@ npurt_status npurt_model_set_profiling(npurt_model *model, int enable);
 npurt_status npurt_model_get_profile(npurt_model *model,
 				     npurt_task_record *records, uint32_t max,
 				     uint32_t *count);
+
+/* ---------------------------------------------------------------------- */
+/* Online compilation: single operators, ONNX models (since 1.2)            */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * Both need the compiler library, libnpuc.so.1, which the runtime loads on
+ * the first call that needs it (dlopen; $NPURT_NPUC_LIB names another
+ * file): a service that only runs .om files never loads it. Without it
+ * these calls fail with NPURT_ERR_UNSUPPORTED naming the library.
+ * Documentation/runtime.rst ("Online compilation").
+ */
+
+/**
+ * struct npurt_cache_stats - a cache of compiled models (op or shape cache)
+ * @hits: lookups that found a compiled entry (no compilation)
+ * @misses: lookups that compiled (and loaded) a new entry
+ * @evictions: entries dropped, least recently used first, to stay within
+ *             @capacity (or to make room on the device)
+ * @entries, @capacity: entries held now, and at most
+ * @compile_ns: time spent in libnpuc on misses, all together
+ * @load_ns: time spent loading what the misses compiled
+ * @last_compile_ns: the last miss's compile time
+ * @device_bytes: device memory the entries hold (weights, workspaces,
+ *                staging)
+ */
+typedef struct npurt_cache_stats {
+	uint64_t hits;
+	uint64_t misses;
+	uint64_t evictions;
+	uint32_t entries;
+	uint32_t capacity;
+	uint64_t compile_ns;
+	uint64_t load_ns;
+	uint64_t last_compile_ns;
+	uint64_t device_bytes;
+} npurt_cache_stats;
+
+typedef enum npurt_attr_type {
+	NPURT_ATTR_INT = 0,
+	NPURT_ATTR_FLOAT = 1,
+	NPURT_ATTR_STRING = 2,
+	NPURT_ATTR_INTS = 3,
+	NPURT_ATTR_FLOATS = 4,
+} npurt_attr_type;
+
+/**
+ * struct npurt_op_attr - one ONNX attribute of an operator
+ * @name: the ONNX attribute name ("strides")
+ * @type: which of @i, @f, @s, @ints / @floats (with @n entries) holds it
+ */
+typedef struct npurt_op_attr {
+	const char *name;
+	npurt_attr_type type;
+	int64_t i;
+	float f;
+	const char *s;
+	const int64_t *ints;
+	const float *floats;
+	uint32_t n;
+} npurt_op_attr;
+
+/**
+ * struct npurt_op_tensor - one input or output of a single operator
+ * @dtype, @rank, @dims: element type and static shape; for an output they
+ *     are written by npurt_op_execute() (the inferred shape)
+ * @layout: "ND" (NULL), "NCHW" or "NHWC" (inputs)
+ * @mem, @offset: the device buffer holding the tensor at @offset
+ * @data, @data_size: an input whose contents are part of the operator
+ *     (a Reshape's shape, a Pad's pads): compiled in and part of the op
+ *     cache key; @mem is then not used. NULL for a runtime input.
+ */
+typedef struct npurt_op_tensor {
+	npurt_dtype dtype;
+	uint32_t rank;
+	uint64_t dims[NPURT_MAX_RANK];
+	const char *layout;
+	npurt_mem *mem;
+	size_t offset;
+	const void *data;
+	size_t data_size;
+} npurt_op_tensor;
+
+/*
+ * [MT-safe] Runs one ONNX operator (@op_type as ONNX names it, default
+ * domain, opset 17) with @attrs on device buffers, in order on @stream,
+ * like ACL's aclopExecute. The first call for a given (op, attributes,
+ * input dtypes/shapes/layouts, constant inputs) compiles the operator
+ * with libnpuc into the context's op cache; later calls with the same key
+ * are cache hits that compile nothing. @outputs[i].mem must hold the
+ * output's bytes; its dtype, rank and dims are filled in. Errors of the
+ * compiler come back as NPURT_ERR_UNSUPPORTED or NPURT_ERR_SHAPE with the
+ * compiler's message.
+ */
+npurt_status npurt_op_execute(const char *op_type, const npurt_op_attr *attrs,
+			      uint32_t num_attrs,
+			      const npurt_op_tensor *inputs,
+			      uint32_t num_inputs, npurt_op_tensor *outputs,
+			      uint32_t num_outputs, npurt_stream *stream);
+/* [MT-safe] The op cache of @ctx (zeros before the first op). */
+npurt_status npurt_op_cache_get_stats(npurt_context *ctx,
+				      npurt_cache_stats *stats);
+/*
+ * [MT-safe] Sets the op cache's capacity (entries, >= 1; default 64 or
+ * $NPURT_OP_CACHE_SIZE), evicting the least recently used beyond it.
+ */
+npurt_status npurt_op_cache_set_capacity(npurt_context *ctx,
+					 uint32_t capacity);
+
+typedef enum npurt_mem_strategy {
+	/* each compiled shape allocates its own workspace, freed when the
+	 * shape is evicted */
+	NPURT_MEM_DYNAMIC = 0,
+	/* one workspace, for the largest declared shape, allocated at load;
+	 * every shape runs in it (executions of the model are ordered) */
+	NPURT_MEM_PREALLOCATED = 1,
+} npurt_mem_strategy;
+
+/**
+ * struct npurt_onnx_options - how a model is compiled from ONNX
+ * @size: sizeof(npurt_onnx_options) (npurt_onnx_options_init sets it)
+ * @input_shapes: shapes compiled at load ("input_ids:1,128"), words for
+ *     dims left symbolic, or NULL
+ * @dynamic_dims, @dynamic_batch: gears compiled at load (npuc's
+ *     --dynamic-dims / --dynamic-batch); without any, a model with
+ *     symbolic dims gets one gear with every symbol at 1
+ * @shape_cache_size: shapes compiled on demand that stay loaded (LRU;
+ *     0: 100 or $NPURT_SHAPE_CACHE_SIZE)
+ * @mem_strategy: NPURT_MEM_DYNAMIC or NPURT_MEM_PREALLOCATED
+ * @max_shapes: the largest shape ("input_ids:1,512") the preallocated
+ *     workspace is sized for (required with NPURT_MEM_PREALLOCATED); a
+ *     shape whose workspace is larger is refused
+ * @opt_level: -O level (npurt_onnx_options_init sets 2)
+ * @max_streams: 0: by the -O level
+ * @use_compile_cache: 1: libnpuc's on-disk compile cache ($NPU_CACHE_DIR
+ *     or @cache_dir); 0 (default): compile in memory only
+ * @cache_dir: see @use_compile_cache
+ */
+typedef struct npurt_onnx_options {
+	size_t size;
+	const char *input_shapes;
+	const char *dynamic_dims;
+	const char *dynamic_batch;
+	uint32_t shape_cache_size;
+	npurt_mem_strategy mem_strategy;
+	const char *max_shapes;
+	int opt_level;
+	uint32_t max_streams;
+	int use_compile_cache;
+	const char *cache_dir;
+} npurt_onnx_options;
+
+/* [MT-safe] Defaults: -O2, dynamic memory, the default cache size. */
+void npurt_onnx_options_init(npurt_onnx_options *o);
+/*
+ * [MT-safe] Compiles an ONNX model online and loads it (@opts NULL: the
+ * defaults). The model is an ordinary npurt_model; in addition,
+ * npurt_model_select_shapes() accepts any input shape: a gear compiled at
+ * load is selected directly, another shape is compiled on demand into the
+ * model's shape cache (LRU), and a shape met again is a hit that compiles
+ * nothing. While such a shape is selected, get_info reports
+ * current_variant == num_variants, named by npurt_model_variant_name().
+ */
+npurt_status npurt_model_load_onnx(npurt_context *ctx, const char *path,
+				   const npurt_onnx_options *opts,
+				   npurt_model **model);
+npurt_status npurt_model_load_onnx_memory(npurt_context *ctx,
+					  const void *data, size_t size,
+					  const npurt_onnx_options *opts,
+					  npurt_model **model);
+/*
+ * [MT-safe] The shape cache of a model loaded from ONNX (NPURT_ERR_INVALID
+ * for a .om model).
+ */
+npurt_status npurt_model_get_shape_cache_stats(npurt_model *model,
+					       npurt_cache_stats *stats);
 
 /* ---------------------------------------------------------------------- */
 /* Dumps: the ONNX tensors of an execution, task by task                   */

@@ -202,6 +202,7 @@ NPURT_API npurt_status npurt_context_destroy(npurt_context *ctx)
 	if (!ctx)
 		return NPURT_OK;
 	npurt_context_synchronize(ctx);
+	rt_op_cache_destroy(ctx);
 	while (ctx->num_models)
 		npurt_model_unload(ctx->models[ctx->num_models - 1]);
 	while (ctx->num_streams)

@@ -151,7 +151,9 @@ npurt_status rt_progset_create(npurt_model *m, uint32_t variant,
 /* Load                                                                     */
 /* ---------------------------------------------------------------------- */
 
-static npurt_status alloc_resources(npurt_model *m, const char *func)
+static npurt_status alloc_resources(npurt_model *m,
+				    const struct rt_load_opts *lo,
+				    const char *func)
 {
 	npurt_context *ctx = m->ctx;
 	const struct om_model_desc *d = om_get_model(m->om);
@@ -176,11 +178,27 @@ static npurt_status alloc_resources(npurt_model *m, const char *func)
 		if (ws > m->workspace_size)
 			m->workspace_size = ws;
 	}
-	ret = rt_bo_create(ctx, m->workspace_size ? m->workspace_size : 1,
-			   &m->workspace_bo, NULL);
-	if (ret)
-		return rt_fail_errno(func, ret, "allocating the workspace");
-	m->bytes += m->workspace_size;
+	if (lo && lo->workspace_bo) {
+		if (m->workspace_size > lo->workspace_cap)
+			return rt_fail(NPURT_ERR_SHAPE, func,
+				       "declare a larger maximum shape, or "
+				       "use the dynamic memory strategy",
+				       "model \"%s\" needs a %llu-byte "
+				       "workspace; the preallocated one has "
+				       "%llu bytes", m->name,
+				       (unsigned long long)m->workspace_size,
+				       (unsigned long long)lo->workspace_cap);
+		m->workspace_bo = lo->workspace_bo;
+		m->ws_borrowed = true;
+	} else {
+		ret = rt_bo_create(ctx, m->workspace_size ?
+				   m->workspace_size : 1, &m->workspace_bo,
+				   NULL);
+		if (ret)
+			return rt_fail_errno(func, ret,
+					     "allocating the workspace");
+		m->bytes += m->workspace_size;
+	}
 
 	m->stage_bo = calloc(m->nio, sizeof(*m->stage_bo));
 	m->stage_map = calloc(m->nio, sizeof(*m->stage_map));
@@ -318,8 +336,9 @@ static bool resource_errno(int ret)
 }
 
 /*
- * The model's device objects: its "done" semaphore and internal stream,
- * then its streams' queues and semaphores - all of them when the device
+ * The model's device objects: its "done" semaphore and internal stream
+ * (a cache's model gets the latter on first use, model_exec.c), then its
+ * streams' queues and semaphores - all of them when the device
  * has them, else fewer queues (streams merged, see build_schedule()).
  * NPURT_MAX_QUEUES caps the queues a model uses (a test and deployment
  * knob, Documentation/runtime.rst).
@@ -331,7 +350,6 @@ static npurt_status create_sync_objects(npurt_model *m, const char *func)
 	uint32_t lanes = m->max_streams ? m->max_streams : 1;
 	const char *cap = getenv("NPURT_MAX_QUEUES");
 	struct lane_fail first = { 0 }, f = { 0 };
-	npurt_status st;
 	int ret;
 
 	m->num_sems = om_num_semaphores(m->om);
@@ -340,9 +358,19 @@ static npurt_status create_sync_objects(npurt_model *m, const char *func)
 		return rt_fail_resource(func, ret, "semaphores", 1, 0,
 					di->num_semaphores,
 					"creating the model's semaphore");
-	st = rt_stream_create(ctx, NPURT_PRIORITY_NORMAL, &m->stream);
-	if (st)
-		return st;
+	/*
+	 * npurt_model_execute's stream: first, so that the streams' queues
+	 * fit around it. A cache's model (op or shape cache) is run on the
+	 * caller's streams only: it gets one on first use, if ever.
+	 */
+	if (!m->internal) {
+		npurt_status st = rt_stream_create(ctx, NPURT_PRIORITY_NORMAL,
+						   &m->stream);
+
+		if (st)
+			return st;
+		m->held_sems++;
+	}
 	if (cap && *cap) {
 		unsigned long c = strtoul(cap, NULL, 10);
 
@@ -380,7 +408,7 @@ static npurt_status create_sync_objects(npurt_model *m, const char *func)
 						di->num_semaphores, what);
 		}
 	}
-	m->held_sems += 2;	/* done, the internal stream's */
+	m->held_sems += 1;	/* done */
 	if (first.err)
 		snprintf(m->placement_reason, sizeof(m->placement_reason),
 			 "device %s: asked for %u, got %u (device has %u in "
@@ -488,6 +516,8 @@ static void model_free(npurt_model *m)
 	npurt_context *ctx = m->ctx;
 	struct drm_npu_sem_destroy sd;
 
+	/* The shapes compiled online go first (they may use its memory). */
+	rt_online_free(m->online);
 	if (m->stream)
 		rt_stream_free(m->stream);
 	for (uint32_t v = 0; m->variants && v < m->num_variants; v++) {
@@ -513,8 +543,13 @@ static void model_free(npurt_model *m)
 		rt_bo_destroy(ctx, m->profile_bo[s], m->profile_map[s],
 			      m->profile_size[s]);
 	rt_dump_free(m);
-	rt_bo_destroy(ctx, m->workspace_bo, m->workspace_map,
-		      m->workspace_size);
+	if (!m->ws_borrowed)
+		rt_bo_destroy(ctx, m->workspace_bo, m->workspace_map,
+			      m->workspace_size);
+	else if (m->workspace_map)
+		npu_dev_munmap(ctx->nd, m->workspace_map,
+			       (size_t)(m->workspace_size ?
+					m->workspace_size : 1));
 	rt_bo_destroy(ctx, m->weights_bo, NULL, 0);
 	om_close(m->om);
 	pthread_mutex_destroy(&m->lock);
@@ -523,7 +558,8 @@ static void model_free(npurt_model *m)
 
 /* Everything after the file is validated: takes ownership of @om. */
 static npurt_status load_om(npurt_context *ctx, struct om_model *om,
-			    uint64_t t0, npurt_model **out, const char *func)
+			    uint64_t t0, const struct rt_load_opts *lo,
+			    npurt_model **out, const char *func)
 {
 	const npurt_device_info *di = &ctx->dev->info;
 	const struct om_model_desc *d;
@@ -559,13 +595,14 @@ static npurt_status load_om(npurt_context *ctx, struct om_model *om,
 	m->num_variants = d->num_variants;
 	m->current_variant = d->default_variant;
 	m->max_streams = d->max_streams;
+	m->internal = lo && lo->internal;
 	m->variants = calloc(m->num_variants, sizeof(*m->variants));
 	if (!m->variants) {
 		model_free(m);
 		return rt_fail(NPURT_ERR_NOMEM, func, "free host memory",
 			       "out of memory");
 	}
-	st = alloc_resources(m, func);
+	st = alloc_resources(m, lo, func);
 	if (!st)
 		st = create_sync_objects(m, func);
 	for (uint32_t v = 0; !st && v < m->num_variants; v++) {
@@ -595,7 +632,8 @@ static npurt_status load_om(npurt_context *ctx, struct om_model *om,
 		return st;
 	}
 	pthread_mutex_lock(&ctx->lock);
-	if (rt_ctx_track(&ctx->models, &ctx->num_models, &ctx->cap_models,
+	if (!m->internal &&
+	    rt_ctx_track(&ctx->models, &ctx->num_models, &ctx->cap_models,
 			 m)) {
 		pthread_mutex_unlock(&ctx->lock);
 		model_free(m);
@@ -645,7 +683,23 @@ NPURT_API npurt_status npurt_model_load_memory(npurt_context *ctx,
 	ret = om_open_memory(data, size, &om, err);
 	if (ret)
 		return bad_model(ret, err, __func__);
-	return load_om(ctx, om, t0, out, __func__);
+	return load_om(ctx, om, t0, NULL, out, __func__);
+}
+
+npurt_status rt_model_load(npurt_context *ctx, const void *data, size_t size,
+			   const struct rt_load_opts *lo, npurt_model **out,
+			   const char *func)
+{
+	char err[OM_ERR_MAX];
+	uint64_t t0 = rt_now_ns();
+	struct om_model *om;
+	int ret;
+
+	*out = NULL;
+	ret = om_open_memory(data, size, &om, err);
+	if (ret)
+		return bad_model(ret, err, func);
+	return load_om(ctx, om, t0, lo, out, func);
 }
 
 NPURT_API npurt_status npurt_model_load_file(npurt_context *ctx,
@@ -666,7 +720,13 @@ NPURT_API npurt_status npurt_model_load_file(npurt_context *ctx,
 	ret = om_open_file(path, &om, err);
 	if (ret)
 		return bad_model(ret, err, __func__);
-	return load_om(ctx, om, t0, out, __func__);
+	return load_om(ctx, om, t0, NULL, out, __func__);
+}
+
+/* A cache's model: the same as a user's, kept apart only in tracking. */
+npurt_status rt_model_unload(npurt_model *m)
+{
+	return npurt_model_unload(m);
 }
 
 NPURT_API npurt_status npurt_model_unload(npurt_model *model)
@@ -681,7 +741,8 @@ NPURT_API npurt_status npurt_model_unload(npurt_model *model)
 	pthread_mutex_lock(&model->lock);
 	rt_sem_wait(ctx, model->done_sem, model->exec_count);
 	pthread_mutex_unlock(&model->lock);
-	rt_stream_sync(model->stream, __func__);
+	if (model->stream)
+		rt_stream_sync(model->stream, __func__);
 	/* Streams must not keep job records pointing at this model. */
 	pthread_mutex_lock(&ctx->lock);
 	live = malloc((ctx->num_live + 1) * sizeof(*live));
@@ -693,7 +754,8 @@ NPURT_API npurt_status npurt_model_unload(npurt_model *model)
 		rt_stream_forget_model(live[i], model);
 	free(live);
 	pthread_mutex_lock(&ctx->lock);
-	rt_ctx_untrack((void **)ctx->models, &ctx->num_models, model);
+	if (!model->internal)
+		rt_ctx_untrack((void **)ctx->models, &ctx->num_models, model);
 	ctx->model_bytes -= model->bytes;
 	pthread_mutex_unlock(&ctx->lock);
 	model_free(model);
@@ -711,6 +773,16 @@ NPURT_API npurt_status npurt_model_get_info(npurt_model *m,
 		return RT_FAIL(NPURT_ERR_INVALID, "pass a model and a struct",
 			       "bad arguments");
 	memset(info, 0, sizeof(*info));
+	if (rt_model_target(m) != m) {
+		npurt_model *c = rt_model_target(m);
+
+		npurt_model_get_info(c, info);
+		info->name = m->name;
+		info->num_variants = m->num_variants;
+		info->current_variant = m->num_variants;
+		info->load_ns = m->load_ns;
+		return NPURT_OK;
+	}
 	pthread_mutex_lock(&m->lock);
 	info->name = m->name;
 	info->num_inputs = m->nin;
@@ -733,6 +805,7 @@ NPURT_API npurt_status npurt_model_get_placement(npurt_model *m,
 		return RT_FAIL(NPURT_ERR_INVALID, "pass a model and a struct",
 			       "bad arguments");
 	memset(p, 0, sizeof(*p));
+	m = rt_model_target(m);
 	p->num_streams = m->max_streams;
 	p->num_queues = m->num_lanes;
 	p->num_semaphores = m->held_sems;
@@ -748,11 +821,18 @@ static npurt_status get_io(npurt_model *m, enum om_io_kind kind,
 			   npurt_tensor_desc *desc, const char *func)
 {
 	const struct om_tensor_desc *t;
+	const char *name = NULL;
 	uint32_t v;
 
 	if (!m || !desc)
 		return rt_fail(NPURT_ERR_INVALID, func,
 			       "pass a model and a struct", "bad arguments");
+	if (!generic && rt_model_target(m) != m) {
+		/* A shape compiled online: its dims, the model's name. */
+		t = om_get_io(m->om, OM_VARIANT_GENERIC, kind, index);
+		name = t ? om_string(m->om, t->name) : NULL;
+		m = rt_model_target(m);
+	}
 	pthread_mutex_lock(&m->lock);
 	v = generic ? OM_VARIANT_GENERIC : m->current_variant;
 	pthread_mutex_unlock(&m->lock);
@@ -764,7 +844,7 @@ static npurt_status get_io(npurt_model *m, enum om_io_kind kind,
 			       kind == OM_IO_INPUT ? "input" : "output", index,
 			       kind == OM_IO_INPUT ? m->nin : m->nout);
 	memset(desc, 0, sizeof(*desc));
-	desc->name = om_string(m->om, t->name);
+	desc->name = name ? name : om_string(m->om, t->name);
 	desc->dtype = (npurt_dtype)t->dtype;
 	desc->rank = t->rank;
 	for (uint32_t k = 0; k < t->rank; k++) {
@@ -832,6 +912,10 @@ NPURT_API npurt_status npurt_model_variant_name(npurt_model *m,
 	if (!m || !name)
 		return RT_FAIL(NPURT_ERR_INVALID, "pass a model and a pointer",
 			       "bad arguments");
+	if (index == m->num_variants && rt_online_active_name(m)) {
+		*name = rt_online_active_name(m);
+		return NPURT_OK;
+	}
 	vd = om_get_variant(m->om, index);
 	if (!vd)
 		return RT_FAIL(NPURT_ERR_NOT_FOUND,
@@ -853,6 +937,8 @@ NPURT_API npurt_status npurt_model_select_variant(npurt_model *m,
 			       "use an index below num_variants",
 			       "variant %u; model \"%s\" has %u", index,
 			       m->name, m->num_variants);
+	if (m->online)
+		return rt_online_select_variant(m, index);
 	pthread_mutex_lock(&m->lock);
 	m->current_variant = index;
 	pthread_mutex_unlock(&m->lock);
@@ -869,6 +955,8 @@ NPURT_API npurt_status npurt_model_select_shapes(npurt_model *m,
 	if (!m || !shapes)
 		return RT_FAIL(NPURT_ERR_INVALID, "pass a model and shapes",
 			       "bad arguments");
+	if (m->online)
+		return rt_online_select(m, shapes, __func__);
 	v = om_find_variant(m->om, shapes);
 	if (v >= 0)
 		return npurt_model_select_variant(m, (uint32_t)v);

@@ -368,9 +368,19 @@ copies_out:
 	return NPURT_OK;
 }
 
-static npurt_status execute(npurt_model *m, const npurt_io *in, uint32_t nin,
-			    const npurt_io *out, uint32_t nout,
-			    npurt_stream *s, const char *func)
+npurt_status rt_model_execute(npurt_model *m, const npurt_io *in,
+			      uint32_t nin, const npurt_io *out, uint32_t nout,
+			      npurt_stream *s, const char *func)
+{
+	if (m && s && m->online)
+		return rt_online_execute(m, in, nin, out, nout, s, func);
+	return rt_model_execute_plain(m, in, nin, out, nout, s, func);
+}
+
+npurt_status rt_model_execute_plain(npurt_model *m, const npurt_io *in,
+				    uint32_t nin, const npurt_io *out,
+				    uint32_t nout, npurt_stream *s,
+				    const char *func)
 {
 	struct exec_plan p;
 	uint64_t offs[DRM_NPU_MAX_SLOTS];
@@ -452,8 +462,8 @@ NPURT_API npurt_status npurt_model_execute_async(npurt_model *model,
 						 uint32_t num_outputs,
 						 npurt_stream *stream)
 {
-	return execute(model, inputs, num_inputs, outputs, num_outputs, stream,
-		       __func__);
+	return rt_model_execute(model, inputs, num_inputs, outputs,
+				num_outputs, stream, __func__);
 }
 
 NPURT_API npurt_status npurt_model_execute(npurt_model *model,
@@ -467,8 +477,20 @@ NPURT_API npurt_status npurt_model_execute(npurt_model *model,
 	if (!model)
 		return RT_FAIL(NPURT_ERR_INVALID, "pass a model",
 			       "model is NULL");
-	st = execute(model, inputs, num_inputs, outputs, num_outputs,
-		     model->stream, __func__);
+	/* The model's own stream, created on first use. */
+	pthread_mutex_lock(&model->lock);
+	st = NPURT_OK;
+	if (!model->stream) {
+		st = rt_stream_create(model->ctx, NPURT_PRIORITY_NORMAL,
+				      &model->stream);
+		if (!st)
+			model->held_sems++;
+	}
+	pthread_mutex_unlock(&model->lock);
+	if (st)
+		return st;
+	st = rt_model_execute(model, inputs, num_inputs, outputs, num_outputs,
+			      model->stream, __func__);
 	if (!st)
 		st = rt_stream_sync(model->stream, __func__);
 	if (st == NPURT_ERR_DEVICE_FAULT)

@@ -81,6 +81,7 @@ struct npurt_context {
 	uint64_t next_stream_id;
 	uint64_t model_bytes;
 	uint64_t num_allocs, num_frees;
+	struct rt_op_cache *op_cache;	/* single-op mode (op_exec.c) */
 };
 
 /* Creates a buffer object and maps it; 0 or -errno. */
@@ -261,10 +262,123 @@ struct npurt_model {
 	bool profile_valid;
 	uint64_t load_ns;
 	uint64_t bytes;
-	npurt_stream *stream;		/* npurt_model_execute's own stream */
+	npurt_stream *stream;		/* npurt_model_execute's own stream,
+					 * created on its first use */
+	bool internal;			/* a cache's: not in ctx->models */
+	bool ws_borrowed;		/* workspace_bo is not the model's */
+	struct rt_online *online;	/* loaded from ONNX (shape_cache.c) */
 	struct rt_dump *dump;		/* npurt_model_set_dump, or NULL */
 	uint8_t *workspace_map;		/* mapped for dumps */
 };
+
+/**
+ * struct rt_load_opts - how an internal model is loaded (rt_model_load)
+ * @internal: owned by a cache (op or shape cache), not tracked in the
+ *            context's models (unload it with rt_model_unload)
+ * @workspace_bo, @workspace_cap: a workspace to use instead of the
+ *            model's own (the preallocated strategy); 0: allocate
+ */
+struct rt_load_opts {
+	bool internal;
+	uint32_t workspace_bo;
+	uint64_t workspace_cap;
+};
+
+npurt_status rt_model_load(npurt_context *ctx, const void *data, size_t size,
+			   const struct rt_load_opts *lo, npurt_model **out,
+			   const char *func);
+npurt_status rt_model_unload(npurt_model *m);
+/* The model executions and descriptions act on: a cached shape's or @m. */
+npurt_model *rt_model_target(npurt_model *m);
+
+/* ---- libnpuc, loaded on demand (npuc_dl.c) ---- */
+struct npuc_compile_options;
+struct npuc_op_attr;
+struct npuc_op_tensor;
+struct npuc_result;
+
+struct rt_npuc {
+	void (*options_init)(struct npuc_compile_options *o);
+	int (*compile_memory)(const void *onnx, size_t size, const char *name,
+			      const char *base_dir,
+			      const struct npuc_compile_options *o,
+			      struct npuc_result **out, char *err,
+			      size_t errlen);
+	int (*compile_op)(const char *op_type,
+			  const struct npuc_op_attr *attrs, int num_attrs,
+			  const struct npuc_op_tensor *inputs, int num_inputs,
+			  int num_outputs,
+			  const struct npuc_compile_options *o,
+			  struct npuc_result **out, char *err, size_t errlen);
+	const void *(*result_model)(const struct npuc_result *r,
+				    size_t *size);
+	double (*result_time_ms)(const struct npuc_result *r, int which);
+	void (*result_free)(struct npuc_result *r);
+};
+
+/*
+ * libnpuc.so.1 (or $NPURT_NPUC_LIB), loaded on the first call that needs
+ * it; NULL with NPURT_ERR_UNSUPPORTED naming the library when it cannot
+ * be loaded (tried again on the next call).
+ */
+const struct rt_npuc *rt_npuc_get(const char *func);
+
+/* ---- LRU caches of compiled models (rt_cache.c) ---- */
+struct rt_centry {
+	struct rt_centry *prev, *next;	/* most recently used first */
+	uint64_t hash;
+	void *key;
+	size_t key_len;
+	npurt_model *model;
+	char name[96];			/* for variant names and logs */
+};
+
+struct rt_cache {
+	struct rt_centry *head, *tail;
+	uint32_t count, capacity;
+	uint64_t hits, misses, evictions;
+	uint64_t compile_ns, load_ns, last_compile_ns;
+};
+
+uint64_t rt_hash(const void *data, size_t len);
+/* The entry of @key, made the most recently used (a hit), or NULL. */
+struct rt_centry *rt_cache_find(struct rt_cache *c, const void *key,
+				size_t len);
+/*
+ * Adds @model under @key as the most recently used entry, evicting (and
+ * unloading) the least recently used ones beyond the capacity.
+ */
+npurt_status rt_cache_insert(struct rt_cache *c, const void *key, size_t len,
+			     npurt_model *model, const char *name,
+			     struct rt_centry **out, const char *func);
+/* Evicts the least recently used entry (false when empty). */
+bool rt_cache_evict_lru(struct rt_cache *c);
+void rt_cache_clear(struct rt_cache *c);
+void rt_cache_stats(const struct rt_cache *c, npurt_cache_stats *st);
+uint64_t rt_cache_bytes(const struct rt_cache *c);
+
+/* ---- single-op mode (op_exec.c), online models (shape_cache.c) ---- */
+void rt_op_cache_destroy(npurt_context *ctx);
+void rt_online_free(struct rt_online *o);
+/* select_shapes of a model loaded from ONNX: a gear, a hit or a compile */
+npurt_status rt_online_select(npurt_model *m, const uint64_t *const *shapes,
+			      const char *func);
+npurt_status rt_online_select_variant(npurt_model *m, uint32_t index);
+/* An execution of a model loaded from ONNX, on the shape selected. */
+npurt_status rt_online_execute(npurt_model *m, const npurt_io *in,
+			       uint32_t nin, const npurt_io *out,
+			       uint32_t nout, npurt_stream *s,
+			       const char *func);
+npurt_status rt_model_execute(npurt_model *m, const npurt_io *in,
+			      uint32_t nin, const npurt_io *out, uint32_t nout,
+			      npurt_stream *s, const char *func);
+/* The same, on @m's own programs (no shape forwarding). */
+npurt_status rt_model_execute_plain(npurt_model *m, const npurt_io *in,
+				    uint32_t nin, const npurt_io *out,
+				    uint32_t nout, npurt_stream *s,
+				    const char *func);
+/* Name of the cached shape in use ("input_ids:1,17") or NULL. */
+const char *rt_online_active_name(const npurt_model *m);
 
 /* ---- dumps (dump.c) ---- */
 void rt_dump_free(npurt_model *m);

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 #
-# Npu-run: run, check and time a compiled model (public API only,
-# linked with the all-in-one static libnpurt.a).
+# Npu-run: run, check and time a compiled model or an ONNX model compiled
+# online (public API only, linked with the all-in-one static libnpurt.a;
+# libnpuc.so.1 is found through the RUNPATH, $ORIGIN/../lib).
 
 NPURUN_SRCS	:= tools/npu-run/npu_run.c tools/npu-run/npy.c \
 		   tools/npu-run/diag.c
@@ -13,7 +14,9 @@ $(NPURUN_OBJS): CPPFLAGS += -Ilibnpurt/include -Ilibnpurt/om -Itools/npu-run \
 $(BUILD)/bin/npu-run: $(NPURUN_OBJS) $(BUILD)/lib/libnpurt.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $(NPURUN_OBJS) $(BUILD)/lib/libnpurt.a \
-		$(DRM_LIBS) $(NUMA_LIBS) -lpthread -lm -o $@
+		$(DRM_LIBS) $(NUMA_LIBS) -ldl -lpthread -lm \
+		-Wl,-rpath,'$$ORIGIN/../lib' -o $@
 
 BINS		+= $(BUILD)/bin/npu-run
 TESTS		+= tools/npu-run/test_npu_run.sh
+TESTS		+= tools/npu-run/test_npu_run_onnx.sh

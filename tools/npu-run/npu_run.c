@@ -39,6 +39,10 @@ struct opts {
 	const char *device;
 	const char *variant;
 	unsigned int seed;
+	/* MODEL.onnx: compiled online (npurt_model_load_onnx) */
+	const char *input_shape, *dynamic_dims, *mem_strategy, *max_shapes;
+	unsigned long shape_cache;
+	int no_cache;
 	struct diag_opts diag;		/* diag.c */
 };
 
@@ -114,7 +118,7 @@ static const char *jesc(const char *s)
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: npu-run MODEL.om [options]\n"
+"usage: npu-run MODEL.om|MODEL.onnx [options]\n"
 "  -i, --input NAME=FILE   input from a .npy file (or raw bytes otherwise)\n"
 "      --input-dir DIR     inputs from DIR/NAME.npy or DIR/input_K.npy\n"
 "                          (inputs not given are random, see --seed)\n"
@@ -130,6 +134,14 @@ static void usage(FILE *f)
 "                          per stream and the host API\n"
 "      --device SPEC       \"sim\", a device node, or auto (default)\n"
 "      --seed N            seed of random inputs (default 1)\n"
+"an ONNX model is compiled online (libnpuc), its .om kept in the compile\n"
+"cache; any input shape runs (shapes compiled on demand, LRU-cached):\n"
+"      --input-shape S     shapes compiled at load (\"name:1,128\")\n"
+"      --dynamic-dims G    gears compiled at load (\"1,16;1,32\")\n"
+"      --shape-cache N     shapes kept compiled (default 100)\n"
+"      --mem-strategy dynamic|preallocated  (preallocated needs\n"
+"      --max-shapes S      the largest shape, \"name:1,512\")\n"
+"      --no-cache          do not use the on-disk compile cache\n"
 "  diagnosis (Documentation/diagnosis.rst):\n"
 "      --dump DIR          the first run's ONNX tensors as DIR/*.npy (ONNX\n"
 "                          layout) and DIR/index.json\n"
@@ -157,6 +169,12 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ "device", required_argument, NULL, 'd' },
 		{ "variant", required_argument, NULL, 'v' },
 		{ "seed", required_argument, NULL, 's' },
+		{ "input-shape", required_argument, NULL, 'S' },
+		{ "dynamic-dims", required_argument, NULL, 'Y' },
+		{ "shape-cache", required_argument, NULL, 'C' },
+		{ "mem-strategy", required_argument, NULL, 'M' },
+		{ "max-shapes", required_argument, NULL, 'X' },
+		{ "no-cache", no_argument, NULL, 'N' },
 		{ "dump", required_argument, NULL, 'D' },
 		{ "dump-filter", required_argument, NULL, 'F' },
 		{ "check-overflow", no_argument, NULL, 'O' },
@@ -212,6 +230,29 @@ static int parse(int argc, char **argv, struct opts *o)
 		case 'p': o->profile = optarg; break;
 		case 'd': o->device = optarg; break;
 		case 'v': o->variant = optarg; break;
+		case 'S': o->input_shape = optarg; break;
+		case 'Y': o->dynamic_dims = optarg; break;
+		case 'X': o->max_shapes = optarg; break;
+		case 'N': o->no_cache = 1; break;
+		case 'M':
+			if (strcmp(optarg, "dynamic") &&
+			    strcmp(optarg, "preallocated")) {
+				fprintf(stderr, "npu-run: --mem-strategy is "
+					"dynamic or preallocated, not \"%s\"\n",
+					optarg);
+				return -1;
+			}
+			o->mem_strategy = optarg;
+			break;
+		case 'C':
+			o->shape_cache = strtoul(optarg, &end, 10);
+			if (*end || !*optarg || !o->shape_cache ||
+			    o->shape_cache > UINT32_MAX) {
+				fprintf(stderr, "npu-run: bad --shape-cache "
+					"\"%s\"\n", optarg);
+				return -1;
+			}
+			break;
 		case 'r':
 		case 'a':
 			errno = 0;
@@ -712,7 +753,25 @@ int main(int argc, char **argv)
 	{
 		uint64_t t0 = now_ns();
 
-		if (npurt_model_load_file(ctx, o.model, &m)) {
+		if (has_suffix(o.model, ".onnx")) {
+			npurt_onnx_options oo;
+
+			npurt_onnx_options_init(&oo);
+			oo.input_shapes = o.input_shape;
+			oo.dynamic_dims = o.dynamic_dims;
+			oo.shape_cache_size = (uint32_t)o.shape_cache;
+			oo.mem_strategy = o.mem_strategy &&
+					  !strcmp(o.mem_strategy,
+						  "preallocated") ?
+					  NPURT_MEM_PREALLOCATED :
+					  NPURT_MEM_DYNAMIC;
+			oo.max_shapes = o.max_shapes;
+			oo.use_compile_cache = !o.no_cache;
+			if (npurt_model_load_onnx(ctx, o.model, &oo, &m)) {
+				ret = rt_error("compiling the ONNX model");
+				goto done;
+			}
+		} else if (npurt_model_load_file(ctx, o.model, &m)) {
 			ret = rt_error("loading the model");
 			goto done;
 		}
@@ -857,6 +916,17 @@ int main(int argc, char **argv)
 	       pl.num_queues < pl.num_streams ? ", serialised: " : "",
 	       pl.num_queues < pl.num_streams ? pl.reason : "");
 	printf("load         %.3f ms\n", (double)t_load / 1e6);
+	{
+		npurt_cache_stats cs;
+
+		if (!npurt_model_get_shape_cache_stats(m, &cs))
+			printf("shape cache  %llu hits, %llu misses, %llu "
+			       "evictions, %u of %u entries (%.3f ms "
+			       "compiling)\n", (unsigned long long)cs.hits,
+			       (unsigned long long)cs.misses,
+			       (unsigned long long)cs.evictions, cs.entries,
+			       cs.capacity, cs.compile_ns / 1e6);
+	}
 	printf("first        %.3f ms\n", (double)first / 1e6);
 	printf("latency      p50 %.3f  p90 %.3f  p99 %.3f ms (%ld runs, "
 	       "%ld warmup)\n", pct(lat, (size_t)steady, 50),
