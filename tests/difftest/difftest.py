@@ -238,12 +238,16 @@ def campaign(n, start, jobs, use_ort, json_path, outdir):
             for kid in set(r.get("known", {}).values()):
                 known[kid] += 1
             for sig in r.get("unknown", []):
-                key = sig
+                # the minimized graph's ops tell bugs of one check apart
+                key = "%s [%s]" % (sig, r.get("min_ops") or "?")
                 unknown[key] += 1
                 if key in examples:
+                    if len(examples[key]["seeds"]) < 20:
+                        examples[key]["seeds"].append(r["seed"])
                     continue
                 if True:
                     examples[key] = {"seed": r["seed"],
+                                     "seeds": [r["seed"]],
                                      "failures": r["failures"],
                                      "min_ops": r.get("min_ops")}
                     if "minimized" in r:
