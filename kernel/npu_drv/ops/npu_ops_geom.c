@@ -283,14 +283,19 @@ static u64 pool_unit_cost(const struct drm_npu_task *t)
 			   npu_mul_sat(p->kernel_h, p->kernel_w));
 }
 
+/*
+ * One query row: Sk scores of D products, Sk rows of V of Dv each, and the
+ * output row itself (cleared and scaled: 2 Dv), which costs Dv even when
+ * Sk is 0 (a fuzz finding: Sk = 0, Dv = 2^30 was counted as free).
+ */
 static u64 attention_unit_cost(const struct drm_npu_task *t)
 {
 	const struct drm_npu_operand *q = npu_opnd(t, 0), *k = npu_opnd(t, 1);
 	const struct drm_npu_operand *o = npu_opnd(t, t->num_operands - 1);
-	u64 sk = k->shape[k->rank - 2];
+	u64 sk = k->shape[k->rank - 2], dv = o->shape[o->rank - 1];
 
-	return npu_mul_sat(sk, (u64)q->shape[q->rank - 1] +
-			   o->shape[o->rank - 1] + 1);
+	return npu_mul_sat(sk, (u64)q->shape[q->rank - 1] + dv + 1) +
+	       2 * dv + 1;
 }
 
 /* Element operations of the costliest unit of a checked task. */

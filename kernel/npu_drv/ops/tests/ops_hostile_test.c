@@ -265,6 +265,25 @@ static void count_overflow(void)
 	       "a zero dim hiding a 2^96 product of the others: refused");
 }
 
+/*
+ * ATTENTION with Sk = 0 keys but an output row of 2^30 values: the unit
+ * still clears and scales its whole row (a fuzz finding: counted as free).
+ */
+static void attention_empty_keys(void)
+{
+	u32 q[2] = { 4, 16 }, k[2] = { 0, 16 }, v[2] = { 0, 1u << 30 };
+	u32 o[2] = { 4, 1u << 30 }, st2[2] = { 0, 0 };
+
+	tl_task(&T, DRM_NPU_OP_ATTENTION, 4);
+	opnd(0, F32, DRM_NPU_LAYOUT_ND, 2, q, st2);
+	opnd(1, F32, DRM_NPU_LAYOUT_ND, 2, k, st2);
+	opnd(2, F32, DRM_NPU_LAYOUT_ND, 2, v, st2);
+	opnd(3, F32, DRM_NPU_LAYOUT_ND, 2, o, st2);
+	T.params.attention.scale = tl_f2u(0.25f);
+	tap_ok(check() == -EINVAL,
+	       "ATTENTION with no keys and a 2^30-value output row: refused");
+}
+
 /* Softmax, LayerNorm, Reduce: a unit that cannot be split is capped. */
 static void unsplittable_units(void)
 {
@@ -299,5 +318,6 @@ int main(void)
 	copy_2_40();
 	count_overflow();
 	unsplittable_units();
+	attention_empty_keys();
 	return tap_done();
 }
