@@ -4,6 +4,8 @@
 # Each directory describes itself in a build.mk fragment (see the top-level
 # Makefile); fragments only append to the variables documented in mk/rules.mk.
 
+include mk/version.mk
+
 CC		?= cc
 AR		?= ar
 PKG_CONFIG	?= pkg-config
