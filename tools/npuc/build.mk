@@ -6,7 +6,8 @@ be_objs = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 NPUC_BIN := $(BUILD)/bin/npuc
 # --target-device opens a device: the transport and the in-process home.
 $(call be_objs,tools/npuc/npuc.c): CPPFLAGS += $(BE_CPPFLAGS) \
-	-Ilibnpurt/transport
+	-Ilibnpurt/transport $(VERSION_CPPFLAGS)
+$(call be_objs,tools/npuc/npuc.c): mk/version.mk
 
 $(NPUC_BIN): $(call be_objs,tools/npuc/npuc.c) $(filter %.a,$(BE_LINK)) \
 		$(TRANSPORT_LIBS)
@@ -16,3 +17,4 @@ $(NPUC_BIN): $(call be_objs,tools/npuc/npuc.c) $(filter %.a,$(BE_LINK)) \
 
 BINS += $(NPUC_BIN)
 TESTS += compiler/driver/tests/models.sh
+TESTS += tools/npuc/test_npuc.sh

@@ -12,12 +12,21 @@
 #include <drm/npu_drm.h>
 
 #include "driver/npuc.h"
+#include "ir/ir.h"
+#include "om/om_format.h"
+#include "onnx/onnx_import.h"
+#include "passes/pass_manager.h"
 #include "npu_transport.h"
+
+#ifndef NPU_VERSION
+#define NPU_VERSION	"unknown"
+#endif
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: npuc MODEL.onnx -o MODEL.om [OPTIONS]\n"
+		"  -o FILE               the .om file to write\n"
 		"  --input-shape \"name:1,3,224,224;name2:batch,128\"\n"
 		"                        fix input dims (a word names a symbolic dim)\n"
 		"  --dynamic-batch=1,2,4,8   one gear per batch size (dim 0 of input 0\n"
@@ -39,6 +48,14 @@ static void usage(FILE *f)
 		"  --plan-budget-ms N    memory planner time budget\n"
 		"  --report              print the compile report\n"
 		"  --report-json FILE    write the report as JSON\n"
+		"  --list-ops            the ONNX operators npuc imports\n"
+		"  --list-passes         the passes (for --disable-pass, --dump-ir-after)\n"
+		"  --version             print the version and exit\n"
+		"ATC spellings are accepted too: --model=MODEL.onnx, --output=NAME\n"
+		"(writes NAME.om), --framework=5 (ONNX, the only one), --input_shape,\n"
+		"--input_format, --dynamic_batch_size, --dynamic_dims, --soc_version=\n"
+		"TARGET (a --target profile), --log=debug|info|warning|error|null\n"
+		"(debug and info print the compile report to stderr).\n"
 		"Exit status: 0 compiled, 1 compile error, 2 usage error.\n",
 		npuc_target_names());
 }
@@ -65,6 +82,44 @@ static int target_of_device(const char *spec, struct npuc_target *t)
 		npuc_target_from_info(&di, spec, t);
 	npu_dev_close(d);
 	return ret;
+}
+
+static void list_ops(void)
+{
+	const char *names[IR_OP_COUNT];
+	int n = 0;
+
+	for (int op = 1; op < IR_OP_COUNT; op++) {
+		const char *name = ir_op_name((enum ir_op)op);
+
+		/* ops made by passes (npu.*) are not imported */
+		if (ir_op_from_name(name) == (enum ir_op)op)
+			names[n++] = name;
+	}
+	printf("ONNX operators npuc imports (default domain, opsets %d to %d; "
+	       "attributes, dtypes and\nlimits per op: Documentation/ops.rst, "
+	       "\"ONNX operators\"):\n", ONNX_IMPORT_MIN_OPSET,
+	       ONNX_IMPORT_MAX_OPSET);
+	for (int i = 0; i < n; i++) {
+		if (i % 4 == 3 || i == n - 1)
+			printf("%s%s\n", i % 4 ? "" : "  ", names[i]);
+		else
+			printf("%s%-22s", i % 4 ? "" : "  ", names[i]);
+	}
+	printf("(LayerNormalization from opset 17; %d operators)\n", n);
+}
+
+static void list_passes(void)
+{
+	const struct pass_info *p;
+	int n, i;
+
+	p = pm_passes(&n);
+	printf("shape-inference      (always) infer dtypes and shapes\n");
+	for (i = 0; i < n; i++)
+		printf("%-20s -O%d%s %s\n", p[i].name, p[i].min_level,
+		       p[i].in_fixpoint ? " fixpoint" : "         ",
+		       p[i].summary);
 }
 
 static int write_file(const char *path, const void *data, size_t size)
@@ -95,13 +150,27 @@ int main(int argc, char **argv)
 {
 	enum { O_SHAPE = 256, O_BATCH, O_DIMS, O_FORMAT, O_DISABLE, O_DUMP,
 	       O_CACHE, O_NOCACHE, O_CACHEDIR, O_STREAMS, O_BUDGET, O_REPORT,
-	       O_JSON, O_TARGET, O_TARGET_DEV };
+	       O_JSON, O_TARGET, O_TARGET_DEV, O_MODEL, O_ATC_OUTPUT,
+	       O_FRAMEWORK, O_SOC, O_LOG, O_LIST_OPS, O_LIST_PASSES,
+	       O_VERSION };
 	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
 		{ "input-shape", required_argument, NULL, O_SHAPE },
 		{ "dynamic-batch", required_argument, NULL, O_BATCH },
 		{ "dynamic-dims", required_argument, NULL, O_DIMS },
 		{ "input-format", required_argument, NULL, O_FORMAT },
+		/* the spellings of ATC, the Ascend compiler */
+		{ "model", required_argument, NULL, O_MODEL },
+		{ "output", required_argument, NULL, O_ATC_OUTPUT },
+		{ "framework", required_argument, NULL, O_FRAMEWORK },
+		{ "input_shape", required_argument, NULL, O_SHAPE },
+		{ "input_format", required_argument, NULL, O_FORMAT },
+		{ "dynamic_batch_size", required_argument, NULL, O_BATCH },
+		{ "dynamic_dims", required_argument, NULL, O_DIMS },
+		{ "soc_version", required_argument, NULL, O_SOC },
+		{ "log", required_argument, NULL, O_LOG },
+		{ "list-ops", no_argument, NULL, O_LIST_OPS },
+		{ "list-passes", no_argument, NULL, O_LIST_PASSES },
+		{ "version", no_argument, NULL, O_VERSION },
 		{ "disable-pass", required_argument, NULL, O_DISABLE },
 		{ "dump-ir-after", required_argument, NULL, O_DUMP },
 		{ "cache", no_argument, NULL, O_CACHE },
@@ -118,8 +187,10 @@ int main(int argc, char **argv)
 	};
 	struct npuc_options o = { .opt_level = 2 };
 	const char *out = NULL, *json = NULL, *target_dev = NULL;
+	const char *model = NULL;
+	char atc_out[4096];
 	struct npuc_target tgt;
-	bool report = false;
+	bool report = false, log_report = false;
 	struct npuc_report rep;
 	char err[1024];
 	void *om = NULL;
@@ -132,6 +203,61 @@ int main(int argc, char **argv)
 
 		switch (c) {
 		case 'o': out = optarg; break;
+		case O_ATC_OUTPUT:
+			/* ATC names the file without its extension */
+			if (strlen(optarg) > 3 &&
+			    !strcmp(optarg + strlen(optarg) - 3, ".om")) {
+				out = optarg;
+				break;
+			}
+			if (snprintf(atc_out, sizeof(atc_out), "%s.om",
+				     optarg) >= (int)sizeof(atc_out)) {
+				fprintf(stderr, "npuc: --output: name too long\n");
+				return 2;
+			}
+			out = atc_out;
+			break;
+		case O_MODEL: model = optarg; break;
+		case O_FRAMEWORK:
+			if (strcmp(optarg, "5")) {
+				fprintf(stderr, "npuc: --framework=%s: npuc reads "
+					"ONNX only (ATC's --framework=5); export "
+					"the model to ONNX first (e.g. "
+					"torch.onnx.export)\n", optarg);
+				return 2;
+			}
+			break;
+		case O_SOC:
+			if (npuc_target_profile(optarg, &tgt, err,
+						sizeof(err))) {
+				fprintf(stderr, "npuc: --soc_version=%s: not a "
+					"target of npuc (it compiles for the "
+					"emulated NPU's profiles: %s; see "
+					"--target, --target-device)\n", optarg,
+					npuc_target_names());
+				return 2;
+			}
+			o.target = optarg;
+			break;
+		case O_LOG:
+			if (strcmp(optarg, "debug") && strcmp(optarg, "info") &&
+			    strcmp(optarg, "warning") &&
+			    strcmp(optarg, "error") && strcmp(optarg, "null")) {
+				fprintf(stderr, "npuc: --log=%s: use debug, info, "
+					"warning, error or null\n", optarg);
+				return 2;
+			}
+			log_report = !strcmp(optarg, "debug") ||
+				     !strcmp(optarg, "info");
+			break;
+		case O_LIST_OPS: list_ops(); return 0;
+		case O_LIST_PASSES: list_passes(); return 0;
+		case O_VERSION:
+			printf("npuc %s (compiler %d.%d.%d, .om format %u.%u)\n",
+			       NPU_VERSION, NPUC_VERSION_MAJOR,
+			       NPUC_VERSION_MINOR, NPUC_VERSION_PATCH,
+			       OM_FORMAT_MAJOR, OM_FORMAT_MINOR);
+			return 0;
 		case 'O':
 			if (strlen(optarg) != 1 || optarg[0] < '0' ||
 			    optarg[0] > '3') {
@@ -187,9 +313,11 @@ int main(int argc, char **argv)
 		default: usage(stderr); return 2;
 		}
 	}
-	if (optind != argc - 1 || !out) {
-		fprintf(stderr, "npuc: %s\n", optind >= argc ?
-			"no model given" : !out ? "no output given (-o MODEL.om)" :
+	if (!model && optind < argc)
+		model = argv[optind++];
+	if (!model || optind != argc || !out) {
+		fprintf(stderr, "npuc: %s\n", !model ? "no model given" :
+			!out ? "no output given (-o MODEL.om)" :
 			"one model at a time");
 		usage(stderr);
 		return 2;
@@ -208,10 +336,10 @@ int main(int argc, char **argv)
 		o.target_desc = &tgt;
 	}
 	o.dump_file = stderr;
-	ret = npuc_compile_file(argv[optind], &o, &om, &size, &rep, err,
+	ret = npuc_compile_file(model, &o, &om, &size, &rep, err,
 				sizeof(err));
 	if (ret) {
-		fprintf(stderr, "npuc: %s: %s\n", argv[optind], err);
+		fprintf(stderr, "npuc: %s: %s\n", model, err);
 		return ret == -EINVAL && strstr(err, "--") ? 2 : 1;
 	}
 	ret = write_file(out, om, size);
@@ -223,6 +351,8 @@ int main(int argc, char **argv)
 	}
 	if (report)
 		npuc_report_print(&rep, stdout);
+	if (log_report)
+		npuc_report_print(&rep, stderr);
 	if (json) {
 		FILE *f = fopen(json, "w");
 
