@@ -10,8 +10,17 @@ CC		?= cc
 AR		?= ar
 PKG_CONFIG	?= pkg-config
 PYTHON		?= /usr/bin/python3
+# Installation (`make install`; Documentation/build.rst). Debian's rules
+# pass PREFIX=/usr and LIBDIR with the multiarch triplet.
 PREFIX		?= /usr/local
 DESTDIR		?=
+BINDIR		?= $(PREFIX)/bin
+LIBDIR		?= $(PREFIX)/lib
+INCLUDEDIR	?= $(PREFIX)/include
+PKGCONFIGDIR	?= $(LIBDIR)/pkgconfig
+MANDIR		?= $(PREFIX)/share/man
+DOCDIR		?= $(PREFIX)/share/doc/npu
+RST2MAN		?= rst2man
 
 # make SAN=1 builds everything with ASan+UBSan into build-san/.
 ifeq ($(SAN),1)
