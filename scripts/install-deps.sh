@@ -12,6 +12,8 @@ PACKAGES="
 	clang libclang-rt-14-dev valgrind graphviz
 	qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static
 	cpio kmod nodejs npm
+	python3-docutils man-db
+	debhelper dh-dkms dkms fakeroot lintian mmdebstrap
 "
 
 missing=""
