@@ -12,8 +12,8 @@
 # prerequisite of `install` (install: install-<part>) and installs into
 # $(DESTDIR) with the directories of mk/common.mk ($(BINDIR), $(LIBDIR),
 # $(INCLUDEDIR), $(PKGCONFIGDIR), $(MANDIR), $(DOCDIR)): libnpurt,
-# tools, Documentation do; the compiler library and the Python package
-# are to do the same (and get their Debian package in debian/control).
+# compiler/libnpuc, tools, Documentation do; the Python package is to do
+# the same (and get its Debian package in debian/control).
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)

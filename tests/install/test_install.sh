@@ -43,6 +43,8 @@ for tool in $TOOLS; do
 done
 for f in "$LIBDIR/libnpurt.so.1" "$LIBDIR/libnpurt.so" "$LIBDIR/libnpurt.a" \
 	 "$LIBDIR/pkgconfig/libnpurt.pc" /usr/include/npurt.h \
+	 "$LIBDIR/libnpuc.so.1" "$LIBDIR/libnpuc.so" "$LIBDIR/pkgconfig/libnpuc.pc" \
+	 /usr/include/npuc.h \
 	 /usr/share/man/man3/npurt.3 /usr/share/doc/npu/ops.rst \
 	 /usr/share/doc/npu/npu-run.rst; do
 	[ -e "$R$f" ] || missing="$missing $f"
@@ -82,7 +84,7 @@ t "npurt(3) renders and names every function of npurt.h${undocumented:+ (missing
 	sh -c "[ ! -s '$T/npurt.err' ] && [ -z '$undocumented' ]"
 
 t "the installed tools run (npuc compiles, npu-run runs on the in-process device)" \
-	sh -c "'$R/usr/bin/npuc' models/tinynet/model.onnx -o '$T/t.om' --no-cache >/dev/null &&
+	sh -c "LD_LIBRARY_PATH='$R$LIBDIR' '$R/usr/bin/npuc' models/tinynet/model.onnx -o '$T/t.om' --no-cache >/dev/null &&
 	       NPU_DEVICE=sim '$R/usr/bin/npu-run' '$T/t.om' >/dev/null"
 
 v=$(sed -n 's/^NPU_VERSION[ \t]*:=[ \t]*//p' mk/version.mk)

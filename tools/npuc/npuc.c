@@ -9,14 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <drm/npu_drm.h>
+#include <stdbool.h>
 
-#include "driver/npuc.h"
-#include "ir/ir.h"
-#include "om/om_format.h"
-#include "onnx/onnx_import.h"
-#include "passes/pass_manager.h"
-#include "npu_transport.h"
+#include "npuc.h"
+#include "om_format.h"
 
 #ifndef NPU_VERSION
 #define NPU_VERSION	"unknown"
@@ -57,69 +53,27 @@ static void usage(FILE *f)
 		"TARGET (a --target profile), --log=debug|info|warning|error|null\n"
 		"(debug and info print the compile report to stderr).\n"
 		"Exit status: 0 compiled, 1 compile error, 2 usage error.\n",
-		npuc_target_names());
+		npuc_targets());
 }
 
-/* The target as device @spec reports it (DRM_IOCTL_NPU_DEVICE_INFO). */
-static int target_of_device(const char *spec, struct npuc_target *t)
+/* Is @name one of the comma-separated target profiles? */
+static bool known_target(const char *name)
 {
-	struct drm_npu_device_info di;
-	struct npu_dev *d;
-	int ret;
+	const char *p = npuc_targets();
+	size_t n = strlen(name);
 
-	ret = npu_dev_open(!strcmp(spec, "auto") ? NULL : spec, &d);
-	if (ret) {
-		fprintf(stderr, "npuc: --target-device %s: cannot open: %s\n",
-			spec, strerror(-ret));
-		return ret;
+	while (p && *p) {
+		const char *e = strchr(p, ',');
+		size_t len;
+
+		while (*p == ' ')
+			p++;
+		len = strcspn(p, " ,");	/* "sim910 (default)" */
+		if (len == n && !strncmp(p, name, n))
+			return true;
+		p = e ? e + 1 : NULL;
 	}
-	memset(&di, 0, sizeof(di));
-	ret = npu_dev_ioctl(d, DRM_IOCTL_NPU_DEVICE_INFO, &di);
-	if (ret)
-		fprintf(stderr, "npuc: --target-device %s: DEVICE_INFO: %s\n",
-			spec, strerror(-ret));
-	else
-		npuc_target_from_info(&di, spec, t);
-	npu_dev_close(d);
-	return ret;
-}
-
-static void list_ops(void)
-{
-	const char *names[IR_OP_COUNT];
-	int n = 0;
-
-	for (int op = 1; op < IR_OP_COUNT; op++) {
-		const char *name = ir_op_name((enum ir_op)op);
-
-		/* ops made by passes (npu.*) are not imported */
-		if (ir_op_from_name(name) == (enum ir_op)op)
-			names[n++] = name;
-	}
-	printf("ONNX operators npuc imports (default domain, opsets %d to %d; "
-	       "attributes, dtypes and\nlimits per op: Documentation/ops.rst, "
-	       "\"ONNX operators\"):\n", ONNX_IMPORT_MIN_OPSET,
-	       ONNX_IMPORT_MAX_OPSET);
-	for (int i = 0; i < n; i++) {
-		if (i % 4 == 3 || i == n - 1)
-			printf("%s%s\n", i % 4 ? "" : "  ", names[i]);
-		else
-			printf("%s%-22s", i % 4 ? "" : "  ", names[i]);
-	}
-	printf("(LayerNormalization from opset 17; %d operators)\n", n);
-}
-
-static void list_passes(void)
-{
-	const struct pass_info *p;
-	int n, i;
-
-	p = pm_passes(&n);
-	printf("shape-inference      (always) infer dtypes and shapes\n");
-	for (i = 0; i < n; i++)
-		printf("%-20s -O%d%s %s\n", p[i].name, p[i].min_level,
-		       p[i].in_fixpoint ? " fixpoint" : "         ",
-		       p[i].summary);
+	return false;
 }
 
 static int write_file(const char *path, const void *data, size_t size)
@@ -185,17 +139,18 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct npuc_options o = { .opt_level = 2 };
+	struct npuc_compile_options o;
 	const char *out = NULL, *json = NULL, *target_dev = NULL;
 	const char *model = NULL;
 	char atc_out[4096];
-	struct npuc_target tgt;
 	bool report = false, log_report = false;
-	struct npuc_report rep;
+	npuc_result *res = NULL;
 	char err[1024];
-	void *om = NULL;
+	const void *om;
 	size_t size = 0;
 	int c, ret;
+
+	npuc_options_init(&o);
 
 	while ((c = getopt_long(argc, argv, "o:O:h", longopts, NULL)) != -1) {
 		char *end;
@@ -228,13 +183,12 @@ int main(int argc, char **argv)
 			}
 			break;
 		case O_SOC:
-			if (npuc_target_profile(optarg, &tgt, err,
-						sizeof(err))) {
+			if (!known_target(optarg)) {
 				fprintf(stderr, "npuc: --soc_version=%s: not a "
 					"target of npuc (it compiles for the "
 					"emulated NPU's profiles: %s; see "
 					"--target, --target-device)\n", optarg,
-					npuc_target_names());
+					npuc_targets());
 				return 2;
 			}
 			o.target = optarg;
@@ -250,13 +204,12 @@ int main(int argc, char **argv)
 			log_report = !strcmp(optarg, "debug") ||
 				     !strcmp(optarg, "info");
 			break;
-		case O_LIST_OPS: list_ops(); return 0;
-		case O_LIST_PASSES: list_passes(); return 0;
+		case O_LIST_OPS: npuc_print_ops(stdout); return 0;
+		case O_LIST_PASSES: npuc_print_passes(stdout); return 0;
 		case O_VERSION:
-			printf("npuc %s (compiler %d.%d.%d, .om format %u.%u)\n",
-			       NPU_VERSION, NPUC_VERSION_MAJOR,
-			       NPUC_VERSION_MINOR, NPUC_VERSION_PATCH,
-			       OM_FORMAT_MAJOR, OM_FORMAT_MINOR);
+			printf("npuc %s (compiler %s, .om format %u.%u)\n",
+			       NPU_VERSION, npuc_version(), OM_FORMAT_MAJOR,
+			       OM_FORMAT_MINOR);
 			return 0;
 		case 'O':
 			if (strlen(optarg) != 1 || optarg[0] < '0' ||
@@ -281,8 +234,8 @@ int main(int argc, char **argv)
 			break;
 		case O_DISABLE: o.disable_passes = optarg; break;
 		case O_DUMP: o.dump_ir_after = optarg; break;
-		case O_CACHE: o.no_cache = false; break;
-		case O_NOCACHE: o.no_cache = true; break;
+		case O_CACHE: o.use_cache = 1; break;
+		case O_NOCACHE: o.use_cache = 0; break;
 		case O_CACHEDIR: o.cache_dir = optarg; break;
 		case O_STREAMS:
 		case O_BUDGET:
@@ -301,9 +254,9 @@ int main(int argc, char **argv)
 		case O_REPORT: report = true; break;
 		case O_JSON: json = optarg; break;
 		case O_TARGET:
-			if (npuc_target_profile(optarg, &tgt, err,
-						sizeof(err))) {
-				fprintf(stderr, "npuc: %s\n", err);
+			if (!known_target(optarg)) {
+				fprintf(stderr, "npuc: unknown target '%s' (known: %s)\n",
+					optarg, npuc_targets());
 				return 2;
 			}
 			o.target = optarg;
@@ -330,39 +283,41 @@ int main(int argc, char **argv)
 		fprintf(stderr, "npuc: --target and --target-device exclude each other\n");
 		return 2;
 	}
-	if (target_dev) {
-		if (target_of_device(target_dev, &tgt))
-			return 1;
-		o.target_desc = &tgt;
-	}
+	o.target_device = target_dev;
 	o.dump_file = stderr;
-	ret = npuc_compile_file(model, &o, &om, &size, &rep, err,
-				sizeof(err));
+	ret = npuc_compile(model, &o, &res, err, sizeof(err));
+	if (ret == -ENODEV) {
+		fprintf(stderr, "npuc: --%s\n", err);
+		return 1;
+	}
 	if (ret) {
 		fprintf(stderr, "npuc: %s: %s\n", model, err);
 		return ret == -EINVAL && strstr(err, "--") ? 2 : 1;
 	}
+	om = npuc_result_model(res, &size);
 	ret = write_file(out, om, size);
-	free(om);
 	if (ret) {
+		npuc_result_free(res);
 		fprintf(stderr, "npuc: cannot write %s: %s\n", out,
 			strerror(-ret));
 		return 1;
 	}
 	if (report)
-		npuc_report_print(&rep, stdout);
+		npuc_result_print(res, stdout);
 	if (log_report)
-		npuc_report_print(&rep, stderr);
+		npuc_result_print(res, stderr);
 	if (json) {
 		FILE *f = fopen(json, "w");
 
 		if (!f) {
 			fprintf(stderr, "npuc: cannot write %s: %s\n", json,
 				strerror(errno));
+			npuc_result_free(res);
 			return 1;
 		}
-		npuc_report_json(&rep, f);
+		npuc_result_print_json(res, f);
 		fclose(f);
 	}
+	npuc_result_free(res);
 	return 0;
 }
