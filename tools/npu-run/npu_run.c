@@ -344,24 +344,15 @@ static int check_paths(struct opts *o)
 	o->summary = stdout;
 	if (o->input_dir) {
 		DIR *d = opendir(o->input_dir);
-		struct dirent *e;
-		int files = 0;
 
+		/* an empty one is refused when the model has inputs (and
+		 * none of them is there): input_missing() */
 		if (!d) {
 			fprintf(stderr, "npu-run: --input-dir %s: %s\n",
 				o->input_dir, strerror(errno));
 			return -1;
 		}
-		while ((e = readdir(d)))
-			files += e->d_name[0] != '.';
 		closedir(d);
-		if (!files) {
-			fprintf(stderr, "npu-run: --input-dir %s: the directory "
-				"is empty; put the inputs there as NAME.npy or "
-				"input_K.npy (or drop --input-dir to run on "
-				"random inputs)\n", o->input_dir);
-			return -1;
-		}
 	}
 	if (o->output_dir) {
 		ret = mkdirs(o->output_dir, bad, sizeof(bad));
@@ -502,6 +493,10 @@ static void input_missing(const struct opts *o, uint32_t i, const char *name)
 	}
 	if (d)
 		closedir(d);
+	if (!shown)
+		fprintf(stderr, "; the directory is empty: put the inputs "
+			"there as NAME.npy or input_K.npy (or drop --input-dir "
+			"to run on random inputs)");
 	fprintf(stderr, "\n");
 }
 

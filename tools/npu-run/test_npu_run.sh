@@ -15,7 +15,7 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 PY=/usr/bin/python3
 
-echo "1..31"
+echo "1..32"
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 nok() { n=$((n + 1)); echo "not ok $n - $1"; }
@@ -114,6 +114,18 @@ $RUN "$T/mlp.om" --input-dir "$T/empty" >"$T/o11" 2>&1
 st=$?
 check "--input-dir of an empty directory: exit 2, says it is empty" \
 	"[ $st -eq 2 ] && grep -q 'is empty' $T/o11 && ! grep -q latency $T/o11"
+$PY - "$T/noinput.onnx" <<'PYEOF'
+import sys, numpy as np, onnx
+from onnx import helper, numpy_helper, TensorProto
+c = numpy_helper.from_array(np.arange(4, dtype=np.float32), "c")
+g = helper.make_graph([helper.make_node("Constant", [], ["y"], value=c)], "noin",
+    [], [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), sys.argv[1])
+PYEOF
+$B/bin/npuc "$T/noinput.onnx" -o "$T/noinput.om" --no-cache >/dev/null 2>&1
+$RUN "$T/noinput.om" --input-dir "$T/empty" >"$T/o11b" 2>&1
+check "an empty --input-dir is fine for a model without inputs" \
+	"[ $? -eq 0 ] && grep -q latency $T/o11b"
 mkdir "$T/wrong_in" && cp "$T/mlp_in/x.npy" "$T/wrong_in/other.npy"
 $RUN "$T/mlp.om" --input-dir "$T/wrong_in" >"$T/o12" 2>&1
 st=$?
