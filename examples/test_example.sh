@@ -18,7 +18,7 @@ check() {
 	if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; fi
 }
 
-make -s --no-print-directory install-npurt DESTDIR="$T/root" \
+make -s --no-print-directory install-npurt install-tools DESTDIR="$T/root" \
 	PREFIX=$PREFIX >"$T/install.log" 2>&1
 check "make install into DESTDIR with PREFIX" \
 	"[ -f $T/root$PREFIX/include/npurt.h ] &&

@@ -59,7 +59,10 @@ fuzz-om: $(RT_FUZZ) $(BUILD)/tests/libnpurt/test_om
 		$(BUILD)/fuzz/om-corpus
 
 # ---- the runtime library ----
-RT_VERSION	:= 1.0.0
+# The header's NPURT_VERSION_{MAJOR,MINOR,PATCH}: file name and pkg-config
+# version; the soname follows the major.
+RT_VERSION	:= $(shell sed -n 's/^\#define NPURT_VERSION_[A-Z]*[[:space:]]*\([0-9]*\)$$/\1/p' \
+		     libnpurt/include/npurt.h | paste -sd.)
 RT_SRCS		:= $(wildcard libnpurt/src/*.c)
 RT_OBJS		:= $(call rt_objs,$(RT_SRCS))
 # Everything the runtime links (the in-process device comes with it).
@@ -92,9 +95,13 @@ $(RT_A): $(RT_OBJS) $(RT_DEP_LIBS)
 	  for l in $(RT_DEP_LIBS); do echo "ADDLIB $$l"; done; \
 	  echo SAVE; echo END; } | $(AR) -M
 
+# The installed directories are baked in: make install rewrites it.
+RT_PC_SED	= sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+		      -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+		      -e 's|@VERSION@|$(RT_VERSION)|'
 $(BUILD)/lib/libnpurt.pc: libnpurt/libnpurt.pc.in
 	@mkdir -p $(dir $@)
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(RT_VERSION)|' $< > $@
+	$(RT_PC_SED) $< > $@
 
 BINS		+= $(RT_SO) $(RT_A) $(BUILD)/lib/libnpurt.pc
 
@@ -147,20 +154,20 @@ $(BUILD)/bench/bench_single_op: \
 bench-single-op: $(BUILD)/bench/bench_single_op
 	$(BUILD)/bench/bench_single_op $(BENCH_SINGLE_OP_ARGS)
 
-# ---- make install ----
+# ---- make install: the library, its header and pkg-config file ----
+# (the tools: tools/build.mk; the pages: Documentation/build.mk)
 .PHONY: install-npurt
 install: install-npurt
-install-npurt: $(RT_SO) $(RT_A) $(BUILD)/lib/libnpurt.pc $(RT_TOOLS)
-	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig \
-		$(DESTDIR)$(PREFIX)/bin
-	install -m 644 libnpurt/include/npurt.h $(DESTDIR)$(PREFIX)/include/
-	install -m 755 $(RT_SO) $(DESTDIR)$(PREFIX)/lib/
-	ln -sf libnpurt.so.$(RT_VERSION) $(DESTDIR)$(PREFIX)/lib/$(RT_SONAME)
-	ln -sf $(RT_SONAME) $(DESTDIR)$(PREFIX)/lib/libnpurt.so
-	install -m 644 $(RT_A) $(DESTDIR)$(PREFIX)/lib/
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(RT_VERSION)|' \
-		libnpurt/libnpurt.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/libnpurt.pc
-	for t in $(RT_TOOLS); do install -m 755 $$t $(DESTDIR)$(PREFIX)/bin/; done
+install-npurt: $(RT_SO) $(RT_A)
+	install -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR) \
+		$(DESTDIR)$(PKGCONFIGDIR)
+	install -m 644 libnpurt/include/npurt.h $(DESTDIR)$(INCLUDEDIR)/
+	install -m 644 $(RT_SO) $(DESTDIR)$(LIBDIR)/
+	ln -sf libnpurt.so.$(RT_VERSION) $(DESTDIR)$(LIBDIR)/$(RT_SONAME)
+	ln -sf $(RT_SONAME) $(DESTDIR)$(LIBDIR)/libnpurt.so
+	install -m 644 $(RT_A) $(DESTDIR)$(LIBDIR)/
+	$(RT_PC_SED) libnpurt/libnpurt.pc.in > \
+		$(DESTDIR)$(PKGCONFIGDIR)/libnpurt.pc
 
 # Test models, inputs and references as files (npu-run and example tests).
 $(call rt_objs,libnpurt/tests/mkmodels.c): CPPFLAGS += $(RT_CPPFLAGS) \

@@ -4,12 +4,23 @@
 # Each directory describes itself in a build.mk fragment (see the top-level
 # Makefile); fragments only append to the variables documented in mk/rules.mk.
 
+include mk/version.mk
+
 CC		?= cc
 AR		?= ar
 PKG_CONFIG	?= pkg-config
 PYTHON		?= /usr/bin/python3
+# Installation (`make install`; Documentation/build.rst). Debian's rules
+# pass PREFIX=/usr and LIBDIR with the multiarch triplet.
 PREFIX		?= /usr/local
 DESTDIR		?=
+BINDIR		?= $(PREFIX)/bin
+LIBDIR		?= $(PREFIX)/lib
+INCLUDEDIR	?= $(PREFIX)/include
+PKGCONFIGDIR	?= $(LIBDIR)/pkgconfig
+MANDIR		?= $(PREFIX)/share/man
+DOCDIR		?= $(PREFIX)/share/doc/npu
+RST2MAN		?= rst2man
 
 # make SAN=1 builds everything with ASan+UBSan into build-san/.
 ifeq ($(SAN),1)

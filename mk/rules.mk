@@ -7,6 +7,13 @@
 #   CLEAN      extra files to remove
 # and add their own rules for libraries and programs. Objects go to
 # $(BUILD)/obj/<source path>.o with dependency files beside them.
+#
+# `make install`: a part that installs something adds its own rule as a
+# prerequisite of `install` (install: install-<part>) and installs into
+# $(DESTDIR) with the directories of mk/common.mk ($(BINDIR), $(LIBDIR),
+# $(INCLUDEDIR), $(PKGCONFIGDIR), $(MANDIR), $(DOCDIR)): libnpurt,
+# compiler/libnpuc, tools, Documentation do; the Python package is to do
+# the same (and get its Debian package in debian/control).
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -13,6 +13,8 @@ PACKAGES="
 	qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static
 	cpio kmod nodejs npm time
 	linux-source-6.1 flex bison bc libelf-dev xz-utils
+	python3-docutils man-db
+	debhelper dh-dkms dkms fakeroot lintian mmdebstrap
 "
 
 missing=""

@@ -162,6 +162,14 @@ const char *npuc_version(void);
 /* Target profile names, comma-separated. */
 const char *npuc_targets(void);
 
+/*
+ * The ONNX operators the importer takes (default domain), one table of
+ * names to @f (npuc --list-ops); the passes with the -O level that enables
+ * them (npuc --list-passes, the names of disable_passes/dump_ir_after).
+ */
+void npuc_print_ops(FILE *f);
+void npuc_print_passes(FILE *f);
+
 #ifdef __cplusplus
 }
 #endif

@@ -37,8 +37,9 @@ $(NPUC_LIB_SO): $(NPUC_LIB_OBJS) $(NPUC_LIB_ARCHIVES) \
 
 $(BUILD)/lib/libnpuc.pc: compiler/libnpuc/libnpuc.pc.in
 	@mkdir -p $(dir $@)
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(NPUC_LIB_VERSION)|' \
-		$< > $@
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+		-e 's|@VERSION@|$(NPUC_LIB_VERSION)|' $< > $@
 
 BINS		+= $(NPUC_LIB_SO) $(BUILD)/lib/libnpuc.pc
 
@@ -57,13 +58,15 @@ SAN_TESTS	+= $(NPUC_LIB_TEST)
 
 .PHONY: install-npuc
 install: install-npuc
-install-npuc: $(NPUC_LIB_SO) $(BUILD)/lib/libnpuc.pc
-	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
-	install -m 644 compiler/include/npuc.h $(DESTDIR)$(PREFIX)/include/
-	install -m 755 $(NPUC_LIB_SO) $(DESTDIR)$(PREFIX)/lib/
+install-npuc: $(NPUC_LIB_SO)
+	install -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR) \
+		$(DESTDIR)$(PKGCONFIGDIR)
+	install -m 644 compiler/include/npuc.h $(DESTDIR)$(INCLUDEDIR)/
+	install -m 644 $(NPUC_LIB_SO) $(DESTDIR)$(LIBDIR)/
 	ln -sf libnpuc.so.$(NPUC_LIB_VERSION) \
-		$(DESTDIR)$(PREFIX)/lib/$(NPUC_LIB_SONAME)
-	ln -sf $(NPUC_LIB_SONAME) $(DESTDIR)$(PREFIX)/lib/libnpuc.so
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(NPUC_LIB_VERSION)|' \
-		compiler/libnpuc/libnpuc.pc.in > \
-		$(DESTDIR)$(PREFIX)/lib/pkgconfig/libnpuc.pc
+		$(DESTDIR)$(LIBDIR)/$(NPUC_LIB_SONAME)
+	ln -sf $(NPUC_LIB_SONAME) $(DESTDIR)$(LIBDIR)/libnpuc.so
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+		-e 's|@VERSION@|$(NPUC_LIB_VERSION)|' \
+		compiler/libnpuc/libnpuc.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/libnpuc.pc

@@ -13,6 +13,8 @@
 #include "ir/ir.h"
 #include "npuc.h"
 #include "npu_transport.h"
+#include "onnx/onnx_import.h"
+#include "passes/pass_manager.h"
 
 #define NPUC_EXPORT __attribute__((visibility("default")))
 
@@ -366,4 +368,42 @@ NPUC_EXPORT const char *npuc_version(void)
 NPUC_EXPORT const char *npuc_targets(void)
 {
 	return npuc_target_names();
+}
+
+NPUC_EXPORT void npuc_print_ops(FILE *f)
+{
+	const char *names[IR_OP_COUNT];
+	int n = 0;
+
+	for (int op = 1; op < IR_OP_COUNT; op++) {
+		const char *name = ir_op_name((enum ir_op)op);
+
+		/* ops made by passes (npu.*) are not imported */
+		if (ir_op_from_name(name) == (enum ir_op)op)
+			names[n++] = name;
+	}
+	fprintf(f, "ONNX operators npuc imports (default domain, opsets %d to "
+		"%d; attributes, dtypes and\nlimits per op: "
+		"Documentation/ops.rst, \"ONNX operators\"):\n",
+		ONNX_IMPORT_MIN_OPSET, ONNX_IMPORT_MAX_OPSET);
+	for (int i = 0; i < n; i++) {
+		if (i % 4 == 3 || i == n - 1)
+			fprintf(f, "%s%s\n", i % 4 ? "" : "  ", names[i]);
+		else
+			fprintf(f, "%s%-22s", i % 4 ? "" : "  ", names[i]);
+	}
+	fprintf(f, "(LayerNormalization from opset 17; %d operators)\n", n);
+}
+
+NPUC_EXPORT void npuc_print_passes(FILE *f)
+{
+	const struct pass_info *p;
+	int n, i;
+
+	p = pm_passes(&n);
+	fprintf(f, "shape-inference      (always) infer dtypes and shapes\n");
+	for (i = 0; i < n; i++)
+		fprintf(f, "%-20s -O%d%s %s\n", p[i].name, p[i].min_level,
+			p[i].in_fixpoint ? " fixpoint" : "         ",
+			p[i].summary);
 }

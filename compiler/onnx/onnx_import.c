@@ -692,6 +692,88 @@ static int onnx_node(struct onnx_ctx *c, const Onnx__NodeProto *np, int idx)
 	return 0;
 }
 
+/* Whether npuc imports @np at all (its op, domain and opset). */
+static bool onnx_op_known(const struct onnx_ctx *c, const Onnx__NodeProto *np)
+{
+	const char *domain = np->domain ? np->domain : "";
+	enum ir_op op;
+
+	if (*domain && strcmp(domain, "ai.onnx"))
+		return false;
+	op = ir_op_from_name(np->op_type);
+	return op != IR_OP_INVALID &&
+	       !(op == IR_OP_LAYER_NORM && c->opset < 17);
+}
+
+#define ONNX_UNSUPPORTED_SHOWN	12
+
+/*
+ * Every operator of the graph that npuc does not import, named at once
+ * (one message, not one re-export per op): each distinct op with its
+ * domain, its node count and its first node, then where the supported
+ * ones are listed.
+ */
+static int onnx_unsupported_ops(struct onnx_ctx *c, const Onnx__GraphProto *gp)
+{
+	struct onnx_seen_op {
+		size_t first, count;
+	} seen[ONNX_UNSUPPORTED_SHOWN];
+	size_t nseen = 0, more = 0, i, k, used;
+	char msg[1024];
+
+	for (i = 0; i < gp->n_node; i++) {
+		const Onnx__NodeProto *np = gp->node[i];
+
+		if (!np || !np->op_type || onnx_op_known(c, np))
+			continue;
+		for (k = 0; k < nseen; k++) {
+			const Onnx__NodeProto *f = gp->node[seen[k].first];
+
+			if (!strcmp(f->op_type, np->op_type) &&
+			    !strcmp(f->domain ? f->domain : "",
+				    np->domain ? np->domain : ""))
+				break;
+		}
+		if (k < nseen)
+			seen[k].count++;
+		else if (nseen < ONNX_UNSUPPORTED_SHOWN)
+			seen[nseen++] = (struct onnx_seen_op){ i, 1 };
+		else
+			more++;
+	}
+	if (!nseen)
+		return 0;
+	used = (size_t)snprintf(msg, sizeof(msg), "%s not supported by npuc "
+				"(opset %lld): ", nseen + more == 1 ?
+				"an op of the model is" : "ops of the model are",
+				(long long)c->opset);
+	for (k = 0; k < nseen && used < sizeof(msg); k++) {
+		const Onnx__NodeProto *np = gp->node[seen[k].first];
+		const char *domain = np->domain ? np->domain : "";
+		char name[64], count[48] = "node";
+
+		if (seen[k].count > 1)
+			snprintf(count, sizeof(count), "%zu nodes, first",
+				 seen[k].count);
+		if (!np->name || !*np->name)
+			snprintf(name, sizeof(name), "%s_%zu", np->op_type,
+				 seen[k].first);
+		used += (size_t)snprintf(msg + used, sizeof(msg) - used,
+				 "%sop '%s'%s%s%s (%s '%s')", k ? ", " : "",
+				 np->op_type, *domain ? " of domain '" : "",
+				 domain, *domain ? "'" : "", count,
+				 np->name && *np->name ? np->name : name);
+	}
+	if (more && used < sizeof(msg))
+		used += (size_t)snprintf(msg + used, sizeof(msg) - used,
+					 " and %zu more", more);
+	return onnx_fail(c, -ENOTSUP, "%s; the supported operators are "
+			 "listed by `npuc --list-ops` and in "
+			 "Documentation/ops.rst (ONNX operators); export "
+			 "them as supported ones or run the model elsewhere",
+			 msg);
+}
+
 static int onnx_opset(struct onnx_ctx *c, const Onnx__ModelProto *m)
 {
 	size_t i;
@@ -772,6 +854,9 @@ static int onnx_graph(struct onnx_ctx *c, const Onnx__GraphProto *gp)
 		if (err)
 			return err;
 	}
+	err = onnx_unsupported_ops(c, gp);
+	if (err)
+		return err;
 	for (i = 0; i < gp->n_node; i++) {
 		if (!gp->node[i])
 			return onnx_fail(c, -EINVAL, "node #%zu is empty", i);

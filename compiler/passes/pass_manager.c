@@ -81,7 +81,7 @@ int pm_check_names(const char *list, char *err, size_t len)
 		size_t n = strcspn(p, ",");
 
 		if (n && !pm_find(p, n) && strncmp(p, "all", n)) {
-			snprintf(err, len, "unknown pass '%.*s' (npuc-fe "
+			snprintf(err, len, "unknown pass '%.*s' (npuc "
 				 "--list-passes shows the names)", (int)n, p);
 			return -EINVAL;
 		}

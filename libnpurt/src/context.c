@@ -4,6 +4,7 @@
  * buffer-object mappings and the objects created in it.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -76,6 +77,67 @@ void rt_bo_destroy(npurt_context *ctx, uint32_t handle, void *map,
 	memset(&gc, 0, sizeof(gc));
 	gc.handle = handle;
 	npu_dev_ioctl(ctx->nd, DRM_IOCTL_GEM_CLOSE, &gc);
+}
+
+/* "12.0 MiB", "512 B": for messages. */
+static const char *human(uint64_t v, char *buf, size_t len)
+{
+	if (v >= (1ull << 30))
+		snprintf(buf, len, "%.1f GiB", (double)v / (1ull << 30));
+	else if (v >= (1ull << 20))
+		snprintf(buf, len, "%.1f MiB", (double)v / (1ull << 20));
+	else if (v >= 1024)
+		snprintf(buf, len, "%.1f KiB", (double)v / 1024);
+	else
+		snprintf(buf, len, "%llu B", (unsigned long long)v);
+	return buf;
+}
+
+npurt_status rt_fail_bo(npurt_context *ctx, const char *func, int err,
+			uint64_t size, const char *what)
+{
+	struct drm_npu_mem_stats ms;
+	char asked[32], total[32], free_b[32], largest[32], used[32], quota[32];
+	const char *action;
+
+	if (err < 0)
+		err = -err;
+	if (err != ENOSPC && err != ENOMEM && err != E2BIG && err != EDQUOT)
+		return rt_fail_errno(func, err, what);
+	human(size, asked, sizeof(asked));
+	memset(&ms, 0, sizeof(ms));
+	if (npu_dev_ioctl(ctx->nd, DRM_IOCTL_NPU_MEM_STATS, &ms))
+		return rt_fail(NPURT_ERR_DEVICE_NOMEM, func,
+			       "free device memory (unload models, "
+			       "npurt_mem_empty_cache) or use a smaller batch",
+			       "%s: device out of memory: asked for %s (%llu "
+			       "bytes)", what, asked, (unsigned long long)size);
+	human(ms.vram_total, total, sizeof(total));
+	human(ms.vram_free, free_b, sizeof(free_b));
+	human(ms.largest_free, largest, sizeof(largest));
+	human(ms.file_used, used, sizeof(used));
+	human(ms.file_quota, quota, sizeof(quota));
+	/* npurt_error.action holds 191 characters. */
+	if (size > ms.vram_total)
+		action = "larger than the whole device: use one with more VRAM "
+			 "(NPU_SIM_VRAM_MB for the in-process device, vram_mb= "
+			 "for npu_drv) or a smaller batch or input shape";
+	else if (err == EDQUOT ||
+		 (ms.file_quota && ms.file_used + size > ms.file_quota))
+		action = "this process reached its share of the device memory: "
+			 "free what it no longer needs, or raise the share "
+			 "(npu_drv: file_vram_pct=)";
+	else
+		action = "free device memory (unload models, "
+			 "npurt_mem_empty_cache; npu-smi shows who holds it) "
+			 "or use a smaller batch";
+	return rt_fail(NPURT_ERR_DEVICE_NOMEM, func, action,
+		       "%s: device out of memory: asked for %s (%llu bytes); "
+		       "device: %s in all, %s free, largest free range %s; "
+		       "this process holds %s%s%s", what, asked,
+		       (unsigned long long)size, total, free_b, largest, used,
+		       ms.file_quota ? " of its share of " : "",
+		       ms.file_quota ? quota : "");
 }
 
 int rt_bo_wait(npurt_context *ctx, uint32_t handle)

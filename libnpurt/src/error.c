@@ -108,7 +108,8 @@ npurt_status rt_fail_resource(const char *func, int err, const char *res,
 	return rt_fail(NPURT_ERR_NO_RESOURCE, func,
 		       err == EDQUOT ?
 		       "this process reached its share of the device: destroy "
-		       "streams or unload models it no longer needs" :
+		       "streams or unload models it no longer needs, or raise "
+		       "the share (npu_drv: file_sems=, file_queues=)" :
 		       "unload models, destroy streams or contexts no longer "
 		       "needed, or use a device with more (in-process device: "
 		       "NPU_SIM_SEMS, NPU_SIM_QUEUES)",

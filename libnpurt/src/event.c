@@ -41,7 +41,8 @@ NPURT_API npurt_status npurt_event_create(npurt_context *ctx, uint32_t flags,
 	ret = rt_bo_create(ctx, EVENT_BO_SIZE, &e->bo, &map);
 	if (ret) {
 		free(e);
-		return RT_ERRNO(ret, "allocating an event's buffer");
+		return rt_fail_bo(ctx, __func__, ret, EVENT_BO_SIZE,
+				  "allocating an event's buffer");
 	}
 	e->ctx = ctx;
 	e->rec = map;

@@ -31,8 +31,10 @@ static int be_seg_alloc(void *arg, uint64_t size, uint64_t *seg,
 		ctx->cap_segs = n;
 	}
 	ret = rt_bo_create(ctx, size, &handle, &map);
+	/* Larger than the VRAM (E2BIG) is out of memory too: the
+	 * allocator's report names the sizes. */
 	if (ret)
-		return ret == -ENOSPC ? -ENOMEM : ret;
+		return ret == -ENOSPC || ret == -E2BIG ? -ENOMEM : ret;
 	ctx->segs[ctx->num_segs++] = (struct rt_seg){ handle, size, map };
 	*seg = handle;
 	*addr = 0;
@@ -153,6 +155,21 @@ uint8_t *rt_mem_ptr(const npurt_mem *m)
 
 /* ---- public: device memory ---- */
 
+/*
+ * True when an allocation of @size failed for the device's limits rather
+ * than the free memory: larger than the VRAM or over the per-file share.
+ */
+static bool nomem_of_device(npurt_context *ctx, uint64_t size)
+{
+	struct drm_npu_mem_stats ms;
+
+	memset(&ms, 0, sizeof(ms));
+	if (npu_dev_ioctl(ctx->nd, DRM_IOCTL_NPU_MEM_STATS, &ms))
+		return false;
+	return size > ms.vram_total ||
+	       (ms.file_quota && ms.file_used + size > ms.file_quota);
+}
+
 NPURT_API npurt_status npurt_mem_alloc(npurt_context *ctx, size_t size,
 				       npurt_mem **out)
 {
@@ -170,6 +187,16 @@ NPURT_API npurt_status npurt_mem_alloc(npurt_context *ctx, size_t size,
 	m->ctx = ctx;
 	pthread_mutex_lock(&ctx->lock);
 	ret = npurt_alloc_malloc(ctx->alloc, size, 0, &m->block);
+	if (ret == -ENOMEM && nomem_of_device(ctx, size)) {
+		/* larger than the device, or over this process's share:
+		 * the device's figures say it better than the cache's */
+		npurt_status st = rt_fail_bo(ctx, __func__, -EDQUOT, size,
+					     "allocating device memory");
+
+		pthread_mutex_unlock(&ctx->lock);
+		free(m);
+		return st;
+	}
 	if (ret) {
 		npurt_status st = RT_FAIL(
 			ret == -ENOMEM ? NPURT_ERR_DEVICE_NOMEM :

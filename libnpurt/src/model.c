@@ -165,7 +165,8 @@ static npurt_status alloc_resources(npurt_model *m,
 	/* Weights: slot 0, uploaded once. */
 	ret = rt_bo_create(ctx, wsize ? wsize : 1, &m->weights_bo, &map);
 	if (ret)
-		return rt_fail_errno(func, ret, "allocating the weights");
+		return rt_fail_bo(ctx, func, ret, wsize ? wsize : 1,
+				  "allocating the model's weights");
 	if (wsize)
 		memcpy(map, w, wsize);
 	npu_dev_munmap(ctx->nd, map, wsize ? wsize : 1);
@@ -195,8 +196,9 @@ static npurt_status alloc_resources(npurt_model *m,
 				   m->workspace_size : 1, &m->workspace_bo,
 				   NULL);
 		if (ret)
-			return rt_fail_errno(func, ret,
-					     "allocating the workspace");
+			return rt_fail_bo(ctx, func, ret, m->workspace_size ?
+					  m->workspace_size : 1,
+					  "allocating the model's workspace");
 		m->bytes += m->workspace_size;
 	}
 
@@ -220,8 +222,8 @@ static npurt_status alloc_resources(npurt_model *m,
 		ret = rt_bo_create(ctx, size ? size : 1, &m->stage_bo[i],
 				   &map);
 		if (ret)
-			return rt_fail_errno(func, ret,
-					     "allocating I/O staging buffers");
+			return rt_fail_bo(ctx, func, ret, size ? size : 1,
+					  "allocating an I/O staging buffer");
 		m->stage_map[i] = map;
 		m->stage_size[i] = size ? size : 1;
 		m->bytes += size;
@@ -1007,7 +1009,8 @@ NPURT_API npurt_status npurt_model_set_profiling(npurt_model *m, int enable)
 		ret = rt_bo_create(m->ctx, need ? need : 1, &m->profile_bo[s],
 				   &map);
 		if (ret) {
-			st = RT_ERRNO(ret, "allocating profile buffers");
+			st = rt_fail_bo(m->ctx, __func__, ret, need ? need : 1,
+					"allocating a profile buffer");
 			break;
 		}
 		m->profile_map[s] = map;

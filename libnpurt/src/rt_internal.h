@@ -89,6 +89,14 @@ int rt_bo_create(npurt_context *ctx, uint64_t size, uint32_t *handle,
 		 void **map);
 void rt_bo_destroy(npurt_context *ctx, uint32_t handle, void *map,
 		   uint64_t size);
+/*
+ * Creating a buffer object of @size bytes failed with @err: out of device
+ * memory (ENOSPC, ENOMEM, E2BIG larger than the VRAM, EDQUOT over the
+ * per-file share) is NPURT_ERR_DEVICE_NOMEM naming @size, the device's
+ * total, free and largest free range and what to do; else rt_fail_errno().
+ */
+npurt_status rt_fail_bo(npurt_context *ctx, const char *func, int err,
+			uint64_t size, const char *what);
 /* CPU address of byte 0 of segment @handle (context lock held). */
 uint8_t *rt_seg_map(npurt_context *ctx, uint32_t handle, uint64_t *size);
 int rt_bo_wait(npurt_context *ctx, uint32_t handle);

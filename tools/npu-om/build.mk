@@ -3,7 +3,8 @@
 # tasks with the op kernels' rules).
 
 NPUOM_OBJS	:= $(BUILD)/obj/tools/npu-om/npu_om.o
-$(NPUOM_OBJS): CPPFLAGS += -Ilibnpurt/om $(UAPI_CFLAGS)
+$(NPUOM_OBJS): CPPFLAGS += -Ilibnpurt/om $(UAPI_CFLAGS) $(VERSION_CPPFLAGS)
+$(NPUOM_OBJS): mk/version.mk
 
 $(BUILD)/bin/npu-om: $(NPUOM_OBJS) $(BUILD)/lib/libnpuom.a $(BUILD)/lib/libnpuops.a
 	@mkdir -p $(dir $@)

@@ -108,11 +108,16 @@ static void print_task(const struct om_model *m, uint32_t global,
 	print_provenance(m, global);
 }
 
+#ifndef NPU_VERSION
+#define NPU_VERSION	"unknown"
+#endif
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: npu-om [-t|--tasks] [-f|--force] MODEL.om\n"
 		"  -t, --tasks   list every task of every stream\n"
-		"  -f, --force   show a file whose checksum is wrong\n");
+		"  -f, --force   show a file whose checksum is wrong\n"
+		"  --version     print the version and exit\n");
 }
 
 int main(int argc, char **argv)
@@ -120,6 +125,7 @@ int main(int argc, char **argv)
 	static const struct option lo[] = {
 		{ "tasks", no_argument, NULL, 't' },
 		{ "force", no_argument, NULL, 'f' },
+		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -135,6 +141,10 @@ int main(int argc, char **argv)
 			tasks = 1;
 		} else if (c == 'f') {
 			force = 1;
+		} else if (c == 'V') {
+			printf("npu-om %s (.om format %u.%u)\n", NPU_VERSION,
+			       OM_FORMAT_MAJOR, OM_FORMAT_MINOR);
+			return 0;
 		} else if (c == 'h') {
 			usage(stdout);
 			return 0;

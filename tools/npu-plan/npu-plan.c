@@ -13,6 +13,10 @@
 
 #include "memplan.h"
 
+#ifndef NPU_VERSION
+#define NPU_VERSION	"unknown"
+#endif
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -24,6 +28,7 @@ static void usage(FILE *f)
 		"                    hill-climb, exact (default: all)\n"
 		"  --offsets FILE    write id,offset per buffer of the last problem\n"
 		"  --quiet           only the summary line per problem\n"
+		"  --version         print the version and exit\n"
 		"Exit status: 0 when every problem with a capacity fits it,\n"
 		"1 when one does not, 2 on a usage or input error.\n");
 }
@@ -164,6 +169,7 @@ int main(int argc, char **argv)
 		{ "planners", required_argument, NULL, 'p' },
 		{ "offsets", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -204,6 +210,9 @@ int main(int argc, char **argv)
 		case 'q':
 			quiet = true;
 			break;
+		case 'V':
+			printf("npu-plan %s\n", NPU_VERSION);
+			return 0;
 		case 'h':
 			usage(stdout);
 			return 0;

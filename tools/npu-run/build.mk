@@ -10,6 +10,8 @@ NPURUN_OBJS	:= $(patsubst %.c,$(BUILD)/obj/%.o,$(NPURUN_SRCS))
 
 $(NPURUN_OBJS): CPPFLAGS += -Ilibnpurt/include -Ilibnpurt/om -Itools/npu-run \
 			    $(UAPI_CFLAGS)
+$(BUILD)/obj/tools/npu-run/npu_run.o: CPPFLAGS += $(VERSION_CPPFLAGS)
+$(BUILD)/obj/tools/npu-run/npu_run.o: mk/version.mk
 
 $(BUILD)/bin/npu-run: $(NPURUN_OBJS) $(BUILD)/lib/libnpurt.a
 	@mkdir -p $(dir $@)

@@ -6,14 +6,18 @@
  * Exit status: 0 success, 1 a comparison failed, 2 usage or input error
  * (including a model the device refuses), 3 a runtime or device error.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "diag.h"
 #include "npurt.h"
@@ -24,6 +28,11 @@
 #define EXIT_COMPARE	1
 #define EXIT_USAGE	2
 #define EXIT_RUNTIME	3
+#define EXIT_SIGINT	130	/* 128 + SIGINT, as a shell reports it */
+
+#ifndef NPU_VERSION
+#define NPU_VERSION	"unknown"
+#endif
 
 struct opts {
 	const char *model;
@@ -34,8 +43,13 @@ struct opts {
 	const char *compare_dir;
 	double rtol, atol;
 	long loop, warmup;
+	bool loop_given;
+	double duration;		/* seconds of timed runs, 0: none */
 	const char *json;
+	FILE *json_f;			/* opened before the run */
+	FILE *summary;			/* stdout, or stderr with --json - */
 	const char *profile;
+	FILE *profile_f;		/* opened before the run */
 	const char *device;
 	const char *variant;
 	unsigned int seed;
@@ -121,15 +135,20 @@ static void usage(FILE *f)
 "usage: npu-run MODEL.om|MODEL.onnx [options]\n"
 "  -i, --input NAME=FILE   input from a .npy file (or raw bytes otherwise)\n"
 "      --input-dir DIR     inputs from DIR/NAME.npy or DIR/input_K.npy\n"
-"                          (inputs not given are random, see --seed)\n"
+"                          (each input not given by -i must be there)\n"
+"                          without -i or --input-dir, inputs are random\n"
+"                          (see --seed)\n"
 "  -o, --output-dir DIR    write outputs as DIR/NAME.npy and output_K.npy\n"
 "      --compare DIR       compare outputs with DIR/output_K.npy or NAME.npy\n"
 "      --rtol R --atol A   tolerances: |out - ref| <= atol + rtol * |ref|\n"
 "                          (defaults 1e-4 and 1e-5)\n"
-"      --loop N            timed iterations (default 1)\n"
+"      --loop N            timed iterations (default 1; with --duration,\n"
+"                          at most N)\n"
+"      --duration SECONDS  timed iterations for SECONDS\n"
 "      --warmup N          untimed iterations first (default 0)\n"
 "      --variant NAME|K    shape variant (default: from the input shapes)\n"
-"      --json FILE         write the summary as JSON\n"
+"      --json FILE         write the summary as JSON (\"-\": to stdout, the\n"
+"                          text summary then goes to stderr)\n"
 "      --profile FILE      write a Chrome trace (Perfetto) of device tasks\n"
 "                          per stream and the host API\n"
 "      --device SPEC       \"sim\", a device node, or auto (default)\n"
@@ -150,7 +169,11 @@ static void usage(FILE *f)
 "      --check-overflow    name the first tensor with inf or NaN (exit 1)\n"
 "      --profile-summary[=N]  device time per op type and node, top N\n"
 "      --profile-summary-json FILE  the same as JSON\n"
-"exit: 0 ok, 1 comparison failed, 2 usage/input error, 3 runtime error\n");
+"      --version           print the version and exit\n"
+"A progress line is shown on a terminal (stderr); Ctrl-C stops the runs\n"
+"and prints the statistics so far.\n"
+"exit: 0 ok, 1 comparison failed, 2 usage/input error, 3 runtime error,\n"
+"130 interrupted (statistics printed)\n");
 }
 
 static int parse(int argc, char **argv, struct opts *o)
@@ -175,6 +198,8 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ "mem-strategy", required_argument, NULL, 'M' },
 		{ "max-shapes", required_argument, NULL, 'X' },
 		{ "no-cache", no_argument, NULL, 'N' },
+		{ "duration", required_argument, NULL, 'T' },
+		{ "version", no_argument, NULL, 'V' },
 		{ "dump", required_argument, NULL, 'D' },
 		{ "dump-filter", required_argument, NULL, 'F' },
 		{ "check-overflow", no_argument, NULL, 'O' },
@@ -253,6 +278,23 @@ static int parse(int argc, char **argv, struct opts *o)
 				return -1;
 			}
 			break;
+		case 'T':
+			errno = 0;
+			o->duration = strtod(optarg, &end);
+			if (errno || *end || !*optarg || !(o->duration > 0) ||
+			    o->duration > 1e7) {
+				fprintf(stderr, "npu-run: --duration wants a "
+					"number of seconds > 0, got \"%s\"\n",
+					optarg);
+				return -1;
+			}
+			break;
+		case 'V':
+			printf("npu-run %s (runtime library %u.%u.%u)\n",
+			       NPU_VERSION, npurt_version() >> 16,
+			       (npurt_version() >> 8) & 0xff,
+			       npurt_version() & 0xff);
+			exit(0);
 		case 'r':
 		case 'a':
 			errno = 0;
@@ -273,8 +315,10 @@ static int parse(int argc, char **argv, struct opts *o)
 					optarg);
 				return -1;
 			}
-			if (c == 'l')
+			if (c == 'l') {
 				o->loop = v;
+				o->loop_given = true;
+			}
 			else if (c == 'w')
 				o->warmup = v;
 			else
@@ -296,6 +340,101 @@ static int parse(int argc, char **argv, struct opts *o)
 	o->model = argv[optind];
 	return 0;
 }
+
+/* mkdir -p @path; 0 or -errno with @bad the component that failed. */
+static int mkdirs(const char *path, char *bad, size_t len)
+{
+	char buf[4096];
+	struct stat st;
+	size_t n = strlen(path);
+
+	if (n >= sizeof(buf))
+		return -ENAMETOOLONG;
+	memcpy(buf, path, n + 1);
+	for (char *p = buf + 1; ; p++) {
+		char c = *p;
+
+		if (c != '/' && c != '\0')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0755) && errno != EEXIST) {
+			snprintf(bad, len, "%s", buf);
+			return -errno;
+		}
+		if (stat(buf, &st) || !S_ISDIR(st.st_mode)) {
+			snprintf(bad, len, "%s", buf);
+			return -ENOTDIR;
+		}
+		*p = c;
+		if (!c)
+			return 0;
+	}
+}
+
+/*
+ * What can be checked before the model runs: the input directory exists
+ * and holds files, the output directory can be created and written, the
+ * JSON file can be opened. A mistake found after a long run loses it.
+ */
+static int check_paths(struct opts *o)
+{
+	char bad[4096];
+	struct stat st;
+	int ret;
+
+	o->summary = stdout;
+	if (o->input_dir) {
+		DIR *d = opendir(o->input_dir);
+
+		/* an empty one is refused when the model has inputs (and
+		 * none of them is there): input_missing() */
+		if (!d) {
+			fprintf(stderr, "npu-run: --input-dir %s: %s\n",
+				o->input_dir, strerror(errno));
+			return -1;
+		}
+		closedir(d);
+	}
+	if (o->output_dir) {
+		ret = mkdirs(o->output_dir, bad, sizeof(bad));
+		if (ret) {
+			fprintf(stderr, "npu-run: -o %s: cannot create it: %s: %s\n",
+				o->output_dir, bad, strerror(-ret));
+			return -1;
+		}
+		if (access(o->output_dir, W_OK | X_OK)) {
+			fprintf(stderr, "npu-run: -o %s: cannot write there: "
+				"%s\n", o->output_dir, strerror(errno));
+			return -1;
+		}
+	}
+	if (o->json && !strcmp(o->json, "-")) {
+		o->json_f = stdout;
+		o->summary = stderr;
+	} else if (o->json) {
+		if (!stat(o->json, &st) && S_ISDIR(st.st_mode)) {
+			fprintf(stderr, "npu-run: --json %s: is a directory\n",
+				o->json);
+			return -1;
+		}
+		o->json_f = fopen(o->json, "w");
+		if (!o->json_f) {
+			fprintf(stderr, "npu-run: --json %s: cannot write: %s\n",
+				o->json, strerror(errno));
+			return -1;
+		}
+	}
+	if (o->profile) {
+		o->profile_f = fopen(o->profile, "w");
+		if (!o->profile_f) {
+			fprintf(stderr, "npu-run: --profile %s: cannot write: "
+				"%s\n", o->profile, strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
 
 static void shape_str(uint32_t rank, const uint64_t *dims, char *buf,
 		      size_t len)
@@ -370,6 +509,36 @@ static const char *input_file(const struct opts *o, uint32_t i,
 	if (!stat(buf, &st))
 		return buf;
 	return NULL;
+}
+
+/* Input @name is not in --input-dir: say where it was looked for. */
+static void input_missing(const struct opts *o, uint32_t i, const char *name)
+{
+	char stem[256];
+	DIR *d = opendir(o->input_dir);
+	struct dirent *e;
+	int shown = 0;
+
+	fprintf(stderr, "npu-run: input \"%s\": neither %s/%s.npy nor "
+		"%s/input_%u.npy exists", name, o->input_dir,
+		npy_stem(name, stem, sizeof(stem)), o->input_dir, i);
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		if (shown == 8) {
+			fprintf(stderr, " ...");
+			break;
+		}
+		fprintf(stderr, "%s%s", shown++ ? ", " : "; the directory has ",
+			e->d_name);
+	}
+	if (d)
+		closedir(d);
+	if (!shown)
+		fprintf(stderr, "; the directory is empty: put the inputs "
+			"there as NAME.npy or input_K.npy (or drop --input-dir "
+			"to run on random inputs)");
+	fprintf(stderr, "\n");
 }
 
 static int has_suffix(const char *s, const char *suf)
@@ -447,6 +616,11 @@ static int prepare_inputs(const struct opts *o, npurt_model *m,
 	for (uint32_t i = 0; i < nin; i++) {
 		npurt_model_get_input(m, i, 1, &g);
 		files[i] = input_file(o, i, g.name, paths[i], sizeof(paths[i]));
+		if (!files[i] && o->input_dir) {
+			input_missing(o, i, g.name);
+			ret = EXIT_USAGE;
+			goto out;
+		}
 		if (files[i] && has_suffix(files[i], ".npy")) {
 			if (npy_read(files[i], &arr[i], err)) {
 				fprintf(stderr, "npu-run: input \"%s\": %s\n",
@@ -642,17 +816,10 @@ static double pct(const uint64_t *v, size_t n, double p)
 	return (double)v[i ? i - 1 : 0] / 1e6;
 }
 
-static void write_trace(const char *path, const char *model,
-			uint64_t origin)
+static void write_trace(FILE *f, const char *model, uint64_t origin)
 {
-	FILE *f = fopen(path, "w");
 	int first = 1;
 
-	if (!f) {
-		fprintf(stderr, "npu-run: cannot write %s: %s\n", path,
-			strerror(errno));
-		return;
-	}
 	fprintf(f, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
 	fprintf(f, "{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\","
 		"\"args\":{\"name\":\"NPU: %s\"}},\n", jesc(model));
@@ -722,6 +889,72 @@ static void collect_profile(npurt_model *m, long iter)
 	trace.n += n;
 }
 
+/* Ctrl-C: the runs stop after the current one and the summary is printed;
+ * a second Ctrl-C ends the program at once (SA_RESETHAND). */
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+static void catch_sigint(bool on)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on ? on_sigint : SIG_DFL;
+	sa.sa_flags = SA_RESTART | (on ? SA_RESETHAND : 0);
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+}
+
+/* The progress line: on a terminal only, from one second on, twice a
+ * second, on stderr (stdout stays the summary). */
+static struct {
+	bool on, shown;
+	uint64_t start, last;
+} prog;
+
+static void progress(const struct opts *o, long done, long steady,
+		     uint64_t busy, uint64_t t_timed, uint64_t now)
+{
+	char left[64] = "";
+	double mean, elapsed;
+
+	if (!prog.on || now - prog.start < 1000000000ull ||
+	    (prog.shown && now - prog.last < 500000000ull))
+		return;
+	prog.last = now;
+	prog.shown = true;
+	if (done <= o->warmup || !steady) {
+		fprintf(stderr, "\rnpu-run: warmup %ld/%ld\033[K", done,
+			o->warmup);
+		return;
+	}
+	mean = (double)busy / 1e6 / (double)steady;
+	elapsed = (double)(now - t_timed) / 1e9;
+	if (o->duration > 0 && (!o->loop_given ||
+				o->duration < (double)o->loop * mean / 1e3))
+		snprintf(left, sizeof(left), ", %.1f of %g s", elapsed,
+			 o->duration);
+	else
+		snprintf(left, sizeof(left), "/%ld, ~%.0f s left", o->loop,
+			 (double)(o->loop - steady) * elapsed /
+			 (double)steady);
+	fprintf(stderr, "\rnpu-run: run %ld%s, mean %.3f ms, %.1f/s\033[K",
+		steady, left, mean, 1e3 / mean);
+	fflush(stderr);
+}
+
+static void progress_clear(void)
+{
+	if (prog.shown)
+		fprintf(stderr, "\r\033[K");
+	prog.shown = false;
+}
+
 int main(int argc, char **argv)
 {
 	struct io_buf in[MAX_IO], out[MAX_IO];
@@ -735,20 +968,25 @@ int main(int argc, char **argv)
 	npurt_context *ctx = NULL;
 	npurt_model *m = NULL;
 	struct opts o;
-	uint64_t *lat, h2d = 0, d2h = 0, first = 0, t_load, origin, busy = 0;
+	uint64_t *lat = NULL, h2d = 0, d2h = 0, first = 0, t_load, origin;
+	uint64_t busy = 0, t_timed = 0;
+	size_t lat_cap;
 	double tput;
-	long total, steady = 0;
+	long it = 0, steady = 0, warm;
+	FILE *so;
 	int ret = 0, compare_failed = 0, diag_status = 0;
 	const char *vname = "";
 
-	if (parse(argc, argv, &o))
+	if (parse(argc, argv, &o) || check_paths(&o))
 		return EXIT_USAGE;
 	memset(in, 0, sizeof(in));
 	memset(out, 0, sizeof(out));
 	origin = now_ns();
 	if (npurt_init(0) || npurt_device_open_spec(o.device, &dev) ||
-	    npurt_context_create(dev, 0, &ctx))
-		return rt_error("opening the device");
+	    npurt_context_create(dev, 0, &ctx)) {
+		ret = rt_error("opening the device");
+		goto done;
+	}
 	npurt_device_get_info(dev, &di);
 	{
 		uint64_t t0 = now_ns();
@@ -820,10 +1058,40 @@ int main(int argc, char **argv)
 		goto done;
 	}
 
-	total = o.warmup + o.loop;
-	lat = calloc((size_t)total, sizeof(*lat));
-	for (long it = 0; it < total && lat; it++) {
+	lat_cap = o.duration > 0 && !o.loop_given ? 1024 : (size_t)o.loop;
+	lat = malloc(lat_cap * sizeof(*lat));
+	if (!lat) {
+		fprintf(stderr, "npu-run: out of memory for %zu latencies\n",
+			lat_cap);
+		ret = EXIT_RUNTIME;
+		goto done;
+	}
+	catch_sigint(true);
+	prog.on = isatty(STDERR_FILENO);
+	prog.start = prog.last = now_ns();
+	for (it = 0; !interrupted; it++) {
 		uint64_t t0 = now_ns(), t1, t2, t3;
+
+		if (it == o.warmup)
+			t_timed = t0;
+		if (it >= o.warmup && (o.duration <= 0 || o.loop_given) &&
+		    steady >= o.loop)
+			break;
+		if (it > o.warmup && o.duration > 0 &&
+		    (double)(t0 - t_timed) >= o.duration * 1e9)
+			break;
+		if (steady == (long)lat_cap) {
+			uint64_t *p = realloc(lat, 2 * lat_cap * sizeof(*lat));
+
+			if (!p) {
+				fprintf(stderr, "npu-run: out of memory for "
+					"%zu latencies\n", 2 * lat_cap);
+				ret = EXIT_RUNTIME;
+				goto done;
+			}
+			lat = p;
+			lat_cap *= 2;
+		}
 
 		for (uint32_t i = 0; i < info.num_inputs; i++)
 			if (npurt_memcpy_h2d(in[i].mem, 0, in[i].host,
@@ -870,13 +1138,20 @@ int main(int argc, char **argv)
 			h2d += t1 - t0;
 			d2h += t3 - t2;
 		}
+		progress(&o, it + 1, steady, busy, t_timed, t3);
 	}
+	catch_sigint(false);
+	progress_clear();
 	tput = busy ? (double)steady * 1e9 / (double)busy : 0.0;
+	if (interrupted)
+		fprintf(stderr, "npu-run: interrupted after %ld timed run%s "
+			"(%ld warmup): the statistics so far\n", steady,
+			steady == 1 ? "" : "s",
+			it < o.warmup ? it : o.warmup);
 
-	if (o.output_dir) {
+	if (o.output_dir && it > 0) {
 		char path[512], err[256], stem[256];
 
-		mkdir(o.output_dir, 0755);
 		for (uint32_t j = 0; j < info.num_outputs; j++) {
 			int r1, r2;
 
@@ -896,7 +1171,7 @@ int main(int argc, char **argv)
 			}
 		}
 	}
-	if (o.compare_dir) {
+	if (o.compare_dir && it > 0) {
 		for (uint32_t j = 0; j < info.num_outputs; j++) {
 			ret = compare_output(&o, j, &out[j], &cmp[j]);
 			if (ret)
@@ -907,53 +1182,51 @@ int main(int argc, char **argv)
 	npurt_mem_get_stats(ctx, &ms);
 	qsort(lat, (size_t)steady, sizeof(*lat), cmp_u64);
 
-	printf("model        %s (%s), variant %s, %u stream(s)\n", o.model,
-	       info.name, vname, info.num_streams);
-	printf("device       %s (0x%x, %u cores)\n", di.name, di.model,
-	       di.num_cores);
-	printf("queues       %u for %u stream(s), %u semaphores%s%s\n",
-	       pl.num_queues, pl.num_streams, pl.num_semaphores,
-	       pl.num_queues < pl.num_streams ? ", serialised: " : "",
-	       pl.num_queues < pl.num_streams ? pl.reason : "");
-	printf("load         %.3f ms\n", (double)t_load / 1e6);
+	so = o.summary;
+	warm = it < o.warmup ? it : o.warmup;
+	fprintf(so, "model        %s (%s), variant %s, %u stream(s)\n",
+		o.model, info.name, vname, info.num_streams);
+	fprintf(so, "device       %s (0x%x, %u cores)\n", di.name, di.model,
+		di.num_cores);
+	fprintf(so, "queues       %u for %u stream(s), %u semaphores%s%s\n",
+		pl.num_queues, pl.num_streams, pl.num_semaphores,
+		pl.num_queues < pl.num_streams ? ", serialised: " : "",
+		pl.num_queues < pl.num_streams ? pl.reason : "");
+	fprintf(so, "load         %.3f ms\n", (double)t_load / 1e6);
 	{
 		npurt_cache_stats cs;
 
 		if (!npurt_model_get_shape_cache_stats(m, &cs))
-			printf("shape cache  %llu hits, %llu misses, %llu "
-			       "evictions, %u of %u entries (%.3f ms "
-			       "compiling)\n", (unsigned long long)cs.hits,
-			       (unsigned long long)cs.misses,
-			       (unsigned long long)cs.evictions, cs.entries,
-			       cs.capacity, cs.compile_ns / 1e6);
+			fprintf(so, "shape cache  %llu hits, %llu misses, "
+				"%llu evictions, %u of %u entries (%.3f ms "
+				"compiling)\n", (unsigned long long)cs.hits,
+				(unsigned long long)cs.misses,
+				(unsigned long long)cs.evictions, cs.entries,
+				cs.capacity, cs.compile_ns / 1e6);
 	}
-	printf("first        %.3f ms\n", (double)first / 1e6);
-	printf("latency      p50 %.3f  p90 %.3f  p99 %.3f ms (%ld runs, "
-	       "%ld warmup)\n", pct(lat, (size_t)steady, 50),
-	       pct(lat, (size_t)steady, 90), pct(lat, (size_t)steady, 99),
-	       steady, o.warmup);
-	printf("throughput   %.1f inferences/s\n", tput);
-	printf("h2d / d2h    %.1f / %.1f us per run\n",
-	       steady ? (double)h2d / 1e3 / (double)steady : 0.0,
-	       steady ? (double)d2h / 1e3 / (double)steady : 0.0);
-	printf("memory       model %.1f KiB, device peak %.1f KiB, cached "
-	       "%.1f KiB\n", (double)ms.model_bytes / 1024,
-	       (double)ms.device_peak_used / 1024,
-	       (double)ms.reserved_bytes_current / 1024);
-	for (uint32_t j = 0; o.compare_dir && j < info.num_outputs; j++)
-		printf("compare      %s: %s (max abs %.3g, max rel %.3g, "
-		       "%zu of %zu outside tolerance)\n", out[j].d.name,
-		       cmp[j].ok ? "OK" : "FAILED", cmp[j].max_abs,
-		       cmp[j].max_rel, cmp[j].bad, cmp[j].n);
+	fprintf(so, "first        %.3f ms\n", (double)first / 1e6);
+	fprintf(so, "latency      p50 %.3f  p90 %.3f  p99 %.3f ms (%ld runs, "
+		"%ld warmup%s)\n", pct(lat, (size_t)steady, 50),
+		pct(lat, (size_t)steady, 90), pct(lat, (size_t)steady, 99),
+		steady, warm, interrupted ? ", interrupted" : "");
+	fprintf(so, "throughput   %.1f inferences/s\n", tput);
+	fprintf(so, "h2d / d2h    %.1f / %.1f us per run\n",
+		steady ? (double)h2d / 1e3 / (double)steady : 0.0,
+		steady ? (double)d2h / 1e3 / (double)steady : 0.0);
+	fprintf(so, "memory       model %.1f KiB, device peak %.1f KiB, "
+		"cached %.1f KiB\n", (double)ms.model_bytes / 1024,
+		(double)ms.device_peak_used / 1024,
+		(double)ms.reserved_bytes_current / 1024);
+	for (uint32_t j = 0; o.compare_dir && it > 0 &&
+			     j < info.num_outputs; j++)
+		fprintf(so, "compare      %s: %s (max abs %.3g, max rel %.3g, "
+			"%zu of %zu outside tolerance)\n", out[j].d.name,
+			cmp[j].ok ? "OK" : "FAILED", cmp[j].max_abs,
+			cmp[j].max_rel, cmp[j].bad, cmp[j].n);
 
-	if (o.json) {
-		FILE *f = fopen(o.json, "w");
+	if (o.json_f) {
+		FILE *f = o.json_f;
 
-		if (!f) {
-			fprintf(stderr, "npu-run: cannot write %s\n", o.json);
-			ret = EXIT_USAGE;
-			goto done;
-		}
 		fprintf(f, "{\n  \"model\": \"%s\",\n  \"name\": \"%s\",\n"
 			"  \"variant\": \"%s\",\n  \"streams\": %u,\n"
 			"  \"queues\": %u,\n  \"semaphores\": %u,\n"
@@ -964,12 +1237,13 @@ int main(int argc, char **argv)
 			"  \"throughput_per_s\": %.3f,\n  \"h2d_ms\": %.6f,\n"
 			"  \"d2h_ms\": %.6f,\n  \"model_bytes\": %llu,\n"
 			"  \"device_peak_bytes\": %llu,\n"
-			"  \"reserved_bytes\": %llu,\n  \"compare\": ",
+			"  \"reserved_bytes\": %llu,\n"
+			"  \"interrupted\": %s,\n  \"compare\": ",
 			jesc(o.model), jesc(info.name), jesc(vname),
 			info.num_streams, pl.num_queues, pl.num_semaphores,
 			jesc(di.name),
 			(double)t_load / 1e6, (double)first / 1e6, steady,
-			o.warmup, pct(lat, (size_t)steady, 50),
+			warm, pct(lat, (size_t)steady, 50),
 			pct(lat, (size_t)steady, 90),
 			pct(lat, (size_t)steady, 99),
 			tput,
@@ -977,8 +1251,9 @@ int main(int argc, char **argv)
 			steady ? (double)d2h / 1e6 / (double)steady : 0.0,
 			(unsigned long long)ms.model_bytes,
 			(unsigned long long)ms.device_peak_used,
-			(unsigned long long)ms.reserved_bytes_current);
-		if (!o.compare_dir) {
+			(unsigned long long)ms.reserved_bytes_current,
+			interrupted ? "true" : "false");
+		if (!o.compare_dir || it == 0) {
 			fprintf(f, "null\n}\n");
 		} else {
 			fprintf(f, "{\"ok\": %s, \"outputs\": [",
@@ -993,16 +1268,34 @@ int main(int argc, char **argv)
 					cmp[j].bad);
 			fprintf(f, "]}\n}\n");
 		}
-		fclose(f);
+		o.json_f = NULL;
+		if (f == stdout ? fflush(f) : fclose(f)) {
+			fprintf(stderr, "npu-run: --json %s: write error: %s\n",
+				o.json, strerror(errno));
+			ret = EXIT_USAGE;
+			goto done;
+		}
 	}
-	if (o.profile)
-		write_trace(o.profile, info.name, origin);
+	if (o.profile_f) {
+		write_trace(o.profile_f, info.name, origin);
+		o.profile_f = NULL;
+	}
 	if (o.diag.profile_top)
 		diag_profile_summary(trace.v, trace.iter, trace.n, o.warmup,
-				     &o.diag, stdout);
-	free(lat);
-	ret = compare_failed || diag_status ? EXIT_COMPARE : 0;
+				     &o.diag, o.summary);
+	ret = interrupted ? EXIT_SIGINT :
+	      compare_failed || diag_status ? EXIT_COMPARE : 0;
 done:
+	free(lat);
+	/* a failed run leaves no empty or partial summary behind */
+	if (o.json_f && o.json_f != stdout) {
+		fclose(o.json_f);
+		unlink(o.json);
+	}
+	if (o.profile_f) {
+		fclose(o.profile_f);
+		unlink(o.profile);
+	}
 	for (uint32_t i = 0; i < MAX_IO; i++) {
 		free(in[i].host);
 		free(out[i].host);

@@ -11,6 +11,8 @@ BINS += $(BUILD)/bin/npu-smi
 TESTS += tools/npu-smi/npu-smi-test.sh
 
 $(NPU_SMI_OBJS): CPPFLAGS += $(UAPI_CFLAGS) -Ilibnpurt/transport
+$(NPU_SMI_OBJS): CPPFLAGS += $(VERSION_CPPFLAGS)
+$(NPU_SMI_OBJS): mk/version.mk
 
 $(BUILD)/bin/npu-smi: $(NPU_SMI_OBJS) $(TRANSPORT_LIBS)
 	@mkdir -p $(dir $@)

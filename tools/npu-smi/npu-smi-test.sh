@@ -74,5 +74,26 @@ t "bad --format: exit status 2" test $? -eq 2
 "$SMI" -l -1 >/dev/null 2>&1
 t "bad -l: exit status 2" test $? -eq 2
 
+# issue 16: NPU_DEVICE, the "info" command, a bad --device, --version
+out=$(NPU_DEVICE=sim "$SMI" 2>&1)
+t "NPU_DEVICE=sim selects the in-process device" \
+	sh -c "echo '$out' | grep -q 'in-process'"
+out=$("$SMI" info --device sim 2>&1)
+t "npu-smi info (Ascend's spelling) shows the table" \
+	sh -c "echo '$out' | grep -q 'in-process'"
+out=$("$SMI" --device /dev/dri/no-such-node 2>&1)
+rc=$?
+t "a bad --device: exit 1 with a message naming it" \
+	sh -c "test $rc -eq 1 && echo '$out' | grep -q -- '--device /dev/dri/no-such-node: ' &&
+	       echo '$out' | grep -q 'device sim'"
+out=$(NPU_DEVICE=/dev/dri/no-such-node "$SMI" 2>&1)
+rc=$?
+t "a bad NPU_DEVICE: exit 1 with a message naming it" \
+	sh -c "test $rc -eq 1 && echo '$out' | grep -q 'no-such-node'"
+"$SMI" infos >/dev/null 2>&1
+t "an unknown command: exit 2" test $? -eq 2
+out=$("$SMI" --version)
+t "--version ($out)" sh -c "echo '$out' | grep -q '^npu-smi [0-9.]* (uapi [0-9.]*)$'"
+
 echo "1..$n"
 [ $fails -eq 0 ]

@@ -8,6 +8,10 @@
  *   npu-smi --query=F,... [--format=csv|json] [--noheader]
  *   npu-smi -l SECONDS [--count N]  repeat every SECONDS
  *   npu-smi --device sim            the in-process device
+ *   npu-smi info [...]              the same (Ascend's npu-smi spelling)
+ *
+ * The device: --device, else $NPU_DEVICE ("sim", a node; unset or "auto":
+ * every kernel device), as the runtime chooses it.
  *
  * Exit status: 0, 1 when no device is found, 2 on a usage error.
  */
@@ -18,15 +22,16 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "drm/npu_drm.h"
 #include "smi.h"
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: npu-smi [-t memory] [--query=FIELD,...] [--format=csv|json]\n"
+		"usage: npu-smi [info] [-t memory] [--query=FIELD,...] [--format=csv|json]\n"
 		"               [--noheader] [-l SECONDS] [--count N] [--device sim|NODE]\n"
 		"\n"
-		"  (no option)        device table and processes using the NPUs\n"
+		"  (no option), info  device table and processes using the NPUs\n"
 		"  -t, --type memory  VRAM pool statistics (fragmentation, compaction)\n"
 		"  --query=F,...      selected fields, one line per device\n"
 		"  --format=csv|json  output of --query (default csv)\n"
@@ -34,7 +39,9 @@ static void usage(FILE *f)
 		"  -l, --loop=SEC     repeat every SEC seconds (Ctrl-C to stop)\n"
 		"  --count=N          stop after N reports (with -l)\n"
 		"  --device=SPEC      'sim': the in-process device; or a node path\n"
-		"  --help-query       list the --query fields\n");
+		"                     (default: $NPU_DEVICE, else every npu_drv device)\n"
+		"  --help-query       list the --query fields\n"
+		"  --version          print the version and exit\n");
 }
 
 static void no_device(void)
@@ -72,6 +79,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ "count", required_argument, NULL, 'c' },
 		{ "device", required_argument, NULL, 'd' },
 		{ "help-query", no_argument, NULL, 'Q' },
+		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -129,6 +137,10 @@ static int parse(int argc, char **argv, struct opts *o)
 		case 'Q':
 			smi_list_fields();
 			exit(0);
+		case 'V':
+			printf("npu-smi %s (uapi %u.%u)\n", NPU_VERSION,
+			       DRM_NPU_UAPI_MAJOR, DRM_NPU_UAPI_MINOR);
+			exit(0);
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -137,10 +149,22 @@ static int parse(int argc, char **argv, struct opts *o)
 			return -1;
 		}
 	}
+	/* Ascend's npu-smi takes a command: "info" is the only one here */
+	if (optind < argc && !strcmp(argv[optind], "info"))
+		optind++;
 	if (optind < argc) {
-		fprintf(stderr, "npu-smi: unexpected argument '%s'\n", argv[optind]);
+		fprintf(stderr, "npu-smi: unexpected argument '%s' (the only "
+			"command is \"info\", the default)\n", argv[optind]);
 		return -1;
 	}
+	if (!o->device) {
+		const char *env = getenv("NPU_DEVICE");
+
+		if (env && *env)
+			o->device = env;
+	}
+	if (o->device && !strcmp(o->device, "auto"))
+		o->device = NULL;
 	return 0;
 }
 
@@ -155,7 +179,11 @@ static int select_node(struct smi_device *devs, int n, const char *spec)
 			return 1;
 		}
 	}
-	fprintf(stderr, "npu-smi: %s is not an npu_drv device node\n", spec);
+	fprintf(stderr, "npu-smi: --device %s: not an npu_drv device node; the "
+		"npu_drv devices are:", spec);
+	for (i = 0; i < n; i++)
+		fprintf(stderr, " %s", devs[i].node);
+	fprintf(stderr, " (or --device sim for the in-process device)\n");
 	return 0;
 }
 
@@ -178,6 +206,10 @@ static int report(const struct opts *o)
 		ndev = smi_find_devices(devs, SMI_MAX_DEVICES);
 		if (ndev && o->device)
 			ndev = select_node(devs, ndev, o->device);
+		if (!ndev && o->device)
+			fprintf(stderr, "npu-smi: --device %s: no npu_drv device "
+				"is present (--device sim shows the in-process "
+				"device)\n", o->device);
 		if (!ndev) {
 			if (!o->device)
 				no_device();

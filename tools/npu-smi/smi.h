@@ -11,6 +11,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#ifndef NPU_VERSION
+#define NPU_VERSION	"unknown"	/* mk/version.mk sets it */
+#endif
+
 #define SMI_MAX_DEVICES	16
 #define SMI_MAX_PROCS	256
 

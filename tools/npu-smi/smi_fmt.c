@@ -40,8 +40,8 @@ void smi_print_table(const struct smi_device *devs, int ndev,
 	int i;
 
 	puts(rule);
-	snprintf(line, sizeof(line), "npu-smi 1.0   Driver: %s %s   uAPI: %s",
-		 ndev ? devs[0].driver : "-", ndev ? devs[0].driver_version : "-",
+	snprintf(line, sizeof(line), "npu-smi %s   Driver: %s %s   uAPI: %s",
+		 NPU_VERSION, ndev ? devs[0].driver : "-", ndev ? devs[0].driver_version : "-",
 		 ndev ? devs[0].uapi_version : "-");
 	printf("| %-75s |\n", line);
 	puts("|-----+-----------+---------------------+-----------------------+-------------|");

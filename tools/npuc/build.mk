@@ -6,7 +6,9 @@
 be_objs = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
 NPUC_BIN := $(BUILD)/bin/npuc
-$(call be_objs,tools/npuc/npuc.c): CPPFLAGS += -Icompiler/include
+$(call be_objs,tools/npuc/npuc.c): CPPFLAGS += -Icompiler/include \
+	-Ilibnpurt/om $(VERSION_CPPFLAGS)
+$(call be_objs,tools/npuc/npuc.c): mk/version.mk
 
 $(NPUC_BIN): $(call be_objs,tools/npuc/npuc.c) $(BUILD)/lib/libnpuc.so.1.0.0
 	@mkdir -p $(dir $@)
@@ -14,4 +16,4 @@ $(NPUC_BIN): $(call be_objs,tools/npuc/npuc.c) $(BUILD)/lib/libnpuc.so.1.0.0
 		-Wl,-rpath,'$$ORIGIN/../lib'
 
 BINS += $(NPUC_BIN)
-TESTS += compiler/driver/tests/models.sh
+TESTS += compiler/driver/tests/models.sh tools/npuc/test_npuc.sh

@@ -12,11 +12,17 @@
 #include <stdbool.h>
 
 #include "npuc.h"
+#include "om_format.h"
+
+#ifndef NPU_VERSION
+#define NPU_VERSION	"unknown"
+#endif
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: npuc MODEL.onnx -o MODEL.om [OPTIONS]\n"
+		"  -o FILE               the .om file to write\n"
 		"  --input-shape \"name:1,3,224,224;name2:batch,128\"\n"
 		"                        fix input dims (a word names a symbolic dim)\n"
 		"  --dynamic-batch=1,2,4,8   one gear per batch size (dim 0 of input 0\n"
@@ -38,6 +44,14 @@ static void usage(FILE *f)
 		"  --plan-budget-ms N    memory planner time budget\n"
 		"  --report              print the compile report\n"
 		"  --report-json FILE    write the report as JSON\n"
+		"  --list-ops            the ONNX operators npuc imports\n"
+		"  --list-passes         the passes (for --disable-pass, --dump-ir-after)\n"
+		"  --version             print the version and exit\n"
+		"ATC spellings are accepted too: --model=MODEL.onnx, --output=NAME\n"
+		"(writes NAME.om), --framework=5 (ONNX, the only one), --input_shape,\n"
+		"--input_format, --dynamic_batch_size, --dynamic_dims, --soc_version=\n"
+		"TARGET (a --target profile), --log=debug|info|warning|error|null\n"
+		"(debug and info print the compile report to stderr).\n"
 		"Exit status: 0 compiled, 1 compile error, 2 usage error.\n",
 		npuc_targets());
 }
@@ -90,13 +104,27 @@ int main(int argc, char **argv)
 {
 	enum { O_SHAPE = 256, O_BATCH, O_DIMS, O_FORMAT, O_DISABLE, O_DUMP,
 	       O_CACHE, O_NOCACHE, O_CACHEDIR, O_STREAMS, O_BUDGET, O_REPORT,
-	       O_JSON, O_TARGET, O_TARGET_DEV };
+	       O_JSON, O_TARGET, O_TARGET_DEV, O_MODEL, O_ATC_OUTPUT,
+	       O_FRAMEWORK, O_SOC, O_LOG, O_LIST_OPS, O_LIST_PASSES,
+	       O_VERSION };
 	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
 		{ "input-shape", required_argument, NULL, O_SHAPE },
 		{ "dynamic-batch", required_argument, NULL, O_BATCH },
 		{ "dynamic-dims", required_argument, NULL, O_DIMS },
 		{ "input-format", required_argument, NULL, O_FORMAT },
+		/* the spellings of ATC, the Ascend compiler */
+		{ "model", required_argument, NULL, O_MODEL },
+		{ "output", required_argument, NULL, O_ATC_OUTPUT },
+		{ "framework", required_argument, NULL, O_FRAMEWORK },
+		{ "input_shape", required_argument, NULL, O_SHAPE },
+		{ "input_format", required_argument, NULL, O_FORMAT },
+		{ "dynamic_batch_size", required_argument, NULL, O_BATCH },
+		{ "dynamic_dims", required_argument, NULL, O_DIMS },
+		{ "soc_version", required_argument, NULL, O_SOC },
+		{ "log", required_argument, NULL, O_LOG },
+		{ "list-ops", no_argument, NULL, O_LIST_OPS },
+		{ "list-passes", no_argument, NULL, O_LIST_PASSES },
+		{ "version", no_argument, NULL, O_VERSION },
 		{ "disable-pass", required_argument, NULL, O_DISABLE },
 		{ "dump-ir-after", required_argument, NULL, O_DUMP },
 		{ "cache", no_argument, NULL, O_CACHE },
@@ -113,7 +141,9 @@ int main(int argc, char **argv)
 	};
 	struct npuc_compile_options o;
 	const char *out = NULL, *json = NULL, *target_dev = NULL;
-	bool report = false;
+	const char *model = NULL;
+	char atc_out[4096];
+	bool report = false, log_report = false;
 	npuc_result *res = NULL;
 	char err[1024];
 	const void *om;
@@ -128,6 +158,59 @@ int main(int argc, char **argv)
 
 		switch (c) {
 		case 'o': out = optarg; break;
+		case O_ATC_OUTPUT:
+			/* ATC names the file without its extension */
+			if (strlen(optarg) > 3 &&
+			    !strcmp(optarg + strlen(optarg) - 3, ".om")) {
+				out = optarg;
+				break;
+			}
+			if (snprintf(atc_out, sizeof(atc_out), "%s.om",
+				     optarg) >= (int)sizeof(atc_out)) {
+				fprintf(stderr, "npuc: --output: name too long\n");
+				return 2;
+			}
+			out = atc_out;
+			break;
+		case O_MODEL: model = optarg; break;
+		case O_FRAMEWORK:
+			if (strcmp(optarg, "5")) {
+				fprintf(stderr, "npuc: --framework=%s: npuc reads "
+					"ONNX only (ATC's --framework=5); export "
+					"the model to ONNX first (e.g. "
+					"torch.onnx.export)\n", optarg);
+				return 2;
+			}
+			break;
+		case O_SOC:
+			if (!known_target(optarg)) {
+				fprintf(stderr, "npuc: --soc_version=%s: not a "
+					"target of npuc (it compiles for the "
+					"emulated NPU's profiles: %s; see "
+					"--target, --target-device)\n", optarg,
+					npuc_targets());
+				return 2;
+			}
+			o.target = optarg;
+			break;
+		case O_LOG:
+			if (strcmp(optarg, "debug") && strcmp(optarg, "info") &&
+			    strcmp(optarg, "warning") &&
+			    strcmp(optarg, "error") && strcmp(optarg, "null")) {
+				fprintf(stderr, "npuc: --log=%s: use debug, info, "
+					"warning, error or null\n", optarg);
+				return 2;
+			}
+			log_report = !strcmp(optarg, "debug") ||
+				     !strcmp(optarg, "info");
+			break;
+		case O_LIST_OPS: npuc_print_ops(stdout); return 0;
+		case O_LIST_PASSES: npuc_print_passes(stdout); return 0;
+		case O_VERSION:
+			printf("npuc %s (compiler %s, .om format %u.%u)\n",
+			       NPU_VERSION, npuc_version(), OM_FORMAT_MAJOR,
+			       OM_FORMAT_MINOR);
+			return 0;
 		case 'O':
 			if (strlen(optarg) != 1 || optarg[0] < '0' ||
 			    optarg[0] > '3') {
@@ -183,9 +266,11 @@ int main(int argc, char **argv)
 		default: usage(stderr); return 2;
 		}
 	}
-	if (optind != argc - 1 || !out) {
-		fprintf(stderr, "npuc: %s\n", optind >= argc ?
-			"no model given" : !out ? "no output given (-o MODEL.om)" :
+	if (!model && optind < argc)
+		model = argv[optind++];
+	if (!model || optind != argc || !out) {
+		fprintf(stderr, "npuc: %s\n", !model ? "no model given" :
+			!out ? "no output given (-o MODEL.om)" :
 			"one model at a time");
 		usage(stderr);
 		return 2;
@@ -200,13 +285,13 @@ int main(int argc, char **argv)
 	}
 	o.target_device = target_dev;
 	o.dump_file = stderr;
-	ret = npuc_compile(argv[optind], &o, &res, err, sizeof(err));
+	ret = npuc_compile(model, &o, &res, err, sizeof(err));
 	if (ret == -ENODEV) {
 		fprintf(stderr, "npuc: --%s\n", err);
 		return 1;
 	}
 	if (ret) {
-		fprintf(stderr, "npuc: %s: %s\n", argv[optind], err);
+		fprintf(stderr, "npuc: %s: %s\n", model, err);
 		return ret == -EINVAL && strstr(err, "--") ? 2 : 1;
 	}
 	om = npuc_result_model(res, &size);
@@ -219,6 +304,8 @@ int main(int argc, char **argv)
 	}
 	if (report)
 		npuc_result_print(res, stdout);
+	if (log_report)
+		npuc_result_print(res, stderr);
 	if (json) {
 		FILE *f = fopen(json, "w");
 
