@@ -117,11 +117,6 @@ class InferenceSession:
         self._out_args = [_node_arg(d) for d in self._outputs]
         self._in_index = {a.name: i for i, a in enumerate(self._in_args)}
         self._out_index = {a.name: i for i, a in enumerate(self._out_args)}
-        # Shapes are chosen per run when the model has several variants,
-        # symbolic dims, or is compiled online.
-        self._select = (self.is_onnx or info.num_variants > 1 or any(
-            None in a.shape or any(isinstance(d, str) for d in a.shape)
-            for a in self._in_args))
 
     @staticmethod
     def _check_no_options(options):
@@ -188,6 +183,11 @@ class InferenceSession:
                     raise TypeError("input %r is %s, the model takes %s" % (
                         arg.name, a.dtype, arg.dtype))
                 a = a.astype(arg.dtype)
+            if a.ndim != len(arg.shape):
+                raise ValueError("input %r has rank %d (shape %s), the "
+                                 "model takes rank %d (%s)" % (
+                                     arg.name, a.ndim, a.shape,
+                                     len(arg.shape), arg.shape))
             # A C-contiguous array is passed as it is (no copy).
             out.append(np.ascontiguousarray(a))
         return out
@@ -205,13 +205,15 @@ class InferenceSession:
             ins[i].host = a.ctypes.data
             ins[i].size = a.nbytes
         with self._lock:
-            if self._select:
-                dims = [(ctypes.c_uint64 * max(a.ndim, 1))(*a.shape)
-                        for a in arrays]
-                ptrs = (ctypes.POINTER(ctypes.c_uint64) * max(n_in, 1))(
-                    *[ctypes.cast(d, ctypes.POINTER(ctypes.c_uint64))
-                      for d in dims])
-                check(rt.npurt_model_select_shapes(self._model, ptrs))
+            # The variant (or, online, the compiled shape) is chosen from
+            # the inputs' shapes; a shape the model cannot take is refused
+            # here, before any byte is copied.
+            dims = [(ctypes.c_uint64 * max(a.ndim, 1))(*a.shape)
+                    for a in arrays]
+            ptrs = (ctypes.POINTER(ctypes.c_uint64) * max(n_in, 1))(
+                *[ctypes.cast(d, ctypes.POINTER(ctypes.c_uint64))
+                  for d in dims])
+            check(rt.npurt_model_select_shapes(self._model, ptrs))
             outs_np = []
             n_out = len(self._out_args)
             outs = (_lib.Io * max(n_out, 1))()
