@@ -5,8 +5,9 @@ The libraries are found, in order, through:
   1. $NPU_LIB_DIR (a directory holding libnpurt.so.1 and libnpuc.so.1);
   2. the build tree this package sits in (python/npu -> ../../build/lib,
      or $BUILD/lib);
-  3. the system's loader (ld.so.cache, LD_LIBRARY_PATH), as installed by
-     `make install`.
+  3. the lib directory of the prefix the package is installed in
+     ($(PREFIX)/lib/python3/dist-packages/npu -> $(PREFIX)/lib);
+  4. the system's loader (ld.so.cache, LD_LIBRARY_PATH).
 Nothing here computes what the C libraries compute: these are the
 prototypes, the error translation and the library search.
 """
@@ -182,6 +183,9 @@ def _candidates(soname):
     yield os.path.join(root, build, "lib", soname)
     if build != "build":
         yield os.path.join(root, "build", "lib", soname)
+    # Installed: $(PREFIX)/lib/python3/dist-packages/npu -> $(PREFIX)/lib
+    prefix_lib = os.path.normpath(os.path.join(here, "..", "..", "..", ".."))
+    yield os.path.join(prefix_lib, soname)
     yield soname  # the system loader
 
 
