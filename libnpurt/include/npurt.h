@@ -40,7 +40,7 @@ extern "C" {
 #endif
 
 #define NPURT_VERSION_MAJOR	1
-#define NPURT_VERSION_MINOR	2
+#define NPURT_VERSION_MINOR	3
 #define NPURT_VERSION_PATCH	0
 #define NPURT_VERSION \
 	((NPURT_VERSION_MAJOR << 16) | (NPURT_VERSION_MINOR << 8) | \
@@ -294,6 +294,30 @@ typedef struct npurt_mem_stats {
 npurt_status npurt_mem_get_stats(npurt_context *ctx, npurt_mem_stats *stats);
 /* [MT-safe] Returns the cached, unused blocks to the device. */
 npurt_status npurt_mem_empty_cache(npurt_context *ctx);
+
+/*
+ * [MT-safe] Caps the device memory the context's caching allocator may
+ * reserve at @fraction (0 < fraction <= 1) of the device's total, as
+ * torch.cuda.set_per_process_memory_fraction(); an allocation beyond it
+ * fails with NPURT_ERR_DEVICE_NOMEM naming the fraction. (since 1.3)
+ */
+npurt_status npurt_mem_set_fraction(npurt_context *ctx, double fraction);
+/*
+ * [MT-safe] Resets the "peak" figures of the context's allocator to the
+ * current ones, as torch.cuda.reset_peak_memory_stats(). (since 1.3)
+ */
+npurt_status npurt_mem_reset_peak_stats(npurt_context *ctx);
+/*
+ * [MT-safe] Calls @fn for every statistic of the context's caching
+ * allocator, with PyTorch's memory_stats() key names and order
+ * ("allocated_bytes.all.current", "reserved_bytes.large_pool.peak",
+ * "num_alloc_retries", ...), under the context's lock (@fn must not call
+ * the runtime); stops when @fn returns nonzero. (since 1.3)
+ */
+npurt_status npurt_mem_foreach_stat(npurt_context *ctx,
+				    int (*fn)(void *arg, const char *key,
+					      int64_t value),
+				    void *arg);
 
 /* ---------------------------------------------------------------------- */
 /* Models                                                                   */

@@ -247,6 +247,51 @@ NPURT_API npurt_status npurt_mem_empty_cache(npurt_context *ctx)
 	return NPURT_OK;
 }
 
+NPURT_API npurt_status npurt_mem_set_fraction(npurt_context *ctx,
+					      double fraction)
+{
+	int ret;
+
+	if (!ctx)
+		return RT_FAIL(NPURT_ERR_INVALID, "pass a context",
+			       "ctx is NULL");
+	pthread_mutex_lock(&ctx->lock);
+	ret = npurt_alloc_set_memory_fraction(ctx->alloc, fraction);
+	pthread_mutex_unlock(&ctx->lock);
+	if (ret)
+		return RT_FAIL(NPURT_ERR_INVALID,
+			       "pass a fraction greater than 0 and at most 1",
+			       "memory fraction %g is outside (0, 1]",
+			       fraction);
+	return NPURT_OK;
+}
+
+NPURT_API npurt_status npurt_mem_reset_peak_stats(npurt_context *ctx)
+{
+	if (!ctx)
+		return RT_FAIL(NPURT_ERR_INVALID, "pass a context",
+			       "ctx is NULL");
+	pthread_mutex_lock(&ctx->lock);
+	npurt_alloc_reset_peak_stats(ctx->alloc);
+	pthread_mutex_unlock(&ctx->lock);
+	return NPURT_OK;
+}
+
+NPURT_API npurt_status npurt_mem_foreach_stat(npurt_context *ctx,
+					      int (*fn)(void *arg,
+							const char *key,
+							int64_t value),
+					      void *arg)
+{
+	if (!ctx || !fn)
+		return RT_FAIL(NPURT_ERR_INVALID, "pass a context and a callback",
+			       "bad arguments");
+	pthread_mutex_lock(&ctx->lock);
+	npurt_alloc_memory_stats(ctx->alloc, fn, arg);
+	pthread_mutex_unlock(&ctx->lock);
+	return NPURT_OK;
+}
+
 static int64_t stat_of(npurt_context *ctx, const char *key)
 {
 	int64_t v = 0;

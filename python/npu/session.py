@@ -1,0 +1,277 @@
+# SPDX-License-Identifier: MIT
+"""InferenceSession: a loaded model, run with numpy arrays.
+
+The API of ONNX Runtime's InferenceSession (run, get_inputs, get_outputs)
+and of ais_bench's InferSession (infer), over npurt_model_*.
+"""
+
+import ctypes
+import os
+import threading
+
+import numpy as np
+
+from . import _lib, _runtime
+from ._lib import rt, check
+
+OM_MAGIC = b"\x89NPUOM\r\n"
+
+# npurt_dtype -> numpy
+DTYPES = {1: np.dtype(np.float32), 2: np.dtype(np.float16),
+          3: np.dtype(np.int8), 4: np.dtype(np.uint8),
+          5: np.dtype(np.int32), 6: np.dtype(np.int64),
+          7: np.dtype(np.bool_)}
+ORT_TYPES = {1: "tensor(float)", 2: "tensor(float16)", 3: "tensor(int8)",
+             4: "tensor(uint8)", 5: "tensor(int32)", 6: "tensor(int64)",
+             7: "tensor(bool)"}
+
+
+class NodeArg:
+    """An input or output: name, shape (ints, or the symbol's name for a
+    dynamic dim), type ("tensor(float)", as ONNX Runtime) and dtype (the
+    numpy dtype), layout ("NCHW", "ND", ...)."""
+
+    __slots__ = ("name", "shape", "type", "dtype", "layout")
+
+    def __init__(self, name, shape, dtype_code, layout):
+        self.name = name
+        self.shape = shape
+        self.type = ORT_TYPES.get(dtype_code, "tensor(unknown)")
+        self.dtype = DTYPES.get(dtype_code)
+        self.layout = layout
+
+    def __repr__(self):
+        return "NodeArg(name=%r, type=%r, shape=%r)" % (
+            self.name, self.type, self.shape)
+
+
+def _node_arg(desc):
+    shape = []
+    for i in range(desc.rank):
+        if desc.dims[i] == _lib.DIM_DYNAMIC:
+            sym = desc.dim_names[i]
+            shape.append(sym.decode() if sym else None)
+        else:
+            shape.append(int(desc.dims[i]))
+    return NodeArg(desc.name.decode(), shape, desc.dtype,
+                   (desc.layout or b"ND").decode())
+
+
+class InferenceSession:
+    """A model loaded on an NPU device.
+
+    @model: a path to a .om or .onnx file, or the bytes of either (an ONNX
+    model is compiled online by libnpurt through libnpuc, any input shape
+    accepted: unseen shapes compile on demand into the model's shape
+    cache). @device: index or "npu:N".
+
+    Keyword options for ONNX models (npurt_onnx_options): input_shapes
+    ("x:1,3,224,224"), dynamic_dims, dynamic_batch, shape_cache_size,
+    opt_level, use_compile_cache, cache_dir.
+
+    run() and infer() may be called from several threads; executions of one
+    session are serialised (they share the model's workspace).
+    """
+
+    def __init__(self, model, device=0, **options):
+        self._model = None
+        self._lock = threading.Lock()
+        self.device = device
+        _, self._ctx = _runtime.context(device)
+        handle = ctypes.c_void_p()
+        self.is_onnx = False
+        if isinstance(model, (bytes, bytearray, memoryview)):
+            data = bytes(model)
+            if data[:len(OM_MAGIC)] == OM_MAGIC:
+                self._check_no_options(options)
+                check(rt.npurt_model_load_memory(
+                    self._ctx, data, len(data), ctypes.byref(handle)))
+            else:
+                opts = self._onnx_options(options)
+                self.is_onnx = True
+                check(rt.npurt_model_load_onnx_memory(
+                    self._ctx, data, len(data), ctypes.byref(opts),
+                    ctypes.byref(handle)))
+        else:
+            path = os.fspath(model)
+            with open(path, "rb") as f:
+                head = f.read(len(OM_MAGIC))
+            if head == OM_MAGIC:
+                self._check_no_options(options)
+                check(rt.npurt_model_load_file(
+                    self._ctx, path.encode(), ctypes.byref(handle)))
+            else:
+                opts = self._onnx_options(options)
+                self.is_onnx = True
+                check(rt.npurt_model_load_onnx(
+                    self._ctx, path.encode(), ctypes.byref(opts),
+                    ctypes.byref(handle)))
+        self._model = handle
+        _runtime.sessions.add(self)
+        info = self._info()
+        self._inputs = [self._desc(rt.npurt_model_get_input, i, 1)
+                        for i in range(info.num_inputs)]
+        self._outputs = [self._desc(rt.npurt_model_get_output, i, 1)
+                         for i in range(info.num_outputs)]
+        self._in_args = [_node_arg(d) for d in self._inputs]
+        self._out_args = [_node_arg(d) for d in self._outputs]
+        self._in_index = {a.name: i for i, a in enumerate(self._in_args)}
+        self._out_index = {a.name: i for i, a in enumerate(self._out_args)}
+
+    @staticmethod
+    def _check_no_options(options):
+        if options:
+            raise TypeError("options %s apply to ONNX models only (a .om "
+                            "is compiled already)" % ", ".join(options))
+
+    @staticmethod
+    def _onnx_options(options):
+        opts = _lib.OnnxOptions()
+        rt.npurt_onnx_options_init(ctypes.byref(opts))
+        for k, v in options.items():
+            if not hasattr(opts, k) or k == "size":
+                raise TypeError("unknown option %r" % k)
+            if isinstance(v, str):
+                v = v.encode()
+            setattr(opts, k, v)
+        return opts
+
+    def _desc(self, fn, index, generic):
+        d = _lib.TensorDesc()
+        check(fn(self._model, index, generic, ctypes.byref(d)))
+        return d
+
+    def _info(self):
+        info = _lib.ModelInfo()
+        check(rt.npurt_model_get_info(self._model, ctypes.byref(info)))
+        return info
+
+    # ---- metadata ----
+    def get_inputs(self):
+        """The inputs, as ONNX Runtime's NodeArg (name, shape, type)."""
+        return list(self._in_args)
+
+    def get_outputs(self):
+        """The outputs (shapes of the generic description)."""
+        return list(self._out_args)
+
+    def get_modelmeta(self):
+        """A dict from npurt_model_get_info()."""
+        info = self._info()
+        return {"name": (info.name or b"").decode(),
+                "num_variants": info.num_variants,
+                "num_streams": info.num_streams,
+                "current_variant": info.current_variant,
+                "weights_bytes": info.weights_bytes,
+                "workspace_bytes": info.workspace_bytes,
+                "load_ms": info.load_ns / 1e6}
+
+    def shape_cache_stats(self):
+        """The online shape cache of an ONNX model (a dict)."""
+        s = _lib.CacheStats()
+        check(rt.npurt_model_get_shape_cache_stats(self._model,
+                                                   ctypes.byref(s)))
+        return {k: getattr(s, k) for k, _ in s._fields_}
+
+    # ---- running ----
+    def _prepare(self, arrays):
+        out = []
+        for arg, a in zip(self._in_args, arrays):
+            a = np.asarray(a)
+            if arg.dtype is not None and a.dtype != arg.dtype:
+                if not np.can_cast(a.dtype, arg.dtype, casting="same_kind"):
+                    raise TypeError("input %r is %s, the model takes %s" % (
+                        arg.name, a.dtype, arg.dtype))
+                a = a.astype(arg.dtype)
+            if a.ndim != len(arg.shape):
+                raise ValueError("input %r has rank %d (shape %s), the "
+                                 "model takes rank %d (%s)" % (
+                                     arg.name, a.ndim, a.shape,
+                                     len(arg.shape), arg.shape))
+            # A C-contiguous array is passed as it is (no copy).
+            out.append(np.ascontiguousarray(a))
+        return out
+
+    def _execute(self, arrays):
+        if self._model is None:
+            raise RuntimeError("the session is closed")
+        n_in = len(self._in_args)
+        if len(arrays) != n_in:
+            raise ValueError("the model takes %d inputs, got %d" %
+                             (n_in, len(arrays)))
+        arrays = self._prepare(arrays)
+        ins = (_lib.Io * max(n_in, 1))()
+        for i, a in enumerate(arrays):
+            ins[i].host = a.ctypes.data
+            ins[i].size = a.nbytes
+        with self._lock:
+            # The variant (or, online, the compiled shape) is chosen from
+            # the inputs' shapes; a shape the model cannot take is refused
+            # here, before any byte is copied.
+            dims = [(ctypes.c_uint64 * max(a.ndim, 1))(*a.shape)
+                    for a in arrays]
+            ptrs = (ctypes.POINTER(ctypes.c_uint64) * max(n_in, 1))(
+                *[ctypes.cast(d, ctypes.POINTER(ctypes.c_uint64))
+                  for d in dims])
+            check(rt.npurt_model_select_shapes(self._model, ptrs))
+            outs_np = []
+            n_out = len(self._out_args)
+            outs = (_lib.Io * max(n_out, 1))()
+            for i in range(n_out):
+                d = self._desc(rt.npurt_model_get_output, i, 0)
+                shape = tuple(int(d.dims[k]) for k in range(d.rank))
+                o = np.empty(shape, dtype=DTYPES[d.dtype])
+                outs_np.append(o)
+                outs[i].host = o.ctypes.data
+                outs[i].size = o.nbytes
+            check(rt.npurt_model_execute(self._model, ins, n_in, outs,
+                                         n_out))
+        return outs_np
+
+    def run(self, output_names, input_feed, run_options=None):
+        """ONNX Runtime's run(): @output_names (None: all) and a dict of
+        input name -> array; returns a list of numpy arrays."""
+        missing = [a.name for a in self._in_args if a.name not in input_feed]
+        unknown = [k for k in input_feed if k not in self._in_index]
+        if missing or unknown:
+            raise ValueError("inputs missing: %s; unknown: %s (the model "
+                             "takes %s)" % (missing, unknown,
+                                            list(self._in_index)))
+        outs = self._execute([input_feed[a.name] for a in self._in_args])
+        if output_names is None:
+            return outs
+        try:
+            return [outs[self._out_index[n]] for n in output_names]
+        except KeyError as e:
+            raise ValueError("no output named %s (the model has %s)" % (
+                e, list(self._out_index))) from None
+
+    def infer(self, feeds, mode="static"):
+        """ais_bench's InferSession.infer(): a list of arrays in input
+        order (or a dict, or one array); returns the list of outputs."""
+        if isinstance(feeds, dict):
+            return self.run(None, feeds)
+        if isinstance(feeds, np.ndarray):
+            feeds = [feeds]
+        return self._execute(list(feeds))
+
+    __call__ = infer
+
+    def close(self):
+        """Unloads the model (also done when the session is collected)."""
+        if self._model is not None:
+            rt.npurt_model_unload(self._model)
+            self._model = None
+            _runtime.sessions.discard(self)
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001 - interpreter teardown
+            pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()

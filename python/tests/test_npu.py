@@ -1,0 +1,300 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""TAP tests of the npu Python package on the in-process device.
+
+Run by test_npu.t (prove, `make check`) with Debian's python3. Skips the
+whole plan without numpy, and the npu.compile() tests without torch.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+BUILD = os.environ.get("BUILD", "build")
+sys.path.insert(0, os.path.join(ROOT, "python"))
+os.environ.setdefault("NPU_DEVICE", "sim")
+os.environ["NPU_SIM_VRAM_MB"] = "256"
+
+try:
+    import numpy as np
+except ImportError:
+    print("1..0 # SKIP numpy is not installed")
+    sys.exit(0)
+
+try:
+    import torch
+except ImportError:
+    torch = None
+
+import npu  # noqa: E402
+
+TINY = os.path.join(ROOT, "models", "tinynet")
+n = 0
+failed = 0
+
+
+def ok(cond, name, diag=None):
+    global n, failed
+    n += 1
+    print("%sok %d - %s" % ("" if cond else "not ", n, name))
+    if not cond:
+        failed += 1
+        if diag:
+            for line in str(diag).splitlines():
+                print("# " + line)
+    sys.stdout.flush()
+
+
+def skip(name, why):
+    global n
+    n += 1
+    print("ok %d - %s # SKIP %s" % (n, name, why))
+
+
+def raises(fn, exc):
+    try:
+        fn()
+    except exc as e:
+        return e
+    except Exception as e:  # noqa: BLE001
+        return AssertionError("raised %r" % e)
+    return None
+
+
+def test_session():
+    x = np.load(os.path.join(TINY, "inputs", "input_0.npy"))
+    ref = np.load(os.path.join(TINY, "expected", "output_0.npy"))
+    tol = 1e-4 * max(1.0, float(np.abs(ref).max()))
+
+    s = npu.InferenceSession(os.path.join(TINY, "model.onnx"))
+    ins, outs = s.get_inputs(), s.get_outputs()
+    ok(len(ins) == 1 and ins[0].name == "image" and
+       ins[0].shape == [1, 3, 32, 32] and ins[0].type == "tensor(float)" and
+       ins[0].dtype == np.float32 and len(outs) == 1 and
+       outs[0].shape == [1, 10],
+       "get_inputs/get_outputs describe tinynet", (ins, outs))
+    y = s.infer([x])
+    ok(len(y) == 1 and y[0].shape == (1, 10) and
+       np.abs(y[0] - ref).max() <= tol,
+       "infer() of the ONNX file (compiled online) agrees with torch",
+       "max diff %g" % np.abs(y[0] - ref).max())
+    y2, = s.run([outs[0].name], {"image": x})
+    ok(np.array_equal(y2, y[0]), "run() with names gives infer()'s output")
+    ok(np.array_equal(s.run(None, {"image": x})[0], y[0]),
+       "run(None, feeds) returns every output")
+    # A non-contiguous feed of another float type is converted.
+    xf = np.asfortranarray(x.astype(np.float64))
+    ok(np.abs(s.infer([xf])[0] - ref).max() <= tol,
+       "a Fortran-ordered float64 feed is converted and agrees")
+    e = raises(lambda: s.run(None, {"img": x}), ValueError)
+    ok(isinstance(e, ValueError) and "image" in str(e),
+       "run() with a wrong input name names the model's inputs", e)
+    before = s.shape_cache_stats()
+    y31 = s.infer([np.ones((1, 3, 31, 31), np.float32)])[0]
+    after = s.shape_cache_stats()
+    s.infer([np.ones((1, 3, 31, 31), np.float32)])
+    again = s.shape_cache_stats()
+    ok(y31.shape == (1, 10) and after["misses"] == before["misses"] + 1 and
+       again["misses"] == after["misses"] and
+       again["hits"] == after["hits"] + 1,
+       "an ONNX session runs a new input shape, compiled once on demand",
+       (before, after, again))
+    s.close()
+
+    with open(os.path.join(TINY, "model.onnx"), "rb") as f:
+        onnx_bytes = f.read()
+    with npu.InferenceSession(onnx_bytes) as s2:
+        ok(np.abs(s2.infer(x)[0] - ref).max() <= tol,
+           "ONNX bytes load and agree with torch")
+
+    om = npu.compile_onnx(onnx_bytes)
+    ok(om[:6] == b"\x89NPUOM", "compile_onnx() returns .om bytes (libnpuc)")
+    path = os.path.join(BUILD, "test_npu.%d.om" % os.getpid())
+    with open(path, "wb") as f:
+        f.write(om)
+    try:
+        s3 = npu.InferenceSession(path)
+        ok(not s3.is_onnx and np.abs(s3.infer(x)[0] - ref).max() <= tol,
+           "a .om file loads and agrees with torch")
+        for hw in (31, 33):
+            e = raises(lambda: s3.infer([np.zeros((1, 3, hw, hw),
+                                                  np.float32)]),
+                       npu.NpuError)
+            ok(isinstance(e, npu.NpuError) and
+               e.code == "NPURT_ERR_SHAPE",
+               "a %dx%d input the .om has no variant for raises "
+               "NPURT_ERR_SHAPE" % (hw, hw), e)
+        e = raises(lambda: npu.InferenceSession(path, opt_level=1),
+                   TypeError)
+        ok(isinstance(e, TypeError), "ONNX options on a .om are refused")
+
+        # Several threads on one session: outputs stay right.
+        errs = []
+
+        def worker(k):
+            xi = x * (1.0 + 0.25 * k)
+            want = s3.infer(xi)[0]
+            for _ in range(5):
+                if not np.array_equal(s3.infer(xi)[0], want):
+                    errs.append(k)
+        ts = [threading.Thread(target=worker, args=(k,)) for k in range(4)]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+        ok(not errs, "4 threads running one session get stable outputs",
+           errs)
+        s3.close()
+    finally:
+        os.unlink(path)
+
+
+def smi():
+    out = subprocess.run(
+        [os.path.join(ROOT, BUILD, "bin", "npu-smi"), "--device", "sim",
+         "--query=memory.total,memory.used,memory.free,"
+         "memory.largest_free,memory.fragmentation_ppm", "--format=json"],
+        capture_output=True, text=True, check=True,
+        env=dict(os.environ, NPU_SIM_VRAM_MB="256"))
+    return json.loads(out.stdout)[0]
+
+
+def test_memory():
+    npu.empty_cache()
+    base = npu.memory_allocated()
+    b = npu.Buffer(3 << 20)
+    ok(npu.memory_allocated() - base == 3 << 20,
+       "memory_allocated() counts a 3 MiB buffer",
+       npu.memory_allocated())
+    ok(npu.memory_reserved() >= npu.memory_allocated(),
+       "memory_reserved() >= memory_allocated()")
+    data = np.arange(1000, dtype=np.float32)
+    b.copy_from(data)
+    ok(np.array_equal(b.numpy("float32", (1000,)), data),
+       "a buffer's bytes go to the device and back")
+    peak = npu.max_memory_allocated()
+    b.free()
+    ok(npu.memory_allocated() == base and
+       npu.max_memory_allocated() == peak and peak >= (3 << 20),
+       "free() lowers memory_allocated(), the peak stays")
+    ok(npu.memory_reserved() > 0, "the freed block stays cached (reserved)")
+    npu.empty_cache()
+    ok(npu.memory_reserved() == 0, "empty_cache() returns cached blocks",
+       npu.memory_reserved())
+    npu.reset_peak_memory_stats()
+    ok(npu.max_memory_allocated() == npu.memory_allocated(),
+       "reset_peak_memory_stats() resets the peak")
+
+    st = npu.memory_stats()
+    keys = ("allocated_bytes.all.current", "reserved_bytes.all.peak",
+            "num_alloc_retries", "num_ooms", "fragmentation")
+    ok(all(k in st for k in keys), "memory_stats() has PyTorch's keys and "
+       "fragmentation", [k for k in keys if k not in st])
+    ok("NPU memory summary" in npu.memory_summary() and
+       "fragmentation" in npu.memory_summary(), "memory_summary() prints")
+
+    # With no model loaded and the cache empty, this process's device is
+    # as npu-smi sees a fresh one (the in-process device is per process).
+    ref = smi()
+    mine = (st["device.total"], st["device.used"], st["device.free"],
+            st["device.largest_free"], round(st["fragmentation"] * 1e6))
+    theirs = (ref["memory.total"], ref["memory.used"], ref["memory.free"],
+              ref["memory.largest_free"], ref["memory.fragmentation_ppm"])
+    ok(mine == theirs, "memory_stats() device figures agree with npu-smi",
+       "python %s, npu-smi %s" % (mine, theirs))
+
+    # Fragment the device: free every other buffer; the figure follows
+    # npu-smi's definition (1 - largest free / free).
+    bufs = [npu.Buffer(21 << 20) for _ in range(8)]
+    for bb in bufs[::2]:
+        bb.free()
+    npu.empty_cache()
+    st = npu.memory_stats()
+    want = 1.0 - st["device.largest_free"] / st["device.free"]
+    ok(st["fragmentation"] > 0 and abs(st["fragmentation"] - want) < 1e-12,
+       "fragmentation is 1 - largest free / free (%.4f)" %
+       st["fragmentation"])
+    for bb in bufs:
+        bb.free()
+    npu.empty_cache()
+
+    npu.set_per_process_memory_fraction(0.25)
+    e = raises(lambda: npu.Buffer(100 << 20), npu.NpuError)
+    ok(isinstance(e, npu.NpuError) and e.code == "NPURT_ERR_DEVICE_NOMEM"
+       and "fraction" in str(e),
+       "set_per_process_memory_fraction(0.25) refuses 100 MiB of 256", e)
+    b = npu.Buffer(32 << 20)
+    ok(npu.memory_allocated() >= 32 << 20, "32 MiB fit under the fraction")
+    b.free()
+    npu.set_per_process_memory_fraction(1.0)
+    e = raises(lambda: npu.set_per_process_memory_fraction(1.5),
+               npu.NpuError)
+    ok(isinstance(e, npu.NpuError), "a fraction above 1 is refused", e)
+    ok(npu.memory_stats()["num_ooms"] >= 1, "num_ooms counts the refusal")
+
+
+def test_compile():
+    if torch is None:
+        skip("npu.compile() of a small CNN agrees with torch",
+             "torch is not installed")
+        return
+    torch.manual_seed(0)
+    nn = torch.nn
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.features = nn.Sequential(
+                nn.Conv2d(3, 16, 3, padding=1), nn.BatchNorm2d(16),
+                nn.ReLU(inplace=True), nn.MaxPool2d(2),
+                nn.Conv2d(16, 32, 3, stride=2, padding=1),
+                nn.BatchNorm2d(32), nn.ReLU(inplace=True),
+                nn.AdaptiveAvgPool2d(1))
+            self.fc = nn.Linear(32, 10)
+
+        def forward(self, x):
+            return self.fc(torch.flatten(self.features(x), 1))
+
+    m = Net().eval()
+    # Random BatchNorm statistics (DESIGN §10): not an identity.
+    for mod in m.modules():
+        if isinstance(mod, nn.BatchNorm2d):
+            mod.running_mean.uniform_(-0.5, 0.5)
+            mod.running_var.uniform_(0.5, 2.0)
+            mod.weight.data.uniform_(0.5, 1.5)
+            mod.bias.data.uniform_(-0.2, 0.2)
+    x = torch.randn(2, 3, 32, 32)
+    with torch.no_grad():
+        want = m(x)
+    fn = npu.compile(m, (x,))
+    got = fn(x)
+    spread = float(want.std())
+    diff = float((got - want).abs().max())
+    ok(isinstance(got, torch.Tensor) and got.shape == want.shape and
+       spread > 1e-2 and diff <= 1e-4 * max(1.0, float(want.abs().max())),
+       "npu.compile() of a small CNN agrees with torch",
+       "max diff %g, output spread %g" % (diff, spread))
+    got_np = fn(x.numpy())
+    ok(isinstance(got_np, np.ndarray) and
+       np.array_equal(got_np, got.numpy()),
+       "a compiled module called with numpy returns numpy")
+
+
+def main():
+    for t in (test_session, test_memory, test_compile):
+        try:
+            t()
+        except Exception:  # noqa: BLE001 - a crash is a failed test
+            ok(False, "%s ran to its end" % t.__name__,
+               traceback.format_exc())
+    print("1..%d" % n)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
