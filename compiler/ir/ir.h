@@ -119,6 +119,10 @@ struct ir_shape {
 	X(TRILU, "Trilu") X(REDUCE_L1, "ReduceL1")			\
 	X(REDUCE_L2, "ReduceL2") X(REDUCE_LOG_SUM, "ReduceLogSum")	\
 	X(REDUCE_LOG_SUM_EXP, "ReduceLogSumExp")			\
+	X(SIGN, "Sign") X(ROUND, "Round") X(MOD, "Mod")			\
+	X(IS_NAN, "IsNaN") X(IS_INF, "IsInf") X(CELU, "Celu")		\
+	X(SHRINK, "Shrink") X(HARDMAX, "Hardmax") X(TILE, "Tile")	\
+	X(ONE_HOT, "OneHot") X(SINH, "Sinh") X(COSH, "Cosh")		\
 	/* made by passes (no ONNX counterpart, or a fused form) */	\
 	X(ACTIVATION, "npu.Activation")					\
 	X(LAYER_NORM, "LayerNormalization")				\

@@ -92,7 +92,10 @@ int ir_op_max_inputs(enum ir_op op)
 	case IR_OP_SOFTMAX: case IR_OP_LOG_SOFTMAX: case IR_OP_FLATTEN:
 	case IR_OP_TRANSPOSE: case IR_OP_SHAPE: case IR_OP_CONSTANT_OF_SHAPE:
 	case IR_OP_CAST: case IR_OP_SIZE: case IR_OP_SELU: case IR_OP_SOFTSIGN:
-	case IR_OP_THRESHOLDED_RELU:
+	case IR_OP_THRESHOLDED_RELU: case IR_OP_SIGN: case IR_OP_ROUND:
+	case IR_OP_IS_NAN: case IR_OP_IS_INF: case IR_OP_CELU:
+	case IR_OP_SHRINK: case IR_OP_HARDMAX: case IR_OP_SINH:
+	case IR_OP_COSH:
 		return 1;
 	case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL: case IR_OP_DIV:
 	case IR_OP_POW: case IR_OP_PRELU: case IR_OP_EQUAL: case IR_OP_LESS:
@@ -105,11 +108,11 @@ int ir_op_max_inputs(enum ir_op op)
 	case IR_OP_REDUCE_MIN: case IR_OP_REDUCE_PROD:
 	case IR_OP_REDUCE_SUM_SQUARE: case IR_OP_REDUCE_L1:
 	case IR_OP_REDUCE_L2: case IR_OP_REDUCE_LOG_SUM:
-	case IR_OP_REDUCE_LOG_SUM_EXP:
+	case IR_OP_REDUCE_LOG_SUM_EXP: case IR_OP_MOD: case IR_OP_TILE:
 		return 2;
 	case IR_OP_CONV: case IR_OP_GEMM: case IR_OP_CLIP: case IR_OP_WHERE:
 	case IR_OP_RANGE: case IR_OP_QUANTIZE_LINEAR:
-	case IR_OP_DEQUANTIZE_LINEAR: case IR_OP_DROPOUT:
+	case IR_OP_DEQUANTIZE_LINEAR: case IR_OP_DROPOUT: case IR_OP_ONE_HOT:
 		return 3;
 	case IR_OP_PAD: case IR_OP_RESIZE:
 		return 4;

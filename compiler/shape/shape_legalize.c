@@ -15,7 +15,9 @@
  *  - Max/Min with a single input: the identity;
  *  - ops the device has no kernel for, in terms of ops it has: CastLike,
  *    Mean, Selu, Softsign, ThresholdedRelu, Trilu, ReduceL1, ReduceL2,
- *    ReduceLogSum, ReduceLogSumExp (in the stable form, max subtracted).
+ *    ReduceLogSum, ReduceLogSumExp (in the stable form, max subtracted),
+ *    Sign, Round, Mod, IsNaN, IsInf, Celu, Shrink, Hardmax, Tile, OneHot,
+ *    Sinh, Cosh (see each one's comment).
  */
 #include <errno.h>
 #include <math.h>
@@ -837,6 +839,539 @@ static int legalize_resize(struct ir_graph *g, struct ir_node *n)
 }
 
 /*
+ * Decompositions of small ONNX ops into ops the device has. A struct bld
+ * builds the replacement of a node that has been taken out of the graph:
+ * every new node is named after it and gets opset 13 (axes of Reduce* as
+ * an attribute, shapes and axes of Reshape/Expand/Unsqueeze/Slice as
+ * inputs); a NULL input makes the step fail (out of memory).
+ */
+struct bld {
+	struct ir_graph *g;
+	char base[256];
+	int k;
+};
+
+static struct ir_tensor *mk(struct bld *b, enum ir_op op, int nin,
+			    struct ir_tensor **ins, enum ir_dtype dt,
+			    struct ir_tensor *out)
+{
+	char name[300];
+	struct ir_node *n;
+	int i;
+
+	for (i = 0; i < nin; i++)
+		if (!ins[i])
+			return NULL;
+	if (!out)
+		out = ir_tensor_new(b->g, NULL, dt, NULL);
+	if (!out)
+		return NULL;
+	snprintf(name, sizeof(name), "%s/%s_%d", b->base, ir_op_name(op),
+		 b->k++);
+	n = ir_node_new(b->g, op, name, nin, ins, 1, &out);
+	if (!n)
+		return NULL;
+	n->opset = 13;
+	return out;
+}
+
+static struct ir_tensor *mk1(struct bld *b, enum ir_op op,
+			     struct ir_tensor *x, struct ir_tensor *out)
+{
+	return x ? mk(b, op, 1, &x, x->dtype, out) : NULL;
+}
+
+static struct ir_tensor *mk2(struct bld *b, enum ir_op op,
+			     struct ir_tensor *x, struct ir_tensor *y,
+			     struct ir_tensor *out)
+{
+	struct ir_tensor *ins[2] = { x, y };
+	bool cmp = op == IR_OP_EQUAL || op == IR_OP_LESS ||
+		   op == IR_OP_GREATER || op == IR_OP_AND || op == IR_OP_OR ||
+		   op == IR_OP_XOR;
+
+	return x ? mk(b, op, 2, ins, cmp ? IR_BOOL : x->dtype, out) : NULL;
+}
+
+static struct ir_tensor *mk_where(struct bld *b, struct ir_tensor *c,
+				  struct ir_tensor *x, struct ir_tensor *y,
+				  struct ir_tensor *out)
+{
+	struct ir_tensor *ins[3] = { c, x, y };
+
+	return x ? mk(b, IR_OP_WHERE, 3, ins, x->dtype, out) : NULL;
+}
+
+/* A reduction of @op over @axis, dims kept. */
+static struct ir_tensor *mk_reduce(struct bld *b, enum ir_op op,
+				   struct ir_tensor *x, int64_t axis)
+{
+	struct ir_tensor *t = mk1(b, op, x, NULL);
+
+	if (!t || ir_attr_set_ints(t->producer, "axes", &axis, 1) ||
+	    ir_attr_set_int(t->producer, "keepdims", 1))
+		return NULL;
+	return t;
+}
+
+/* Reshape/Expand of @x to the static shape @s. */
+static struct ir_tensor *mk_shape(struct bld *b, enum ir_op op,
+				  struct ir_tensor *x,
+				  const struct ir_shape *s,
+				  struct ir_tensor *out)
+{
+	return mk2(b, op, x, ints_const(b->g, s->dim, s->rank), out);
+}
+
+/*
+ * Start a decomposition of @n: its output 0 is returned (its other
+ * outputs must be unused) and @n leaves the graph; @n's inputs must have
+ * been read before.
+ */
+static struct ir_tensor *take(struct bld *b, struct ir_graph *g,
+			      struct ir_node *n)
+{
+	struct ir_tensor *out = n->outputs[0];
+
+	b->g = g;
+	b->k = 0;
+	snprintf(b->base, sizeof(b->base), "%.250s", n->name);
+	ir_node_remove(g, n);
+	return out;
+}
+
+static bool dt_in(enum ir_dtype dt, unsigned int mask)
+{
+	return (unsigned int)dt < 32 && (mask >> dt) & 1;
+}
+
+#define DT_F	(1u << IR_F32)
+#define DT_INT	((1u << IR_I8) | (1u << IR_U8) | (1u << IR_I32) | \
+		 (1u << IR_I64))
+
+static int bad_dtype(struct ir_graph *g, const struct ir_node *n,
+		     enum ir_dtype dt)
+{
+	return ir_error(g, "node '%s' (%s): dtype %s is not supported",
+			n->name, ir_op_name(n->op), ir_dtype_name(dt));
+}
+
+/* Sign: Where(x > 0, 1, Where(x < 0, -1, x)): 0 and NaN pass. */
+static int legalize_sign(struct ir_graph *g, struct ir_node *n)
+{
+	struct ir_tensor *x = n->inputs[0], *out, *t = x;
+	enum ir_dtype dt = x->dtype;
+	struct bld b;
+
+	if (!dt_in(dt, DT_F | DT_INT))
+		return bad_dtype(g, n, dt);
+	out = take(&b, g, n);
+	if (dt != IR_U8)
+		t = mk_where(&b, mk2(&b, IR_OP_LESS, x, scalar_of(g, dt, 0),
+				     NULL), scalar_of(g, dt, -1), x, NULL);
+	t = mk_where(&b, mk2(&b, IR_OP_GREATER, x, scalar_of(g, dt, 0), NULL),
+		     scalar_of(g, dt, 1), t, out);
+	return t ? 1 : -ENOMEM;
+}
+
+/*
+ * Round, half to even: f = floor(x), d = x - f (exact); up when d > 0.5
+ * or d == 0.5 and f is odd (f - 2 floor(f / 2) == 1, exact). Inf gives d
+ * NaN (never up), NaN stays NaN.
+ */
+static int legalize_round(struct ir_graph *g, struct ir_node *n)
+{
+	struct ir_tensor *x = n->inputs[0], *out, *f, *d, *h, *odd, *up;
+	struct bld b;
+
+	if (x->dtype != IR_F32)
+		return bad_dtype(g, n, x->dtype);
+	out = take(&b, g, n);
+	f = mk1(&b, IR_OP_FLOOR, x, NULL);
+	d = mk2(&b, IR_OP_SUB, x, f, NULL);
+	h = mk1(&b, IR_OP_FLOOR, mk2(&b, IR_OP_MUL, f,
+				     ir_const_scalar_f32(g, NULL, 0.5f), NULL),
+		NULL);
+	odd = mk2(&b, IR_OP_SUB, f, mk2(&b, IR_OP_ADD, h, h, NULL), NULL);
+	odd = mk2(&b, IR_OP_EQUAL, odd, ir_const_scalar_f32(g, NULL, 1), NULL);
+	up = mk2(&b, IR_OP_AND, odd,
+		 mk2(&b, IR_OP_EQUAL, d, ir_const_scalar_f32(g, NULL, 0.5f),
+		     NULL), NULL);
+	up = mk2(&b, IR_OP_OR, up,
+		 mk2(&b, IR_OP_GREATER, d, ir_const_scalar_f32(g, NULL, 0.5f),
+		     NULL), NULL);
+	return mk_where(&b, up, mk2(&b, IR_OP_ADD, f,
+				    ir_const_scalar_f32(g, NULL, 1), NULL),
+			f, out) ? 1 : -ENOMEM;
+}
+
+/*
+ * Mod. Integers: r = a - (a / b) * b with the device's truncating
+ * division (C's %, which is fmod=1, also under wrap-around); fmod=0 then
+ * adds b where r != 0 and r's sign differs from b's. Floats (fmod=1
+ * only, as ONNX requires): r = a - trunc(a / b) * b.
+ */
+static int legalize_mod(struct ir_graph *g, struct ir_node *n)
+{
+	struct ir_tensor *a = n->inputs[0], *c = n->inputs[1], *out, *q, *r;
+	bool fmod = ir_attr_int(n, "fmod", 0) != 0;
+	enum ir_dtype dt = a->dtype;
+	struct ir_tensor *z = scalar_of(g, dt, 0), *fix;
+	struct bld b;
+
+	if (c->dtype != dt || !dt_in(dt, DT_F | DT_INT))
+		return bad_dtype(g, n, dt);
+	if (dt == IR_F32 && !fmod)
+		return ir_error(g, "node '%s' (Mod): fmod=0 on floats is not "
+				"supported (ONNX requires fmod=1)", n->name);
+	out = take(&b, g, n);
+	q = mk2(&b, IR_OP_DIV, a, c, NULL);
+	if (dt == IR_F32)
+		q = mk_where(&b, mk2(&b, IR_OP_LESS, q, z, NULL),
+			     mk1(&b, IR_OP_CEIL, q, NULL),
+			     mk1(&b, IR_OP_FLOOR, q, NULL), NULL);
+	if (fmod || dt == IR_U8)
+		return mk2(&b, IR_OP_SUB, a, mk2(&b, IR_OP_MUL, q, c, NULL),
+			   out) ? 1 : -ENOMEM;
+	r = mk2(&b, IR_OP_SUB, a, mk2(&b, IR_OP_MUL, q, c, NULL), NULL);
+	fix = mk2(&b, IR_OP_XOR, mk2(&b, IR_OP_LESS, r, z, NULL),
+		  mk2(&b, IR_OP_LESS, c, z, NULL), NULL);
+	fix = mk2(&b, IR_OP_AND, fix,
+		  mk1(&b, IR_OP_NOT, mk2(&b, IR_OP_EQUAL, r, z, NULL), NULL),
+		  NULL);
+	return mk_where(&b, fix, mk2(&b, IR_OP_ADD, r, c, NULL), r, out)
+		? 1 : -ENOMEM;
+}
+
+/* IsNaN: x != x. IsInf: x == +inf (detect_positive), x == -inf. */
+static int legalize_isnan_isinf(struct ir_graph *g, struct ir_node *n)
+{
+	struct ir_tensor *x = n->inputs[0], *out, *p = NULL, *m = NULL;
+	bool pos = ir_attr_int(n, "detect_positive", 1) != 0;
+	bool neg = ir_attr_int(n, "detect_negative", 1) != 0;
+	bool isnan_op = n->op == IR_OP_IS_NAN;
+	struct bld b;
+
+	if (x->dtype != IR_F32)
+		return bad_dtype(g, n, x->dtype);
+	out = take(&b, g, n);
+	if (isnan_op)
+		return mk1(&b, IR_OP_NOT, mk2(&b, IR_OP_EQUAL, x, x, NULL),
+			   out) ? 1 : -ENOMEM;
+	if (!pos && !neg)	/* nothing is detected: x < x is all false */
+		return mk2(&b, IR_OP_LESS, x, x, out) ? 1 : -ENOMEM;
+	if (pos)
+		p = mk2(&b, IR_OP_EQUAL, x,
+			ir_const_scalar_f32(g, NULL, INFINITY),
+			neg ? NULL : out);
+	if (neg)
+		m = mk2(&b, IR_OP_EQUAL, x,
+			ir_const_scalar_f32(g, NULL, -INFINITY),
+			pos ? NULL : out);
+	if (pos && neg)
+		return mk2(&b, IR_OP_OR, p, m, out) ? 1 : -ENOMEM;
+	return p || m ? 1 : -ENOMEM;
+}
+
+/* Celu: Where(x < 0, alpha * Elu(x / alpha), x) (Elu with alpha 1). */
+static int legalize_celu(struct ir_graph *g, struct ir_node *n)
+{
+	struct ir_tensor *x = n->inputs[0], *out, *e;
+	float alpha = ir_attr_float(n, "alpha", 1.0f);
+	struct bld b;
+
+	if (x->dtype != IR_F32)
+		return bad_dtype(g, n, x->dtype);
+	if (!(alpha != 0 && isfinite(alpha)))
+		return ir_error(g, "node '%s' (Celu): alpha must be finite and "
+				"non-zero", n->name);
+	out = take(&b, g, n);
+	e = mk1(&b, IR_OP_ELU, mk2(&b, IR_OP_DIV, x,
+				   ir_const_scalar_f32(g, NULL, alpha), NULL),
+		NULL);
+	if (!e || ir_attr_set_float(e->producer, "alpha", 1.0f))
+		return -ENOMEM;
+	e = mk2(&b, IR_OP_MUL, e, ir_const_scalar_f32(g, NULL, alpha), NULL);
+	return mk_where(&b, mk2(&b, IR_OP_LESS, x, scalar_of(g, IR_F32, 0),
+				NULL), e, x, out) ? 1 : -ENOMEM;
+}
+
+/* Shrink: Where(x < -l, x + bias, Where(x > l, x - bias, 0)). */
+static int legalize_shrink(struct ir_graph *g, struct ir_node *n)
+{
+	struct ir_tensor *x = n->inputs[0], *out, *hi;
+	float l = ir_attr_float(n, "lambd", 0.5f);
+	float bias = ir_attr_float(n, "bias", 0.0f);
+	enum ir_dtype dt = x->dtype;
+	struct bld b;
+
+	if (!dt_in(dt, DT_F | DT_INT))
+		return bad_dtype(g, n, dt);
+	if (dt != IR_F32 && (l != floorf(l) || bias != floorf(bias) ||
+			     fabsf(l) > 1e9f || fabsf(bias) > 1e9f ||
+			     (dt == IR_U8 && (l < 0 || bias < 0))))
+		return ir_error(g, "node '%s' (Shrink): lambd and bias must be "
+				"integers of the input's range on %s", n->name,
+				ir_dtype_name(dt));
+	out = take(&b, g, n);
+	hi = mk_where(&b, mk2(&b, IR_OP_GREATER, x, scalar_of(g, dt, l), NULL),
+		      mk2(&b, IR_OP_SUB, x, scalar_of(g, dt, bias), NULL),
+		      scalar_of(g, dt, 0), dt == IR_U8 ? out : NULL);
+	if (dt == IR_U8)	/* x < -lambd never holds */
+		return hi ? 1 : -ENOMEM;
+	return mk_where(&b, mk2(&b, IR_OP_LESS, x, scalar_of(g, dt, -l), NULL),
+			mk2(&b, IR_OP_ADD, x, scalar_of(g, dt, bias), NULL),
+			hi, out) ? 1 : -ENOMEM;
+}
+
+/* [0, 1, .., cnt-1] as @dt along axis @axis of a rank @rank constant. */
+static struct ir_tensor *iota(struct ir_graph *g, enum ir_dtype dt,
+			      int64_t cnt, int rank, int axis)
+{
+	struct ir_shape s = { .rank = rank };
+	size_t es = dt == IR_I64 ? 8 : 4;
+	struct ir_tensor *t;
+	char *buf;
+	int64_t i;
+
+	for (i = 0; i < rank; i++)
+		s.dim[i] = 1;
+	s.dim[axis] = cnt;
+	buf = malloc((size_t)cnt * es + 1);
+	if (!buf)
+		return NULL;
+	for (i = 0; i < cnt; i++)
+		if (dt == IR_I64)
+			((int64_t *)buf)[i] = i;
+		else
+			((float *)buf)[i] = (float)i;
+	t = ir_const_new(g, NULL, dt, &s, buf, (size_t)cnt * es);
+	free(buf);
+	return t;
+}
+
+/*
+ * Hardmax: 1 at the first maximum along the axis. m = ReduceMax, the
+ * first index is ReduceMin(Where(x == m, iota, N)), the output
+ * Where(iota == first, 1, 0). Before opset 13 the input is coerced to 2-D
+ * [prod(d[:axis]), prod(d[axis:])] (Reshapes around it).
+ */
+static int legalize_hardmax(struct ir_graph *g, struct ir_node *n)
+{
+	struct ir_tensor *x = n->inputs[0], *out, *io, *m, *t, *fin;
+	const struct ir_shape *xs = &x->shape;
+	int64_t axis = ir_attr_int(n, "axis", n->opset >= 13 ? -1 : 1);
+	int r = xs->rank;
+	bool coerce = n->opset < 13;
+	struct ir_shape s2 = { .rank = 2, .dim = { 1, 1 } }, orig = *xs;
+	struct bld b;
+	int i;
+
+	if (x->dtype != IR_F32)
+		return bad_dtype(g, n, x->dtype);
+	if (!ir_shape_is_static(xs))
+		return ir_error(g, "node '%s' (Hardmax): needs a static input "
+				"shape", n->name);
+	if (axis < 0)
+		axis += r;
+	if (axis < 0 || axis >= (r ? r : 1) + coerce || (!coerce && !r))
+		return ir_error(g, "node '%s' (Hardmax): axis out of range",
+				n->name);
+	if (coerce) {
+		for (i = 0; i < r; i++)
+			s2.dim[i >= axis] *= xs->dim[i];
+		if (s2.dim[1] > 1 << 24)
+			return ir_error(g, "node '%s' (Hardmax): axis too long",
+					n->name);
+	} else if (xs->dim[axis] > 1 << 24) {
+		return ir_error(g, "node '%s' (Hardmax): axis too long",
+				n->name);
+	}
+	out = take(&b, g, n);
+	if (coerce) {
+		x = mk_shape(&b, IR_OP_RESHAPE, x, &s2, NULL);
+		xs = &s2;
+		axis = 1;
+		r = 2;
+	}
+	io = iota(g, IR_F32, xs->dim[axis], r, (int)axis);
+	m = mk_reduce(&b, IR_OP_REDUCE_MAX, x, axis);
+	t = mk_where(&b, mk2(&b, IR_OP_EQUAL, x, m, NULL), io,
+		     ir_const_scalar_f32(g, NULL, (float)xs->dim[axis]), NULL);
+	t = mk_reduce(&b, IR_OP_REDUCE_MIN, t, axis);
+	fin = coerce ? NULL : out;
+	t = mk_where(&b, mk2(&b, IR_OP_EQUAL, io, t, NULL),
+		     ir_const_scalar_f32(g, NULL, 1),
+		     ir_const_scalar_f32(g, NULL, 0), fin);
+	if (t && coerce)
+		t = mk_shape(&b, IR_OP_RESHAPE, t, &orig, out);
+	return t ? 1 : -ENOMEM;
+}
+
+/*
+ * Tile with constant repeats, one axis at a time: an axis of extent 1 is
+ * expanded; any other is given a new axis of extent 1 in front of it
+ * (Reshape), expanded to the repeat count and merged back (Reshape).
+ */
+static int legalize_tile(struct ir_graph *g, struct ir_node *n)
+{
+	struct ir_tensor *x = n->inputs[0], *rt = n->inputs[1], *out, *t;
+	struct ir_shape s = x->shape, u;
+	int64_t rep[IR_MAX_RANK], total;
+	int r = s.rank, i, j, last = -1;
+	struct bld b;
+
+	if (!rt->data)
+		return ir_error(g, "node '%s' (Tile): repeats computed at "
+				"run time are not supported (repeats must be a "
+				"constant)", n->name);
+	if (!ir_shape_is_static(&s))
+		return ir_error(g, "node '%s' (Tile): needs a static input "
+				"shape", n->name);
+	if (ir_tensor_numel(rt) != r || rt->shape.rank != 1)
+		return ir_error(g, "node '%s' (Tile): repeats must have one "
+				"entry per input axis", n->name);
+	total = ir_shape_numel(&s);
+	for (i = 0; i < r; i++) {
+		rep[i] = ir_const_get_i(rt, i);
+		if (rep[i] < 0)
+			return ir_error(g, "node '%s' (Tile): negative "
+					"repeats", n->name);
+		if (rep[i] != 1)
+			last = i;
+		if (__builtin_mul_overflow(total, rep[i], &total) ||
+		    total > ((int64_t)1 << 40))
+			return ir_error(g, "node '%s' (Tile): output too "
+					"large", n->name);
+	}
+	out = take(&b, g, n);
+	if (last < 0)
+		return mk1(&b, IR_OP_IDENTITY, x, out) ? 1 : -ENOMEM;
+	if (r + 1 > IR_MAX_RANK)
+		return ir_error(g, "node '%s' (Tile): rank %d is too large",
+				b.base, r);
+	t = x;
+	for (i = 0; i < r && t; i++) {
+		struct ir_tensor *o = i == last ? out : NULL;
+
+		if (rep[i] == 1)
+			continue;
+		if (s.dim[i] == 1 || rep[i] == 0) {
+			s.dim[i] *= rep[i];
+			t = mk_shape(&b, IR_OP_EXPAND, t, &s, o);
+			continue;
+		}
+		u.rank = r + 1;
+		for (j = 0; j < r; j++)
+			u.dim[j + (j >= i)] = s.dim[j];
+		u.dim[i] = 1;
+		t = mk_shape(&b, IR_OP_RESHAPE, t, &u, NULL);
+		u.dim[i] = rep[i];
+		t = mk_shape(&b, IR_OP_EXPAND, t, &u, NULL);
+		s.dim[i] *= rep[i];
+		t = mk_shape(&b, IR_OP_RESHAPE, t, &s, o);
+	}
+	return t ? 1 : -ENOMEM;
+}
+
+/*
+ * OneHot with a constant depth: indices (cast to i64, negative ones +
+ * depth) gain the one-hot axis and are compared with a constant
+ * [0 .. depth-1] along it; Where picks values[1] (on) or values[0] (off).
+ */
+static int legalize_one_hot(struct ir_graph *g, struct ir_node *n)
+{
+	struct ir_tensor *ind = n->inputs[0], *dep = n->inputs[1];
+	struct ir_tensor *val = n->inputs[2], *out, *t, *on, *off, *dc;
+	int64_t axis = ir_attr_int(n, "axis", -1), depth, zero = 0, one = 1;
+	int r = ind->shape.rank;
+	struct bld b;
+
+	if (!dep->data || ir_tensor_numel(dep) != 1)
+		return ir_error(g, "node '%s' (OneHot): a depth computed at "
+				"run time is not supported (depth must be a "
+				"constant of one element)", n->name);
+	depth = ir_f64_to_i64(ir_const_get_f(dep, 0));
+	if (depth < 1 || depth > (1 << 24))
+		return ir_error(g, "node '%s' (OneHot): depth %lld is not "
+				"supported", n->name, (long long)depth);
+	if (ir_tensor_numel(val) != 2 || val->shape.rank != 1)
+		return ir_error(g, "node '%s' (OneHot): values must be "
+				"[off, on]", n->name);
+	if (axis < 0)
+		axis += r + 1;
+	if (axis < 0 || axis > r || r + 1 > IR_MAX_RANK)
+		return ir_error(g, "node '%s' (OneHot): axis out of range",
+				n->name);
+	if (!dt_in(ind->dtype, DT_F | DT_INT) ||
+	    !dt_in(val->dtype, DT_F | DT_INT))
+		return bad_dtype(g, n, ind->dtype);
+	out = take(&b, g, n);
+	t = ind;
+	if (ind->dtype != IR_I64) {
+		t = mk(&b, IR_OP_CAST, 1, &ind, IR_I64, NULL);
+		if (!t || ir_attr_set_int(t->producer, "to", 7))
+			return -ENOMEM;
+	}
+	dc = scalar_of(g, IR_I64, (double)depth);
+	t = mk_where(&b, mk2(&b, IR_OP_LESS, t, scalar_of(g, IR_I64, 0),
+			     NULL), mk2(&b, IR_OP_ADD, t, dc, NULL), t, NULL);
+	t = mk2(&b, IR_OP_UNSQUEEZE, t, ints_const(g, &axis, 1), NULL);
+	t = mk2(&b, IR_OP_EQUAL, t, iota(g, IR_I64, depth, r + 1, (int)axis),
+		NULL);
+	{
+		struct ir_tensor *sl[4] = { val, ints_const(g, &one, 1),
+					    NULL, ints_const(g, &zero, 1) };
+		int64_t two = 2;
+
+		sl[2] = ints_const(g, &two, 1);
+		on = mk(&b, IR_OP_SLICE, 4, sl, val->dtype, NULL);
+		sl[1] = ints_const(g, &zero, 1);
+		sl[2] = ints_const(g, &one, 1);
+		off = mk(&b, IR_OP_SLICE, 4, sl, val->dtype, NULL);
+	}
+	return mk_where(&b, t, on, off, out) ? 1 : -ENOMEM;
+}
+
+/*
+ * Sinh and Cosh from Exp: cosh = (e^x + e^-x) / 2; sinh = (e^x - e^-x) /
+ * 2 for |x| >= 0.5 (at most a few ulps lost there) and its Taylor series
+ * to x^11 below (error < 1e-10 relative), where the difference cancels.
+ */
+static int legalize_sinh_cosh(struct ir_graph *g, struct ir_node *n)
+{
+	struct ir_tensor *x = n->inputs[0], *out, *e, *em, *t, *x2, *p;
+	bool sinh_op = n->op == IR_OP_SINH;
+	struct bld b;
+	int k;
+
+	if (x->dtype != IR_F32)
+		return bad_dtype(g, n, x->dtype);
+	out = take(&b, g, n);
+	e = mk1(&b, IR_OP_EXP, x, NULL);
+	em = mk1(&b, IR_OP_EXP, mk1(&b, IR_OP_NEG, x, NULL), NULL);
+	t = mk2(&b, sinh_op ? IR_OP_SUB : IR_OP_ADD, e, em, NULL);
+	t = mk2(&b, IR_OP_MUL, t, ir_const_scalar_f32(g, NULL, 0.5f),
+		sinh_op ? NULL : out);
+	if (!sinh_op)
+		return t ? 1 : -ENOMEM;
+	/* x (1 + x2/3! (1 + x2/(4*5) (1 + x2/(6*7) (...)))) by Horner */
+	x2 = mk2(&b, IR_OP_MUL, x, x, NULL);
+	p = ir_const_scalar_f32(g, NULL, 1);
+	for (k = 10; k >= 2; k -= 2) {
+		p = mk2(&b, IR_OP_MUL, p, x2, NULL);
+		p = mk2(&b, IR_OP_MUL, p, ir_const_scalar_f32(
+				g, NULL, 1.0f / (float)(k * (k + 1))), NULL);
+		p = mk2(&b, IR_OP_ADD, p, ir_const_scalar_f32(g, NULL, 1),
+			NULL);
+	}
+	p = mk2(&b, IR_OP_MUL, p, x, NULL);
+	return mk_where(&b, mk2(&b, IR_OP_LESS, mk1(&b, IR_OP_ABS, x, NULL),
+				ir_const_scalar_f32(g, NULL, 0.5f), NULL),
+			p, t, out) ? 1 : -ENOMEM;
+}
+
+/*
  * Optional outputs that nothing reads are dropped before any shape is
  * inferred or checked: LayerNormalization's Mean and InvStdDev, Dropout's
  * mask, BatchNormalization's training outputs, MaxPool's Indices. Shape
@@ -869,8 +1404,11 @@ int shape_legalize_node(struct ir_graph *g, struct ir_node *n)
 
 	drop_unused_optional_outputs(n);
 	/* malformed nodes are left to shape inference to report */
-	if (n->op == IR_OP_POW || n->op == IR_OP_CAST_LIKE)
+	if (n->op == IR_OP_POW || n->op == IR_OP_CAST_LIKE ||
+	    n->op == IR_OP_MOD || n->op == IR_OP_TILE)
 		need = 2;
+	if (n->op == IR_OP_ONE_HOT)
+		need = 3;
 	if (n->num_inputs < need || n->num_outputs < 1 || !n->outputs[0])
 		return 0;
 	for (i = 0; i < n->num_inputs; i++)
@@ -896,6 +1434,17 @@ int shape_legalize_node(struct ir_graph *g, struct ir_node *n)
 	case IR_OP_SLICE: return legalize_slice(g, n);
 	case IR_OP_RESIZE: return legalize_resize(g, n);
 	case IR_OP_PAD: return legalize_pad(g, n);
+	case IR_OP_SIGN: return legalize_sign(g, n);
+	case IR_OP_ROUND: return legalize_round(g, n);
+	case IR_OP_MOD: return legalize_mod(g, n);
+	case IR_OP_IS_NAN: case IR_OP_IS_INF:
+		return legalize_isnan_isinf(g, n);
+	case IR_OP_CELU: return legalize_celu(g, n);
+	case IR_OP_SHRINK: return legalize_shrink(g, n);
+	case IR_OP_HARDMAX: return legalize_hardmax(g, n);
+	case IR_OP_TILE: return legalize_tile(g, n);
+	case IR_OP_ONE_HOT: return legalize_one_hot(g, n);
+	case IR_OP_SINH: case IR_OP_COSH: return legalize_sinh_cosh(g, n);
 	case IR_OP_CONV: case IR_OP_MAX_POOL: case IR_OP_AVERAGE_POOL:
 	case IR_OP_GLOBAL_AVERAGE_POOL: case IR_OP_GLOBAL_MAX_POOL:
 		return legalize_1d(g, n);

@@ -34,7 +34,8 @@ MatMul Softmax LogSoftmax LayerNormalization ReduceSum ReduceMean ReduceMax
 ReduceMin ReduceProd ReduceSumSquare ReduceL1 ReduceL2 ReduceLogSum
 ReduceLogSumExp Reshape Flatten Squeeze Unsqueeze Transpose Concat Split
 Slice Gather Expand Shape Size ConstantOfShape Range Pad Resize Trilu
-QuantizeLinear DequantizeLinear Constant
+QuantizeLinear DequantizeLinear Constant Sign Round Mod IsNaN IsInf Celu
+Shrink Hardmax Tile OneHot Sinh Cosh
 """.split())
 
 MAX_NUMEL = 6144
@@ -145,8 +146,9 @@ class Gen:
         return self.const(np.array(values, dtype=dtype))
 
     def node(self, op, inputs, attrs=None, nout=1, outputs=None,
-             pool=True):
-        """Add a node, evaluate it in float64, check its values."""
+             pool=True, finite=True):
+        """Add a node, evaluate it in float64, check its values (finite
+        and sane unless finite is False)."""
         outs = outputs or [self.fresh() for _ in range(nout)]
         n = Node(op, inputs, outs, attrs)
         ins = [self.vals[i] if i else None for i in inputs]
@@ -157,7 +159,7 @@ class Gen:
             v = np.asarray(v)
             if v.size > MAX_NUMEL or v.ndim > 6 or v.size == 0:
                 raise Reject()
-            if dt in ("float32", "float16") and v.size and \
+            if finite and dt in ("float32", "float16") and v.size and \
                     (not np.isfinite(v).all() or np.abs(v).max() > 1e4):
                 raise Reject()
         self.g.nodes.append(n)
@@ -917,6 +919,73 @@ class Gen:
         attrs = {} if self.coin() else {"upper": self.r(2)}
         return self.node("Trilu", ins, attrs)
 
+    SMALL = ["Sign", "Round", "Mod", "IsNaN", "IsInf", "Celu", "Shrink",
+             "Hardmax", "Tile", "OneHot", "Sinh", "Cosh"]
+
+    def t_small(self):
+        """The small ops of real exports (decomposed by the compiler)."""
+        op = self.choice(self.SMALL)
+        x = self.pick_f()
+        s = self.shape(x)
+        if op in ("Sign", "Round", "Sinh", "Cosh"):
+            if op == "Round" and self.coin():
+                x = self.node("Mul", [x, self.const(np.float32(
+                    self.choice([2.5, 4.0, 10.0])))])
+            return self.node(op, [x])
+        if op in ("IsNaN", "IsInf"):
+            # a Div that makes inf and NaN (0/0) for some elements
+            d = self.node("Div", [x, self.node("Floor", [x])],
+                          pool=False, finite=False) if self.coin() else x
+            attrs = {}
+            if op == "IsInf" and self.coin():
+                attrs = {"detect_positive": self.r(2),
+                         "detect_negative": self.r(2)}
+            c = self.node(op, [d], attrs)
+            return self.node("Where", [c, self.const(np.float32(1.5)), x])
+        if op == "Celu":
+            attrs = {"alpha": self.choice([1.0, 0.5, 2.0])} \
+                if self.coin() else {}
+            return self.node(op, [x], attrs)
+        if op == "Shrink":
+            attrs = {}
+            if self.coin():
+                attrs["lambd"] = self.choice([0.25, 0.5, 1.0])
+            if self.coin():
+                attrs["bias"] = self.choice([0.0, 0.5, -0.25])
+            return self.node(op, [x], attrs)
+        if op == "Mod":
+            if self.coin():
+                xi = self.node("Cast", [self.node("Mul", [x, self.const(
+                    np.float32(5))])], {"to": "int32"})
+                yi = self.iconst_of(self.bcast_of(s), np.int32)
+                r = self.node(op, [xi, yi], {"fmod": self.r(2)})
+                return self.node("Cast", [r], {"to": "float32"})
+            y = self.positive(self.other_operand(x), 0.25)
+            if self.coin():
+                y = self.node("Neg", [y])
+            return self.node(op, [x, y], {"fmod": 1})
+        if op == "Hardmax":
+            return self.node(op, [x], {"axis": self.r(2 * len(s)) -
+                                       len(s)} if self.coin(0.7) else {})
+        if op == "Tile":
+            rep = [self.choice([1, 1, 2, 3]) for _ in s]
+            return self.node(op, [x, self.iconst(rep)])
+        # OneHot of integer indices computed from x
+        ind = self.node("Cast", [self.node("Mul", [x, self.const(
+            np.float32(2))])], {"to": self.choice(["int64", "int32"])})
+        depth = self.choice([1, 3, 4, 5])
+        vals = self.const(np.array(self.choice([[0, 1], [-1.5, 2.0]]),
+                                   dtype=np.float32))
+        attrs = {"axis": self.r(2 * len(s) + 2) - len(s) - 1} \
+            if self.coin(0.7) else {}
+        return self.node(op, [ind, self.iconst(depth), vals], attrs)
+
+    def iconst_of(self, shape, dtype):
+        """A constant of nonzero small integers of shape."""
+        v = self.rng.integers(1, 6, size=shape) * \
+            self.rng.choice([-1, 1], size=shape)
+        return self.const(np.asarray(v, dtype=dtype))
+
     def t_shape_chain(self):
         x = self.pick(Gen.f_ge2, self.shape_any)
         s = self.shape(x)
@@ -1070,6 +1139,7 @@ class Gen:
         ("t_reduce", 6), ("t_reshape", 5), ("t_transpose", 4),
         ("t_concat", 4), ("t_split", 3), ("t_slice", 4), ("t_gather", 3),
         ("t_expand", 2), ("t_pad", 3), ("t_resize", 3), ("t_trilu", 1),
+        ("t_small", 4),
         ("t_shape_chain", 2), ("t_cast", 3), ("t_qdq", 2), ("t_fold", 2),
         ("t_cse", 2), ("t_branches", 4), ("t_conv_chain", 4),
     ]

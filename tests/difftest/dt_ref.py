@@ -32,6 +32,7 @@ EXACT_OPS = {
     "Greater", "LessOrEqual", "GreaterOrEqual", "Not", "And", "Or", "Xor",
     "Where", "MaxPool", "GlobalMaxPool", "ReduceMax", "ReduceMin", "Shape",
     "Size", "ConstantOfShape", "Trilu", "Clip", "Constant", "Range",
+    "Sign", "Round", "IsNaN", "IsInf", "Hardmax", "Tile", "OneHot",
 }
 
 
@@ -490,6 +491,29 @@ def _fragile(n, ins, exact):
         al = n.attrs.get("alpha", 1.0)
         if not exact[0] and (np.abs(x - al) < 1e-3).any():
             return "value next to alpha"
+    if op == "Round" and not exact[0] and ins[0].size:
+        x = ins[0]
+        if (np.abs(np.abs(x - np.floor(x)) - 0.5) < 1e-3).any():
+            return "value next to a rounding midpoint"
+    if op == "Sign" and not exact[0] and _is_float(ins[0]) and \
+            (np.abs(ins[0]) < 1e-3).any():
+        return "value next to 0"
+    if op == "Shrink" and not exact[0] and _is_float(ins[0]):
+        lam = n.attrs.get("lambd", 0.5)
+        if (np.abs(np.abs(ins[0]) - lam) < 1e-3).any():
+            return "value next to lambd"
+    if op == "Mod" and _is_float(ins[0]) and ins[0].size:
+        q = ins[0] / ins[1]
+        if not (exact[0] and exact[1]) and \
+                (_max_abs_margin(q) < 1e-3 * np.maximum(1, np.abs(q))).any():
+            return "quotient next to an integer"
+    if op == "Hardmax" and not exact[0] and ins[0].size:
+        x = np.moveaxis(ins[0], _axis(n.attrs.get("axis", -1),
+                                      ins[0].ndim), -1)
+        if x.shape[-1] > 1:
+            t = np.sort(x, axis=-1)
+            if (t[..., -1] - t[..., -2] < 1e-3).any():
+                return "two maxima within a hair of each other"
     return None
 
 
@@ -559,6 +583,54 @@ def _eval_node(n, ins, in_dt, fdt):
         if op == "Dropout":
             return [y], same
         return [y], same
+    if op == "Sign":
+        return [np.sign(x)], same
+    if op == "Round":
+        return [np.round(x)], same
+    if op == "IsNaN":
+        return [np.isnan(x)], ["bool"]
+    if op == "IsInf":
+        pos, neg = a.get("detect_positive", 1), a.get("detect_negative", 1)
+        return [(np.isposinf(x) & bool(pos)) | (np.isneginf(x) & bool(neg))
+                ], ["bool"]
+    if op == "Sinh":
+        return [np.sinh(x)], same
+    if op == "Cosh":
+        return [np.cosh(x)], same
+    if op == "Celu":
+        al = a.get("alpha", 1.0)
+        return [np.where(x < 0, al * np.expm1(x / al), x)], same
+    if op == "Shrink":
+        lam, bias = a.get("lambd", 0.5), a.get("bias", 0.0)
+        return [np.where(x < -lam, x + bias,
+                         np.where(x > lam, x - bias, 0)).astype(x.dtype)
+                ], same
+    if op == "Mod":
+        b = ins[1]
+        if a.get("fmod", 0):
+            if _is_float(x):
+                return [np.fmod(x, b)], same
+            return [x - _int_div(x, b) * b], same
+        return [np.mod(x, b)], same
+    if op == "Hardmax":
+        ax = _axis(a.get("axis", -1), x.ndim)
+        idx = np.expand_dims(np.argmax(x, axis=ax), ax)
+        y = np.zeros_like(x)
+        np.put_along_axis(y, idx, 1, axis=ax)
+        return [y], same
+    if op == "Tile":
+        return [np.tile(x, [int(v) for v in ins[1]])], same
+    if op == "OneHot":
+        depth = int(np.asarray(ins[1]).reshape(-1)[0])
+        vals = ins[2]
+        ax = a.get("axis", -1)
+        ax = ax + x.ndim + 1 if ax < 0 else ax
+        ind = x.astype(np.int64)
+        ind = np.where(ind < 0, ind + depth, ind)
+        shp = [1] * (x.ndim + 1)
+        shp[ax] = depth
+        hit = np.expand_dims(ind, ax) == np.arange(depth).reshape(shp)
+        return [np.where(hit, vals[1], vals[0])], [in_dt[2]]
     if op == "LeakyRelu":
         al = a.get("alpha", 0.01)
         return [np.where(x >= 0, x, al * x)], same

@@ -270,6 +270,95 @@ def case(op, key, val):
         return resize_case(b, key, val)
     if op in ("QuantizeLinear", "DequantizeLinear"):
         return qdq_case(b, op, key, val)
+    if op in SMALL:
+        return small_case(b, op, key, val)
+    return None
+
+
+SMALL = ["Sign", "Round", "Mod", "IsNaN", "IsInf", "Celu", "Shrink",
+         "Hardmax", "Tile", "OneHot", "Sinh", "Cosh"]
+
+
+def special(b, shape):
+    """A float input holding 0, +-inf, NaN and values either side."""
+    x = b.x(shape, "float32", -3.0, 3.0)
+    v = b.g.feeds[x].reshape(-1)
+    v[:6] = [0.0, np.inf, -np.inf, np.nan, 2.5, -1.5][:v.size]
+    return x
+
+
+def small_case(b, op, key, val):
+    attrs = {}
+    dt = val if key == "dtype" else "float32"
+    if op in ("Sign", "Round", "Sinh", "Cosh", "IsNaN", "IsInf"):
+        if key not in ("", "dtype", "detect"):
+            return None
+        if dt != "float32":
+            x = b.x((2, 3, 4), dt)
+            b.g.feeds[x] = (b.g.feeds[x] - 2).astype(dt)
+            return b.node(op, [x])
+        if key == "detect":
+            attrs = {"both": {}, "positive": {"detect_negative": 0},
+                     "negative": {"detect_positive": 0}}[val]
+        if op in ("Sinh", "Cosh"):
+            return b.node(op, [b.x((2, 3, 4), "float32", -3.0, 3.0)])
+        return b.node(op, [special(b, (2, 3, 4))], attrs)
+    if op == "Mod":
+        if key == "dtype":
+            if dt == "float32":
+                return b.node(op, [b.x((2, 3), dt, -5.0, 5.0),
+                                   b.c(np.float32(-1.5))], {"fmod": 1})
+            x = b.x((2, 3), dt)
+            b.g.feeds[x] = (b.g.feeds[x] * 3 - (7 if dt != "uint8" else 0)
+                            ).astype(dt)
+            return b.node(op, [x, b.c(np.array([3, -2, 5] if dt != "uint8"
+                                               else [3, 2, 5], dtype=dt))])
+        if key == "fmod":
+            x = b.x((2, 3), "int32")
+            b.g.feeds[x] = (b.g.feeds[x] * 3 - 7).astype(np.int32)
+            return b.node(op, [x, b.c(np.array([3, -2, 5], np.int32))],
+                          {"fmod": int(val)})
+        if key == "fmod_float":
+            return b.node(op, [b.x((2, 3)), b.c(np.float32(1.5))],
+                          {"fmod": int(val)})
+        return None
+    if op == "Celu" and key == "alpha":
+        return b.node(op, [b.x((2, 3, 4), "float32", -3.0, 3.0)],
+                      {"alpha": float(val)})
+    if op == "Shrink":
+        if key in ("lambd", "bias"):
+            attrs[key] = float(val)
+        elif key != "dtype":
+            return None
+        if dt != "float32":
+            x = b.x((2, 3, 4), dt)
+            b.g.feeds[x] = (b.g.feeds[x] * 2 - 5).astype(dt)
+            return b.node(op, [x], {"lambd": 1.0, "bias": 2.0})
+        return b.node(op, [b.x((2, 3, 4), "float32", -2.0, 2.0)], attrs)
+    if op == "Hardmax" and key == "axis":
+        return b.node(op, [b.x((2, 3, 4), "float32", -2.0, 2.0)],
+                      {"axis": int(val)})
+    if op == "Tile" and key == "repeats":
+        rep = [int(v) for v in val.split(".")]
+        return b.node(op, [b.x((2, 3, 1), "float32", -2.0),
+                           b.c(np.array(rep, dtype=np.int64))])
+    if op == "OneHot":
+        ind = np.array([[0, 2, -1], [5, 1, -4]])
+        it = "int64"
+        if key == "axis":
+            attrs["axis"] = int(val)
+        elif key == "indices":
+            it = val
+        elif key != "depth":
+            return None
+        x = b.x(ind.shape, it)
+        b.g.feeds[x] = ind.astype(it)
+        if key == "depth":
+            d = b.x((1,), "float32", 3.0, 3.5)
+            b.g.nodes.append(Node("Cast", [d], ["d"], {"to": "int64"}))
+            return b.node(op, [x, "d", b.c(np.array([0, 1], np.float32))])
+        return b.node(op, [x, b.c(np.int64(4)),
+                           b.c(np.array([-1.5, 2.0], np.float32))], attrs)
     return None
 
 
