@@ -833,7 +833,7 @@ int main(int argc, char **argv)
 			"  \"throughput_per_s\": %.3f,\n  \"h2d_ms\": %.6f,\n"
 			"  \"d2h_ms\": %.6f,\n  \"model_bytes\": %llu,\n"
 			"  \"device_peak_bytes\": %llu,\n"
-			"  \"reserved_bytes\": %llu,\n  \"compare\": ",
+			"  \"reserved_bytes\": %llu,\n",
 			jesc(o.model), jesc(info.name), jesc(vname),
 			info.num_streams, jesc(di.name),
 			(double)t_load / 1e6, (double)first / 1e6, steady,
@@ -846,6 +846,12 @@ int main(int argc, char **argv)
 			(unsigned long long)ms.model_bytes,
 			(unsigned long long)ms.device_peak_used,
 			(unsigned long long)ms.reserved_bytes_current);
+		fprintf(f, "  \"min_ms\": %.6f,\n  \"latencies_ms\": [",
+			steady ? (double)lat[0] / 1e6 : 0.0);
+		for (long j = 0; j < steady; j++)
+			fprintf(f, "%s%.6f", j ? ", " : "",
+				(double)lat[j] / 1e6);
+		fprintf(f, "],\n  \"compare\": ");
 		if (!o.compare_dir) {
 			fprintf(f, "null\n}\n");
 		} else {
