@@ -377,3 +377,72 @@ void npu_copy_block(u8 *dst, const u64 *dst_st, const u8 *src,
 		}
 	}
 }
+
+/*
+ * The product kernels' ISA level (npu_kern.c). Both homes decide with the
+ * same code: CPUID says what the CPU has and XGETBV what the OS saves on a
+ * context switch (and so what kernel_fpu_begin() saves in the module), so
+ * on one machine the in-process device and the kernel module pick the same
+ * level and give the same bits.
+ */
+#if defined(__x86_64__)
+static void npu_cpuid(u32 leaf, u32 sub, u32 r[4])
+{
+	__asm__ __volatile__("cpuid"
+		     : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3])
+		     : "a"(leaf), "c"(sub));
+}
+
+static u64 npu_xgetbv0(void)
+{
+	u32 lo, hi;
+
+	__asm__ __volatile__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+	return ((u64)hi << 32) | lo;
+}
+
+static u32 npu_isa_detect(void)
+{
+	u32 r[4], max, isa = NPU_ISA_BASELINE;
+	u64 xcr0;
+
+	npu_cpuid(0, 0, r);
+	max = r[0];
+	if (max < 7)
+		return isa;
+	npu_cpuid(1, 0, r);
+	/* OSXSAVE (27), AVX (28), FMA (12) */
+	if (!(r[2] & (1u << 27)) || !(r[2] & (1u << 28)) ||
+	    !(r[2] & (1u << 12)))
+		return isa;
+	xcr0 = npu_xgetbv0();
+	if ((xcr0 & 0x6) != 0x6)		/* SSE and AVX state */
+		return isa;
+	npu_cpuid(7, 0, r);
+	if (!(r[1] & (1u << 5)))		/* AVX2 */
+		return isa;
+	isa = NPU_ISA_AVX2;
+	if ((r[1] & (1u << 16)) && (xcr0 & 0xe0) == 0xe0)	/* AVX512F */
+		isa = NPU_ISA_AVX512;
+	return isa;
+}
+#else
+static u32 npu_isa_detect(void)
+{
+	return NPU_ISA_BASELINE;
+}
+#endif
+
+static u32 npu_isa_best;	/* 0 until detected; races store one value */
+
+u32 npu_op_isa_best(void)
+{
+	u32 isa = NPU_READ_ONCE(npu_isa_best);
+
+	if (!isa) {
+		isa = npu_isa_detect();
+		NPU_WRITE_ONCE(npu_isa_best, isa);
+	}
+	return isa;
+}
+

@@ -12,6 +12,7 @@
  */
 #include "npu_ops_float.h"
 #include "npu_gemm.h"
+#include "npu_kern.h"
 
 struct mm_ctx {
 	const struct drm_npu_operand *a, *b, *bias, *out;
@@ -22,9 +23,10 @@ struct mm_ctx {
 	u32 k, r;
 	float alpha, beta;
 	struct npu_act act;
+	const struct npu_kern *kern;	/* NULL: the 4x8 tiles only */
 };
 
-static void mm_init(struct mm_ctx *c, const struct drm_npu_task *t)
+static void mm_init(struct mm_ctx *c, const struct drm_npu_task *t, u32 isa)
 {
 	const struct drm_npu_matmul_params *p = &t->params.matmul;
 	int bias = !!(p->flags & DRM_NPU_MATMUL_HAS_BIAS);
@@ -63,6 +65,8 @@ static void mm_init(struct mm_ctx *c, const struct drm_npu_task *t)
 	c->alpha = npu_u2f(p->alpha);
 	c->beta = npu_u2f(p->beta);
 	npu_act_init(&c->act, &p->act);
+	/* the product kernels read rows of B as contiguous vectors */
+	c->kern = c->sbn == 1 && c->k ? npu_kern_get(isa) : NULL;
 }
 
 /* k values per packed B panel: 32 x 8 floats = 1 KiB of stack. */
@@ -114,6 +118,81 @@ mm_tiles(const struct mm_ctx *c, const float *a, u32 mr, const float *b,
 	}
 }
 
+/*
+ * Scale, bias, activation and store of rows i0 + i (i < mr) and columns
+ * n0 + j (j < nr) of the output from acc (@ld floats per row).
+ */
+static void mm_store(const struct mm_ctx *c, float *out, u64 ooff,
+		     const float *bias, u64 biasoff, u64 i0, u32 mr, u64 n0,
+		     u32 nr, const float *acc, u32 ld)
+{
+	u64 ocs = c->out->strides[c->r - 1];
+	float row[NPU_KERN_MAX_NR];
+	u32 i, j;
+
+	for (i = 0; i < mr; i++) {
+		u64 oi = ooff + (i0 + i) * c->out->strides[c->r - 2];
+		u64 bsi = biasoff + (i0 + i) * c->biasst[c->r - 2];
+
+		for (j = 0; j < nr; j++) {
+			row[j] = c->alpha * acc[i * ld + j];
+			if (bias)
+				row[j] += c->beta * bias[bsi + (n0 + j) *
+							 c->biasst[c->r - 1]];
+		}
+		npu_act_row(&c->act, row, nr);
+		for (j = 0; j < nr; j++)
+			out[oi + (n0 + j) * ocs] = row[j];
+	}
+}
+
+/*
+ * Columns [n0, n1) of the unit's rows through the ISA level's kernel, in
+ * tiles of mm_mr x mm_nr. A last narrow tile is moved left to end at n1
+ * (its columns are computed again with the same bits and stored once).
+ * Returns the first column left to the 4x8 tiles (n1 when none).
+ */
+static __attribute__((__noinline__)) u64 mm_fast(const struct mm_ctx *c, const float *a, const float *b,
+		   float *out, u64 ooff, const float *bias, u64 biasoff,
+		   u64 i0, u32 mr, u64 n0, u64 n1)
+{
+	const struct npu_kern *k = c->kern;
+	float acc[NPU_KERN_MAX_TILE];
+	struct npu_tile t;
+	u64 j0, start;
+	u32 r0, rows, skip;
+
+	if (n1 - n0 < k->mm_nr)
+		return n0;
+	memset(&t, 0, sizeof(t));
+	t.sam = c->sam;
+	t.ldc = k->mm_nr;
+	t.c = acc;
+	t.n[0] = t.n[1] = t.n[2] = 1;
+	t.n[3] = c->k;
+	t.sa[3] = c->sak;
+	t.sb[3] = c->sbk;
+	for (j0 = n0; j0 < n1; j0 += k->mm_nr) {
+		start = j0;
+		skip = 0;
+		if (n1 - j0 < k->mm_nr) {
+			start = n1 - k->mm_nr;
+			skip = (u32)(j0 - start);
+		}
+		for (r0 = 0; r0 < mr; r0 += rows) {
+			rows = mr - r0 < k->mm_mr ? mr - r0 : k->mm_mr;
+			t.a = a + (u64)r0 * c->sam;
+			t.b = b + start;
+			t.mr = rows;
+			k->mm(&t);
+			mm_store(c, out, ooff, bias, biasoff, i0 + r0, rows,
+				 start + skip, k->mm_nr - skip, acc + skip,
+				 k->mm_nr);
+		}
+	}
+	return n1;
+}
+
 static void mm_unit(const struct mm_ctx *c, const struct npu_op_args *args,
 		    u64 unit)
 {
@@ -139,7 +218,10 @@ static void mm_unit(const struct mm_ctx *c, const struct npu_op_args *args,
 	mr = c->m - i0 < NPU_MM_MR ? (u32)(c->m - i0) : NPU_MM_MR;
 	if (n1 > c->n)
 		n1 = c->n;
-	for (n0 = (unit % c->nb) * c->cols; n0 < n1; n0 += 8) {
+	n0 = (unit % c->nb) * c->cols;
+	if (c->kern)
+		n0 = mm_fast(c, a, b, out, ooff, bias, biasoff, i0, mr, n0, n1);
+	for (; n0 < n1; n0 += 8) {
 		nr = n1 - n0 < 8 ? (u32)(n1 - n0) : 8;
 		mm_tiles(c, a, mr, b + n0 * c->sbn, nr, acc);
 		for (i = 0; i < mr; i++) {
@@ -166,7 +248,7 @@ int npu_run_matmul(const struct npu_op_args *args, u64 begin, u64 end)
 	struct mm_ctx c;
 	u64 u;
 
-	mm_init(&c, args->task);
+	mm_init(&c, args->task, args->isa);
 	for (u = begin; u < end; u++)
 		mm_unit(&c, args, u);
 	return 0;

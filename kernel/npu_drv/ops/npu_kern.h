@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * npu_kern.h - register-blocked product kernels per ISA level, shared by
+ * MATMUL and CONV2D. Float code: ops/ only.
+ *
+ * A tile computes C[i][j] = sum over k of A[i](k) * B(k)[j] for i < mr
+ * rows and j < nr columns (nr is the kernel's full width), where k walks
+ * a nest of four loops (outermost first, counts n[0..3]; a count may be
+ * 0, then the sum is empty) and A and B advance by their own strides at
+ * each level. A row i starts at a + i * sam; B(k) is nr contiguous floats.
+ * Every C element sums its k terms in nest order, one term at a time
+ * (acc = a * b + acc), so its bits never depend on the tile shape or on
+ * which rows or columns share a tile: the baseline level rounds the
+ * product and the sum separately, the FMA levels round once.
+ *
+ * Documentation/ops.rst, "Product kernels".
+ */
+#ifndef NPU_KERN_H
+#define NPU_KERN_H
+
+#include "npu_ops_internal.h"
+
+#if defined(__x86_64__)
+#define NPU_KERN_X86	1
+#endif
+
+struct npu_tile {
+	const float *a;
+	const float *b;
+	float *c;		/* mr rows of nr floats, ldc apart */
+	u64 sam, ldc;
+	u64 n[4], sa[4], sb[4];
+	u32 mr;
+};
+
+typedef void (*npu_tile_fn)(const struct npu_tile *t);
+
+/*
+ * One ISA level's kernels: mm for MATMUL (wide rows of B), cv for the
+ * pixel-major convolution (16 output channels per pixel).
+ */
+struct npu_kern {
+	u32 isa;
+	const char *name;
+	u32 mm_mr, mm_nr;
+	npu_tile_fn mm;
+	u32 cv_mr, cv_nr;
+	npu_tile_fn cv;
+};
+
+/* Largest shapes of any level, for the callers' scratch tiles. */
+#define NPU_KERN_MAX_MR		14
+#define NPU_KERN_MAX_NR		32
+#define NPU_KERN_MAX_TILE	256	/* floats: mr * nr of every shape */
+
+extern const struct npu_kern npu_kern_baseline;
+#ifdef NPU_KERN_X86
+extern const struct npu_kern npu_kern_avx2;
+extern const struct npu_kern npu_kern_avx512;
+#endif
+
+/* The kernels of level @isa (NPU_ISA_AUTO: the best this CPU runs). */
+const struct npu_kern *npu_kern_get(u32 isa);
+
+#endif /* NPU_KERN_H */

@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * npu_kern_avx2.c - the AVX2+FMA level of the product kernels: 8-float
+ * vectors, one rounding per multiply-add. Built with -mavx2 -mfma (this
+ * file only, see build.mk and Kbuild) and called only when the CPU and
+ * the OS support both (npu_kern_get()).
+ */
+#include "npu_kern.h"
+
+#ifdef NPU_KERN_X86
+typedef float VF __attribute__((__vector_size__(32)));
+#define VW		8
+#define VBCAST(s)	((VF){ (s), (s), (s), (s), (s), (s), (s), (s) })
+#define VFMA(a, b, c)	__builtin_ia32_vfmaddps256((a), (b), (c))
+
+#include "npu_kern_tmpl.h"
+
+/* 12 accumulators of 16 registers */
+NPU_KERN_TILE(avx2_mm, 6, 2)
+NPU_KERN_TILE(avx2_cv, 6, 2)
+
+const struct npu_kern npu_kern_avx2 = {
+	.isa = NPU_ISA_AVX2,
+	.name = "avx2+fma",
+	.mm_mr = 6, .mm_nr = 16, .mm = avx2_mm,
+	.cv_mr = 6, .cv_nr = 16, .cv = avx2_cv,
+};
+#endif

@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * npu_kern_avx512.c - the AVX-512 level of the product kernels: 16-float
+ * vectors, one rounding per multiply-add, 32 registers. Built with
+ * -mavx512f (this file only) and called only when the CPU and the OS
+ * support it (npu_kern_get()).
+ */
+#include "npu_kern.h"
+
+#ifdef NPU_KERN_X86
+typedef float VF __attribute__((__vector_size__(64)));
+#define VW		16
+#define VBCAST(s)	((VF){ (s), (s), (s), (s), (s), (s), (s), (s), \
+			       (s), (s), (s), (s), (s), (s), (s), (s) })
+#define VFMA(a, b, c)	__builtin_ia32_vfmaddps512_mask((a), (b), (c), \
+							(unsigned short)0xffff, 4)
+
+#include "npu_kern_tmpl.h"
+
+/* MATMUL: 8 rows x 32 columns (16 accumulators); CONV2D: 14 pixels x 16 */
+NPU_KERN_TILE(avx512_mm, 8, 2)
+NPU_KERN_TILE(avx512_cv, 14, 1)
+
+const struct npu_kern npu_kern_avx512 = {
+	.isa = NPU_ISA_AVX512,
+	.name = "avx512",
+	.mm_mr = 8, .mm_nr = 32, .mm = avx512_mm,
+	.cv_mr = 14, .cv_nr = 16, .cv = avx512_cv,
+};
+#endif

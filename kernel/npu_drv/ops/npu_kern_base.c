@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * npu_kern_base.c - the baseline level of the product kernels: 4-float
+ * vectors (SSE2 on x86-64, whatever the target has elsewhere), product and
+ * sum rounded separately (the tree builds with -ffp-contract=off). The
+ * compiler's constant folding and reference interpreter always use it.
+ */
+#include "npu_kern.h"
+
+typedef float VF __attribute__((__vector_size__(16)));
+#define VW		4
+#define VBCAST(s)	((VF){ (s), (s), (s), (s) })
+#define VFMA(a, b, c)	((c) + (a) * (b))
+
+#include "npu_kern_tmpl.h"
+
+NPU_KERN_TILE(base_mm, 4, 2)
+NPU_KERN_TILE(base_cv, 2, 4)
+
+const struct npu_kern npu_kern_baseline = {
+	.isa = NPU_ISA_BASELINE,
+	.name = "baseline",
+	.mm_mr = 4, .mm_nr = 8, .mm = base_mm,
+	.cv_mr = 2, .cv_nr = 16, .cv = base_cv,
+};

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * npu_kern_tmpl.h - the tile kernel of npu_kern.h, instantiated once per
+ * ISA level by npu_kern_<level>.c. The including file defines
+ *   VF            the vector type (GCC vector extension) of VW floats
+ *   VBCAST(s)     a vector of VW copies of s
+ *   VFMA(a, b, c) a * b + c, elementwise
+ * and then NPU_KERN_TILE(name, MR, NV) for each kernel shape: MR rows by
+ * NV vectors. The accumulators are MR * NV vectors held in registers.
+ */
+
+static inline __attribute__((__always_inline__)) VF vload(const float *p)
+{
+	VF v;
+
+	__builtin_memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline __attribute__((__always_inline__)) void vstore(float *p, VF v)
+{
+	__builtin_memcpy(p, &v, sizeof(v));
+}
+
+static inline __attribute__((__always_inline__)) void
+tile_body(const struct npu_tile *t, const u32 MR, const u32 NV)
+{
+	VF acc[NPU_KERN_MAX_MR][4];
+	const float *a0 = t->a, *b0 = t->b;
+	const u64 sam = t->sam;
+	u64 i0, i1, i2, i3;
+	u32 i, v;
+
+#pragma GCC unroll 16
+	for (i = 0; i < MR; i++)
+#pragma GCC unroll 4
+		for (v = 0; v < NV; v++)
+			acc[i][v] = VBCAST(0.0f);
+	for (i0 = 0; i0 < t->n[0]; i0++, a0 += t->sa[0], b0 += t->sb[0]) {
+		const float *a1 = a0, *b1 = b0;
+
+		for (i1 = 0; i1 < t->n[1]; i1++, a1 += t->sa[1],
+		     b1 += t->sb[1]) {
+			const float *a2 = a1, *b2 = b1;
+
+			for (i2 = 0; i2 < t->n[2]; i2++, a2 += t->sa[2],
+			     b2 += t->sb[2]) {
+				const float *a3 = a2, *b3 = b2;
+
+				for (i3 = 0; i3 < t->n[3]; i3++, a3 += t->sa[3],
+				     b3 += t->sb[3]) {
+					VF bv[4];
+
+#pragma GCC unroll 4
+					for (v = 0; v < NV; v++)
+						bv[v] = vload(b3 + v * VW);
+#pragma GCC unroll 16
+					for (i = 0; i < MR; i++) {
+						VF av = VBCAST(a3[i * sam]);
+
+#pragma GCC unroll 4
+						for (v = 0; v < NV; v++)
+							acc[i][v] = VFMA(av, bv[v],
+									 acc[i][v]);
+					}
+				}
+			}
+		}
+	}
+#pragma GCC unroll 16
+	for (i = 0; i < MR; i++)
+#pragma GCC unroll 4
+		for (v = 0; v < NV; v++)
+			vstore(t->c + i * t->ldc + v * VW, acc[i][v]);
+}
+
+/* One function per shape; the row count is a constant in every branch. */
+#define NPU_KERN_CASE(k, MR, NV)					\
+	case k:								\
+		if ((k) <= (MR))					\
+			tile_body(t, (k) <= (MR) ? (k) : 1, NV);	\
+		break
+
+#define NPU_KERN_TILE(name, MR, NV)					\
+static void name(const struct npu_tile *t)				\
+{									\
+	switch (t->mr) {						\
+	NPU_KERN_CASE(1, MR, NV);					\
+	NPU_KERN_CASE(2, MR, NV);					\
+	NPU_KERN_CASE(3, MR, NV);					\
+	NPU_KERN_CASE(4, MR, NV);					\
+	NPU_KERN_CASE(5, MR, NV);					\
+	NPU_KERN_CASE(6, MR, NV);					\
+	NPU_KERN_CASE(7, MR, NV);					\
+	NPU_KERN_CASE(8, MR, NV);					\
+	NPU_KERN_CASE(9, MR, NV);					\
+	NPU_KERN_CASE(10, MR, NV);					\
+	NPU_KERN_CASE(11, MR, NV);					\
+	NPU_KERN_CASE(12, MR, NV);					\
+	NPU_KERN_CASE(13, MR, NV);					\
+	NPU_KERN_CASE(14, MR, NV);					\
+	default:							\
+		break;							\
+	}								\
+}
