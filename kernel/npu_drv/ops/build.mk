@@ -55,5 +55,6 @@ BINS		+= $(OPS_LIB) $(BUILD)/bin/ops_bench
 .PHONY: bench-ops
 bench-ops: $(BUILD)/bin/ops_bench
 	$(BUILD)/bin/ops_bench 3
-TESTS		+= $(OPS_TEST_BINS) $(OPS_DIR)/tests/ops_nolibm.sh
+TESTS		+= $(OPS_TEST_BINS) $(OPS_DIR)/tests/ops_nolibm.sh \
+		   $(OPS_DIR)/tests/ops_isa_test.sh
 SAN_TESTS	+= $(patsubst $(BUILD)/%,build/%,$(OPS_TEST_BINS))

@@ -31,6 +31,7 @@ struct npu_tile {
 	u64 sam, ldc;
 	u64 n[4], sa[4], sb[4];
 	u32 mr;
+	u32 accum;		/* continue the sums already in c */
 };
 
 typedef void (*npu_tile_fn)(const struct npu_tile *t);

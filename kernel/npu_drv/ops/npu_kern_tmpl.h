@@ -35,7 +35,8 @@ tile_body(const struct npu_tile *t, const u32 MR, const u32 NV)
 	for (i = 0; i < MR; i++)
 #pragma GCC unroll 4
 		for (v = 0; v < NV; v++)
-			acc[i][v] = VBCAST(0.0f);
+			acc[i][v] = t->accum ? vload(t->c + i * t->ldc + v * VW) :
+					       VBCAST(0.0f);
 	for (i0 = 0; i0 < t->n[0]; i0++, a0 += t->sa[0], b0 += t->sb[0]) {
 		const float *a1 = a0, *b1 = b0;
 

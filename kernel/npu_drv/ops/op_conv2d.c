@@ -22,6 +22,7 @@
  */
 #include "npu_ops_float.h"
 #include "npu_gemm.h"
+#include "npu_kern.h"
 
 struct conv_ctx {
 	struct npu_conv_geom g;
@@ -31,6 +32,12 @@ struct conv_ctx {
 	u64 xs2, xs3, ys2, ys3;	/* row/column strides (virtual when flat) */
 	float *y;
 	struct npu_act act;
+	/* pixel-major product (conv_pm_span()), or pm.k == NULL */
+	struct {
+		const struct npu_kern *k;
+		u64 n[2], sa[2], sb[2];	/* channel levels of the tap nest */
+		u32 tail;		/* NC1HWC0: channels past n[0] blocks */
+	} pm;
 };
 
 /* Element offset of channel @c of an activation (NCHW or NC1HWC0). */
@@ -348,6 +355,167 @@ static void conv_span(const struct conv_ctx *cx, u32 n, u32 g, u32 o0, u32 nb,
 }
 
 /*
+ * The pixel-major product: weights stored with the output channel
+ * innermost (strides[0] == 1, the compiler's conv-weight-olast pass) give
+ * one contiguous row of 16 weights per tap, so the ISA level's kernel
+ * computes cv_mr pixels x 16 output channels straight from the operands:
+ * A(pixel, tap) is the input under the tap, B(tap) the weight row. The
+ * taps of a pixel are summed in (c, kh, kw) order; taps over the padding
+ * are skipped (rows for the whole output row, columns per pixel: the edge
+ * pixels run one at a time). A last block of fewer than 16 channels is
+ * moved down to end at the group's last channel; a last pixel tile
+ * narrower than cv_mr is moved left. Either way the same sums are stored
+ * once.
+ */
+static bool conv_pm_init(struct conv_ctx *cx, u32 isa)
+{
+	const struct npu_conv_geom *G = &cx->g;
+
+	cx->pm.k = NULL;
+	cx->pm.tail = 0;
+	if (cx->w->strides[0] != 1 || G->og < NPU_CONV_OCB ||
+	    (G->cg == 1 && G->og == 1))
+		return false;
+	if (G->in_c0) {
+		u32 c0 = (u32)G->in_c0;
+
+		if (G->cg % c0 == 0) {
+			cx->pm.n[0] = G->cg / c0;
+			cx->pm.n[1] = c0;
+		} else if (G->groups == 1) {
+			/* blocks, then the channels of a partial block */
+			cx->pm.n[0] = G->cg / c0;
+			cx->pm.n[1] = c0;
+			cx->pm.tail = G->cg % c0;
+		} else {
+			return false;
+		}
+		cx->pm.sa[0] = cx->in->strides[1];
+		cx->pm.sa[1] = cx->in->strides[4];
+		cx->pm.sb[0] = (u64)c0 * cx->w->strides[1];
+	} else {
+		cx->pm.n[0] = 1;
+		cx->pm.n[1] = G->cg;
+		cx->pm.sa[0] = 0;
+		cx->pm.sa[1] = cx->in->strides[1];
+		cx->pm.sb[0] = 0;
+	}
+	cx->pm.sb[1] = cx->w->strides[1];
+	cx->pm.k = npu_kern_get(isa);
+	return true;
+}
+
+/* Valid taps [lo, hi) along one axis for input start @i0 (may be < 0). */
+static void conv_tap_range(s64 i0, u32 k, u32 d, u32 size, u32 *lo, u32 *hi)
+{
+	u32 a = 0, b = k;
+
+	while (a < k && i0 + (s64)a * d < 0)
+		a++;
+	while (b > a && i0 + (s64)(b - 1) * d >= (s64)size)
+		b--;
+	*lo = a;
+	*hi = b;
+}
+
+static __attribute__((__noinline__)) void
+conv_pm_span(const struct conv_ctx *cx, u32 n, u32 g, u32 o0, u32 nb, u32 oy,
+	     u32 x0, u32 x1)
+{
+	const struct npu_conv_geom *G = &cx->g;
+	const struct npu_kern *k = cx->pm.k;
+	float acc[NPU_KERN_MAX_TILE], row[NPU_CONV_OCB], bias[NPU_CONV_OCB];
+	u64 choff[NPU_CONV_OCB], ox, xa, xb, xbase, ybase;
+	u32 ob = o0 + nb - NPU_CONV_OCB, skip = NPU_CONV_OCB - nb;
+	u32 kh_lo, kh_hi, kw_lo, kw_hi, mr, i, j;
+	s64 iy0 = (s64)oy * G->sh - G->pt, ix0;
+	struct npu_tile t;
+
+	/* the block is channels ob .. ob + 15, of which skip .. 15 are new */
+	for (j = 0; j < NPU_CONV_OCB; j++) {
+		choff[j] = chan_off(cx->out, G->out_c0, ob + j);
+		bias[j] = cx->bias ? cx->bias[(u64)(ob + j) * cx->bias_st] :
+				     0.0f;
+	}
+	conv_tap_range(iy0, G->kh, G->dh, G->h, &kh_lo, &kh_hi);
+	memset(&t, 0, sizeof(t));
+	t.c = acc;
+	t.ldc = NPU_CONV_OCB;
+	t.sam = (u64)G->sw * cx->xs3;
+	t.n[0] = cx->pm.n[0];
+	t.n[1] = cx->pm.n[1];
+	t.n[2] = kh_hi - kh_lo;
+	t.sa[0] = cx->pm.sa[0];
+	t.sa[1] = cx->pm.sa[1];
+	t.sa[2] = (u64)G->dh * cx->xs2;
+	t.sa[3] = (u64)G->dw * cx->xs3;
+	t.sb[0] = cx->pm.sb[0];
+	t.sb[1] = cx->pm.sb[1];
+	t.sb[2] = cx->w->strides[2];
+	t.sb[3] = cx->w->strides[3];
+	xbase = (u64)n * cx->in->strides[0] +
+		chan_off(cx->in, G->in_c0, (u64)g * G->cg) +
+		(u64)(iy0 + (s64)kh_lo * G->dh) * cx->xs2;
+	ybase = (u64)n * cx->out->strides[0] + (u64)oy * cx->ys2;
+	/* interior pixels: every kw tap inside the row */
+	xa = ((u64)G->pl + G->sw - 1) / G->sw;
+	if ((u64)G->w + G->pl >= (u64)(G->kw - 1) * G->dw + 1)
+		xb = ((u64)G->w + G->pl - (u64)(G->kw - 1) * G->dw - 1) /
+		     G->sw + 1;
+	else
+		xb = 0;
+	if (xa < x0)
+		xa = x0;
+	if (xb > x1)
+		xb = x1;
+	if (xb < xa)
+		xb = xa;
+	for (ox = x0; ox < x1; ox += mr) {
+		u64 start = ox;
+
+		ix0 = (s64)ox * G->sw - G->pl;
+		if (ox < xa || ox >= xb) {
+			mr = 1;
+			conv_tap_range(ix0, G->kw, G->dw, G->w, &kw_lo, &kw_hi);
+		} else {
+			mr = xb - ox < k->cv_mr ? (u32)(xb - ox) : k->cv_mr;
+			if (mr < k->cv_mr && xb - xa >= k->cv_mr) {
+				start = xb - k->cv_mr;
+				ix0 = (s64)start * G->sw - G->pl;
+			}
+			kw_lo = 0;
+			kw_hi = G->kw;
+		}
+		t.mr = ox == start ? mr : k->cv_mr;
+		t.n[3] = kw_hi - kw_lo;
+		t.a = cx->x + xbase + (u64)(ix0 + (s64)kw_lo * G->dw) * cx->xs3;
+		t.b = cx->wt + ob + (u64)kh_lo * cx->w->strides[2] +
+		      (u64)kw_lo * cx->w->strides[3];
+		k->cv(&t);
+		if (cx->pm.tail) {
+			/* the same sums continue over the last channels */
+			struct npu_tile u = t;
+
+			u.accum = 1;
+			u.n[0] = 1;
+			u.n[1] = cx->pm.tail;
+			u.a += cx->pm.n[0] * cx->pm.sa[0];
+			u.b += cx->pm.n[0] * cx->pm.sb[0];
+			k->cv(&u);
+		}
+		for (i = (u32)(ox - start); i < (u32)(ox - start) + mr; i++) {
+			u64 yo = ybase + (start + i) * cx->ys3;
+
+			for (j = 0; j < NPU_CONV_OCB; j++)
+				row[j] = acc[i * NPU_CONV_OCB + j] + bias[j];
+			npu_act_row(&cx->act, row, NPU_CONV_OCB);
+			for (j = skip; j < NPU_CONV_OCB; j++)
+				cx->y[yo + choff[j]] = row[j];
+		}
+	}
+}
+
+/*
  * Channels O..C1*C0-1 of an NC1HWC0 output are padding and must read as
  * zero. The unit of the last channel block of the last group zeroes them
  * for its own pixels [@p0, @p1) of row @oy: a bounded share per unit.
@@ -447,7 +615,10 @@ static void conv_row_unit(const struct conv_ctx *cx, u64 u)
 	}
 	o0 = ob * NPU_CONV_OCB;		/* ob < ceil(og / 16): o0 < og */
 	nb = G->og - o0 < NPU_CONV_OCB ? G->og - o0 : NPU_CONV_OCB;
-	conv_span(cx, n, g, o0 + g * G->og, nb, oy, 0, G->ow);
+	if (cx->pm.k)
+		conv_pm_span(cx, n, g, o0 + g * G->og, nb, oy, 0, G->ow);
+	else
+		conv_span(cx, n, g, o0 + g * G->og, nb, oy, 0, G->ow);
 	if (ob == G->ob - 1 && g == G->groups - 1)
 		zero_pad_span(cx, n, oy, 0, G->ow);
 }
@@ -472,7 +643,11 @@ static void conv_flat_unit(const struct conv_ctx *cx, u64 u)
 	p0 = pu * NPU_CONV_FLAT_PIX;
 	p1 = p0 + NPU_CONV_FLAT_PIX < G->ow ? p0 + NPU_CONV_FLAT_PIX : G->ow;
 	/* the flat plane has at most 2^32 - 1 pixels (npu_conv_geom()) */
-	conv_span(cx, n, g, o0 + g * G->og, nb, 0, (u32)p0, (u32)p1);
+	if (cx->pm.k)
+		conv_pm_span(cx, n, g, o0 + g * G->og, nb, 0, (u32)p0,
+			     (u32)p1);
+	else
+		conv_span(cx, n, g, o0 + g * G->og, nb, 0, (u32)p0, (u32)p1);
 	if (ob == G->ob - 1 && g == G->groups - 1)
 		zero_pad_span(cx, n, 0, p0, p1);
 }
@@ -505,6 +680,7 @@ int npu_run_conv2d(const struct npu_op_args *args, u64 begin, u64 end)
 		cx.g.ow = cx.g.oh * cx.g.ow;
 		cx.g.oh = 1;
 	}
+	conv_pm_init(&cx, args->isa);
 	for (u = begin; u < end; u++) {
 		if (cx.g.flat)
 			conv_flat_unit(&cx, u);
