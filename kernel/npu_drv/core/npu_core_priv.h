@@ -154,6 +154,8 @@ struct npu_job {
 	bool distinct_bos;		/* no buffer bound to two slots */
 };
 
+bool npu_job_task_shareable(const struct npu_job *job, u32 ti);
+
 #define NPU_FAILED_RANGES	64
 
 struct npu_fence_range {

@@ -572,7 +572,7 @@ static u32 npu_execute(struct npu_core_unit *c, struct npu_job *job, u32 ti,
 		if (st)
 			return st;
 		st = npu_compute(c, &args,
-				 job->distinct_bos && job->prog->shareable[ti]);
+				 npu_job_task_shareable(job, ti));
 		npu_release(dev, job, task);
 		if (st)
 			return st;
