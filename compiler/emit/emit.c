@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "emit.h"
+#include "ops/npu_ops.h"
 
 _Static_assert((int)IR_F32 == DRM_NPU_DTYPE_F32 &&
 	       (int)IR_BOOL == DRM_NPU_DTYPE_BOOL, "ir dtype != uapi dtype");
@@ -136,6 +137,8 @@ static int view(struct ectx *e, const struct ir_tensor *t, int rank,
 	if (t->layout != IR_LAYOUT_NC1HWC0 && rank != 4 &&
 	    t->layout != IR_LAYOUT_ND)
 		o->layout = DRM_NPU_LAYOUT_ND;
+	if (e->tgt->note)
+		e->tgt->note(e->tgt->ctx, t, o);
 	return 0;
 }
 
@@ -589,6 +592,32 @@ static int emit_conv(struct ectx *e)
 	return err;
 }
 
+int emit_matmul_shape(const struct ir_node *n, struct ir_shape *out)
+{
+	const struct ir_tensor *a = ir_in(n, 0), *b = ir_in(n, 1);
+	const struct ir_tensor *o = n->outputs[0];
+
+	*out = o->shape;
+	if (!a || !b)
+		return -EINVAL;
+	/* numpy 1-D cases: [K] is [1, K] as A and [K, 1] as B */
+	if (a->shape.rank == 1 && b->shape.rank == 1) {
+		out->dim[0] = out->dim[1] = 1;
+		out->rank = 2;
+	} else if (a->shape.rank == 1) {
+		if (out->rank >= IR_MAX_RANK || out->rank < 1)
+			return -ENOTSUP;
+		out->dim[out->rank] = out->dim[out->rank - 1];
+		out->dim[out->rank - 1] = 1;
+		out->rank++;
+	} else if (b->shape.rank == 1) {
+		if (out->rank >= IR_MAX_RANK)
+			return -ENOTSUP;
+		out->dim[out->rank++] = 1;
+	}
+	return 0;
+}
+
 /* Gemm, and MatMul (whose optional input 2 is a fused bias). */
 static int emit_matmul(struct ectx *e)
 {
@@ -598,8 +627,9 @@ static int emit_matmul(struct ectx *e)
 	struct drm_npu_task *t;
 	struct ir_act none = { 0 };
 	int64_t ad[2], bd[2], od[IR_MAX_RANK];
+	struct ir_shape os;
 	float beta = 1.0f;
-	int err, k = 0, orank = o->shape.rank;
+	int err, k = 0, orank;
 
 	if (n->has_residual && c == in(e, n->num_inputs - 1))
 		c = NULL;
@@ -620,20 +650,10 @@ static int emit_matmul(struct ectx *e)
 			t->params.matmul.flags |= DRM_NPU_MATMUL_TRANS_B;
 	}
 	set_act(&t->params.matmul.act, n->has_residual ? &none : &n->act);
-	/* numpy 1-D cases: [K] is [1, K] as A and [K, 1] as B */
-	memcpy(od, o->shape.dim, sizeof(od));
-	if (a->shape.rank == 1 && b->shape.rank == 1) {
-		od[0] = od[1] = 1;
-		orank = 2;
-	} else if (a->shape.rank == 1) {
-		od[orank] = od[orank - 1];
-		od[orank - 1] = 1;
-		orank++;
-	} else if (b->shape.rank == 1) {
-		od[orank++] = 1;
-	}
-	if (orank > IR_MAX_RANK)
+	if (emit_matmul_shape(n, &os))
 		return eerr(e, -ENOTSUP, "rank too large");
+	orank = os.rank;
+	memcpy(od, os.dim, sizeof(od));
 	ad[0] = 1;
 	ad[1] = a->shape.dim[0];
 	bd[0] = b->shape.dim[0];
@@ -1131,6 +1151,39 @@ int emit_node(struct ir_graph *g, const struct ir_node *n,
 	if (err)
 		out->count = before;
 	return err;
+}
+
+int emit_task_output(const struct drm_npu_task *t)
+{
+	/* the device's own rule (QUANTIZE/DEQUANTIZE write operand 1) */
+	return t->num_operands ? (int)npu_op_output(t) : -1;
+}
+
+bool emit_task_inplace_ok(const struct drm_npu_task *t)
+{
+	switch (t->opcode) {
+	case DRM_NPU_OP_COPY:
+		return t->operands[0].dtype == t->operands[1].dtype;
+	case DRM_NPU_OP_BINARY: case DRM_NPU_OP_UNARY: case DRM_NPU_OP_WHERE:
+	case DRM_NPU_OP_SOFTMAX: case DRM_NPU_OP_LAYERNORM:
+	case DRM_NPU_OP_BATCHNORM:
+		return true;
+	default:
+		return false;
+	}
+}
+
+bool emit_same_view(const struct drm_npu_operand *a,
+		    const struct drm_npu_operand *b)
+{
+	if (a->dtype != b->dtype || a->layout != b->layout ||
+	    a->rank != b->rank || a->offset != b->offset)
+		return false;
+	for (int i = 0; i < a->rank && i < DRM_NPU_MAX_RANK; i++)
+		if (a->shape[i] != b->shape[i] ||
+		    a->strides[i] != b->strides[i])
+			return false;
+	return true;
 }
 
 /* --- host-only ops --------------------------------------------------------- */

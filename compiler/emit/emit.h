@@ -48,9 +48,18 @@ struct emit_place {
 typedef int (*emit_place_fn)(void *ctx, const struct ir_tensor *t,
 			     struct emit_place *out);
 
+/*
+ * Optional: told of every operand as it is filled, with the tensor it views
+ * (@op points into the task just appended to the list). Lowering uses it to
+ * know which value each operand holds, for mp_verify_tasks().
+ */
+typedef void (*emit_note_fn)(void *ctx, const struct ir_tensor *t,
+			     const struct drm_npu_operand *op);
+
 struct emit_target {
 	emit_place_fn place;
 	void *ctx;
+	emit_note_fn note;
 };
 
 /* A growable list of tasks. Zero-initialise; free with emit_tasks_free(). */
@@ -90,6 +99,26 @@ bool emit_is_host_op(enum ir_op op);
  */
 int emit_host_eval(struct ir_graph *g, const struct ir_node *n,
 		   const void *const *in, void *out);
+
+/*
+ * The output shape a MATMUL task of Gemm/MatMul @n computes: the ONNX one
+ * with the dims of 1-D operands restored ([K] is [1, K] as A and [K, 1] as
+ * B), which a fused bias must broadcast to. 0 or -ENOTSUP (rank too large).
+ */
+int emit_matmul_shape(const struct ir_node *n, struct ir_shape *out);
+
+/* Index of the operand a task writes (its output). */
+int emit_task_output(const struct drm_npu_task *t);
+
+/*
+ * May the output of @t be the very same view as one of its inputs (ops.rst:
+ * COPY of one dtype, BINARY, UNARY, WHERE, SOFTMAX, LAYERNORM, BATCHNORM)?
+ */
+bool emit_task_inplace_ok(const struct drm_npu_task *t);
+
+/* Do two operands name the same elements in the same order (slot aside)? */
+bool emit_same_view(const struct drm_npu_operand *a,
+		    const struct drm_npu_operand *b);
 
 /* Bytes a tensor occupies in its layout (NC1HWC0 counts the C0 padding). */
 size_t emit_tensor_bytes(const struct ir_tensor *t);

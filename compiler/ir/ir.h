@@ -295,6 +295,13 @@ struct ir_shape ir_shape_make(int rank, const int64_t *dims);
 /* @name may be NULL (a unique name is made); a taken name is made unique. */
 struct ir_tensor *ir_tensor_new(struct ir_graph *g, const char *name,
 				enum ir_dtype dt, const struct ir_shape *shape);
+/*
+ * Give @t a new name, made unique as ir_tensor_new() does (@name NULL: an
+ * automatic one). @t still holds its old name while the new one is chosen,
+ * so the new name differs from it.
+ */
+int ir_tensor_rename(struct ir_graph *g, struct ir_tensor *t,
+		     const char *name);
 /* A constant: copies @nbytes of @data (must equal numel * dtype size). */
 struct ir_tensor *ir_const_new(struct ir_graph *g, const char *name,
 			       enum ir_dtype dt, const struct ir_shape *shape,

@@ -313,6 +313,18 @@ static char *ir_unique_name(struct ir_graph *g, const char *name, int id)
 	}
 }
 
+int ir_tensor_rename(struct ir_graph *g, struct ir_tensor *t,
+		     const char *name)
+{
+	char *n = ir_unique_name(g, name, t->id);
+
+	if (!n)
+		return -ENOMEM;
+	free(t->name);
+	t->name = n;
+	return 0;
+}
+
 struct ir_tensor *ir_tensor_new(struct ir_graph *g, const char *name,
 				enum ir_dtype dt, const struct ir_shape *shape)
 {

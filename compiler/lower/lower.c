@@ -12,6 +12,8 @@
 
 #include "emit/emit.h"
 #include "lower/lower.h"
+#include "memplan/memplan.h"
+#include "ops/npu_ops.h"
 #include "streams/streams.h"
 #include "om/om.h"
 
@@ -60,6 +62,18 @@ struct lower {
 	struct tinfo **work;		/* workspace roots */
 	int num_work;
 	int64_t *offsets;
+	/* operand -> value records of the tasks emitted, for the checker */
+	struct program *cur;		/* program being appended to */
+	uint32_t cur_stream;
+	struct opval *ov;
+	size_t num_ov, cap_ov;
+	bool ov_failed;			/* an allocation failed in note() */
+};
+
+/* Operand @k of task @task of stream @stream holds value @value. */
+struct opval {
+	uint32_t stream, task, value;
+	uint8_t k;
 };
 
 static struct tinfo *info(const struct ir_tensor *t)
@@ -132,6 +146,87 @@ static int eval_host_op(struct lower *l, const struct ir_node *n)
 	o->kind = R_CONST;
 	o->root_last = -1;
 	return 0;
+}
+
+/*
+ * In place, the rule: an output may take an input's storage only if no task
+ * of the node reads that input after the first task that writes the output
+ * (later nodes are excluded by the caller: the input's last reader is this
+ * node), and that first write reads it, if at all, as the very same view
+ * of an op that computes in place. Which inputs qualify depends on how the
+ * node is emitted (a variadic Max folds pairwise into its output and reads
+ * its third input after the first write; a residual Add reads its addend
+ * last), so the node is emitted once with each tensor in a slot of its own
+ * and the tasks are inspected. Returns a mask of qualifying inputs.
+ */
+#define PROBE_OUT_SLOT	0xfff0
+
+static int probe_place(void *ctx, const struct ir_tensor *t,
+		       struct emit_place *out)
+{
+	const struct ir_node *n = ctx;
+
+	out->offset = 0;
+	out->slot = PROBE_OUT_SLOT + 1;	/* neither an input nor output 0 */
+	if (t == n->outputs[0]) {
+		out->slot = PROBE_OUT_SLOT;
+		return 0;
+	}
+	for (int k = 0; k < n->num_inputs && k < 64; k++)
+		if (n->inputs[k] == t) {
+			out->slot = (uint16_t)k;
+			break;
+		}
+	return 0;
+}
+
+static uint64_t inplace_inputs(struct lower *l, const struct ir_node *n)
+{
+	struct emit_target tgt = { probe_place, (void *)n, NULL };
+	struct emit_tasks tl = { 0 };
+	uint64_t ok = 0, bad = 0;
+	size_t first = SIZE_MAX;
+
+	if (emit_node(l->g, n, &tgt, &tl)) {
+		emit_tasks_free(&tl);
+		return 0;
+	}
+	for (size_t i = 0; i < tl.count && first == SIZE_MAX; i++) {
+		int o = emit_task_output(&tl.tasks[i]);
+
+		if (o >= 0 && tl.tasks[i].operands[o].slot == PROBE_OUT_SLOT)
+			first = i;
+	}
+	for (size_t i = 0; i < tl.count && i <= first; i++) {
+		const struct drm_npu_task *t = &tl.tasks[i];
+		int o = emit_task_output(t);
+
+		for (int k = 0; k < t->num_operands; k++) {
+			uint16_t s = t->operands[k].slot;
+
+			if (k == o || s >= 64)
+				continue;
+			if (i < first)
+				continue;	/* read before the output is */
+			if (emit_task_inplace_ok(t) &&
+			    emit_same_view(&t->operands[k], &t->operands[o]))
+				ok |= 1ull << s;
+			else
+				bad |= 1ull << s;
+		}
+	}
+	/* read after the first write of the output: never in place */
+	for (size_t i = first == SIZE_MAX ? tl.count : first + 1;
+	     i < tl.count; i++) {
+		const struct drm_npu_task *t = &tl.tasks[i];
+		int o = emit_task_output(t);
+
+		for (int k = 0; k < t->num_operands; k++)
+			if (k != o && t->operands[k].slot < 64)
+				bad |= 1ull << t->operands[k].slot;
+	}
+	emit_tasks_free(&tl);
+	return ok & ~bad;
 }
 
 /* Step 1: roots of every tensor, views as aliases, in-place writes. */
@@ -212,12 +307,15 @@ static int assign_storage(struct lower *l)
 		if (!l->opt->inplace || !is_elementwise(n->op) ||
 		    n->num_outputs != 1 || n->outputs[0]->is_output)
 			continue;
-		for (int k = 0; k < n->num_inputs; k++) {
+		uint64_t may = inplace_inputs(l, n);
+
+		for (int k = 0; k < n->num_inputs && k < 64; k++) {
 			const struct ir_tensor *in = n->inputs[k];
 			const struct ir_tensor *out = n->outputs[0];
 			struct tinfo *r = in ? info(in)->root : NULL;
 
 			if (!r || r->kind != R_WORK || r->root_last != u ||
+			    !(may >> k & 1) ||
 			    in->dtype != out->dtype ||
 			    in->layout != out->layout ||
 			    !ir_shape_equal(&in->shape, &out->shape) ||
@@ -598,10 +696,194 @@ static int copy_task(struct lower *l, struct program *p, struct unit *u)
 	return append_task(p, &t);
 }
 
+/* The value a tensor holds: a view's is its source's. */
+static uint32_t value_of(const struct lower *l, const struct ir_tensor *t)
+{
+	const struct ir_tensor *src;
+
+	while (t->producer && (src = emit_view_source(t->producer)) != NULL)
+		t = src;
+	return (uint32_t)(info(t) - l->ti);
+}
+
+static int add_opval(struct lower *l, uint32_t stream, size_t task, int k,
+		     uint32_t value)
+{
+	if (l->num_ov == l->cap_ov) {
+		size_t cap = l->cap_ov ? l->cap_ov * 2 : 256;
+		void *q = realloc(l->ov, cap * sizeof(*l->ov));
+
+		if (!q)
+			return -ENOMEM;
+		l->ov = q;
+		l->cap_ov = cap;
+	}
+	l->ov[l->num_ov].stream = stream;
+	l->ov[l->num_ov].task = (uint32_t)task;
+	l->ov[l->num_ov].value = value;
+	l->ov[l->num_ov].k = (uint8_t)k;
+	l->num_ov++;
+	return 0;
+}
+
+static void note(void *ctx, const struct ir_tensor *t,
+		 const struct drm_npu_operand *op)
+{
+	struct lower *l = ctx;
+	struct emit_tasks *tl = &l->cur->tasks;
+	const struct drm_npu_task *last;
+	ptrdiff_t k;
+
+	if (!tl->count)
+		return;
+	last = &tl->tasks[tl->count - 1];
+	k = op - last->operands;
+	if (k < 0 || k >= DRM_NPU_MAX_OPERANDS)
+		return;
+	if (add_opval(l, l->cur_stream, tl->count - 1, (int)k, value_of(l, t)))
+		l->ov_failed = true;
+}
+
+static uint64_t view_key(const struct drm_npu_operand *o)
+{
+	uint64_t h = 1469598103934665603ull;
+	uint64_t f[4 + 2 * DRM_NPU_MAX_RANK];
+	int n = 0;
+
+	f[n++] = o->slot;
+	f[n++] = o->offset;
+	f[n++] = (uint64_t)o->dtype << 16 | (uint64_t)o->layout << 8 |
+		 o->rank;
+	for (int i = 0; i < o->rank && i < DRM_NPU_MAX_RANK; i++) {
+		f[n++] = o->shape[i];
+		f[n++] = o->strides[i];
+	}
+	for (int i = 0; i < n; i++)
+		for (int b = 0; b < 8; b++) {
+			h ^= (f[i] >> (8 * b)) & 0xff;
+			h *= 1099511628211ull;
+		}
+	return h;
+}
+
+/* Bytes [begin, end) an operand spans (end == begin: none). */
+static void operand_extent(const struct drm_npu_operand *o, uint64_t *begin,
+			   uint64_t *end)
+{
+	uint64_t span = 0;
+
+	*begin = *end = o->offset;
+	for (int i = 0; i < o->rank && i < DRM_NPU_MAX_RANK; i++) {
+		if (!o->shape[i])
+			return;
+		span += (uint64_t)(o->shape[i] - 1) * o->strides[i];
+	}
+	*end = o->offset + (span + 1) * ir_dtype_size((enum ir_dtype)o->dtype);
+}
+
+/*
+ * Step 5: every task passes the device's npu_op_check() (a malformed task
+ * is a compiler bug, not a model the device refuses at load), and the
+ * programs are proven sound with the independent task-level checker
+ * (mp_verify_tasks()): no task overwrites a value that a later task reads.
+ */
+static int verify_tasks(struct lower *l, const struct st_result *st,
+			const struct program *prog)
+{
+	size_t nt = 0, *base = calloc(st->num_streams + 1, sizeof(*base));
+	struct mp_task *tasks = NULL;
+	struct mp_access *acc = NULL;
+	struct mp_task_problem p;
+	size_t bad = 0;
+	char msg[400];
+	int ret = -ENOMEM;
+
+	if (!base)
+		return fail(l, -ENOMEM, "out of memory");
+	for (uint32_t s = 0; s < st->num_streams; s++) {
+		base[s] = nt;
+		nt += prog[s].tasks.count;
+	}
+	tasks = calloc(nt + 1, sizeof(*tasks));
+	acc = calloc(l->num_ov + 1, sizeof(*acc));
+	if (!tasks || !acc)
+		goto out;
+	for (uint32_t s = 0; s < st->num_streams; s++)
+		for (size_t i = 0; i < prog[s].tasks.count; i++) {
+			const struct drm_npu_task *t = &prog[s].tasks.tasks[i];
+			struct mp_task *m = &tasks[base[s] + i];
+			u32 bad_op = ~0u;
+
+			/* the device's own check, as at model load */
+			if (npu_op_check(t, &bad_op)) {
+				ret = fail(l, -EFAULT,
+					   "internal error: stream %u task %zu (%s, node '%s') is malformed for the device (operand %d)",
+					   s, i, prog[s].debug[i].op,
+					   prog[s].debug[i].node,
+					   bad_op == ~0u ? -1 : (int)bad_op);
+				goto out;
+			}
+
+			m->stream = s;
+			m->kind = t->opcode == DRM_NPU_OP_SEM_SIGNAL ?
+				  MP_TASK_SIGNAL :
+				  t->opcode == DRM_NPU_OP_SEM_WAIT ?
+				  MP_TASK_WAIT : MP_TASK_OP;
+			m->sem = t->params.sem.index;
+			m->inplace_ok = m->kind == MP_TASK_OP &&
+					emit_task_inplace_ok(t);
+		}
+	for (size_t a = 0; a < l->num_ov; a++) {
+		const struct opval *v = &l->ov[a];
+		const struct drm_npu_task *t =
+			&prog[v->stream].tasks.tasks[v->task];
+		const struct drm_npu_operand *o = &t->operands[v->k];
+
+		acc[a].task = (uint32_t)(base[v->stream] + v->task);
+		acc[a].value = v->value;
+		acc[a].space = o->slot;
+		acc[a].write = v->k == emit_task_output(t);
+		acc[a].view = view_key(o);
+		operand_extent(o, &acc[a].begin, &acc[a].end);
+	}
+	p.num_tasks = nt;
+	p.tasks = tasks;
+	p.num_accesses = l->num_ov;
+	p.accesses = acc;
+	ret = mp_verify_tasks(&p, &bad, msg, sizeof(msg));
+	if (ret) {
+		uint32_t s = 0;
+
+		while (s + 1 < st->num_streams && base[s + 1] <= bad)
+			s++;
+		if (ret == -ENOMEM) {
+			fail(l, ret, "out of memory");
+		} else if (bad - base[s] < prog[s].tasks.count) {
+			const struct om_debug_info *d =
+				&prog[s].debug[bad - base[s]];
+
+			ret = fail(l, -EFAULT,
+				   "internal error: the task-level memory check refused the lowered programs at stream %u task %zu (%s, node '%s'): %s",
+				   s, bad - base[s], d->op, d->node, msg);
+		} else {
+			ret = fail(l, -EFAULT,
+				   "internal error: the task-level memory check refused the lowered programs: %s",
+				   msg);
+		}
+	}
+out:
+	if (ret == -ENOMEM && !l->err[0])
+		fail(l, ret, "out of memory");
+	free(base);
+	free(tasks);
+	free(acc);
+	return ret;
+}
+
 /* Step 4: tasks per stream, semaphores, the variant's programs and plan. */
 static int emit_programs(struct lower *l, const struct st_result *st)
 {
-	struct emit_target tgt = { place, l };
+	struct emit_target tgt = { place, l, note };
 	struct program *prog = calloc(st->num_streams, sizeof(*prog));
 	uint32_t *base = calloc(st->num_streams, sizeof(*base));
 	int ret = 0;
@@ -622,10 +904,19 @@ static int emit_programs(struct lower *l, const struct st_result *st)
 				ret = sem_task(p, DRM_NPU_OP_SEM_WAIT,
 					       (uint32_t)e, name, un->node_index);
 		at = p->tasks.count;
+		l->cur = p;
+		l->cur_stream = st->stream[u];
 		if (!ret && un->node)
 			ret = emit_node(l->g, un->node, &tgt, &p->tasks);
 		else if (!ret)
 			ret = copy_task(l, p, un);
+		if (!ret && (l->ov_failed || (!un->node && p->tasks.count > at &&
+		    p->tasks.tasks[at].num_operands == 2 &&
+		    (add_opval(l, st->stream[u], at, 0,
+			       value_of(l, un->copy_src->t)) ||
+		     add_opval(l, st->stream[u], at, 1,
+			       (uint32_t)(un->copy_dst - l->ti))))))
+			ret = -ENOMEM;
 		if (ret) {
 			if (!l->err[0])
 				snprintf(l->err, l->errlen, "%s",
@@ -641,6 +932,8 @@ static int emit_programs(struct lower *l, const struct st_result *st)
 				ret = sem_task(p, DRM_NPU_OP_SEM_SIGNAL,
 					       (uint32_t)e, name, un->node_index);
 	}
+	if (!ret)
+		ret = verify_tasks(l, st, prog);
 	for (uint32_t s = 0; s < st->num_streams && !ret; s++) {
 		struct program *p = &prog[s];
 
@@ -754,5 +1047,6 @@ out:
 	free(l.unit_of_node);
 	free(l.work);
 	free(l.offsets);
+	free(l.ov);
 	return ret;
 }

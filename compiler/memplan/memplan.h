@@ -174,6 +174,93 @@ int64_t mp_lower_bound(const struct mp_problem *p);
 int mp_verify(const struct mp_problem *p, const int64_t *offsets,
 	      int64_t arena, char *err, size_t errlen);
 
+/*
+ * Task-level check of a lowered program set: mp_verify_tasks().
+ *
+ * The buffer-level plan above works on lifetimes measured in whole graph
+ * nodes. A node may lower to several tasks (a variadic Max folds pairwise
+ * into its output, a residual Add follows a Conv, a Concat is one copy per
+ * piece), and the lowering may let an output take an input's storage (in
+ * place). Whether the tasks as emitted keep every value intact is checked
+ * here, from the tasks alone: which bytes each task reads and writes, which
+ * logical value those bytes are meant to hold, and the order the streams
+ * and their semaphores impose.
+ */
+enum mp_task_kind {
+	MP_TASK_OP,		/* computes: reads and writes through accesses */
+	MP_TASK_SIGNAL,		/* signals semaphore @sem (once per program set) */
+	MP_TASK_WAIT,		/* waits until @sem is signalled */
+};
+
+/**
+ * struct mp_task - one task of a program set
+ * @stream: its stream; the tasks of a stream run in the order they appear
+ *          in the task array
+ * @kind: see enum mp_task_kind
+ * @sem: SIGNAL/WAIT: the semaphore
+ * @inplace_ok: OP: the task may write its output over an input that is the
+ *              very same view (the device reads each element before it
+ *              writes it); any other overlap of output and input is wrong
+ */
+struct mp_task {
+	uint32_t stream;
+	enum mp_task_kind kind;
+	uint32_t sem;
+	bool inplace_ok;
+};
+
+/**
+ * struct mp_access - bytes one task reads or writes
+ * @task: index into the task array
+ * @value: the logical value those bytes hold (a graph tensor; views of a
+ *         tensor hold the same value)
+ * @space: address space (a slot); different spaces never overlap
+ * @write: written (else read)
+ * @begin: first byte
+ * @end: one past the last byte (@end == @begin: touches nothing)
+ * @view: identity of the exact view (offset, shape, strides, dtype): equal
+ *        keys name the same elements in the same order
+ */
+struct mp_access {
+	uint32_t task;
+	uint32_t value;
+	uint32_t space;
+	bool write;
+	uint64_t begin, end;
+	uint64_t view;
+};
+
+struct mp_task_problem {
+	size_t num_tasks;
+	const struct mp_task *tasks;
+	size_t num_accesses;
+	const struct mp_access *accesses;
+};
+
+/**
+ * mp_verify_tasks() - prove that no task destroys a value still to be read
+ * @p: the tasks and their accesses
+ * @bad_task: out on failure, the task at fault (may be NULL)
+ * @err: out, what is wrong (may be NULL)
+ * @errlen: size of @err
+ *
+ * Happens-before comes from program order and semaphores only (vector
+ * clocks over the streams, computed by running the programs). Then, for
+ * every read of a value v by task r and every write of another value by a
+ * task x to overlapping bytes of the same space, one of these must hold:
+ * r happens before x (the bytes are dead); x happens before every write of
+ * v that r may observe (the bytes were reused before v was made); or x is
+ * r itself, @inplace_ok, writing the very same view it reads. In
+ * particular an output may overwrite an input only if no later task (of
+ * the same node or any other) reads that input. Also every read of a value
+ * that some task writes must have such a write happen before it, and the
+ * programs must not deadlock on their semaphores.
+ *
+ * Return: 0 if the program set is sound, -1 otherwise (-ENOMEM: no memory).
+ */
+int mp_verify_tasks(const struct mp_task_problem *p, size_t *bad_task,
+		    char *err, size_t errlen);
+
 /* Name of a planner ("greedy-size", ...). */
 const char *mp_planner_name(enum mp_planner_id id);
 

@@ -8,9 +8,17 @@
  * pairs, and checks that the byte ranges [offset, offset + size) of every
  * such pair are disjoint, that offsets are aligned and that the claimed
  * arena holds every buffer.
+ *
+ * mp_verify_tasks() checks the tasks as lowered (see memplan.h): every
+ * read sees the value it means, whatever the planners and the in-place
+ * decisions of the lowering did.
  */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "memplan.h"
 
@@ -124,5 +132,295 @@ int mp_verify(const struct mp_problem *p, const int64_t *offsets,
 		}
 	}
 	free(order);
+	return ret;
+}
+
+/* --- task level ------------------------------------------------------------ */
+
+struct tv {
+	const struct mp_task_problem *p;
+	uint32_t ns;		/* streams */
+	uint32_t *pos;		/* per task: position in its stream */
+	uint32_t *vc;		/* per task: ns entries, tasks of each stream
+				 * that happen before it or are it */
+};
+
+/* Does task @a finish before task @b starts? */
+static bool tv_hb(const struct tv *v, size_t a, size_t b)
+{
+	uint32_t s = v->p->tasks[a].stream;
+
+	return a != b && v->vc[b * v->ns + s] >= v->pos[a] + 1;
+}
+
+static bool tv_overlap(const struct mp_access *a, const struct mp_access *b)
+{
+	return a->space == b->space && a->begin < b->end &&
+	       b->begin < a->end && a->begin < a->end && b->begin < b->end;
+}
+
+/* Vector clocks by running the programs; -1 with @err on a deadlock. */
+static int tv_clocks(struct tv *v, size_t *bad_task, char *err,
+		     size_t errlen)
+{
+	const struct mp_task_problem *p = v->p;
+	size_t n = p->num_tasks, max_sem = 0, done = 0;
+	size_t *next = NULL, *last = NULL, *sig = NULL;
+	int ret = -ENOMEM;
+
+	for (size_t t = 0; t < n; t++) {
+		if (p->tasks[t].stream + 1 > v->ns)
+			v->ns = p->tasks[t].stream + 1;
+		if (p->tasks[t].kind != MP_TASK_OP &&
+		    p->tasks[t].sem + (size_t)1 > max_sem)
+			max_sem = p->tasks[t].sem + (size_t)1;
+	}
+	if (v->ns > 4096 || max_sem > 4 * n + 64) {
+		if (err)
+			snprintf(err, errlen, "%u streams or semaphore %zu out of range",
+				 v->ns, max_sem);
+		return -1;
+	}
+	v->pos = calloc(n + 1, sizeof(*v->pos));
+	v->vc = calloc(n * v->ns + 1, sizeof(*v->vc));
+	next = calloc(v->ns + 1, sizeof(*next));	/* next task to run */
+	last = calloc(v->ns + 1, sizeof(*last));	/* ran so far */
+	sig = malloc((max_sem + 1) * sizeof(*sig));
+	if (!v->pos || !v->vc || !next || !last || !sig)
+		goto out;
+	for (size_t k = 0; k <= max_sem; k++)
+		sig[k] = SIZE_MAX;
+	/* Each stream: a cursor over the task array; run what can run. */
+	for (bool progress = true; progress;) {
+		progress = false;
+		for (uint32_t s = 0; s < v->ns; s++) {
+			size_t t;
+
+			for (t = next[s]; t < n; t++) {
+				const struct mp_task *k = &p->tasks[t];
+				uint32_t *c = &v->vc[t * v->ns];
+
+				if (k->stream != s)
+					continue;
+				if (k->kind == MP_TASK_WAIT &&
+				    sig[k->sem] == SIZE_MAX)
+					break;
+				if (last[s])
+					memcpy(c, &v->vc[(last[s] - 1) * v->ns],
+					       v->ns * sizeof(*c));
+				if (k->kind == MP_TASK_WAIT) {
+					const uint32_t *o =
+						&v->vc[sig[k->sem] * v->ns];
+
+					for (uint32_t q = 0; q < v->ns; q++)
+						if (o[q] > c[q])
+							c[q] = o[q];
+				}
+				v->pos[t] = last[s] ? v->pos[last[s] - 1] + 1 : 0;
+				c[s] = v->pos[t] + 1;
+				if (k->kind == MP_TASK_SIGNAL &&
+				    sig[k->sem] == SIZE_MAX)
+					sig[k->sem] = t;
+				last[s] = t + 1;
+				done++;
+				progress = true;
+			}
+			next[s] = t;
+		}
+	}
+	ret = 0;
+	if (done < n) {
+		for (uint32_t s = 0; s < v->ns; s++)
+			if (next[s] < n) {
+				if (bad_task)
+					*bad_task = next[s];
+				if (err)
+					snprintf(err, errlen,
+						 "stream %u deadlocks: task %zu waits on semaphore %u, which no runnable task signals",
+						 s, next[s], p->tasks[next[s]].sem);
+				break;
+			}
+		ret = -1;
+	}
+out:
+	free(next);
+	free(last);
+	free(sig);
+	return ret;
+}
+
+static int tv_fail(size_t *bad_task, size_t task, char *err, size_t errlen,
+		   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static int tv_fail(size_t *bad_task, size_t task, char *err, size_t errlen,
+		   const char *fmt, ...)
+{
+	va_list ap;
+
+	if (bad_task)
+		*bad_task = task;
+	if (err) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+/*
+ * Read @r of value v is clobbered by write @x of another value unless r
+ * happens before x, x is r itself writing the same view in place, or x
+ * happens before every write of v that r may observe on those bytes.
+ */
+static int tv_check_pair(const struct tv *v, const struct mp_access *r,
+			 const struct mp_access *x, const size_t *vhead,
+			 const size_t *vnext, size_t *bad_task, char *err,
+			 size_t errlen)
+{
+	const struct mp_task_problem *p = v->p;
+	struct mp_access both = *r;
+	bool any = false;
+
+	if (x->task == r->task) {
+		if (p->tasks[x->task].inplace_ok && x->view == r->view)
+			return 0;
+		return tv_fail(bad_task, x->task, err, errlen,
+			       "task %u writes value %u over bytes [%llu,%llu) of space %u that it also reads as value %u, and not in place on the same view",
+			       x->task, x->value,
+			       (unsigned long long)x->begin,
+			       (unsigned long long)x->end, x->space, r->value);
+	}
+	if (tv_hb(v, r->task, x->task))
+		return 0;
+	both.begin = r->begin > x->begin ? r->begin : x->begin;
+	both.end = r->end < x->end ? r->end : x->end;
+	for (size_t w = vhead[r->value]; w != SIZE_MAX; w = vnext[w]) {
+		const struct mp_access *a = &p->accesses[w];
+
+		if (!tv_overlap(a, &both) || a->task == r->task ||
+		    tv_hb(v, r->task, a->task))
+			continue;
+		any = true;
+		if (!tv_hb(v, x->task, a->task))
+			return tv_fail(bad_task, x->task, err, errlen,
+				       "task %u writes value %u over bytes [%llu,%llu) of space %u after (or unordered with) task %u wrote value %u there, which task %u reads later",
+				       x->task, x->value,
+				       (unsigned long long)both.begin,
+				       (unsigned long long)both.end, x->space,
+				       a->task, r->value, r->task);
+	}
+	if (!any && vhead[r->value] == SIZE_MAX)
+		return tv_fail(bad_task, x->task, err, errlen,
+			       "task %u writes value %u over bytes [%llu,%llu) of space %u holding value %u (an input or constant), which task %u reads %s",
+			       x->task, x->value,
+			       (unsigned long long)both.begin,
+			       (unsigned long long)both.end, x->space,
+			       r->value, r->task,
+			       tv_hb(v, x->task, r->task) ? "later" :
+			       "unordered with it");
+	return 0;
+}
+
+static const struct mp_access *tv_acc;
+
+static int by_space_begin(const void *pa, const void *pb)
+{
+	const struct mp_access *a = &tv_acc[*(const size_t *)pa];
+	const struct mp_access *b = &tv_acc[*(const size_t *)pb];
+
+	if (a->space != b->space)
+		return a->space < b->space ? -1 : 1;
+	return (a->begin > b->begin) - (a->begin < b->begin);
+}
+
+int mp_verify_tasks(const struct mp_task_problem *p, size_t *bad_task,
+		    char *err, size_t errlen)
+{
+	struct tv v = { .p = p };
+	size_t na = p->num_accesses, nv = 0, nw = 0;
+	size_t *vhead = NULL, *vnext = NULL, *ws = NULL;
+	int ret;
+
+	for (size_t a = 0; a < na; a++) {
+		if (p->accesses[a].task >= p->num_tasks)
+			return tv_fail(bad_task, 0, err, errlen,
+				       "access %zu names task %u of %zu", a,
+				       p->accesses[a].task, p->num_tasks);
+		if (p->accesses[a].value + (size_t)1 > nv)
+			nv = p->accesses[a].value + (size_t)1;
+	}
+	ret = tv_clocks(&v, bad_task, err, errlen);
+	if (ret)
+		goto out;
+	ret = -ENOMEM;
+	vhead = malloc((nv + 1) * sizeof(*vhead));
+	vnext = malloc((na + 1) * sizeof(*vnext));
+	ws = malloc((na + 1) * sizeof(*ws));
+	if (!vhead || !vnext || !ws)
+		goto out;
+	/* The writes of each value. */
+	for (size_t k = 0; k <= nv; k++)
+		vhead[k] = SIZE_MAX;
+	for (size_t a = na; a-- > 0;) {
+		const struct mp_access *w = &p->accesses[a];
+
+		if (!w->write || w->begin >= w->end)
+			continue;
+		vnext[a] = vhead[w->value];
+		vhead[w->value] = a;
+		ws[nw++] = a;
+	}
+	/* All writes by space and first byte, to find the overlapping ones. */
+	tv_acc = p->accesses;
+	qsort(ws, nw, sizeof(*ws), by_space_begin);
+	ret = 0;
+	for (size_t a = 0; a < na && !ret; a++) {
+		const struct mp_access *r = &p->accesses[a];
+		bool produced = vhead[r->value] == SIZE_MAX;
+
+		if (r->write || r->begin >= r->end)
+			continue;
+		for (size_t w = vhead[r->value]; w != SIZE_MAX && !produced;
+		     w = vnext[w])
+			if (tv_overlap(&p->accesses[w], r) &&
+			    tv_hb(&v, p->accesses[w].task, r->task))
+				produced = true;
+		if (!produced) {
+			ret = tv_fail(bad_task, r->task, err, errlen,
+				      "task %u reads value %u (bytes [%llu,%llu) of space %u) before any task is ordered to write it",
+				      r->task, r->value,
+				      (unsigned long long)r->begin,
+				      (unsigned long long)r->end, r->space);
+			break;
+		}
+		size_t lo = 0, hi = nw;
+
+		while (lo < hi) {	/* first write of r's space */
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (p->accesses[ws[mid]].space < r->space)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (size_t x = lo; x < nw && !ret; x++) {
+			const struct mp_access *w = &p->accesses[ws[x]];
+
+			if (w->space != r->space || w->begin >= r->end)
+				break;
+			if (w->value == r->value || !tv_overlap(w, r))
+				continue;
+			ret = tv_check_pair(&v, r, w, vhead, vnext, bad_task,
+					    err, errlen);
+		}
+	}
+out:
+	if (ret == -ENOMEM && err)
+		snprintf(err, errlen, "out of memory");
+	free(vhead);
+	free(vnext);
+	free(ws);
+	free(v.pos);
+	free(v.vc);
 	return ret;
 }

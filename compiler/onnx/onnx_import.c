@@ -27,6 +27,14 @@ struct onnx_ctx {
 	char *err;
 	size_t errlen;
 	int64_t opset;
+	/*
+	 * Tensors the importer names itself (tensor attributes, unnamed
+	 * optional outputs): their automatic names must not take a user's.
+	 * User names win: a user name that one of these holds is claimed
+	 * (onnx_claim()) and the private tensor renamed out of its way.
+	 */
+	struct ir_tensor **priv;
+	int num_priv, cap_priv;
 };
 
 static int onnx_fail(struct onnx_ctx *c, int ret, const char *fmt, ...)
@@ -301,10 +309,43 @@ static int onnx_tensor(struct onnx_ctx *c, const Onnx__TensorProto *tp,
 
 /* --- names ---------------------------------------------------------------- */
 
+/* A private tensor: named by the importer, never by the model. */
+static struct ir_tensor *onnx_private(struct onnx_ctx *c, struct ir_tensor *t)
+{
+	if (!t)
+		return NULL;
+	if (c->num_priv == c->cap_priv) {
+		int cap = c->cap_priv ? c->cap_priv * 2 : 16;
+		void *p = realloc(c->priv, (size_t)cap * sizeof(*c->priv));
+
+		if (!p)
+			return NULL;
+		c->priv = p;
+		c->cap_priv = cap;
+	}
+	c->priv[c->num_priv++] = t;
+	return t;
+}
+
+/* Make @name free for the model's own tensor: move a private one away. */
+static int onnx_claim(struct onnx_ctx *c, const char *name)
+{
+	struct ir_tensor *t = ir_graph_find_tensor(c->g, name);
+
+	for (int i = 0; t && i < c->num_priv; i++)
+		if (c->priv[i] == t)
+			return ir_tensor_rename(c->g, t, NULL);
+	return 0;
+}
+
 /* The tensor called @name: existing, or a fresh placeholder. */
 static struct ir_tensor *onnx_lookup(struct onnx_ctx *c, const char *name)
 {
-	struct ir_tensor *t = ir_graph_find_tensor(c->g, name);
+	struct ir_tensor *t;
+
+	if (onnx_claim(c, name))
+		return NULL;
+	t = ir_graph_find_tensor(c->g, name);
 
 	if (t)
 		return t;
@@ -472,6 +513,8 @@ static int onnx_attr(struct onnx_ctx *c, const Onnx__NodeProto *np,
 		err = onnx_tensor(c, a->t, NULL, &t);
 		if (err)
 			return err;
+		if (!onnx_private(c, t))
+			return onnx_fail(c, -ENOMEM, "out of memory");
 		err = ir_attr_set_tensor(n, a->name, t);
 		break;
 	default:
@@ -498,6 +541,8 @@ static int onnx_constant(struct onnx_ctx *c, const Onnx__NodeProto *np)
 		return onnx_fail(c, -EINVAL, "node '%s' (Constant): needs one "
 				 "output and exactly one value attribute",
 				 np->name ? np->name : "");
+	if (onnx_claim(c, out))
+		return onnx_fail(c, -ENOMEM, "out of memory");
 	if (ir_graph_find_tensor(c->g, out))
 		return onnx_fail(c, -EINVAL, "node '%s' (Constant): output "
 				 "'%s' is produced twice",
@@ -613,7 +658,8 @@ static int onnx_node(struct onnx_ctx *c, const Onnx__NodeProto *np, int idx)
 
 		if (!np->output[i] || !*np->output[i]) {
 			/* unused optional output: give it a private tensor */
-			t = ir_tensor_new(c->g, NULL, IR_DTYPE_INVALID, NULL);
+			t = onnx_private(c, ir_tensor_new(c->g, NULL,
+						IR_DTYPE_INVALID, NULL));
 		} else {
 			t = onnx_lookup(c, np->output[i]);
 			if (t && (t->producer || t->data || t->is_input))
@@ -731,6 +777,8 @@ static int onnx_graph(struct onnx_ctx *c, const Onnx__GraphProto *gp)
 		if (!vi || !vi->name)
 			return onnx_fail(c, -EINVAL, "graph output #%zu has no "
 					 "name", i);
+		if (onnx_claim(c, vi->name))
+			return onnx_fail(c, -ENOMEM, "out of memory");
 		t = ir_graph_find_tensor(c->g, vi->name);
 		if (!t)
 			return onnx_fail(c, -EINVAL, "graph output '%s' is not "
@@ -786,6 +834,7 @@ int onnx_import_buffer(const void *data, size_t len, const char *base_dir,
 	ret = onnx_opset(&c, m);
 	if (!ret)
 		ret = onnx_graph(&c, m->graph);
+	free(c.priv);
 	onnx__model_proto__free_unpacked(m, NULL);
 	if (ret) {
 		if (errlen && !err[0])

@@ -6,7 +6,11 @@
  * BN(y) = s * (y - mean) + beta with s = gamma / sqrt(var + eps), per
  * channel. For y = Conv(x, W, b): W'[o] = W[o] * s[o], b' = s * (b - mean) +
  * beta. For y = alpha * A * B + beta_g * C (Gemm): B' scales B's output
- * columns by s, C' = s * (beta_g * C - mean) + beta with beta_g' = 1.
+ * columns by s, C' = s * (beta_g * C - mean) + beta with beta_g' = 1. C
+ * broadcasts to [M, N] by its own shape: a scalar, [N] or [1, N] (per
+ * column) stays per column ([N]); [M, 1] (per row) or [M, N] becomes a full
+ * [M, N], since the BN scale varies along the columns. Never by its element
+ * count: [M, 1] has N elements when M == N.
  * New constants are made (weights may be shared); the arithmetic is done in
  * double and rounded once.
  */
@@ -87,18 +91,18 @@ static int bn_fold_prepare(struct bn_fold *f, const struct ir_node *bn,
 
 /*
  * Make the folded constants and wire them into @node as inputs 1 (weights,
- * shaped like @w) and 2 (bias @b, or a new input when it had none).
+ * shaped like @w) and 2 (bias @b of shape @bs, or a new input when it had
+ * none).
  */
 static int bn_fold_install(struct ir_graph *g, struct ir_node *node,
 			   const struct ir_tensor *w,
 			   const struct ir_tensor *b, const struct bn_fold *f,
-			   int64_t c)
+			   const struct ir_shape *bs)
 {
-	struct ir_shape bs = { .rank = 1, .dim = { c } };
 	struct ir_tensor *tw, *tb;
 
 	tw = pu_const_f32(g, w->name, &w->shape, f->nw);
-	tb = pu_const_f32(g, b ? b->name : NULL, &bs, f->nb);
+	tb = pu_const_f32(g, b ? b->name : NULL, bs, f->nb);
 	if (!tw || !tb)
 		return -ENOMEM;
 	ir_node_set_input(node, 1, tw);
@@ -128,7 +132,8 @@ static int fold_into_conv(struct ir_graph *g, struct ir_node *conv,
 				ir_const_get_f(w, i * per + j) * f.s[i];
 		f.nb[i] = (b ? ir_const_get_f(b, i) : 0.0) * f.s[i] + f.t[i];
 	}
-	ret = bn_fold_install(g, conv, w, b, &f, o);
+	ret = bn_fold_install(g, conv, w, b, &f,
+			      &(struct ir_shape){ .rank = 1, .dim = { o } });
 	if (!ret)
 		pu_absorb(g, conv, bn);
 out:
@@ -141,31 +146,55 @@ static int fold_into_gemm(struct ir_graph *g, struct ir_node *gemm,
 {
 	const struct ir_tensor *w = gemm->inputs[1], *c = ir_in(gemm, 2);
 	bool tb = ir_attr_int(gemm, "transB", 0) != 0;
-	int64_t n = gemm->outputs[0]->shape.dim[1], k, i, j;
+	int64_t m = gemm->outputs[0]->shape.dim[0];
+	int64_t n = gemm->outputs[0]->shape.dim[1], k, i, j, cm = 1, cn = 1;
 	double beta = ir_attr_float(gemm, "beta", 1.0f);
+	struct ir_shape bs = { .rank = 1, .dim = { n } };
 	struct bn_fold f = { 0 };
 	int ret;
 
 	if (!w->data || (c && !c->data) || w->shape.rank != 2 ||
-	    (c && ir_tensor_numel(c) != 1 && ir_tensor_numel(c) != n) ||
-	    gemm->num_inputs > 3)
+	    (c && c->shape.rank > 2) || gemm->num_inputs > 3 ||
+	    m < 0 || n < 0)
 		return 1;
+	if (c && c->shape.rank == 2)
+		cm = c->shape.dim[0];
+	if (c && c->shape.rank >= 1)
+		cn = c->shape.dim[c->shape.rank - 1];
+	/* C broadcasts to [M, N] by its shape (unidirectionally) */
+	if ((cm != 1 && cm != m) || (cn != 1 && cn != n))
+		return 1;
+	if (cm != 1) {		/* per row or full: the folded bias is full */
+		bs.rank = 2;
+		bs.dim[0] = m;
+		bs.dim[1] = n;
+	}
 	k = w->shape.dim[tb ? 1 : 0];
+	/* nb holds bs elements: allocate for the larger of n and m * n */
 	ret = bn_fold_prepare(&f, bn, n, n * k);
+	if (!ret && cm != 1) {
+		free(f.nb);
+		f.nb = calloc((size_t)(m * n) + 1, sizeof(*f.nb));
+		if (!f.nb)
+			ret = -ENOMEM;
+	}
 	if (ret)
 		goto out;
-	for (i = 0; i < n; i++) {
-		double cv = c ? ir_const_get_f(c, ir_tensor_numel(c) == 1 ?
-						  0 : i) : 0.0;
-
+	for (i = 0; i < n; i++)
 		for (j = 0; j < k; j++) {
 			int64_t idx = tb ? i * k + j : j * n + i;
 
 			f.nw[idx] = ir_const_get_f(w, idx) * f.s[i];
 		}
-		f.nb[i] = beta * cv * f.s[i] + f.t[i];
-	}
-	ret = bn_fold_install(g, gemm, w, c, &f, n);
+	for (int64_t r = 0; r < (cm != 1 ? m : 1); r++)
+		for (i = 0; i < n; i++) {
+			double cv = c ? ir_const_get_f(c, (cm != 1 ? r : 0) *
+						       cn + (cn != 1 ? i : 0))
+				      : 0.0;
+
+			f.nb[r * n + i] = beta * cv * f.s[i] + f.t[i];
+		}
+	ret = bn_fold_install(g, gemm, w, c, &f, &bs);
 	if (!ret) {
 		ir_attr_set_float(gemm, "beta", 1.0f);
 		pu_absorb(g, gemm, bn);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "passes.h"
+#include "emit/emit.h"
 
 /* Fold a following activation into nodes accepted by @want. */
 static int fuse_act(struct ir_graph *g, struct pass_stats *st,
@@ -158,9 +159,15 @@ static bool bias_shape_ok(const struct ir_tensor *b, const struct ir_shape *o)
 	return b->shape.dim[b->shape.rank - 1] == o->dim[o->rank - 1];
 }
 
-/* MatMul(x, W) + b -> MatMul(x, W, b); Gemm without C + b -> Gemm(.., b). */
+/*
+ * MatMul(x, W) + b -> MatMul(x, W, b); Gemm without C + b -> Gemm(.., b).
+ * The bias must fit both the ONNX output shape (the Add's meaning) and the
+ * shape the MATMUL task computes (emit_matmul_shape(): a 1-D W makes it
+ * [.., M, 1], where a bias [M] does not broadcast).
+ */
 int pass_matmul_bias_fusion(struct ir_graph *g, struct pass_stats *st)
 {
+	struct ir_shape ls;
 	int i, k;
 
 	for (i = 0; i < g->num_nodes; i++) {
@@ -180,6 +187,8 @@ int pass_matmul_bias_fusion(struct ir_graph *g, struct pass_stats *st)
 			    m->outputs[0]->shape.rank >= 2 &&
 			    bias_shape_ok(add->inputs[1 - k],
 					  &m->outputs[0]->shape) &&
+			    !emit_matmul_shape(m, &ls) &&
+			    bias_shape_ok(add->inputs[1 - k], &ls) &&
 			    ir_shape_equal(&m->outputs[0]->shape,
 					   &add->outputs[0]->shape)) {
 				mm = m;

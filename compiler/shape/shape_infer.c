@@ -922,8 +922,8 @@ static int infer_split(struct ir_graph *g, struct ir_node *n)
 }
 
 /* Clamp Slice start/end the ONNX way; writes start and count. */
-static int64_t slice_dim(int64_t dim, int64_t st, int64_t en, int64_t step,
-			 int64_t *start)
+int64_t shape_slice_dim(int64_t dim, int64_t st, int64_t en, int64_t step,
+			int64_t *start)
 {
 	int64_t lo = step > 0 ? 0 : -1, hi = step > 0 ? dim : dim - 1;
 
@@ -994,7 +994,7 @@ static int infer_slice(struct ir_graph *g, struct ir_node *n)
 					"(%s) needs a static size", a,
 					ir_sym_name(g, x->dim[a]));
 		}
-		o.dim[a] = slice_dim(x->dim[a], st[i], en[i], sp[i],
+		o.dim[a] = shape_slice_dim(x->dim[a], st[i], en[i], sp[i],
 				     &begin[a]);
 		steps[a] = sp[i];
 	}

@@ -14,6 +14,12 @@ int64_t shape_prod(struct ir_graph *g, const struct ir_shape *s, int from,
 		   int to);
 
 /* Rewrite a node the device cannot run as is; 1 if the graph changed. */
+/*
+ * Elements ONNX Slice selects along a static dim @dim with start @st, end
+ * @en and step @step; *@start is the first selected index (clamped).
+ */
+int64_t shape_slice_dim(int64_t dim, int64_t st, int64_t en, int64_t step,
+			int64_t *start);
 int shape_legalize_node(struct ir_graph *g, struct ir_node *n);
 
 /*

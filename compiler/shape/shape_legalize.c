@@ -3,6 +3,9 @@
  * shape_legalize.c - rewrite ONNX forms the device cannot run as they are
  * into equivalent IR, before a node's shape is inferred:
  *
+ *  - optional outputs nothing reads (LayerNormalization's Mean/InvStdDev,
+ *    Dropout's mask, BatchNormalization's training outputs, MaxPool's
+ *    Indices) are dropped;
  *  - LayerNormalization whose Mean/InvStdDev outputs are read: those come
  *    from ReduceMean / Sub / Mul / ReduceMean / Add / Sqrt / Reciprocal;
  *  - Pow with an exponent of another dtype than the base: the exponent is
@@ -12,9 +15,10 @@
  *  - Max/Min with a single input: the identity;
  *  - ops the device has no kernel for, in terms of ops it has: CastLike,
  *    Mean, Selu, Softsign, ThresholdedRelu, Trilu, ReduceL1, ReduceL2,
- *    ReduceLogSum, ReduceLogSumExp.
+ *    ReduceLogSum, ReduceLogSumExp (in the stable form, max subtracted).
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -382,6 +386,89 @@ static int legalize_trilu(struct ir_graph *g, struct ir_node *n)
 	return 1;
 }
 
+/*
+ * A reduction like @n (its axes attribute or input, noop_with_empty_axes)
+ * of @op over @x with @keepdims, named @n's name/@suffix.
+ */
+static struct ir_tensor *reduce_like(struct ir_graph *g,
+				     const struct ir_node *n, enum ir_op op,
+				     struct ir_tensor *x, int keepdims,
+				     const char *suffix)
+{
+	struct ir_tensor *ins[2] = { x, ir_in(n, 1) }, *t;
+	const int64_t *axes;
+	int na = ir_attr_ints(n, "axes", &axes);
+	char name[300];
+	struct ir_node *r;
+
+	t = ir_tensor_new(g, NULL, x->dtype, NULL);
+	snprintf(name, sizeof(name), "%.250s/%s", n->name, suffix);
+	r = t ? ir_node_new(g, op, name, ins[1] ? 2 : 1, ins, 1, &t) : NULL;
+	if (!r)
+		return NULL;
+	r->opset = n->opset;
+	if ((na > 0 && ir_attr_set_ints(r, "axes", axes, na)) ||
+	    ir_attr_set_int(r, "keepdims", keepdims) ||
+	    ir_attr_set_int(r, "noop_with_empty_axes",
+			    ir_attr_int(n, "noop_with_empty_axes", 0)))
+		return NULL;
+	return t;
+}
+
+static struct ir_tensor *binary(struct ir_graph *g, const struct ir_node *n,
+				enum ir_op op, struct ir_tensor *a,
+				struct ir_tensor *b, enum ir_dtype dt,
+				const char *suffix)
+{
+	struct ir_tensor *ins[2] = { a, b }, *t;
+
+	if (!a || !b)
+		return NULL;
+	t = ir_tensor_new(g, NULL, dt, NULL);
+	return t ? node1(g, op, n->name, suffix, 2, ins, t) : NULL;
+}
+
+/*
+ * ReduceLogSumExp in the stable form: with m the maximum over the axes (0
+ * where it is not finite, so that all -inf gives -inf, any +inf gives +inf
+ * and NaN stays NaN), log(sum(exp(x - m))) + m. @n becomes the ReduceSum.
+ */
+static int legalize_logsumexp(struct ir_graph *g, struct ir_node *n)
+{
+	struct ir_tensor *x = n->inputs[0], *m, *fin, *ms, *e, *ins[3];
+	int keep = (int)ir_attr_int(n, "keepdims", 1);
+
+	if (x->dtype != IR_F32)
+		return ir_error(g, "node '%s' (ReduceLogSumExp): only f32 is "
+				"supported", n->name);
+	m = reduce_like(g, n, IR_OP_REDUCE_MAX, x, 1, "max");
+	ins[0] = m ? node1(g, IR_OP_ABS, n->name, "abs_max", 1, &m, NULL)
+		   : NULL;
+	fin = ins[0] ? binary(g, n, IR_OP_LESS, ins[0],
+			      ir_const_scalar_f32(g, NULL, INFINITY), IR_BOOL,
+			      "max_finite") : NULL;
+	if (!fin)
+		return -ENOMEM;
+	ins[0] = fin;
+	ins[1] = m;
+	ins[2] = scalar_of(g, IR_F32, 0);
+	ms = ins[2] ? node1(g, IR_OP_WHERE, n->name, "shift", 3, ins,
+			    ir_tensor_new(g, NULL, IR_F32, NULL)) : NULL;
+	e = binary(g, n, IR_OP_SUB, x, ms, IR_F32, "centered");
+	e = e ? node1(g, IR_OP_EXP, n->name, "exp", 1, &e, NULL) : NULL;
+	if (!e)
+		return -ENOMEM;
+	ir_node_set_input(n, 0, e);
+	n->op = IR_OP_REDUCE_SUM;
+	if (!append_after(g, n, IR_OP_LOG, "log", NULL))
+		return -ENOMEM;
+	/* the shift, with the reduced dims dropped as the output has them */
+	if (!keep)
+		ms = reduce_like(g, n, IR_OP_REDUCE_MAX, ms, 0, "shift_out");
+	return ms && append_after(g, n->outputs[0]->uses[0].node, IR_OP_ADD,
+				  "add_shift", ms) ? 1 : -ENOMEM;
+}
+
 static int legalize_reduce(struct ir_graph *g, struct ir_node *n)
 {
 	switch (n->op) {
@@ -395,12 +482,375 @@ static int legalize_reduce(struct ir_graph *g, struct ir_node *n)
 	case IR_OP_REDUCE_LOG_SUM:
 		n->op = IR_OP_REDUCE_SUM;
 		return append_after(g, n, IR_OP_LOG, "log", NULL) ? 1 : -ENOMEM;
-	default:	/* ReduceLogSumExp */
-		n->op = IR_OP_REDUCE_SUM;
-		if (!prepend_before(g, n, IR_OP_EXP, "exp"))
-			return -ENOMEM;
-		return append_after(g, n, IR_OP_LOG, "log", NULL) ? 1 : -ENOMEM;
+	default:
+		return legalize_logsumexp(g, n);
 	}
+}
+
+/* A 1-D i64 constant. */
+static struct ir_tensor *ints_const(struct ir_graph *g, const int64_t *v,
+				    int n)
+{
+	struct ir_shape sh = { .rank = 1, .dim = { n } };
+
+	return ir_const_new(g, NULL, IR_I64, &sh, v, (size_t)n * 8);
+}
+
+/*
+ * Slice with negative steps: the device copies with unsigned strides, so
+ * each such axis is sliced forward over the same elements (from the last
+ * one selected, step -step) and then reversed by a Gather with constant
+ * indices [cnt-1 .. 0]. Needs static dims on those axes.
+ */
+static int legalize_slice(struct ir_graph *g, struct ir_node *n)
+{
+	const struct ir_shape *x = &n->inputs[0]->shape;
+	int64_t st[IR_MAX_RANK], en[IR_MAX_RANK], ax[IR_MAX_RANK];
+	int64_t sp[IR_MAX_RANK], rev[IR_MAX_RANK], cnt[IR_MAX_RANK];
+	int ns, na, nsp, nrev = 0, i;
+
+	if (n->opset < 10 || !n->inputs[0]->shape_known)
+		return 0;
+	nsp = shape_node_ints(n, 4, NULL, sp, IR_MAX_RANK);
+	ns = shape_node_ints(n, 1, NULL, st, IR_MAX_RANK);
+	if (nsp <= 0 || ns != nsp ||
+	    shape_node_ints(n, 2, NULL, en, IR_MAX_RANK) != ns)
+		return 0;	/* shape inference reports what is wrong */
+	na = shape_node_ints(n, 3, NULL, ax, IR_MAX_RANK);
+	if (na == -ENOENT)
+		for (na = 0; na < ns; na++)
+			ax[na] = na;
+	if (na != ns)
+		return 0;
+	for (i = 0; i < ns && sp[i] >= 0; i++)
+		;
+	if (i == ns)
+		return 0;	/* no negative step */
+	for (i = 0; i < ns; i++) {
+		int a = shape_axis(ax[i], x->rank);
+		int64_t b, c;
+
+		if (sp[i] >= 0 || a < 0 || IR_DIM_IS_SYM(x->dim[a]))
+			continue;
+		c = shape_slice_dim(x->dim[a], st[i], en[i], sp[i], &b);
+		/* forward over the same elements: first is the last taken */
+		if (c > 0) {
+			st[i] = b + (c - 1) * sp[i];
+			en[i] = b + 1;
+			sp[i] = -sp[i];
+			rev[nrev] = a;
+			cnt[nrev++] = c;
+		} else {
+			st[i] = en[i] = 0;
+			sp[i] = 1;
+		}
+		ax[i] = a;
+	}
+	for (i = 0; i < ns; i++)
+		if (sp[i] < 0)
+			return 0;	/* symbolic: left to shape inference */
+	ir_node_set_input(n, 1, ints_const(g, st, ns));
+	ir_node_set_input(n, 2, ints_const(g, en, ns));
+	if (n->num_inputs < 4)
+		ir_node_add_input(n, NULL);
+	ir_node_set_input(n, 3, ints_const(g, ax, ns));
+	ir_node_set_input(n, 4, ints_const(g, sp, ns));
+	for (i = 0; i < 4; i++)
+		if (!n->inputs[1 + i])
+			return -ENOMEM;
+	for (i = 0; i < nrev; i++) {
+		int64_t *idx = malloc((size_t)cnt[i] * sizeof(*idx));
+		struct ir_tensor *it;
+		struct ir_node *gn;
+
+		if (!idx)
+			return -ENOMEM;
+		for (int64_t j = 0; j < cnt[i]; j++)
+			idx[j] = cnt[i] - 1 - j;
+		it = ints_const(g, idx, (int)cnt[i]);
+		free(idx);
+		gn = it ? append_after(g, n, IR_OP_GATHER, "reverse", it) : NULL;
+		if (!gn || ir_attr_set_int(gn, "axis", rev[i]))
+			return -ENOMEM;
+	}
+	return 1;
+}
+
+/* Unsqueeze/Squeeze of @x at axis 2 (axes as input from opset 13). */
+static struct ir_node *squeeze_h(struct ir_graph *g, const struct ir_node *n,
+				 enum ir_op op, struct ir_tensor *x,
+				 struct ir_tensor *out, const char *suffix)
+{
+	static const int64_t two = 2;
+	struct ir_tensor *ins[2] = { x, NULL };
+	struct ir_node *u;
+	char name[300];
+
+	if (n->opset >= 13) {
+		ins[1] = ints_const(g, &two, 1);
+		if (!ins[1])
+			return NULL;
+	}
+	if (!out)
+		out = ir_tensor_new(g, NULL, x->dtype, NULL);
+	snprintf(name, sizeof(name), "%.250s/%s", n->name, suffix);
+	u = out ? ir_node_new(g, op, name, ins[1] ? 2 : 1, ins, 1, &out)
+		: NULL;
+	if (!u)
+		return NULL;
+	u->opset = n->opset;
+	if (!ins[1] && ir_attr_set_ints(u, "axes", &two, 1))
+		return NULL;
+	return u;
+}
+
+/* A per-spatial-dim attribute of a 1-D op as the 2-D one (H = 1). */
+static int widen_attr(struct ir_node *n, const char *name, int64_t h,
+		      bool pads)
+{
+	const int64_t *v;
+	int64_t w[4];
+
+	if (ir_attr_ints(n, name, &v) < 0 || !ir_attr_find(n, name))
+		return 0;
+	if (pads) {
+		if (ir_attr_ints(n, name, &v) != 2)
+			return -EINVAL;
+		w[0] = 0;
+		w[1] = v[0];
+		w[2] = 0;
+		w[3] = v[1];
+		return ir_attr_set_ints(n, name, w, 4);
+	}
+	if (ir_attr_ints(n, name, &v) != 1)
+		return -EINVAL;
+	w[0] = h;
+	w[1] = v[0];
+	return ir_attr_set_ints(n, name, w, 2);
+}
+
+/*
+ * 1-D Conv and pooling (rank-3 input [N, C, L]) run as the 2-D op with
+ * H = 1: the input (and a Conv's weight) gain a dim 1 at axis 2, the
+ * attributes gain their H entry (kernel 1, stride 1, dilation 1, pads 0)
+ * and the output loses it again. Unsqueeze and Squeeze are views.
+ */
+static int legalize_1d(struct ir_graph *g, struct ir_node *n)
+{
+	struct ir_tensor *x = n->inputs[0], *out = n->outputs[0], *w;
+	struct ir_node *u;
+
+	if (!x->shape_known || x->shape.rank != 3)
+		return 0;
+	if (n->op == IR_OP_CONV) {
+		w = ir_in(n, 1);
+		if (!w || !w->shape_known || w->shape.rank != 3)
+			return 0;
+		u = squeeze_h(g, n, IR_OP_UNSQUEEZE, w, NULL, "weight_2d");
+		if (!u)
+			return -ENOMEM;
+		ir_node_set_input(n, 1, u->outputs[0]);
+	}
+	if (widen_attr(n, "kernel_shape", 1, false) ||
+	    widen_attr(n, "strides", 1, false) ||
+	    widen_attr(n, "dilations", 1, false) ||
+	    widen_attr(n, "pads", 0, true))
+		return ir_error(g, "node '%s' (%s): attributes do not fit a "
+				"1-D input", n->name, ir_op_name(n->op));
+	u = squeeze_h(g, n, IR_OP_UNSQUEEZE, x, NULL, "input_2d");
+	if (!u)
+		return -ENOMEM;
+	ir_node_set_input(n, 0, u->outputs[0]);
+	/* the node writes a 4-D tensor that a Squeeze turns into @out */
+	w = ir_tensor_new(g, NULL, out->dtype, NULL);
+	if (!w)
+		return -ENOMEM;
+	ir_node_set_output(n, 0, w);
+	return squeeze_h(g, n, IR_OP_SQUEEZE, w, out, "output_1d") ? 1
+								   : -ENOMEM;
+}
+
+/*
+ * Pad with negative pads crops: a Slice removes the negative part first,
+ * then the Pad pads the cropped tensor by the positive part (ONNX
+ * Runtime's order; it matters for reflect and edge). Needs static dims on
+ * the cropped axes.
+ */
+static int legalize_pad(struct ir_graph *g, struct ir_node *n)
+{
+	const struct ir_shape *x = &n->inputs[0]->shape;
+	int64_t p[2 * IR_MAX_RANK], st[IR_MAX_RANK], en[IR_MAX_RANK];
+	int64_t ax[IR_MAX_RANK];
+	int np, r = x->rank, nc = 0, i;
+	struct ir_tensor *ins[4], *t;
+	struct ir_node *sl;
+	char name[300];
+
+	if (!n->inputs[0]->shape_known || ir_in(n, 3))
+		return 0;	/* Pad-18 axes: left to shape inference */
+	np = shape_node_ints(n, n->opset >= 11 ? 1 : -1,
+			     n->opset >= 11 ? NULL : "pads", p,
+			     2 * IR_MAX_RANK);
+	if (np != 2 * r)
+		return 0;
+	for (i = 0; i < r; i++) {
+		if (p[i] >= 0 && p[i + r] >= 0)
+			continue;
+		if (IR_DIM_IS_SYM(x->dim[i]))
+			return 0;
+		ax[nc] = i;
+		st[nc] = p[i] < 0 ? -p[i] : 0;
+		en[nc] = x->dim[i] - (p[i + r] < 0 ? -p[i + r] : 0);
+		if (en[nc] < st[nc])
+			en[nc] = st[nc];
+		nc++;
+		if (p[i] < 0)
+			p[i] = 0;
+		if (p[i + r] < 0)
+			p[i + r] = 0;
+	}
+	if (!nc)
+		return 0;
+	t = ir_tensor_new(g, NULL, n->inputs[0]->dtype, NULL);
+	if (!t)
+		return -ENOMEM;
+	ins[0] = n->inputs[0];
+	snprintf(name, sizeof(name), "%.250s/crop", n->name);
+	if (n->opset >= 10) {
+		ins[1] = ints_const(g, st, nc);
+		ins[2] = ints_const(g, en, nc);
+		ins[3] = ints_const(g, ax, nc);
+		if (!ins[1] || !ins[2] || !ins[3])
+			return -ENOMEM;
+		sl = ir_node_new(g, IR_OP_SLICE, name, 4, ins, 1, &t);
+	} else {
+		sl = ir_node_new(g, IR_OP_SLICE, name, 1, ins, 1, &t);
+		if (sl && (ir_attr_set_ints(sl, "starts", st, nc) ||
+			   ir_attr_set_ints(sl, "ends", en, nc) ||
+			   ir_attr_set_ints(sl, "axes", ax, nc)))
+			return -ENOMEM;
+	}
+	if (!sl)
+		return -ENOMEM;
+	sl->opset = n->opset;
+	ir_node_set_input(n, 0, t);
+	if (n->opset >= 11) {
+		struct ir_tensor *pt = ints_const(g, p, 2 * r);
+
+		if (!pt)
+			return -ENOMEM;
+		ir_node_set_input(n, 1, pt);
+		return 1;
+	}
+	return ir_attr_set_ints(n, "pads", p, 2 * r) ? -ENOMEM : 1;
+}
+
+/*
+ * Nearest Resize with a coordinate transformation the device does not
+ * have (tf_half_pixel_for_nn: x_in = (x_out + 0.5) / scale) is a gather
+ * per resized axis, its indices computed here in double as the ONNX
+ * reference does (scale: the given f32 scale, or out / in with sizes),
+ * rounded by nearest_mode and clamped to [0, in - 1].
+ */
+static int legalize_resize(struct ir_graph *g, struct ir_node *n)
+{
+	const char *ct = ir_attr_str(n, "coordinate_transformation_mode",
+				     "half_pixel");
+	const char *nm = ir_attr_str(n, "nearest_mode", "round_prefer_floor");
+	static const char *const drop[] = {
+		"mode", "coordinate_transformation_mode", "nearest_mode",
+		"cubic_coeff_a", "exclude_outside", "extrapolation_value",
+		"antialias", "axes", "keep_aspect_ratio_policy",
+	};
+	struct ir_tensor *x = n->inputs[0], *sc = ir_in(n, 2);
+	struct ir_tensor *idx[IR_MAX_RANK];
+	int64_t ax[IR_MAX_RANK];
+	int na = 0, r, d, ret;
+
+	if (strcmp(ct, "tf_half_pixel_for_nn") ||
+	    strcmp(ir_attr_str(n, "mode", "nearest"), "nearest") ||
+	    !x->shape_known || !ir_shape_is_static(&x->shape) ||
+	    ir_attr_find(n, "axes"))
+		return 0;
+	ret = shape_infer_node(g, n);	/* the output shape */
+	if (ret)
+		return ret;
+	r = x->shape.rank;
+	for (d = 0; d < r; d++) {
+		int64_t in = x->shape.dim[d], out = n->outputs[0]->shape.dim[d];
+		double scale = ir_in(n, 3) || !sc ? (in ? (double)out / in : 1)
+					    : (double)(float)ir_const_get_f(sc, d);
+		int64_t *v = malloc((size_t)(out ? out : 1) * sizeof(*v));
+		bool same = out == in;
+
+		if (!v)
+			return -ENOMEM;
+		for (int64_t i = 0; i < out; i++) {
+			double xo = ((double)i + 0.5) / scale, f = floor(xo);
+			int64_t k;
+
+			if (!strcmp(nm, "floor"))
+				k = (int64_t)f;
+			else if (!strcmp(nm, "ceil"))
+				k = (int64_t)ceil(xo);
+			else if (xo - f == 0.5)
+				k = (int64_t)f + !strcmp(nm, "round_prefer_ceil");
+			else
+				k = (int64_t)floor(xo + 0.5);
+			v[i] = k < 0 ? 0 : k > in - 1 ? in - 1 : k;
+			same = same && v[i] == i;
+		}
+		idx[na] = same ? NULL : ints_const(g, v, (int)out);
+		free(v);
+		if (!same && !idx[na])
+			return -ENOMEM;
+		if (!same)
+			ax[na++] = d;
+	}
+	for (size_t k = 0; k < sizeof(drop) / sizeof(drop[0]); k++)
+		ir_attr_remove(n, drop[k]);
+	ir_node_truncate_inputs(n, 1);
+	if (!na) {
+		n->op = IR_OP_IDENTITY;
+		return 1;
+	}
+	n->op = IR_OP_GATHER;
+	if (ir_node_add_input(n, idx[0]) || ir_attr_set_int(n, "axis", ax[0]))
+		return -ENOMEM;
+	for (int k = 1; k < na; k++) {
+		struct ir_node *gn = append_after(g, n, IR_OP_GATHER, "resize",
+						  idx[k]);
+
+		if (!gn || ir_attr_set_int(gn, "axis", ax[k]))
+			return -ENOMEM;
+	}
+	return 1;
+}
+
+/*
+ * Optional outputs that nothing reads are dropped before any shape is
+ * inferred or checked: LayerNormalization's Mean and InvStdDev, Dropout's
+ * mask, BatchNormalization's training outputs, MaxPool's Indices. Shape
+ * inference gives them no shape, and a tensor without one is refused by
+ * lowering as if it were a symbolic dim the user must bind.
+ */
+static void drop_unused_optional_outputs(struct ir_node *n)
+{
+	int first, i;
+
+	switch (n->op) {
+	case IR_OP_LAYER_NORM: case IR_OP_DROPOUT: case IR_OP_BATCH_NORM:
+	case IR_OP_MAX_POOL:
+		first = 1;
+		break;
+	default:
+		return;
+	}
+	for (i = first; i < n->num_outputs; i++)
+		if (n->outputs[i] && !used(n->outputs[i]))
+			ir_node_set_output(n, i, NULL);
+	while (n->num_outputs > first && !n->outputs[n->num_outputs - 1])
+		n->num_outputs--;
 }
 
 /* 0: nothing to do, 1: the graph changed (re-sort, restart), < 0: error */
@@ -408,6 +858,7 @@ int shape_legalize_node(struct ir_graph *g, struct ir_node *n)
 {
 	int i, need = 1;
 
+	drop_unused_optional_outputs(n);
 	/* malformed nodes are left to shape inference to report */
 	if (n->op == IR_OP_POW || n->op == IR_OP_CAST_LIKE)
 		need = 2;
@@ -433,6 +884,12 @@ int shape_legalize_node(struct ir_graph *g, struct ir_node *n)
 	case IR_OP_REDUCE_L1: case IR_OP_REDUCE_L2: case IR_OP_REDUCE_LOG_SUM:
 	case IR_OP_REDUCE_LOG_SUM_EXP:
 		return legalize_reduce(g, n);
+	case IR_OP_SLICE: return legalize_slice(g, n);
+	case IR_OP_RESIZE: return legalize_resize(g, n);
+	case IR_OP_PAD: return legalize_pad(g, n);
+	case IR_OP_CONV: case IR_OP_MAX_POOL: case IR_OP_AVERAGE_POOL:
+	case IR_OP_GLOBAL_AVERAGE_POOL: case IR_OP_GLOBAL_MAX_POOL:
+		return legalize_1d(g, n);
 	default: return 0;
 	}
 }

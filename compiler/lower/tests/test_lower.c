@@ -247,12 +247,60 @@ static void test_symbolic_refused(void)
 	ir_graph_free(g);
 }
 
+/*
+ * Issue 22: Neg(Max(x, y, Relu(z))). Max is emitted as two tasks folding
+ * into its output; the output may take the storage of x or y but never of
+ * Relu's result, which the second task reads after the first has written.
+ */
+static void test_variadic_inplace(void)
+{
+	struct ir_graph *g = ir_graph_new("variadic");
+	static const int64_t d[] = { 1, 4 };
+	struct ir_tensor *x = tensor(g, "x", 2, d);
+	struct ir_tensor *y = tensor(g, "y", 2, d);
+	struct ir_tensor *z = tensor(g, "z", 2, d);
+	struct ir_tensor *rx = tensor(g, "rx", 2, d);
+	struct ir_tensor *rz = tensor(g, "rz", 2, d);
+	struct ir_tensor *mx = tensor(g, "m", 2, d);
+	struct ir_tensor *o = tensor(g, "o", 2, d);
+	struct lower_report rep;
+	struct om_model *m;
+
+	ir_graph_add_input(g, x);
+	ir_graph_add_input(g, y);
+	ir_graph_add_input(g, z);
+	node(g, IR_OP_RELU, "relu_x", 1, &x, rx);
+	node(g, IR_OP_RELU, "relu_z", 1, &z, rz);
+	node(g, IR_OP_MAX, "max", 3, (struct ir_tensor *[]){ rx, y, rz }, mx);
+	node(g, IR_OP_NEG, "neg", 1, &mx, o);
+	ir_graph_add_output(g, o);
+	m = compile(g, 1, &rep);
+	ok(m != NULL, "variadic Max lowers (the task-level check passes)");
+	if (m) {
+		const struct om_program_desc *p = om_get_program(m, 0, 0);
+		const struct drm_npu_task *t = om_get_tasks(m, p->first_task,
+							    p->num_tasks);
+
+		/* relu_x, relu_z, max, max, neg */
+		ok(p->num_tasks == 5 && t[3].opcode == DRM_NPU_OP_BINARY &&
+		   !(t[3].operands[1].slot == t[2].operands[2].slot &&
+		     t[3].operands[1].offset == t[2].operands[2].offset),
+		   "the first Max task does not write over Relu(z), which the second reads");
+		ok(t && t[2].operands[0].offset == t[2].operands[2].offset &&
+		   t[2].operands[0].slot == t[2].operands[2].slot,
+		   "Max still writes in place over its first input");
+		om_close(m);
+	}
+	ir_graph_free(g);
+}
+
 int main(void)
 {
 	test_chain();
 	test_copies();
 	test_branches();
 	test_symbolic_refused();
+	test_variadic_inplace();
 	printf("1..%d\n", test_no);
 	return failures ? 1 : 0;
 }

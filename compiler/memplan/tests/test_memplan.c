@@ -203,6 +203,103 @@ static void test_verifier(void)
 	   "verifier accepts the pair placed apart");
 }
 
+/* Access helpers for the task-level checker. */
+#define RD(t, v, sp, b, e, vw)	{ t, v, sp, false, b, e, vw }
+#define WR(t, v, sp, b, e, vw)	{ t, v, sp, true, b, e, vw }
+
+static int vt(const struct mp_task *t, size_t nt, const struct mp_access *a,
+	      size_t na, char *err, size_t errlen)
+{
+	struct mp_task_problem p = { nt, t, na, a };
+
+	err[0] = '\0';
+	return mp_verify_tasks(&p, NULL, err, errlen);
+}
+
+/*
+ * The task-level checker: issue 22's variadic Max (Neg(Max(x, y, Relu(z))),
+ * Max folded pairwise into an output that shares Relu's storage) is
+ * refused; the same tasks with the output elsewhere, and a plain in-place
+ * Relu, are accepted; other overlaps, races and deadlocks are refused.
+ */
+static void test_task_checker(void)
+{
+	/* one stream: 0 relu z->rz, 1 max x,y->m, 2 max m,rz->m, 3 neg m->o */
+	static const struct mp_task one[4] = {
+		{ 0, MP_TASK_OP, 0, true }, { 0, MP_TASK_OP, 0, true },
+		{ 0, MP_TASK_OP, 0, true }, { 0, MP_TASK_OP, 0, true },
+	};
+	/* values: 0 x, 1 y, 2 z, 3 rz, 4 m, 5 o; space 2.. I/O, 1 workspace */
+	static const struct mp_access bad[] = {
+		RD(0, 2, 4, 0, 16, 1), WR(0, 3, 1, 0, 16, 2),
+		RD(1, 0, 2, 0, 16, 3), RD(1, 1, 3, 0, 16, 4),
+		WR(1, 4, 1, 0, 16, 2),
+		RD(2, 4, 1, 0, 16, 2), RD(2, 3, 1, 0, 16, 2),
+		WR(2, 4, 1, 0, 16, 2),
+		RD(3, 4, 1, 0, 16, 2), WR(3, 5, 5, 0, 16, 5),
+	};
+	static const struct mp_access good[] = {
+		RD(0, 2, 4, 0, 16, 1), WR(0, 3, 1, 0, 16, 2),
+		RD(1, 0, 2, 0, 16, 3), RD(1, 1, 3, 0, 16, 4),
+		WR(1, 4, 1, 64, 80, 6),
+		RD(2, 4, 1, 64, 80, 6), RD(2, 3, 1, 0, 16, 2),
+		WR(2, 4, 1, 64, 80, 6),
+		/* neg in place over m: same view */
+		RD(3, 4, 1, 64, 80, 6), WR(3, 5, 1, 64, 80, 6),
+	};
+	/* 0 writes a, 1 reads a writes b over a with another view */
+	static const struct mp_access shifted[] = {
+		WR(0, 0, 1, 0, 16, 1), RD(1, 0, 1, 0, 16, 1),
+		WR(1, 1, 1, 4, 20, 2),
+	};
+	/* two streams: 0: write a, signal; 1: wait, read a; 2 (stream 1)
+	 * writes b over a. With the wait, b is written after the read. */
+	static const struct mp_task two[5] = {
+		{ 0, MP_TASK_OP, 0, false }, { 0, MP_TASK_OP, 0, false },
+		{ 0, MP_TASK_SIGNAL, 7, false }, { 1, MP_TASK_WAIT, 7, false },
+		{ 1, MP_TASK_OP, 0, false },
+	};
+	static const struct mp_task racy[5] = {
+		{ 0, MP_TASK_OP, 0, false }, { 0, MP_TASK_OP, 0, false },
+		{ 0, MP_TASK_SIGNAL, 7, false }, { 1, MP_TASK_OP, 0, false },
+		{ 1, MP_TASK_OP, 0, false },
+	};
+	static const struct mp_access cross[] = {
+		WR(0, 0, 1, 0, 16, 1), RD(1, 0, 1, 0, 16, 1),
+		WR(1, 2, 1, 64, 80, 3),
+		WR(4, 1, 1, 0, 16, 1),
+	};
+	static const struct mp_task dead[2] = {
+		{ 0, MP_TASK_WAIT, 1, false }, { 1, MP_TASK_WAIT, 2, false },
+	};
+	static const struct mp_access early[] = {
+		RD(0, 0, 1, 0, 16, 1), WR(1, 0, 1, 0, 16, 1),
+	};
+	char err[400];
+
+	ok(vt(one, 4, bad, sizeof(bad) / sizeof(bad[0]), err, sizeof(err)) &&
+	   strstr(err, "task 1 writes value 4") && strstr(err, "task 2 reads"),
+	   "task checker refuses a pairwise Max writing over its third input: %s",
+	   err);
+	ok(!vt(one, 4, good, sizeof(good) / sizeof(good[0]), err, sizeof(err)),
+	   "task checker accepts it with the output apart and Neg in place: %s",
+	   err);
+	ok(vt(one, 2, shifted, 3, err, sizeof(err)) &&
+	   strstr(err, "not in place on the same view"),
+	   "task checker refuses an output overlapping its input shifted: %s",
+	   err);
+	ok(!vt(two, 5, cross, 4, err, sizeof(err)),
+	   "task checker accepts reuse ordered by a semaphore: %s", err);
+	ok(vt(racy, 5, cross, 4, err, sizeof(err)) &&
+	   strstr(err, "task 4 writes value 1"),
+	   "task checker refuses reuse by an unordered stream: %s", err);
+	ok(vt(dead, 2, NULL, 0, err, sizeof(err)) && strstr(err, "deadlock"),
+	   "task checker refuses programs that deadlock: %s", err);
+	ok(vt(one, 2, early, 2, err, sizeof(err)) &&
+	   strstr(err, "before any task"),
+	   "task checker refuses a read before the write: %s", err);
+}
+
 /* A larger DNN-like chain with skip connections: the portfolio reaches the
  * lower bound. */
 static void test_dnn_like(void)
@@ -233,6 +330,7 @@ int main(void)
 	test_known_optimum();
 	test_bad_input();
 	test_verifier();
+	test_task_checker();
 	test_dnn_like();
 	printf("1..%d\n", test_no);
 	return failures ? 1 : 0;
