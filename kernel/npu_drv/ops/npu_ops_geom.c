@@ -134,6 +134,15 @@ void npu_conv_geom(const struct drm_npu_task *t, struct npu_conv_geom *g)
 		  plane_dense(out, g->ow) &&
 		  (u64)g->h * g->w <= 0xffffffffull &&
 		  (u64)g->oh * g->ow <= 0xffffffffull;
+	/*
+	 * Depthwise on NC1HWC0 operands whose 16 channels are contiguous: a
+	 * unit computes an output row of a whole 16-channel block (the
+	 * channels are the vector lanes), not of one channel.
+	 */
+	if (g->cg == 1 && g->og == 1 && !g->flat &&
+	    g->in_c0 == NPU_C0_DEFAULT && g->out_c0 == NPU_C0_DEFAULT &&
+	    in->strides[4] == 1 && out->strides[4] == 1)
+		g->dwblk = NPU_C0_DEFAULT;
 	if (g->flat) {
 		u64 pix = (u64)g->oh * g->ow;
 
@@ -146,10 +155,15 @@ static u64 conv_units(const struct drm_npu_task *t)
 	struct npu_conv_geom g;
 
 	npu_conv_geom(t, &g);
+	if (g.dwblk)
+		return (u64)g.n * ((g.groups + g.dwblk - 1) / g.dwblk) * g.oh;
 	return (u64)g.n * g.groups * g.ob * (g.flat ? g.flat_units : g.oh);
 }
 
-/* Element operations of one CONV2D unit: its pixels x channels x taps. */
+/*
+ * Element operations of one CONV2D unit: its pixels x channels x taps
+ * (16 channels: a block of output channels, or a depthwise block).
+ */
 static u64 conv_unit_cost(const struct drm_npu_task *t)
 {
 	struct npu_conv_geom g;

@@ -192,6 +192,7 @@ struct npu_conv_geom {
 	int flat;		/* 1x1/s1/p0 on dense planes: one pixel row */
 	u64 flat_units;		/* pixel chunks per plane when flat */
 	int in_c0, out_c0;	/* C0 when the operand is NC1HWC0, else 0 */
+	u32 dwblk;		/* depthwise NC1HWC0: 16 channels per unit */
 };
 
 void npu_conv_geom(const struct drm_npu_task *t, struct npu_conv_geom *g);

@@ -597,12 +597,100 @@ static void conv_dw_row(const struct conv_ctx *cx, u32 n, u32 c, u32 oy)
 	}
 }
 
+/*
+ * Depthwise over a 16-channel NC1HWC0 block (npu_conv_geom()'s dwblk):
+ * the channels are the lanes of four 4-float vectors, and every lane sums
+ * its taps exactly as conv_dw_row() does (in (kh, kw) order, padding
+ * skipped, product and sum rounded separately), so the bits are the same.
+ * Lanes past the last channel read the input's zero padding channels
+ * (inside its shape), weigh them with 0 and store 0.
+ */
+typedef float npu_v4f __attribute__((__vector_size__(16)));
+#define DW16_PIX	16
+
+static __attribute__((__noinline__)) void
+conv_dw16_row(const struct conv_ctx *cx, u32 n, u32 blk, u32 oy)
+{
+	const struct npu_conv_geom *G = &cx->g;
+	const struct drm_npu_operand *w = cx->w;
+	u32 c0 = blk * NPU_C0_DEFAULT, lanes = G->groups - c0;
+	const float *xb = cx->x + (u64)n * cx->in->strides[0] +
+			  (u64)blk * cx->in->strides[1];
+	u64 yb = (u64)n * cx->out->strides[0] + (u64)blk * cx->out->strides[1] +
+		 (u64)oy * cx->ys2, xs3 = cx->xs3;
+	npu_v4f acc[DW16_PIX][4], wv[4], xv;
+	float wl[16], bias[16], row[16];
+	u32 ox0, cnt, kh, kw, j, v, p;
+
+	if (lanes > NPU_C0_DEFAULT)
+		lanes = NPU_C0_DEFAULT;
+	for (j = 0; j < 16; j++)
+		bias[j] = cx->bias && j < lanes ?
+			  cx->bias[(u64)(c0 + j) * cx->bias_st] : 0.0f;
+	for (ox0 = 0; ox0 < G->ow; ox0 += cnt) {
+		cnt = G->ow - ox0 < DW16_PIX ? G->ow - ox0 : DW16_PIX;
+		memset(acc, 0, sizeof(acc));
+		for (kh = 0; kh < G->kh; kh++) {
+			s64 iy = (s64)oy * G->sh - G->pt + (s64)kh * G->dh;
+			const float *xr;
+
+			if (iy < 0 || iy >= G->h)
+				continue;
+			xr = xb + (u64)iy * cx->xs2;
+			for (kw = 0; kw < G->kw; kw++) {
+				s64 base = (s64)ox0 * G->sw - G->pl +
+					   (s64)kw * G->dw;
+				s64 lo = 0, hi;
+
+				if (base < 0)
+					lo = (-base + G->sw - 1) / G->sw;
+				if (base >= (s64)G->w)
+					continue;
+				hi = ((s64)G->w - 1 - base) / G->sw + 1;
+				if (hi > cnt)
+					hi = cnt;
+				for (j = 0; j < 16; j++)
+					wl[j] = j < lanes ?
+						cx->wt[(u64)(c0 + j) * w->strides[0] +
+						       kh * w->strides[2] +
+						       kw * w->strides[3]] : 0.0f;
+				memcpy(wv, wl, sizeof(wv));
+				for (p = (u32)lo; p < (u32)hi; p++) {
+					const float *xp = xr +
+						(u64)(base + (s64)p * G->sw) * xs3;
+
+					for (v = 0; v < 4; v++) {
+						memcpy(&xv, xp + 4 * v, sizeof(xv));
+						acc[p][v] += wv[v] * xv;
+					}
+				}
+			}
+		}
+		for (p = 0; p < cnt; p++) {
+			memcpy(row, acc[p], sizeof(row));
+			for (j = 0; j < 16; j++)
+				row[j] += bias[j];
+			npu_act_row(&cx->act, row, 16);
+			for (j = lanes; j < 16; j++)
+				row[j] = 0.0f;
+			memcpy(cx->y + yb + (u64)(ox0 + p) * cx->ys3, row,
+			       sizeof(row));
+		}
+	}
+}
+
 static void conv_row_unit(const struct conv_ctx *cx, u64 u)
 {
 	const struct npu_conv_geom *G = &cx->g;
 	u32 oy = (u32)(u % G->oh), ob, g, n, o0, nb;
 
 	u /= G->oh;
+	if (G->dwblk) {
+		u64 blks = (G->groups + G->dwblk - 1) / G->dwblk;
+
+		conv_dw16_row(cx, (u32)(u / blks), (u32)(u % blks), oy);
+		return;
+	}
 	ob = (u32)(u % G->ob);
 	u /= G->ob;
 	g = (u32)(u % G->groups);

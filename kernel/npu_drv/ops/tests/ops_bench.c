@@ -201,5 +201,8 @@ int main(int argc, char **argv)
 	bench_conv("NC1HWC0 wT 1x1 64->256 @56", 64, 56, 256, 1, 1, 1, reps, 3);
 	bench_conv("NC1HWC0 wT 7x7/2 3->64 @224", 3, 224, 64, 7, 2, 1, reps, 3);
 	bench_conv("NCHW wT 3x3 64->64 @56", 64, 56, 64, 3, 1, 1, reps, 2);
+	bench_conv("NC1HWC0 3x3 dw 96 @56", 96, 56, 96, 3, 1, 96, reps, 1);
+	bench_conv("NC1HWC0 3x3/2 dw 144 @56", 144, 56, 144, 3, 2, 144, reps,
+		   1);
 	return 0;
 }
