@@ -197,13 +197,79 @@ u64 npu_mm_cols(const struct drm_npu_task *t)
 	return tiles * 8;
 }
 
+/*
+ * Do rows over dims [0, r) of sizes @sz with strides @st follow each other
+ * at one stride? *rs gets it (1 when there is at most one row).
+ */
+static bool rows_uniform(const u32 *sz, const u64 *st, u32 r, u64 *rs)
+{
+	u64 next = 0;
+	bool any = false;
+	u32 i;
+
+	*rs = 1;
+	for (i = r; i-- > 0;) {
+		if (sz[i] == 1)
+			continue;
+		if (!any) {
+			*rs = st[i];
+			any = true;
+		} else if (st[i] != next) {
+			return false;
+		}
+		/* overflow-free: a stride times a size stays in an extent */
+		next = st[i] * sz[i];
+	}
+	return true;
+}
+
+bool npu_mm_fold(const struct drm_npu_task *t, struct npu_mm_fold *f)
+{
+	const struct drm_npu_matmul_params *p = &t->params.matmul;
+	const struct drm_npu_operand *a = npu_opnd(t, 0), *b = npu_opnd(t, 1);
+	const struct drm_npu_operand *out = npu_opnd(t, t->num_operands - 1);
+	bool bias = p->flags & DRM_NPU_MATMUL_HAS_BIAS;
+	u64 ast[DRM_NPU_MAX_RANK], bst[DRM_NPU_MAX_RANK];
+	u64 ost[DRM_NPU_MAX_RANK];
+	u32 r = out->rank, i;
+
+	if (r < 3 || npu_dims_prod(out, 0, r - 2) < 2)
+		return false;
+	npu_bcast_strides(a, out, ast);
+	npu_bcast_strides(b, out, bst);
+	for (i = 0; i < r - 2; i++)
+		if (bst[i])
+			return false;
+	if (bias) {
+		npu_bcast_strides(npu_opnd(t, 2), out, bst);
+		for (i = 0; i < r - 1; i++)
+			if (bst[i] && !(i == r - 2 && out->shape[i] == 1))
+				return false;
+	}
+	/* the row dim of A: rows of A, or its columns when transposed */
+	ast[r - 2] = (p->flags & DRM_NPU_MATMUL_TRANS_A) ?
+		     a->strides[a->rank - 1] : a->strides[a->rank - 2];
+	for (i = 0; i < r - 1; i++)
+		ost[i] = out->strides[i];
+	if (!rows_uniform(out->shape, ast, r - 1, &f->a_rs) ||
+	    !rows_uniform(out->shape, ost, r - 1, &f->o_rs))
+		return false;
+	f->rows = npu_dims_prod(out, 0, r - 1);
+	return true;
+}
+
 static u64 matmul_units(const struct drm_npu_task *t)
 {
 	const struct drm_npu_operand *out = npu_opnd(t, t->num_operands - 1);
 	u64 batch = npu_dims_prod(out, 0, out->rank - 2);
+	struct npu_mm_fold f;
 	u64 m = out->shape[out->rank - 2], n = out->shape[out->rank - 1];
 	u64 cols = npu_mm_cols(t);
 
+	if (npu_mm_fold(t, &f)) {
+		batch = 1;
+		m = f.rows;
+	}
 	return batch * ((m + NPU_MM_MR - 1) / NPU_MM_MR) *
 	       ((n + cols - 1) / cols);
 }

@@ -200,6 +200,19 @@ void npu_conv_geom(const struct drm_npu_task *t, struct npu_conv_geom *g);
 /* MATMUL output columns per work unit (a multiple of 8, or all of N). */
 u64 npu_mm_cols(const struct drm_npu_task *t);
 
+/*
+ * A batched MATMUL whose B and bias are the same for every batch and whose
+ * A and output rows follow each other at one stride each across the
+ * batch dims is one product of rows = batch * M rows (BERT's projections
+ * of [S, 1, D] activations: S batches of one row otherwise).
+ */
+struct npu_mm_fold {
+	u64 rows;		/* batch * M */
+	u64 a_rs, o_rs;		/* row strides of A and of the output */
+};
+
+bool npu_mm_fold(const struct drm_npu_task *t, struct npu_mm_fold *f);
+
 /* Output size of a pooling/conv window along one axis (floor mode). */
 static inline u32 npu_window_out(u32 in, u32 pad, u32 k, u32 s, u32 d)
 {

@@ -6,7 +6,8 @@
  * This is ONNX MatMul and Gemm. alpha is used as given: a Gemm/MatMul
  * lowering sets it to 1.0f (0x3f800000).
  *
- * Work unit: NPU_MM_MR (16) rows of one batch's output times a block of
+ * Work unit: NPU_MM_MR (16) rows of one batch's output (of all batches
+ * at once when they fold into one product, npu_mm_fold()) times a block of
  * npu_mm_cols() columns (all of them unless K is large), in tiles of
  * 16 x 8 (four 4x8 register tiles sharing one B panel).
  */
@@ -24,12 +25,14 @@ struct mm_ctx {
 	float alpha, beta;
 	struct npu_act act;
 	const struct npu_kern *kern;	/* NULL: the 4x8 tiles only */
+	u64 osm, osn, bsm, bsn;		/* row/column strides: out, bias */
 };
 
 static void mm_init(struct mm_ctx *c, const struct drm_npu_task *t, u32 isa)
 {
 	const struct drm_npu_matmul_params *p = &t->params.matmul;
 	int bias = !!(p->flags & DRM_NPU_MATMUL_HAS_BIAS);
+	struct npu_mm_fold fold;
 	u32 ra, rb;
 
 	c->a = npu_opnd(t, 0);
@@ -59,6 +62,17 @@ static void mm_init(struct mm_ctx *c, const struct drm_npu_task *t, u32 isa)
 	c->n = c->out->shape[c->r - 1];
 	c->k = (p->flags & DRM_NPU_MATMUL_TRANS_A) ? c->a->shape[ra - 2] :
 						    c->a->shape[ra - 1];
+	c->osm = c->out->strides[c->r - 2];
+	c->osn = c->out->strides[c->r - 1];
+	c->bsm = bias ? c->biasst[c->r - 2] : 0;
+	c->bsn = bias ? c->biasst[c->r - 1] : 0;
+	/* batches of rows that follow each other: one product (geom) */
+	if (npu_mm_fold(t, &fold)) {
+		c->m = fold.rows;
+		c->sam = fold.a_rs;
+		c->osm = fold.o_rs;
+		c->bsm = 0;
+	}
 	c->mb = (c->m + NPU_MM_MR - 1) / NPU_MM_MR;
 	c->cols = npu_mm_cols(t);
 	c->nb = (c->n + c->cols - 1) / c->cols;
@@ -126,19 +140,19 @@ static void mm_store(const struct mm_ctx *c, float *out, u64 ooff,
 		     const float *bias, u64 biasoff, u64 i0, u32 mr, u64 n0,
 		     u32 nr, const float *acc, u32 ld)
 {
-	u64 ocs = c->out->strides[c->r - 1];
+	u64 ocs = c->osn;
 	float row[NPU_KERN_MAX_NR];
 	u32 i, j;
 
 	for (i = 0; i < mr; i++) {
-		u64 oi = ooff + (i0 + i) * c->out->strides[c->r - 2];
-		u64 bsi = biasoff + (i0 + i) * c->biasst[c->r - 2];
+		u64 oi = ooff + (i0 + i) * c->osm;
+		u64 bsi = biasoff + (i0 + i) * c->bsm;
 
 		for (j = 0; j < nr; j++) {
 			row[j] = c->alpha * acc[i * ld + j];
 			if (bias)
 				row[j] += c->beta * bias[bsi + (n0 + j) *
-							 c->biasst[c->r - 1]];
+							 c->bsn];
 		}
 		npu_act_row(&c->act, row, nr);
 		for (j = 0; j < nr; j++)
@@ -225,19 +239,19 @@ static void mm_unit(const struct mm_ctx *c, const struct npu_op_args *args,
 		nr = n1 - n0 < 8 ? (u32)(n1 - n0) : 8;
 		mm_tiles(c, a, mr, b + n0 * c->sbn, nr, acc);
 		for (i = 0; i < mr; i++) {
-			u64 oi = ooff + (i0 + i) * c->out->strides[c->r - 2];
-			u64 bsi = biasoff + (i0 + i) * c->biasst[c->r - 2];
+			u64 oi = ooff + (i0 + i) * c->osm;
+			u64 bsi = biasoff + (i0 + i) * c->bsm;
 
 			for (j = 0; j < nr; j++) {
 				row[j] = c->alpha * acc[i / 4][i % 4][j];
 				if (bias)
 					row[j] += c->beta *
 						  bias[bsi + (n0 + j) *
-						       c->biasst[c->r - 1]];
+						       c->bsn];
 			}
 			npu_act_row(&c->act, row, nr);
 			for (j = 0; j < nr; j++)
-				out[oi + (n0 + j) * c->out->strides[c->r - 1]] =
+				out[oi + (n0 + j) * c->osn] =
 					row[j];
 		}
 	}

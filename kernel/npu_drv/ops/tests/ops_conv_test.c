@@ -338,6 +338,9 @@ static const struct mm_case mm_cases[] = {
 	{ 1, 5, 8, 12, 8, 1, 1, 0, 1.0f, 0 },
 	{ 2, 2, 64, 128, 96, 0, 0, 1, 1.0f, 1.0f },
 	{ 1, 1, 3, 1000, 2, 0, 1, 0, 1.0f, 0 },
+	/* batches that fold into one product (BERT's [S, 1, D] x [D, N]) */
+	{ 37, 1, 1, 40, 50, 0, 0, 1, 1.0f, 1.0f },
+	{ 20, 1, 2, 33, 70, 0, 1, 1, 1.0f, 0.5f },
 };
 
 int main(void)
