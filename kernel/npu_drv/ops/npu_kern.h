@@ -37,6 +37,35 @@ struct npu_tile {
 typedef void (*npu_tile_fn)(const struct npu_tile *t);
 
 /*
+ * Move the loop levels of count 1 outwards (a level that runs once can
+ * sit anywhere in the nest without changing the order of the terms), so
+ * that the innermost loop is a long one: a 1x1 convolution's taps then
+ * run in one loop over 16 channels instead of three nested loops.
+ */
+static inline void npu_tile_compact(struct npu_tile *t)
+{
+	u32 i, j;
+
+	for (i = 4; i-- > 1;) {
+		if (t->n[i] != 1)
+			continue;
+		for (j = i; j-- > 0;) {
+			if (t->n[j] != 1) {
+				u64 sa = t->sa[j], sb = t->sb[j], n = t->n[j];
+
+				t->n[j] = 1;
+				t->sa[j] = t->sa[i];
+				t->sb[j] = t->sb[i];
+				t->n[i] = n;
+				t->sa[i] = sa;
+				t->sb[i] = sb;
+				break;
+			}
+		}
+	}
+}
+
+/*
  * One ISA level's kernels: mm for MATMUL (wide rows of B), cv for the
  * pixel-major convolution (16 output channels per pixel).
  */
@@ -47,6 +76,7 @@ struct npu_kern {
 	npu_tile_fn mm;
 	u32 cv_mr, cv_nr;
 	npu_tile_fn cv;
+	npu_tile_fn cv16;	/* cv for a row stride of 16 (NC1HWC0, sw 1) */
 };
 
 /* Largest shapes of any level, for the callers' scratch tiles. */

@@ -18,11 +18,12 @@ typedef float VF __attribute__((__vector_size__(32)));
 /* 12 accumulators of 16 registers */
 NPU_KERN_TILE(avx2_mm, 6, 2)
 NPU_KERN_TILE(avx2_cv, 6, 2)
+NPU_KERN_TILE_S(avx2_cv16, 6, 2, 16)
 
 const struct npu_kern npu_kern_avx2 = {
 	.isa = NPU_ISA_AVX2,
 	.name = "avx2+fma",
 	.mm_mr = 6, .mm_nr = 16, .mm = avx2_mm,
-	.cv_mr = 6, .cv_nr = 16, .cv = avx2_cv,
+	.cv_mr = 6, .cv_nr = 16, .cv = avx2_cv, .cv16 = avx2_cv16,
 };
 #endif

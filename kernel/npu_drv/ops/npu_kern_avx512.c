@@ -20,11 +20,12 @@ typedef float VF __attribute__((__vector_size__(64)));
 /* MATMUL: 8 rows x 32 columns (16 accumulators); CONV2D: 14 pixels x 16 */
 NPU_KERN_TILE(avx512_mm, 8, 2)
 NPU_KERN_TILE(avx512_cv, 14, 1)
+NPU_KERN_TILE_S(avx512_cv16, 14, 1, 16)
 
 const struct npu_kern npu_kern_avx512 = {
 	.isa = NPU_ISA_AVX512,
 	.name = "avx512",
 	.mm_mr = 8, .mm_nr = 32, .mm = avx512_mm,
-	.cv_mr = 14, .cv_nr = 16, .cv = avx512_cv,
+	.cv_mr = 14, .cv_nr = 16, .cv = avx512_cv, .cv16 = avx512_cv16,
 };
 #endif

@@ -23,11 +23,12 @@ static inline __attribute__((__always_inline__)) void vstore(float *p, VF v)
 }
 
 static inline __attribute__((__always_inline__)) void
-tile_body(const struct npu_tile *t, const u32 MR, const u32 NV)
+tile_body(const struct npu_tile *t, const u32 MR, const u32 NV, const u64 SAM)
 {
 	VF acc[NPU_KERN_MAX_MR][4];
 	const float *a0 = t->a, *b0 = t->b;
-	const u64 sam = t->sam;
+	/* a constant row stride turns the row addresses into displacements */
+	const u64 sam = SAM ? SAM : t->sam;
 	u64 i0, i1, i2, i3;
 	u32 i, v;
 
@@ -76,31 +77,34 @@ tile_body(const struct npu_tile *t, const u32 MR, const u32 NV)
 }
 
 /* One function per shape; the row count is a constant in every branch. */
-#define NPU_KERN_CASE(k, MR, NV)					\
+#define NPU_KERN_CASE(k, MR, NV, SAM)					\
 	case k:								\
 		if ((k) <= (MR))					\
-			tile_body(t, (k) <= (MR) ? (k) : 1, NV);	\
+			tile_body(t, (k) <= (MR) ? (k) : 1, NV, SAM);	\
 		break
 
-#define NPU_KERN_TILE(name, MR, NV)					\
+/* SAM: 0, or the only row stride this kernel is called with */
+#define NPU_KERN_TILE_S(name, MR, NV, SAM)				\
 static void name(const struct npu_tile *t)				\
 {									\
 	switch (t->mr) {						\
-	NPU_KERN_CASE(1, MR, NV);					\
-	NPU_KERN_CASE(2, MR, NV);					\
-	NPU_KERN_CASE(3, MR, NV);					\
-	NPU_KERN_CASE(4, MR, NV);					\
-	NPU_KERN_CASE(5, MR, NV);					\
-	NPU_KERN_CASE(6, MR, NV);					\
-	NPU_KERN_CASE(7, MR, NV);					\
-	NPU_KERN_CASE(8, MR, NV);					\
-	NPU_KERN_CASE(9, MR, NV);					\
-	NPU_KERN_CASE(10, MR, NV);					\
-	NPU_KERN_CASE(11, MR, NV);					\
-	NPU_KERN_CASE(12, MR, NV);					\
-	NPU_KERN_CASE(13, MR, NV);					\
-	NPU_KERN_CASE(14, MR, NV);					\
+	NPU_KERN_CASE(1, MR, NV, SAM);					\
+	NPU_KERN_CASE(2, MR, NV, SAM);					\
+	NPU_KERN_CASE(3, MR, NV, SAM);					\
+	NPU_KERN_CASE(4, MR, NV, SAM);					\
+	NPU_KERN_CASE(5, MR, NV, SAM);					\
+	NPU_KERN_CASE(6, MR, NV, SAM);					\
+	NPU_KERN_CASE(7, MR, NV, SAM);					\
+	NPU_KERN_CASE(8, MR, NV, SAM);					\
+	NPU_KERN_CASE(9, MR, NV, SAM);					\
+	NPU_KERN_CASE(10, MR, NV, SAM);					\
+	NPU_KERN_CASE(11, MR, NV, SAM);					\
+	NPU_KERN_CASE(12, MR, NV, SAM);					\
+	NPU_KERN_CASE(13, MR, NV, SAM);					\
+	NPU_KERN_CASE(14, MR, NV, SAM);					\
 	default:							\
 		break;							\
 	}								\
 }
+
+#define NPU_KERN_TILE(name, MR, NV)	NPU_KERN_TILE_S(name, MR, NV, 0)

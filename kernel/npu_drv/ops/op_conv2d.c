@@ -429,7 +429,8 @@ conv_pm_span(const struct conv_ctx *cx, u32 n, u32 g, u32 o0, u32 nb, u32 oy,
 	u32 ob = o0 + nb - NPU_CONV_OCB, skip = NPU_CONV_OCB - nb;
 	u32 kh_lo, kh_hi, kw_lo, kw_hi, mr, i, j;
 	s64 iy0 = (s64)oy * G->sh - G->pt, ix0;
-	struct npu_tile t;
+	struct npu_tile t, u;
+	npu_tile_fn cv;
 
 	/* the block is channels ob .. ob + 15, of which skip .. 15 are new */
 	for (j = 0; j < NPU_CONV_OCB; j++) {
@@ -438,6 +439,7 @@ conv_pm_span(const struct conv_ctx *cx, u32 n, u32 g, u32 o0, u32 nb, u32 oy,
 				     0.0f;
 	}
 	conv_tap_range(iy0, G->kh, G->dh, G->h, &kh_lo, &kh_hi);
+	cv = (u64)G->sw * cx->xs3 == 16 ? k->cv16 : k->cv;
 	memset(&t, 0, sizeof(t));
 	t.c = acc;
 	t.ldc = NPU_CONV_OCB;
@@ -491,17 +493,19 @@ conv_pm_span(const struct conv_ctx *cx, u32 n, u32 g, u32 o0, u32 nb, u32 oy,
 		t.a = cx->x + xbase + (u64)(ix0 + (s64)kw_lo * G->dw) * cx->xs3;
 		t.b = cx->wt + ob + (u64)kh_lo * cx->w->strides[2] +
 		      (u64)kw_lo * cx->w->strides[3];
-		k->cv(&t);
+		u = t;
+		npu_tile_compact(&u);
+		cv(&u);
 		if (cx->pm.tail) {
 			/* the same sums continue over the last channels */
-			struct npu_tile u = t;
-
+			u = t;
 			u.accum = 1;
 			u.n[0] = 1;
 			u.n[1] = cx->pm.tail;
 			u.a += cx->pm.n[0] * cx->pm.sa[0];
 			u.b += cx->pm.n[0] * cx->pm.sb[0];
-			k->cv(&u);
+			npu_tile_compact(&u);
+			cv(&u);
 		}
 		for (i = (u32)(ox - start); i < (u32)(ox - start) + mr; i++) {
 			u64 yo = ybase + (start + i) * cx->ys3;
