@@ -3,7 +3,8 @@
  * npu_debugfs.c - /sys/kernel/debug/dri/<minor>/npu/ (for the primary and
  * the render minor alike):
  *
- *   instant hang fault fault_range slow_us watchdog_ms file_quota
+ *   instant hang fault fault_range slow_us watchdog_ms file_quota job_budget_ms
+ *   file_queues file_sems file_programs file_program_bytes
  *               test-mode knobs, read and written as decimal numbers; the
  *               names and meanings are the core's (npu_core_test_control()),
  *               the same that the transport's npu_dev_test_control() sets
@@ -26,7 +27,8 @@
 /* The core's knobs; a file is created for each one the core answers. */
 static const char * const npu_knob_names[NPU_NUM_KNOBS] = {
 	"instant", "hang", "fault", "fault_range", "slow_us", "watchdog_ms",
-	"file_quota",
+	"file_quota", "job_budget_ms", "file_queues", "file_sems",
+	"file_programs", "file_program_bytes",
 };
 
 static int npu_knob_get(void *data, u64 *val)

@@ -33,6 +33,12 @@
  * @queues: hardware queues
  * @test_mode: enum npu_test_mode (module parameter "test_mode")
  * @watchdog_ms: job watchdog period
+ * @job_budget_ms: AI-core time one job may use, 0 = no budget
+ * @file_queues: queues per open file
+ * @file_sems: semaphores per open file, 0 = the core's default
+ * @file_programs: programs per open file
+ * @file_program_mb: MiB of programs per open file
+ * @file_vram_pct: percent of VRAM per open file
  */
 struct npu_params {
 	u32 vram_mb;
@@ -40,6 +46,12 @@ struct npu_params {
 	u32 queues;
 	u32 test_mode;
 	u32 watchdog_ms;
+	u32 job_budget_ms;
+	u32 file_queues;
+	u32 file_sems;
+	u32 file_programs;
+	u32 file_program_mb;
+	u32 file_vram_pct;
 };
 
 enum npu_test_mode {
@@ -49,7 +61,7 @@ enum npu_test_mode {
 	NPU_TEST_MODE_FAULT,	/* every job faults with an injected fault */
 };
 
-#define NPU_NUM_KNOBS		7
+#define NPU_NUM_KNOBS		12
 
 /**
  * struct npu_knob - one test-mode knob file in debugfs

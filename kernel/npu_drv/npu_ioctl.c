@@ -84,9 +84,11 @@ static int npu_drm_queue_create(struct drm_device *drm, void *data,
 /*
  * The bottom half learns how a job with a syncobj point ended by asking
  * the core about the point's queue; once the queue is destroyed it can
- * only call the job cancelled. So before the core destroys the queue, let
- * the queue's jobs retire and signal their points with their real status
- * here, if any point of this queue is still pending.
+ * only call the job cancelled. So before the core destroys the queue, make
+ * the queue's jobs retire (a destroy aborts them: npu_core_queue_abort(),
+ * which keeps the queue) and signal their points with their real status
+ * here, if any point of this queue is still pending: a job that completed
+ * before the destroy keeps its success.
  */
 static void npu_queue_retire_points(struct npu_drm_file *nfile, u32 handle)
 {
@@ -98,8 +100,8 @@ static void npu_queue_retire_points(struct npu_drm_file *nfile, u32 handle)
 	mutex_lock(&nfile->ndev->files_lock);
 	pending = npu_fence_pending(nfile, handle);
 	mutex_unlock(&nfile->ndev->files_lock);
-	if (!pending || npu_ioctl_queue_query(nfile->core_file, &qq) ||
-	    !qq.submitted)
+	if (!pending || npu_core_queue_abort(nfile->core_file, handle) ||
+	    npu_ioctl_queue_query(nfile->core_file, &qq) || !qq.submitted)
 		return;
 	w.fence = qq.submitted;
 	/* 0 or -EIO: retired; else (a signal) the destroy fails as well. */

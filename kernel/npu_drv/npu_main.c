@@ -49,7 +49,32 @@ static unsigned int watchdog_ms = 2000;
 module_param(watchdog_ms, uint, 0444);
 MODULE_PARM_DESC(watchdog_ms, "Job watchdog period in ms (10..600000, default 2000)");
 
+static unsigned int job_budget_ms = NPU_JOB_BUDGET_DEFAULT_MS;
+module_param(job_budget_ms, uint, 0444);
+MODULE_PARM_DESC(job_budget_ms, "AI-core time one job may use in ms before it faults (0 = no budget, or 10..86400000; default 60000)");
+
+static unsigned int file_queues = NPU_FILE_QUEUES_DEFAULT;
+module_param(file_queues, uint, 0444);
+MODULE_PARM_DESC(file_queues, "Queues one open file may hold (1..1048576, default 1024)");
+
+static unsigned int file_sems;
+module_param(file_sems, uint, 0444);
+MODULE_PARM_DESC(file_sems, "Semaphores one open file may hold (0 = a quarter of the device's 1024, or 1..1024)");
+
+static unsigned int file_programs = NPU_FILE_PROGRAMS_DEFAULT;
+module_param(file_programs, uint, 0444);
+MODULE_PARM_DESC(file_programs, "Programs one open file may hold (1..1048576, default 4096)");
+
+static unsigned int file_program_mb = NPU_FILE_PROGRAM_BYTES_DEFAULT >> 20;
+module_param(file_program_mb, uint, 0444);
+MODULE_PARM_DESC(file_program_mb, "MiB of programs one open file may hold (1..65536, default 256)");
+
+static unsigned int file_vram_pct = NPU_FILE_VRAM_DEFAULT_PCT;
+module_param(file_vram_pct, uint, 0444);
+MODULE_PARM_DESC(file_vram_pct, "Percent of VRAM one open file may hold in buffers (1..100, default 75; 100 = no quota)");
+
 #define NPU_MAX_DEVICES	8
+#define NPU_NUM_SEMAPHORES	1024
 
 static struct platform_device *npu_pdevs[NPU_MAX_DEVICES];
 static atomic64_t npu_client_ids = ATOMIC64_INIT(0);
@@ -104,6 +129,22 @@ static int npu_check_params(struct npu_params *p)
 		       watchdog_ms);
 		return -EINVAL;
 	}
+	if (job_budget_ms && (job_budget_ms < 10 ||
+			      job_budget_ms > NPU_JOB_BUDGET_MAX_MS)) {
+		pr_err("npu_drv: job_budget_ms=%u out of range: use 0 (no budget) or 10..%llu\n",
+		       job_budget_ms, NPU_JOB_BUDGET_MAX_MS);
+		return -EINVAL;
+	}
+	if (file_queues < 1 || file_queues > NPU_FILE_QUEUES_MAX ||
+	    file_sems > NPU_NUM_SEMAPHORES ||
+	    file_programs < 1 || file_programs > NPU_FILE_PROGRAMS_MAX ||
+	    file_program_mb < 1 || file_program_mb > 65536 ||
+	    file_vram_pct < 1 || file_vram_pct > 100) {
+		pr_err("npu_drv: a per-file limit is out of range: file_queues 1..%u, file_sems 0..%u, file_programs 1..%u, file_program_mb 1..65536, file_vram_pct 1..100\n",
+		       NPU_FILE_QUEUES_MAX, NPU_NUM_SEMAPHORES,
+		       NPU_FILE_PROGRAMS_MAX);
+		return -EINVAL;
+	}
 	if (npu_parse_test_mode(test_mode ? test_mode : "none", &p->test_mode)) {
 		pr_err("npu_drv: test_mode=%s unknown: use none, instant, hang or fault\n",
 		       test_mode);
@@ -113,6 +154,12 @@ static int npu_check_params(struct npu_params *p)
 	p->cores = cores;
 	p->queues = queues;
 	p->watchdog_ms = watchdog_ms;
+	p->job_budget_ms = job_budget_ms;
+	p->file_queues = file_queues;
+	p->file_sems = file_sems;
+	p->file_programs = file_programs;
+	p->file_program_mb = file_program_mb;
+	p->file_vram_pct = file_vram_pct;
 	return 0;
 }
 
@@ -283,8 +330,15 @@ static int npu_device_init(struct npu_drm_device *ndev)
 	cp.vram_size = ndev->vram_size;
 	cp.num_cores = ndev->params.cores;
 	cp.num_queues = ndev->params.queues;
-	cp.num_semaphores = 1024;
+	cp.num_semaphores = NPU_NUM_SEMAPHORES;
 	cp.watchdog_ms = ndev->params.watchdog_ms;
+	cp.job_budget_ms = ndev->params.job_budget_ms;
+	cp.file_queues = ndev->params.file_queues;
+	cp.file_semaphores = ndev->params.file_sems;
+	cp.file_programs = ndev->params.file_programs;
+	cp.file_program_bytes = (u64)ndev->params.file_program_mb << 20;
+	/* a quota of all VRAM is no quota (the core's rule) */
+	cp.file_quota = ndev->vram_size / 100 * ndev->params.file_vram_pct;
 	cp.ops = &npu_kernel_home_ops;
 	cp.home_dev = ndev;
 	ret = npu_core_create(&cp, &ndev->core);

@@ -87,6 +87,8 @@ static inline u64 npu_time_ns(void)
 #define npu_err(fmt, ...)	pr_err("npu: " fmt, ##__VA_ARGS__)
 #define npu_warn(fmt, ...)	pr_warn("npu: " fmt, ##__VA_ARGS__)
 #define npu_info(fmt, ...)	pr_info("npu: " fmt, ##__VA_ARGS__)
+#define npu_limit_info(fmt, ...) \
+	pr_info_ratelimited("npu: " fmt, ##__VA_ARGS__)
 #define npu_dbg(fmt, ...)	pr_debug("npu: " fmt, ##__VA_ARGS__)
 
 /*

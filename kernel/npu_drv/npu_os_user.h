@@ -64,6 +64,8 @@ static inline u64 npu_time_ns(void)
 #define npu_err(fmt, ...)	fprintf(stderr, "npu: error: " fmt, ##__VA_ARGS__)
 #define npu_warn(fmt, ...)	fprintf(stderr, "npu: warning: " fmt, ##__VA_ARGS__)
 #define npu_info(fmt, ...)	fprintf(stderr, "npu: " fmt, ##__VA_ARGS__)
+/* a request refused by a per-file limit (the kernel rate-limits it) */
+#define npu_limit_info(fmt, ...)	npu_info(fmt, ##__VA_ARGS__)
 #ifdef NPU_DEBUG
 #define npu_dbg(fmt, ...)	fprintf(stderr, "npu: debug: " fmt, ##__VA_ARGS__)
 #else

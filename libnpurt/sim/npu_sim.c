@@ -181,16 +181,19 @@ static int sim_dev_create(struct npu_sim_dev **out)
 {
 	struct npu_device_params p;
 	struct npu_sim_dev *sd;
-	u32 vram_mb;
+	u32 vram_mb, budget_ms;
 	int err = 0;
 
 	memset(&p, 0, sizeof(p));
 	err |= sim_env_u32("NPU_SIM_VRAM_MB", 512, 1, 1u << 20, &vram_mb);
 	err |= sim_env_u32("NPU_SIM_CORES", 4, 1, 64, &p.num_cores);
 	err |= sim_env_u32("NPU_SIM_QUEUES", 8, 1, 64, &p.num_queues);
-	err |= sim_env_u32("NPU_SIM_SEMS", 64, 1, 4096, &p.num_semaphores);
+	err |= sim_env_u32("NPU_SIM_SEMS", 256, 1, 4096, &p.num_semaphores);
 	err |= sim_env_u32("NPU_SIM_WATCHDOG_MS", 2000, 10, 3600000,
 			   &p.watchdog_ms);
+	err |= sim_env_u32("NPU_SIM_JOB_BUDGET_MS", NPU_JOB_BUDGET_DEFAULT_MS,
+			   0, NPU_JOB_BUDGET_MAX_MS, &budget_ms);
+	p.job_budget_ms = budget_ms;
 	if (err)
 		return -EINVAL;
 	sd = calloc(1, sizeof(*sd));

@@ -108,6 +108,14 @@ npurt_status rt_fail_errno(const char *func, int err, const char *what)
 			       "unload models) or use smaller batches",
 			       "%s: device out of memory (%s)", what,
 			       strerror(err));
+	case EDQUOT:
+		return rt_fail(NPURT_ERR_DEVICE_NOMEM, func,
+			       "free what this process holds, or ask root to "
+			       "raise the device's per-file limits (npu_drv "
+			       "module parameters file_*; DEVICE_INFO reports "
+			       "them; the kernel log names the one hit)",
+			       "%s: a per-file limit of the device was reached "
+			       "(%s)", what, strerror(err));
 	case ETIME:
 	case ETIMEDOUT:
 		return rt_fail(NPURT_ERR_TIMEOUT, func,

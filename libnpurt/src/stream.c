@@ -33,6 +33,8 @@ const char *rt_fault_reason_str(uint32_t reason)
 		return "gather index out of range";
 	case DRM_NPU_FAULT_CANCELLED:
 		return "cancelled behind an earlier fault";
+	case DRM_NPU_FAULT_BUDGET:
+		return "job ran past the device's job budget";
 	default:
 		return "unknown fault";
 	}

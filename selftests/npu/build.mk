@@ -6,7 +6,7 @@
 NPU_UAPI_TEST_SRCS := $(addprefix selftests/npu/, npu_uapi_test.c \
 	npu_test_util.c test_device_bo.c test_program.c test_queue_sem.c \
 	test_submit.c test_sched.c test_math.c test_stress.c \
-	test_fuzz.c test_chaos.c test_hostile.c)
+	test_fuzz.c test_chaos.c test_hostile.c test_bounded.c)
 NPU_UAPI_TEST_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(NPU_UAPI_TEST_SRCS))
 NPU_UAPI_TEST := $(BUILD)/bin/npu_uapi_test
 
@@ -18,7 +18,8 @@ $(NPU_UAPI_TEST): $(NPU_UAPI_TEST_OBJS) $(TRANSPORT_LIBS)
 		$(TRANSPORT_LDLIBS) -lm
 
 BINS += $(NPU_UAPI_TEST)
-TESTS += selftests/npu/run_uapi_test.sh selftests/npu/sim_env_test.sh
+TESTS += selftests/npu/run_uapi_test.sh selftests/npu/sim_env_test.sh \
+	selftests/npu/run_one_core.sh
 SAN_TESTS += build/bin/npu_uapi_test
 
 

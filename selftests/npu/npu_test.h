@@ -87,5 +87,7 @@ void test_stress(void);
 void test_fuzz(void);
 void test_chaos(void);
 void test_hostile(void);
+void test_bounded(void);
+void test_wakeup(void);
 
 #endif /* NPU_TEST_H */

@@ -29,6 +29,8 @@ static const struct {
 	{ "fuzz", test_fuzz },
 	{ "chaos", test_chaos },
 	{ "hostile", test_hostile },
+	{ "bounded", test_bounded },
+	{ "wakeup", test_wakeup },
 };
 
 #define NUM_GROUPS	(sizeof(groups) / sizeof(groups[0]))

@@ -8,8 +8,11 @@
  * BATCHNORM pair an empty NC1HWC0 operand (strides never checked) with a
  * 2^32 - 15 channel tensor, reading another file's buffer; an element
  * bound that wrapped 2^65 to 0; units too big to ever be aborted. Each is
- * refused at PROGRAM_CREATE, naming the task and the operand, and the
- * secret another open file keeps in VRAM stays where it is.
+ * refused at PROGRAM_CREATE, naming the task and the operand. POOL2D's
+ * 32-bit plane count (a divide error, or writes past the buffers) and
+ * MATMUL's endless column loop are valid but enormous tasks now: they end
+ * as BUDGET fault records. The secret another open file keeps in VRAM
+ * stays where it is throughout.
  */
 #include "npu_test.h"
 
@@ -128,6 +131,91 @@ static void unit_cap(void)
 }
 
 /*
+ * Submit @t (its @n operands on slots 0..n-1, 4 KiB buffers each: zero
+ * strides make the shapes as large as the attack wants) under a 300 ms
+ * job budget. These tasks are valid but enormous: the job must end as a
+ * BUDGET fault record within about the budget, not as a divide error, a
+ * write past the buffers or a core that never comes back.
+ */
+static void over_budget(const struct drm_npu_task *t, uint32_t n,
+			const char *what)
+{
+	uint64_t old = T.info.job_budget_ms, fence = 0, t0, ms;
+	struct drm_npu_queue_query qq;
+	uint32_t bos[DRM_NPU_MAX_OPERANDS] = { 0 }, q, prog = 0, i;
+	int err;
+
+	if (t_control("job_budget_ms", 300)) {
+		tap_ok(false, "hostile: %s: knob job_budget_ms", what);
+		return;
+	}
+	q = t_queue(T.d, 0);
+	for (i = 0; i < n; i++)
+		bos[i] = t_bo(T.d, 4096);
+	t0 = t_now();
+	err = t_prog(T.d, t, 1, &prog);
+	if (!err)
+		err = t_submit(T.d, q, prog, bos, n, &fence);
+	if (!err)
+		err = t_wait(T.d, q, fence, 20000);
+	ms = (t_now() - t0) / 1000000;
+	memset(&qq, 0, sizeof(qq));
+	t_query(T.d, q, &qq);
+	tap_ok(err == -EIO && qq.fault_reason == DRM_NPU_FAULT_BUDGET &&
+	       ms < 3000,
+	       "hostile: %s: a BUDGET fault after %llu ms (budget 300, got %d, reason %u)",
+	       what, (unsigned long long)ms, err, qq.fault_reason);
+	if (prog)
+		t_prog_destroy(T.d, prog);
+	for (i = 0; i < n; i++)
+		if (bos[i])
+			t_close_bo(T.d, bos[i]);
+	t_queue_destroy(T.d, q);
+	t_control("job_budget_ms", old);
+}
+
+/*
+ * POOL2D over NC1HWC0 with C1 * C0 = 2^32 + 16 planes: in 32 bits the
+ * count was 16, the image index ran past N = 1 through a batch stride the
+ * extent never counted, and the kernel wrote into other buffers, then past
+ * VRAM. With C1 * C0 = 2^32 it was 0: a divide error.
+ */
+static void pool_planes(void)
+{
+	uint32_t shape[5] = { 1, (1u << 28) + 1, 1, 1, 16 };
+	uint32_t st[5] = { 1u << 30, 0, 0, 0, 0 };
+	struct drm_npu_task t;
+
+	memset(&t, 0, sizeof(t));
+	t.opcode = DRM_NPU_OP_POOL2D;
+	t.num_operands = 2;
+	t.params.pool2d.kind = DRM_NPU_POOL_GLOBAL_MAX;
+	t.operands[0] = view(0, NC1, 5, shape, st);
+	t.operands[1] = view(1, NC1, 5, shape, st);
+	over_budget(&t, 2, "POOL2D with 2^32 + 16 NC1HWC0 planes, N = 1");
+	shape[1] = 1u << 28;
+	t.operands[0] = view(0, NC1, 5, shape, st);
+	t.operands[1] = view(1, NC1, 5, shape, st);
+	over_budget(&t, 2, "POOL2D with 2^32 NC1HWC0 planes");
+}
+
+/* MATMUL with N = 2^32 - 7 columns: the u32 column loop never ended. */
+static void matmul_wide(void)
+{
+	uint32_t a[2] = { 1, 1 }, b[2] = { 1, 0xfffffff9u };
+	struct drm_npu_task t;
+
+	memset(&t, 0, sizeof(t));
+	t.opcode = DRM_NPU_OP_MATMUL;
+	t.num_operands = 3;
+	t.params.matmul.alpha = 0x3f800000u;
+	t.operands[0] = view(0, DRM_NPU_LAYOUT_ND, 2, a, zero);
+	t.operands[1] = view(1, DRM_NPU_LAYOUT_ND, 2, b, zero);
+	t.operands[2] = view(2, DRM_NPU_LAYOUT_ND, 2, b, zero);
+	over_budget(&t, 3, "MATMUL with N = 2^32 - 7");
+}
+
+/*
  * Another open of the device keeps a secret in VRAM while the attacks
  * above run: it is still there, unchanged, afterwards.
  */
@@ -147,6 +235,8 @@ void test_hostile(void)
 	c1_wrap();
 	count_wrap();
 	unit_cap();
+	pool_planes();
+	matmul_wide();
 	tap_ok(p && !memcmp(p, secret, sizeof(secret)),
 	       "hostile: another file's buffer is unchanged");
 	if (p)

@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 #define DRM_NPU_UAPI_MAJOR		1
-#define DRM_NPU_UAPI_MINOR		0
+#define DRM_NPU_UAPI_MINOR		1
 #define DRM_NPU_UAPI_VERSION \
 	((DRM_NPU_UAPI_MAJOR << 16) | DRM_NPU_UAPI_MINOR)
 
@@ -389,6 +389,18 @@ struct drm_npu_device_info {
 	__u64 features;			/* DRM_NPU_FEATURE_* */
 	__u64 watchdog_ms;		/* job watchdog period */
 	__u64 reserved[4];		/* must be zero on input */
+	/*
+	 * uapi 1.1: the job budget and the calling file's limits (a driver
+	 * of uapi 1.0 leaves them 0: not reported). A request past a limit
+	 * fails with EDQUOT.
+	 */
+	__u64 job_budget_ms;		/* AI-core time per job, 0 = none */
+	__u64 file_vram_quota;		/* bytes of VRAM, 0 = none */
+	__u64 file_program_bytes;	/* bytes of registered programs */
+	__u32 file_queues;		/* queues */
+	__u32 file_semaphores;		/* semaphores */
+	__u32 file_programs;		/* programs */
+	__u32 pad;			/* zero */
 };
 
 /* Buffer object flags. */
@@ -497,6 +509,7 @@ enum drm_npu_fault_reason {
 	DRM_NPU_FAULT_INJECTED = 4,	/* test mode */
 	DRM_NPU_FAULT_BAD_INDEX = 5,	/* gather index out of range */
 	DRM_NPU_FAULT_CANCELLED = 6,	/* queued behind a faulting job */
+	DRM_NPU_FAULT_BUDGET = 7,	/* job ran past the job budget */
 };
 
 /**

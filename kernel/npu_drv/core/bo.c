@@ -5,8 +5,9 @@
  *
  * A buffer's VRAM offset changes only inside compaction, under pool_lock,
  * while the buffer is held: dispatch (which resolves addresses under
- * mem_lock) does not start tasks that use a held buffer, and quiesce waits
- * for the running ones. See npu_core.h for the lock order.
+ * mem_lock) does not start tasks that use a held buffer, and compaction
+ * never moves (nor waits for) a buffer a task is using. See npu_core.h for
+ * the lock order.
  */
 #include "npu_core_priv.h"
 
@@ -153,15 +154,35 @@ int npu_bo_alloc(struct npu_device *dev, struct npu_acct *acct, u64 size,
 
 /* ---- compaction callbacks (called by the pool under pool_lock) ---- */
 
+/*
+ * A buffer a task is using right now is busy: compaction leaves it where it
+ * is rather than wait (under pool_lock) for a task that may run for as long
+ * as the job budget. Buffers of jobs that are only queued move freely.
+ */
+static bool npu_bo_busy(void *priv, struct npu_pool_node *node)
+{
+	struct npu_device *dev = priv;
+	struct npu_bo *bo = node->owner;
+	bool busy;
+
+	npu_mutex_lock(&dev->mem_lock);
+	busy = bo->running != 0;
+	npu_mutex_unlock(&dev->mem_lock);
+	return busy;
+}
+
 static int npu_bo_quiesce(void *priv, struct npu_pool_node *node)
 {
 	struct npu_device *dev = priv;
 	struct npu_bo *bo = node->owner;
 
 	npu_mutex_lock(&dev->mem_lock);
-	bo->hold++;
-	while (bo->running)
-		npu_waitq_wait(&dev->mem_wq, &dev->mem_lock, NPU_NO_DEADLINE);
+	if (bo->running) {
+		/* a task started on it since the compaction began */
+		npu_mutex_unlock(&dev->mem_lock);
+		return -EBUSY;
+	}
+	bo->hold++;		/* no task starts on it until resume */
 	npu_mutex_unlock(&dev->mem_lock);
 	/* CPU mappings go before the copy, or writes after it are lost. */
 	if (dev->ops.bo_unmap)
@@ -197,6 +218,7 @@ static void npu_bo_resume(void *priv, struct npu_pool_node *node)
 }
 
 const struct npu_pool_move_ops npu_bo_move_ops = {
+	.busy = npu_bo_busy,
 	.quiesce = npu_bo_quiesce,
 	.copy = npu_bo_copy,
 	.moved = npu_bo_moved,

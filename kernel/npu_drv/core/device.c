@@ -11,6 +11,12 @@
 #define NPU_WATCHDOG_MIN_MS	10
 #define NPU_WATCHDOG_MAX_MS	3600000
 
+static bool npu_budget_ok(u64 ms)
+{
+	return ms == 0 ||
+	       (ms >= NPU_WATCHDOG_MIN_MS && ms <= NPU_JOB_BUDGET_MAX_MS);
+}
+
 static int npu_check_params(const struct npu_device_params *p)
 {
 	if (!p->vram || p->vram_size < (1ull << 20) ||
@@ -22,6 +28,8 @@ static int npu_check_params(const struct npu_device_params *p)
 		return -EINVAL;
 	if (p->watchdog_ms < NPU_WATCHDOG_MIN_MS ||
 	    p->watchdog_ms > NPU_WATCHDOG_MAX_MS)
+		return -EINVAL;
+	if (!npu_budget_ok(p->job_budget_ms))
 		return -EINVAL;
 	if (!p->ops || !p->ops->copy_from_user || !p->ops->copy_to_user ||
 	    !p->ops->bo_publish != !p->ops->bo_lookup)
@@ -35,7 +43,8 @@ static void npu_core_free(struct npu_device *dev)
 		npu_pool_destroy(dev->pool);
 	npu_free(dev->cores);
 	npu_free(dev->hwq_users);
-	npu_free(dev->hwq_busy);
+	npu_free(dev->ready);
+	npu_free(dev->sem_waiters);
 	npu_free(dev->sem_values);
 	npu_free(dev->sem_used);
 	npu_waitq_destroy(&dev->work_wq);
@@ -85,6 +94,29 @@ static void npu_core_stop(struct npu_device *dev, u32 started_cores,
 	npu_reap(dev);
 }
 
+/* The per-file limits from the parameters, defaults for those left 0. */
+static void npu_default_limits(struct npu_device *dev,
+			       const struct npu_device_params *p)
+{
+	struct npu_limits *l = &dev->limits;
+	u32 s = p->num_semaphores;
+
+	l->vram = p->file_quota ? p->file_quota :
+		  (p->vram_size / 100 * NPU_FILE_VRAM_DEFAULT_PCT &
+		   ~(NPU_POOL_PAGE - 1));
+	if (l->vram >= p->vram_size)
+		l->vram = 0;	/* the whole VRAM: no limit */
+	l->queues = p->file_queues ? p->file_queues : NPU_FILE_QUEUES_DEFAULT;
+	l->sems = p->file_semaphores ? p->file_semaphores :
+		  s / 4 > 16 ? s / 4 : s < 16 ? s : 16;
+	if (l->sems > s)
+		l->sems = s;
+	l->programs = p->file_programs ? p->file_programs :
+		      NPU_FILE_PROGRAMS_DEFAULT;
+	l->program_bytes = p->file_program_bytes ? p->file_program_bytes :
+			   NPU_FILE_PROGRAM_BYTES_DEFAULT;
+}
+
 int npu_core_create(const struct npu_device_params *p, struct npu_device **out)
 {
 	struct npu_device *dev;
@@ -105,7 +137,8 @@ int npu_core_create(const struct npu_device_params *p, struct npu_device **out)
 	dev->num_queues = p->num_queues;
 	dev->num_semaphores = p->num_semaphores;
 	dev->watchdog_ms = p->watchdog_ms;
-	dev->file_quota = p->file_quota;
+	dev->job_budget_ms = p->job_budget_ms;
+	npu_default_limits(dev, p);
 	npu_mutex_init(&dev->pool_lock);
 	npu_mutex_init(&dev->lock);
 	npu_mutex_init(&dev->mem_lock);
@@ -117,17 +150,26 @@ int npu_core_create(const struct npu_device_params *p, struct npu_device **out)
 	npu_list_init(&dev->bos);
 	npu_list_init(&dev->queues);
 	npu_list_init(&dev->reap);
+	npu_list_init(&dev->retry);
 	dev->cores = npu_zalloc(p->num_cores * sizeof(*dev->cores));
 	dev->hwq_users = npu_zalloc(p->num_queues * sizeof(u32));
-	dev->hwq_busy = npu_zalloc(p->num_queues * sizeof(bool));
+	dev->ready = npu_zalloc(p->num_queues * NPU_NUM_PRIO *
+				sizeof(*dev->ready));
+	dev->sem_waiters = npu_zalloc(p->num_semaphores *
+				      sizeof(*dev->sem_waiters));
 	dev->sem_values = npu_zalloc(p->num_semaphores * sizeof(u64));
 	dev->sem_used = npu_zalloc(p->num_semaphores * sizeof(bool));
 	dev->pool = npu_pool_create(p->vram_size, &npu_bo_move_ops, dev);
-	if (!dev->cores || !dev->hwq_users || !dev->hwq_busy ||
-	    !dev->sem_values || !dev->sem_used || !dev->pool) {
+	if (!dev->cores || !dev->hwq_users || !dev->ready ||
+	    !dev->sem_waiters || !dev->sem_values || !dev->sem_used ||
+	    !dev->pool) {
 		npu_core_free(dev);
 		return -ENOMEM;
 	}
+	for (i = 0; i < p->num_queues * NPU_NUM_PRIO; i++)
+		npu_list_init(&dev->ready[i]);
+	for (i = 0; i < p->num_semaphores; i++)
+		npu_list_init(&dev->sem_waiters[i]);
 	npu_pool_set_auto_compact(dev->pool, true);
 	for (i = 0; i < dev->num_cores; i++) {
 		dev->cores[i].dev = dev;
@@ -185,8 +227,21 @@ int npu_core_test_control(struct npu_device *dev, const char *knob, u64 val)
 	else if (npu_streq(knob, "watchdog_ms") &&
 		 val >= NPU_WATCHDOG_MIN_MS && val <= NPU_WATCHDOG_MAX_MS)
 		dev->watchdog_ms = (u32)val;
+	else if (npu_streq(knob, "job_budget_ms") && npu_budget_ok(val))
+		dev->job_budget_ms = val;
 	else if (npu_streq(knob, "file_quota"))
-		dev->file_quota = val;
+		dev->limits.vram = val;
+	else if (npu_streq(knob, "file_queues") && val >= 1 &&
+		 val <= NPU_FILE_QUEUES_MAX)
+		dev->limits.queues = (u32)val;
+	else if (npu_streq(knob, "file_sems") && val >= 1 &&
+		 val <= dev->num_semaphores)
+		dev->limits.sems = (u32)val;
+	else if (npu_streq(knob, "file_programs") && val >= 1 &&
+		 val <= NPU_FILE_PROGRAMS_MAX)
+		dev->limits.programs = (u32)val;
+	else if (npu_streq(knob, "file_program_bytes") && val >= 1)
+		dev->limits.program_bytes = val;
 	else
 		err = -EINVAL;
 	npu_waitq_wake_all(&dev->wd_wq);
@@ -211,8 +266,18 @@ int npu_core_test_query(struct npu_device *dev, const char *knob, u64 *val)
 		*val = dev->test_slow_us;
 	else if (npu_streq(knob, "watchdog_ms"))
 		*val = dev->watchdog_ms;
+	else if (npu_streq(knob, "job_budget_ms"))
+		*val = dev->job_budget_ms;
 	else if (npu_streq(knob, "file_quota"))
-		*val = dev->file_quota;
+		*val = dev->limits.vram;
+	else if (npu_streq(knob, "file_queues"))
+		*val = dev->limits.queues;
+	else if (npu_streq(knob, "file_sems"))
+		*val = dev->limits.sems;
+	else if (npu_streq(knob, "file_programs"))
+		*val = dev->limits.programs;
+	else if (npu_streq(knob, "file_program_bytes"))
+		*val = dev->limits.program_bytes;
 	else
 		err = -EINVAL;
 	npu_mutex_unlock(&dev->lock);
@@ -252,7 +317,14 @@ int npu_ioctl_device_info(struct npu_file *f, struct drm_npu_device_info *args)
 			 DRM_NPU_FEATURE_ATTENTION;
 	npu_mutex_lock(&dev->lock);
 	args->watchdog_ms = dev->watchdog_ms;
+	args->job_budget_ms = dev->job_budget_ms;
 	npu_mutex_unlock(&dev->lock);
+	args->file_vram_quota = f->lim.vram;
+	args->file_program_bytes = f->lim.program_bytes;
+	args->file_queues = f->lim.queues;
+	args->file_semaphores = f->lim.sems;
+	args->file_programs = f->lim.programs;
+	args->pad = 0;
 	return 0;
 }
 

@@ -20,7 +20,8 @@ int npu_core_file_open(struct npu_device *dev, void *home_file,
 	}
 	npu_ref_init(&f->acct->ref);
 	npu_mutex_lock(&dev->lock);
-	f->acct->quota = dev->file_quota;
+	f->lim = dev->limits;
+	f->acct->quota = f->lim.vram;
 	npu_mutex_unlock(&dev->lock);
 	f->dev = dev;
 	f->home_file = home_file;
@@ -178,6 +179,87 @@ u64 npu_core_file_vram(struct npu_file *f)
 	used = f->acct->used;
 	npu_mutex_unlock(&f->dev->pool_lock);
 	return used;
+}
+
+/**
+ * npu_file_limit() - check a request against a per-file limit
+ * @f: the file
+ * @what: the limit's name, as its knob and module parameter
+ * @in_use: what the file holds now
+ * @asked: what it asks for in addition
+ * @limit: the limit
+ *
+ * Says in the log which limit a refused request hit, with what was asked
+ * and what was left (rate limited in the kernel).
+ *
+ * Return: 0 or -EDQUOT.
+ */
+int npu_file_limit(struct npu_file *f, const char *what, u64 in_use,
+		   u64 asked, u64 limit)
+{
+	if (in_use <= limit && asked <= limit - in_use)
+		return 0;
+	npu_limit_info("per-file limit %s: asked for %llu, %llu of %llu left\n",
+		       what, (unsigned long long)asked,
+		       (unsigned long long)(in_use < limit ? limit - in_use : 0),
+		       (unsigned long long)limit);
+	return -EDQUOT;
+}
+
+/*
+ * What a program of @num_tasks tasks costs the file: its tasks and the
+ * tables derived from them (extents, shareability), an upper bound known
+ * before anything is copied in.
+ */
+static u64 npu_program_cost(u32 num_tasks)
+{
+	return (u64)num_tasks * (sizeof(struct drm_npu_task) +
+				 DRM_NPU_MAX_OPERANDS * sizeof(u64) + 1) +
+	       DRM_NPU_MAX_SLOTS * sizeof(u64) + sizeof(struct npu_program);
+}
+
+/**
+ * npu_file_program_charge() - count a new program against the file's limits
+ * @f: the file
+ * @num_tasks: the program's tasks
+ * @charge: out, what to give back with npu_file_program_uncharge()
+ *
+ * Return: 0 or -EDQUOT (programs or program bytes).
+ */
+int npu_file_program_charge(struct npu_file *f, u32 num_tasks, u64 *charge)
+{
+	u64 cost = npu_program_cost(num_tasks);
+	int err;
+
+	npu_mutex_lock(&f->lock);
+	err = npu_file_limit(f, "file_programs", f->num_programs, 1,
+			     f->lim.programs);
+	if (!err)
+		err = npu_file_limit(f, "file_program_bytes",
+				     f->program_bytes, cost,
+				     f->lim.program_bytes);
+	if (!err) {
+		f->num_programs++;
+		f->program_bytes += cost;
+		*charge = cost;
+	}
+	npu_mutex_unlock(&f->lock);
+	return err;
+}
+
+/**
+ * npu_file_program_uncharge() - a program's handle is gone (or never came)
+ * @f: the file
+ * @charge: from npu_file_program_charge(); 0 does nothing
+ */
+void npu_file_program_uncharge(struct npu_file *f, u64 charge)
+{
+	if (!charge)
+		return;
+	npu_mutex_lock(&f->lock);
+	f->num_programs--;
+	f->program_bytes -= charge;
+	npu_mutex_unlock(&f->lock);
 }
 
 bool npu_mem_is_zero(const void *p, size_t len)

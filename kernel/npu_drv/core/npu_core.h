@@ -47,14 +47,15 @@
  *                compaction, statistics) and any reader of a buffer's VRAM
  *                offset outside dispatch (CPU mapping, see
  *                npu_core_bo_map_lock()). Held across a compaction, which
- *                may sleep waiting for running tasks.
+ *                never sleeps on a running task: buffers in use by one are
+ *                skipped (bo.c), so the hold time is bounded by the copy.
  *   dev->lock    the scheduler: queues and their jobs, semaphores, AI-core
  *                state, test modes, fault records.
  *   dev->mem_lock
  *                addresses at dispatch: a worker resolves each operand's
  *                slot to a VRAM address under it, and counts the buffers
- *                a running task uses; compaction's quiesce waits under it
- *                until a buffer has no running task and holds back new
+ *                a running task uses; compaction's quiesce checks under it
+ *                that a buffer has no running task and holds back new
  *                dispatches that use it.
  *   dev->bos_lock
  *                innermost: the device's list of buffer objects (mmap
@@ -141,8 +142,18 @@ struct npu_home_ops {
  * @num_queues: hardware queues, 1..64
  * @num_semaphores: hardware semaphores, 1..4096
  * @watchdog_ms: job watchdog period, 10..3600000 ms
- * @file_quota: bytes of VRAM one file may hold in buffer objects, 0 = no
- *              limit
+ * @job_budget_ms: AI-core time one job may use, 0 (no budget) or
+ *                 10..86400000 ms; NPU_JOB_BUDGET_DEFAULT_MS is the homes'
+ *                 default
+ * @file_quota: bytes of VRAM one file may hold in buffer objects; 0 = the
+ *              default, NPU_FILE_VRAM_DEFAULT_PCT of VRAM (a value of
+ *              @vram_size or more means no limit)
+ * @file_queues: queues one file may hold, 0 = NPU_FILE_QUEUES_DEFAULT
+ * @file_semaphores: semaphores one file may hold, 0 = the default: a
+ *              quarter of @num_semaphores, but at least 16 (or all)
+ * @file_programs: programs one file may hold, 0 = NPU_FILE_PROGRAMS_DEFAULT
+ * @file_program_bytes: bytes of programs one file may hold (tasks and
+ *              their derived tables), 0 = NPU_FILE_PROGRAM_BYTES_DEFAULT
  * @ops: home hooks (copied)
  * @home_dev: passed back to the device-wide hooks
  */
@@ -153,10 +164,34 @@ struct npu_device_params {
 	u32 num_queues;
 	u32 num_semaphores;
 	u32 watchdog_ms;
+	u64 job_budget_ms;
 	u64 file_quota;
+	u32 file_queues;
+	u32 file_semaphores;
+	u32 file_programs;
+	u64 file_program_bytes;
 	const struct npu_home_ops *ops;
 	void *home_dev;
 };
+
+/*
+ * Default job budget: a job that keeps AI cores busy for a minute is
+ * stopped (amdgpu's default compute job timeout is the same minute).
+ */
+#define NPU_JOB_BUDGET_DEFAULT_MS	60000ull
+#define NPU_JOB_BUDGET_MAX_MS		86400000ull
+
+/*
+ * Per-file limits (Documentation/driver.rst, "Per-file limits"): one open
+ * of the device cannot take what the others need. Defaults for
+ * struct npu_device_params fields left 0.
+ */
+#define NPU_FILE_VRAM_DEFAULT_PCT	75
+#define NPU_FILE_QUEUES_DEFAULT		1024
+#define NPU_FILE_QUEUES_MAX		1048576u
+#define NPU_FILE_PROGRAMS_DEFAULT	4096
+#define NPU_FILE_PROGRAMS_MAX		1048576u
+#define NPU_FILE_PROGRAM_BYTES_DEFAULT	(256ull << 20)
 
 /**
  * npu_core_create() - build an emulated NPU and start its threads
@@ -186,7 +221,11 @@ void npu_core_destroy(struct npu_device *dev);
  *        check raises DRM_NPU_FAULT_OUT_OF_RANGE naming operand 0),
  *        "slow_us" (every task takes at least @val
  *        microseconds), "watchdog_ms" (the watchdog period, 10..3600000),
- *        "file_quota" (bytes per file for files opened from now on, 0 = none)
+ *        "job_budget_ms" (AI-core time per job, 0 = none or 10..86400000),
+ *        "file_quota" (VRAM bytes per file for files opened from now on,
+ *        0 = none), "file_queues", "file_sems", "file_programs",
+ *        "file_program_bytes" (the other per-file limits, for files opened
+ *        from now on; at least 1, semaphores at most num_semaphores)
  * @val: the value
  *
  * Return: 0, -EINVAL for an unknown knob or a value out of range.
@@ -251,12 +290,29 @@ int npu_core_file_open(struct npu_device *dev, void *home_file,
  * @file: the file; its handles are released, jobs not yet started on its
  *        queues are cancelled
  *
- * Sleeps (uninterruptibly) until the task each of its queues is running
- * has finished - at most one task, or a watchdog period for a hung one - so
- * that on return no job of the file holds a buffer any more. Buffers still
+ * The task each of its queues is running is aborted (its job retires with
+ * DRM_NPU_FAULT_CANCELLED at the next chunk of work units). Sleeps
+ * (uninterruptibly) until that has happened - a chunk, about a
+ * millisecond - so that on return no job of the file holds a buffer any
+ * more. Buffers still
  * referenced elsewhere (mappings, PRIME, the home) stay.
  */
 void npu_core_file_close(struct npu_file *file);
+
+/**
+ * npu_core_queue_abort() - retire every job of a queue now, keep the queue
+ * @file: the file
+ * @handle: a queue handle of @file
+ *
+ * Cancels the jobs that have not started and aborts the running task, as
+ * DRM_IOCTL_NPU_QUEUE_DESTROY does, and returns once they have retired,
+ * but the handle stays, so that the home can still read the queue's fault
+ * ranges (the kernel home settles its syncobj points this way before the
+ * destroy).
+ *
+ * Return: 0 or -ENOENT.
+ */
+int npu_core_queue_abort(struct npu_file *file, u32 handle);
 
 /**
  * npu_core_gem_close() - DRM_IOCTL_GEM_CLOSE for homes without bo_publish
@@ -474,9 +530,10 @@ int npu_ioctl_queue_create(struct npu_file *file,
  * @file: the calling file
  * @args: the copied-in struct
  *
- * Waits until the queue's jobs have retired.
+ * Cancels the queue's jobs that have not started and aborts the task it is
+ * running, then waits until they have retired (a chunk of work units).
  *
- * Return: 0, -EINVAL (pad), -ENOENT, -ERESTARTSYS (kernel, signal).
+ * Return: 0, -EINVAL (pad), -ENOENT.
  */
 int npu_ioctl_queue_destroy(struct npu_file *file,
 			    struct drm_npu_queue_destroy *args);

@@ -77,6 +77,16 @@ void *npu_handles_find(struct npu_handles *t, u32 handle);
 void *npu_handles_remove(struct npu_handles *t, u32 handle);
 void npu_handles_fini(struct npu_handles *t);
 
+/* ---- per-file limits ---- */
+
+struct npu_limits {
+	u64 vram;			/* bytes, 0 = none */
+	u64 program_bytes;
+	u32 queues;
+	u32 sems;
+	u32 programs;
+};
+
 /* ---- accounting of a file's VRAM (outlives the file: BOs point at it) ---- */
 
 struct npu_acct {
@@ -114,6 +124,7 @@ struct npu_program {
 	u64 *slot_need;			/* num_slots entries */
 	u64 *op_end;			/* num_tasks * MAX_OPERANDS: offset+extent */
 	u8 *shareable;			/* per task: may run on several cores */
+	u64 charge;			/* bytes charged to the file's limit */
 };
 
 int npu_program_validate(struct npu_program *prog, u32 *err_task,
@@ -143,6 +154,7 @@ struct npu_job {
 	struct npu_program *prog;
 	u32 first, end, next;		/* task range, next task (dev->lock) */
 	bool started;			/* job-level waits satisfied */
+	u64 run_ns;			/* AI-core time of its finished tasks */
 	u32 status;			/* 0 or enum drm_npu_fault_reason */
 	u64 fence;
 	u32 num_bos;
@@ -162,6 +174,20 @@ struct npu_fence_range {
 	u64 first, last;
 };
 
+/* Priorities: DRM_NPU_PRIORITY_LOW .. DRM_NPU_PRIORITY_HIGH. */
+#define NPU_NUM_PRIO		(DRM_NPU_PRIORITY_HIGH + 1)
+
+/*
+ * Where the scheduler keeps a queue (sched.c). A queue that runs a task is
+ * on no list (state IDLE, running true).
+ */
+enum npu_qstate {
+	NPU_Q_IDLE,		/* no list: empty, or running */
+	NPU_Q_READY,		/* dev->ready[hw][priority]: may advance */
+	NPU_Q_WAITING,		/* dev->sem_waiters[wait_sem] */
+	NPU_Q_RETRY,		/* dev->retry: a profile buffer was held */
+};
+
 struct npu_queue {
 	struct npu_ref ref;
 	struct npu_device *dev;
@@ -172,11 +198,15 @@ struct npu_queue {
 	bool listed;			/* on dev->queues */
 	bool closing;			/* destroyed or file closed */
 	bool running;			/* a task of it is on a core */
+	u8 state;			/* enum npu_qstate */
 	struct npu_list link;		/* dev->queues */
+	struct npu_list rlink;		/* the list its state names */
+	u64 ready_seq;			/* when it became ready, for fairness */
+	u32 wait_sem;			/* NPU_Q_WAITING: hardware semaphore */
+	u64 wait_value;			/* ... and the value it waits for */
 	struct npu_list jobs;		/* FIFO of unretired jobs */
 	u64 submitted, completed;
 	u32 unreaped;			/* retired jobs not yet freed */
-	u64 last_dispatch;		/* dispatch sequence, for fairness */
 	u32 num_faults;
 	u32 fault_reason, fault_task, fault_operand;
 	u64 fault_fence;
@@ -246,13 +276,22 @@ struct npu_device {
 
 	/* dev->lock: */
 	bool stopping;
-	struct npu_list queues;
+	struct npu_list queues;		/* every queue not yet closed */
 	struct npu_list reap;		/* retired jobs to free without locks */
 	u32 *hwq_users;
-	bool *hwq_busy;
+	u64 hwq_busy;			/* bit h: hardware queue h runs a task */
+	/*
+	 * The scheduler's run queues (sched.c): a FIFO of ready queues per
+	 * hardware queue and priority, entry [hw * NPU_NUM_PRIO + priority];
+	 * bit hw of ready_mask[priority] is set while that FIFO is not empty.
+	 */
+	struct npu_list *ready;
+	u64 ready_mask[NPU_NUM_PRIO];
+	u64 ready_seq;
+	struct npu_list *sem_waiters;	/* per semaphore, by wait_value */
+	struct npu_list retry;
 	u64 *sem_values;
 	bool *sem_used;
-	u64 dispatch_seq;
 	u64 kick;			/* bumped whenever new work may be ready */
 	u64 busy_ns;			/* AI-core time of finished tasks */
 	u32 test_instant;
@@ -261,7 +300,9 @@ struct npu_device {
 	u64 test_fault_range;
 	u64 test_slow_us;
 	u32 watchdog_ms;
-	u64 file_quota;
+	u64 job_budget_ms;		/* 0 = none */
+	u64 wd_next;			/* when the watchdog wakes next */
+	struct npu_limits limits;	/* for files opened from now on */
 
 	struct npu_core_unit *cores;
 	struct npu_thread watchdog;
@@ -276,6 +317,9 @@ struct npu_file {
 	struct npu_handles queues;
 	struct npu_handles sems;
 	struct npu_acct *acct;
+	struct npu_limits lim;		/* copied at open */
+	u32 num_programs;		/* lock: programs charged */
+	u64 program_bytes;		/* lock: their bytes */
 };
 
 /* bo.c */
@@ -290,6 +334,8 @@ void npu_job_retire(struct npu_device *dev, struct npu_job *job, u32 status);
 void npu_queue_fail(struct npu_device *dev, struct npu_queue *q,
 		    struct npu_job *job, u32 reason, u32 task, u32 operand);
 void npu_queue_cancel_all(struct npu_device *dev, struct npu_queue *q);
+void npu_queue_submitted(struct npu_device *dev, struct npu_queue *q);
+void npu_sem_update(struct npu_device *dev, u32 hw, u64 value);
 void npu_reap(struct npu_device *dev);
 void npu_job_free(struct npu_job *job);
 void npu_write_profile(struct npu_device *dev, struct npu_job *job, u32 task,
@@ -303,5 +349,9 @@ struct npu_queue *npu_file_queue(struct npu_file *f, u32 handle);
 struct npu_sem *npu_file_sem(struct npu_file *f, u32 handle);
 struct npu_program *npu_file_program(struct npu_file *f, u32 handle);
 bool npu_mem_is_zero(const void *p, size_t len);
+int npu_file_limit(struct npu_file *f, const char *what, u64 in_use,
+		   u64 asked, u64 limit);
+int npu_file_program_charge(struct npu_file *f, u32 num_tasks, u64 *charge);
+void npu_file_program_uncharge(struct npu_file *f, u64 charge);
 
 #endif /* NPU_CORE_PRIV_H */

@@ -229,6 +229,9 @@ int npu_ioctl_program_create(struct npu_file *f,
 	if (!prog)
 		return -ENOMEM;
 	npu_ref_init(&prog->ref);
+	err = npu_file_program_charge(f, args->num_tasks, &prog->charge);
+	if (err)
+		goto fail;
 	prog->num_tasks = args->num_tasks;
 	prog->tasks = npu_vzalloc((size_t)args->num_tasks *
 				  sizeof(struct drm_npu_task));
@@ -263,6 +266,7 @@ int npu_ioctl_program_create(struct npu_file *f,
 	args->num_slots = prog->num_slots;
 	return 0;
 fail:
+	npu_file_program_uncharge(f, prog->charge);
 	npu_program_put(prog);
 	return err;
 }
@@ -279,6 +283,7 @@ int npu_ioctl_program_destroy(struct npu_file *f,
 	npu_mutex_unlock(&f->lock);
 	if (!prog)
 		return -ENOENT;
+	npu_file_program_uncharge(f, prog->charge);
 	npu_program_put(prog);
 	return 0;
 }

@@ -19,18 +19,35 @@ void npu_queue_put(struct npu_queue *q)
 
 /*
  * npu_queue_close() - a queue's handle is gone; drops that reference.
- * Cancel what has not started and wait for the task that runs (at most a
- * task, or a watchdog period for a hung one): when close returns, the
- * file's jobs are gone and so are their references on buffers, so its VRAM
- * is back in the pool.
+ * Cancel what has not started, abort the task that runs (its core stops at
+ * the next chunk of work units, or at once if it sleeps in a test mode) and
+ * wait for that: when close returns, the file's jobs are gone and so are
+ * their references on buffers, so its VRAM is back in the pool. A task
+ * never delays a close by more than a chunk, however long it would run.
  */
+/* Cancel what has not started and abort the running task (dev->lock). */
+static void npu_queue_abort(struct npu_device *dev, struct npu_queue *q)
+{
+	u32 i;
+
+	npu_queue_cancel_all(dev, q);
+	for (i = 0; q->running && i < dev->num_cores; i++) {
+		struct npu_core_unit *c = &dev->cores[i];
+
+		if (c->job && c->job->queue == q && !c->abort) {
+			NPU_WRITE_ONCE(c->abort, (u32)DRM_NPU_FAULT_CANCELLED);
+			npu_waitq_wake_all(&c->wq);
+		}
+	}
+}
+
 void npu_queue_close(struct npu_queue *q)
 {
 	struct npu_device *dev = q->dev;
 
 	npu_mutex_lock(&dev->lock);
 	q->closing = true;
-	npu_queue_cancel_all(dev, q);
+	npu_queue_abort(dev, q);
 	npu_mutex_unlock(&dev->lock);
 	npu_reap(dev);
 	npu_mutex_lock(&dev->lock);
@@ -60,9 +77,14 @@ int npu_ioctl_queue_create(struct npu_file *f,
 	npu_ref_get(&f->acct->ref);
 	npu_list_init(&q->jobs);
 	npu_list_init(&q->link);
+	npu_list_init(&q->rlink);
+	q->state = NPU_Q_IDLE;
 
 	npu_mutex_lock(&f->lock);
-	err = npu_handles_alloc(&f->queues, q, &handle);
+	err = npu_file_limit(f, "file_queues", f->queues.count, 1,
+			     f->lim.queues);
+	if (!err)
+		err = npu_handles_alloc(&f->queues, q, &handle);
 	npu_mutex_unlock(&f->lock);
 	if (err) {
 		npu_queue_put(q);
@@ -82,36 +104,44 @@ int npu_ioctl_queue_create(struct npu_file *f,
 	return 0;
 }
 
+int npu_core_queue_abort(struct npu_file *f, u32 handle)
+{
+	struct npu_device *dev = f->dev;
+	struct npu_queue *q = npu_file_queue(f, handle);
+
+	if (!q)
+		return -ENOENT;
+	npu_mutex_lock(&dev->lock);
+	npu_queue_abort(dev, q);
+	while ((q->running || !npu_list_empty(&q->jobs)) && !dev->stopping) {
+		npu_queue_abort(dev, q);	/* and what came meanwhile */
+		npu_waitq_wait(&dev->done_wq, &dev->lock, NPU_NO_DEADLINE);
+	}
+	npu_mutex_unlock(&dev->lock);
+	npu_reap(dev);
+	npu_queue_put(q);
+	return 0;
+}
+
 int npu_ioctl_queue_destroy(struct npu_file *f,
 			    struct drm_npu_queue_destroy *args)
 {
-	struct npu_device *dev = f->dev;
 	struct npu_queue *q;
-	int err = 0;
 
 	if (args->pad)
 		return -EINVAL;
-	q = npu_file_queue(f, args->handle);
+	/*
+	 * As closing the file: pending jobs are cancelled and the running
+	 * task aborted, so a destroy never waits for a long task (a runtime
+	 * that wants the work done synchronises first, as libnpurt does).
+	 */
+	npu_mutex_lock(&f->lock);
+	q = npu_handles_remove(&f->queues, args->handle);
+	npu_mutex_unlock(&f->lock);
 	if (!q)
 		return -ENOENT;
-	/* Wait idle first, so an interrupted destroy leaves the handle. */
-	npu_mutex_lock(&dev->lock);
-	while (!npu_list_empty(&q->jobs) && !err)
-		err = npu_waitq_wait_interruptible(&dev->done_wq, &dev->lock,
-						   NPU_NO_DEADLINE);
-	npu_mutex_unlock(&dev->lock);
-	if (!err) {
-		npu_mutex_lock(&f->lock);
-		if (npu_handles_find(&f->queues, args->handle) == q)
-			npu_handles_remove(&f->queues, args->handle);
-		else
-			err = -ENOENT;	/* destroyed concurrently */
-		npu_mutex_unlock(&f->lock);
-	}
-	if (!err)
-		npu_queue_close(q);	/* drops the handle's reference */
-	npu_queue_put(q);
-	return err;
+	npu_queue_close(q);	/* drops the handle's reference */
+	return 0;
 }
 
 int npu_ioctl_queue_query(struct npu_file *f, struct drm_npu_queue_query *args)

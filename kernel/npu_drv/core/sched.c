@@ -2,14 +2,32 @@
 /*
  * sched.c - the task scheduler (the device's firmware) and the AI cores.
  *
- * Each AI core is a worker thread. An idle core takes dev->lock and looks
- * for work: among the queues whose hardware queue is not busy, it first
- * advances what needs no core (job-level semaphore waits, SEM_WAIT and
- * SEM_SIGNAL tasks, retiring finished jobs), then picks the queue whose next
- * task is ready, highest priority first and least recently served among
- * equals. It runs that one task with no lock held, then records the result.
- * So tasks of a queue run in order, one at a time, and different queues run
- * in parallel on different cores.
+ * Each AI core is a worker thread. The scheduler keeps every queue that may
+ * make progress on a run queue: a FIFO per hardware queue and priority
+ * (dev->ready). A queue whose head job waits for a semaphore sits on that
+ * semaphore's wait list instead, sorted by the value it waits for, and an
+ * empty queue is on no list. A queue enters a run queue when a job is
+ * submitted to it while it is idle, when its task on a core ends and it
+ * has more work, and when a semaphore reaches the value it waits for
+ * (npu_sem_update(), whoever moves the semaphore: the host's SEM_SIGNAL, a
+ * job's signals, a SEM_SIGNAL task).
+ *
+ * An idle core takes dev->lock and picks: the highest priority with a ready
+ * queue on a hardware queue that is not busy, and among those heads the one
+ * that became ready first (so queues take turns, as the hardware does). It
+ * advances that queue as far as it goes without a core (job-level waits,
+ * SEM_WAIT and SEM_SIGNAL tasks, retiring finished jobs); if the next task
+ * is a compute task, it runs it with no lock held, otherwise the queue goes
+ * to a wait list or idles and the core picks again. The pick costs
+ * O(hardware queues x priorities), whatever the number of queues; idle and
+ * waiting queues cost nothing. A semaphore moved during a pick puts its
+ * waiters on the run queues that the same pick then looks at, so no
+ * wake-up is lost: a core only sleeps when no run queue of a free hardware
+ * queue holds anything.
+ *
+ * Tasks of a queue run in order, one at a time; queues sharing a hardware
+ * queue take turns task by task; different hardware queues run in parallel
+ * on different cores.
  *
  * Faults: a failing task fails its job (a fault record on the queue) and
  * cancels every job queued behind it on that queue; the queue is then empty
@@ -22,9 +40,102 @@
 /* Target time of one chunk of work units between two yields. */
 #define NPU_CHUNK_NS		1000000ull
 
+/* Take @q off whatever list it is on (dev->lock held). */
+static void npu_rq_detach(struct npu_device *dev, struct npu_queue *q)
+{
+	u32 i = q->hw * NPU_NUM_PRIO + q->priority;
+
+	if (q->state == NPU_Q_IDLE)
+		return;
+	npu_list_del(&q->rlink);
+	if (q->state == NPU_Q_READY && npu_list_empty(&dev->ready[i]))
+		dev->ready_mask[q->priority] &= ~(1ull << q->hw);
+	q->state = NPU_Q_IDLE;
+}
+
+/* Put @q at the tail of its run queue and wake the idle cores. */
+static void npu_rq_ready(struct npu_device *dev, struct npu_queue *q)
+{
+	u32 i = q->hw * NPU_NUM_PRIO + q->priority;
+
+	npu_rq_detach(dev, q);
+	npu_list_add_tail(&q->rlink, &dev->ready[i]);
+	dev->ready_mask[q->priority] |= 1ull << q->hw;
+	q->ready_seq = ++dev->ready_seq;
+	q->state = NPU_Q_READY;
+	dev->kick++;
+	npu_waitq_wake_all(&dev->work_wq);
+}
+
+/*
+ * @q's head job waits until semaphore @hw reaches @value (not yet there):
+ * park it on the semaphore's list, kept sorted by value. Waits mostly come
+ * in increasing order, so the walk from the tail is short.
+ */
+static void npu_rq_wait(struct npu_device *dev, struct npu_queue *q, u32 hw,
+			u64 value)
+{
+	struct npu_list *head = &dev->sem_waiters[hw], *pos = head->prev;
+
+	npu_rq_detach(dev, q);
+	while (pos != head &&
+	       npu_container_of(pos, struct npu_queue, rlink)->wait_value >
+	       value)
+		pos = pos->prev;
+	npu_list_add_tail(&q->rlink, pos->next);
+	q->wait_sem = hw;
+	q->wait_value = value;
+	q->state = NPU_Q_WAITING;
+}
+
+/**
+ * npu_queue_submitted() - a job was appended to @q (dev->lock held)
+ * @dev: the device
+ * @q: the queue
+ *
+ * An idle queue becomes ready; a waiting, ready or running one is already
+ * where its head job puts it.
+ */
+void npu_queue_submitted(struct npu_device *dev, struct npu_queue *q)
+{
+	dev->kick++;
+	if (!q->running && q->state == NPU_Q_IDLE)
+		npu_rq_ready(dev, q);
+}
+
+/**
+ * npu_sem_update() - a hardware semaphore moves forward (dev->lock held)
+ * @dev: the device
+ * @hw: hardware semaphore index
+ * @value: the new value; nothing happens unless it is above the current one
+ *
+ * The queues waiting for a value up to @value become ready, and host
+ * waiters wake.
+ */
+void npu_sem_update(struct npu_device *dev, u32 hw, u64 value)
+{
+	struct npu_list *head = &dev->sem_waiters[hw];
+
+	if (value <= dev->sem_values[hw])
+		return;
+	dev->sem_values[hw] = value;
+	while (!npu_list_empty(head)) {
+		struct npu_queue *q = npu_container_of(head->next,
+						       struct npu_queue, rlink);
+
+		if (q->wait_value > value)
+			break;
+		npu_rq_ready(dev, q);
+	}
+	dev->kick++;
+	npu_waitq_wake_all(&dev->done_wq);
+	npu_waitq_wake_all(&dev->work_wq);
+}
+
 static void npu_queue_maybe_unlist(struct npu_device *dev, struct npu_queue *q)
 {
 	if (q->closing && q->listed && npu_list_empty(&q->jobs)) {
+		npu_rq_detach(dev, q);
 		npu_list_del(&q->link);
 		q->listed = false;
 		dev->hwq_users[q->hw]--;
@@ -33,12 +144,7 @@ static void npu_queue_maybe_unlist(struct npu_device *dev, struct npu_queue *q)
 
 static void npu_sem_set(struct npu_device *dev, struct npu_sem *sem, u64 value)
 {
-	if (value > dev->sem_values[sem->hw]) {
-		dev->sem_values[sem->hw] = value;
-		dev->kick++;
-		npu_waitq_wake_all(&dev->done_wq);
-		npu_waitq_wake_all(&dev->work_wq);
-	}
+	npu_sem_update(dev, sem->hw, value);
 }
 
 /* Signal what a job would still have signalled (fault or cancel path). */
@@ -125,6 +231,8 @@ void npu_queue_cancel_all(struct npu_device *dev, struct npu_queue *q)
 			continue;	/* its core retires it */
 		npu_job_retire(dev, job, DRM_NPU_FAULT_CANCELLED);
 	}
+	if (!q->running && npu_list_empty(&q->jobs))
+		npu_rq_detach(dev, q);	/* nothing left to wait or run for */
 	npu_queue_maybe_unlist(dev, q);
 }
 
@@ -264,25 +372,37 @@ static bool npu_try_write_profile(struct npu_device *dev, struct npu_job *job,
 	return done;
 }
 
-static bool npu_waits_met(struct npu_device *dev, const struct npu_job *job)
+/* What advancing a queue without a core came to. */
+enum npu_adv {
+	NPU_ADV_IDLE,		/* no job left (or the queue is closing) */
+	NPU_ADV_RUN,		/* the next task is a compute task */
+	NPU_ADV_WAIT,		/* a semaphore has not reached a value yet */
+	NPU_ADV_RETRY,		/* a held profile buffer: try again shortly */
+};
+
+/* The first job-level wait of @job not met yet, or false. */
+static bool npu_job_unmet(struct npu_device *dev, const struct npu_job *job,
+			  u32 *hw, u64 *value)
 {
 	u32 i;
 
-	for (i = 0; i < job->num_waits; i++)
-		if (dev->sem_values[job->waits[i].sem->hw] <
-		    job->waits[i].value)
-			return false;
-	return true;
+	for (i = 0; i < job->num_waits; i++) {
+		*hw = job->waits[i].sem->hw;
+		*value = job->waits[i].value;
+		if (dev->sem_values[*hw] < *value)
+			return true;
+	}
+	return false;
 }
 
 /*
- * Advance @q as far as possible without a core (dev->lock held). Returns
- * true if its head job's next task is a compute task ready to dispatch.
- * Sets *@retry if it stopped at a semaphore task whose profile buffer
- * compaction holds right now.
+ * Advance @q as far as possible without a core (dev->lock held, @q on no
+ * list and not running). On NPU_ADV_WAIT, *@hw and *@value name the
+ * semaphore and the value the head job waits for.
  */
-static bool npu_queue_advance(struct npu_device *dev, struct npu_queue *q,
-			      u32 core, bool *retry)
+static enum npu_adv npu_queue_advance(struct npu_device *dev,
+				      struct npu_queue *q, u32 core, u32 *hw,
+				      u64 *value)
 {
 	while (!npu_list_empty(&q->jobs)) {
 		struct npu_job *job = npu_container_of(q->jobs.next,
@@ -292,11 +412,11 @@ static bool npu_queue_advance(struct npu_device *dev, struct npu_queue *q,
 
 		if (q->closing) {
 			npu_queue_cancel_all(dev, q);
-			return false;
+			return NPU_ADV_IDLE;
 		}
 		if (!job->started) {
-			if (!npu_waits_met(dev, job))
-				return false;
+			if (npu_job_unmet(dev, job, hw, value))
+				return NPU_ADV_WAIT;
 			job->started = true;
 		}
 		if (job->next == job->end) {
@@ -307,44 +427,85 @@ static bool npu_queue_advance(struct npu_device *dev, struct npu_queue *q,
 		sp = &task->params.sem;
 		if (task->opcode != DRM_NPU_OP_SEM_WAIT &&
 		    task->opcode != DRM_NPU_OP_SEM_SIGNAL)
-			return true;
-		if (task->opcode == DRM_NPU_OP_SEM_WAIT &&
-		    dev->sem_values[job->bindings[sp->index].sem->hw] <
-		    job->bindings[sp->index].value + sp->value)
-			return false;
-		if (!npu_try_write_profile(dev, job, job->next, core)) {
-			*retry = true;
-			return false;
+			return NPU_ADV_RUN;
+		if (task->opcode == DRM_NPU_OP_SEM_WAIT) {
+			*hw = job->bindings[sp->index].sem->hw;
+			*value = job->bindings[sp->index].value + sp->value;
+			if (dev->sem_values[*hw] < *value)
+				return NPU_ADV_WAIT;
 		}
+		if (!npu_try_write_profile(dev, job, job->next, core))
+			return NPU_ADV_RETRY;
 		if (task->opcode == DRM_NPU_OP_SEM_SIGNAL)
 			npu_sem_set(dev, job->bindings[sp->index].sem,
 				    job->bindings[sp->index].value + sp->value);
 		job->next++;
 	}
-	return false;
+	return NPU_ADV_IDLE;
 }
 
-/* Pick the queue whose next compute task runs now (dev->lock held). */
+/*
+ * The ready queue to serve next (dev->lock held): highest priority first,
+ * then the head that became ready first among the run queues of hardware
+ * queues that are not busy. O(hardware queues x priorities).
+ */
+static struct npu_queue *npu_rq_best(struct npu_device *dev)
+{
+	u32 p;
+
+	for (p = NPU_NUM_PRIO; p-- > 0;) {
+		u64 m = dev->ready_mask[p] & ~dev->hwq_busy;
+		struct npu_queue *best = NULL;
+
+		while (m) {
+			u32 hw = (u32)__builtin_ctzll(m);
+			struct npu_list *l = &dev->ready[hw * NPU_NUM_PRIO + p];
+			struct npu_queue *q = npu_container_of(l->next,
+							       struct npu_queue,
+							       rlink);
+
+			m &= m - 1;
+			if (!best || q->ready_seq < best->ready_seq)
+				best = q;
+		}
+		if (best)
+			return best;
+	}
+	return NULL;
+}
+
+/*
+ * Pick the queue whose next compute task runs now (dev->lock held). Sets
+ * *@retry if a queue waits for a profile buffer that compaction holds.
+ */
 static struct npu_queue *npu_pick(struct npu_device *dev, u32 core,
 				  bool *retry)
 {
-	struct npu_queue *best = NULL;
-	struct npu_list *pos, *tmp;
+	struct npu_queue *q;
+	u64 value = 0;
+	u32 hw = 0;
 
-	npu_list_for_each_safe(pos, tmp, &dev->queues) {
-		struct npu_queue *q = npu_container_of(pos, struct npu_queue,
-						       link);
-
-		if (q->running || dev->hwq_busy[q->hw])
-			continue;
-		if (!npu_queue_advance(dev, q, core, retry))
-			continue;
-		if (!best || q->priority > best->priority ||
-		    (q->priority == best->priority &&
-		     q->last_dispatch < best->last_dispatch))
-			best = q;
+	while (!npu_list_empty(&dev->retry))
+		npu_rq_ready(dev, npu_container_of(dev->retry.next,
+						   struct npu_queue, rlink));
+	while ((q = npu_rq_best(dev))) {
+		npu_rq_detach(dev, q);
+		switch (npu_queue_advance(dev, q, core, &hw, &value)) {
+		case NPU_ADV_RUN:
+			return q;
+		case NPU_ADV_WAIT:
+			npu_rq_wait(dev, q, hw, value);
+			break;
+		case NPU_ADV_RETRY:
+			npu_list_add_tail(&q->rlink, &dev->retry);
+			q->state = NPU_Q_RETRY;
+			break;
+		case NPU_ADV_IDLE:
+			break;
+		}
 	}
-	return best;
+	*retry = !npu_list_empty(&dev->retry);
+	return NULL;
 }
 
 /* Injected test behaviour of one dispatched task. */
@@ -593,7 +754,9 @@ static void npu_dispatch_one(struct npu_core_unit *c, struct npu_queue *q)
 	enum npu_inject inj = NPU_INJ_NONE;
 	bool instant = dev->test_instant;
 	u64 slow_us = dev->test_slow_us, end;
-	u32 ti = job->next, st, bad;
+	u64 budget = dev->job_budget_ms * 1000000ull;
+	u32 ti = job->next, st, bad = ~0u;
+	bool over = budget && job->run_ns >= budget;
 
 	if (dev->test_fault) {
 		dev->test_fault--;
@@ -606,25 +769,32 @@ static void npu_dispatch_one(struct npu_core_unit *c, struct npu_queue *q)
 		inj = NPU_INJ_HANG;
 	}
 	q->running = true;
-	q->last_dispatch = ++dev->dispatch_seq;
-	dev->hwq_busy[q->hw] = true;
+	dev->hwq_busy |= 1ull << q->hw;
 	c->job = job;
 	c->task = ti;
 	c->start_ns = npu_time_ns();
 	NPU_WRITE_ONCE(c->beat_ns, c->start_ns);
 	NPU_WRITE_ONCE(c->abort, 0);
+	/* the watchdog must wake in time for this job's budget */
+	if (budget && !over &&
+	    c->start_ns + (budget - job->run_ns) < dev->wd_next)
+		npu_waitq_wake_all(&dev->wd_wq);
 	npu_mutex_unlock(&dev->lock);
 
-	st = npu_execute(c, job, ti, inj, instant, slow_us, &bad);
+	if (over)	/* its earlier tasks used the budget up */
+		st = DRM_NPU_FAULT_BUDGET;
+	else
+		st = npu_execute(c, job, ti, inj, instant, slow_us, &bad);
 	end = npu_time_ns();
 	npu_write_profile(dev, job, ti, c->start_ns, end, c->index, st);
 
 	npu_mutex_lock(&dev->lock);
 	q->acct->busy_ns += end - c->start_ns;
 	dev->busy_ns += end - c->start_ns;
+	job->run_ns += end - c->start_ns;
 	c->job = NULL;
 	q->running = false;
-	dev->hwq_busy[q->hw] = false;
+	dev->hwq_busy &= ~(1ull << q->hw);
 	if (st) {
 		npu_queue_fail(dev, q, job, st, ti, bad);
 	} else {
@@ -632,6 +802,9 @@ static void npu_dispatch_one(struct npu_core_unit *c, struct npu_queue *q)
 		if (job->next == job->end)
 			npu_job_retire(dev, job, 0);
 	}
+	if (!npu_list_empty(&q->jobs))
+		npu_rq_ready(dev, q);	/* behind the queues that waited */
+	/* the hardware queue is free: its other queues may run */
 	dev->kick++;
 	npu_waitq_wake_all(&dev->work_wq);
 }
@@ -682,7 +855,8 @@ int npu_core_worker(void *arg)
 }
 
 /**
- * npu_watchdog_thread() - fails tasks that stopped making progress
+ * npu_watchdog_thread() - fails tasks that stopped making progress and jobs
+ *                         that ran past their budget
  * @arg: the device
  *
  * An AI core beats at every chunk of work units it completes. The watchdog
@@ -691,6 +865,12 @@ int npu_core_worker(void *arg)
  * released at once), so the fault is recorded within 1.25 periods. A long
  * task that keeps completing chunks is not hung: on a loaded host (or under
  * sanitizers) big convolutions may take longer than the period.
+ *
+ * The job budget bounds the AI-core time of a whole job (the sum of its
+ * tasks' run times; waiting for semaphores or for a core does not count):
+ * the watchdog also wakes when the running job's budget ends and aborts it
+ * with DRM_NPU_FAULT_BUDGET. Abort flags are read between chunks of work
+ * units, so a job stops within a chunk (about a millisecond) of its budget.
  *
  * Return: 0 when the device stops.
  */
@@ -702,15 +882,17 @@ int npu_watchdog_thread(void *arg)
 	npu_mutex_lock(&dev->lock);
 	while (!dev->stopping) {
 		u64 period = (u64)dev->watchdog_ms * 1000000ull;
-		u64 now = npu_time_ns();
+		u64 budget = dev->job_budget_ms * 1000000ull;
+		u64 now = npu_time_ns(), next = now + period / 4;
 
 		for (i = 0; i < dev->num_cores; i++) {
 			struct npu_core_unit *c = &dev->cores[i];
 
-			u64 beat = NPU_READ_ONCE(c->beat_ns);
+			u64 beat = NPU_READ_ONCE(c->beat_ns), used;
 
-			if (c->job && !c->abort && now > beat &&
-			    now - beat > period) {
+			if (!c->job || c->abort)
+				continue;
+			if (now > beat && now - beat > period) {
 				npu_warn("core %u: task %u of fence %llu made no progress for the %u ms watchdog period\n",
 					 i, c->task,
 					 (unsigned long long)c->job->fence,
@@ -718,9 +900,25 @@ int npu_watchdog_thread(void *arg)
 				NPU_WRITE_ONCE(c->abort,
 					       (u32)DRM_NPU_FAULT_WATCHDOG);
 				npu_waitq_wake_all(&c->wq);
+				continue;
+			}
+			if (!budget)
+				continue;
+			used = c->job->run_ns + (now - c->start_ns);
+			if (used >= budget) {
+				npu_info("core %u: job of fence %llu stopped at task %u: it used the %llu ms job budget\n",
+					 i, (unsigned long long)c->job->fence,
+					 c->task,
+					 (unsigned long long)dev->job_budget_ms);
+				NPU_WRITE_ONCE(c->abort,
+					       (u32)DRM_NPU_FAULT_BUDGET);
+				npu_waitq_wake_all(&c->wq);
+			} else if (now + (budget - used) < next) {
+				next = now + (budget - used);
 			}
 		}
-		npu_waitq_wait(&dev->wd_wq, &dev->lock, now + period / 4);
+		dev->wd_next = next;
+		npu_waitq_wait(&dev->wd_wq, &dev->lock, next);
 	}
 	npu_mutex_unlock(&dev->lock);
 	return 0;

@@ -29,6 +29,11 @@ int npu_ioctl_sem_create(struct npu_file *f, struct drm_npu_sem_create *args)
 
 	if (args->flags)
 		return -EINVAL;
+	npu_mutex_lock(&f->lock);
+	err = npu_file_limit(f, "file_sems", f->sems.count, 1, f->lim.sems);
+	npu_mutex_unlock(&f->lock);
+	if (err)
+		return err;
 	sem = npu_zalloc(sizeof(*sem));
 	if (!sem)
 		return -ENOMEM;
@@ -48,7 +53,10 @@ int npu_ioctl_sem_create(struct npu_file *f, struct drm_npu_sem_create *args)
 	npu_mutex_unlock(&dev->lock);
 
 	npu_mutex_lock(&f->lock);
-	err = npu_handles_alloc(&f->sems, sem, &handle);
+	/* again: a concurrent create of this file may have taken the last */
+	err = npu_file_limit(f, "file_sems", f->sems.count, 1, f->lim.sems);
+	if (!err)
+		err = npu_handles_alloc(&f->sems, sem, &handle);
 	npu_mutex_unlock(&f->lock);
 	if (err) {
 		npu_sem_put(sem);
@@ -85,14 +93,10 @@ int npu_ioctl_sem_signal(struct npu_file *f, struct drm_npu_sem_signal *args)
 	if (!sem)
 		return -ENOENT;
 	npu_mutex_lock(&dev->lock);
-	if (args->value <= dev->sem_values[sem->hw]) {
+	if (args->value <= dev->sem_values[sem->hw])
 		err = -EINVAL;
-	} else {
-		dev->sem_values[sem->hw] = args->value;
-		dev->kick++;
-		npu_waitq_wake_all(&dev->work_wq);
-		npu_waitq_wake_all(&dev->done_wq);
-	}
+	else
+		npu_sem_update(dev, sem->hw, args->value);
 	npu_mutex_unlock(&dev->lock);
 	npu_sem_put(sem);
 	return err;

@@ -251,8 +251,7 @@ int npu_ioctl_submit(struct npu_file *f, struct drm_npu_submit *a)
 		job->profile_bo->busy++;
 	npu_list_add_tail(&job->link, &job->queue->jobs);
 	a->fence = job->fence;
-	dev->kick++;
-	npu_waitq_wake_all(&dev->work_wq);
+	npu_queue_submitted(dev, job->queue);
 	npu_mutex_unlock(&dev->lock);
 	return 0;
 fail:

@@ -65,23 +65,32 @@ struct npu_pool_node {
 	u64 align;				/* honoured by moves as well */
 	struct npu_pool_account *account;
 	bool allocated;
+	bool stay;				/* busy: this compaction skips it */
 };
 
 /**
  * struct npu_pool_move_ops - how the device helps compaction
- * @quiesce: wait until no job uses @node and keep new jobs that use it from
- *           dispatching until @resume; may sleep. Non-zero refuses the move.
+ * @quiesce: keep new jobs that use @node from dispatching until @resume;
+ *           non-zero refuses the move (e.g. a task is using @node: the
+ *           device core refuses rather than wait for it).
  * @copy: move @size bytes inside VRAM from @src to @dst (ranges may overlap:
  *        memmove semantics)
  * @moved: @node now lives at node->start (was @old_start): update address
  *         tables and shoot down CPU mappings so they refault
  * @resume: let jobs that use @node dispatch again
+ * @busy: optional; true if @node cannot be moved now without waiting (a
+ *        device task is using it). Asked once per node when a compaction
+ *        starts: the planners then treat a busy node as pinned, so that a
+ *        compaction never sleeps on a running task.
  *
  * Any member may be NULL (e.g. a pool without real memory behind it, as in
  * the allocation benchmark). For each moved node the pool calls, in order,
- * quiesce, copy, moved, resume; nothing else is quiesced.
+ * quiesce, copy, moved, resume; nothing else is quiesced. A node that
+ * became busy after the compaction started makes @quiesce refuse (non-zero)
+ * instead of waiting; the pool leaves it where it is.
  */
 struct npu_pool_move_ops {
+	bool (*busy)(void *dev, struct npu_pool_node *node);
 	int (*quiesce)(void *dev, struct npu_pool_node *node);
 	void (*copy)(void *dev, u64 dst, u64 src, u64 size);
 	void (*moved)(void *dev, struct npu_pool_node *node, u64 old_start);

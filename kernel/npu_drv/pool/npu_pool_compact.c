@@ -19,8 +19,12 @@
  *
  * Whatever a plan moves goes through the move callbacks one range at a
  * time (quiesce, copy, moved, resume), so only the users of a moved range
- * ever pause. When the chosen plan could not open the hole (a refused
- * quiesce, alignment padding), a full compaction is the last resort.
+ * ever pause. A range that is busy when the compaction starts (the busy
+ * callback: a device task is using it) counts as pinned for the plans; one
+ * that becomes busy later makes quiesce refuse and stays where it is. So a
+ * compaction never waits for a running task, however long it runs. When
+ * the chosen plan could not open the hole (a refused quiesce, alignment
+ * padding), a full compaction is the last resort.
  */
 #include "npu_pool_internal.h"
 
@@ -67,6 +71,16 @@ static int move_node(struct npu_pool *pool, struct npu_pool_node *n,
 	return 0;
 }
 
+/* Ask the device, once per compaction, which ranges are busy right now. */
+static void mark_busy(struct npu_pool *pool)
+{
+	struct npu_pool_node *n;
+
+	for (n = pool->head.next; n != &pool->head; n = n->next)
+		n->stay = !npu_pool_is_pinned(n) && pool->ops->busy &&
+			  pool->ops->busy(pool->dev, n);
+}
+
 /* Slide the unpinned ranges after @from up to @last (inclusive) down. */
 static void slide_down(struct npu_pool *pool, struct npu_pool_node *from,
 		       struct npu_pool_node *last, u64 *moved)
@@ -79,7 +93,7 @@ static void slide_down(struct npu_pool *pool, struct npu_pool_node *from,
 
 		next = n->next;
 		done = n == last;
-		if (npu_pool_is_pinned(n)) {
+		if (npu_pool_is_fixed(n)) {
 			n = next;
 			continue;
 		}
@@ -101,6 +115,7 @@ int npu_pool_compact_all(struct npu_pool *pool, u64 *moved)
 		return -EBUSY;
 	pool->compacting = true;
 	pool->compactions++;
+	mark_busy(pool);
 	if (pool->head.next != &pool->head)
 		slide_down(pool, &pool->head, pool->head.prev, moved);
 	pool->compacting = false;
@@ -124,7 +139,7 @@ static void plan_slide(struct npu_pool *pool, u64 need, struct slide_plan *p)
 	p->first = p->last = NULL;
 	p->cost = 0;
 	do {
-		if (npu_pool_is_pinned(n))
+		if (npu_pool_is_fixed(n))
 			l = NULL;
 		else if (l)
 			cost += n->size;
@@ -212,7 +227,7 @@ static bool cost_window(struct npu_pool *pool, struct npu_pool_node *n,
 	for (; n != &pool->head && n->start < we; n = n->next) {
 		if (n->start + n->size <= ws)
 			continue;
-		if (npu_pool_is_pinned(n))
+		if (npu_pool_is_fixed(n))
 			return false;
 		if (!w->first)
 			w->first = n;
@@ -445,6 +460,7 @@ int npu_pool_open_hole(struct npu_pool *pool, u64 size, u64 align,
 		return -EBUSY;
 	pool->compacting = true;
 	pool->compactions++;
+	mark_busy(pool);
 
 	plan_slide(pool, size + align - pool->granule, &slide);
 	ws.limit = slide.found ? slide.cost : ~0ull;

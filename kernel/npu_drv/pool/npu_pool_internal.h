@@ -60,6 +60,12 @@ static inline bool npu_pool_is_pinned(const struct npu_pool_node *n)
 	return n->flags & NPU_POOL_PINNED;
 }
 
+/* Not moved by this compaction: pinned, or busy when it started. */
+static inline bool npu_pool_is_fixed(const struct npu_pool_node *n)
+{
+	return npu_pool_is_pinned(n) || n->stay;
+}
+
 /* Hole bookkeeping (npu_pool.c). */
 void npu_pool_hole_add(struct npu_pool *pool, struct npu_pool_node *n);
 void npu_pool_hole_del(struct npu_pool *pool, struct npu_pool_node *n);
