@@ -274,9 +274,20 @@ static u64 matmul_units(const struct drm_npu_task *t)
 	       ((n + cols - 1) / cols);
 }
 
+bool npu_pool_blocked(const struct drm_npu_task *t)
+{
+	return t->params.pool2d.kind < DRM_NPU_POOL_GLOBAL_AVG &&
+	       npu_is_nc1hwc0(npu_opnd(t, 0)) &&
+	       npu_is_nc1hwc0(npu_opnd(t, 1));
+}
+
 static u64 pool_units(const struct drm_npu_task *t)
 {
 	const struct drm_npu_operand *out = npu_opnd(t, 1);
+
+	/* windows over NC1HWC0: one unit per row of a whole C0 block */
+	if (npu_pool_blocked(t))
+		return npu_numel(out) / ((u64)out->shape[3] * out->shape[4]);
 
 	/* N x C (or C1 x C0) planes x output rows: a sub-product of out */
 	return npu_numel(out) / out->shape[3];
@@ -357,7 +368,9 @@ static u64 pool_unit_cost(const struct drm_npu_task *t)
 
 	if (p->kind >= DRM_NPU_POOL_GLOBAL_AVG)
 		return npu_mul_sat(in->shape[2], in->shape[3]);
-	return npu_mul_sat(npu_opnd(t, 1)->shape[3],
+	return npu_mul_sat(npu_mul_sat(npu_opnd(t, 1)->shape[3],
+				       npu_pool_blocked(t) ?
+				       npu_opnd(t, 1)->shape[4] : 1),
 			   npu_mul_sat(p->kernel_h, p->kernel_w));
 }
 

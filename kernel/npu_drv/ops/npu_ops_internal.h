@@ -213,6 +213,12 @@ struct npu_mm_fold {
 
 bool npu_mm_fold(const struct drm_npu_task *t, struct npu_mm_fold *f);
 
+/*
+ * POOL2D windows (not global) over NC1HWC0 input and output: a work unit
+ * is an output row of a whole C0 block rather than of one channel.
+ */
+bool npu_pool_blocked(const struct drm_npu_task *t);
+
 /* Output size of a pooling/conv window along one axis (floor mode). */
 static inline u32 npu_window_out(u32 in, u32 pad, u32 k, u32 s, u32 d)
 {
