@@ -25,7 +25,11 @@ static inline __attribute__((__always_inline__)) void vstore(float *p, VF v)
 static inline __attribute__((__always_inline__)) void
 tile_body(const struct npu_tile *t, const u32 MR, const u32 NV, const u64 SAM)
 {
-	VF acc[NPU_KERN_MAX_MR][4];
+	/*
+	 * Registers, not memory: the kernel's -ftrivial-auto-var-init=zero
+	 * would otherwise zero the arrays in memory and keep them there.
+	 */
+	VF acc[NPU_KERN_MAX_MR][4] __attribute__((__uninitialized__));
 	const float *a0 = t->a, *b0 = t->b;
 	/* a constant row stride turns the row addresses into displacements */
 	const u64 sam = SAM ? SAM : t->sam;
@@ -51,7 +55,7 @@ tile_body(const struct npu_tile *t, const u32 MR, const u32 NV, const u64 SAM)
 
 				for (i3 = 0; i3 < t->n[3]; i3++, a3 += t->sa[3],
 				     b3 += t->sb[3]) {
-					VF bv[4];
+					VF bv[4] __attribute__((__uninitialized__));
 
 #pragma GCC unroll 4
 					for (v = 0; v < NV; v++)
@@ -76,32 +80,58 @@ tile_body(const struct npu_tile *t, const u32 MR, const u32 NV, const u64 SAM)
 			vstore(t->c + i * t->ldc + v * VW, acc[i][v]);
 }
 
-/* One function per shape; the row count is a constant in every branch. */
-#define NPU_KERN_CASE(k, MR, NV, SAM)					\
+/*
+ * One function per shape and row count (the row count a constant in
+ * each, so that the accumulators stay in registers), and a switch over
+ * the row counts. Out of line each: their frames never add up (the
+ * kernel's 2 KiB frame limit).
+ */
+#define NPU_KERN_ONE(name, k, MR, NV, SAM)				\
+static __attribute__((__noinline__)) void				\
+name##_##k(const struct npu_tile *t)					\
+{									\
+	tile_body(t, (k) <= (MR) ? (k) : 1, NV, SAM);			\
+}
+
+#define NPU_KERN_CASE(name, k, MR)					\
 	case k:								\
 		if ((k) <= (MR))					\
-			tile_body(t, (k) <= (MR) ? (k) : 1, NV, SAM);	\
+			name##_##k(t);					\
 		break
 
 /* SAM: 0, or the only row stride this kernel is called with */
 #define NPU_KERN_TILE_S(name, MR, NV, SAM)				\
+NPU_KERN_ONE(name, 1, MR, NV, SAM)					\
+NPU_KERN_ONE(name, 2, MR, NV, SAM)					\
+NPU_KERN_ONE(name, 3, MR, NV, SAM)					\
+NPU_KERN_ONE(name, 4, MR, NV, SAM)					\
+NPU_KERN_ONE(name, 5, MR, NV, SAM)					\
+NPU_KERN_ONE(name, 6, MR, NV, SAM)					\
+NPU_KERN_ONE(name, 7, MR, NV, SAM)					\
+NPU_KERN_ONE(name, 8, MR, NV, SAM)					\
+NPU_KERN_ONE(name, 9, MR, NV, SAM)					\
+NPU_KERN_ONE(name, 10, MR, NV, SAM)					\
+NPU_KERN_ONE(name, 11, MR, NV, SAM)					\
+NPU_KERN_ONE(name, 12, MR, NV, SAM)					\
+NPU_KERN_ONE(name, 13, MR, NV, SAM)					\
+NPU_KERN_ONE(name, 14, MR, NV, SAM)					\
 static void name(const struct npu_tile *t)				\
 {									\
 	switch (t->mr) {						\
-	NPU_KERN_CASE(1, MR, NV, SAM);					\
-	NPU_KERN_CASE(2, MR, NV, SAM);					\
-	NPU_KERN_CASE(3, MR, NV, SAM);					\
-	NPU_KERN_CASE(4, MR, NV, SAM);					\
-	NPU_KERN_CASE(5, MR, NV, SAM);					\
-	NPU_KERN_CASE(6, MR, NV, SAM);					\
-	NPU_KERN_CASE(7, MR, NV, SAM);					\
-	NPU_KERN_CASE(8, MR, NV, SAM);					\
-	NPU_KERN_CASE(9, MR, NV, SAM);					\
-	NPU_KERN_CASE(10, MR, NV, SAM);					\
-	NPU_KERN_CASE(11, MR, NV, SAM);					\
-	NPU_KERN_CASE(12, MR, NV, SAM);					\
-	NPU_KERN_CASE(13, MR, NV, SAM);					\
-	NPU_KERN_CASE(14, MR, NV, SAM);					\
+	NPU_KERN_CASE(name, 1, MR);					\
+	NPU_KERN_CASE(name, 2, MR);					\
+	NPU_KERN_CASE(name, 3, MR);					\
+	NPU_KERN_CASE(name, 4, MR);					\
+	NPU_KERN_CASE(name, 5, MR);					\
+	NPU_KERN_CASE(name, 6, MR);					\
+	NPU_KERN_CASE(name, 7, MR);					\
+	NPU_KERN_CASE(name, 8, MR);					\
+	NPU_KERN_CASE(name, 9, MR);					\
+	NPU_KERN_CASE(name, 10, MR);					\
+	NPU_KERN_CASE(name, 11, MR);					\
+	NPU_KERN_CASE(name, 12, MR);					\
+	NPU_KERN_CASE(name, 13, MR);					\
+	NPU_KERN_CASE(name, 14, MR);					\
 	default:							\
 		break;							\
 	}								\
