@@ -10,7 +10,7 @@
 #ifdef NPU_KERN_X86
 typedef float VF __attribute__((__vector_size__(32)));
 #define VW		8
-#define VBCAST(s)	((VF){ (s), (s), (s), (s), (s), (s), (s), (s) })
+#define VBCAST(s)	((VF) { (s), (s), (s), (s), (s), (s), (s), (s) })
 #define VFMA(a, b, c)	__builtin_ia32_vfmaddps256((a), (b), (c))
 
 #include "npu_kern_tmpl.h"

@@ -10,7 +10,7 @@
 #ifdef NPU_KERN_X86
 typedef float VF __attribute__((__vector_size__(64)));
 #define VW		16
-#define VBCAST(s)	((VF){ (s), (s), (s), (s), (s), (s), (s), (s), \
+#define VBCAST(s)	((VF) { (s), (s), (s), (s), (s), (s), (s), (s), \
 			       (s), (s), (s), (s), (s), (s), (s), (s) })
 #define VFMA(a, b, c)	__builtin_ia32_vfmaddps512_mask((a), (b), (c), \
 							(unsigned short)0xffff, 4)

@@ -9,7 +9,7 @@
 
 typedef float VF __attribute__((__vector_size__(16)));
 #define VW		4
-#define VBCAST(s)	((VF){ (s), (s), (s), (s) })
+#define VBCAST(s)	((VF) { (s), (s), (s), (s) })
 #define VFMA(a, b, c)	((c) + (a) * (b))
 
 #include "npu_kern_tmpl.h"

@@ -93,12 +93,6 @@ name##_##k(const struct npu_tile *t)					\
 	tile_body(t, (k) <= (MR) ? (k) : 1, NV, SAM);			\
 }
 
-#define NPU_KERN_CASE(name, k, MR)					\
-	case k:								\
-		if ((k) <= (MR))					\
-			name##_##k(t);					\
-		break
-
 /* SAM: 0, or the only row stride this kernel is called with */
 #define NPU_KERN_TILE_S(name, MR, NV, SAM)				\
 NPU_KERN_ONE(name, 1, MR, NV, SAM)					\
@@ -115,26 +109,15 @@ NPU_KERN_ONE(name, 11, MR, NV, SAM)					\
 NPU_KERN_ONE(name, 12, MR, NV, SAM)					\
 NPU_KERN_ONE(name, 13, MR, NV, SAM)					\
 NPU_KERN_ONE(name, 14, MR, NV, SAM)					\
+static const npu_tile_fn name##_rows[NPU_KERN_MAX_MR] = {		\
+	name##_1, name##_2, name##_3, name##_4, name##_5, name##_6,	\
+	name##_7, name##_8, name##_9, name##_10, name##_11, name##_12,	\
+	name##_13, name##_14,						\
+};									\
 static void name(const struct npu_tile *t)				\
 {									\
-	switch (t->mr) {						\
-	NPU_KERN_CASE(name, 1, MR);					\
-	NPU_KERN_CASE(name, 2, MR);					\
-	NPU_KERN_CASE(name, 3, MR);					\
-	NPU_KERN_CASE(name, 4, MR);					\
-	NPU_KERN_CASE(name, 5, MR);					\
-	NPU_KERN_CASE(name, 6, MR);					\
-	NPU_KERN_CASE(name, 7, MR);					\
-	NPU_KERN_CASE(name, 8, MR);					\
-	NPU_KERN_CASE(name, 9, MR);					\
-	NPU_KERN_CASE(name, 10, MR);					\
-	NPU_KERN_CASE(name, 11, MR);					\
-	NPU_KERN_CASE(name, 12, MR);					\
-	NPU_KERN_CASE(name, 13, MR);					\
-	NPU_KERN_CASE(name, 14, MR);					\
-	default:							\
-		break;							\
-	}								\
+	if (t->mr >= 1 && t->mr <= (MR))				\
+		name##_rows[t->mr - 1](t);				\
 }
 
 #define NPU_KERN_TILE(name, MR, NV)	NPU_KERN_TILE_S(name, MR, NV, 0)

@@ -166,9 +166,10 @@ static void mm_store(const struct mm_ctx *c, float *out, u64 ooff,
  * (its columns are computed again with the same bits and stored once).
  * Returns the first column left to the 4x8 tiles (n1 when none).
  */
-static __attribute__((__noinline__)) u64 mm_fast(const struct mm_ctx *c, const float *a, const float *b,
-		   float *out, u64 ooff, const float *bias, u64 biasoff,
-		   u64 i0, u32 mr, u64 n0, u64 n1)
+static __attribute__((__noinline__)) u64
+mm_fast(const struct mm_ctx *c, const float *a, const float *b, float *out,
+	u64 ooff, const float *bias, u64 biasoff, u64 i0, u32 mr, u64 n0,
+	u64 n1)
 {
 	const struct npu_kern *k = c->kern;
 	float acc[NPU_KERN_MAX_TILE];
@@ -182,7 +183,9 @@ static __attribute__((__noinline__)) u64 mm_fast(const struct mm_ctx *c, const f
 	t.sam = c->sam;
 	t.ldc = k->mm_nr;
 	t.c = acc;
-	t.n[0] = t.n[1] = t.n[2] = 1;
+	t.n[0] = 1;
+	t.n[1] = 1;
+	t.n[2] = 1;
 	t.n[3] = c->k;
 	t.sa[3] = c->sak;
 	t.sb[3] = c->sbk;

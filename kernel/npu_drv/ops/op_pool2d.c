@@ -116,9 +116,9 @@ static void max16_row(const struct pool_ctx *cx, u64 xp, u64 yp, u32 oy)
 		s64 x0 = (s64)ox * p->stride_w - p->pad_left;
 
 		for (k = 0; k < 4; k++) {
-			m[k] = (npu_v4f){ -NPU_INFF, -NPU_INFF, -NPU_INFF,
+			m[k] = (npu_v4f) { -NPU_INFF, -NPU_INFF, -NPU_INFF,
 					  -NPU_INFF };
-			nan[k] = (npu_v4i){ 0, 0, 0, 0 };
+			nan[k] = (npu_v4i) { 0, 0, 0, 0 };
 		}
 		for (ky = 0; ky < p->kernel_h; ky++) {
 			s64 iy = y0 + (s64)ky * p->dilation_h;
@@ -142,7 +142,7 @@ static void max16_row(const struct pool_ctx *cx, u64 xp, u64 yp, u32 oy)
 			}
 		}
 		for (k = 0; k < 4; k++) {
-			m[k] = (npu_v4f)((nan[k] & (npu_v4i)(npu_v4f){ NPU_NANF,
+			m[k] = (npu_v4f)((nan[k] & (npu_v4i)(npu_v4f) { NPU_NANF,
 					  NPU_NANF, NPU_NANF, NPU_NANF }) |
 					 (~nan[k] & (npu_v4i)m[k]));
 			memcpy(res + 4 * k, &m[k], sizeof(m[k]));
