@@ -94,6 +94,7 @@ float npu_erff(float x);
 float npu_sqrtf(float x);		/* correctly rounded */
 float npu_powf(float x, float y);
 float npu_sigmoidf(float x);
+float npu_geluf(float x);	/* 0.5 x erfc(-x / sqrt 2) */
 
 /* Exact operations. */
 float npu_floorf(float x);

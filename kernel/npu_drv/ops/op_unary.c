@@ -19,7 +19,7 @@ float npu_act1(const struct npu_act *a, float x)
 	case DRM_NPU_ACT_TANH:
 		return npu_tanhf(x);
 	case DRM_NPU_ACT_GELU:
-		return (float)(0.5 * xd * npu_erfc_d(-xd * NPU_SQRT1_2));
+		return npu_geluf(x);
 	case DRM_NPU_ACT_EXP:
 		return npu_expf(x);
 	case DRM_NPU_ACT_SQRT:

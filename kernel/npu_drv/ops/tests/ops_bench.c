@@ -184,6 +184,27 @@ static double fma_peak(void)
 	return p;
 }
 
+static void bench_act(const char *name, u32 kind, int reps)
+{
+	enum { N = 1 << 20 };
+	u32 sh[2] = { 16, N / 16 };
+	float *x = malloc((size_t)N * 4), *y = malloc((size_t)N * 4);
+	void *data[2] = { x, y };
+	struct drm_npu_task t;
+	double sec;
+
+	tl_fill(x, N, -8, 8);
+	tl_task(&t, DRM_NPU_OP_UNARY, 2);
+	tl_opnd(&t.operands[0], 0, DRM_NPU_DTYPE_F32, 2, sh, NULL);
+	tl_opnd(&t.operands[1], 1, DRM_NPU_DTYPE_F32, 2, sh, NULL);
+	t.params.unary.kind = kind;
+	sec = run_timed(&t, data, reps);
+	printf("unary  %-30s %8.3f ms %7.2f ns/element\n", name, sec * 1e3,
+	       sec * 1e9 / N);
+	free(x);
+	free(y);
+}
+
 int main(int argc, char **argv)
 {
 	int reps = argc > 1 ? atoi(argv[1]) : 3;
@@ -224,6 +245,10 @@ int main(int argc, char **argv)
 	bench_conv("NC1HWC0 wT 1x1 64->256 @56", 64, 56, 256, 1, 1, 1, reps, 3);
 	bench_conv("NC1HWC0 wT 7x7/2 3->64 @224", 3, 224, 64, 7, 2, 1, reps, 3);
 	bench_conv("NCHW wT 3x3 64->64 @56", 64, 56, 64, 3, 1, 1, reps, 2);
+	bench_act("GELU (1M floats)", DRM_NPU_ACT_GELU, reps);
+	bench_act("SIGMOID (1M floats)", DRM_NPU_ACT_SIGMOID, reps);
+	bench_act("EXP (1M floats)", DRM_NPU_ACT_EXP, reps);
+	bench_act("TANH (1M floats)", DRM_NPU_ACT_TANH, reps);
 	bench_conv("NC1HWC0 3x3 dw 96 @56", 96, 56, 96, 3, 1, 96, reps, 1);
 	bench_conv("NC1HWC0 3x3/2 dw 144 @56", 144, 56, 144, 3, 2, 144, reps,
 		   1);

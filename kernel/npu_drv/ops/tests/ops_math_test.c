@@ -43,6 +43,11 @@ static double sigmoid_ref(double x)
 	return 1.0 / (1.0 + exp(-x));
 }
 
+static double gelu_ref(double x)
+{
+	return 0.5 * x * erfc(-x / sqrt(2.0));
+}
+
 /*
  * Sweep every @step-th float bit pattern with magnitude in [lo, hi]
  * (0 <= lo <= hi), positive when @signs & 1, negative when @signs & 2.
@@ -95,6 +100,8 @@ static void sweeps(void)
 		{ "erff", npu_erff, erf, 0, 10, 3, 1.0 },
 		{ "sqrtf", npu_sqrtf, sqrt, 0, 3.4e38f, 1, 0.5 },
 		{ "sigmoidf", npu_sigmoidf, sigmoid_ref, 0, 110, 3, 1.0 },
+		{ "geluf", npu_geluf, gelu_ref, 0, 3.4e38f, 1, 1.0 },
+		{ "geluf (x < 0)", npu_geluf, gelu_ref, 0, 20, 2, 1.0 },
 	};
 	size_t i;
 
