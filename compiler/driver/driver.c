@@ -118,6 +118,17 @@ static void hash_graph(struct cache_hasher *h, struct ir_graph *g)
 		g->tensors[i]->priv = NULL;
 }
 
+/* The target of @o: its description, else the named profile. */
+static int resolve_target(const struct npuc_options *o, struct npuc_target *t,
+			  char *err, size_t errlen)
+{
+	if (o->target_desc) {
+		*t = *o->target_desc;
+		return 0;
+	}
+	return npuc_target_profile(o->target, t, err, errlen);
+}
+
 static void hash_options(struct cache_hasher *h, const struct npuc_options *o)
 {
 	cache_hash_str(h, "npuc");
@@ -140,6 +151,27 @@ static void hash_options(struct cache_hasher *h, const struct npuc_options *o)
 	cache_hash_str(h, o->input_format);
 	cache_hash_str(h, o->disable_passes);
 	cache_hash_u64(h, o->max_streams);
+	{
+		/* The target decides streams and semaphores: part of the key. */
+		struct npuc_target t;
+		char e[128];
+
+		if (!resolve_target(o, &t, e, sizeof(e))) {
+			cache_hash_str(h, t.name);
+			cache_hash_u64(h, t.model);
+			cache_hash_u64(h, t.features);
+			cache_hash_u64(h, t.num_cores);
+			cache_hash_u64(h, t.num_queues);
+			cache_hash_u64(h, t.num_semaphores);
+			cache_hash_u64(h, t.max_tasks);
+			cache_hash_u64(h, t.vram_size);
+			cache_hash_u64(h, t.file_queues);
+			cache_hash_u64(h, t.file_semaphores);
+			cache_hash_u64(h, t.file_vram_quota);
+		} else {
+			cache_hash_str(h, o->target);
+		}
+	}
 	cache_hash_u64(h, o->plan_budget_ms);
 }
 
@@ -442,12 +474,23 @@ static int declare_io(struct om_writer *w, const struct ir_graph *g,
 	return 0;
 }
 
+static uint32_t streams_wanted(const struct npuc_options *o)
+{
+	return o->max_streams ? o->max_streams : o->opt_level >= 2 ? 4 : 1;
+}
+
 static void level_defaults(const struct npuc_options *o,
+			   const struct npuc_target *t,
 			   struct lower_options *lo)
 {
+	struct npuc_budget b;
+
 	memset(lo, 0, sizeof(*lo));
-	lo->max_streams = o->max_streams ? o->max_streams :
-			  o->opt_level >= 2 ? 4 : 1;
+	npuc_target_budget(t, streams_wanted(o), &b);
+	lo->max_streams = b.max_streams;
+	lo->max_semaphores = b.max_semaphores;
+	lo->sems_per_stream = b.sems_per_stream;
+	lo->sems_fixed = b.sems_fixed;
 	lo->inplace = o->opt_level >= 1;
 	lo->plan_budget_ms = o->plan_budget_ms ? o->plan_budget_ms :
 			     o->opt_level >= 3 ? 5000 :
@@ -495,7 +538,8 @@ static int prepare_gear(struct ir_graph *src, const struct gear *gear,
 }
 
 static int lower_gear(struct ir_graph *g, const struct gear *gear,
-		      const struct npuc_options *o, struct om_writer *w,
+		      const struct npuc_options *o,
+		      const struct npuc_target *t, struct om_writer *w,
 		      struct npuc_report *rep, char *err, size_t errlen)
 {
 	struct npuc_variant_report *vr = &rep->variant[rep->num_variants];
@@ -527,7 +571,7 @@ static int lower_gear(struct ir_graph *g, const struct gear *gear,
 					 gear->name, t->name, om_writer_error(w));
 		}
 	}
-	level_defaults(o, &lo);
+	level_defaults(o, t, &lo);
 	if (!ret)
 		ret = lower_graph(g, &lo, w, (uint32_t)v, &vr->lower, err,
 				  errlen);
@@ -543,21 +587,46 @@ static int compile_graph(struct ir_graph *g, const struct npuc_options *o,
 	struct gear gears[NPUC_MAX_VARIANTS];
 	struct ir_graph *gg[NPUC_MAX_VARIANTS] = { NULL };
 	struct om_writer *w = om_writer_create();
+	struct npuc_target tgt;
+	struct npuc_budget b;
 	uint32_t sems = 0;
+	uint64_t vram = 0;
 	int num = 0, ret;
 
 	if (!w) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	ret = make_gears(g, o, gears, &num, err, errlen);
+	ret = resolve_target(o, &tgt, err, errlen);
+	if (!ret) {
+		struct npuc_target_report *tr = &rep->target;
+
+		npuc_target_budget(&tgt, streams_wanted(o), &b);
+		snprintf(tr->name, sizeof(tr->name), "%s", tgt.name);
+		tr->num_cores = tgt.num_cores;
+		tr->num_queues = tgt.num_queues;
+		tr->num_semaphores = tgt.num_semaphores;
+		tr->vram_size = tgt.vram_size;
+		tr->streams_asked = streams_wanted(o);
+		tr->max_streams = b.max_streams;
+		snprintf(tr->stream_limit, sizeof(tr->stream_limit), "%s",
+			 b.limit);
+		tr->semaphore_budget = b.max_semaphores;
+		/* what one open file of the target may hold */
+		vram = tgt.vram_size;
+		if (tgt.file_vram_quota && tgt.file_vram_quota < vram)
+			vram = tgt.file_vram_quota;
+	}
+	if (!ret)
+		ret = make_gears(g, o, gears, &num, err, errlen);
 	for (int i = 0; i < num && !ret; i++)
 		ret = prepare_gear(g, &gears[i], num == 1 && !gears[i].num, o,
 				   rep, &gg[i], err, errlen);
 	if (!ret)
 		ret = om_writer_set_name(w, rep->model);
 	if (!ret)
-		ret = om_writer_set_target(w, DRM_NPU_MODEL_SIM910,
+		ret = om_writer_set_target(w, tgt.model ? tgt.model :
+					   DRM_NPU_MODEL_SIM910,
 					   DRM_NPU_FEATURE_FP32);
 	if (!ret)
 		ret = om_writer_set_compiler_version(w,
@@ -566,9 +635,29 @@ static int compile_graph(struct ir_graph *g, const struct npuc_options *o,
 	if (!ret)
 		ret = declare_io(w, g, gg, num, err, errlen);
 	for (int i = 0; i < num && !ret; i++) {
-		ret = lower_gear(gg[i], &gears[i], o, w, rep, err, errlen);
-		if (!ret && rep->variant[i].lower.num_semaphores > sems)
-			sems = rep->variant[i].lower.num_semaphores;
+		const struct lower_report *l = &rep->variant[i].lower;
+
+		ret = lower_gear(gg[i], &gears[i], o, &tgt, w, rep, err,
+				 errlen);
+		if (!ret && l->num_semaphores > sems)
+			sems = l->num_semaphores;
+		if (!ret && l->semaphore_budget_used -
+			    l->num_semaphores > rep->target.runtime_semaphores)
+			rep->target.runtime_semaphores =
+				l->semaphore_budget_used - l->num_semaphores;
+		if (!ret && vram &&
+		    (uint64_t)l->plan.arena + l->weights_bytes > vram) {
+			snprintf(err, errlen,
+				 "VRAM: variant %s needs %llu bytes (workspace %llu + weights %llu); target %s lets one file hold %llu (of %llu); compile for a larger target (--target) or a smaller shape",
+				 rep->variant[i].name,
+				 (unsigned long long)l->plan.arena +
+				 l->weights_bytes,
+				 (unsigned long long)l->plan.arena,
+				 (unsigned long long)l->weights_bytes,
+				 tgt.name, (unsigned long long)vram,
+				 (unsigned long long)tgt.vram_size);
+			ret = -ENOSPC;
+		}
 	}
 	if (!ret && sems)
 		ret = om_writer_set_semaphores(w, sems, NULL);

@@ -17,6 +17,7 @@
 #include <stdio.h>
 
 #include "lower/lower.h"
+#include "target.h"
 
 #define NPUC_VERSION_MAJOR	1
 #define NPUC_VERSION_MINOR	0
@@ -35,6 +36,8 @@ struct npuc_options {
 	bool no_cache;
 	const char *cache_dir;		/* NULL: the default directory */
 	uint32_t max_streams;		/* 0: by -O level (4 from -O2) */
+	const char *target;		/* profile name; NULL: the default */
+	const struct npuc_target *target_desc;	/* wins over @target */
 	unsigned int plan_budget_ms;	/* 0: by -O level */
 };
 
@@ -44,8 +47,30 @@ struct npuc_variant_report {
 };
 
 /* Plain data (it is stored in the cache next to the model). */
+/**
+ * struct npuc_target_report - the target and what its budget chose
+ * @name: profile or "device:SPEC"
+ * @num_cores, @num_queues, @num_semaphores, @vram_size: of the target
+ * @streams_asked: --max-streams, or the -O level's figure
+ * @max_streams: the target's bound on them
+ * @stream_limit: what bounds @max_streams ("option", "queues")
+ * @semaphore_budget: semaphores one model may use, the runtime's included
+ * @runtime_semaphores: the runtime's share for the chosen streams
+ */
+struct npuc_target_report {
+	char name[64];
+	uint32_t num_cores, num_queues, num_semaphores;
+	uint64_t vram_size;
+	uint32_t streams_asked;
+	uint32_t max_streams;
+	char stream_limit[16];
+	uint32_t semaphore_budget;
+	uint32_t runtime_semaphores;
+};
+
 struct npuc_report {
 	char model[128];
+	struct npuc_target_report target;
 	int opt_level;
 	char passes[1024];		/* passes applied, with counts */
 	uint32_t num_passes;

@@ -49,6 +49,12 @@ void npuc_report_print(const struct npuc_report *r, FILE *f)
 		r->num_passes, r->passes[0] ? r->passes : "none");
 	fprintf(f, "nodes: %u before passes, %u after; ops fused: %u\n",
 		r->nodes_before, r->nodes_after, fused);
+	fprintf(f, "target %s: %u cores, %u queues, %u semaphores, %llu MiB VRAM; streams asked %u, allowed %u (bound: %s); semaphore budget %u per model\n",
+		r->target.name, r->target.num_cores, r->target.num_queues,
+		r->target.num_semaphores,
+		(unsigned long long)(r->target.vram_size >> 20),
+		r->target.streams_asked, r->target.max_streams,
+		r->target.stream_limit, r->target.semaphore_budget);
 	for (uint32_t v = 0; v < r->num_variants; v++) {
 		const struct lower_report *l = &r->variant[v].lower;
 		const struct mp_result *p = &l->plan;
@@ -61,8 +67,15 @@ void npuc_report_print(const struct npuc_report *r, FILE *f)
 		for (uint32_t s = 0; s < l->num_streams && s < 64; s++)
 			fprintf(f, "%s%u", s ? " + " : "",
 				l->tasks_per_stream[s]);
-		fprintf(f, "), cross-stream edges %u, semaphores %u\n",
-			l->num_cross_edges, l->num_semaphores);
+		fprintf(f, "), cross-stream edges %u, signal/wait pairs %u, semaphores %u\n",
+			l->num_cross_edges, l->num_sync_pairs,
+			l->num_semaphores);
+		fprintf(f, "  budget: %u semaphores with the runtime's %u (of %u)%s\n",
+			l->semaphore_budget_used,
+			l->semaphore_budget_used - l->num_semaphores,
+			r->target.semaphore_budget,
+			l->num_streams < r->target.max_streams ?
+			", streams reduced to fit" : "");
 		fprintf(f, "  workspace %lld bytes (%u tensors): lower bound %lld (+%.2f%%), no reuse %lld (saves %.1f%%), by %s%s in %.1f ms\n",
 			(long long)p->arena, l->num_workspace_tensors,
 			(long long)p->lower_bound,
@@ -110,6 +123,14 @@ void npuc_report_json(const struct npuc_report *r, FILE *f)
 		cache_word(r->cache, r->cache_corrupt_seen), r->cache_key);
 	fprintf(f, "  \"passes\": ");
 	json_str(f, r->passes);
+	fprintf(f, ",\n  \"target\": {\"name\": ");
+	json_str(f, r->target.name);
+	fprintf(f, ", \"cores\": %u, \"queues\": %u, \"semaphores\": %u, \"vram_size\": %llu, \"streams_asked\": %u, \"max_streams\": %u, \"stream_limit\": \"%s\", \"semaphore_budget\": %u}",
+		r->target.num_cores, r->target.num_queues,
+		r->target.num_semaphores,
+		(unsigned long long)r->target.vram_size,
+		r->target.streams_asked, r->target.max_streams,
+		r->target.stream_limit, r->target.semaphore_budget);
 	fprintf(f, ",\n  \"nodes_before\": %u,\n  \"nodes_after\": %u,\n  \"variants\": [",
 		r->nodes_before, r->nodes_after);
 	for (uint32_t v = 0; v < r->num_variants; v++) {
@@ -123,8 +144,9 @@ void npuc_report_json(const struct npuc_report *r, FILE *f)
 			l->num_copies, l->num_streams, l->num_tasks);
 		for (uint32_t s = 0; s < l->num_streams && s < 64; s++)
 			fprintf(f, "%s%u", s ? ", " : "", l->tasks_per_stream[s]);
-		fprintf(f, "], \"cross_stream_edges\": %u, \"semaphores\": %u, \"weights_referenced\": %llu,\n",
-			l->num_cross_edges, l->num_semaphores,
+		fprintf(f, "], \"cross_stream_edges\": %u, \"sync_pairs\": %u, \"semaphores\": %u, \"semaphore_budget_used\": %u, \"weights_referenced\": %llu,\n",
+			l->num_cross_edges, l->num_sync_pairs,
+			l->num_semaphores, l->semaphore_budget_used,
 			(unsigned long long)l->weights_bytes);
 		fprintf(f, "     \"plan\": {\"workspace\": %lld, \"lower_bound\": %lld, \"no_reuse\": %lld, \"tensors\": %u, \"best\": \"%s\", \"optimal\": %s, \"ms\": %.3f, \"may_overlap_pairs\": %u, \"planners\": {",
 			(long long)p->arena, (long long)p->lower_bound,

@@ -419,7 +419,12 @@ static int add_edge(struct edges *es, int from, int to)
 static int assign_streams(struct lower *l, struct st_result *st)
 {
 	struct edges es = { 0 };
-	struct st_options so = { l->opt->max_streams ? l->opt->max_streams : 1 };
+	struct st_options so = {
+		.max_streams = l->opt->max_streams ? l->opt->max_streams : 1,
+		.max_semaphores = l->opt->max_semaphores,
+		.sems_per_stream = l->opt->sems_per_stream,
+		.sems_fixed = l->opt->sems_fixed,
+	};
 	int ret = 0;
 
 	for (int u = 0; u < l->num_units && !ret; u++) {
@@ -645,7 +650,7 @@ static int label(struct program *p, size_t from, const char *op,
 }
 
 static int sem_task(struct program *p, uint16_t opcode, uint32_t index,
-		    const char *node, int node_index)
+		    uint32_t value, const char *node, int node_index)
 {
 	struct drm_npu_task t;
 	size_t at = p->tasks.count;
@@ -653,7 +658,7 @@ static int sem_task(struct program *p, uint16_t opcode, uint32_t index,
 	memset(&t, 0, sizeof(t));
 	t.opcode = opcode;
 	t.params.sem.index = index;
-	t.params.sem.value = 1;
+	t.params.sem.value = value;
 	if (append_task(p, &t))
 		return -ENOMEM;
 	return label(p, at, opcode == DRM_NPU_OP_SEM_WAIT ? "SemWait" :
@@ -830,6 +835,7 @@ static int verify_tasks(struct lower *l, const struct st_result *st,
 				  t->opcode == DRM_NPU_OP_SEM_WAIT ?
 				  MP_TASK_WAIT : MP_TASK_OP;
 			m->sem = t->params.sem.index;
+			m->value = t->params.sem.value;
 			m->inplace_ok = m->kind == MP_TASK_OP &&
 					emit_task_inplace_ok(t);
 		}
@@ -880,6 +886,19 @@ out:
 	return ret;
 }
 
+/*
+ * A unit's task index within its program. A unit that emitted no task (a
+ * Split none of whose outputs is read, at -O0 where no pass removes it)
+ * has first_task == last_task == the index its next task would have had,
+ * which is past the end when it is the program's last unit: clamp to the
+ * program's last task, which is where its (empty) work happens.
+ */
+static uint32_t task_in(const struct program *p, uint32_t t)
+{
+	return p->tasks.count && t >= p->tasks.count ?
+	       (uint32_t)p->tasks.count - 1 : t;
+}
+
 /* Step 4: tasks per stream, semaphores, the variant's programs and plan. */
 static int emit_programs(struct lower *l, const struct st_result *st)
 {
@@ -902,7 +921,8 @@ static int emit_programs(struct lower *l, const struct st_result *st)
 		for (size_t e = 0; e < st->num_sync && !ret; e++)
 			if (st->sync[e].to == (uint32_t)u)
 				ret = sem_task(p, DRM_NPU_OP_SEM_WAIT,
-					       (uint32_t)e, name, un->node_index);
+					       st->sem[e], st->sem_value[e],
+					       name, un->node_index);
 		at = p->tasks.count;
 		l->cur = p;
 		l->cur_stream = st->stream[u];
@@ -927,10 +947,11 @@ static int emit_programs(struct lower *l, const struct st_result *st)
 		un->last_task = p->tasks.count > at ? (uint32_t)p->tasks.count - 1 :
 				(uint32_t)at;
 		ret = label(p, at, op, name, un->node_index);
-		for (size_t e = 0; e < st->num_sync && !ret; e++)
-			if (st->sync[e].from == (uint32_t)u)
-				ret = sem_task(p, DRM_NPU_OP_SEM_SIGNAL,
-					       (uint32_t)e, name, un->node_index);
+		/* One signal serves all the node's waiters (streams.h). */
+		if (!ret && st->sig_sem[u] != UINT32_MAX)
+			ret = sem_task(p, DRM_NPU_OP_SEM_SIGNAL, st->sig_sem[u],
+				       st->sig_value[u], name,
+				       un->node_index);
 	}
 	if (!ret)
 		ret = verify_tasks(l, st, prog);
@@ -967,8 +988,10 @@ static int emit_programs(struct lower *l, const struct st_result *st)
 
 		ret = om_writer_add_placement(l->w, l->variant, r->t->name,
 			r->offset, r->bytes,
-			base[st->stream[fu]] + l->units[fu].first_task,
-			base[st->stream[lu]] + l->units[lu].last_task);
+			base[st->stream[fu]] +
+			task_in(&prog[st->stream[fu]], l->units[fu].first_task),
+			base[st->stream[lu]] +
+			task_in(&prog[st->stream[lu]], l->units[lu].last_task));
 		if (ret)
 			snprintf(l->err, l->errlen, "placement of '%s': %s",
 				 r->t->name, om_writer_error(l->w));
@@ -1029,7 +1052,10 @@ int lower_graph(struct ir_graph *g, const struct lower_options *opt,
 	if (!ret) {
 		rep->num_streams = st.num_streams;
 		rep->num_cross_edges = (uint32_t)st.num_cross;
-		rep->num_semaphores = (uint32_t)st.num_sync;
+		rep->num_sync_pairs = (uint32_t)st.num_sync;
+		rep->num_semaphores = st.num_sems;
+		rep->streams_asked = st.streams_asked;
+		rep->semaphore_budget_used = st.budget_total;
 		ret = plan_memory(&l, &st);
 	}
 	if (!ret)

@@ -34,6 +34,10 @@ struct om_writer;
 
 struct lower_options {
 	uint32_t max_streams;		/* device queues to use (>= 1) */
+	/* Semaphore budget (streams.h st_options): 0 = none. */
+	uint32_t max_semaphores;
+	uint32_t sems_per_stream;
+	uint32_t sems_fixed;
 	bool inplace;			/* in-place elementwise ops */
 	unsigned int plan_budget_ms;	/* memory planner budget */
 	unsigned int planners;		/* MP_PLANNER_BIT mask, 0 = all */
@@ -48,7 +52,10 @@ struct lower_report {
 	uint32_t tasks_per_stream[64];
 	uint32_t num_tasks;
 	uint32_t num_cross_edges;	/* cross-stream dependencies */
-	uint32_t num_semaphores;	/* kept signal/wait pairs */
+	uint32_t num_sync_pairs;	/* kept signal/wait pairs */
+	uint32_t num_semaphores;	/* device semaphores they use */
+	uint32_t streams_asked;		/* before the budget reduced them */
+	uint32_t semaphore_budget_used;	/* with the runtime's (streams.h) */
 	uint32_t num_workspace_tensors;
 	uint32_t num_may_overlap;	/* cross-stream may-overlap pairs */
 	uint64_t weights_bytes;		/* weights referenced (before dedup) */

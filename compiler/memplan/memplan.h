@@ -188,8 +188,8 @@ int mp_verify(const struct mp_problem *p, const int64_t *offsets,
  */
 enum mp_task_kind {
 	MP_TASK_OP,		/* computes: reads and writes through accesses */
-	MP_TASK_SIGNAL,		/* signals semaphore @sem (once per program set) */
-	MP_TASK_WAIT,		/* waits until @sem is signalled */
+	MP_TASK_SIGNAL,		/* raises semaphore @sem to @value */
+	MP_TASK_WAIT,		/* waits until @sem reaches @value */
 };
 
 /**
@@ -198,6 +198,12 @@ enum mp_task_kind {
  *          in the task array
  * @kind: see enum mp_task_kind
  * @sem: SIGNAL/WAIT: the semaphore
+ * @value: SIGNAL: the value it raises @sem to; WAIT: the value it waits
+ *         for (0: satisfied at once). A semaphore may carry a chain of
+ *         signals of rising values (semaphore reuse): a wait is ordered
+ *         after the signal of the smallest value >= its own, and the
+ *         checker proves that each signal of a semaphore happens before
+ *         the next larger one, so that no wait can pass early.
  * @inplace_ok: OP: the task may write its output over an input that is the
  *              very same view (the device reads each element before it
  *              writes it); any other overlap of output and input is wrong
@@ -207,6 +213,7 @@ struct mp_task {
 	enum mp_task_kind kind;
 	uint32_t sem;
 	bool inplace_ok;
+	uint64_t value;
 };
 
 /**

@@ -159,37 +159,60 @@ static bool tv_overlap(const struct mp_access *a, const struct mp_access *b)
 	       b->begin < a->end && a->begin < a->end && b->begin < b->end;
 }
 
+/*
+ * The signal that satisfies wait @w: of the signals of its semaphore, the
+ * one of the smallest value >= the wait's (semaphores only rise, and
+ * tv_chains() proves the signals of one semaphore run in value order, so
+ * that is the one the wait passes on in every run). SIZE_MAX for a wait
+ * of value 0 (satisfied at once); n when no signal can satisfy it.
+ */
+static size_t tv_satisfier(const struct mp_task_problem *p, size_t w)
+{
+	const struct mp_task *k = &p->tasks[w];
+	size_t best = p->num_tasks;
+
+	if (!k->value)
+		return SIZE_MAX;
+	for (size_t t = 0; t < p->num_tasks; t++) {
+		const struct mp_task *g = &p->tasks[t];
+
+		if (g->kind == MP_TASK_SIGNAL && g->sem == k->sem &&
+		    g->value >= k->value &&
+		    (best == p->num_tasks || g->value < p->tasks[best].value))
+			best = t;
+	}
+	return best;
+}
+
 /* Vector clocks by running the programs; -1 with @err on a deadlock. */
 static int tv_clocks(struct tv *v, size_t *bad_task, char *err,
 		     size_t errlen)
 {
 	const struct mp_task_problem *p = v->p;
-	size_t n = p->num_tasks, max_sem = 0, done = 0;
-	size_t *next = NULL, *last = NULL, *sig = NULL;
+	size_t n = p->num_tasks, done = 0;
+	size_t *next = NULL, *last = NULL, *sat = NULL;
+	bool *ran = NULL;
 	int ret = -ENOMEM;
 
-	for (size_t t = 0; t < n; t++) {
+	for (size_t t = 0; t < n; t++)
 		if (p->tasks[t].stream + 1 > v->ns)
 			v->ns = p->tasks[t].stream + 1;
-		if (p->tasks[t].kind != MP_TASK_OP &&
-		    p->tasks[t].sem + (size_t)1 > max_sem)
-			max_sem = p->tasks[t].sem + (size_t)1;
-	}
-	if (v->ns > 4096 || max_sem > 4 * n + 64) {
+	if (v->ns > 4096) {
 		if (err)
-			snprintf(err, errlen, "%u streams or semaphore %zu out of range",
-				 v->ns, max_sem);
+			snprintf(err, errlen, "%u streams out of range", v->ns);
 		return -1;
 	}
 	v->pos = calloc(n + 1, sizeof(*v->pos));
 	v->vc = calloc(n * v->ns + 1, sizeof(*v->vc));
 	next = calloc(v->ns + 1, sizeof(*next));	/* next task to run */
 	last = calloc(v->ns + 1, sizeof(*last));	/* ran so far */
-	sig = malloc((max_sem + 1) * sizeof(*sig));
-	if (!v->pos || !v->vc || !next || !last || !sig)
+	sat = calloc(n + 1, sizeof(*sat));
+	ran = calloc(n + 1, sizeof(*ran));
+	if (!v->pos || !v->vc || !next || !last || !sat || !ran)
 		goto out;
-	for (size_t k = 0; k <= max_sem; k++)
-		sig[k] = SIZE_MAX;
+	for (size_t t = 0; t < n; t++)
+		if (p->tasks[t].kind == MP_TASK_WAIT)
+			sat[t] = tv_satisfier(p, t);
 	/* Each stream: a cursor over the task array; run what can run. */
 	for (bool progress = true; progress;) {
 		progress = false;
@@ -199,18 +222,18 @@ static int tv_clocks(struct tv *v, size_t *bad_task, char *err,
 			for (t = next[s]; t < n; t++) {
 				const struct mp_task *k = &p->tasks[t];
 				uint32_t *c = &v->vc[t * v->ns];
+				bool joins = k->kind == MP_TASK_WAIT &&
+					     sat[t] != SIZE_MAX;
 
 				if (k->stream != s)
 					continue;
-				if (k->kind == MP_TASK_WAIT &&
-				    sig[k->sem] == SIZE_MAX)
+				if (joins && (sat[t] == n || !ran[sat[t]]))
 					break;
 				if (last[s])
 					memcpy(c, &v->vc[(last[s] - 1) * v->ns],
 					       v->ns * sizeof(*c));
-				if (k->kind == MP_TASK_WAIT) {
-					const uint32_t *o =
-						&v->vc[sig[k->sem] * v->ns];
+				if (joins) {
+					const uint32_t *o = &v->vc[sat[t] * v->ns];
 
 					for (uint32_t q = 0; q < v->ns; q++)
 						if (o[q] > c[q])
@@ -218,9 +241,7 @@ static int tv_clocks(struct tv *v, size_t *bad_task, char *err,
 				}
 				v->pos[t] = last[s] ? v->pos[last[s] - 1] + 1 : 0;
 				c[s] = v->pos[t] + 1;
-				if (k->kind == MP_TASK_SIGNAL &&
-				    sig[k->sem] == SIZE_MAX)
-					sig[k->sem] = t;
+				ran[t] = true;
 				last[s] = t + 1;
 				done++;
 				progress = true;
@@ -236,8 +257,9 @@ static int tv_clocks(struct tv *v, size_t *bad_task, char *err,
 					*bad_task = next[s];
 				if (err)
 					snprintf(err, errlen,
-						 "stream %u deadlocks: task %zu waits on semaphore %u, which no runnable task signals",
-						 s, next[s], p->tasks[next[s]].sem);
+						 "stream %u deadlocks: task %zu waits for semaphore %u to reach %llu, which no runnable task signals",
+						 s, next[s], p->tasks[next[s]].sem,
+						 (unsigned long long)p->tasks[next[s]].value);
 				break;
 			}
 		ret = -1;
@@ -245,8 +267,52 @@ static int tv_clocks(struct tv *v, size_t *bad_task, char *err,
 out:
 	free(next);
 	free(last);
-	free(sig);
+	free(sat);
+	free(ran);
 	return ret;
+}
+
+/*
+ * Semaphore reuse is only safe if the signals of one semaphore happen in
+ * value order: otherwise a larger value could land first and let a wait
+ * for a smaller one pass before its own signal. For each signal, the next
+ * larger (or equal) value of its semaphore must happen after it.
+ */
+static int tv_chains(const struct tv *v, size_t *bad_task, char *err,
+		     size_t errlen)
+{
+	const struct mp_task_problem *p = v->p;
+	size_t n = p->num_tasks;
+
+	for (size_t a = 0; a < n; a++) {
+		const struct mp_task *x = &p->tasks[a];
+		size_t b = n;
+
+		if (x->kind != MP_TASK_SIGNAL)
+			continue;
+		for (size_t t = 0; t < n; t++) {
+			const struct mp_task *y = &p->tasks[t];
+
+			if (t == a || y->kind != MP_TASK_SIGNAL ||
+			    y->sem != x->sem || y->value < x->value ||
+			    (y->value == x->value && t < a))
+				continue;
+			if (b == n || y->value < p->tasks[b].value)
+				b = t;
+		}
+		if (b < n && !tv_hb(v, a, b)) {
+			if (bad_task)
+				*bad_task = b;
+			if (err)
+				snprintf(err, errlen,
+					 "semaphore %u: the signal to %llu (task %zu) is not ordered before the signal to %llu (task %zu): a wait for %llu could pass early",
+					 x->sem, (unsigned long long)x->value, a,
+					 (unsigned long long)p->tasks[b].value, b,
+					 (unsigned long long)x->value);
+			return -1;
+		}
+	}
+	return 0;
 }
 
 static int tv_fail(size_t *bad_task, size_t task, char *err, size_t errlen,
@@ -350,6 +416,8 @@ int mp_verify_tasks(const struct mp_task_problem *p, size_t *bad_task,
 			nv = p->accesses[a].value + (size_t)1;
 	}
 	ret = tv_clocks(&v, bad_task, err, errlen);
+	if (!ret)
+		ret = tv_chains(&v, bad_task, err, errlen);
 	if (ret)
 		goto out;
 	ret = -ENOMEM;

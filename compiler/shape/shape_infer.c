@@ -332,8 +332,9 @@ static int64_t window_out(int64_t in, int64_t k, int64_t s, int64_t d,
 {
 	int64_t eff = (k - 1) * d + 1, span = in + pb + pe - eff;
 
+	/* ceil mode: ceil(span / s) + 1 is still 1 while -s < span < 0 */
 	if (span < 0)
-		return -1;
+		return ceil_mode && span > -s && in > 0 ? 1 : -1;
 	return (ceil_mode ? (span + s - 1) / s : span / s) + 1;
 }
 

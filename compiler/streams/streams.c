@@ -100,11 +100,11 @@ static uint32_t pick_stream(const struct st_result *r, uint32_t max_streams,
 	return best != UINT32_MAX ? best : old_s;
 }
 
-int st_assign(size_t n, const struct st_edge *edges, size_t num_edges,
-	      const struct st_options *opt, struct st_result *r,
-	      char *err, size_t errlen)
+/* One assignment with at most @max_streams streams (edges checked). */
+static int assign_once(size_t n, const struct st_edge *edges,
+		       size_t num_edges, uint32_t max_streams,
+		       struct st_result *r, char *err, size_t errlen)
 {
-	uint32_t max_streams = opt && opt->max_streams ? opt->max_streams : 1;
 	size_t words = (n + 63) / 64 + 1;
 	struct preds pr = { 0 };
 	uint64_t *anc = NULL;
@@ -114,14 +114,6 @@ int st_assign(size_t n, const struct st_edge *edges, size_t num_edges,
 
 	memset(r, 0, sizeof(*r));
 	r->num_nodes = n;
-	for (size_t i = 0; i < num_edges; i++) {
-		if (edges[i].from >= edges[i].to || edges[i].to >= n) {
-			snprintf(err, errlen,
-				 "edge %zu (%u -> %u) is not a forward edge between nodes 0..%zu",
-				 i, edges[i].from, edges[i].to, n ? n - 1 : 0);
-			return -EINVAL;
-		}
-	}
 	if (max_streams > 1024)
 		max_streams = 1024;
 	if (build_preds(n, edges, num_edges, &pr))
@@ -217,8 +209,128 @@ out:
 	return ret;
 }
 
+/* Is the last signal of a chain ordered before node v? */
+static bool chain_fits(const struct st_result *r, uint32_t tail, uint32_t v)
+{
+	return st_happens_before(r, tail, v);
+}
+
+/* Semaphores for the kept pairs, with reuse (see streams.h). */
+static int alloc_sems(struct st_result *r)
+{
+	size_t n = r->num_nodes;
+	uint32_t *tail;		/* per semaphore, its last signalling node */
+
+	r->sem = calloc(r->num_sync + 1, sizeof(*r->sem));
+	r->sem_value = calloc(r->num_sync + 1, sizeof(*r->sem_value));
+	r->sig_sem = malloc((n + 1) * sizeof(*r->sig_sem));
+	r->sig_value = calloc(n + 1, sizeof(*r->sig_value));
+	r->sem_uses = calloc(r->num_sync + 1, sizeof(*r->sem_uses));
+	tail = calloc(r->num_sync + 1, sizeof(*tail));
+	if (!r->sem || !r->sem_value || !r->sig_sem || !r->sig_value ||
+	    !r->sem_uses || !tail) {
+		free(tail);
+		return -ENOMEM;
+	}
+	for (size_t v = 0; v < n; v++)
+		r->sig_sem[v] = UINT32_MAX;
+	for (size_t e = 0; e < r->num_sync; e++)
+		r->sig_sem[r->sync[e].from] = 0;	/* signals: mark */
+	r->num_sems = 0;
+	for (uint32_t u = 0; u < n; u++) {
+		uint32_t best = UINT32_MAX;
+
+		if (r->sig_sem[u] == UINT32_MAX)
+			continue;
+		for (uint32_t k = 0; k < r->num_sems; k++) {
+			if (!chain_fits(r, tail[k], u))
+				continue;
+			/* Own stream's chain first, else the latest tail. */
+			if (r->stream[tail[k]] == r->stream[u]) {
+				best = k;
+				break;
+			}
+			if (best == UINT32_MAX || tail[k] > tail[best])
+				best = k;
+		}
+		if (best == UINT32_MAX)
+			best = r->num_sems++;
+		tail[best] = u;
+		r->sig_sem[u] = best;
+		r->sig_value[u] = ++r->sem_uses[best];
+	}
+	for (size_t e = 0; e < r->num_sync; e++) {
+		r->sem[e] = r->sig_sem[r->sync[e].from];
+		r->sem_value[e] = r->sig_value[r->sync[e].from];
+	}
+	free(tail);
+	return 0;
+}
+
+static uint32_t budget_need(const struct st_options *o,
+			    const struct st_result *r)
+{
+	return r->num_sems + o->sems_fixed +
+	       o->sems_per_stream * r->num_streams;
+}
+
+int st_assign(size_t n, const struct st_edge *edges, size_t num_edges,
+	      const struct st_options *opt, struct st_result *r,
+	      char *err, size_t errlen)
+{
+	struct st_options o = { 1, 0, 0, 0 };
+	uint32_t streams;
+	int ret;
+
+	if (opt)
+		o = *opt;
+	streams = o.max_streams ? o.max_streams : 1;
+	memset(r, 0, sizeof(*r));
+	for (size_t i = 0; i < num_edges; i++) {
+		if (edges[i].from >= edges[i].to || edges[i].to >= n) {
+			snprintf(err, errlen,
+				 "edge %zu (%u -> %u) is not a forward edge between nodes 0..%zu",
+				 i, edges[i].from, edges[i].to, n ? n - 1 : 0);
+			return -EINVAL;
+		}
+	}
+	for (;;) {
+		ret = assign_once(n, edges, num_edges, streams, r, err,
+				  errlen);
+		if (!ret && alloc_sems(r)) {
+			snprintf(err, errlen, "out of memory assigning %zu nodes",
+				 n);
+			ret = -ENOMEM;
+		}
+		if (ret) {
+			st_result_free(r);
+			return ret;
+		}
+		r->streams_asked = o.max_streams ? o.max_streams : 1;
+		r->budget_total = budget_need(&o, r);
+		if (!o.max_semaphores || r->budget_total <= o.max_semaphores)
+			return 0;
+		/* Fewer streams: fewer runtime semaphores, fewer chains. */
+		if (r->num_streams <= 1)
+			break;
+		streams = r->num_streams - 1;
+		st_result_free(r);
+	}
+	snprintf(err, errlen,
+		 "semaphores: one stream needs %u (%u for the runtime), the target has %u for a model; compile for a larger target (--target) or free semaphores on the device",
+		 r->budget_total, r->budget_total - r->num_sems,
+		 o.max_semaphores);
+	st_result_free(r);
+	return -ENOSPC;
+}
+
 void st_result_free(struct st_result *r)
 {
+	free(r->sem);
+	free(r->sem_value);
+	free(r->sig_sem);
+	free(r->sig_value);
+	free(r->sem_uses);
 	free(r->stream);
 	free(r->pos);
 	free(r->sync);

@@ -19,6 +19,23 @@
  * known to finish before v starts. An edge u -> v is redundant when
  * clock[v][stream(u)] >= pos(u); incoming edges are considered latest
  * source first, so one kept wait covers the earlier ones.
+ *
+ * Semaphores (GE's event reuse): every node with kept outgoing edges
+ * signals once, all its waiters wait for that one signal. A device
+ * semaphore only rises (SEM_SIGNAL sets max(value, base + v); SEM_WAIT
+ * waits for >= base + v), so one semaphore carries a chain of signals
+ * u1, u2, ... with values 1, 2, ... as long as each u(i) happens before
+ * u(i+1): a wait for value i is then released only by a signal whose node
+ * ran after u(i), so u(i) is done. Signalling nodes are taken in node
+ * order; each continues the chain whose last signal happens before it
+ * (its own stream's chain first, which always qualifies), else opens a new
+ * semaphore. So a model never needs more semaphores than streams, however
+ * many cross edges it has.
+ *
+ * Budget: with st_options.max_semaphores set, the semaphores plus what the
+ * runtime adds (sems_fixed + sems_per_stream per stream) must fit; the
+ * assignment then uses the most streams, from max_streams down to 1, that
+ * fit, instead of failing.
  */
 #ifndef NPUC_STREAMS_H
 #define NPUC_STREAMS_H
@@ -31,8 +48,19 @@ struct st_edge {
 	uint32_t from, to;
 };
 
+/**
+ * struct st_options - what the target allows
+ * @max_streams: >= 1; 0 means 1
+ * @max_semaphores: device semaphores one model may use in all, runtime's
+ *                  included; 0: no limit
+ * @sems_per_stream: semaphores the runtime adds per stream of the model
+ * @sems_fixed: semaphores the runtime adds per model
+ */
 struct st_options {
-	uint32_t max_streams;	/* >= 1; 0 means 1 */
+	uint32_t max_streams;
+	uint32_t max_semaphores;
+	uint32_t sems_per_stream;
+	uint32_t sems_fixed;
 };
 
 /**
@@ -45,6 +73,15 @@ struct st_options {
  * @num_sync: cross edges that keep a semaphore signal/wait pair
  * @sync: those edges, sorted by (to, from)
  * @clock: vector clocks, num_nodes x num_streams (see above)
+ * @num_sems: device semaphores the kept pairs use (after reuse)
+ * @sem, @sem_value: per kept pair (index into @sync), its semaphore and
+ *                   the value (1, 2, ...) its signal sets and its wait needs
+ * @sig_sem, @sig_value: per node, the semaphore it signals after it runs
+ *                   and the value, or UINT32_MAX when it signals nothing
+ * @sem_uses: per semaphore, the signals on it (its largest value)
+ * @streams_asked: max_streams as given (before the budget reduced it)
+ * @budget_total: semaphores the model needs with the runtime's, as the
+ *                budget counts them
  */
 struct st_result {
 	size_t num_nodes;
@@ -55,6 +92,14 @@ struct st_result {
 	size_t num_sync;
 	struct st_edge *sync;
 	int32_t *clock;
+	uint32_t num_sems;
+	uint32_t *sem;
+	uint32_t *sem_value;
+	uint32_t *sig_sem;
+	uint32_t *sig_value;
+	uint32_t *sem_uses;
+	uint32_t streams_asked;
+	uint32_t budget_total;
 };
 
 /**
@@ -67,7 +112,8 @@ struct st_result {
  * @err: message on failure, @errlen bytes
  *
  * Return: 0, -EINVAL for an edge that is not forward or out of range,
- * -ENOMEM.
+ * -ENOSPC when even one stream does not fit the semaphore budget (@err
+ * names the numbers), -ENOMEM.
  */
 int st_assign(size_t n, const struct st_edge *edges, size_t num_edges,
 	      const struct st_options *opt, struct st_result *out,

@@ -9,6 +9,13 @@
  *           [--report] [--report-json=F] [--list-passes] [--print-io]
  *           [--run=IN.bin --compare=REF.bin [--rtol=R]]
  *           [--expect-none=OP,OP] [--expect-min=OP:N,act:KIND:N]
+ *           [--interp=DIR]
+ *
+ * --interp=DIR reads every input K from DIR/input_K.bin (raw, dense, in the
+ * input's dtype) and writes every output K as DIR/before_K.bin (the model
+ * interpreted after shape inference, before any pass) and DIR/after_K.bin
+ * (after the passes of the -O level): the reference of the differential
+ * fuzzer (tests/difftest/).
  *
  * Exit status: 0 success, 1 a failed check or comparison, 2 usage or input
  * error.
@@ -27,7 +34,7 @@
 
 struct fe_args {
 	const char *model, *run, *compare, *expect_none, *expect_min;
-	const char *report_json, *dump_file;
+	const char *report_json, *dump_file, *interp_dir;
 	double rtol;
 	bool report, print_io;
 	struct pm_opts pm;
@@ -43,7 +50,8 @@ static void usage(void)
 		"       [--report] [--report-json=F] [--list-passes] "
 		"[--print-io] [--verify]\n"
 		"       [--run=IN.bin --compare=REF.bin [--rtol=R]]\n"
-		"       [--expect-none=OP,..] [--expect-min=OP:N,act:KIND:N]\n");
+		"       [--expect-none=OP,..] [--expect-min=OP:N,act:KIND:N]\n"
+		"       [--interp=DIR]\n");
 }
 
 static void list_passes(void)
@@ -106,6 +114,8 @@ static int parse(int argc, char **argv, struct fe_args *a)
 			a->expect_none = v;
 		else if ((v = opt_val(s, "--expect-min")))
 			a->expect_min = v;
+		else if ((v = opt_val(s, "--interp")))
+			a->interp_dir = v;
 		else if (!strcmp(s, "--print-io"))
 			a->print_io = true;
 		else if (!strcmp(s, "--verify"))
@@ -193,6 +203,76 @@ static int run_compare(struct ir_graph *g, const void *in, size_t in_len,
 	*rel = maxdiff / (maxref > 0 ? maxref : 1);
 	free(outs[0]);
 	return 0;
+}
+
+static int write_file(const char *path, const void *buf, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+	int bad;
+
+	if (!f)
+		return -errno;
+	bad = len && fwrite(buf, 1, len, f) != len;
+	bad |= fclose(f) != 0;
+	return bad ? -EIO : 0;
+}
+
+/*
+ * Interpret @g on DIR/input_K.bin; write each output K to DIR/@tag_K.bin.
+ * The inputs are the graph's, so they are the same before and after the
+ * passes (the passes keep the graph's I/O).
+ */
+static int interp_dump(struct ir_graph *g, const char *dir, const char *tag)
+{
+	const void **ins = calloc((size_t)g->num_inputs + 1, sizeof(*ins));
+	void **outs = calloc((size_t)g->num_outputs + 1, sizeof(*outs));
+	char path[4096];
+	int i, ret = -ENOMEM;
+
+	if (!ins || !outs)
+		goto out;
+	for (i = 0; i < g->num_inputs; i++) {
+		size_t len;
+
+		snprintf(path, sizeof(path), "%s/input_%d.bin", dir, i);
+		ins[i] = read_file(path, &len);
+		if (!ins[i] || len != emit_tensor_bytes(g->inputs[i])) {
+			fprintf(stderr, "npuc-fe: %s: cannot read, or not the "
+				"%zu bytes of input '%s'\n", path,
+				emit_tensor_bytes(g->inputs[i]),
+				g->inputs[i]->name);
+			ret = -EINVAL;
+			goto out;
+		}
+	}
+	for (i = 0; i < g->num_outputs; i++) {
+		outs[i] = calloc(1, emit_tensor_bytes(g->outputs[i]) + 1);
+		if (!outs[i])
+			goto out;
+	}
+	ret = interp_run(g, ins, outs);
+	if (ret) {
+		fprintf(stderr, "npuc-fe: interpreter (%s): %s\n", tag,
+			ir_graph_error(g));
+		goto out;
+	}
+	for (i = 0; i < g->num_outputs; i++) {
+		snprintf(path, sizeof(path), "%s/%s_%d.bin", dir, tag, i);
+		ret = write_file(path, outs[i],
+				 emit_tensor_bytes(g->outputs[i]));
+		if (ret) {
+			fprintf(stderr, "npuc-fe: cannot write %s\n", path);
+			goto out;
+		}
+	}
+out:
+	for (i = 0; ins && i < g->num_inputs; i++)
+		free((void *)ins[i]);
+	for (i = 0; outs && i < g->num_outputs; i++)
+		free(outs[i]);
+	free(ins);
+	free(outs);
+	return ret;
 }
 
 /* Count nodes of op name @op, or with fused activation "act:KIND". */
@@ -299,6 +379,17 @@ int main(int argc, char **argv)
 		printf("before passes: max relative error %.3g\n", rel);
 		status |= rel > a.rtol;
 	}
+	if (a.interp_dir) {
+		if (shape_infer(g)) {
+			fprintf(stderr, "npuc-fe: %s\n", ir_graph_error(g));
+			status = 2;
+			goto out;
+		}
+		if (interp_dump(g, a.interp_dir, "before")) {
+			status = 1;
+			goto out;
+		}
+	}
 	if (a.dump_file) {
 		dump = fopen(a.dump_file, "w");
 		if (!dump) {
@@ -348,6 +439,10 @@ int main(int argc, char **argv)
 		}
 		printf("after passes: max relative error %.3g\n", rel);
 		status |= rel > a.rtol;
+	}
+	if (a.interp_dir && interp_dump(g, a.interp_dir, "after")) {
+		status = 1;
+		goto out;
 	}
 	if (check_expect(g, &a))
 		status |= 1;

@@ -40,7 +40,7 @@ extern "C" {
 #endif
 
 #define NPURT_VERSION_MAJOR	1
-#define NPURT_VERSION_MINOR	0
+#define NPURT_VERSION_MINOR	1
 #define NPURT_VERSION_PATCH	0
 #define NPURT_VERSION \
 	((NPURT_VERSION_MAJOR << 16) | (NPURT_VERSION_MINOR << 8) | \
@@ -67,6 +67,7 @@ typedef enum npurt_status {
 	NPURT_ERR_IO = 13,		/* file read/write failed */
 	NPURT_ERR_UNSUPPORTED = 14,
 	NPURT_ERR_INTERNAL = 15,	/* a bug: please report it */
+	NPURT_ERR_NO_RESOURCE = 16,	/* device queues or semaphores used up */
 } npurt_status;
 
 /**
@@ -364,6 +365,33 @@ npurt_status npurt_model_unload(npurt_model *model);
 
 /* [MT-safe] */
 npurt_status npurt_model_get_info(npurt_model *model, npurt_model_info *info);
+
+/**
+ * struct npurt_model_placement - how a loaded model's streams run here
+ * @num_streams: streams the compiler gave the model (largest variant)
+ * @num_queues: device queues the runtime runs them on. Fewer than
+ *     @num_streams when the device (or this process's share of it) had too
+ *     few queues or semaphores at load: the streams are then merged onto
+ *     the queues in an order that honours every cross-stream wait
+ *     (serialised: correct, less parallel). Documentation/runtime.rst.
+ * @num_semaphores: device semaphores the model holds (its own and the
+ *     runtime's per-model ones, not the context's)
+ * @shared_semaphores: 1 when the model's semaphores are folded onto one
+ *     (all streams on one queue: their waits are met by queue order)
+ * @reason: why fewer queues ("" when the model runs as compiled)
+ * (since 1.1)
+ */
+typedef struct npurt_model_placement {
+	uint32_t num_streams;
+	uint32_t num_queues;
+	uint32_t num_semaphores;
+	uint32_t shared_semaphores;
+	char reason[256];
+} npurt_model_placement;
+
+/* [MT-safe] (since 1.1) */
+npurt_status npurt_model_get_placement(npurt_model *model,
+				       npurt_model_placement *placement);
 /*
  * [MT-safe] Describes input/output @index as the current variant sees it
  * (@generic != 0: the variant-independent description).

@@ -49,6 +49,22 @@ extern "C" {
 
 #define OM_ERR_MAX		256
 
+/*
+ * Device objects libnpurt creates to run one model of S streams and M model
+ * semaphores in its own context (context.c, model.c, stream.c): the
+ * context's sync stream (a queue and a semaphore), the model's internal
+ * stream (a queue and a semaphore), the model's "done" semaphore and, per
+ * stream past the first, a queue and a join semaphore. So a model needs
+ * M + S + OM_RT_SEMS_FIXED semaphores and S + OM_RT_QUEUES_FIXED queues
+ * (S + 1 and S + 2 counting the context). The compiler sizes models with
+ * these figures (compiler/driver/target.c), the runtime reports its needs
+ * with them: keep them in step with the runtime.
+ */
+#define OM_RT_SEMS_FIXED	2	/* context sync stream, model stream... */
+#define OM_RT_SEMS_PER_STREAM	1	/* ...done, and one join per stream */
+#define OM_RT_QUEUES_FIXED	1	/* context sync stream */
+#define OM_RT_QUEUES_PER_STREAM	1	/* model stream 0: its internal one */
+
 /** struct om_tensor_info - a model input or output, as the writer takes it */
 struct om_tensor_info {
 	const char *name;		/* unique among the model's I/O */

@@ -34,6 +34,7 @@ NPURT_API const char *npurt_status_str(npurt_status status)
 		"NPURT_ERR_DEVICE_FAULT", "NPURT_ERR_TIMEOUT",
 		"NPURT_ERR_NOT_READY", "NPURT_ERR_NOT_FOUND", "NPURT_ERR_IO",
 		"NPURT_ERR_UNSUPPORTED", "NPURT_ERR_INTERNAL",
+		"NPURT_ERR_NO_RESOURCE",
 	};
 
 	if ((unsigned int)status < sizeof(names) / sizeof(names[0]))
@@ -94,6 +95,28 @@ npurt_status rt_fail(npurt_status code, const char *func, const char *action,
 	rt_log("%s: %s: %s (%s)", func, npurt_status_str(code),
 	       last_error.reason, last_error.action);
 	return code;
+}
+
+npurt_status rt_fail_resource(const char *func, int err, const char *res,
+			      uint32_t asked, uint32_t got, uint32_t total,
+			      const char *what)
+{
+	if (err < 0)
+		err = -err;
+	if (err != ENOSPC && err != EDQUOT && err != ENOMEM)
+		return rt_fail_errno(func, -err, what);
+	return rt_fail(NPURT_ERR_NO_RESOURCE, func,
+		       err == EDQUOT ?
+		       "this process reached its share of the device: destroy "
+		       "streams or unload models it no longer needs" :
+		       "unload models, destroy streams or contexts no longer "
+		       "needed, or use a device with more (in-process device: "
+		       "NPU_SIM_SEMS, NPU_SIM_QUEUES)",
+		       "%s: device %s used up: asked for %u, got %u; the device "
+		       "has %u in all%s", what, res, asked, got, total,
+		       err == EDQUOT ? " (per-process limit reached)" :
+		       " (the rest are held by other streams, models or "
+		       "processes)");
 }
 
 npurt_status rt_fail_errno(const char *func, int err, const char *what)

@@ -220,69 +220,284 @@ static int sem_create(npurt_context *ctx, uint32_t *handle)
 	return ret;
 }
 
-static npurt_status create_sync_objects(npurt_model *m, const char *func)
+static void destroy_sem(npurt_context *ctx, uint32_t *handle)
+{
+	struct drm_npu_sem_destroy sd = { .handle = *handle };
+
+	if (*handle)
+		npu_dev_ioctl(ctx->nd, DRM_IOCTL_NPU_SEM_DESTROY, &sd);
+	*handle = 0;
+}
+
+static void destroy_queue(npurt_context *ctx, uint32_t *handle)
+{
+	struct drm_npu_queue_destroy qd = { .handle = *handle };
+
+	if (*handle)
+		npu_dev_ioctl(ctx->nd, DRM_IOCTL_NPU_QUEUE_DESTROY, &qd);
+	*handle = 0;
+}
+
+/* Drop the lanes and model semaphores of a failed try_lanes(). */
+static void release_lanes(npurt_model *m)
+{
+	for (uint32_t s = 1; s < RT_MAX_STREAMS; s++) {
+		destroy_queue(m->ctx, &m->aux_queue[s]);
+		destroy_sem(m->ctx, &m->aux_sem[s]);
+	}
+	if (m->shared_sem) {
+		destroy_sem(m->ctx, &m->shared_sem);
+		memset(m->sems, 0, sizeof(m->sems));
+	}
+	for (uint32_t k = 0; k < m->num_sems; k++)
+		destroy_sem(m->ctx, &m->sems[k]);
+	m->num_lanes = 0;
+}
+
+struct lane_fail {
+	int err;
+	const char *res;
+	uint32_t asked, got;
+};
+
+/*
+ * Run the model's streams on @lanes queues: the model's semaphores (one
+ * shared semaphore when everything runs on one queue) and a queue and a
+ * join semaphore per lane past the first. 0, or the failure in @f.
+ */
+static int try_lanes(npurt_model *m, uint32_t lanes, struct lane_fail *f)
 {
 	npurt_context *ctx = m->ctx;
+	uint32_t got = 0, want_sems = (lanes - 1) +
+		(lanes == 1 ? (m->num_sems ? 1 : 0) : m->num_sems);
 	int ret;
 
-	m->num_sems = om_num_semaphores(m->om);
-	for (uint32_t k = 0; k < m->num_sems; k++) {
-		ret = sem_create(ctx, &m->sems[k]);
+	if (lanes == 1 && m->num_sems) {
+		ret = sem_create(ctx, &m->shared_sem);
 		if (ret)
-			return rt_fail_errno(func, ret,
-					     "creating the model's semaphores");
+			goto sem_fail;
+		got++;
+		for (uint32_t k = 0; k < m->num_sems; k++)
+			m->sems[k] = m->shared_sem;
+	} else {
+		for (uint32_t k = 0; k < m->num_sems; k++) {
+			ret = sem_create(ctx, &m->sems[k]);
+			if (ret)
+				goto sem_fail;
+			got++;
+		}
 	}
-	ret = sem_create(ctx, &m->done_sem);
-	if (ret)
-		return rt_fail_errno(func, ret, "creating a semaphore");
-	for (uint32_t s = 1; s < m->max_streams; s++) {
+	for (uint32_t s = 1; s < lanes; s++) {
 		struct drm_npu_queue_create qc = {
 			.priority = DRM_NPU_PRIORITY_NORMAL,
 		};
 
 		ret = sem_create(ctx, &m->aux_sem[s]);
-		if (!ret)
-			ret = npu_dev_ioctl(ctx->nd, DRM_IOCTL_NPU_QUEUE_CREATE,
-					    &qc);
 		if (ret)
-			return rt_fail_errno(func, ret,
-					     "creating the model's extra "
-					     "stream queues");
+			goto sem_fail;
+		got++;
+		ret = npu_dev_ioctl(ctx->nd, DRM_IOCTL_NPU_QUEUE_CREATE, &qc);
+		if (ret) {
+			*f = (struct lane_fail){ ret, "queues", lanes - 1,
+						 s - 1 };
+			return ret;
+		}
 		m->aux_queue[s] = qc.handle;
 	}
-	return rt_stream_create(ctx, NPURT_PRIORITY_NORMAL, &m->stream);
+	m->num_lanes = lanes;
+	m->held_sems = got;
+	return 0;
+sem_fail:
+	*f = (struct lane_fail){ ret, "semaphores", want_sems, got };
+	return ret;
+}
+
+static bool resource_errno(int ret)
+{
+	return ret == -ENOSPC || ret == -EDQUOT || ret == -ENOMEM;
+}
+
+/*
+ * The model's device objects: its "done" semaphore and internal stream,
+ * then its streams' queues and semaphores - all of them when the device
+ * has them, else fewer queues (streams merged, see build_schedule()).
+ * NPURT_MAX_QUEUES caps the queues a model uses (a test and deployment
+ * knob, Documentation/runtime.rst).
+ */
+static npurt_status create_sync_objects(npurt_model *m, const char *func)
+{
+	npurt_context *ctx = m->ctx;
+	const npurt_device_info *di = &ctx->dev->info;
+	uint32_t lanes = m->max_streams ? m->max_streams : 1;
+	const char *cap = getenv("NPURT_MAX_QUEUES");
+	struct lane_fail first = { 0 }, f = { 0 };
+	npurt_status st;
+	int ret;
+
+	m->num_sems = om_num_semaphores(m->om);
+	ret = sem_create(ctx, &m->done_sem);
+	if (ret)
+		return rt_fail_resource(func, ret, "semaphores", 1, 0,
+					di->num_semaphores,
+					"creating the model's semaphore");
+	st = rt_stream_create(ctx, NPURT_PRIORITY_NORMAL, &m->stream);
+	if (st)
+		return st;
+	if (cap && *cap) {
+		unsigned long c = strtoul(cap, NULL, 10);
+
+		if (c >= 1 && c < lanes) {
+			lanes = (uint32_t)c;
+			snprintf(m->placement_reason,
+				 sizeof(m->placement_reason),
+				 "NPURT_MAX_QUEUES=%lu", c);
+		}
+	}
+	for (;; lanes--) {
+		ret = try_lanes(m, lanes, &f);
+		if (!ret)
+			break;
+		release_lanes(m);
+		if (!first.err)
+			first = f;
+		if (!resource_errno(ret) || lanes == 1) {
+			char what[320];
+
+			snprintf(what, sizeof(what), "loading model \"%s\" "
+				 "(as compiled it needs %u semaphores and %u "
+				 "queues with the runtime's; serialised %u and "
+				 "%u)", m->name,
+				 m->num_sems + OM_RT_SEMS_FIXED +
+				 OM_RT_SEMS_PER_STREAM * m->max_streams,
+				 OM_RT_QUEUES_FIXED +
+				 OM_RT_QUEUES_PER_STREAM * m->max_streams,
+				 (m->num_sems ? 1 : 0) + OM_RT_SEMS_FIXED +
+				 OM_RT_SEMS_PER_STREAM,
+				 OM_RT_QUEUES_FIXED + OM_RT_QUEUES_PER_STREAM);
+			return rt_fail_resource(func, ret, f.res, f.asked,
+						f.got, !strcmp(f.res, "queues") ?
+						di->num_queues :
+						di->num_semaphores, what);
+		}
+	}
+	m->held_sems += 2;	/* done, the internal stream's */
+	if (first.err)
+		snprintf(m->placement_reason, sizeof(m->placement_reason),
+			 "device %s: asked for %u, got %u (device has %u in "
+			 "all); %u streams run on %u queue%s",
+			 first.res, first.asked, first.got,
+			 !strcmp(first.res, "queues") ? di->num_queues :
+			 di->num_semaphores, m->max_streams, lanes,
+			 lanes == 1 ? "" : "s");
+	if (m->num_lanes < m->max_streams)
+		rt_log("model \"%s\": %u streams on %u queues (%s)", m->name,
+		       m->max_streams, m->num_lanes, m->placement_reason);
+	return NPURT_OK;
+}
+
+/*
+ * Merge variant @v's streams onto the model's lanes: walk the streams'
+ * task lists as the device would with one queue, each stream as far as its
+ * next SEM_WAIT not yet met by an earlier SEM_SIGNAL (values per model
+ * semaphore, only rising), then the next stream; every stretch is a
+ * segment. Each lane (queue) gets the segments of its streams (stream s on
+ * lane s % lanes) in this order, so every wait's signal comes earlier in
+ * one global order: no lane can wait for work queued behind it, whatever
+ * the grouping. A model whose streams cannot all finish is refused.
+ */
+static npurt_status build_schedule(npurt_model *m, uint32_t v,
+				   const char *func)
+{
+	struct rt_variant *rv = &m->variants[v];
+	uint32_t ns = rv->num_streams, left = ns, cap = 64;
+	uint32_t pos[RT_MAX_STREAMS] = { 0 };
+	uint64_t *val = calloc(m->num_sems + 1, sizeof(*val));
+	struct rt_piece *segs = malloc(cap * sizeof(*segs));
+
+	if (!val || !segs) {
+		free(val);
+		free(segs);
+		return rt_fail(NPURT_ERR_NOMEM, func, "free host memory",
+			       "out of memory");
+	}
+	rv->num_pieces = 0;
+	while (left) {
+		bool moved = false;
+
+		left = 0;
+		for (uint32_t s = 0; s < ns; s++) {
+			const struct om_program_desc *p =
+				om_get_program(m->om, v, s);
+			const struct drm_npu_task *t =
+				om_get_tasks(m->om, p->first_task,
+					     p->num_tasks);
+			uint32_t from = pos[s];
+
+			while (pos[s] < p->num_tasks) {
+				const struct drm_npu_task *k = &t[pos[s]];
+				uint32_t i = k->params.sem.index;
+
+				if (k->opcode == DRM_NPU_OP_SEM_WAIT &&
+				    val[i] < k->params.sem.value)
+					break;
+				if (k->opcode == DRM_NPU_OP_SEM_SIGNAL &&
+				    val[i] < k->params.sem.value)
+					val[i] = k->params.sem.value;
+				pos[s]++;
+			}
+			if (pos[s] < p->num_tasks)
+				left++;
+			if (pos[s] == from)
+				continue;
+			moved = true;
+			if (rv->num_pieces == cap) {
+				struct rt_piece *n = realloc(segs, 2 * cap *
+							   sizeof(*segs));
+
+				if (!n) {
+					free(val);
+					free(segs);
+					return rt_fail(NPURT_ERR_NOMEM, func,
+						       "free host memory",
+						       "out of memory");
+				}
+				segs = n;
+				cap *= 2;
+			}
+			segs[rv->num_pieces++] = (struct rt_piece){
+				s, from, pos[s] - from, s % m->num_lanes };
+		}
+		if (left && !moved) {
+			free(val);
+			free(segs);
+			return rt_fail(NPURT_ERR_BAD_MODEL, func,
+				       "recompile the model; if it persists, "
+				       "report a compiler bug",
+				       "variant %u: its streams wait for each "
+				       "other (a semaphore wait no signal "
+				       "meets)", v);
+		}
+	}
+	free(val);
+	rv->pieces = segs;
+	return NPURT_OK;
 }
 
 static void model_free(npurt_model *m)
 {
 	npurt_context *ctx = m->ctx;
 	struct drm_npu_sem_destroy sd;
-	struct drm_npu_queue_destroy qd;
 
 	if (m->stream)
 		rt_stream_free(m->stream);
-	for (uint32_t v = 0; m->variants && v < m->num_variants; v++)
+	for (uint32_t v = 0; m->variants && v < m->num_variants; v++) {
 		for (uint32_t i = 0; i < m->variants[v].num_sets; i++)
 			progset_free(m, &m->variants[v].sets[i],
 				     m->variants[v].num_streams);
+		free(m->variants[v].pieces);
+	}
 	free(m->variants);
-	for (uint32_t s = 1; s < m->max_streams; s++) {
-		if (m->aux_queue[s]) {
-			memset(&qd, 0, sizeof(qd));
-			qd.handle = m->aux_queue[s];
-			npu_dev_ioctl(ctx->nd, DRM_IOCTL_NPU_QUEUE_DESTROY, &qd);
-		}
-		if (m->aux_sem[s]) {
-			memset(&sd, 0, sizeof(sd));
-			sd.handle = m->aux_sem[s];
-			npu_dev_ioctl(ctx->nd, DRM_IOCTL_NPU_SEM_DESTROY, &sd);
-		}
-	}
-	for (uint32_t k = 0; k < m->num_sems; k++) {
-		memset(&sd, 0, sizeof(sd));
-		sd.handle = m->sems[k];
-		npu_dev_ioctl(ctx->nd, DRM_IOCTL_NPU_SEM_DESTROY, &sd);
-	}
+	release_lanes(m);
 	if (m->done_sem) {
 		memset(&sd, 0, sizeof(sd));
 		sd.handle = m->done_sem;
@@ -356,6 +571,12 @@ static npurt_status load_om(npurt_context *ctx, struct om_model *om,
 
 		m->variants[v].num_streams =
 			om_get_variant(m->om, v)->num_programs;
+		if (m->variants[v].num_streams > m->num_lanes)
+			st = build_schedule(m, v, func);
+		if (st) {
+			free(zero);
+			break;
+		}
 		st = zero ? rt_progset_create(m, v, zero,
 					      &m->variants[v].sets[0], func) :
 			    rt_fail(NPURT_ERR_NOMEM, func, "free host memory",
@@ -500,6 +721,23 @@ NPURT_API npurt_status npurt_model_get_info(npurt_model *m,
 		om_get_plan(m->om, m->current_variant)->workspace_size;
 	info->load_ns = m->load_ns;
 	pthread_mutex_unlock(&m->lock);
+	return NPURT_OK;
+}
+
+NPURT_API npurt_status npurt_model_get_placement(npurt_model *m,
+						 npurt_model_placement *p)
+{
+	if (!m || !p)
+		return RT_FAIL(NPURT_ERR_INVALID, "pass a model and a struct",
+			       "bad arguments");
+	memset(p, 0, sizeof(*p));
+	p->num_streams = m->max_streams;
+	p->num_queues = m->num_lanes;
+	p->num_semaphores = m->held_sems;
+	p->shared_semaphores = m->shared_sem != 0;
+	if (m->num_lanes < m->max_streams)
+		snprintf(p->reason, sizeof(p->reason), "%s",
+			 m->placement_reason);
 	return NPURT_OK;
 }
 

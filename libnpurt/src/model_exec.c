@@ -165,6 +165,101 @@ static npurt_status queue_host_copy(npurt_stream *s, void *dst,
 	return rt_stream_host_op_locked(s, op);
 }
 
+/*
+ * The model's streams merged onto fewer lanes (model.c build_schedule()):
+ * the segments in their global order, each on its lane's queue - lane 0 on
+ * S's queue with the timeline, lane k > 0 on the model's queue k, its first
+ * segment waiting like an aux stream's job and its last setting aux[k].
+ * Model stream lock and stream lock held.
+ */
+static npurt_status submit_lanes_locked(npurt_model *m, struct exec_plan *p,
+					npurt_stream *s, const char *func)
+{
+	const struct rt_variant *rv = &m->variants[p->v];
+	uint32_t first[RT_MAX_STREAMS], last[RT_MAX_STREAMS];
+	uint64_t before = s->seq;
+	bool aux_used = false;
+	npurt_status st;
+	struct rt_submit j;
+
+	for (uint32_t l = 0; l < m->num_lanes; l++)
+		first[l] = last[l] = UINT32_MAX;
+	for (uint32_t i = 0; i < rv->num_pieces; i++) {
+		uint32_t l = rv->pieces[i].lane;
+
+		if (first[l] == UINT32_MAX)
+			first[l] = i;
+		last[l] = i;
+		aux_used |= l > 0;
+	}
+	for (uint32_t i = 0; i < rv->num_pieces; i++) {
+		const struct rt_piece *g = &rv->pieces[i];
+
+		memset(&j, 0, sizeof(j));
+		j.program = p->ps->handles[g->stream];
+		j.first_task = g->first;
+		j.num_tasks = g->count;
+		j.bos = p->bos;
+		j.num_bos = p->ps->num_slots[g->stream];
+		j.bindings = p->bind;
+		j.num_bindings = m->num_sems;
+		if (m->profiling) {
+			j.profile_bo = m->profile_bo[g->stream];
+			j.profile_offset = (uint64_t)g->first *
+				sizeof(struct drm_npu_task_profile);
+		}
+		j.model = m;
+		j.model_stream = g->stream;
+		j.variant = p->v;
+		j.exec = p->n;
+		if (g->lane == 0) {
+			j.timeline = true;
+			if (i == first[0]) {
+				j.waits[j.num_waits++] = (struct drm_npu_sem_point){
+					m->done_sem, 0, p->n - 1 };
+				j.take_event_waits = true;
+			}
+			if (i == last[0] && !aux_used && !p->host_out)
+				j.signals[j.num_signals++] =
+					(struct drm_npu_sem_point){
+						m->done_sem, 0, p->n };
+		} else {
+			j.queue = m->aux_queue[g->lane];
+			if (i == first[g->lane]) {
+				j.waits[j.num_waits++] = (struct drm_npu_sem_point){
+					s->sem, 0, before };
+				j.waits[j.num_waits++] = (struct drm_npu_sem_point){
+					m->done_sem, 0, p->n - 1 };
+				for (uint32_t w = 0; w < s->num_waits; w++)
+					j.waits[j.num_waits++] = s->waits[w];
+			}
+			if (i == last[g->lane])
+				j.signals[j.num_signals++] =
+					(struct drm_npu_sem_point){
+						m->aux_sem[g->lane], 0, p->n };
+		}
+		st = rt_stream_submit_locked(s, &j, NULL);
+		if (st)
+			return st;
+	}
+	if (!aux_used)
+		return NPURT_OK;
+	memset(&j, 0, sizeof(j));
+	j.program = m->ctx->nop_prog;
+	for (uint32_t l = 1; l < m->num_lanes; l++)
+		if (first[l] != UINT32_MAX)
+			j.waits[j.num_waits++] = (struct drm_npu_sem_point){
+				m->aux_sem[l], 0, p->n };
+	if (!p->host_out) {
+		j.signals[0] = (struct drm_npu_sem_point){ m->done_sem, 0,
+							   p->n };
+		j.num_signals = 1;
+	}
+	j.timeline = true;
+	(void)func;
+	return rt_stream_submit_locked(s, &j, NULL);
+}
+
 /* Model lock and stream lock held. */
 static npurt_status submit_locked(npurt_model *m, struct exec_plan *p,
 				  const npurt_io *in, const npurt_io *out,
@@ -183,6 +278,12 @@ static npurt_status submit_locked(npurt_model *m, struct exec_plan *p,
 				     m->done_sem, p->n - 1, 0, 0, func);
 		if (st)
 			return st;
+	}
+	if (m->variants[p->v].pieces) {
+		st = submit_lanes_locked(m, p, s, func);
+		if (st)
+			return st;
+		goto copies_out;
 	}
 	before = s->seq;
 	for (uint32_t k = 1; k < p->streams; k++) {
@@ -249,6 +350,7 @@ static npurt_status submit_locked(npurt_model *m, struct exec_plan *p,
 		if (st)
 			return st;
 	}
+copies_out:
 	for (uint32_t i = 0; i < m->nout; i++)
 		if (!out[i].mem)
 			last_out = i;

@@ -32,6 +32,14 @@ npurt_status rt_fail(npurt_status code, const char *func, const char *action,
 /* Maps an ioctl's -errno to a status with a reason. */
 npurt_status rt_fail_errno(const char *func, int err, const char *what);
 #define RT_ERRNO(err, what) rt_fail_errno(__func__, err, what)
+/*
+ * Creating a queue or semaphore failed: NPURT_ERR_NO_RESOURCE naming
+ * @res ("semaphores", "queues") with @asked/@got and the device's @total
+ * (ENOSPC, EDQUOT, ENOMEM), else as rt_fail_errno().
+ */
+npurt_status rt_fail_resource(const char *func, int err, const char *res,
+			      uint32_t asked, uint32_t got, uint32_t total,
+			      const char *what);
 bool rt_launch_blocking(void);
 void rt_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 npurt_status rt_check_init(const char *func);
@@ -153,6 +161,8 @@ struct rt_submit {
 	struct drm_npu_sem_point *bindings;
 	uint32_t num_bindings;
 	uint32_t profile_bo;
+	uint64_t profile_offset;
+	uint32_t first_task, num_tasks;	/* range; 0, 0: the whole program */
 	bool timeline;
 	bool take_event_waits;
 	const npurt_model *model;
@@ -201,10 +211,18 @@ struct rt_progset {
 	uint64_t last_use;
 };
 
+/* A task range of one model stream, run on one lane (queue) of the model. */
+struct rt_piece {
+	uint32_t stream, first, count, lane;
+};
+
 struct rt_variant {
 	struct rt_progset sets[RT_PROG_CACHE];
 	uint32_t num_sets;
 	uint32_t num_streams;
+	/* With fewer lanes than streams: the merged order (model.c). */
+	struct rt_piece *pieces;
+	uint32_t num_pieces;
 };
 
 struct npurt_model {
@@ -223,9 +241,13 @@ struct npurt_model {
 	uint32_t num_sems;
 	uint32_t sems[DRM_NPU_MAX_SEM_POINTS];
 	uint32_t done_sem;		/* value = executions completed */
-	uint32_t aux_sem[RT_MAX_STREAMS];
+	uint32_t aux_sem[RT_MAX_STREAMS];	/* per lane > 0 */
 	uint32_t aux_queue[RT_MAX_STREAMS];
 	uint32_t max_streams;
+	uint32_t num_lanes;		/* queues the streams run on */
+	uint32_t shared_sem;		/* != 0: every model semaphore's */
+	uint32_t held_sems;		/* device semaphores held */
+	char placement_reason[256];
 	uint64_t exec_count;
 	struct rt_variant *variants;
 	uint32_t num_variants;

@@ -62,14 +62,18 @@ npurt_status rt_stream_create(npurt_context *ctx, npurt_priority prio,
 	ret = npu_dev_ioctl(ctx->nd, DRM_IOCTL_NPU_QUEUE_CREATE, &qc);
 	if (ret) {
 		free(s);
-		return RT_ERRNO(ret, "creating a device queue");
+		return rt_fail_resource(__func__, ret, "queues", 1, 0,
+					ctx->dev->info.num_queues,
+					"creating a stream's queue");
 	}
 	ret = npu_dev_ioctl(ctx->nd, DRM_IOCTL_NPU_SEM_CREATE, &sc);
 	if (ret) {
 		qd.handle = qc.handle;
 		npu_dev_ioctl(ctx->nd, DRM_IOCTL_NPU_QUEUE_DESTROY, &qd);
 		free(s);
-		return RT_ERRNO(ret, "creating the stream's semaphore");
+		return rt_fail_resource(__func__, ret, "semaphores", 1, 0,
+					ctx->dev->info.num_semaphores,
+					"creating a stream's semaphore");
 	}
 	s->ctx = ctx;
 	pthread_mutex_lock(&ctx->lock);
@@ -418,9 +422,12 @@ npurt_status rt_stream_submit_locked(npurt_stream *s, struct rt_submit *j,
 	sub.num_signals = ns;
 	sub.sem_bindings_ptr = (uintptr_t)j->bindings;
 	sub.num_sem_bindings = j->num_bindings;
+	sub.first_task = j->first_task;
+	sub.num_tasks = j->num_tasks;
 	if (j->profile_bo) {
 		sub.flags = DRM_NPU_SUBMIT_PROFILE;
 		sub.profile_bo = j->profile_bo;
+		sub.profile_offset = j->profile_offset;
 	}
 	ret = npu_dev_ioctl(s->ctx->nd, DRM_IOCTL_NPU_SUBMIT, &sub);
 	if (ret)

@@ -135,6 +135,87 @@ def bert_encoder(gen):
     return model, (ids,)
 
 
+def dense_blocks(gen):
+    """A small densenet-like, concat-heavy CNN: two dense blocks of four
+    layers (BN-ReLU-1x1 conv-BN-ReLU-3x3 conv, every layer reading the
+    concat of all the earlier ones) joined by a transition. Every layer
+    feeds every later one, so the graph is full of cross-branch edges: the
+    stream and semaphore budget test of densenet121 at a make-check size.
+    """
+    torch = _torch()
+    nn = torch.nn
+
+    class Layer(nn.Module):
+        def __init__(self, cin, growth):
+            super().__init__()
+            self.f = nn.Sequential(
+                nn.BatchNorm2d(cin), nn.ReLU(),
+                nn.Conv2d(cin, 2 * growth, 1, bias=False),
+                nn.BatchNorm2d(2 * growth), nn.ReLU(),
+                nn.Conv2d(2 * growth, growth, 3, padding=1, bias=False))
+
+        def forward(self, feats):
+            return self.f(torch.cat(feats, 1))
+
+    class Block(nn.Module):
+        def __init__(self, cin, growth, n):
+            super().__init__()
+            self.layers = nn.ModuleList(
+                Layer(cin + i * growth, growth) for i in range(n))
+
+        def forward(self, x):
+            feats = [x]
+            for layer in self.layers:
+                feats.append(layer(feats))
+            return torch.cat(feats, 1)
+
+    class Dense(nn.Module):
+        def __init__(self):
+            super().__init__()
+            g = 8
+            self.stem = nn.Conv2d(3, 16, 3, padding=1, bias=False)
+            self.b1 = Block(16, g, 4)
+            self.t1 = nn.Sequential(nn.BatchNorm2d(48), nn.ReLU(),
+                                    nn.Conv2d(48, 24, 1, bias=False),
+                                    nn.AvgPool2d(2))
+            self.b2 = Block(24, g, 4)
+            self.head = nn.Sequential(nn.BatchNorm2d(56), nn.ReLU(),
+                                      nn.AdaptiveAvgPool2d(1), nn.Flatten(),
+                                      nn.Linear(56, 10))
+
+        def forward(self, x):
+            return self.head(self.b2(self.t1(self.b1(self.stem(x)))))
+
+    model = Dense()
+    randomize_batchnorm(model, gen)
+    return model, (torch.randn(1, 3, 32, 32, generator=gen),)
+
+
+def branches40(gen):
+    """Forty independent branches over one input (conv 3x3 - ReLU - conv
+    1x1 each), joined by one Concat and a classifier: far more parallel
+    work than the device has queues, so stream assignment must fold the
+    branches onto its streams and keep the semaphores within budget."""
+    torch = _torch()
+    nn = torch.nn
+
+    class Branches(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.br = nn.ModuleList(
+                nn.Sequential(nn.Conv2d(4, 4, 3, padding=1), nn.ReLU(),
+                              nn.Conv2d(4, 2, 1))
+                for _ in range(40))
+            self.head = nn.Sequential(nn.AdaptiveAvgPool2d(1), nn.Flatten(),
+                                      nn.Linear(80, 10))
+
+        def forward(self, x):
+            return self.head(torch.cat([b(x) for b in self.br], 1))
+
+    model = Branches()
+    return model, (torch.randn(1, 4, 16, 16, generator=gen),)
+
+
 MODELS = {
     "resnet18": torchvision_model("resnet18"),
     "resnet50": torchvision_model("resnet50"),
@@ -142,6 +223,9 @@ MODELS = {
     "squeezenet1_1": torchvision_model("squeezenet1_1"),
     "two_branch_cnn": two_branch_cnn,
     "bert_encoder": bert_encoder,
+    "densenet121": torchvision_model("densenet121"),
+    "dense_blocks": dense_blocks,
+    "branches40": branches40,
 }
 
 

@@ -650,6 +650,7 @@ int main(int argc, char **argv)
 	struct cmp_result cmp[MAX_IO];
 	npurt_io bin[MAX_IO], bout[MAX_IO];
 	npurt_model_info info;
+	npurt_model_placement pl;
 	npurt_mem_stats ms;
 	npurt_device_info di;
 	npurt_device *dev = NULL;
@@ -682,6 +683,11 @@ int main(int argc, char **argv)
 		span("load", t0, t0 + t_load, -1);
 	}
 	npurt_model_get_info(m, &info);
+	npurt_model_get_placement(m, &pl);
+	if (pl.num_queues < pl.num_streams)
+		fprintf(stderr, "npu-run: warning: the model's %u streams run on %u device queue%s, serialised (%s)\n",
+			pl.num_streams, pl.num_queues,
+			pl.num_queues == 1 ? "" : "s", pl.reason);
 	if (info.num_inputs > MAX_IO || info.num_outputs > MAX_IO) {
 		fprintf(stderr, "npu-run: more than %d inputs or outputs\n",
 			MAX_IO);
@@ -796,6 +802,10 @@ int main(int argc, char **argv)
 	       info.name, vname, info.num_streams);
 	printf("device       %s (0x%x, %u cores)\n", di.name, di.model,
 	       di.num_cores);
+	printf("queues       %u for %u stream(s), %u semaphores%s%s\n",
+	       pl.num_queues, pl.num_streams, pl.num_semaphores,
+	       pl.num_queues < pl.num_streams ? ", serialised: " : "",
+	       pl.num_queues < pl.num_streams ? pl.reason : "");
 	printf("load         %.3f ms\n", (double)t_load / 1e6);
 	printf("first        %.3f ms\n", (double)first / 1e6);
 	printf("latency      p50 %.3f  p90 %.3f  p99 %.3f ms (%ld runs, "
@@ -826,6 +836,7 @@ int main(int argc, char **argv)
 		}
 		fprintf(f, "{\n  \"model\": \"%s\",\n  \"name\": \"%s\",\n"
 			"  \"variant\": \"%s\",\n  \"streams\": %u,\n"
+			"  \"queues\": %u,\n  \"semaphores\": %u,\n"
 			"  \"device\": \"%s\",\n  \"load_ms\": %.6f,\n"
 			"  \"first_ms\": %.6f,\n  \"runs\": %ld,\n"
 			"  \"warmup\": %ld,\n  \"p50_ms\": %.6f,\n"
@@ -835,7 +846,8 @@ int main(int argc, char **argv)
 			"  \"device_peak_bytes\": %llu,\n"
 			"  \"reserved_bytes\": %llu,\n",
 			jesc(o.model), jesc(info.name), jesc(vname),
-			info.num_streams, jesc(di.name),
+			info.num_streams, pl.num_queues, pl.num_semaphores,
+			jesc(di.name),
 			(double)t_load / 1e6, (double)first / 1e6, steady,
 			o.warmup, pct(lat, (size_t)steady, 50),
 			pct(lat, (size_t)steady, 90),

@@ -9,7 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <drm/npu_drm.h>
+
 #include "driver/npuc.h"
+#include "npu_transport.h"
 
 static void usage(FILE *f)
 {
@@ -28,11 +31,40 @@ static void usage(FILE *f)
 		"  --cache / --no-cache  use the compile cache (default: on)\n"
 		"  --cache-dir DIR       cache directory (default $NPU_CACHE_DIR,\n"
 		"                        $XDG_CACHE_HOME/npu, ~/.cache/npu)\n"
-		"  --max-streams N       streams to use (default 4 at -O2, 1 below)\n"
+		"  --max-streams N       streams to use (default 4 at -O2, 1 below;\n"
+		"                        the target's queues and semaphores bound them)\n"
+		"  --target NAME         compile for a target profile: %s\n"
+		"  --target-device SPEC  compile for the device SPEC (\"sim\", a node, or\n"
+		"                        \"auto\"), as its DEVICE_INFO reports it\n"
 		"  --plan-budget-ms N    memory planner time budget\n"
 		"  --report              print the compile report\n"
 		"  --report-json FILE    write the report as JSON\n"
-		"Exit status: 0 compiled, 1 compile error, 2 usage error.\n");
+		"Exit status: 0 compiled, 1 compile error, 2 usage error.\n",
+		npuc_target_names());
+}
+
+/* The target as device @spec reports it (DRM_IOCTL_NPU_DEVICE_INFO). */
+static int target_of_device(const char *spec, struct npuc_target *t)
+{
+	struct drm_npu_device_info di;
+	struct npu_dev *d;
+	int ret;
+
+	ret = npu_dev_open(!strcmp(spec, "auto") ? NULL : spec, &d);
+	if (ret) {
+		fprintf(stderr, "npuc: --target-device %s: cannot open: %s\n",
+			spec, strerror(-ret));
+		return ret;
+	}
+	memset(&di, 0, sizeof(di));
+	ret = npu_dev_ioctl(d, DRM_IOCTL_NPU_DEVICE_INFO, &di);
+	if (ret)
+		fprintf(stderr, "npuc: --target-device %s: DEVICE_INFO: %s\n",
+			spec, strerror(-ret));
+	else
+		npuc_target_from_info(&di, spec, t);
+	npu_dev_close(d);
+	return ret;
 }
 
 static int write_file(const char *path, const void *data, size_t size)
@@ -63,7 +95,7 @@ int main(int argc, char **argv)
 {
 	enum { O_SHAPE = 256, O_BATCH, O_DIMS, O_FORMAT, O_DISABLE, O_DUMP,
 	       O_CACHE, O_NOCACHE, O_CACHEDIR, O_STREAMS, O_BUDGET, O_REPORT,
-	       O_JSON };
+	       O_JSON, O_TARGET, O_TARGET_DEV };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "input-shape", required_argument, NULL, O_SHAPE },
@@ -79,11 +111,14 @@ int main(int argc, char **argv)
 		{ "plan-budget-ms", required_argument, NULL, O_BUDGET },
 		{ "report", no_argument, NULL, O_REPORT },
 		{ "report-json", required_argument, NULL, O_JSON },
+		{ "target", required_argument, NULL, O_TARGET },
+		{ "target-device", required_argument, NULL, O_TARGET_DEV },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct npuc_options o = { .opt_level = 2 };
-	const char *out = NULL, *json = NULL;
+	const char *out = NULL, *json = NULL, *target_dev = NULL;
+	struct npuc_target tgt;
 	bool report = false;
 	struct npuc_report rep;
 	char err[1024];
@@ -139,6 +174,15 @@ int main(int argc, char **argv)
 			break;
 		case O_REPORT: report = true; break;
 		case O_JSON: json = optarg; break;
+		case O_TARGET:
+			if (npuc_target_profile(optarg, &tgt, err,
+						sizeof(err))) {
+				fprintf(stderr, "npuc: %s\n", err);
+				return 2;
+			}
+			o.target = optarg;
+			break;
+		case O_TARGET_DEV: target_dev = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -153,6 +197,15 @@ int main(int argc, char **argv)
 	if (o.dynamic_batch && o.dynamic_dims) {
 		fprintf(stderr, "npuc: --dynamic-batch and --dynamic-dims exclude each other\n");
 		return 2;
+	}
+	if (o.target && target_dev) {
+		fprintf(stderr, "npuc: --target and --target-device exclude each other\n");
+		return 2;
+	}
+	if (target_dev) {
+		if (target_of_device(target_dev, &tgt))
+			return 1;
+		o.target_desc = &tgt;
 	}
 	o.dump_file = stderr;
 	ret = npuc_compile_file(argv[optind], &o, &om, &size, &rep, err,

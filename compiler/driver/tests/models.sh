@@ -5,7 +5,8 @@
 # exporter, tests/models/export_models.py, random weights, fixed seed):
 #  - resnet18, resnet50, mobilenet_v2 and a transformer encoder compile and
 #    their planned workspace is within 2% of the lower bound;
-#  - a two-branch CNN gets two streams and exactly two semaphores, and runs
+#  - a two-branch CNN gets two streams and exactly two signal/wait pairs
+#    (on one reused semaphore), and runs
 #    correctly (npu-run against torch's output);
 #  - compiling resnet50 twice hits the cache (both times printed); a
 #    damaged cache entry is detected and recompiled to the same bytes;
@@ -62,11 +63,11 @@ done
 j="$TMP/tb.json"
 if "$NPUC" "$MODELS/two_branch_cnn/model.onnx" -o "$TMP/tb.om" --no-cache \
 	--report-json "$j" >"$TMP/tb.log" 2>&1 &&
-   [ "$(json "$j" "'%d %d' % (v['streams'], v['semaphores'])")" = "2 2" ]; then
-	ok "two_branch_cnn: 2 streams, 2 semaphores ($(json "$j" "'tasks %s, cross-stream edges %d' % (v['tasks_per_stream'], v['cross_stream_edges'])"))"
+   [ "$(json "$j" "'%d %d %d' % (v['streams'], v['sync_pairs'], v['semaphores'])")" = "2 2 1" ]; then
+	ok "two_branch_cnn: 2 streams, 2 signal/wait pairs on 1 semaphore ($(json "$j" "'tasks %s, cross-stream edges %d' % (v['tasks_per_stream'], v['cross_stream_edges'])"))"
 else
 	sed 's/^/# /' "$TMP/tb.log"
-	nok "two_branch_cnn: 2 streams, 2 semaphores"
+	nok "two_branch_cnn: 2 streams, 2 signal/wait pairs on 1 semaphore"
 fi
 for m in two_branch_cnn bert_encoder resnet18 resnet50 mobilenet_v2; do
 	om="$TMP/$m.om"

@@ -217,6 +217,43 @@ static int vt(const struct mp_task *t, size_t nt, const struct mp_access *a,
 }
 
 /*
+ * Semaphore reuse: one semaphore carries signals of rising values. A wait
+ * for 2 is ordered after the signal to 2, not the one to 1; signals of one
+ * semaphore that are not ordered among themselves are refused (a wait for
+ * the smaller value could pass on the larger one).
+ */
+static void test_task_checker_reuse(void)
+{
+	/* 0: write a, signal s3=1; 1: wait s3>=1, signal s3=2;
+	 * 2: wait s3>=2, read a, write b over a */
+	static const struct mp_task chain[8] = {
+		{ 0, MP_TASK_OP, 0, false, 0 }, { 0, MP_TASK_SIGNAL, 3, false, 1 },
+		{ 1, MP_TASK_WAIT, 3, false, 1 }, { 1, MP_TASK_SIGNAL, 3, false, 2 },
+		{ 2, MP_TASK_WAIT, 3, false, 2 }, { 2, MP_TASK_OP, 0, false, 0 },
+		{ 2, MP_TASK_OP, 0, false, 0 }, { 1, MP_TASK_OP, 0, false, 0 },
+	};
+	/* the same, but stream 1 signals 2 without waiting for 1 first */
+	static const struct mp_task loose[8] = {
+		{ 0, MP_TASK_OP, 0, false, 0 }, { 0, MP_TASK_SIGNAL, 3, false, 1 },
+		{ 1, MP_TASK_OP, 0, false, 0 }, { 1, MP_TASK_SIGNAL, 3, false, 2 },
+		{ 2, MP_TASK_WAIT, 3, false, 2 }, { 2, MP_TASK_OP, 0, false, 0 },
+		{ 2, MP_TASK_OP, 0, false, 0 }, { 1, MP_TASK_OP, 0, false, 0 },
+	};
+	static const struct mp_access acc[] = {
+		WR(0, 0, 1, 0, 16, 1), RD(5, 0, 1, 0, 16, 1),
+		WR(6, 1, 1, 0, 16, 1),
+	};
+	char err[400];
+
+	ok(!vt(chain, 8, acc, 3, err, sizeof(err)),
+	   "task checker: a wait for 2 is ordered after the chained signals: %s",
+	   err);
+	ok(vt(loose, 8, acc, 3, err, sizeof(err)) &&
+	   strstr(err, "not ordered before the signal to 2"),
+	   "task checker refuses unordered signals of one semaphore: %s", err);
+}
+
+/*
  * The task-level checker: issue 22's variadic Max (Neg(Max(x, y, Relu(z))),
  * Max folded pairwise into an output that shares Relu's storage) is
  * refused; the same tasks with the output elsewhere, and a plain in-place
@@ -226,8 +263,8 @@ static void test_task_checker(void)
 {
 	/* one stream: 0 relu z->rz, 1 max x,y->m, 2 max m,rz->m, 3 neg m->o */
 	static const struct mp_task one[4] = {
-		{ 0, MP_TASK_OP, 0, true }, { 0, MP_TASK_OP, 0, true },
-		{ 0, MP_TASK_OP, 0, true }, { 0, MP_TASK_OP, 0, true },
+		{ 0, MP_TASK_OP, 0, true, 0 }, { 0, MP_TASK_OP, 0, true, 0 },
+		{ 0, MP_TASK_OP, 0, true, 0 }, { 0, MP_TASK_OP, 0, true, 0 },
 	};
 	/* values: 0 x, 1 y, 2 z, 3 rz, 4 m, 5 o; space 2.. I/O, 1 workspace */
 	static const struct mp_access bad[] = {
@@ -255,14 +292,14 @@ static void test_task_checker(void)
 	/* two streams: 0: write a, signal; 1: wait, read a; 2 (stream 1)
 	 * writes b over a. With the wait, b is written after the read. */
 	static const struct mp_task two[5] = {
-		{ 0, MP_TASK_OP, 0, false }, { 0, MP_TASK_OP, 0, false },
-		{ 0, MP_TASK_SIGNAL, 7, false }, { 1, MP_TASK_WAIT, 7, false },
-		{ 1, MP_TASK_OP, 0, false },
+		{ 0, MP_TASK_OP, 0, false, 0 }, { 0, MP_TASK_OP, 0, false, 0 },
+		{ 0, MP_TASK_SIGNAL, 7, false, 1 }, { 1, MP_TASK_WAIT, 7, false, 1 },
+		{ 1, MP_TASK_OP, 0, false, 0 },
 	};
 	static const struct mp_task racy[5] = {
-		{ 0, MP_TASK_OP, 0, false }, { 0, MP_TASK_OP, 0, false },
-		{ 0, MP_TASK_SIGNAL, 7, false }, { 1, MP_TASK_OP, 0, false },
-		{ 1, MP_TASK_OP, 0, false },
+		{ 0, MP_TASK_OP, 0, false, 0 }, { 0, MP_TASK_OP, 0, false, 0 },
+		{ 0, MP_TASK_SIGNAL, 7, false, 1 }, { 1, MP_TASK_OP, 0, false, 0 },
+		{ 1, MP_TASK_OP, 0, false, 0 },
 	};
 	static const struct mp_access cross[] = {
 		WR(0, 0, 1, 0, 16, 1), RD(1, 0, 1, 0, 16, 1),
@@ -270,7 +307,7 @@ static void test_task_checker(void)
 		WR(4, 1, 1, 0, 16, 1),
 	};
 	static const struct mp_task dead[2] = {
-		{ 0, MP_TASK_WAIT, 1, false }, { 1, MP_TASK_WAIT, 2, false },
+		{ 0, MP_TASK_WAIT, 1, false, 1 }, { 1, MP_TASK_WAIT, 2, false, 1 },
 	};
 	static const struct mp_access early[] = {
 		RD(0, 0, 1, 0, 16, 1), WR(1, 0, 1, 0, 16, 1),
@@ -298,6 +335,7 @@ static void test_task_checker(void)
 	ok(vt(one, 2, early, 2, err, sizeof(err)) &&
 	   strstr(err, "before any task"),
 	   "task checker refuses a read before the write: %s", err);
+	test_task_checker_reuse();
 }
 
 /* A larger DNN-like chain with skip connections: the portfolio reaches the

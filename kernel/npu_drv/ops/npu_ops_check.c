@@ -444,14 +444,21 @@ static int check_conv2d(struct chk *c)
 	return 0;
 }
 
-/* One spatial axis of a pooling window: floor or ceil mode sizes. */
+/*
+ * One spatial axis of a pooling window: floor or ceil mode sizes. In ceil
+ * mode a window may be larger than the padded input by less than a stride
+ * (ONNX: ceil((padded - span) / s) + 1 = 1 output; taps past the input
+ * are skipped like padding).
+ */
 static int pool_axis_ok(u32 in, u32 out, u32 k, u32 s, u32 d, u32 pb, u32 pe)
 {
 	u64 span = (u64)d * (k - 1) + 1, padded = (u64)in + pb + pe;
 	u64 fl, ce;
 
-	if (!k || !s || !d || padded < span || pb >= span || pe >= span)
+	if (!k || !s || !d || pb >= span || pe >= span)
 		return 0;
+	if (padded < span)
+		return out == 1 && in && span - padded < s;
 	fl = (padded - span) / s + 1;
 	ce = (padded - span + s - 1) / s + 1;
 	if (out != fl && out != ce)

@@ -344,6 +344,18 @@ static void pool_softmax_reduce(void)
 	base_pool(DRM_NPU_POOL_AVG);
 	T.params.pool2d.pad_left = 3;
 	expect_bad(1, "pad >= kernel");
+	/* ceil mode: a 3x3/2 window over 3x2, one output (ONNX, ORT) */
+	base_pool(DRM_NPU_POOL_AVG);
+	op(0, F32, 4, (const u32[]){ 1, 3, 3, 2 });
+	op(1, F32, 4, (const u32[]){ 1, 3, 1, 1 });
+	T.params.pool2d.pad_top = T.params.pool2d.pad_left = 0;
+	T.params.pool2d.pad_bottom = T.params.pool2d.pad_right = 0;
+	expect_ok("ceil-mode window wider than the input by less than a stride");
+	op(1, F32, 4, (const u32[]){ 1, 3, 1, 2 });
+	expect_bad(1, "... with two outputs");
+	T.params.pool2d.stride_w = 1;
+	op(1, F32, 4, (const u32[]){ 1, 3, 1, 1 });
+	expect_bad(1, "... wider by a whole stride");
 	base_pool(DRM_NPU_POOL_GLOBAL_AVG);
 	expect_bad(NB, "global pool with window params");
 	tl_task(&T, DRM_NPU_OP_POOL2D, 2);

@@ -1,0 +1,713 @@
+# SPDX-License-Identifier: MIT
+"""An independent numpy evaluator of the fuzzer's graphs (ONNX opset 17).
+
+Written from the ONNX operator specification, not from the compiler: it
+shares no code with npuc. Float tensors are computed in the float type the
+caller asks for: float64 gives the reference, float32 estimates how much
+rounding the graph amplifies (the tolerance of the comparisons).
+
+A graph is the fuzzer's plain form (dt_graph.Graph): nodes with op, input
+and output names and python attribute values. Every function below follows
+the ONNX semantics at opset 17 for the attributes the fuzzer generates;
+anything else raises NotImplementedError naming it.
+
+Besides the values, evaluate() reports whether the graph is fragile: a
+discontinuous op (Floor, Ceil, casts to integers, comparisons, quantize)
+applied to a computed value that lies within a hair of its boundary, where
+float32 and float64 may honestly disagree.
+"""
+
+import math
+
+import numpy as np
+
+FLOAT_TYPES = ("float32", "float16", "float64")
+
+# Ops whose result is bit-exact in any float type when their inputs are
+# (data movement, selection, sign changes, comparisons).
+EXACT_OPS = {
+    "Identity", "Dropout", "Reshape", "Flatten", "Squeeze", "Unsqueeze",
+    "Transpose", "Concat", "Split", "Slice", "Gather", "Expand", "Pad",
+    "Relu", "Neg", "Abs", "Max", "Min", "Floor", "Ceil", "Equal", "Less",
+    "Greater", "LessOrEqual", "GreaterOrEqual", "Not", "And", "Or", "Xor",
+    "Where", "MaxPool", "GlobalMaxPool", "ReduceMax", "ReduceMin", "Shape",
+    "Size", "ConstantOfShape", "Trilu", "Clip", "Constant", "Range",
+}
+
+
+class Fragile(Exception):
+    """The graph is too close to a discontinuity to compare f32 with f64."""
+
+
+def _is_float(a):
+    return a.dtype.kind == "f"
+
+
+def _bcast_shape(*shapes):
+    return tuple(np.broadcast_shapes(*shapes))
+
+
+def _axis(a, r):
+    return a + r if a < 0 else a
+
+
+# ---------------------------------------------------------------- conv/pool
+
+def _conv_pads(xs, ks, strides, dil, pads, auto_pad):
+    """Explicit [begin..., end...] pads for spatial dims."""
+    n = len(xs)
+    if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+        p = [0] * (2 * n)
+        for i in range(n):
+            out = -(-xs[i] // strides[i])
+            tot = max((out - 1) * strides[i] + (ks[i] - 1) * dil[i] + 1
+                      - xs[i], 0)
+            small, big = tot // 2, tot - tot // 2
+            if auto_pad == "SAME_UPPER":
+                p[i], p[i + n] = small, big
+            else:
+                p[i], p[i + n] = big, small
+        return p
+    if auto_pad == "VALID":
+        return [0] * (2 * n)
+    return list(pads) if pads is not None else [0] * (2 * n)
+
+
+def conv(x, w, b=None, group=1, strides=None, dilations=None, pads=None,
+         auto_pad="NOTSET", kernel_shape=None):
+    sp = x.ndim - 2
+    ks = list(w.shape[2:])
+    strides = list(strides or [1] * sp)
+    dil = list(dilations or [1] * sp)
+    p = _conv_pads(x.shape[2:], ks, strides, dil, pads, auto_pad)
+    x = np.pad(x, [(0, 0), (0, 0)] + [(p[i], p[i + sp]) for i in range(sp)])
+    outs = [(x.shape[2 + i] - dil[i] * (ks[i] - 1) - 1) // strides[i] + 1
+            for i in range(sp)]
+    n, c = x.shape[:2]
+    o = w.shape[0]
+    cg, og = c // group, o // group
+    y = np.zeros((n, o) + tuple(outs), dtype=x.dtype)
+    for g in range(group):
+        xs = x[:, g * cg:(g + 1) * cg]
+        ws = w[g * og:(g + 1) * og]
+        for kidx in np.ndindex(*ks):
+            sl = tuple(slice(kidx[i] * dil[i],
+                             kidx[i] * dil[i] + (outs[i] - 1) * strides[i]
+                             + 1, strides[i]) for i in range(sp))
+            patch = xs[(slice(None), slice(None)) + sl]
+            wk = ws[(slice(None), slice(None)) + kidx]
+            y[:, g * og:(g + 1) * og] += np.einsum(
+                "nc...,oc->no...", patch, wk)
+    if b is not None:
+        y = y + b.reshape((1, -1) + (1,) * sp)
+    return y
+
+
+def _pool_out(xi, k, s, d, pb, pe, ceil_mode):
+    span = d * (k - 1) + 1
+    num = xi + pb + pe - span
+    if ceil_mode:
+        o = -(-num // s) + 1
+        # the last window must start inside the input or the leading pad
+        if (o - 1) * s >= xi + pb:
+            o -= 1
+    else:
+        o = num // s + 1
+    return o
+
+
+def pool(x, mode, kernel_shape, strides=None, pads=None, dilations=None,
+         ceil_mode=0, count_include_pad=0, auto_pad="NOTSET",
+         storage_order=0):
+    sp = x.ndim - 2
+    ks = list(kernel_shape)
+    st = list(strides or [1] * sp)
+    dil = list(dilations or [1] * sp)
+    if auto_pad != "NOTSET":
+        raise NotImplementedError("pool auto_pad")
+    p = list(pads or [0] * (2 * sp))
+    outs = [_pool_out(x.shape[2 + i], ks[i], st[i], dil[i], p[i], p[i + sp],
+                      ceil_mode) for i in range(sp)]
+    y = np.zeros(x.shape[:2] + tuple(outs), dtype=x.dtype)
+    for oidx in np.ndindex(*outs):
+        vals = []
+        cnt_pad = 1
+        for i in range(sp):
+            start = oidx[i] * st[i] - p[i]
+            idx = [start + k * dil[i] for k in range(ks[i])]
+            vals.append([j for j in idx if 0 <= j < x.shape[2 + i]])
+            # PyTorch's include-pad divisor: the window clipped to the
+            # padded input
+            hi = min(start + (ks[i] - 1) * dil[i] + 1,
+                     x.shape[2 + i] + p[i + sp])
+            cnt_pad *= len(range(start, hi, dil[i]))
+        win = x[(slice(None), slice(None)) + np.ix_(*vals)]
+        win = win.reshape(x.shape[:2] + (-1,))
+        if mode == "max":
+            v = win.max(axis=2) if win.shape[2] else -np.inf
+        else:
+            div = cnt_pad if count_include_pad else win.shape[2]
+            v = win.sum(axis=2) / div
+        y[(slice(None), slice(None)) + oidx] = v
+    return y
+
+
+# ---------------------------------------------------------------- misc ops
+
+def _gemm(a, b, c=None, alpha=1.0, beta=1.0, transA=0, transB=0):
+    if transA:
+        a = a.T
+    if transB:
+        b = b.T
+    y = alpha * (a @ b)
+    if c is not None:
+        y = y + beta * c
+    return y
+
+
+def _bn(x, s, b, m, v, epsilon=1e-5, momentum=0.9, training_mode=0):
+    if training_mode:
+        raise NotImplementedError("BatchNormalization training_mode")
+    sh = (1, -1) + (1,) * (x.ndim - 2)
+    return ((x - m.reshape(sh)) / np.sqrt(v.reshape(sh) + epsilon)
+            * s.reshape(sh) + b.reshape(sh))
+
+
+def _layernorm(x, scale, bias=None, axis=-1, epsilon=1e-5, stash_type=1):
+    ax = _axis(axis, x.ndim)
+    red = tuple(range(ax, x.ndim))
+    mean = x.mean(axis=red, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=red, keepdims=True)
+    inv = 1.0 / np.sqrt(var + epsilon)
+    y = (x - mean) * inv * scale
+    if bias is not None:
+        y = y + bias
+    return y, mean, inv
+
+
+def _softmax(x, axis=-1, log=False):
+    ax = _axis(axis, x.ndim)
+    m = x.max(axis=ax, keepdims=True)
+    e = np.exp(x - m)
+    s = e.sum(axis=ax, keepdims=True)
+    if log:
+        return (x - m) - np.log(s)
+    return e / s
+
+
+def _reduce(kind, x, axes, keepdims=1, noop_with_empty_axes=0):
+    if axes is None or len(axes) == 0:
+        if noop_with_empty_axes:
+            return x.copy()
+        axes = tuple(range(x.ndim))
+    axes = tuple(sorted(_axis(int(a), x.ndim) for a in axes))
+    kd = bool(keepdims)
+    if kind == "ReduceSum":
+        return x.sum(axis=axes, keepdims=kd)
+    if kind == "ReduceMean":
+        return x.mean(axis=axes, keepdims=kd)
+    if kind == "ReduceMax":
+        return x.max(axis=axes, keepdims=kd, initial=-np.inf) \
+            if _is_float(x) else x.max(axis=axes, keepdims=kd)
+    if kind == "ReduceMin":
+        return x.min(axis=axes, keepdims=kd, initial=np.inf) \
+            if _is_float(x) else x.min(axis=axes, keepdims=kd)
+    if kind == "ReduceProd":
+        return x.prod(axis=axes, keepdims=kd)
+    if kind == "ReduceSumSquare":
+        return (x * x).sum(axis=axes, keepdims=kd)
+    if kind == "ReduceL1":
+        return np.abs(x).sum(axis=axes, keepdims=kd)
+    if kind == "ReduceL2":
+        return np.sqrt((x * x).sum(axis=axes, keepdims=kd))
+    if kind == "ReduceLogSum":
+        return np.log(x.sum(axis=axes, keepdims=kd))
+    if kind == "ReduceLogSumExp":
+        m = x.max(axis=axes, keepdims=True)
+        s = np.exp(x - m).sum(axis=axes, keepdims=True)
+        r = np.log(s) + m
+        return r if kd else np.squeeze(r, axis=axes)
+    raise NotImplementedError(kind)
+
+
+def _slice(x, starts, ends, axes=None, steps=None):
+    r = x.ndim
+    axes = list(range(len(starts))) if axes is None else list(axes)
+    steps = [1] * len(starts) if steps is None else list(steps)
+    sl = [slice(None)] * r
+    for s, e, a, st in zip(starts, ends, axes, steps):
+        a = _axis(int(a), r)
+        d = x.shape[a]
+        s, e, st = int(s), int(e), int(st)
+        if s < 0:
+            s += d
+        if e < 0:
+            e += d
+        if st > 0:
+            s = min(max(s, 0), d)
+            e = min(max(e, 0), d)
+        else:
+            s = min(max(s, 0), d - 1)
+            e = min(max(e, -1), d - 1)
+        if st < 0 and e == -1:
+            e = None
+        sl[a] = slice(s, e, st)
+    return x[tuple(sl)]
+
+
+def _reshape(x, shape, allowzero=0):
+    shape = [int(v) for v in shape]
+    out = [x.shape[i] if (v == 0 and not allowzero) else v
+           for i, v in enumerate(shape)]
+    return x.reshape(out)
+
+
+def _pad(x, pads, value=None, axes=None, mode="constant"):
+    r = x.ndim
+    pads = [int(p) for p in pads]
+    if axes is not None:
+        raise NotImplementedError("Pad axes")
+    before, after = pads[:r], pads[r:]
+    # negative pads crop
+    sl = tuple(slice(max(-b, 0), x.shape[i] - max(-a, 0))
+               for i, (b, a) in enumerate(zip(before, after)))
+    x = x[sl]
+    pw = [(max(b, 0), max(a, 0)) for b, a in zip(before, after)]
+    if mode == "constant":
+        cv = 0 if value is None else value.reshape(-1)[0] \
+            if hasattr(value, "reshape") else value
+        return np.pad(x, pw, mode="constant", constant_values=cv)
+    if mode == "reflect":
+        return np.pad(x, pw, mode="reflect")
+    if mode == "edge":
+        return np.pad(x, pw, mode="edge")
+    raise NotImplementedError("Pad mode %s" % mode)
+
+
+def _resize_coord(xo, scale, lin, lout, ct):
+    """Source coordinate of output index xo along one dim (ONNX)."""
+    if ct == "half_pixel":
+        return (xo + 0.5) / scale - 0.5
+    if ct == "pytorch_half_pixel":
+        return (xo + 0.5) / scale - 0.5 if lout > 1 else -0.5
+    if ct == "asymmetric":
+        return xo / scale
+    if ct == "tf_half_pixel_for_nn":
+        return (xo + 0.5) / scale
+    if ct == "align_corners":
+        return 0.0 if lout == 1 else xo * (lin - 1) / (lout - 1)
+    raise NotImplementedError("coordinate_transformation_mode %s" % ct)
+
+
+def _nearest(c, mode):
+    if mode == "round_prefer_floor":
+        return math.ceil(c - 0.5)
+    if mode == "round_prefer_ceil":
+        return math.floor(c + 0.5)
+    if mode == "floor":
+        return math.floor(c)
+    if mode == "ceil":
+        return math.ceil(c)
+    raise NotImplementedError("nearest_mode %s" % mode)
+
+
+def _resize(x, roi=None, scales=None, sizes=None, mode="nearest",
+            coordinate_transformation_mode="half_pixel",
+            nearest_mode="round_prefer_floor", cubic_coeff_a=-0.75,
+            exclude_outside=0, extrapolation_value=0.0,
+            antialias=0, keep_aspect_ratio_policy="stretch", axes=None):
+    r = x.ndim
+    ct = coordinate_transformation_mode
+    if scales is not None and scales.size:
+        sc = [float(s) for s in scales]
+        outs = [int(math.floor(x.shape[i] * sc[i])) for i in range(r)]
+        # L: the unrounded in * scale (as the ONNX reference)
+        lens = [x.shape[i] * sc[i] for i in range(r)]
+    else:
+        outs = [int(s) for s in sizes]
+        sc = [outs[i] / x.shape[i] for i in range(r)]
+        lens = [float(o) for o in outs]
+    y = x
+    for d in range(r):
+        lin, lout = x.shape[d], outs[d]
+        if lin == lout and sc[d] == 1.0:
+            continue
+        cs = [_resize_coord(o, sc[d], lin, lens[d], ct)
+              for o in range(lout)]
+        if mode == "nearest":
+            idx = [min(max(_nearest(c, nearest_mode), 0), lin - 1)
+                   for c in cs]
+            y = np.take(y, idx, axis=d)
+        elif mode == "linear":
+            cs = [min(max(c, 0.0), lin - 1.0) for c in cs]
+            i0 = [int(math.floor(c)) for c in cs]
+            i1 = [min(i + 1, lin - 1) for i in i0]
+            fr = np.array([c - i for c, i in zip(cs, i0)], dtype=y.dtype)
+            sh = [1] * r
+            sh[d] = lout
+            fr = fr.reshape(sh)
+            y = np.take(y, i0, axis=d) * (1 - fr) + \
+                np.take(y, i1, axis=d) * fr
+        else:
+            raise NotImplementedError("Resize mode %s" % mode)
+    return y
+
+
+def _round_half_even(x):
+    return np.round(x)      # numpy rounds half to even
+
+
+def _quantize(x, scale, zp=None, axis=1, saturate=1):
+    dt = zp.dtype if zp is not None else np.dtype("uint8")
+    if scale.ndim == 1 and scale.size > 1:
+        sh = [1] * x.ndim
+        sh[_axis(axis, x.ndim)] = -1
+        scale = scale.reshape(sh)
+        if zp is not None:
+            zp = zp.reshape(sh)
+    q = _round_half_even(x / scale) + (zp.astype(np.int64)
+                                       if zp is not None else 0)
+    info = np.iinfo(dt)
+    return np.clip(q, info.min, info.max).astype(dt)
+
+
+def _dequantize(x, scale, zp=None, axis=1, fdt=np.float64):
+    if scale.ndim == 1 and scale.size > 1:
+        sh = [1] * x.ndim
+        sh[_axis(axis, x.ndim)] = -1
+        scale = scale.reshape(sh)
+        if zp is not None:
+            zp = zp.reshape(sh)
+    z = zp.astype(np.int64) if zp is not None else 0
+    return ((x.astype(np.int64) - z).astype(fdt) * scale).astype(fdt)
+
+
+def _trilu(x, k=None, upper=1):
+    kk = int(k.reshape(-1)[0]) if k is not None else 0
+    return np.triu(x, kk) if upper else np.tril(x, kk)
+
+
+def _gelu_erf(x):
+    return 0.5 * x * (1 + _erf(x / math.sqrt(2)))
+
+
+def _erf(x):
+    v = np.vectorize(math.erf, otypes=[np.float64])(x.astype(np.float64))
+    return v.astype(x.dtype)
+
+
+def _int_div(a, b):
+    # C semantics: truncate toward zero; x / 0 is not generated
+    q = np.abs(a) // np.abs(b)
+    return (np.sign(a) * np.sign(b) * q).astype(a.dtype)
+
+
+# ---------------------------------------------------------------- dispatch
+
+def _cast(x, to, fdt):
+    if to in FLOAT_TYPES:
+        if to == "float16":
+            return x.astype(np.float16).astype(fdt)
+        return x.astype(fdt)
+    if to == "bool":
+        return x != 0
+    if _is_float(x):
+        info = np.iinfo(np.dtype(to))
+        t = np.trunc(x)
+        t = np.where(np.isnan(t), 0, t)
+        return np.clip(t, info.min, info.max).astype(to)
+    return x.astype(to)
+
+
+def _max_abs_margin(x):
+    """Distance of each element to the nearest integer."""
+    return np.abs(x - np.round(x))
+
+
+def evaluate(g, feeds, fdt=np.float64, keep=None):
+    """Evaluate graph g on feeds (name -> array in the declared dtype).
+
+    Returns (values, dtypes, fragile): every tensor's value (floats in fdt)
+    and declared dtype name. fragile is a reason string or None.
+    """
+    vals, dts, exact = {}, {}, {}
+    for name, arr in g.inits.items():
+        dts[name] = str(arr.dtype)
+        vals[name] = arr.astype(fdt) if _is_float(arr) else arr
+        exact[name] = True
+    for name, dt, shape in g.inputs:
+        arr = np.asarray(feeds[name])
+        dts[name] = dt
+        vals[name] = arr.astype(fdt) if _is_float(arr) else arr
+        exact[name] = True
+    fragile = None
+    for n in g.nodes:
+        ins = [vals[i] if i else None for i in n.inputs]
+        in_dt = [dts[i] if i else None for i in n.inputs]
+        outs, odts = _eval_node(n, ins, in_dt, fdt)
+        ex = all(exact.get(i, True) for i in n.inputs if i) and \
+            n.op in EXACT_OPS
+        why = _fragile(n, ins, [exact.get(i, True) if i else True
+                                for i in n.inputs])
+        if why and not fragile:
+            fragile = "%s (%s): %s" % (n.outputs[0], n.op, why)
+        for name, v, dt in zip(n.outputs, outs, odts):
+            if not name:
+                continue
+            if dt == "float16":
+                # computed in fp32 (as the device) and stored as binary16
+                v = np.asarray(v).astype(np.float32).astype(
+                    np.float16).astype(fdt)
+            vals[name] = v
+            dts[name] = dt
+            exact[name] = ex
+    return vals, dts, fragile
+
+
+def _fragile(n, ins, exact):
+    """Why a discontinuous op on computed values is unsafe, or None."""
+    op = n.op
+    if op in ("Floor", "Ceil") or (op == "Cast" and
+                                   n.attrs["to"] not in FLOAT_TYPES):
+        x = ins[0]
+        if not exact[0] and _is_float(x) and x.size and \
+                (_max_abs_margin(x) < 1e-3 * np.maximum(1, np.abs(x))).any():
+            return "value next to an integer"
+    if op == "QuantizeLinear":
+        x, s = ins[0], ins[1]
+        if not exact[0] and x.size:
+            q = x / (s.reshape(-1)[0] if s.size == 1 else 1.0)
+            if (np.abs(q - np.floor(q) - 0.5) < 1e-3).any():
+                return "value next to a rounding midpoint"
+    if op in ("Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual"):
+        a, b = ins
+        if _is_float(a) and not (exact[0] and exact[1]) and a.size:
+            d = np.abs(a - b)
+            if (d < 1e-3 * np.maximum(1, np.abs(a))).any():
+                return "operands within a hair of each other"
+    if op == "ThresholdedRelu":
+        x = ins[0]
+        al = n.attrs.get("alpha", 1.0)
+        if not exact[0] and (np.abs(x - al) < 1e-3).any():
+            return "value next to alpha"
+    return None
+
+
+def _eval_node(n, ins, in_dt, fdt):
+    op, a = n.op, dict(n.attrs)
+    x = ins[0] if ins else None
+    dt0 = in_dt[0] if in_dt else None
+    same = [dt0]
+
+    def fl(v):
+        return v
+
+    if op in ("Add", "Sub", "Mul", "Div", "Pow"):
+        b = ins[1]
+        if op == "Add":
+            return [x + b], same
+        if op == "Sub":
+            return [x - b], same
+        if op == "Mul":
+            return [x * b], same
+        if op == "Div":
+            if _is_float(x):
+                return [x / b], same
+            return [_int_div(x, b)], same
+        if _is_float(x):
+            return [np.power(x, b.astype(x.dtype))], same
+        return [np.power(x, b.astype(x.dtype))], same
+    if op in ("Max", "Min", "Sum", "Mean"):
+        f = {"Max": np.maximum, "Min": np.minimum, "Sum": np.add,
+             "Mean": np.add}[op]
+        y = ins[0]
+        for b in ins[1:]:
+            y = f(y, b)
+        if op == "Mean":
+            y = y / len(ins)
+        return [y], same
+    if op == "PRelu":
+        return [np.where(x >= 0, x, x * ins[1])], same
+    if op in ("Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual"):
+        b = ins[1]
+        f = {"Equal": np.equal, "Less": np.less, "Greater": np.greater,
+             "LessOrEqual": np.less_equal,
+             "GreaterOrEqual": np.greater_equal}[op]
+        return [f(x, b)], ["bool"]
+    if op in ("And", "Or", "Xor"):
+        f = {"And": np.logical_and, "Or": np.logical_or,
+             "Xor": np.logical_xor}[op]
+        return [f(x, ins[1])], ["bool"]
+    if op == "Not":
+        return [np.logical_not(x)], ["bool"]
+    if op == "Where":
+        return [np.where(x, ins[1], ins[2])], [in_dt[1]]
+    unary = {
+        "Relu": lambda v: np.maximum(v, 0),
+        "Sigmoid": lambda v: 1 / (1 + np.exp(-v)),
+        "Tanh": np.tanh, "Exp": np.exp, "Log": np.log, "Sqrt": np.sqrt,
+        "Erf": _erf, "Neg": np.negative, "Abs": np.abs,
+        "Reciprocal": lambda v: 1 / v, "Floor": np.floor,
+        "Ceil": np.ceil, "HardSwish":
+        lambda v: v * np.clip(v / 6 + 0.5, 0, 1),
+        "Softplus": lambda v: np.log1p(np.exp(v)),
+        "Softsign": lambda v: v / (1 + np.abs(v)),
+        "Identity": lambda v: v, "Dropout": lambda v: v,
+    }
+    if op in unary:
+        y = unary[op](x)
+        if op == "Dropout":
+            return [y], same
+        return [y], same
+    if op == "LeakyRelu":
+        al = a.get("alpha", 0.01)
+        return [np.where(x >= 0, x, al * x)], same
+    if op == "Elu":
+        al = a.get("alpha", 1.0)
+        return [np.where(x >= 0, x, al * np.expm1(x))], same
+    if op == "Selu":
+        al = a.get("alpha", 1.67326319217681884765625)
+        ga = a.get("gamma", 1.05070102214813232421875)
+        return [ga * np.where(x > 0, x, al * np.expm1(x))], same
+    if op == "HardSigmoid":
+        al, be = a.get("alpha", 0.2), a.get("beta", 0.5)
+        return [np.clip(al * x + be, 0, 1)], same
+    if op == "ThresholdedRelu":
+        al = a.get("alpha", 1.0)
+        return [np.where(x > al, x, 0).astype(x.dtype)], same
+    if op == "Clip":
+        lo = ins[1] if len(ins) > 1 and ins[1] is not None else None
+        hi = ins[2] if len(ins) > 2 and ins[2] is not None else None
+        y = x
+        if lo is not None:
+            y = np.maximum(y, lo)
+        if hi is not None:
+            y = np.minimum(y, hi)
+        return [y], same
+    if op == "Cast":
+        return [_cast(x, a["to"], fdt)], [a["to"]]
+    if op == "CastLike":
+        return [_cast(x, in_dt[1], fdt)], [in_dt[1]]
+    if op == "Conv":
+        return [conv(x, ins[1], ins[2] if len(ins) > 2 else None, **a)], same
+    if op == "MaxPool":
+        return [pool(x, "max", **a)], same
+    if op == "AveragePool":
+        return [pool(x, "avg", **a)], same
+    if op == "GlobalAveragePool":
+        return [x.mean(axis=tuple(range(2, x.ndim)), keepdims=True)], same
+    if op == "GlobalMaxPool":
+        return [x.max(axis=tuple(range(2, x.ndim)), keepdims=True)], same
+    if op == "BatchNormalization":
+        return [_bn(x, *ins[1:5], **a)], same
+    if op == "Gemm":
+        return [_gemm(x, ins[1], ins[2] if len(ins) > 2 else None, **a)], \
+            same
+    if op == "MatMul":
+        return [np.matmul(x, ins[1])], same
+    if op == "Softmax":
+        return [_softmax(x, a.get("axis", -1))], same
+    if op == "LogSoftmax":
+        return [_softmax(x, a.get("axis", -1), log=True)], same
+    if op == "LayerNormalization":
+        y, m, inv = _layernorm(x, ins[1], ins[2] if len(ins) > 2 else None,
+                               **a)
+        return [y, m, inv][:len(n.outputs)], [dt0, dt0, dt0]
+    if op.startswith("Reduce"):
+        axes = a.pop("axes", None)
+        if op == "ReduceSum" and len(ins) > 1 and ins[1] is not None:
+            axes = [int(v) for v in ins[1]]
+        return [_reduce(op, x, axes, **a)], same
+    if op == "Reshape":
+        return [_reshape(x, ins[1], **a)], same
+    if op == "Flatten":
+        ax = _axis(a.get("axis", 1), x.ndim)
+        return [x.reshape(int(np.prod(x.shape[:ax])), -1)], same
+    if op == "Squeeze":
+        axes = ins[1] if len(ins) > 1 and ins[1] is not None else None
+        if axes is None:
+            return [np.squeeze(x)], same
+        return [np.squeeze(x, tuple(_axis(int(v), x.ndim)
+                                    for v in axes))], same
+    if op == "Unsqueeze":
+        r = x.ndim + len(ins[1])
+        y = x
+        for v in sorted(_axis(int(v), r) for v in ins[1]):
+            y = np.expand_dims(y, v)
+        return [y], same
+    if op == "Transpose":
+        return [np.transpose(x, a.get("perm"))], same
+    if op == "Concat":
+        return [np.concatenate(ins, axis=a["axis"])], same
+    if op == "Split":
+        ax = _axis(a.get("axis", 0), x.ndim)
+        if len(ins) > 1 and ins[1] is not None:
+            sizes = [int(v) for v in ins[1]]
+        else:
+            k = len(n.outputs)
+            sizes = [-(-x.shape[ax] // k)] * k
+            sizes[-1] = x.shape[ax] - sum(sizes[:-1])
+        idx = np.cumsum(sizes)[:-1]
+        return list(np.split(x, idx, axis=ax)), [dt0] * len(sizes)
+    if op == "Slice":
+        return [_slice(x, *[v if v is None else [int(t) for t in v]
+                            for v in ins[1:]])], same
+    if op == "Gather":
+        ax = _axis(a.get("axis", 0), x.ndim)
+        return [np.take(x, ins[1].astype(np.int64), axis=ax)], same
+    if op == "Expand":
+        shape = _bcast_shape(x.shape, tuple(int(v) for v in ins[1]))
+        return [np.broadcast_to(x, shape).copy()], same
+    if op == "Shape":
+        return [np.array(x.shape, dtype=np.int64)], ["int64"]
+    if op == "Size":
+        return [np.array(x.size, dtype=np.int64)], ["int64"]
+    if op == "ConstantOfShape":
+        v = a.get("value")
+        shape = tuple(int(s) for s in x)
+        if v is None:
+            return [np.zeros(shape, dtype=fdt)], ["float32"]
+        val = v.reshape(-1)[0]
+        dt = str(v.dtype)
+        if dt in FLOAT_TYPES:
+            return [np.full(shape, val, dtype=fdt)], [dt]
+        return [np.full(shape, val, dtype=v.dtype)], [dt]
+    if op == "Range":
+        st, li, de = (v.reshape(-1)[0] for v in ins)
+        cnt = max(int(math.ceil((li - st) / de)), 0)
+        y = st + np.arange(cnt) * de
+        return [y.astype(x.dtype)], same
+    if op == "Pad":
+        pads = [int(v) for v in ins[1]]
+        cv = ins[2] if len(ins) > 2 and ins[2] is not None else None
+        return [_pad(x, pads, cv, mode=a.get("mode", "constant"))], same
+    if op == "Resize":
+        roi = ins[1] if len(ins) > 1 else None
+        sc = ins[2] if len(ins) > 2 else None
+        sz = ins[3] if len(ins) > 3 else None
+        return [_resize(x, roi, sc, sz, **a)], same
+    if op == "Trilu":
+        return [_trilu(x, ins[1] if len(ins) > 1 else None, **a)], same
+    if op == "QuantizeLinear":
+        zp = ins[2] if len(ins) > 2 else None
+        y = _quantize(x, ins[1], zp, **a)
+        return [y], [str(y.dtype)]
+    if op == "DequantizeLinear":
+        zp = ins[2] if len(ins) > 2 else None
+        return [_dequantize(x, ins[1], zp, fdt=fdt, **a)], ["float32"]
+    if op == "Constant":
+        if "value" in a:
+            v = np.asarray(a["value"])
+        elif "value_float" in a:
+            v = np.array(a["value_float"], dtype=np.float32)
+        elif "value_floats" in a:
+            v = np.array(a["value_floats"], dtype=np.float32)
+        elif "value_int" in a:
+            v = np.array(a["value_int"], dtype=np.int64)
+        elif "value_ints" in a:
+            v = np.array(a["value_ints"], dtype=np.int64)
+        else:
+            raise NotImplementedError("Constant %s" % sorted(a))
+        dt = str(v.dtype)
+        return [v.astype(fdt) if dt in FLOAT_TYPES else v], [dt]
+    raise NotImplementedError("op %s" % op)

@@ -1,0 +1,614 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""The op table tells the truth (TAP).
+
+Reads the table of ONNX operators in Documentation/ops.rst (between the
+``.. optable-begin`` and ``.. optable-end`` comments). Each row is an op
+and a list of items separated by ``;``:
+
+  key=v1,v2,...          accepted: one model per value must compile, run
+                         on the device and match (every check of the
+                         differential fuzzer, dt_run)
+  refused key=v1,...     refused: npuc must exit 1 with a message that
+                         says what is not supported (no crash, no
+                         internal error)
+  -                      the op with its defaults only
+
+For every claimed entry a one-node model (a few nodes where the op needs
+computed inputs) is built here; an item the test has no builder for fails
+("no case"), so the table cannot claim what is not checked. The test also
+fails when an op the compiler names in compiler/ir/ir.h is missing from the
+table, and when the fuzzer (dt_gen) never generates a claimed op.
+"""
+
+import os
+import re
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import dt_gen     # noqa: E402
+import dt_known   # noqa: E402
+import dt_run     # noqa: E402
+from dt_graph import Graph, Node   # noqa: E402
+
+ROOT = dt_run.ROOT
+OPS_RST = os.path.join(ROOT, "Documentation", "ops.rst")
+IR_H = os.path.join(ROOT, "compiler", "ir", "ir.h")
+
+
+def parse_table(path=OPS_RST):
+    """[(op, [(refused, key, [values])])] from the table in ops.rst."""
+    with open(path) as f:
+        text = f.read()
+    m = re.search(r"\.\. optable-begin\n(.*?)\.\. optable-end", text, re.S)
+    if not m:
+        raise SystemExit("ops.rst has no optable-begin/end block")
+    rows = []
+    cur = None
+    for line in m.group(1).splitlines():
+        if not line.strip() or line.startswith("=") or \
+                line.startswith(".."):
+            continue
+        if line.startswith("ONNX op"):
+            continue
+        if line[0] != " ":
+            op, _, rest = line.partition(" ")
+            cur = [op, rest.strip()]
+            rows.append(cur)
+        elif cur is not None:
+            cur[1] += " " + line.strip()
+    table = []
+    for op, rest in rows:
+        items = []
+        for it in rest.split(";"):
+            it = it.strip()
+            if not it or it == "-":
+                continue
+            refused = it.startswith("refused ")
+            if refused:
+                it = it[len("refused "):].strip()
+            key, _, vals = it.partition("=")
+            values = [v.strip() for v in vals.split(",")] if vals else [""]
+            items.append((refused, key.strip(), values))
+        table.append((op, items))
+    return table
+
+
+def compiler_ops(path=IR_H):
+    """The ONNX op names of the IR (compiler/ir/ir.h)."""
+    with open(path) as f:
+        text = f.read()
+    names = re.findall(r'X\([A-Z_0-9]+, "([A-Za-z]+)"\)', text)
+    return sorted(set(names))
+
+
+# ---------------------------------------------------------------- builders
+
+RNG = np.random.default_rng(22)
+
+
+class B:
+    """A small graph under construction: one op with its inputs."""
+
+    def __init__(self):
+        self.g = Graph()
+        self.k = 0
+
+    def x(self, shape, dtype="float32", lo=0.5, hi=2.0):
+        self.k += 1
+        name = "x%d" % self.k
+        if dtype == "float32" or dtype == "float16":
+            v = np.asarray(RNG.uniform(lo, hi, size=shape), dtype=dtype)
+        elif dtype == "bool":
+            v = RNG.random(shape) < 0.5
+        else:
+            v = RNG.integers(1, 5, size=shape).astype(dtype)
+        self.g.inputs.append((name, dtype, tuple(shape)))
+        self.g.feeds[name] = v
+        return name
+
+    def c(self, arr):
+        self.k += 1
+        name = "c%d" % self.k
+        self.g.inits[name] = np.asarray(arr)
+        return name
+
+    def fc(self, shape, lo=-1.0, hi=1.0):
+        return self.c(np.asarray(RNG.uniform(lo, hi, size=shape),
+                                 dtype=np.float32))
+
+    def node(self, op, ins, attrs=None, nout=1, outs=None):
+        outs = outs or ["y%d" % i if i else "y" for i in range(nout)]
+        self.g.nodes.append(Node(op, ins, outs, attrs or {}))
+        self.g.outputs = [o for o in outs if o]
+        return self.g
+
+
+UNARY_F = ["Sigmoid", "Tanh", "Exp", "Log", "Sqrt", "Erf", "Reciprocal",
+           "Floor", "Ceil", "HardSwish", "Softplus", "Softsign", "Identity",
+           "Dropout", "LeakyRelu", "Elu", "Selu", "HardSigmoid",
+           "ThresholdedRelu"]
+UNARY_SIGNED = ["Relu", "Neg", "Abs"]
+BINARY = ["Add", "Sub", "Mul", "Div"]
+CMP = ["Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual"]
+REDUCE = ["ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd",
+          "ReduceSumSquare", "ReduceL1", "ReduceL2", "ReduceLogSum",
+          "ReduceLogSumExp"]
+
+
+def _num(v):
+    try:
+        return int(v)
+    except ValueError:
+        return float(v)
+
+
+def case(op, key, val):
+    """The graph that checks one table entry, or None (no builder)."""
+    b = B()
+    dt = val if key == "dtype" else "float32"
+    if op in UNARY_F or op in UNARY_SIGNED:
+        if key not in ("", "dtype", "alpha", "beta", "gamma", "rank",
+                       "training_mode"):
+            return None
+        shape = (2, 3, 4)
+        if key == "rank":
+            shape = (2, 3, 4, 5, 2, 2)[:int(val)]
+        lo = -2.0 if op not in ("Log", "Sqrt", "Reciprocal") else 0.5
+        ins = [b.x(shape, dt, lo, 2.0)]
+        attrs = {}
+        if key in ("alpha", "beta", "gamma"):
+            attrs[key] = float(val)
+        if key == "training_mode":
+            ins += [b.c(np.float32(0.5)), b.c(np.array(bool(int(val))))]
+        return b.node(op, ins, attrs)
+    if op in BINARY or op in ("Max", "Min", "Sum", "Mean", "Pow"):
+        if key in ("", "dtype", "broadcast"):
+            bs = (3, 4) if key == "broadcast" or op != "Pow" else (2, 3, 4)
+            lo = 0.5
+            ins = [b.x((2, 3, 4), dt, lo), b.x(bs, dt, lo)]
+            return b.node(op, ins)
+        if key == "inputs" and op in ("Max", "Min", "Sum", "Mean"):
+            ins = [b.x((2, 3, 4), "float32", -2.0) for _ in range(int(val))]
+            return b.node(op, ins)
+        if key == "exponent" and op == "Pow":
+            e = np.array(2, dtype=val) if val != "float32" else \
+                np.float32(1.5)
+            return b.node(op, [b.x((2, 3), "float32", 0.5), b.c(e)])
+        return None
+    if op == "PRelu":
+        if key == "slope":
+            s = {"per-channel": (3, 1, 1), "scalar": (1,),
+                 "broadcast": (4, 5)}[val]
+            return b.node(op, [b.x((2, 3, 4, 5), "float32", -2.0),
+                               b.fc(s)])
+        return None
+    if op in CMP:
+        if key in ("", "dtype"):
+            return b.node(op, [b.x((2, 3), dt, -2.0), b.x((3,), dt, -2.0)])
+        return None
+    if op in ("And", "Or", "Xor"):
+        if key in ("", "dtype"):
+            return b.node(op, [b.x((2, 3), "bool"), b.x((3,), "bool")])
+        return None
+    if op == "Not":
+        return b.node(op, [b.x((2, 3), "bool")]) if key in ("", "dtype") \
+            else None
+    if op == "Where":
+        if key in ("", "dtype"):
+            return b.node(op, [b.x((2, 3), "bool"), b.x((2, 3), dt),
+                               b.x((3,), dt)])
+        return None
+    if op == "Clip":
+        if key != "bounds":
+            return None
+        x = b.x((2, 3, 4), "float32", -2.0)
+        lo, hi = b.c(np.float32(-0.5)), b.c(np.float32(1.0))
+        ins = {"none": [x], "min": [x, lo], "max": [x, "", hi],
+               "both": [x, lo, hi]}[val]
+        return b.node(op, ins)
+    if op in ("Cast", "CastLike"):
+        if key != "to":
+            return None
+        x = b.x((2, 3), "float32", -3.0, 3.0)
+        if op == "Cast":
+            return b.node(op, [x], {"to": val})
+        t = b.c(np.zeros((1,), dtype=val))
+        return b.node(op, [x, t])
+    if op == "Conv":
+        return conv_case(b, key, val)
+    if op in ("MaxPool", "AveragePool"):
+        return pool_case(b, op, key, val)
+    if op in ("GlobalAveragePool", "GlobalMaxPool"):
+        if key == "rank":
+            return b.node(op, [b.x((1, 3, 4, 5, 6)[:int(val)], "float32",
+                                   -2.0)])
+        return None
+    if op == "BatchNormalization":
+        if key == "rank":
+            r = int(val)
+            x = b.x((2, 3, 4, 5, 6)[:r], "float32", -2.0)
+        elif key == "training_mode":
+            x = b.x((2, 3, 4, 4), "float32", -2.0)
+        else:
+            return None
+        ins = [x, b.fc((3,), 0.5, 1.5), b.fc((3,)), b.fc((3,)),
+               b.fc((3,), 0.5, 1.5)]
+        attrs = {"training_mode": int(val)} if key == "training_mode" \
+            else {}
+        nout = 3 if key == "training_mode" and val == "1" else 1
+        return b.node(op, ins, attrs, nout=nout)
+    if op == "Gemm":
+        return gemm_case(b, key, val)
+    if op == "MatMul":
+        if key != "shapes":
+            return None
+        a, w = val.split("x")
+        sa = tuple(int(d) for d in a.split("."))
+        sw = tuple(int(d) for d in w.split("."))
+        return b.node(op, [b.x(sa, "float32", -1.0), b.fc(sw)])
+    if op in ("Softmax", "LogSoftmax"):
+        if key != "axis":
+            return None
+        return b.node(op, [b.x((2, 3, 4), "float32", -2.0)],
+                      {"axis": int(val)})
+    if op == "LayerNormalization":
+        return ln_case(b, key, val)
+    if op in REDUCE:
+        return reduce_case(b, op, key, val)
+    if op in ("Reshape", "Flatten", "Squeeze", "Unsqueeze", "Transpose",
+              "Concat", "Split", "Slice", "Gather", "Expand", "Shape",
+              "Size", "ConstantOfShape", "Range", "Trilu", "Constant"):
+        return shape_case(b, op, key, val)
+    if op == "Pad":
+        return pad_case(b, key, val)
+    if op == "Resize":
+        return resize_case(b, key, val)
+    if op in ("QuantizeLinear", "DequantizeLinear"):
+        return qdq_case(b, op, key, val)
+    return None
+
+
+def conv_case(b, key, val):
+    attrs = {}
+    xs, ws = (1, 4, 6, 6), (6, 4, 3, 3)
+    ins_bias = False
+    if key == "rank":
+        r = int(val)
+        xs = (1, 4) + (6,) * (r - 2)
+        ws = (6, 4) + (3,) * (r - 2)
+    elif key == "auto_pad":
+        attrs["auto_pad"] = val
+        if val != "VALID":
+            attrs["strides"] = [2, 2]
+    elif key == "group":
+        g = 4 if val == "depthwise" else int(val)
+        attrs["group"] = g
+        ws = (8 if val == "depthwise" else 6, 4 // g, 3, 3)
+    elif key in ("strides", "dilations", "pads"):
+        attrs[key] = [int(v) for v in val.split(".")]
+    elif key == "bias":
+        ins_bias = val == "1"
+    else:
+        return None
+    ins = [b.x(xs, "float32", -1.0), b.fc(ws)]
+    if ins_bias:
+        ins.append(b.fc((ws[0],)))
+    return b.node("Conv", ins, attrs)
+
+
+def pool_case(b, op, key, val):
+    attrs = {"kernel_shape": [3, 3]}
+    xs = (1, 3, 7, 7)
+    dt = "float32"
+    nout = 1
+    if key == "rank":
+        r = int(val)
+        xs = (1, 3) + (7,) * (r - 2)
+        attrs["kernel_shape"] = [3] * (r - 2)
+    elif key in ("ceil_mode", "count_include_pad"):
+        attrs[key] = int(val)
+        attrs["strides"] = [2, 2]
+        attrs["pads"] = [1, 1, 1, 1]
+    elif key in ("strides", "dilations", "pads"):
+        attrs[key] = [int(v) for v in val.split(".")]
+    elif key == "dtype":
+        dt = val
+    elif key == "outputs":
+        nout = int(val)
+    elif key == "auto_pad":
+        attrs["auto_pad"] = val
+    else:
+        return None
+    return b.node(op, [b.x(xs, dt, -2.0)], attrs, nout=nout)
+
+
+def gemm_case(b, key, val):
+    attrs = {}
+    m, k, n = 3, 4, 5
+    a_shape, b_shape = (m, k), (k, n)
+    c = None
+    if key == "transA":
+        attrs["transA"] = int(val)
+        if val == "1":
+            a_shape = (k, m)
+    elif key == "transB":
+        attrs["transB"] = int(val)
+        if val == "1":
+            b_shape = (n, k)
+    elif key in ("alpha", "beta"):
+        attrs[key] = float(val)
+        c = (n,)
+    elif key == "C":
+        c = {"none": None, "scalar": (), "N": (n,), "1xN": (1, n),
+             "Mx1": (m, 1), "MxN": (m, n)}[val]
+    else:
+        return None
+    ins = [b.x(a_shape, "float32", -1.0), b.fc(b_shape)]
+    if c is not None:
+        ins.append(b.fc(c))
+    return b.node("Gemm", ins, attrs)
+
+
+def ln_case(b, key, val):
+    xs = (2, 3, 4)
+    attrs = {}
+    bias = True
+    outs = ["y"]
+    if key == "axis":
+        attrs["axis"] = int(val)
+    elif key == "bias":
+        bias = val == "1"
+    elif key == "outputs":
+        outs = {"1": ["y"], "2": ["y", "mean"], "3": ["y", "mean", "inv"],
+                "unused": ["y", "mean", "inv"]}[val]
+    else:
+        return None
+    ax = attrs.get("axis", -1)
+    ns = xs[ax:] if ax != -1 else xs[-1:]
+    ins = [b.x(xs, "float32", -2.0), b.fc(ns, 0.5, 1.5)]
+    if bias:
+        ins.append(b.fc(ns))
+    g = b.node("LayerNormalization", ins, attrs, outs=outs)
+    if val == "unused":
+        g.outputs = ["y"]
+    return g
+
+
+def reduce_case(b, op, key, val):
+    x = b.x((2, 3, 4), "float32", 0.5 if op == "ReduceLogSum" else -1.0)
+    attrs = {}
+    axes = [1]
+    if key == "keepdims":
+        attrs["keepdims"] = int(val)
+    elif key == "axes":
+        axes = {"none": None, "one": [1], "negative": [-1],
+                "all": [0, 1, 2], "two": [0, 2]}[val]
+    elif key == "noop_with_empty_axes":
+        attrs["noop_with_empty_axes"] = int(val)
+        axes = None
+    else:
+        return None
+    ins = [x]
+    if op == "ReduceSum":
+        if axes is not None:
+            ins.append(b.c(np.array(axes, dtype=np.int64)))
+    elif axes is not None:
+        attrs["axes"] = axes
+    return b.node(op, ins, attrs)
+
+
+def shape_case(b, op, key, val):
+    x = b.x((2, 3, 4), "float32", -2.0)
+    i64 = lambda v: b.c(np.array(v, dtype=np.int64))  # noqa: E731
+    if op == "Reshape" and key == "shape":
+        s = {"plain": [4, 6], "zero": [0, 12], "minus1": [-1, 4]}[val]
+        return b.node(op, [x, i64(s)])
+    if op == "Reshape" and key == "allowzero":
+        return b.node(op, [x, i64([2, 12])], {"allowzero": int(val)})
+    if op == "Flatten" and key == "axis":
+        return b.node(op, [x], {"axis": int(val)})
+    if op == "Squeeze" and key == "axes":
+        x = b.x((2, 1, 4), "float32")
+        if val == "none":
+            return b.node(op, [x])
+        return b.node(op, [x, i64([int(val)])])
+    if op == "Unsqueeze" and key == "axes":
+        return b.node(op, [x, i64([int(v) for v in val.split(".")])])
+    if op == "Transpose" and key == "perm":
+        if val == "default":
+            return b.node(op, [x])
+        return b.node(op, [x], {"perm": [int(v) for v in val.split(".")]})
+    if op == "Concat" and key == "axis":
+        return b.node(op, [x, b.x((2, 3, 4), "float32")], {"axis": int(val)})
+    if op == "Split" and key == "split":
+        if val == "input":
+            return b.node(op, [x, i64([1, 3])], {"axis": 2}, nout=2)
+        return b.node(op, [x], {"axis": 2}, nout=2)
+    if op == "Slice" and key == "steps":
+        st = {"positive": 2, "negative": -1}[val]
+        s, e = (0, 4) if st > 0 else (3, -5)
+        return b.node(op, [x, i64([s]), i64([e]), i64([2]), i64([st])])
+    if op == "Slice" and key == "starts":
+        s = {"negative": -3, "clamped": -100}[val]
+        return b.node(op, [x, i64([s]), i64([2 ** 40]), i64([1])])
+    if op == "Gather" and key == "indices":
+        idx = {"int64": np.array([0, 2, -1], dtype=np.int64),
+               "int32": np.array([1, 0], dtype=np.int32),
+               "scalar": np.array(1, dtype=np.int64)}[val]
+        return b.node(op, [x, b.c(idx)], {"axis": 1})
+    if op == "Expand" and key == "shape":
+        return b.node(op, [b.x((3, 1), "float32"), i64([2, 3, 4])])
+    if op in ("Shape", "Size") and key == "":
+        return b.node(op, [x])
+    if op == "ConstantOfShape" and key == "value":
+        v = np.array([1.5], dtype=val) if val != "none" else None
+        attrs = {"value": v} if v is not None else {}
+        return b.node(op, [i64([2, 3])], attrs)
+    if op == "Range" and key == "dtype":
+        st, li, de = (np.array(v, dtype=val) for v in (1, 9, 2))
+        return b.node(op, [b.c(st), b.c(li), b.c(de)])
+    if op == "Trilu" and key == "upper":
+        return b.node(op, [x, i64(1)], {"upper": int(val)})
+    if op == "Constant" and key == "attr":
+        v = {"value": np.array([1.0, 2.0], dtype=np.float32),
+             "value_float": 2.5, "value_floats": [1.0, 2.0],
+             "value_int": 3, "value_ints": [1, 2]}[val]
+        x = b.x((3, 2), "float32")
+        g = b.node(op, [], {val: v}, outs=["k"])
+        # a consumer so the model computes something
+        kf = "k"
+        if val in ("value_int", "value_ints"):
+            g.nodes.append(Node("Cast", ["k"], ["kf"], {"to": "float32"}))
+            kf = "kf"
+        g.nodes.append(Node("Add", [kf, x], ["y"]))
+        g.outputs = ["y"]
+        return g
+    return None
+
+
+def pad_case(b, key, val):
+    x = b.x((2, 3, 4), "float32", -2.0)
+    i64 = lambda v: b.c(np.array(v, dtype=np.int64))  # noqa: E731
+    if key == "mode":
+        return b.node("Pad", [x, i64([0, 1, 2, 0, 1, 1])], {"mode": val})
+    if key == "pads" and val == "negative":
+        return b.node("Pad", [x, i64([0, -1, 1, 0, 0, -2])])
+    if key == "constant_value":
+        return b.node("Pad", [x, i64([0, 1, 2, 0, 1, 1]),
+                              b.c(np.float32(1.5))])
+    return None
+
+
+def resize_case(b, key, val):
+    x = b.x((1, 2, 4, 5), "float32", -2.0)
+    attrs = {}
+    sizes = b.c(np.array([1, 2, 8, 10], dtype=np.int64))
+    ins = [x, "", "", sizes]
+    if key == "mode":
+        attrs["mode"] = val
+    elif key == "coordinate_transformation_mode":
+        attrs[key] = val
+        attrs["mode"] = "nearest" if val == "tf_half_pixel_for_nn" else \
+            "linear"
+        if val == "tf_crop_and_resize":
+            ins = [x, b.c(np.array([0, 0, 0.1, 0.1, 1, 1, 0.9, 0.9],
+                                   dtype=np.float32)), "", sizes]
+    elif key == "nearest_mode":
+        attrs[key] = val
+    elif key == "scales":
+        ins = [x, "", b.c(np.array([1, 1, 2, 0.5], dtype=np.float32))]
+    else:
+        return None
+    return b.node("Resize", ins, attrs)
+
+
+def qdq_case(b, op, key, val):
+    if key == "dtype":
+        dt = val
+        axis = None
+    elif key == "axis":
+        dt = "uint8"
+        axis = int(val)
+    else:
+        return None
+    if axis is None:
+        sc = b.c(np.float32(0.05))
+        zp = b.c(np.array(3, dtype=dt))
+    else:
+        sc = b.c(np.array([0.05, 0.1, 0.02], dtype=np.float32))
+        zp = b.c(np.array([3, 5, 7], dtype=dt))
+    attrs = {"axis": axis} if axis is not None else {}
+    if op == "QuantizeLinear":
+        return b.node(op, [b.x((2, 3, 4), "float32", -2.0), sc, zp], attrs)
+    q = b.x((2, 3, 4), dt)
+    return b.node(op, [q, sc, zp], attrs)
+
+
+# ---------------------------------------------------------------- main
+
+def main():
+    table = parse_table()
+    claimed = [op for op, _ in table]
+    missing = sorted(set(compiler_ops()) - set(claimed))
+    not_generated = sorted(op for op, items in table
+                           if any(not r for r, _, _ in items) or not items
+                           if op not in dt_gen.GENERATED_OPS)
+    entries = []
+    for op, items in table:
+        if not items:
+            entries.append((op, False, "", ""))
+        for refused, key, values in items:
+            for v in values:
+                entries.append((op, refused, key, v))
+    print("1..%d" % (len(entries) + 2), flush=True)
+    n = 1
+    print("%s %d - every op of compiler/ir/ir.h is in the table%s" % (
+        "not ok" if missing else "ok", n,
+        "" if not missing else ": missing " + " ".join(missing)))
+    n += 1
+    print("%s %d - the fuzzer generates every claimed op%s" % (
+        "not ok" if not_generated else "ok", n,
+        "" if not not_generated else ": never " + " ".join(not_generated)))
+    bad = bool(missing or not_generated)
+    work = os.path.join(dt_run.BUILD, "difftest", "optable")
+    for op, refused, key, val in entries:
+        n += 1
+        what = "%s %s%s" % (op, "refused " if refused else "",
+                            "%s=%s" % (key, val) if key else "(defaults)")
+        g = case(op, key, val)
+        if g is None:
+            print("not ok %d - %s # no case for this entry" % (n, what))
+            bad = True
+            continue
+        if refused:
+            ok, why = check_refused(g, work)
+            print("%s %d - %s%s" % ("ok" if ok else "not ok", n, what,
+                                    "" if ok else ": " + why))
+            bad |= not ok
+            continue
+        out = dt_run.run_case(g, work)
+        if out.cls == "pass":
+            print("ok %d - %s" % (n, what))
+            continue
+        known = [dt_known.match(f, g) for f in out.failures]
+        if all(known):
+            ids = sorted({"%s (for %s)" % (k[0], k[1]) for k in known})
+            print("not ok %d - %s # TODO known bug %s" % (
+                n, what, ", ".join(ids)))
+            continue
+        bad = True
+        print("not ok %d - %s" % (n, what))
+        for f in out.failures[:4]:
+            print("#   " + repr(f)[:300])
+    sys.stdout.flush()
+    return 1 if bad else 0
+
+
+def check_refused(g, work):
+    """npuc must refuse g cleanly: exit 1, a message naming what."""
+    import shutil
+    import dt_graph
+    if os.path.isdir(work):
+        shutil.rmtree(work)
+    os.makedirs(work)
+    model = os.path.join(work, "model.onnx")
+    dt_graph.save_onnx(g, {o: "float32" for o in g.outputs}, model)
+    rc, msg = dt_run._run([dt_run.tool("npuc"), model, "-o",
+                           os.path.join(work, "m.om"), "--no-cache"],
+                          timeout=dt_run.COMPILE_TIMEOUT)
+    if rc == 0:
+        return False, "compiled: the table says refused"
+    if rc != 1:
+        return False, "exit %d (want 1): %s" % (rc, msg.strip()[-200:])
+    if not dt_run._is_unsupported(msg):
+        return False, "unclear refusal: %s" % msg.strip()[-200:]
+    return True, ""
+
+
+if __name__ == "__main__":
+    sys.exit(main())
