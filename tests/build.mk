@@ -43,24 +43,13 @@ conformance: $(E2E_TOOLS)
 	BUILD=$(BUILD) $(PYTHON) tests/conformance/run_conformance.py \
 		--json $(BUILD)/conformance.json
 
-# ONNX Runtime from the npm registry, pinned, into $(BUILD)/ort: the
-# CPU library ships in the package, so no install script runs.
-ORT_VERSION	:= 1.30.0
-ORT_PKG		:= $(BUILD)/ort/node_modules/onnxruntime-node/package.json
-
-$(ORT_PKG):
-	@mkdir -p $(BUILD)/ort
-	cd $(BUILD)/ort && npm install --ignore-scripts --no-audit --no-fund \
-		--no-save onnxruntime-node@$(ORT_VERSION)
-
-.PHONY: ort
-ort: $(ORT_PKG)
-
 # Latency of every model on the in-process device beside ONNX Runtime on
 # the same ONNX files, one core and all cores, and the fixed cost per run
 # (Documentation/models.rst), written to $(BUILD)/bench/models.json.
 # BENCH_ARGS adds options (--seconds, --rounds, --torch, model names).
-bench-models: $(E2E_TOOLS) $(ORT_PKG)
+# ONNX Runtime comes from the npm registry, pinned, into $(BUILD)/ort
+# (the rule is tests/difftest/build.mk's).
+bench-models: $(E2E_TOOLS) $(BUILD)/ort/node_modules/onnxruntime-node/package.json
 	BUILD=$(BUILD) $(PYTHON) bench/models/bench_models.py \
 		--json $(BUILD)/bench/models.json $(BENCH_ARGS)
 

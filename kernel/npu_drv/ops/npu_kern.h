@@ -77,11 +77,14 @@ struct npu_kern {
 	u32 cv_mr, cv_nr;
 	npu_tile_fn cv;
 	npu_tile_fn cv16;	/* cv for a row stride of 16 (NC1HWC0, sw 1) */
+	/* wide CONV2D tiles for units of 64 channels (small feature maps) */
+	u32 cw_mr, cw_nr;
+	npu_tile_fn cw, cw16;
 };
 
 /* Largest shapes of any level, for the callers' scratch tiles. */
 #define NPU_KERN_MAX_MR		14
-#define NPU_KERN_MAX_NR		32
+#define NPU_KERN_MAX_NR		64
 #define NPU_KERN_MAX_TILE	256	/* floats: mr * nr of every shape */
 
 extern const struct npu_kern npu_kern_baseline;

@@ -23,4 +23,5 @@ const struct npu_kern npu_kern_baseline = {
 	.name = "baseline",
 	.mm_mr = 4, .mm_nr = 8, .mm = base_mm,
 	.cv_mr = 2, .cv_nr = 16, .cv = base_cv, .cv16 = base_cv16,
+	.cw_mr = 2, .cw_nr = 16, .cw = base_cv, .cw16 = base_cv16,
 };

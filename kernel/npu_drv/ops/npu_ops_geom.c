@@ -124,7 +124,6 @@ void npu_conv_geom(const struct drm_npu_task *t, struct npu_conv_geom *g)
 	g->dw = p->dilation_w;
 	g->pt = p->pad_top;
 	g->pl = p->pad_left;
-	g->ob = (u32)(((u64)g->og + NPU_CONV_OCB - 1) / NPU_CONV_OCB);
 	g->wdense = wt->strides[3] == 1 && wt->strides[2] == g->kw &&
 		    wt->strides[1] == (u64)g->kh * g->kw;
 	/* a flattened plane must still index in 32 bits */
@@ -148,6 +147,19 @@ void npu_conv_geom(const struct drm_npu_task *t, struct npu_conv_geom *g)
 
 		g->flat_units = (pix + NPU_CONV_FLAT_PIX - 1) / NPU_CONV_FLAT_PIX;
 	}
+	/*
+	 * Weights stored O-innermost (npuc's order) on rows of at most 32
+	 * pixels: 64 output channels per unit, so that the product kernels
+	 * have enough independent sums (Documentation/ops.rst); while a unit
+	 * stays within the cost bound.
+	 */
+	g->ocb = NPU_CONV_OCB;
+	if (wt->strides[0] == 1 && g->og >= 64 && g->ow <= 32 && !g->flat &&
+	    !(g->cg == 1 && g->og == 1) &&
+	    npu_mul_sat(npu_mul_sat(64, g->ow), npu_mul_sat(g->cg,
+			(u64)g->kh * g->kw)) <= NPU_MAX_UNIT_COST)
+		g->ocb = 64;
+	g->ob = (u32)(((u64)g->og + g->ocb - 1) / g->ocb);
 }
 
 static u64 conv_units(const struct drm_npu_task *t)
@@ -172,7 +184,7 @@ static u64 conv_unit_cost(const struct drm_npu_task *t)
 	npu_conv_geom(t, &g);
 	taps = (u64)g.cg * g.kh * g.kw;		/* weight dims: <= 2^40 */
 	pix = g.flat ? NPU_CONV_FLAT_PIX : g.ow;
-	return npu_mul_sat(npu_mul_sat(pix, NPU_CONV_OCB), taps);
+	return npu_mul_sat(npu_mul_sat(pix, g.ocb), taps);
 }
 
 /*

@@ -187,7 +187,8 @@ struct npu_conv_geom {
 	u32 o, oh, ow;		/* output */
 	u32 kh, kw, groups, cg, og;
 	u32 sh, sw, dh, dw, pt, pl;
-	u32 ob;			/* blocks of NPU_CONV_OCB per group */
+	u32 ocb;		/* output channels per unit: 16, or 64 */
+	u32 ob;			/* blocks of ocb channels per group */
 	int wdense;		/* weight taps (c, kh, kw) dense per o */
 	int flat;		/* 1x1/s1/p0 on dense planes: one pixel row */
 	u64 flat_units;		/* pixel chunks per plane when flat */

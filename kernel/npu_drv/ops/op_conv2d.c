@@ -418,31 +418,34 @@ static void conv_tap_range(s64 i0, u32 k, u32 d, u32 size, u32 *lo, u32 *hi)
 	*hi = b;
 }
 
+/* One kernel shape of the pixel-major product: mr pixels x nr channels. */
+struct conv_pm_shape {
+	u32 mr, nr;
+	npu_tile_fn fn, fn16;
+};
+
+/*
+ * Channels [@c, @c + @cnt) of output row @oy, pixels [@x0, @x1): the tile
+ * computes the nr channels from @start (<= @c, start + nr >= c + cnt).
+ */
 static __attribute__((__noinline__)) void
-conv_pm_span(const struct conv_ctx *cx, u32 n, u32 g, u32 o0, u32 nb, u32 oy,
-	     u32 x0, u32 x1)
+conv_pm_block(const struct conv_ctx *cx, const struct conv_pm_shape *sh,
+	      u32 n, u32 g, u32 start, u32 c, u32 cnt, u32 oy, u32 x0, u32 x1)
 {
 	const struct npu_conv_geom *G = &cx->g;
-	const struct npu_kern *k = cx->pm.k;
-	float acc[NPU_KERN_MAX_TILE], row[NPU_CONV_OCB], bias[NPU_CONV_OCB];
-	u64 choff[NPU_CONV_OCB], ox, xa, xb, xbase, ybase;
-	u32 ob = o0 + nb - NPU_CONV_OCB, skip = NPU_CONV_OCB - nb;
-	u32 kh_lo, kh_hi, kw_lo, kw_hi, mr, i, j;
+	float acc[NPU_KERN_MAX_TILE], row[NPU_KERN_MAX_NR];
+	u64 ox, xa, xb, xbase, ybase, off0;
+	u32 skip = c - start, kh_lo, kh_hi, kw_lo, kw_hi, mr, i, j, q;
+	u32 c0 = (u32)G->out_c0;
 	s64 iy0 = (s64)oy * G->sh - G->pt, ix0;
 	struct npu_tile t, u;
-	npu_tile_fn cv;
+	npu_tile_fn fn;
 
-	/* the block is channels ob .. ob + 15, of which skip .. 15 are new */
-	for (j = 0; j < NPU_CONV_OCB; j++) {
-		choff[j] = chan_off(cx->out, G->out_c0, ob + j);
-		bias[j] = cx->bias ? cx->bias[(u64)(ob + j) * cx->bias_st] :
-				     0.0f;
-	}
 	conv_tap_range(iy0, G->kh, G->dh, G->h, &kh_lo, &kh_hi);
-	cv = (u64)G->sw * cx->xs3 == 16 ? k->cv16 : k->cv;
+	fn = (u64)G->sw * cx->xs3 == 16 ? sh->fn16 : sh->fn;
 	memset(&t, 0, sizeof(t));
 	t.c = acc;
-	t.ldc = NPU_CONV_OCB;
+	t.ldc = sh->nr;
 	t.sam = (u64)G->sw * cx->xs3;
 	t.n[0] = cx->pm.n[0];
 	t.n[1] = cx->pm.n[1];
@@ -459,6 +462,7 @@ conv_pm_span(const struct conv_ctx *cx, u32 n, u32 g, u32 o0, u32 nb, u32 oy,
 		chan_off(cx->in, G->in_c0, (u64)g * G->cg) +
 		(u64)(iy0 + (s64)kh_lo * G->dh) * cx->xs2;
 	ybase = (u64)n * cx->out->strides[0] + (u64)oy * cx->ys2;
+	off0 = chan_off(cx->out, G->out_c0, c);
 	/* interior pixels: every kw tap inside the row */
 	xa = ((u64)G->pl + G->sw - 1) / G->sw;
 	if ((u64)G->w + G->pl >= (u64)(G->kw - 1) * G->dw + 1)
@@ -473,29 +477,29 @@ conv_pm_span(const struct conv_ctx *cx, u32 n, u32 g, u32 o0, u32 nb, u32 oy,
 	if (xb < xa)
 		xb = xa;
 	for (ox = x0; ox < x1; ox += mr) {
-		u64 start = ox;
+		u64 first = ox;
 
 		ix0 = (s64)ox * G->sw - G->pl;
 		if (ox < xa || ox >= xb) {
 			mr = 1;
 			conv_tap_range(ix0, G->kw, G->dw, G->w, &kw_lo, &kw_hi);
 		} else {
-			mr = xb - ox < k->cv_mr ? (u32)(xb - ox) : k->cv_mr;
-			if (mr < k->cv_mr && xb - xa >= k->cv_mr) {
-				start = xb - k->cv_mr;
-				ix0 = (s64)start * G->sw - G->pl;
+			mr = xb - ox < sh->mr ? (u32)(xb - ox) : sh->mr;
+			if (mr < sh->mr && xb - xa >= sh->mr) {
+				first = xb - sh->mr;
+				ix0 = (s64)first * G->sw - G->pl;
 			}
 			kw_lo = 0;
 			kw_hi = G->kw;
 		}
-		t.mr = ox == start ? mr : k->cv_mr;
+		t.mr = ox == first ? mr : sh->mr;
 		t.n[3] = kw_hi - kw_lo;
 		t.a = cx->x + xbase + (u64)(ix0 + (s64)kw_lo * G->dw) * cx->xs3;
-		t.b = cx->wt + ob + (u64)kh_lo * cx->w->strides[2] +
+		t.b = cx->wt + start + (u64)kh_lo * cx->w->strides[2] +
 		      (u64)kw_lo * cx->w->strides[3];
 		u = t;
 		npu_tile_compact(&u);
-		cv(&u);
+		fn(&u);
 		if (cx->pm.tail) {
 			/* the same sums continue over the last channels */
 			u = t;
@@ -505,17 +509,57 @@ conv_pm_span(const struct conv_ctx *cx, u32 n, u32 g, u32 o0, u32 nb, u32 oy,
 			u.a += cx->pm.n[0] * cx->pm.sa[0];
 			u.b += cx->pm.n[0] * cx->pm.sb[0];
 			npu_tile_compact(&u);
-			cv(&u);
+			fn(&u);
 		}
-		for (i = (u32)(ox - start); i < (u32)(ox - start) + mr; i++) {
-			u64 yo = ybase + (start + i) * cx->ys3;
+		for (i = (u32)(ox - first); i < (u32)(ox - first) + mr; i++) {
+			u64 yo = ybase + (first + i) * cx->ys3 + off0;
 
-			for (j = 0; j < NPU_CONV_OCB; j++)
-				row[j] = acc[i * NPU_CONV_OCB + j] + bias[j];
-			npu_act_row(&cx->act, row, NPU_CONV_OCB);
-			for (j = skip; j < NPU_CONV_OCB; j++)
-				cx->y[yo + choff[j]] = row[j];
+			for (j = 0; j < cnt; j++)
+				row[j] = acc[i * sh->nr + skip + j] +
+					 (cx->bias ? cx->bias[(u64)(c + j) *
+							      cx->bias_st] :
+					  0.0f);
+			npu_act_row(&cx->act, row, cnt);
+			/* channel offsets stepped from c's, no division */
+			q = c0 ? c % c0 : 0;
+			for (j = 0; j < cnt; j++) {
+				cx->y[yo] = row[j];
+				if (c0 && ++q == c0) {
+					q = 0;
+					yo += cx->out->strides[1] -
+					      (u64)(c0 - 1) * cx->out->strides[4];
+				} else {
+					yo += c0 ? cx->out->strides[4] :
+						   cx->out->strides[1];
+				}
+			}
 		}
+	}
+}
+
+/*
+ * Channels [@o0, @o0 + @nb) (one unit's, global indices) of group @g: in
+ * blocks of the shape's nr channels, a last narrow block moved down to end
+ * at the group's last channel (og >= nr: those channels are computed again
+ * with the same bits, and stored by their own unit only).
+ */
+static void conv_pm_span(const struct conv_ctx *cx, u32 n, u32 g, u32 o0,
+			 u32 nb, u32 oy, u32 x0, u32 x1)
+{
+	const struct npu_kern *k = cx->pm.k;
+	struct conv_pm_shape sh;
+	u32 gend = (g + 1) * cx->g.og, c, cnt, start;
+
+	if (cx->g.ocb > NPU_CONV_OCB)
+		sh = (struct conv_pm_shape){ k->cw_mr, k->cw_nr, k->cw,
+					     k->cw16 };
+	else
+		sh = (struct conv_pm_shape){ k->cv_mr, k->cv_nr, k->cv,
+					     k->cv16 };
+	for (c = o0; c < o0 + nb; c += cnt) {
+		cnt = o0 + nb - c < sh.nr ? o0 + nb - c : sh.nr;
+		start = c + sh.nr > gend ? gend - sh.nr : c;
+		conv_pm_block(cx, &sh, n, g, start, c, cnt, oy, x0, x1);
 	}
 }
 
@@ -705,12 +749,19 @@ static void conv_row_unit(const struct conv_ctx *cx, u64 u)
 			zero_pad_span(cx, n, oy, 0, G->ow);
 		return;
 	}
-	o0 = ob * NPU_CONV_OCB;		/* ob < ceil(og / 16): o0 < og */
-	nb = G->og - o0 < NPU_CONV_OCB ? G->og - o0 : NPU_CONV_OCB;
-	if (cx->pm.k)
+	o0 = ob * G->ocb;		/* ob < ceil(og / ocb): o0 < og */
+	nb = G->og - o0 < G->ocb ? G->og - o0 : G->ocb;
+	if (cx->pm.k) {
 		conv_pm_span(cx, n, g, o0 + g * G->og, nb, oy, 0, G->ow);
-	else
-		conv_span(cx, n, g, o0 + g * G->og, nb, oy, 0, G->ow);
+	} else {
+		u32 s, m;
+
+		for (s = 0; s < nb; s += m) {
+			m = nb - s < NPU_CONV_OCB ? nb - s : NPU_CONV_OCB;
+			conv_span(cx, n, g, o0 + s + g * G->og, m, oy, 0,
+				  G->ow);
+		}
+	}
 	if (ob == G->ob - 1 && g == G->groups - 1)
 		zero_pad_span(cx, n, oy, 0, G->ow);
 }
@@ -730,8 +781,8 @@ static void conv_flat_unit(const struct conv_ctx *cx, u64 u)
 	u /= G->flat_units;
 	g = (u32)(u % G->groups);
 	n = (u32)(u / G->groups);
-	o0 = ob * NPU_CONV_OCB;
-	nb = G->og - o0 < NPU_CONV_OCB ? G->og - o0 : NPU_CONV_OCB;
+	o0 = ob * G->ocb;	/* flat convolutions keep ocb = 16 */
+	nb = G->og - o0 < G->ocb ? G->og - o0 : G->ocb;
 	p0 = pu * NPU_CONV_FLAT_PIX;
 	p1 = p0 + NPU_CONV_FLAT_PIX < G->ow ? p0 + NPU_CONV_FLAT_PIX : G->ow;
 	/* the flat plane has at most 2^32 - 1 pixels (npu_conv_geom()) */
