@@ -85,7 +85,8 @@ struct npu_kern {
 /* Largest shapes of any level, for the callers' scratch tiles. */
 #define NPU_KERN_MAX_MR		14
 #define NPU_KERN_MAX_NR		64
-#define NPU_KERN_MAX_TILE	256	/* floats: mr * nr of every shape */
+#define NPU_KERN_MAX_TILE	384	/* floats: mr * nr of every shape */
+#define NPU_KERN_MM_TILE	256	/* floats: mm_mr * mm_nr of every level */
 
 extern const struct npu_kern npu_kern_baseline;
 #ifdef NPU_KERN_X86

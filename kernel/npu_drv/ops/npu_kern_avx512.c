@@ -21,15 +21,15 @@ typedef float VF __attribute__((__vector_size__(64)));
 NPU_KERN_TILE(avx512_mm, 8, 2)
 NPU_KERN_TILE(avx512_cv, 14, 1)
 NPU_KERN_TILE_S(avx512_cv16, 14, 1, 16)
-/* 4 pixels x 64 channels: 16 accumulators, even for one edge pixel 4 */
-NPU_KERN_TILE(avx512_cw, 4, 4)
-NPU_KERN_TILE_S(avx512_cw16, 4, 4, 16)
+/* 6 pixels x 64 channels: 24 accumulators, even for one edge pixel 4 */
+NPU_KERN_TILE(avx512_cw, 6, 4)
+NPU_KERN_TILE_S(avx512_cw16, 6, 4, 16)
 
 const struct npu_kern npu_kern_avx512 = {
 	.isa = NPU_ISA_AVX512,
 	.name = "avx512",
 	.mm_mr = 8, .mm_nr = 32, .mm = avx512_mm,
 	.cv_mr = 14, .cv_nr = 16, .cv = avx512_cv, .cv16 = avx512_cv16,
-	.cw_mr = 4, .cw_nr = 64, .cw = avx512_cw, .cw16 = avx512_cw16,
+	.cw_mr = 6, .cw_nr = 64, .cw = avx512_cw, .cw16 = avx512_cw16,
 };
 #endif

@@ -433,7 +433,7 @@ conv_pm_block(const struct conv_ctx *cx, const struct conv_pm_shape *sh,
 	      u32 n, u32 g, u32 start, u32 c, u32 cnt, u32 oy, u32 x0, u32 x1)
 {
 	const struct npu_conv_geom *G = &cx->g;
-	float acc[NPU_KERN_MAX_TILE], row[NPU_KERN_MAX_NR];
+	float acc[NPU_KERN_MAX_TILE], *row;
 	u64 ox, xa, xb, xbase, ybase, off0;
 	u32 skip = c - start, kh_lo, kh_hi, kw_lo, kw_hi, mr, i, j, q;
 	u32 c0 = (u32)G->out_c0;
@@ -514,11 +514,11 @@ conv_pm_block(const struct conv_ctx *cx, const struct conv_pm_shape *sh,
 		for (i = (u32)(ox - first); i < (u32)(ox - first) + mr; i++) {
 			u64 yo = ybase + (first + i) * cx->ys3 + off0;
 
+			row = acc + i * sh->nr + skip;	/* in place */
 			for (j = 0; j < cnt; j++)
-				row[j] = acc[i * sh->nr + skip + j] +
-					 (cx->bias ? cx->bias[(u64)(c + j) *
+				row[j] += cx->bias ? cx->bias[(u64)(c + j) *
 							      cx->bias_st] :
-					  0.0f);
+						     0.0f;
 			npu_act_row(&cx->act, row, cnt);
 			/* channel offsets stepped from c's, no division */
 			q = c0 ? c % c0 : 0;

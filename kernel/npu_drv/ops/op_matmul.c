@@ -172,7 +172,7 @@ mm_fast(const struct mm_ctx *c, const float *a, const float *b, float *out,
 	u64 n1)
 {
 	const struct npu_kern *k = c->kern;
-	float acc[NPU_KERN_MAX_TILE];
+	float acc[NPU_KERN_MM_TILE];
 	struct npu_tile t;
 	u64 j0, start;
 	u32 r0, rows, skip;
