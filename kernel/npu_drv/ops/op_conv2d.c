@@ -520,6 +520,16 @@ conv_pm_block(const struct conv_ctx *cx, const struct conv_pm_shape *sh,
 							      cx->bias_st] :
 						     0.0f;
 			npu_act_row(&cx->act, row, cnt);
+			if (c0 && c % c0 == 0 && cx->out->strides[4] == 1) {
+				/* whole C0 blocks: contiguous channels */
+				for (j = 0; j < cnt; j += c0) {
+					memcpy(cx->y + yo, row + j,
+					       (cnt - j < c0 ? cnt - j : c0) *
+					       sizeof(float));
+					yo += cx->out->strides[1];
+				}
+				continue;
+			}
 			/* channel offsets stepped from c's, no division */
 			q = c0 ? c % c0 : 0;
 			for (j = 0; j < cnt; j++) {
