@@ -467,6 +467,80 @@ float npu_geluf(float x)
 	return (float)(0.5 * xd * e);
 }
 
+/*
+ * The fast float exp: 2^k e^r with k = round(x / ln 2) (the 1.5 * 2^23
+ * rounding trick), r = x - k ln 2 in two steps (ln2_hi has 12 trailing
+ * zero bits, so k * ln2_hi is exact for |k| <= 128), e^r by Taylor to r^7
+ * (truncation < 6e-9 relative for |r| <= ln 2 / 2), 2^k added to the
+ * exponent bits (|k| <= 127 on [-87, 88]: the result stays normal).
+ * Float operations only, the same in the vector loop and for one value.
+ * Outside [-87, 88] (and for NaN) it is npu_expf(), correctly rounded.
+ */
+#define EXPF_LN2_HI	0.693145751953125f
+#define EXPF_LN2_LO	1.428606765330187045e-06f
+#define EXPF_LOG2E	1.44269504088896341f
+#define EXPF_SHIFT	12582912.0f		/* 1.5 * 2^23 */
+#define EXPF_LO		-87.0f
+#define EXPF_HI		88.0f
+
+typedef float npu_v4f __attribute__((__vector_size__(16)));
+typedef s32 npu_v4i __attribute__((__vector_size__(16)));
+
+static inline __attribute__((__always_inline__)) npu_v4f
+expf4(npu_v4f x)
+{
+	const npu_v4f shift = { EXPF_SHIFT, EXPF_SHIFT, EXPF_SHIFT,
+				EXPF_SHIFT };
+	npu_v4f t, k, r, p;
+	npu_v4i e;
+
+	t = x * EXPF_LOG2E + shift;
+	k = t - shift;
+	r = (x - k * EXPF_LN2_HI) - k * EXPF_LN2_LO;
+	p = r * (1.0f / 5040) + 1.0f / 720;
+	p = p * r + 1.0f / 120;
+	p = p * r + 1.0f / 24;
+	p = p * r + 1.0f / 6;
+	p = p * r + 0.5f;
+	p = p * r + 1.0f;
+	p = p * r + 1.0f;
+	e = __builtin_convertvector(k, npu_v4i) << 23;
+	return (npu_v4f)((npu_v4i)p + e);
+}
+
+float npu_expf_fast(float x)
+{
+	npu_v4f v = { x, 0.0f, 0.0f, 0.0f };
+
+	if (!(x >= EXPF_LO && x <= EXPF_HI))
+		return npu_expf(x);
+	v = expf4(v);
+	return v[0];
+}
+
+void npu_expf_row(float *x, u32 n)
+{
+	u32 i, j;
+
+	for (i = 0; i + 4 <= n; i += 4) {
+		npu_v4f v, w;
+		bool odd = false;
+
+		memcpy(&v, x + i, sizeof(v));
+		for (j = 0; j < 4; j++)
+			odd |= !(v[j] >= EXPF_LO && v[j] <= EXPF_HI);
+		if (odd) {
+			for (j = 0; j < 4; j++)
+				x[i + j] = npu_expf_fast(x[i + j]);
+			continue;
+		}
+		w = expf4(v);
+		memcpy(x + i, &w, sizeof(w));
+	}
+	for (; i < n; i++)
+		x[i] = npu_expf_fast(x[i]);
+}
+
 float npu_powf(float x, float y)
 {
 	return (float)npu_pow_d(x, y);

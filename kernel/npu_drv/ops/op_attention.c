@@ -7,9 +7,10 @@
  *
  * No scratch memory beyond a 1 KiB block of scores on the stack: keys are
  * taken in blocks of ATTN_KB with the running-maximum ("online") softmax:
- * each block's scores are computed once, the output row (the accumulator)
- * and the normaliser (double) are rescaled when the maximum grows, and the
- * row is divided by the normaliser at the end. Dot products over a
+ * each block's scores are computed once, their exponentials taken four
+ * at a time in float (npu_expf_row(), <= 2 ulp), the output row (the
+ * accumulator) and the normaliser (double) are rescaled when the maximum
+ * grows, and the row is divided by the normaliser at the end. Dot products over a
  * contiguous head dimension use 8 partial sums (vectorised; a fixed order,
  * so results do not depend on chunking).
  * Work unit: one query row of one batch.
@@ -89,12 +90,15 @@ static void attn_row(const struct attn_ctx *c, const float *qr, const float *kp,
 				y[e * c->ys] = (float)(y[e * c->ys] * f);
 		}
 		mx = nmx;
+		/* the block's probabilities, vectorised (npu_expf_row()) */
+		for (j = 0; j < n; j++)
+			sc[j] -= mx;
+		npu_expf_row(sc, n);
 		for (j = 0; j < n; j++) {
-			double pd = npu_exp_d((double)sc[j] - mx);
 			const float *vr = vp + (u64)(j0 + j) * c->vrs;
-			float pj = (float)pd;
+			float pj = sc[j];
 
-			l += pd;
+			l += pj;
 			if (c->vs == 1 && c->ys == 1) {
 				for (e = 0; e < c->dv; e++)
 					y[e] += pj * vr[e];

@@ -101,6 +101,7 @@ static void sweeps(void)
 		{ "sqrtf", npu_sqrtf, sqrt, 0, 3.4e38f, 1, 0.5 },
 		{ "sigmoidf", npu_sigmoidf, sigmoid_ref, 0, 110, 3, 1.0 },
 		{ "geluf", npu_geluf, gelu_ref, 0, 3.4e38f, 1, 1.0 },
+		{ "expf_fast", npu_expf_fast, exp, 0, 104, 3, 2.0 },
 		{ "geluf (x < 0)", npu_geluf, gelu_ref, 0, 20, 2, 1.0 },
 	};
 	size_t i;
@@ -116,6 +117,34 @@ static void sweeps(void)
 }
 
 /* Odd spots: tiny and subnormal inputs, every pattern. */
+/* npu_expf_row() (four lanes at a time) gives npu_expf_fast()'s bits. */
+static void exp_row(void)
+{
+	enum { N = 4099 };
+	static float x[N], y[N];
+	u32 i;
+	int bad = 0;
+
+	tl_seed(5);
+	for (i = 0; i < N; i++)
+		x[i] = tl_uniform(-100, 100);
+	x[7] = NAN;
+	x[100] = INFINITY;
+	x[101] = -INFINITY;
+	x[102] = -87.0f;
+	x[103] = 88.0f;
+	x[104] = -0.0f;
+	memcpy(y, x, sizeof(x));
+	npu_expf_row(y, N);
+	for (i = 0; i < N; i++) {
+		float e = npu_expf_fast(x[i]);
+
+		bad += memcmp(&e, &y[i], 4) != 0;
+	}
+	tap_ok(!bad, "expf_row: the bits of expf_fast on every lane (%d bad)",
+	       bad);
+}
+
 static void tiny(void)
 {
 	float wx = 0;
@@ -281,5 +310,6 @@ int main(void)
 	pow_checks();
 	rounding();
 	half();
+	exp_row();
 	return tap_done();
 }
