@@ -83,7 +83,8 @@ int npu_run_batchnorm(const struct npu_op_args *args, u64 begin, u64 end)
 	const struct drm_npu_operand *in = npu_opnd(t, 0), *out = npu_opnd(t, 5);
 	const struct drm_npu_operand *const ops[2] = { in, out };
 	double eps = npu_u2f(t->params.norm.epsilon);
-	u64 ch = npu_opnd(t, 1)->shape[0], c0 = 0, c, i, u;
+	u64 ch = npu_opnd(t, 1)->shape[0], c0 = 0, c, i, u, have = ~0ull;
+	double ca[NPU_C0_BYTES_1], cb[NPU_C0_BYTES_1];
 	const float *v[4];
 	u64 vst[4], offs[2];
 	struct npu_rows r;
@@ -106,6 +107,31 @@ int npu_run_batchnorm(const struct npu_op_args *args, u64 begin, u64 end)
 		npu_unravel(sg.row, in->shape, in->rank - 1, coord);
 		x = (const float *)args->data[0] + offs[0];
 		y = (float *)args->data[5] + offs[1];
+		if (c0 && sg.start == 0 && sg.len == c0 && c0 <= NPU_C0_BYTES_1) {
+			/*
+			 * NC1HWC0: a row is one pixel's C0 channels. The
+			 * factors of a block are computed once for the rows of
+			 * the block that follow each other in [begin, end).
+			 */
+			if (coord[1] != have) {
+				for (i = 0; i < c0; i++) {
+					u64 cc = coord[1] * c0 + i;
+
+					if (cc >= ch)
+						continue;
+					ca[i] = (double)v[0][cc * vst[0]] /
+						npu_sqrt_d((double)v[3][cc * vst[3]] +
+							   eps);
+					cb[i] = (double)v[1][cc * vst[1]] -
+						(double)v[2][cc * vst[2]] * ca[i];
+				}
+				have = coord[1];
+			}
+			for (i = 0; i < c0; i++)
+				y[i * r.inner[1]] = coord[1] * c0 + i >= ch ? 0.0f :
+					(float)(x[i * r.inner[0]] * ca[i] + cb[i]);
+			continue;
+		}
 		if (in->rank == 2 || c0) {
 			/* channel varies along the row: per element */
 			for (i = 0; i < sg.len; i++) {
