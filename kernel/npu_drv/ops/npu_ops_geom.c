@@ -446,6 +446,11 @@ void npu_rows_begin(struct npu_rows *r, const struct drm_npu_operand *const *ops
 		npu_bcast_strides(ops[i], out, r->st[i]);
 		r->inner[i] = out->rank ? r->st[i][out->rank - 1] : 0;
 	}
+	/* the same offsets as npu_unravel() + npu_offset(), fewer divisions */
+	r->uniform = out->rank > 0;
+	for (i = 0; i < n && r->uniform; i++)
+		r->uniform = rows_uniform(out->shape, r->st[i], out->rank - 1,
+					  &r->rs[i]);
 }
 
 void npu_row_offsets(const struct npu_rows *r, u64 unit, struct npu_seg *s,
@@ -453,7 +458,19 @@ void npu_row_offsets(const struct npu_rows *r, u64 unit, struct npu_seg *s,
 {
 	u32 coord[DRM_NPU_MAX_RANK] = { 0 }, i, outer;
 
-	npu_seg_of(unit, r->len, s);
+	if (r->len <= NPU_ROW_SEG) {		/* one segment per row */
+		s->row = unit;
+		s->start = 0;
+		s->len = r->len;
+	} else {
+		npu_seg_of(unit, r->len, s);
+	}
+	if (r->uniform) {
+		for (i = 0; i < r->n; i++)
+			offs[i] = s->row * r->rs[i] +
+				  (u64)s->start * r->inner[i];
+		return;
+	}
 	outer = r->rank ? r->rank - 1 : 0;
 	npu_unravel(s->row, r->out->shape, outer, coord);
 	for (i = 0; i < r->n; i++)

@@ -132,6 +132,9 @@ struct npu_rows {
 	u32 n, rank, len;
 	u64 st[DRM_NPU_MAX_OPERANDS][DRM_NPU_MAX_RANK];
 	u64 inner[DRM_NPU_MAX_OPERANDS];	/* stride along the last dim */
+	/* rows of every operand one stride apart: offset = row * rs */
+	bool uniform;
+	u64 rs[DRM_NPU_MAX_OPERANDS];
 	const struct drm_npu_operand *out;
 };
 
