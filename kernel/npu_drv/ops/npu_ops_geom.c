@@ -202,6 +202,9 @@ u64 npu_mm_cols(const struct drm_npu_task *t)
 	k = (t->params.matmul.flags & DRM_NPU_MATMUL_TRANS_A) ?
 	    a->shape[a->rank - 2] : a->shape[a->rank - 1];
 	tiles = NPU_MM_UNIT_TARGET / (NPU_MM_MR * 8 * (k ? k : 1));
+	/* whole tiles of the widest product kernel (32 columns) */
+	if (tiles >= 4)
+		tiles &= ~3ull;
 	if (!tiles)
 		tiles = 1;
 	if (tiles * 8 >= n)

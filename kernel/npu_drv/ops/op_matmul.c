@@ -20,12 +20,13 @@ struct mm_ctx {
 	u64 ast[DRM_NPU_MAX_RANK], bst[DRM_NPU_MAX_RANK];
 	u64 biasst[DRM_NPU_MAX_RANK];
 	u64 sam, sak, sbk, sbn;
-	u64 m, n, cols, mb, nb;
+	u64 m, n, cols, mb, nb, bmb;	/* bmb: batches x row blocks */
 	u32 k, r;
 	float alpha, beta;
 	struct npu_act act;
 	const struct npu_kern *kern;	/* NULL: the 4x8 tiles only */
 	u64 osm, osn, bsm, bsn;		/* row/column strides: out, bias */
+	bool fold;			/* batches folded into rows */
 };
 
 static void mm_init(struct mm_ctx *c, const struct drm_npu_task *t, u32 isa)
@@ -67,13 +68,15 @@ static void mm_init(struct mm_ctx *c, const struct drm_npu_task *t, u32 isa)
 	c->bsm = bias ? c->biasst[c->r - 2] : 0;
 	c->bsn = bias ? c->biasst[c->r - 1] : 0;
 	/* batches of rows that follow each other: one product (geom) */
-	if (npu_mm_fold(t, &fold)) {
+	c->fold = npu_mm_fold(t, &fold);
+	if (c->fold) {
 		c->m = fold.rows;
 		c->sam = fold.a_rs;
 		c->osm = fold.o_rs;
 		c->bsm = 0;
 	}
 	c->mb = (c->m + NPU_MM_MR - 1) / NPU_MM_MR;
+	c->bmb = (c->fold ? 1 : npu_dims_prod(c->out, 0, c->r - 2)) * c->mb;
 	c->cols = npu_mm_cols(t);
 	c->nb = (c->n + c->cols - 1) / c->cols;
 	c->alpha = npu_u2f(p->alpha);
@@ -215,8 +218,13 @@ static void mm_unit(const struct mm_ctx *c, const struct npu_op_args *args,
 {
 	u32 coord[DRM_NPU_MAX_RANK] = { 0 };
 	u32 batch_rank = c->r - 2, mr, nr, i, j;
-	u64 bm = unit / c->nb, bi = bm / c->mb, i0 = (bm % c->mb) * NPU_MM_MR;
-	u64 n0, n1 = (unit % c->nb + 1) * c->cols;
+	/*
+	 * Column blocks outermost: the units that follow each other share a
+	 * panel of B (it stays in the cache) and walk the rows.
+	 */
+	u64 cb = unit / c->bmb, bm = unit % c->bmb, bi = bm / c->mb;
+	u64 i0 = (bm % c->mb) * NPU_MM_MR;
+	u64 n0, n1 = (cb + 1) * c->cols;
 	const float *a, *b, *bias = NULL;
 	float *out = args->data[c->bias ? 3 : 2];
 	u64 aoff, boff, ooff, biasoff = 0;
@@ -235,7 +243,7 @@ static void mm_unit(const struct mm_ctx *c, const struct npu_op_args *args,
 	mr = c->m - i0 < NPU_MM_MR ? (u32)(c->m - i0) : NPU_MM_MR;
 	if (n1 > c->n)
 		n1 = c->n;
-	n0 = (unit % c->nb) * c->cols;
+	n0 = cb * c->cols;
 	if (c->kern)
 		n0 = mm_fast(c, a, b, out, ooff, bias, biasoff, i0, mr, n0, n1);
 	for (; n0 < n1; n0 += 8) {
