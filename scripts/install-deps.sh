@@ -11,7 +11,7 @@ PACKAGES="
 	python3-onnx python3-numpy python3-torch python3-torchvision
 	clang libclang-rt-14-dev valgrind graphviz
 	qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static
-	cpio kmod nodejs npm
+	cpio kmod nodejs npm time
 "
 
 missing=""

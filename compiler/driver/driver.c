@@ -735,55 +735,24 @@ static bool try_hit(struct cache_handle *ch, void **om, size_t *om_size,
 	return true;
 }
 
-int npuc_compile_file(const char *path, const struct npuc_options *opt,
-		      void **om, size_t *om_size, struct npuc_report *rep,
-		      char *err, size_t errlen)
+/*
+ * Everything after the import: shape inference, the compile cache by the
+ * canonical key, the gears, the report. Takes @g; @fkey (or NULL) is the
+ * file key to remember a stored entry under.
+ */
+static int compile_imported(struct ir_graph *g, struct npuc_options *o,
+			    const struct cache_key *fkey, double t0,
+			    void **om, size_t *om_size,
+			    struct npuc_report *rep, bool corrupt,
+			    char *err, size_t errlen)
 {
-	struct npuc_options o = opt ? *opt : (struct npuc_options){
-		.opt_level = 2 };
-	struct onnx_import_opts io = { 0 };
-	struct ir_graph *g = NULL;
 	struct cache_handle ch = { .lock_fd = -1 };
-	bool cached = false, corrupt = false;
-	struct cache_key fkey = { { 0, 0 } };
+	bool cached = false;
 	char dir[4096];
-	double t0 = now_ms();
 	int ret;
 
-	memset(rep, 0, sizeof(*rep));
-	err[0] = '\0';
-	rep->cache = -1;
-	if (o.opt_level < 0 || o.opt_level > 3) {
-		snprintf(err, errlen, "optimisation level %d: use -O0..-O3",
-			 o.opt_level);
-		return -EINVAL;
-	}
-	rep->opt_level = o.opt_level;
-	base_name(path, rep->model, sizeof(rep->model));
-	if (o.dump_ir_after)
-		o.no_cache = true;	/* a dump needs the passes to run */
-	if (!o.no_cache && file_key(path, &o, &fkey)) {
-		struct cache_key key;
-
-		if (!cache_dir_of(&o, dir, sizeof(dir)) &&
-		    read_ref(dir, &fkey, &key) && !cache_open(&ch, dir, &key)) {
-			bool hit = try_hit(&ch, om, om_size, rep, &corrupt);
-
-			cache_close(&ch);
-			if (hit) {
-				rep->import_ms = 0;
-				rep->compile_ms = 0;
-				rep->total_ms = now_ms() - t0;
-				return 0;
-			}
-		}
-	}
-	io.input_shapes = o.input_shapes;
-	ret = onnx_import_file(path, &io, &g, err, errlen);
-	if (ret)
-		return ret;
 	ret = shape_infer(g);
-	if (ret && !o.dynamic_batch && !o.dynamic_dims) {
+	if (ret && !o->dynamic_batch && !o->dynamic_dims) {
 		snprintf(err, errlen, "shape inference: %s", ir_graph_error(g));
 		goto out;
 	}
@@ -791,8 +760,8 @@ int npuc_compile_file(const char *path, const struct npuc_options *opt,
 	 * dims; the symbolic graph may not infer everywhere. */
 	ret = 0;
 	rep->import_ms = now_ms() - t0;
-	if (!o.no_cache && !cache_dir_of(&o, dir, sizeof(dir))) {
-		struct cache_key key = compile_key(g, &o);
+	if (!o->no_cache && !cache_dir_of(o, dir, sizeof(dir))) {
+		struct cache_key key = compile_key(g, o);
 
 		if (!cache_open(&ch, dir, &key)) {
 			cached = true;
@@ -800,7 +769,8 @@ int npuc_compile_file(const char *path, const struct npuc_options *opt,
 				rep->import_ms = now_ms() - t0;
 				rep->compile_ms = 0;
 				rep->total_ms = now_ms() - t0;
-				write_ref(dir, &fkey, ch.key_hex);
+				if (fkey)
+					write_ref(dir, fkey, ch.key_hex);
 				goto out;
 			}
 			memcpy(rep->cache_key, ch.key_hex, sizeof(ch.key_hex));
@@ -808,7 +778,7 @@ int npuc_compile_file(const char *path, const struct npuc_options *opt,
 		}
 	}
 	rep->nodes_before = (uint32_t)g->num_nodes;
-	ret = compile_graph(g, &o, om, om_size, rep, err, errlen);
+	ret = compile_graph(g, o, om, om_size, rep, err, errlen);
 	if (ret)
 		goto out;
 	rep->om_size = *om_size;
@@ -831,11 +801,115 @@ int npuc_compile_file(const char *path, const struct npuc_options *opt,
 	rep->compile_ms = now_ms() - t0 - rep->import_ms;
 	rep->total_ms = now_ms() - t0;
 	rep->cache_corrupt_seen = corrupt;
-	if (cached && !cache_store(&ch, *om, *om_size, rep, sizeof(*rep)))
-		write_ref(dir, &fkey, ch.key_hex);
+	if (cached && !cache_store(&ch, *om, *om_size, rep, sizeof(*rep)) &&
+	    fkey)
+		write_ref(dir, fkey, ch.key_hex);
 out:
 	if (cached)
 		cache_close(&ch);
 	ir_graph_free(g);
 	return ret;
+}
+
+static int check_options(struct npuc_options *o, struct npuc_report *rep,
+			 char *err, size_t errlen)
+{
+	memset(rep, 0, sizeof(*rep));
+	err[0] = '\0';
+	rep->cache = -1;
+	if (o->opt_level < 0 || o->opt_level > 3) {
+		snprintf(err, errlen, "optimisation level %d: use -O0..-O3",
+			 o->opt_level);
+		return -EINVAL;
+	}
+	rep->opt_level = o->opt_level;
+	if (o->dump_ir_after)
+		o->no_cache = true;	/* a dump needs the passes to run */
+	return 0;
+}
+
+int npuc_compile_file(const char *path, const struct npuc_options *opt,
+		      void **om, size_t *om_size, struct npuc_report *rep,
+		      char *err, size_t errlen)
+{
+	struct npuc_options o = opt ? *opt : (struct npuc_options){
+		.opt_level = 2 };
+	struct onnx_import_opts io = { 0 };
+	struct ir_graph *g = NULL;
+	struct cache_handle ch = { .lock_fd = -1 };
+	bool corrupt = false, have_fkey = false;
+	struct cache_key fkey = { { 0, 0 } };
+	char dir[4096];
+	double t0 = now_ms();
+	int ret;
+
+	ret = check_options(&o, rep, err, errlen);
+	if (ret)
+		return ret;
+	base_name(path, rep->model, sizeof(rep->model));
+	if (!o.no_cache && file_key(path, &o, &fkey)) {
+		struct cache_key key;
+
+		have_fkey = true;
+		if (!cache_dir_of(&o, dir, sizeof(dir)) &&
+		    read_ref(dir, &fkey, &key) && !cache_open(&ch, dir, &key)) {
+			bool hit = try_hit(&ch, om, om_size, rep, &corrupt);
+
+			cache_close(&ch);
+			if (hit) {
+				rep->import_ms = 0;
+				rep->compile_ms = 0;
+				rep->total_ms = now_ms() - t0;
+				return 0;
+			}
+		}
+	}
+	io.input_shapes = o.input_shapes;
+	ret = onnx_import_file(path, &io, &g, err, errlen);
+	if (ret)
+		return ret;
+	return compile_imported(g, &o, have_fkey ? &fkey : NULL, t0, om,
+				om_size, rep, corrupt, err, errlen);
+}
+
+int npuc_compile_buffer(const void *data, size_t size, const char *name,
+			const char *base_dir, const struct npuc_options *opt,
+			void **om, size_t *om_size, struct npuc_report *rep,
+			char *err, size_t errlen)
+{
+	struct npuc_options o = opt ? *opt : (struct npuc_options){
+		.opt_level = 2 };
+	struct onnx_import_opts io = { 0 };
+	struct ir_graph *g = NULL;
+	double t0 = now_ms();
+	int ret;
+
+	ret = check_options(&o, rep, err, errlen);
+	if (ret)
+		return ret;
+	snprintf(rep->model, sizeof(rep->model), "%s", name ? name : "model");
+	io.input_shapes = o.input_shapes;
+	ret = onnx_import_buffer(data, size, base_dir, &io, &g, err, errlen);
+	if (ret)
+		return ret;
+	return compile_imported(g, &o, NULL, t0, om, om_size, rep, false,
+				err, errlen);
+}
+
+int npuc_compile_ir(struct ir_graph *g, const char *name,
+		    const struct npuc_options *opt, void **om,
+		    size_t *om_size, struct npuc_report *rep, char *err,
+		    size_t errlen)
+{
+	struct npuc_options o = opt ? *opt : (struct npuc_options){
+		.opt_level = 2 };
+	int ret = check_options(&o, rep, err, errlen);
+
+	if (ret) {
+		ir_graph_free(g);
+		return ret;
+	}
+	snprintf(rep->model, sizeof(rep->model), "%s", name ? name : "graph");
+	return compile_imported(g, &o, NULL, now_ms(), om, om_size, rep,
+				false, err, errlen);
 }

@@ -99,6 +99,25 @@ int npuc_compile_file(const char *path, const struct npuc_options *opt,
 		      void **om, size_t *om_size, struct npuc_report *rep,
 		      char *err, size_t errlen);
 
+/*
+ * npuc_compile_buffer() - the same from ONNX bytes in memory (@base_dir:
+ * where external data files are, or NULL; @name: the report's model name)
+ */
+int npuc_compile_buffer(const void *data, size_t size, const char *name,
+			const char *base_dir, const struct npuc_options *opt,
+			void **om, size_t *om_size, struct npuc_report *rep,
+			char *err, size_t errlen);
+
+struct ir_graph;
+/*
+ * npuc_compile_ir() - compile a graph built with the IR API (single-op
+ * mode); takes ownership of @g (freed in every case)
+ */
+int npuc_compile_ir(struct ir_graph *g, const char *name,
+		    const struct npuc_options *opt, void **om,
+		    size_t *om_size, struct npuc_report *rep, char *err,
+		    size_t errlen);
+
 void npuc_report_print(const struct npuc_report *r, FILE *f);
 void npuc_report_json(const struct npuc_report *r, FILE *f);
 

@@ -227,6 +227,13 @@ struct ir_node {
 	 * one extra trailing tensor added after the op (before @act).
 	 */
 	bool has_residual;
+	/*
+	 * Removed by ir_node_remove(): disconnected and out of g->nodes,
+	 * but its memory lives until ir_graph_purge(), so a pass iterating
+	 * over a snapshot of the node array can skip it.
+	 */
+	bool dead;
+	struct ir_graph *graph;		/* the owner (edit counting) */
 	void *priv;			/* free for the current pass/lowering */
 };
 
@@ -244,6 +251,21 @@ struct ir_graph {
 	int num_syms, cap_syms;
 	int64_t opset;			/* default ONNX domain opset */
 	int next_id;
+	/*
+	 * Tensor names -> tensors: an open-addressing hash table kept by
+	 * ir_graph.c (tensor creation, renames, output name swaps, gc), so
+	 * ir_graph_find_tensor() and unique naming cost O(1), not a scan.
+	 */
+	struct ir_tensor **name_map;
+	uint32_t name_map_cap, name_map_used, name_map_dead;
+	/*
+	 * Edits of the node array or of any edge bump @edits; a toposort
+	 * that finds @edits == @sorted_at has nothing to do (passes that
+	 * changed nothing cost no re-sort).
+	 */
+	uint64_t edits, sorted_at;
+	struct ir_node **dead_nodes;	/* removed, freed by ir_graph_purge */
+	int num_dead, cap_dead;
 	char err[IR_ERR_LEN];
 };
 
@@ -331,8 +353,14 @@ int ir_node_add_input(struct ir_node *n, struct ir_tensor *t);
 /* Drops inputs [@count, num_inputs). */
 void ir_node_truncate_inputs(struct ir_node *n, int count);
 int ir_node_set_output(struct ir_node *n, int index, struct ir_tensor *t);
-/* Detach and free a node (its outputs lose their producer). */
+/*
+ * Detach a node and take it out of g->nodes (its outputs lose their
+ * producer). It is marked dead and freed by ir_graph_purge() (or
+ * ir_graph_free()).
+ */
 void ir_node_remove(struct ir_graph *g, struct ir_node *n);
+/* Free the nodes removed so far (no pointer to them may be kept). */
+void ir_graph_purge(struct ir_graph *g);
 /* Every use of @old (and a graph output) now reads @new_t. */
 void ir_replace_uses(struct ir_graph *g, struct ir_tensor *old,
 		     struct ir_tensor *new_t);

@@ -67,6 +67,94 @@ static void ir_node_free(struct ir_node *n)
 	free(n);
 }
 
+/* --- the name table ----------------------------------------------------- */
+
+/* A removed entry: probing continues past it, inserting may reuse it. */
+static struct ir_tensor ir_name_tomb;
+#define IR_TOMB (&ir_name_tomb)
+
+static uint64_t ir_name_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a */
+
+	while (*s) {
+		h ^= (unsigned char)*s++;
+		h *= 0x100000001b3ull;
+	}
+	return h ^ (h >> 29);
+}
+
+static int ir_name_map_put(struct ir_graph *g, struct ir_tensor *t);
+
+/* Rebuild the table with room for @need live entries (load <= 1/2). */
+static int ir_name_map_rehash(struct ir_graph *g, uint32_t need)
+{
+	struct ir_tensor **old = g->name_map;
+	uint32_t ocap = g->name_map_cap, cap = 64, i;
+
+	while (cap < 2 * (uint64_t)need + 2)
+		cap *= 2;
+	g->name_map = calloc(cap, sizeof(*g->name_map));
+	if (!g->name_map) {
+		g->name_map = old;
+		return -ENOMEM;
+	}
+	g->name_map_cap = cap;
+	g->name_map_used = 0;
+	g->name_map_dead = 0;
+	for (i = 0; i < ocap; i++)
+		if (old[i] && old[i] != IR_TOMB)
+			ir_name_map_put(g, old[i]);
+	free(old);
+	return 0;
+}
+
+static int ir_name_map_put(struct ir_graph *g, struct ir_tensor *t)
+{
+	uint32_t mask, i;
+
+	if (4 * ((uint64_t)g->name_map_used + g->name_map_dead + 1) >
+	    3 * (uint64_t)g->name_map_cap &&
+	    ir_name_map_rehash(g, g->name_map_used + 1))
+		return -ENOMEM;
+	mask = g->name_map_cap - 1;
+	i = (uint32_t)ir_name_hash(t->name) & mask;
+	while (g->name_map[i] && g->name_map[i] != IR_TOMB)
+		i = (i + 1) & mask;
+	if (g->name_map[i] == IR_TOMB)
+		g->name_map_dead--;
+	g->name_map[i] = t;
+	g->name_map_used++;
+	return 0;
+}
+
+/* The slot holding @t (found through its current name), or -1. */
+static int64_t ir_name_map_slot(const struct ir_graph *g,
+				const struct ir_tensor *t)
+{
+	uint32_t mask, i;
+
+	if (!g->name_map_cap)
+		return -1;
+	mask = g->name_map_cap - 1;
+	for (i = (uint32_t)ir_name_hash(t->name) & mask; g->name_map[i];
+	     i = (i + 1) & mask)
+		if (g->name_map[i] == t)
+			return i;
+	return -1;
+}
+
+static void ir_name_map_del(struct ir_graph *g, struct ir_tensor *t)
+{
+	int64_t i = ir_name_map_slot(g, t);
+
+	if (i < 0)
+		return;
+	g->name_map[i] = IR_TOMB;
+	g->name_map_used--;
+	g->name_map_dead++;
+}
+
 static void ir_tensor_free(struct ir_tensor *t)
 {
 	free(t->name);
@@ -84,11 +172,14 @@ void ir_graph_free(struct ir_graph *g)
 		return;
 	for (i = 0; i < g->num_nodes; i++)
 		ir_node_free(g->nodes[i]);
+	ir_graph_purge(g);
+	free(g->dead_nodes);
 	for (i = 0; i < g->num_tensors; i++)
 		ir_tensor_free(g->tensors[i]);
 	for (i = 0; i < g->num_syms; i++)
 		free(g->syms[i]);
 	free(g->syms);
+	free(g->name_map);
 	free(g->nodes);
 	free(g->tensors);
 	free(g->inputs);
@@ -131,12 +222,19 @@ int ir_graph_add_output(struct ir_graph *g, struct ir_tensor *t)
 }
 
 /* Swap names so the graph's interface keeps its names. */
-static void ir_swap_names(struct ir_tensor *a, struct ir_tensor *b)
+static void ir_swap_names(struct ir_graph *g, struct ir_tensor *a,
+			  struct ir_tensor *b)
 {
+	int64_t sa = ir_name_map_slot(g, a), sb = ir_name_map_slot(g, b);
 	char *tmp = a->name;
 
 	a->name = b->name;
 	b->name = tmp;
+	/* each slot now belongs to the other tensor's (old) name */
+	if (sa >= 0)
+		g->name_map[sa] = b;
+	if (sb >= 0)
+		g->name_map[sb] = a;
 }
 
 int ir_graph_replace_output(struct ir_graph *g, struct ir_tensor *old,
@@ -155,18 +253,23 @@ int ir_graph_replace_output(struct ir_graph *g, struct ir_tensor *old,
 	old->is_output = false;
 	new_t->is_output = true;
 	if (!new_t->is_input)
-		ir_swap_names(old, new_t);
+		ir_swap_names(g, old, new_t);
 	return 0;
 }
 
 struct ir_tensor *ir_graph_find_tensor(const struct ir_graph *g,
 				       const char *name)
 {
-	int i;
+	uint32_t mask, i;
 
-	for (i = 0; i < g->num_tensors; i++)
-		if (!strcmp(g->tensors[i]->name, name))
-			return g->tensors[i];
+	if (!g->name_map_cap)
+		return NULL;
+	mask = g->name_map_cap - 1;
+	for (i = (uint32_t)ir_name_hash(name) & mask; g->name_map[i];
+	     i = (i + 1) & mask)
+		if (g->name_map[i] != IR_TOMB &&
+		    !strcmp(g->name_map[i]->name, name))
+			return g->name_map[i];
 	return NULL;
 }
 
@@ -320,9 +423,10 @@ int ir_tensor_rename(struct ir_graph *g, struct ir_tensor *t,
 
 	if (!n)
 		return -ENOMEM;
+	ir_name_map_del(g, t);
 	free(t->name);
 	t->name = n;
-	return 0;
+	return ir_name_map_put(g, t);
 }
 
 struct ir_tensor *ir_tensor_new(struct ir_graph *g, const char *name,
@@ -345,6 +449,11 @@ struct ir_tensor *ir_tensor_new(struct ir_graph *g, const char *name,
 	if (shape) {
 		t->shape = *shape;
 		t->shape_known = true;
+	}
+	if (ir_name_map_put(g, t)) {
+		free(t->name);
+		free(t);
+		return NULL;
 	}
 	g->tensors[g->num_tensors++] = t;
 	return t;
@@ -498,6 +607,7 @@ struct ir_node *ir_node_new(struct ir_graph *g, enum ir_op op,
 	}
 	n->name = strdup(name);
 	n->op = op;
+	n->graph = g;
 	n->opset = (int)g->opset;
 	n->inputs = calloc(num_inputs ? num_inputs : 1, sizeof(*n->inputs));
 	n->outputs = calloc(num_outputs ? num_outputs : 1,
@@ -509,6 +619,7 @@ struct ir_node *ir_node_new(struct ir_graph *g, enum ir_op op,
 	n->num_inputs = num_inputs;
 	n->num_outputs = num_outputs;
 	g->nodes[g->num_nodes++] = n;
+	g->edits++;
 	for (i = 0; i < num_inputs; i++)
 		if (inputs && inputs[i] && ir_node_set_input(n, i, inputs[i]))
 			return NULL;
@@ -525,6 +636,8 @@ int ir_node_set_input(struct ir_node *n, int index, struct ir_tensor *t)
 	if (n->inputs[index])
 		ir_use_del(n->inputs[index], n, index);
 	n->inputs[index] = t;
+	if (n->graph)
+		n->graph->edits++;
 	return t ? ir_use_add(t, n, index) : 0;
 }
 
@@ -555,6 +668,8 @@ int ir_node_set_output(struct ir_node *n, int index, struct ir_tensor *t)
 	if (n->outputs[index] && n->outputs[index]->producer == n)
 		n->outputs[index]->producer = NULL;
 	n->outputs[index] = t;
+	if (n->graph)
+		n->graph->edits++;
 	if (t)
 		t->producer = n;
 	return 0;
@@ -568,7 +683,8 @@ void ir_node_remove(struct ir_graph *g, struct ir_node *n)
 		ir_node_set_input(n, i, NULL);
 	for (i = 0; i < n->num_outputs; i++)
 		ir_node_set_output(n, i, NULL);
-	for (i = 0; i < g->num_nodes; i++) {
+	/* from the end: passes mostly remove what they just looked at */
+	for (i = g->num_nodes - 1; i >= 0; i--) {
 		if (g->nodes[i] == n) {
 			memmove(&g->nodes[i], &g->nodes[i + 1],
 				(size_t)(g->num_nodes - i - 1) *
@@ -577,7 +693,22 @@ void ir_node_remove(struct ir_graph *g, struct ir_node *n)
 			break;
 		}
 	}
-	ir_node_free(n);
+	n->dead = true;
+	g->edits++;
+	if (IR_GROW(g->dead_nodes, g->cap_dead, g->num_dead + 1)) {
+		ir_node_free(n);	/* no memory: no snapshot may keep it */
+		return;
+	}
+	g->dead_nodes[g->num_dead++] = n;
+}
+
+void ir_graph_purge(struct ir_graph *g)
+{
+	int i;
+
+	for (i = 0; i < g->num_dead; i++)
+		ir_node_free(g->dead_nodes[i]);
+	g->num_dead = 0;
 }
 
 void ir_replace_uses(struct ir_graph *g, struct ir_tensor *old,
@@ -601,7 +732,7 @@ int ir_graph_toposort(struct ir_graph *g)
 	struct ir_node **order;
 	int *pending, i, j, k, head = 0, tail = 0;
 
-	if (!g->num_nodes)
+	if (!g->num_nodes || g->sorted_at == g->edits)
 		return 0;
 	order = calloc(g->num_nodes + 1, sizeof(*order));
 	pending = calloc(g->num_nodes + 1, sizeof(*pending));
@@ -655,35 +786,64 @@ int ir_graph_toposort(struct ir_graph *g)
 		       (size_t)g->num_nodes * sizeof(*order));
 	free(order);
 	free(pending);
+	g->sorted_at = g->edits;
 	return 0;
 }
 
-/* Is @t referenced by a node attribute (If/Loop bodies are not imported)? */
-static bool ir_tensor_referenced(const struct ir_graph *g,
-				 const struct ir_tensor *t)
+static int ir_ptr_cmp(const void *a, const void *b)
 {
-	int i, j;
+	uintptr_t x = (uintptr_t)*(void *const *)a;
+	uintptr_t y = (uintptr_t)*(void *const *)b;
 
-	for (i = 0; i < g->num_nodes; i++)
-		for (j = 0; j < g->nodes[i]->num_attrs; j++)
-			if (g->nodes[i]->attrs[j].t == t)
-				return true;
-	return false;
+	return x < y ? -1 : x > y;
 }
 
+/*
+ * Free tensors that nothing produces, consumes, exports or references from
+ * a node attribute (If/Loop bodies are not imported). One pass over the
+ * attributes collects the referenced tensors, sorted, so the sweep costs
+ * O((tensors + attributes) log attributes).
+ */
 void ir_graph_gc(struct ir_graph *g)
 {
-	int i, k = 0;
+	struct ir_tensor **ref = NULL;
+	size_t nref = 0, cap = 0;
+	int i, j, k = 0;
 
+	for (i = 0; i < g->num_nodes; i++) {
+		for (j = 0; j < g->nodes[i]->num_attrs; j++) {
+			struct ir_tensor *t = g->nodes[i]->attrs[j].t;
+			struct ir_tensor **p;
+
+			if (!t)
+				continue;
+			if (nref == cap) {
+				cap = cap ? 2 * cap : 16;
+				p = realloc(ref, cap * sizeof(*ref));
+				if (!p) {
+					free(ref);
+					return;	/* keep everything */
+				}
+				ref = p;
+			}
+			ref[nref++] = t;
+		}
+	}
+	if (nref)
+		qsort(ref, nref, sizeof(*ref), ir_ptr_cmp);
 	for (i = 0; i < g->num_tensors; i++) {
 		struct ir_tensor *t = g->tensors[i];
 
 		if (!t->producer && !t->num_uses && !t->is_input &&
-		    !t->is_output && !ir_tensor_referenced(g, t)) {
+		    !t->is_output &&
+		    !(nref && bsearch(&t, ref, nref, sizeof(*ref),
+				      ir_ptr_cmp))) {
+			ir_name_map_del(g, t);
 			ir_tensor_free(t);
 			continue;
 		}
 		g->tensors[k++] = t;
 	}
 	g->num_tensors = k;
+	free(ref);
 }

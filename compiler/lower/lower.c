@@ -415,17 +415,104 @@ static int add_edge(struct edges *es, int from, int to)
 	return 0;
 }
 
+/*
+ * The units that read or write each root, in unit order (one entry per
+ * unit and root): built once, so an in-place write finds the units it
+ * must wait for without a scan over all earlier units.
+ */
+struct root_users {
+	int *head;	/* per root (tinfo index): first entry, -1 none */
+	int *tail;
+	int *next;	/* per entry */
+	int *unit;
+	int n, cap;
+};
+
+static int ru_add(struct root_users *ru, int root, int u)
+{
+	if (ru->tail[root] >= 0 && ru->unit[ru->tail[root]] == u)
+		return 0;	/* reads and writes it: once */
+	if (ru->n == ru->cap) {
+		int cap = ru->cap ? 2 * ru->cap : 256;
+		int *a = realloc(ru->next, (size_t)cap * sizeof(*a));
+
+		if (!a)
+			return -ENOMEM;
+		ru->next = a;
+		a = realloc(ru->unit, (size_t)cap * sizeof(*a));
+		if (!a)
+			return -ENOMEM;
+		ru->unit = a;
+		ru->cap = cap;
+	}
+	ru->unit[ru->n] = u;
+	ru->next[ru->n] = -1;
+	if (ru->tail[root] >= 0)
+		ru->next[ru->tail[root]] = ru->n;
+	else
+		ru->head[root] = ru->n;
+	ru->tail[root] = ru->n++;
+	return 0;
+}
+
+static int ru_build(const struct lower *l, struct root_users *ru)
+{
+	size_t nti = (size_t)l->g->num_tensors + l->g->num_outputs + 1;
+	int ret = 0;
+
+	memset(ru, 0, sizeof(*ru));
+	ru->head = malloc(nti * sizeof(*ru->head));
+	ru->tail = malloc(nti * sizeof(*ru->tail));
+	if (!ru->head || !ru->tail)
+		return -ENOMEM;
+	memset(ru->head, 0xff, nti * sizeof(*ru->head));
+	memset(ru->tail, 0xff, nti * sizeof(*ru->tail));
+	for (int u = 0; u < l->num_units && !ret; u++) {
+		const struct unit *un = &l->units[u];
+
+		if (!un->node) {
+			ret = ru_add(ru, (int)(un->copy_src->root - l->ti), u);
+			if (!ret)
+				ret = ru_add(ru, (int)(un->copy_dst->root - l->ti),
+					     u);
+			continue;
+		}
+		for (int k = 0; k < un->node->num_inputs && !ret; k++) {
+			const struct tinfo *x = info(un->node->inputs[k]);
+
+			if (x)
+				ret = ru_add(ru, (int)(x->root - l->ti), u);
+		}
+		for (int k = 0; k < un->node->num_outputs && !ret; k++) {
+			const struct tinfo *x = info(un->node->outputs[k]);
+
+			if (x)
+				ret = ru_add(ru, (int)(x->root - l->ti), u);
+		}
+	}
+	return ret;
+}
+
+static void ru_free(struct root_users *ru)
+{
+	free(ru->head);
+	free(ru->tail);
+	free(ru->next);
+	free(ru->unit);
+}
+
 /* Step 2: the dependency DAG of the units and the stream assignment. */
 static int assign_streams(struct lower *l, struct st_result *st)
 {
 	struct edges es = { 0 };
+	struct root_users ru;
 	struct st_options so = {
 		.max_streams = l->opt->max_streams ? l->opt->max_streams : 1,
 		.max_semaphores = l->opt->max_semaphores,
 		.sems_per_stream = l->opt->sems_per_stream,
 		.sems_fixed = l->opt->sems_fixed,
 	};
-	int ret = 0;
+	int ret = ru_build(l, &ru);
 
 	for (int u = 0; u < l->num_units && !ret; u++) {
 		const struct unit *un = &l->units[u];
@@ -446,12 +533,12 @@ static int assign_streams(struct lower *l, struct st_result *st)
 
 			if (!o || o->root == o)
 				continue;
-			for (int v = 0; v < u && !ret; v++)
-				if (unit_reads_root(l, v, o->root) ||
-				    unit_writes_root(l, v, o->root))
-					ret = add_edge(&es, v, u);
+			for (int e = ru.head[o->root - l->ti];
+			     e >= 0 && ru.unit[e] < u && !ret; e = ru.next[e])
+				ret = add_edge(&es, ru.unit[e], u);
 		}
 	}
+	ru_free(&ru);
 	if (!ret)
 		ret = st_assign((size_t)l->num_units, es.e, es.n, &so, st,
 				l->err, l->errlen);

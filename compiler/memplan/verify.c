@@ -387,16 +387,42 @@ static int tv_check_pair(const struct tv *v, const struct mp_access *r,
 	return 0;
 }
 
-static const struct mp_access *tv_acc;
+/* A write, keyed for the window search: by space, stream, then position. */
+struct tv_wkey {
+	uint32_t space, stream;
+	uint32_t pos;
+	size_t acc;
+};
 
-static int by_space_begin(const void *pa, const void *pb)
+static int by_space_stream_pos(const void *pa, const void *pb)
 {
-	const struct mp_access *a = &tv_acc[*(const size_t *)pa];
-	const struct mp_access *b = &tv_acc[*(const size_t *)pb];
+	const struct tv_wkey *a = pa, *b = pb;
 
 	if (a->space != b->space)
 		return a->space < b->space ? -1 : 1;
-	return (a->begin > b->begin) - (a->begin < b->begin);
+	if (a->stream != b->stream)
+		return a->stream < b->stream ? -1 : 1;
+	if (a->pos != b->pos)
+		return a->pos < b->pos ? -1 : 1;
+	return (a->acc > b->acc) - (a->acc < b->acc);
+}
+
+/* First key of @ws[0..nw) not below (space, stream, pos). */
+static size_t tv_wfind(const struct tv_wkey *ws, size_t nw, uint32_t space,
+		       uint32_t stream, uint32_t pos)
+{
+	struct tv_wkey k = { space, stream, pos, 0 };
+	size_t lo = 0, hi = nw;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (by_space_stream_pos(&ws[mid], &k) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 int mp_verify_tasks(const struct mp_task_problem *p, size_t *bad_task,
@@ -404,7 +430,9 @@ int mp_verify_tasks(const struct mp_task_problem *p, size_t *bad_task,
 {
 	struct tv v = { .p = p };
 	size_t na = p->num_accesses, nv = 0, nw = 0;
-	size_t *vhead = NULL, *vnext = NULL, *ws = NULL;
+	size_t *vhead = NULL, *vnext = NULL, *sidx = NULL, *stasks = NULL;
+	struct tv_wkey *ws = NULL;
+	uint32_t *lo = NULL, *hi = NULL;
 	int ret;
 
 	for (size_t a = 0; a < na; a++) {
@@ -424,8 +452,19 @@ int mp_verify_tasks(const struct mp_task_problem *p, size_t *bad_task,
 	vhead = malloc((nv + 1) * sizeof(*vhead));
 	vnext = malloc((na + 1) * sizeof(*vnext));
 	ws = malloc((na + 1) * sizeof(*ws));
-	if (!vhead || !vnext || !ws)
+	lo = malloc((v.ns + 1) * sizeof(*lo));
+	hi = malloc((v.ns + 1) * sizeof(*hi));
+	sidx = calloc(v.ns + 2, sizeof(*sidx));
+	stasks = malloc((p->num_tasks + 1) * sizeof(*stasks));
+	if (!vhead || !vnext || !ws || !lo || !hi || !sidx || !stasks)
 		goto out;
+	/* The tasks of each stream in program order (pos is the index). */
+	for (size_t t = 0; t < p->num_tasks; t++)
+		sidx[p->tasks[t].stream + 1]++;
+	for (uint32_t q = 0; q < v.ns; q++)
+		sidx[q + 1] += sidx[q];
+	for (size_t t = 0; t < p->num_tasks; t++)
+		stasks[sidx[p->tasks[t].stream] + v.pos[t]] = t;
 	/* The writes of each value. */
 	for (size_t k = 0; k <= nv; k++)
 		vhead[k] = SIZE_MAX;
@@ -436,15 +475,27 @@ int mp_verify_tasks(const struct mp_task_problem *p, size_t *bad_task,
 			continue;
 		vnext[a] = vhead[w->value];
 		vhead[w->value] = a;
-		ws[nw++] = a;
+		ws[nw].space = w->space;
+		ws[nw].stream = p->tasks[w->task].stream;
+		ws[nw].pos = v.pos[w->task];
+		ws[nw].acc = a;
+		nw++;
 	}
-	/* All writes by space and first byte, to find the overlapping ones. */
-	tv_acc = p->accesses;
-	qsort(ws, nw, sizeof(*ws), by_space_begin);
+	/*
+	 * All writes by space, stream and position. A read r only needs the
+	 * writes x of its space that are not ordered after r and not ordered
+	 * before every write of r's value that r may observe: per stream a
+	 * window of positions [lo, hi), so a read costs the writes in its
+	 * window, not every write of the space (which made the check
+	 * quadratic in the length of a chain reusing one arena).
+	 */
+	qsort(ws, nw, sizeof(*ws), by_space_stream_pos);
 	ret = 0;
 	for (size_t a = 0; a < na && !ret; a++) {
 		const struct mp_access *r = &p->accesses[a];
 		bool produced = vhead[r->value] == SIZE_MAX;
+		uint32_t rs = p->tasks[r->task].stream;
+		bool any_w = false;
 
 		if (r->write || r->begin >= r->end)
 			continue;
@@ -461,25 +512,66 @@ int mp_verify_tasks(const struct mp_task_problem *p, size_t *bad_task,
 				      (unsigned long long)r->end, r->space);
 			break;
 		}
-		size_t lo = 0, hi = nw;
+		/*
+		 * lo[q]: writes of stream q before it happen before every
+		 * write of v that overlaps r and is not after r (a superset
+		 * of what tv_check_pair() looks at for any x): safe. With no
+		 * write of v at all, every earlier write counts.
+		 */
+		for (uint32_t q = 0; q < v.ns; q++)
+			lo[q] = vhead[r->value] == SIZE_MAX ? 0 : UINT32_MAX;
+		for (size_t w = vhead[r->value]; w != SIZE_MAX; w = vnext[w]) {
+			const struct mp_access *x = &p->accesses[w];
 
-		while (lo < hi) {	/* first write of r's space */
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (p->accesses[ws[mid]].space < r->space)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		for (size_t x = lo; x < nw && !ret; x++) {
-			const struct mp_access *w = &p->accesses[ws[x]];
-
-			if (w->space != r->space || w->begin >= r->end)
-				break;
-			if (w->value == r->value || !tv_overlap(w, r))
+			if (!tv_overlap(x, r) || x->task == r->task ||
+			    tv_hb(&v, r->task, x->task))
 				continue;
-			ret = tv_check_pair(&v, r, w, vhead, vnext, bad_task,
-					    err, errlen);
+			any_w = true;
+			for (uint32_t q = 0; q < v.ns; q++)
+				if (v.vc[x->task * v.ns + q] < lo[q])
+					lo[q] = v.vc[x->task * v.ns + q];
+		}
+		if (!any_w && vhead[r->value] != SIZE_MAX)
+			for (uint32_t q = 0; q < v.ns; q++)
+				lo[q] = 0;	/* only r's own task matters */
+		/* hi[q]: the first task of stream q that r happens before */
+		for (uint32_t q = 0; q < v.ns; q++) {
+			size_t b = sidx[q], e = sidx[q + 1];
+
+			while (b < e) {
+				size_t mid = b + (e - b) / 2;
+
+				if (v.vc[stasks[mid] * v.ns + rs] >=
+				    v.pos[r->task] + 1)
+					e = mid;
+				else
+					b = mid + 1;
+			}
+			hi[q] = (uint32_t)(b - sidx[q]);
+			if (q == rs && hi[q] <= v.pos[r->task])
+				hi[q] = v.pos[r->task] + 1;
+		}
+		for (uint32_t q = 0; q < v.ns && !ret; q++) {
+			uint32_t from = lo[q];
+
+			/* r's own task is always checked (in place or not) */
+			if (!any_w && vhead[r->value] != SIZE_MAX)
+				from = q == rs ? v.pos[r->task] : hi[q];
+			else if (q == rs && from > v.pos[r->task])
+				from = v.pos[r->task];
+			for (size_t x = tv_wfind(ws, nw, r->space, q, from);
+			     x < nw && !ret; x++) {
+				const struct mp_access *w =
+					&p->accesses[ws[x].acc];
+
+				if (ws[x].space != r->space ||
+				    ws[x].stream != q || ws[x].pos >= hi[q])
+					break;
+				if (w->value == r->value || !tv_overlap(w, r))
+					continue;
+				ret = tv_check_pair(&v, r, w, vhead, vnext,
+						    bad_task, err, errlen);
+			}
 		}
 	}
 out:
@@ -488,6 +580,10 @@ out:
 	free(vhead);
 	free(vnext);
 	free(ws);
+	free(lo);
+	free(hi);
+	free(sidx);
+	free(stasks);
 	free(v.pos);
 	free(v.vc);
 	return ret;

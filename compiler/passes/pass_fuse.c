@@ -3,6 +3,7 @@
  * pass_fuse.c - operator fusion: activations into Conv/Gemm/MatMul/binary
  * ops, residual Adds into Conv, bias Adds into MatMul/Gemm.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "passes.h"
@@ -93,13 +94,19 @@ static bool is_matmul_plain(const struct ir_node *c)
 static int fuse_residual(struct ir_graph *g, struct pass_stats *st,
 			 bool (*want)(const struct ir_node *))
 {
-	int i, k;
+	struct ir_node **nodes;
+	int i, k, n, changed;
 
-	for (i = 0; i < g->num_nodes; i++) {
-		struct ir_node *add = g->nodes[i], *conv = NULL;
+again:
+	nodes = pu_snapshot(g, &n);
+	if (!nodes)
+		return -ENOMEM;
+	changed = 0;
+	for (i = 0; i < n; i++) {
+		struct ir_node *add = nodes[i], *conv = NULL;
 		struct ir_tensor *res = NULL;
 
-		if (add->op != IR_OP_ADD || add->num_inputs != 2 ||
+		if (add->dead || add->op != IR_OP_ADD || add->num_inputs != 2 ||
 		    !pu_plain(add))
 			continue;
 		/* prefer the producer that runs last, so the other is ready */
@@ -128,9 +135,13 @@ static int fuse_residual(struct ir_graph *g, struct pass_stats *st,
 		conv->has_residual = true;
 		pu_absorb(g, conv, add);
 		st->fused++;
+		changed = 1;
+	}
+	free(nodes);
+	if (changed) {
 		if (ir_graph_toposort(g))
 			return -EINVAL;
-		i = -1;
+		goto again;
 	}
 	return 0;
 }

@@ -153,6 +153,7 @@ static int pm_run_entry(struct ir_graph *g, const struct pass_info *p,
 	int err;
 
 	err = p->run(g, &st);
+	ir_graph_purge(g);
 	if (err)
 		return err ? err : -EINVAL;
 	err = ir_graph_toposort(g);
@@ -230,6 +231,7 @@ int pm_run_one(struct ir_graph *g, const char *name, struct pass_stats *st)
 	err = shape_infer(g);
 	if (!err)
 		err = p->run(g, st);
+	ir_graph_purge(g);
 	if (!err)
 		err = ir_graph_toposort(g);
 	if (!err)

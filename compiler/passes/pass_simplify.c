@@ -184,67 +184,217 @@ static bool consts_equal(const struct ir_tensor *a, const struct ir_tensor *b)
 	       !memcmp(a->data, b->data, a->nbytes);
 }
 
-/* Merge constants with equal bytes (torch exports duplicate weights). */
-static void cse_consts(struct ir_graph *g, struct pass_stats *st)
+/*
+ * CSE keys: a 64-bit hash of what nodes_equal() / consts_equal() compare,
+ * so each node or constant is compared only with the earlier ones of the
+ * same key (a chained table), not with every earlier one.
+ */
+static uint64_t cse_mix(uint64_t h, uint64_t v)
 {
-	int i, j;
+	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+	return h * 0xff51afd7ed558ccdull;
+}
 
+static uint64_t cse_bytes(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	uint64_t f = 0xcbf29ce484222325ull;	/* FNV-1a */
+
+	while (n--) {
+		f ^= *b++;
+		f *= 0x100000001b3ull;
+	}
+	return cse_mix(h, f);
+}
+
+static uint64_t cse_attr_hash(const struct ir_attr *a)
+{
+	uint64_t h = cse_bytes(a->type, a->name, strlen(a->name));
+
+	switch (a->type) {
+	case IR_ATTR_INT: return cse_mix(h, (uint64_t)a->i);
+	case IR_ATTR_FLOAT: return cse_bytes(h, &a->f, sizeof(a->f));
+	case IR_ATTR_STRING:
+		return a->s ? cse_bytes(h, a->s, strlen(a->s)) : h;
+	case IR_ATTR_INTS:
+		return cse_bytes(h, a->ints, (size_t)a->n * sizeof(*a->ints));
+	case IR_ATTR_FLOATS:
+		return cse_bytes(h, a->floats,
+				 (size_t)a->n * sizeof(*a->floats));
+	case IR_ATTR_TENSOR: return cse_mix(h, (uintptr_t)a->t);
+	}
+	return h;
+}
+
+static uint64_t cse_node_hash(const struct ir_node *n)
+{
+	uint64_t h = cse_mix(n->op, (uint64_t)n->num_inputs << 32 |
+			     (uint32_t)n->num_outputs);
+	uint64_t attrs = 0;
+	int i;
+
+	h = cse_mix(h, (uint64_t)n->has_residual << 32 | n->act.kind);
+	h = cse_bytes(h, &n->act.alpha, sizeof(n->act.alpha));
+	h = cse_bytes(h, &n->act.beta, sizeof(n->act.beta));
+	for (i = 0; i < n->num_inputs; i++)
+		h = cse_mix(h, (uintptr_t)n->inputs[i]);
+	/* attributes in any order: nodes_equal() looks them up by name */
+	for (i = 0; i < n->num_attrs; i++)
+		attrs += cse_attr_hash(&n->attrs[i]);
+	return cse_mix(h, attrs);
+}
+
+static uint64_t cse_const_hash(const struct ir_tensor *t)
+{
+	uint64_t h = cse_mix(t->dtype, (uint64_t)t->layout << 32 |
+			     (uint32_t)t->shape.rank);
+
+	h = cse_bytes(h, t->shape.dim,
+		      (size_t)t->shape.rank * sizeof(t->shape.dim[0]));
+	return cse_bytes(h, t->data, t->nbytes);
+}
+
+/* A chained hash table of items (nodes or tensors) by 64-bit key. */
+struct cse_table {
+	size_t mask;
+	int *head;		/* per bucket: first entry, -1 if none */
+	int *next;		/* per entry */
+	uint64_t *key;
+	void **item;
+	int n;
+};
+
+static int cse_table_init(struct cse_table *t, int max_items)
+{
+	size_t buckets = 16;
+
+	while (buckets < 2 * (size_t)max_items)
+		buckets *= 2;
+	memset(t, 0, sizeof(*t));
+	t->mask = buckets - 1;
+	t->head = malloc(buckets * sizeof(*t->head));
+	t->next = malloc(((size_t)max_items + 1) * sizeof(*t->next));
+	t->key = malloc(((size_t)max_items + 1) * sizeof(*t->key));
+	t->item = malloc(((size_t)max_items + 1) * sizeof(*t->item));
+	if (!t->head || !t->next || !t->key || !t->item)
+		return -ENOMEM;
+	memset(t->head, 0xff, buckets * sizeof(*t->head));
+	return 0;
+}
+
+static void cse_table_free(struct cse_table *t)
+{
+	free(t->head);
+	free(t->next);
+	free(t->key);
+	free(t->item);
+}
+
+/* Appends: a chain lists its items in insertion order. */
+static void cse_table_add(struct cse_table *t, uint64_t key, void *item)
+{
+	int *p = &t->head[key & t->mask];
+
+	while (*p >= 0)
+		p = &t->next[*p];
+	t->key[t->n] = key;
+	t->item[t->n] = item;
+	t->next[t->n] = -1;
+	*p = t->n++;
+}
+
+/* Merge constants with equal bytes (torch exports duplicate weights). */
+static int cse_consts(struct ir_graph *g, struct pass_stats *st)
+{
+	struct cse_table tab;
+	int i, e;
+
+	if (cse_table_init(&tab, g->num_tensors)) {
+		cse_table_free(&tab);
+		return -ENOMEM;
+	}
 	for (i = 0; i < g->num_tensors; i++) {
 		struct ir_tensor *a = g->tensors[i];
+		uint64_t key;
 
 		if (!a->data || !a->num_uses || a->is_output)
 			continue;
-		for (j = 0; j < i; j++) {
-			struct ir_tensor *b = g->tensors[j];
+		key = cse_const_hash(a);
+		for (e = tab.head[key & tab.mask]; e >= 0; e = tab.next[e]) {
+			struct ir_tensor *b = tab.item[e];
 
-			if (!b->data || b->is_output || !b->num_uses ||
-			    !consts_equal(a, b))
+			/* b was eligible when added; uses only grow */
+			if (tab.key[e] != key || !consts_equal(a, b))
 				continue;
 			ir_replace_uses(g, a, b);
 			st->removed++;
 			break;
 		}
+		if (e < 0)
+			cse_table_add(&tab, key, a);
 	}
+	cse_table_free(&tab);
+	return 0;
 }
 
 int pass_cse(struct ir_graph *g, struct pass_stats *st)
 {
-	int i, j, k;
+	struct cse_table tab;
+	int i, k, e, ret;
 
-	cse_consts(g, st);
+	ret = cse_consts(g, st);
+	if (ret)
+		return ret;
 	if (ir_graph_toposort(g))
 		return -EINVAL;
+	if (cse_table_init(&tab, g->num_nodes)) {
+		cse_table_free(&tab);
+		return -ENOMEM;
+	}
+	/*
+	 * In topological order, so a node's inputs are final (merged) when
+	 * it is hashed; a node is compared with the earlier nodes of its key
+	 * in order and merged into the first equal one, unless both export
+	 * graph outputs (then it stays).
+	 */
 	for (i = 0; i < g->num_nodes; i++) {
-		struct ir_node *n = g->nodes[i];
+		struct ir_node *n = g->nodes[i], *m = NULL;
+		uint64_t key = cse_node_hash(n);
 		bool distinct_outputs = true;
 
-		for (j = 0; j < i; j++) {
-			struct ir_node *m = g->nodes[j];
-
-			if (!nodes_equal(m, n))
-				continue;
-			for (k = 0; k < n->num_outputs; k++)
-				if (n->outputs[k] && n->outputs[k]->is_output &&
-				    m->outputs[k] && m->outputs[k]->is_output)
-					distinct_outputs = false;
-			if (!distinct_outputs)
-				continue;
-			for (k = 0; k < n->num_outputs; k++)
-				if (n->outputs[k] && m->outputs[k] &&
-				    n->outputs[k]->is_output &&
-				    !m->outputs[k]->is_output)
-					ir_graph_replace_output(g,
-						n->outputs[k], m->outputs[k]);
-			for (k = 0; k < n->num_outputs; k++)
-				if (n->outputs[k] && m->outputs[k])
-					ir_replace_uses(g, n->outputs[k],
-							m->outputs[k]);
-			ir_node_remove(g, n);
-			st->removed++;
-			i--;
-			break;
+		for (e = tab.head[key & tab.mask]; e >= 0; e = tab.next[e]) {
+			if (tab.key[e] == key && nodes_equal(tab.item[e], n)) {
+				m = tab.item[e];
+				break;
+			}
 		}
+		if (!m) {
+			cse_table_add(&tab, key, n);
+			continue;
+		}
+		for (k = 0; k < n->num_outputs; k++)
+			if (n->outputs[k] && n->outputs[k]->is_output &&
+			    m->outputs[k] && m->outputs[k]->is_output)
+				distinct_outputs = false;
+		if (!distinct_outputs) {
+			cse_table_add(&tab, key, n);
+			continue;
+		}
+		for (k = 0; k < n->num_outputs; k++)
+			if (n->outputs[k] && m->outputs[k] &&
+			    n->outputs[k]->is_output &&
+			    !m->outputs[k]->is_output)
+				ir_graph_replace_output(g,
+					n->outputs[k], m->outputs[k]);
+		for (k = 0; k < n->num_outputs; k++)
+			if (n->outputs[k] && m->outputs[k])
+				ir_replace_uses(g, n->outputs[k],
+						m->outputs[k]);
+		ir_node_remove(g, n);
+		st->removed++;
+		i--;
 	}
+	cse_table_free(&tab);
 	return 0;
 }
 
@@ -262,13 +412,19 @@ static bool is_view(enum ir_op op)
  */
 int pass_reshape_simplify(struct ir_graph *g, struct pass_stats *st)
 {
-	int i;
+	struct ir_node **nodes;
+	int i, num, changed;
 
-	for (i = 0; i < g->num_nodes; i++) {
-		struct ir_node *n = g->nodes[i], *p;
+again:
+	nodes = pu_snapshot(g, &num);
+	if (!nodes)
+		return -ENOMEM;
+	changed = 0;
+	for (i = 0; i < num; i++) {
+		struct ir_node *n = nodes[i], *p;
 		struct ir_tensor *src, *shape, *out = n->outputs[0];
 
-		if (!is_view(n->op) || !out || !ir_shape_is_static(&out->shape))
+		if (n->dead || !is_view(n->op) || !out || !ir_shape_is_static(&out->shape))
 			continue;
 		p = ir_in(n, 0) ? n->inputs[0]->producer : NULL;
 		if (!p || !is_view(p->op) || !p->inputs[0])
@@ -276,7 +432,7 @@ int pass_reshape_simplify(struct ir_graph *g, struct pass_stats *st)
 		src = p->inputs[0];
 		shape = pu_const_i64(g, NULL, out->shape.rank, out->shape.dim);
 		if (!shape)
-			return -ENOMEM;
+			goto nomem;
 		if (n->op != IR_OP_RESHAPE) {
 			struct ir_tensor *ins[2] = { src, shape };
 			char *name = strdup(n->name);
@@ -287,35 +443,48 @@ int pass_reshape_simplify(struct ir_graph *g, struct pass_stats *st)
 					&out);
 			free(name);
 			if (!r)
-				return -ENOMEM;
+				goto nomem;
 		} else {
 			ir_attr_remove(n, "allowzero");
 			ir_node_set_input(n, 0, src);
 			ir_node_set_input(n, 1, shape);
 		}
 		st->rewritten++;
-		i = -1;		/* the node array changed: rescan */
+		changed = 1;
+	}
+	free(nodes);
+	if (changed) {	/* views of the new views: another round */
 		if (ir_graph_toposort(g))
 			return -EINVAL;
+		goto again;
 	}
 	return 0;
+nomem:
+	free(nodes);
+	return -ENOMEM;
 }
 
 /* --- transpose-simplify --------------------------------------------------- */
 
 int pass_transpose_simplify(struct ir_graph *g, struct pass_stats *st)
 {
-	int i, k;
+	struct ir_node **nodes;
+	int i, k, num, changed;
 
-	for (i = 0; i < g->num_nodes; i++) {
-		struct ir_node *n = g->nodes[i], *p;
+again:
+	nodes = pu_snapshot(g, &num);
+	if (!nodes)
+		return -ENOMEM;
+	changed = 0;
+	for (i = 0; i < num; i++) {
+		struct ir_node *n = nodes[i], *p;
 		const int64_t *p1, *p2;
 		int64_t perm[IR_MAX_RANK], rank;
 		struct ir_tensor *x = ir_in(n, 0);
 		bool moves_only_ones = true;
 		int last = -1;
 
-		if (n->op != IR_OP_TRANSPOSE || !x)
+		if (n->dead || n->op != IR_OP_TRANSPOSE || !x)
 			continue;
 		rank = x->shape.rank;
 		p = pu_producer(x, IR_OP_TRANSPOSE);
@@ -348,19 +517,26 @@ int pass_transpose_simplify(struct ir_graph *g, struct pass_stats *st)
 			shape = pu_const_i64(g, NULL, out->shape.rank,
 					     out->shape.dim);
 			if (!shape)
-				return -ENOMEM;
+				goto nomem;
 			ins[0] = x;
 			ins[1] = shape;
 			ir_node_remove(g, n);
 			r = ir_node_new(g, IR_OP_RESHAPE, NULL, 2, ins, 1,
 					&out);
 			if (!r)
-				return -ENOMEM;
+				goto nomem;
 			st->rewritten++;
-			if (ir_graph_toposort(g))
-				return -EINVAL;
-			i = -1;
+			changed = 1;
 		}
 	}
+	free(nodes);
+	if (changed) {
+		if (ir_graph_toposort(g))
+			return -EINVAL;
+		goto again;
+	}
 	return 0;
+nomem:
+	free(nodes);
+	return -ENOMEM;
 }

@@ -63,18 +63,29 @@ static int fuse_everywhere(struct ir_graph *g, struct pass_stats *st,
 					  struct ir_node *n,
 					  struct pass_stats *st))
 {
-	int i, ret;
+	struct ir_node **nodes;
+	int i, n, ret, changed;
 
-	for (i = 0; i < g->num_nodes; i++) {
-		ret = fuse_at(g, g->nodes[i], st);
-		if (ret < 0)
-			return ret;
-		if (ret) {
-			if (ir_graph_toposort(g))
-				return -EINVAL;
-			i = -1;
+	do {
+		nodes = pu_snapshot(g, &n);
+		if (!nodes)
+			return -ENOMEM;
+		changed = 0;
+		for (i = 0; i < n; i++) {
+			if (nodes[i]->dead)
+				continue;
+			ret = fuse_at(g, nodes[i], st);
+			if (ret < 0) {
+				free(nodes);
+				return ret;
+			}
+			if (ret)
+				changed = 1;
 		}
-	}
+		free(nodes);
+		if (changed && ir_graph_toposort(g))
+			return -EINVAL;
+	} while (changed);
 	return 0;
 }
 
@@ -198,31 +209,45 @@ static struct ir_node *match_gelu_tanh(struct ir_node *th,
 
 int pass_gelu_fusion(struct ir_graph *g, struct pass_stats *st)
 {
-	int i;
+	struct ir_node **nodes;
+	int i, num, changed;
 
-	for (i = 0; i < g->num_nodes; i++) {
+again:
+	nodes = pu_snapshot(g, &num);
+	if (!nodes)
+		return -ENOMEM;
+	changed = 0;
+	for (i = 0; i < num; i++) {
 		struct ir_tensor *x = NULL;
 		struct ir_node *last, *n;
 		bool tanh_form = false;
 		char name[300];
 
-		last = match_gelu_erf(g->nodes[i], &x);
+		if (nodes[i]->dead)
+			continue;
+		last = match_gelu_erf(nodes[i], &x);
 		if (!last) {
-			last = match_gelu_tanh(g->nodes[i], &x);
+			last = match_gelu_tanh(nodes[i], &x);
 			tanh_form = last != NULL;
 		}
 		if (!last || x->dtype != IR_F32)
 			continue;
-		snprintf(name, sizeof(name), "%.280s/gelu", g->nodes[i]->name);
+		snprintf(name, sizeof(name), "%.280s/gelu", nodes[i]->name);
 		n = replace_by(g, last, IR_OP_GELU, name, 1, &x);
-		if (!n)
+		if (!n) {
+			free(nodes);
 			return -ENOMEM;
+		}
 		if (tanh_form)
 			ir_attr_set_str(n, "approximate", "tanh");
 		st->fused += pu_sweep(g) + 1;
-		i = -1;
+		changed = 1;
+	}
+	free(nodes);
+	if (changed) {
 		if (ir_graph_toposort(g))
 			return -EINVAL;
+		goto again;
 	}
 	return 0;
 }

@@ -148,24 +148,47 @@ bool pu_plain(const struct ir_node *n)
 	       n->outputs[0] && n->outputs[0]->dtype == IR_F32;
 }
 
+/*
+ * Remove nodes whose outputs nobody reads: backward passes over the
+ * array (a removal frees the producers of its inputs, which come earlier
+ * in topological order) until one removes nothing.
+ */
 int pu_sweep(struct ir_graph *g)
 {
-	int i, j, removed = 0;
+	int i, j, removed = 0, before;
 	bool live;
 
-	for (i = g->num_nodes - 1; i >= 0; i--) {
-		struct ir_node *n = g->nodes[i];
+	do {
+		before = removed;
+		for (i = g->num_nodes - 1; i >= 0; i--) {
+			struct ir_node *n;
 
-		live = false;
-		for (j = 0; j < n->num_outputs; j++)
-			if (n->outputs[j] && (n->outputs[j]->num_uses ||
-					      n->outputs[j]->is_output))
-				live = true;
-		if (live)
-			continue;
-		ir_node_remove(g, n);
-		removed++;
-		i = g->num_nodes;	/* inputs may have died too */
-	}
+			if (i >= g->num_nodes)
+				continue;
+			n = g->nodes[i];
+			live = false;
+			for (j = 0; j < n->num_outputs; j++)
+				if (n->outputs[j] &&
+				    (n->outputs[j]->num_uses ||
+				     n->outputs[j]->is_output))
+					live = true;
+			if (live)
+				continue;
+			ir_node_remove(g, n);
+			removed++;
+		}
+	} while (removed != before);
 	return removed;
+}
+
+struct ir_node **pu_snapshot(const struct ir_graph *g, int *n)
+{
+	struct ir_node **s = malloc(((size_t)g->num_nodes + 1) * sizeof(*s));
+
+	if (!s)
+		return NULL;
+	if (g->num_nodes)
+		memcpy(s, g->nodes, (size_t)g->num_nodes * sizeof(*s));
+	*n = g->num_nodes;
+	return s;
 }

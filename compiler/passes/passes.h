@@ -57,6 +57,13 @@ int pu_input_index(const struct ir_node *n, const struct ir_tensor *t);
 void pu_bypass(struct ir_graph *g, struct ir_node *n, struct ir_tensor *in);
 /* Remove every node whose outputs nobody reads; returns the count. */
 int pu_sweep(struct ir_graph *g);
+/*
+ * The node array as it is now (malloc'ed, *@n entries), for a pass that
+ * rewrites in rounds: walk the copy, skip nodes marked dead, toposort once
+ * after the round and run another round while something changed. A
+ * rewrite then costs O(1) scans, not a toposort and a rescan each.
+ */
+struct ir_node **pu_snapshot(const struct ir_graph *g, int *n);
 /* True if f32 and the node is "plain" (no fused act or residual yet). */
 bool pu_plain(const struct ir_node *n);
 

@@ -74,21 +74,67 @@ static int by_to_from(const void *a, const void *b)
 	return (x->from > y->from) - (x->from < y->from);
 }
 
+/*
+ * Which stream tails are DAG ancestors of v: a backward search over the
+ * predecessors from v, never below the oldest tail (an edge goes from a
+ * lower to a higher node, so a path from a tail t stays >= t). Replaces a
+ * table of ancestor bitsets, n^2 bits, that made stream assignment
+ * quadratic in time and memory.
+ */
+struct anc_search {
+	uint32_t *stamp;	/* per node: the v of the last search seen */
+	uint32_t *stack;
+};
+
+static bool is_ancestor_any(const struct preds *pr, struct anc_search *as,
+			    uint32_t v, int64_t lowest, const int64_t *tail,
+			    uint32_t num_streams, bool *hit)
+{
+	uint32_t sp = 0;
+	bool any = false;
+
+	as->stack[sp++] = v;
+	as->stamp[v] = v;
+	while (sp) {
+		uint32_t x = as->stack[--sp];
+
+		for (uint32_t k = pr->at[x]; k < pr->at[x + 1]; k++) {
+			uint32_t p = pr->p[k];
+
+			if ((int64_t)p < lowest || as->stamp[p] == v)
+				continue;
+			as->stamp[p] = v;
+			for (uint32_t s = 0; s < num_streams; s++)
+				if (tail[s] == (int64_t)p) {
+					hit[s] = true;
+					any = true;
+				}
+			as->stack[sp++] = p;
+		}
+	}
+	return any;
+}
+
 /* The stream for v when it cannot continue a predecessor's chain. */
 static uint32_t pick_stream(const struct st_result *r, uint32_t max_streams,
-			    const int64_t *tail, const uint64_t *anc,
-			    size_t words, uint32_t v)
+			    const int64_t *tail, const struct preds *pr,
+			    struct anc_search *as, uint32_t v)
 {
-	const uint64_t *a = anc + (size_t)v * words;
-	int64_t best_tail = -1, oldest = INT64_MAX;
+	int64_t best_tail = -1, oldest = INT64_MAX, lowest = INT64_MAX;
 	uint32_t best = UINT32_MAX, old_s = 0;
+	bool hit[1024] = { false };
 
 	if (r->num_streams < max_streams)
 		return r->num_streams;	/* a new stream */
+	for (uint32_t s = 0; s < r->num_streams; s++)
+		if (tail[s] >= 0 && tail[s] < lowest)
+			lowest = tail[s];
+	if (lowest != INT64_MAX)
+		is_ancestor_any(pr, as, v, lowest, tail, r->num_streams, hit);
 	for (uint32_t s = 0; s < r->num_streams; s++) {
 		int64_t t = tail[s];
 
-		if (t >= 0 && (a[t / 64] >> (t % 64) & 1) && t > best_tail) {
+		if (t >= 0 && hit[s] && t > best_tail) {
 			best_tail = t;
 			best = s;
 		}
@@ -105,9 +151,8 @@ static int assign_once(size_t n, const struct st_edge *edges,
 		       size_t num_edges, uint32_t max_streams,
 		       struct st_result *r, char *err, size_t errlen)
 {
-	size_t words = (n + 63) / 64 + 1;
 	struct preds pr = { 0 };
-	uint64_t *anc = NULL;
+	struct anc_search as = { NULL, NULL };
 	int64_t *tail = NULL;
 	uint32_t *cross = NULL;
 	int ret = -ENOMEM;
@@ -118,33 +163,30 @@ static int assign_once(size_t n, const struct st_edge *edges,
 		max_streams = 1024;
 	if (build_preds(n, edges, num_edges, &pr))
 		goto out;
-	anc = calloc(n * words + 1, sizeof(*anc));
+	as.stamp = malloc((n + 1) * sizeof(*as.stamp));
+	as.stack = malloc((n + 1) * sizeof(*as.stack));
 	tail = malloc((max_streams + 1) * sizeof(*tail));
 	r->stream = calloc(n + 1, sizeof(*r->stream));
 	r->pos = calloc(n + 1, sizeof(*r->pos));
 	r->sync = malloc((pr.at[n] + 1) * sizeof(*r->sync));
 	cross = malloc((pr.at[n] + 1) * sizeof(*cross));
-	if (!anc || !tail || !r->stream || !r->pos || !r->sync || !cross)
+	if (!as.stamp || !as.stack || !tail || !r->stream || !r->pos || !r->sync || !cross)
 		goto out;
 	for (uint32_t s = 0; s < max_streams; s++)
 		tail[s] = -1;
-	/* Ancestor sets, then the streams. */
+	memset(as.stamp, 0xff, (n + 1) * sizeof(*as.stamp));
+	/* The streams, in topological order. */
 	for (uint32_t v = 0; v < n; v++) {
-		uint64_t *a = anc + (size_t)v * words;
 		uint32_t s = UINT32_MAX, count;
 
 		for (uint32_t k = pr.at[v]; k < pr.at[v + 1]; k++) {
 			uint32_t p = pr.p[k];
-			const uint64_t *ap = anc + (size_t)p * words;
 
-			for (size_t w = 0; w < words; w++)
-				a[w] |= ap[w];
-			a[p / 64] |= 1ull << (p % 64);
 			if (s == UINT32_MAX && tail[r->stream[p]] == p)
 				s = r->stream[p];
 		}
 		if (s == UINT32_MAX)
-			s = pick_stream(r, max_streams, tail, anc, words, v);
+			s = pick_stream(r, max_streams, tail, &pr, &as, v);
 		if (s == r->num_streams)
 			r->num_streams++;
 		count = 0;
@@ -201,7 +243,8 @@ out:
 		snprintf(err, errlen, "out of memory assigning %zu nodes", n);
 	free(pr.at);
 	free(pr.p);
-	free(anc);
+	free(as.stamp);
+	free(as.stack);
 	free(tail);
 	free(cross);
 	if (ret)

@@ -24,6 +24,62 @@ static char *dump(const struct ir_graph *g, bool dot)
 	return buf;
 }
 
+/*
+ * The name table behind ir_graph_find_tensor(): many tensors, colliding
+ * requested names, renames, output name swaps and gc, checked against
+ * the tensor list itself.
+ */
+static void name_table(void)
+{
+	struct ir_graph *g = ir_graph_new("names");
+	struct ir_tensor *t, *o, *n2;
+	struct ir_node *n;
+	int i, bad = 0, k = 20000;
+	char nm[32];
+
+	for (i = 0; i < k; i++) {
+		snprintf(nm, sizeof(nm), "v%d", i % 5000);	/* 4 each */
+		t = ir_tensor_new(g, nm, IR_F32, NULL);
+		if (!t)
+			bad++;
+	}
+	for (i = 0; i < g->num_tensors; i++)
+		if (ir_graph_find_tensor(g, g->tensors[i]->name) !=
+		    g->tensors[i])
+			bad++;
+	ft_ok(!bad && g->num_tensors == k &&
+	      ir_graph_find_tensor(g, "v7_3") &&
+	      !ir_graph_find_tensor(g, "v7_4"),
+	      "20000 tensors, taken names made unique, each found by name");
+	for (i = 0; i < k; i += 3)
+		ir_tensor_rename(g, g->tensors[i], NULL);
+	for (i = 0; i < g->num_tensors; i++)
+		if (ir_graph_find_tensor(g, g->tensors[i]->name) !=
+		    g->tensors[i])
+			bad++;
+	ft_ok(!bad, "renamed tensors are found by their new names only");
+	/* an output replaced by a node's result keeps the output's name */
+	o = g->tensors[1];
+	n2 = g->tensors[2];
+	ir_graph_add_output(g, o);
+	n = ir_node_new(g, IR_OP_RELU, NULL, 1, &g->tensors[4], 1, &n2);
+	snprintf(nm, sizeof(nm), "%s", o->name);
+	ir_graph_replace_output(g, o, n2);
+	ft_ok(n && ir_graph_find_tensor(g, nm) == n2 &&
+	      ir_graph_find_tensor(g, o->name) == o,
+	      "an output name swap moves both names in the table");
+	/* gc drops the unused ones: none of them may be found */
+	ir_graph_gc(g);
+	for (i = 0; i < g->num_tensors; i++)
+		if (ir_graph_find_tensor(g, g->tensors[i]->name) !=
+		    g->tensors[i])
+			bad++;
+	ft_ok(!bad && g->num_tensors == 2 && !ir_graph_find_tensor(g, "v9"),
+	      "gc removes the dropped tensors from the table (%d left)",
+	      g->num_tensors);
+	ir_graph_free(g);
+}
+
 int main(void)
 {
 	struct ir_graph *g = ir_graph_new("t"), *c;
@@ -32,7 +88,7 @@ int main(void)
 	char *t1, *t2;
 	int id;
 
-	ft_plan(16);
+	ft_plan(20);
 	x = ft_input(g, "x", ft_shape(2, 3, -1));
 	a = ir_tensor_new(g, "a", IR_F32, NULL);
 	b = ir_tensor_new(g, "b", IR_F32, NULL);
@@ -114,5 +170,6 @@ int main(void)
 	      ir_op_from_name("npu.Gelu") == IR_OP_INVALID &&
 	      ir_dtype_size(IR_I64) == 8, "op names and dtype sizes");
 	ir_graph_free(g);
+	name_table();
 	return ft_done();
 }

@@ -63,6 +63,9 @@ struct om_writer {
 	uint64_t weights_size, weights_cap;
 	struct weight_ref *wrefs;
 	uint32_t num_wrefs, cap_wrefs;
+	/* wrefs by crc: open addressing, entries are index + 1 (0: empty) */
+	uint32_t *wmap;
+	uint32_t wmap_cap;
 	uint64_t *sem_incr;
 	uint32_t num_sems;
 	bool sems_set, sems_derive;
@@ -157,6 +160,7 @@ void om_writer_destroy(struct om_writer *w)
 	free(w->io);
 	free(w->weights);
 	free(w->wrefs);
+	free(w->wmap);
 	free(w->sem_incr);
 	for (uint32_t i = 0; i < w->num_variants; i++)
 		free_variant(&w->variants[i]);
@@ -426,6 +430,44 @@ int om_writer_add_placement(struct om_writer *w, uint32_t variant,
 /* Weights, semaphores, programs                                            */
 /* ---------------------------------------------------------------------- */
 
+static uint32_t wmap_home(const struct om_writer *w, uint32_t crc)
+{
+	return w->wmap_cap ? (crc * 2654435761u) & (w->wmap_cap - 1) : 0;
+}
+
+static void wmap_put(struct om_writer *w, uint32_t idx)
+{
+	uint32_t h = wmap_home(w, w->wrefs[idx].crc);
+
+	while (w->wmap[h])
+		h = (h + 1) & (w->wmap_cap - 1);
+	w->wmap[h] = idx + 1;
+}
+
+/* Room for @n entries at load <= 1/2 (rebuilt in wref order). */
+static int wmap_reserve(struct om_writer *w, uint32_t n)
+{
+	uint32_t cap = w->wmap_cap ? w->wmap_cap : 64;
+
+	if ((uint64_t)n * 2 <= w->wmap_cap)
+		return 0;
+	while ((uint64_t)n * 2 > cap) {
+		if (cap >= 1u << 30)
+			return -ENOMEM;
+		cap *= 2;
+	}
+	free(w->wmap);
+	w->wmap = calloc(cap, sizeof(*w->wmap));
+	if (!w->wmap) {
+		w->wmap_cap = 0;
+		return -ENOMEM;
+	}
+	w->wmap_cap = cap;
+	for (uint32_t i = 0; i < w->num_wrefs; i++)
+		wmap_put(w, i);
+	return 0;
+}
+
 int om_writer_add_weights(struct om_writer *w, const void *data,
 			  uint64_t size, uint64_t align, uint64_t *offset)
 {
@@ -446,8 +488,10 @@ int om_writer_add_weights(struct om_writer *w, const void *data,
 		return 0;
 	}
 	crc = om_crc32c(0, data, size);
-	for (uint32_t i = 0; i < w->num_wrefs; i++) {
-		const struct weight_ref *r = &w->wrefs[i];
+	/* Deduplicate: the earlier blobs of the same crc, in order. */
+	for (uint32_t h = wmap_home(w, crc); w->wmap_cap && w->wmap[h];
+	     h = (h + 1) & (w->wmap_cap - 1)) {
+		const struct weight_ref *r = &w->wrefs[w->wmap[h] - 1];
 
 		if (r->crc == crc && r->size == size && !(r->offset % align) &&
 		    !memcmp(w->weights + r->offset, data, size)) {
@@ -455,6 +499,8 @@ int om_writer_add_weights(struct om_writer *w, const void *data,
 			return 0;
 		}
 	}
+	if (wmap_reserve(w, w->num_wrefs + 1))
+		return fail(w, -ENOMEM, "out of memory for the weight index");
 	off = (w->weights_size + align - 1) & ~(align - 1);
 	if (off < w->weights_size || off + size < off)
 		return fail(w, -EOVERFLOW, "weights exceed 2^64 bytes");
@@ -468,6 +514,7 @@ int om_writer_add_weights(struct om_writer *w, const void *data,
 		memcpy(w->weights + off, data, size);
 	w->weights_size = off + size;
 	w->wrefs[w->num_wrefs++] = (struct weight_ref){ crc, off, size };
+	wmap_put(w, w->num_wrefs - 1);
 	*offset = off;
 	return 0;
 }

@@ -9,10 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <drm/npu_drm.h>
+#include <stdbool.h>
 
-#include "driver/npuc.h"
-#include "npu_transport.h"
+#include "npuc.h"
 
 static void usage(FILE *f)
 {
@@ -40,31 +39,27 @@ static void usage(FILE *f)
 		"  --report              print the compile report\n"
 		"  --report-json FILE    write the report as JSON\n"
 		"Exit status: 0 compiled, 1 compile error, 2 usage error.\n",
-		npuc_target_names());
+		npuc_targets());
 }
 
-/* The target as device @spec reports it (DRM_IOCTL_NPU_DEVICE_INFO). */
-static int target_of_device(const char *spec, struct npuc_target *t)
+/* Is @name one of the comma-separated target profiles? */
+static bool known_target(const char *name)
 {
-	struct drm_npu_device_info di;
-	struct npu_dev *d;
-	int ret;
+	const char *p = npuc_targets();
+	size_t n = strlen(name);
 
-	ret = npu_dev_open(!strcmp(spec, "auto") ? NULL : spec, &d);
-	if (ret) {
-		fprintf(stderr, "npuc: --target-device %s: cannot open: %s\n",
-			spec, strerror(-ret));
-		return ret;
+	while (p && *p) {
+		const char *e = strchr(p, ',');
+		size_t len;
+
+		while (*p == ' ')
+			p++;
+		len = strcspn(p, " ,");	/* "sim910 (default)" */
+		if (len == n && !strncmp(p, name, n))
+			return true;
+		p = e ? e + 1 : NULL;
 	}
-	memset(&di, 0, sizeof(di));
-	ret = npu_dev_ioctl(d, DRM_IOCTL_NPU_DEVICE_INFO, &di);
-	if (ret)
-		fprintf(stderr, "npuc: --target-device %s: DEVICE_INFO: %s\n",
-			spec, strerror(-ret));
-	else
-		npuc_target_from_info(&di, spec, t);
-	npu_dev_close(d);
-	return ret;
+	return false;
 }
 
 static int write_file(const char *path, const void *data, size_t size)
@@ -116,15 +111,16 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct npuc_options o = { .opt_level = 2 };
+	struct npuc_compile_options o;
 	const char *out = NULL, *json = NULL, *target_dev = NULL;
-	struct npuc_target tgt;
 	bool report = false;
-	struct npuc_report rep;
+	npuc_result *res = NULL;
 	char err[1024];
-	void *om = NULL;
+	const void *om;
 	size_t size = 0;
 	int c, ret;
+
+	npuc_options_init(&o);
 
 	while ((c = getopt_long(argc, argv, "o:O:h", longopts, NULL)) != -1) {
 		char *end;
@@ -155,8 +151,8 @@ int main(int argc, char **argv)
 			break;
 		case O_DISABLE: o.disable_passes = optarg; break;
 		case O_DUMP: o.dump_ir_after = optarg; break;
-		case O_CACHE: o.no_cache = false; break;
-		case O_NOCACHE: o.no_cache = true; break;
+		case O_CACHE: o.use_cache = 1; break;
+		case O_NOCACHE: o.use_cache = 0; break;
 		case O_CACHEDIR: o.cache_dir = optarg; break;
 		case O_STREAMS:
 		case O_BUDGET:
@@ -175,9 +171,9 @@ int main(int argc, char **argv)
 		case O_REPORT: report = true; break;
 		case O_JSON: json = optarg; break;
 		case O_TARGET:
-			if (npuc_target_profile(optarg, &tgt, err,
-						sizeof(err))) {
-				fprintf(stderr, "npuc: %s\n", err);
+			if (!known_target(optarg)) {
+				fprintf(stderr, "npuc: unknown target '%s' (known: %s)\n",
+					optarg, npuc_targets());
 				return 2;
 			}
 			o.target = optarg;
@@ -202,37 +198,39 @@ int main(int argc, char **argv)
 		fprintf(stderr, "npuc: --target and --target-device exclude each other\n");
 		return 2;
 	}
-	if (target_dev) {
-		if (target_of_device(target_dev, &tgt))
-			return 1;
-		o.target_desc = &tgt;
-	}
+	o.target_device = target_dev;
 	o.dump_file = stderr;
-	ret = npuc_compile_file(argv[optind], &o, &om, &size, &rep, err,
-				sizeof(err));
+	ret = npuc_compile(argv[optind], &o, &res, err, sizeof(err));
+	if (ret == -ENODEV) {
+		fprintf(stderr, "npuc: --%s\n", err);
+		return 1;
+	}
 	if (ret) {
 		fprintf(stderr, "npuc: %s: %s\n", argv[optind], err);
 		return ret == -EINVAL && strstr(err, "--") ? 2 : 1;
 	}
+	om = npuc_result_model(res, &size);
 	ret = write_file(out, om, size);
-	free(om);
 	if (ret) {
+		npuc_result_free(res);
 		fprintf(stderr, "npuc: cannot write %s: %s\n", out,
 			strerror(-ret));
 		return 1;
 	}
 	if (report)
-		npuc_report_print(&rep, stdout);
+		npuc_result_print(res, stdout);
 	if (json) {
 		FILE *f = fopen(json, "w");
 
 		if (!f) {
 			fprintf(stderr, "npuc: cannot write %s: %s\n", json,
 				strerror(errno));
+			npuc_result_free(res);
 			return 1;
 		}
-		npuc_report_json(&rep, f);
+		npuc_result_print_json(res, f);
 		fclose(f);
 	}
+	npuc_result_free(res);
 	return 0;
 }
