@@ -80,6 +80,13 @@ struct npu_kern {
 	/* wide CONV2D tiles for units of 64 channels (small feature maps) */
 	u32 cw_mr, cw_nr;
 	npu_tile_fn cw, cw16;
+	/*
+	 * Depthwise over 16 channels: acc[p][c] += w[c] * x[p * xs + c] for
+	 * pixels p in [lo, hi), c < 16; product and sum rounded separately,
+	 * so every level gives the same bits.
+	 */
+	void (*dw16)(float *acc, const float *x, u64 xs, const float *w,
+		     u32 lo, u32 hi);
 };
 
 /* Largest shapes of any level, for the callers' scratch tiles. */

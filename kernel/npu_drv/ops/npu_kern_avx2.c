@@ -23,11 +23,14 @@ NPU_KERN_TILE_S(avx2_cv16, 6, 2, 16)
 NPU_KERN_TILE(avx2_cw, 2, 4)
 NPU_KERN_TILE_S(avx2_cw16, 2, 4, 16)
 
+NPU_KERN_DW16(avx2_dw16)
+
 const struct npu_kern npu_kern_avx2 = {
 	.isa = NPU_ISA_AVX2,
 	.name = "avx2+fma",
 	.mm_mr = 6, .mm_nr = 16, .mm = avx2_mm,
 	.cv_mr = 6, .cv_nr = 16, .cv = avx2_cv, .cv16 = avx2_cv16,
 	.cw_mr = 2, .cw_nr = 32, .cw = avx2_cw, .cw16 = avx2_cw16,
+	.dw16 = avx2_dw16,
 };
 #endif

@@ -25,11 +25,14 @@ NPU_KERN_TILE_S(avx512_cv16, 14, 1, 16)
 NPU_KERN_TILE(avx512_cw, 6, 4)
 NPU_KERN_TILE_S(avx512_cw16, 6, 4, 16)
 
+NPU_KERN_DW16(avx512_dw16)
+
 const struct npu_kern npu_kern_avx512 = {
 	.isa = NPU_ISA_AVX512,
 	.name = "avx512",
 	.mm_mr = 8, .mm_nr = 32, .mm = avx512_mm,
 	.cv_mr = 14, .cv_nr = 16, .cv = avx512_cv, .cv16 = avx512_cv16,
 	.cw_mr = 6, .cw_nr = 64, .cw = avx512_cw, .cw16 = avx512_cw16,
+	.dw16 = avx512_dw16,
 };
 #endif

@@ -18,10 +18,13 @@ NPU_KERN_TILE(base_mm, 4, 2)
 NPU_KERN_TILE(base_cv, 2, 4)
 NPU_KERN_TILE_S(base_cv16, 2, 4, 16)
 
+NPU_KERN_DW16(base_dw16)
+
 const struct npu_kern npu_kern_baseline = {
 	.isa = NPU_ISA_BASELINE,
 	.name = "baseline",
 	.mm_mr = 4, .mm_nr = 8, .mm = base_mm,
 	.cv_mr = 2, .cv_nr = 16, .cv = base_cv, .cv16 = base_cv16,
 	.cw_mr = 2, .cw_nr = 16, .cw = base_cv, .cw16 = base_cv16,
+	.dw16 = base_dw16,
 };

@@ -121,3 +121,22 @@ static void name(const struct npu_tile *t)				\
 }
 
 #define NPU_KERN_TILE(name, MR, NV)	NPU_KERN_TILE_S(name, MR, NV, 0)
+
+/* npu_kern.h's dw16: 16 channels as 16 / VW vectors, multiply then add */
+#define NPU_KERN_DW16(name)						\
+static void name(float *acc, const float *x, u64 xs, const float *w,	\
+		 u32 lo, u32 hi)					\
+{									\
+	VF wv[16 / VW], a, xv;						\
+	u32 p, v;							\
+									\
+	for (v = 0; v < 16 / VW; v++)					\
+		wv[v] = vload(w + v * VW);				\
+	for (p = lo; p < hi; p++) {					\
+		for (v = 0; v < 16 / VW; v++) {				\
+			a = vload(acc + p * 16 + v * VW);		\
+			xv = vload(x + p * xs + v * VW);		\
+			vstore(acc + p * 16 + v * VW, a + wv[v] * xv);	\
+		}							\
+	}								\
+}

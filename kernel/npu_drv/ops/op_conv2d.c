@@ -32,6 +32,7 @@ struct conv_ctx {
 	u64 xs2, xs3, ys2, ys3;	/* row/column strides (virtual when flat) */
 	float *y;
 	struct npu_act act;
+	const struct npu_kern *kern;	/* the ISA level's kernels */
 	/* pixel-major product (conv_pm_span()), or pm.k == NULL */
 	struct {
 		const struct npu_kern *k;
@@ -657,13 +658,13 @@ static void conv_dw_row(const struct conv_ctx *cx, u32 n, u32 c, u32 oy)
 
 /*
  * Depthwise over a 16-channel NC1HWC0 block (npu_conv_geom()'s dwblk):
- * the channels are the lanes of four 4-float vectors, and every lane sums
+ * the channels are vector lanes (npu_kern.h's dw16, per ISA level, which
+ * multiplies and adds without fusing), and every lane sums
  * its taps exactly as conv_dw_row() does (in (kh, kw) order, padding
  * skipped, product and sum rounded separately), so the bits are the same.
  * Lanes past the last channel read the input's zero padding channels
  * (inside its shape), weigh them with 0 and store 0.
  */
-typedef float npu_v4f __attribute__((__vector_size__(16)));
 #define DW16_PIX	16
 
 static __attribute__((__noinline__)) void
@@ -676,9 +677,8 @@ conv_dw16_row(const struct conv_ctx *cx, u32 n, u32 blk, u32 oy)
 			  (u64)blk * cx->in->strides[1];
 	u64 yb = (u64)n * cx->out->strides[0] + (u64)blk * cx->out->strides[1] +
 		 (u64)oy * cx->ys2, xs3 = cx->xs3;
-	npu_v4f acc[DW16_PIX][4], wv[4], xv;
-	float wl[16], bias[16], row[16];
-	u32 ox0, cnt, kh, kw, j, v, p;
+	float acc[DW16_PIX * 16], wl[16], bias[16], row[16];
+	u32 ox0, cnt, kh, kw, j, p;
 
 	if (lanes > NPU_C0_DEFAULT)
 		lanes = NPU_C0_DEFAULT;
@@ -707,25 +707,22 @@ conv_dw16_row(const struct conv_ctx *cx, u32 n, u32 blk, u32 oy)
 				hi = ((s64)G->w - 1 - base) / G->sw + 1;
 				if (hi > cnt)
 					hi = cnt;
+				if (lo >= hi)
+					continue;
 				for (j = 0; j < 16; j++)
 					wl[j] = j < lanes ?
 						cx->wt[(u64)(c0 + j) * w->strides[0] +
 						       kh * w->strides[2] +
 						       kw * w->strides[3]] : 0.0f;
-				memcpy(wv, wl, sizeof(wv));
-				for (p = (u32)lo; p < (u32)hi; p++) {
-					const float *xp = xr +
-						(u64)(base + (s64)p * G->sw) * xs3;
-
-					for (v = 0; v < 4; v++) {
-						memcpy(&xv, xp + 4 * v, sizeof(xv));
-						acc[p][v] += wv[v] * xv;
-					}
-				}
+				/* the ISA level's loop: the same bits at all */
+				cx->kern->dw16(acc + lo * 16, xr + (u64)(base + lo *
+					       (s64)G->sw) * xs3,
+					       (u64)G->sw * xs3, wl, 0,
+					       (u32)(hi - lo));
 			}
 		}
 		for (p = 0; p < cnt; p++) {
-			memcpy(row, acc[p], sizeof(row));
+			memcpy(row, acc + p * 16, sizeof(row));
 			for (j = 0; j < 16; j++)
 				row[j] += bias[j];
 			npu_act_row(&cx->act, row, 16);
@@ -833,6 +830,7 @@ int npu_run_conv2d(const struct npu_op_args *args, u64 begin, u64 end)
 		cx.g.ow = cx.g.oh * cx.g.ow;
 		cx.g.oh = 1;
 	}
+	cx.kern = npu_kern_get(args->isa);
 	conv_pm_init(&cx, args->isa);
 	for (u = begin; u < end; u++) {
 		if (cx.g.flat)
