@@ -19,6 +19,7 @@
 #define NPU_KERN_H
 
 #include "npu_ops_internal.h"
+#include "npu_math.h"
 
 #if defined(__x86_64__)
 #define NPU_KERN_X86	1
@@ -87,6 +88,8 @@ struct npu_kern {
 	 */
 	void (*dw16)(float *acc, const float *x, u64 xs, const float *w,
 		     u32 lo, u32 hi);
+	/* x[i] = npu_geluf(x[i]), several lanes at a time (the same bits) */
+	void (*gelu_row)(float *x, u32 n);
 };
 
 /* Largest shapes of any level, for the callers' scratch tiles. */

@@ -25,6 +25,16 @@ NPU_KERN_TILE_S(avx2_cw16, 2, 4, 16)
 
 NPU_KERN_DW16(avx2_dw16)
 
+typedef double avx2_gd __attribute__((__vector_size__(32)));
+typedef s64 avx2_gi __attribute__((__vector_size__(32)));
+typedef float avx2_gf __attribute__((__vector_size__(16)));
+#define GD	avx2_gd
+#define GI	avx2_gi
+#define GF	avx2_gf
+#define GW	4
+#include "npu_gelu_tmpl.h"
+NPU_KERN_GELU_ROW(avx2_gelu_row)
+
 const struct npu_kern npu_kern_avx2 = {
 	.isa = NPU_ISA_AVX2,
 	.name = "avx2+fma",
@@ -32,5 +42,6 @@ const struct npu_kern npu_kern_avx2 = {
 	.cv_mr = 6, .cv_nr = 16, .cv = avx2_cv, .cv16 = avx2_cv16,
 	.cw_mr = 2, .cw_nr = 32, .cw = avx2_cw, .cw16 = avx2_cw16,
 	.dw16 = avx2_dw16,
+	.gelu_row = avx2_gelu_row,
 };
 #endif

@@ -27,6 +27,16 @@ NPU_KERN_TILE_S(avx512_cw16, 6, 4, 16)
 
 NPU_KERN_DW16(avx512_dw16)
 
+typedef double avx512_gd __attribute__((__vector_size__(64)));
+typedef s64 avx512_gi __attribute__((__vector_size__(64)));
+typedef float avx512_gf __attribute__((__vector_size__(32)));
+#define GD	avx512_gd
+#define GI	avx512_gi
+#define GF	avx512_gf
+#define GW	8
+#include "npu_gelu_tmpl.h"
+NPU_KERN_GELU_ROW(avx512_gelu_row)
+
 const struct npu_kern npu_kern_avx512 = {
 	.isa = NPU_ISA_AVX512,
 	.name = "avx512",
@@ -34,5 +44,6 @@ const struct npu_kern npu_kern_avx512 = {
 	.cv_mr = 14, .cv_nr = 16, .cv = avx512_cv, .cv16 = avx512_cv16,
 	.cw_mr = 6, .cw_nr = 64, .cw = avx512_cw, .cw16 = avx512_cw16,
 	.dw16 = avx512_dw16,
+	.gelu_row = avx512_gelu_row,
 };
 #endif

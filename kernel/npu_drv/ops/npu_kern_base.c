@@ -20,6 +20,16 @@ NPU_KERN_TILE_S(base_cv16, 2, 4, 16)
 
 NPU_KERN_DW16(base_dw16)
 
+typedef double base_gd __attribute__((__vector_size__(16)));
+typedef s64 base_gi __attribute__((__vector_size__(16)));
+typedef float base_gf __attribute__((__vector_size__(8)));
+#define GD	base_gd
+#define GI	base_gi
+#define GF	base_gf
+#define GW	2
+#include "npu_gelu_tmpl.h"
+NPU_KERN_GELU_ROW(base_gelu_row)
+
 const struct npu_kern npu_kern_baseline = {
 	.isa = NPU_ISA_BASELINE,
 	.name = "baseline",
@@ -27,4 +37,5 @@ const struct npu_kern npu_kern_baseline = {
 	.cv_mr = 2, .cv_nr = 16, .cv = base_cv, .cv16 = base_cv16,
 	.cw_mr = 2, .cw_nr = 16, .cw = base_cv, .cw16 = base_cv16,
 	.dw16 = base_dw16,
+	.gelu_row = base_gelu_row,
 };

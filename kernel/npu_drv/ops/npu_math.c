@@ -381,7 +381,7 @@ float npu_sigmoidf(float x)
  * [2.5, 12] in the variable 1/t. Largest relative error on a 100003-point
  * check grid: 4.0e-11 and 4.1e-12, far below float's 6e-8.
  */
-static const double erfcx_near[15] = {
+const double npu_erfcx_near[15] = {
 	0.36533404842669304,
 	-0.1919384909703065,
 	0.045756257522910966,
@@ -399,7 +399,7 @@ static const double erfcx_near[15] = {
 	2.7363150306453688e-11
 };
 
-static const double erfcx_far[13] = {
+const double npu_erfcx_far[13] = {
 	0.1307339990114568,
 	0.08209801949187785,
 	-0.0019200114448330117,
@@ -415,56 +415,50 @@ static const double erfcx_far[13] = {
 	-2.175308404648511e-13
 };
 
-/* Clenshaw's sum of c[0..n-1] T_k(u), u in [-1, 1] */
-static double cheb_sum(const double *c, int n, double u)
-{
-	double b1 = 0.0, b2 = 0.0, t;
-	int i;
+/* 2/sqrt(pi) (-1)^n / (n! (2n + 1)): erf(z) = z P(z^2), n <= 12 */
+const double npu_erf_series[13] = {
+	1.1283791670955126,
+	-0.37612638903183754,
+	0.11283791670955126,
+	-0.026866170645131252,
+	0.005223977625442188,
+	-0.0008548327023450853,
+	0.00012055332981789664,
+	-1.492565035840625e-05,
+	1.6462114365889248e-06,
+	-1.6365844691234924e-07,
+	1.4807192815879218e-08,
+	-1.2290555301717928e-09,
+	9.422759064650411e-11,
+};
 
-	for (i = n - 1; i >= 1; i--) {
-		t = 2.0 * u * b1 - b2 + c[i];
-		b2 = b1;
-		b1 = t;
-	}
-	return u * b1 - b2 + c[0];
-}
+/* 1/n!, n = 0..13 (npu_exp_d()'s series) */
+const double npu_exp_taylor[14] = {
+	1.0, 1.0, 0.5, 1.6666666666666666667e-01, 4.1666666666666666667e-02,
+	8.3333333333333333333e-03, 1.3888888888888888889e-03,
+	1.9841269841269841270e-04, 2.4801587301587301587e-05,
+	2.7557319223985890653e-06, 2.7557319223985890653e-07,
+	2.5052108385441718775e-08, 2.0876756987868098979e-09,
+	1.6059043836821614599e-10,
+};
 
-/* erfc(t) for t >= 0.5 to ~1e-10 relative (0 past 12: erfc(12) < 1e-63) */
-static double erfc_fit(double t)
-{
-	double g, v;
+/* GELU one lane at a time: the same operations as the row loops */
+typedef double npu_gd1 __attribute__((__vector_size__(8)));
+typedef s64 npu_gi1 __attribute__((__vector_size__(8)));
+#define GD	npu_gd1
+#define GI	npu_gi1
+#define GW	1
+#include "npu_gelu_tmpl.h"
+#undef GD
+#undef GI
+#undef GW
 
-	if (t >= 12.0)
-		return 0.0;
-	if (t < 2.5) {
-		g = cheb_sum(erfcx_near, 15, t - 1.5);
-	} else {
-		v = 1.0 / t;
-		g = cheb_sum(erfcx_far, 13, (2.0 * v - (0.08333333333333333 +
-							0.4)) /
-			     (0.4 - 0.08333333333333333));
-	}
-	return npu_exp_d(-t * t) * g;
-}
-
-/*
- * GELU, 0.5 x erfc(-x / sqrt 2): the series of npu_erf_d() where it is
- * short (|x / sqrt 2| < 0.5), the fitted erfc elsewhere (for positive x
- * as 2 - erfc(|z|), no cancellation); rounded once to float.
- */
 float npu_geluf(float x)
 {
-	double xd = x, z = -xd * 0.70710678118654752440, e;
+	npu_gd1 v = { x };
 
-	if (x != x)
-		return x;
-	if (npu_fabs(z) < 0.5)
-		e = 1.0 - npu_erf_d(z);
-	else if (z > 0)
-		e = erfc_fit(z);
-	else
-		e = 2.0 - erfc_fit(-z);
-	return (float)(0.5 * xd * e);
+	v = gelu_gd(v);
+	return (float)v[0];
 }
 
 /*

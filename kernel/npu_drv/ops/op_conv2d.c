@@ -831,6 +831,7 @@ int npu_run_conv2d(const struct npu_op_args *args, u64 begin, u64 end)
 		cx.g.oh = 1;
 	}
 	cx.kern = npu_kern_get(args->isa);
+	cx.act.gelu_row = cx.kern->gelu_row;
 	conv_pm_init(&cx, args->isa);
 	for (u = begin; u < end; u++) {
 		if (cx.g.flat)

@@ -84,6 +84,7 @@ static void mm_init(struct mm_ctx *c, const struct drm_npu_task *t, u32 isa)
 	npu_act_init(&c->act, &p->act);
 	/* the product kernels read rows of B as contiguous vectors */
 	c->kern = c->sbn == 1 && c->k ? npu_kern_get(isa) : NULL;
+	c->act.gelu_row = npu_kern_get(isa)->gelu_row;
 }
 
 /* k values per packed B panel: 32 x 8 floats = 1 KiB of stack. */

@@ -6,6 +6,7 @@
  * log1p(exp(x)) evaluated without overflow, ELU uses expm1.
  */
 #include "npu_ops_float.h"
+#include "npu_kern.h"
 
 float npu_act1(const struct npu_act *a, float x)
 {
@@ -116,6 +117,9 @@ void npu_act_row(const struct npu_act *a, float *x, u32 n)
 	case DRM_NPU_ACT_CLIP:		/* relu6; as npu_act1() */
 		clamp_row(x, n, a->alpha, a->beta, true);
 		return;
+	case DRM_NPU_ACT_GELU:		/* npu_geluf()'s bits, vectorised */
+		(a->gelu_row ? a->gelu_row : npu_kern_baseline.gelu_row)(x, n);
+		return;
 	default:
 		for (i = 0; i < n; i++)
 			x[i] = npu_act1(a, x[i]);
@@ -168,6 +172,7 @@ int npu_run_unary(const struct npu_op_args *args, u64 begin, u64 end)
 	u32 n;
 
 	npu_act_init(&act, &t->params.unary);
+	act.gelu_row = npu_kern_get(args->isa)->gelu_row;
 	npu_rows_begin(&r, ops, 2);
 	for (u = begin; u < end; u++) {
 		npu_row_offsets(&r, u, &sg, offs);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "ops_testlib.h"
+#include "npu_kern.h"
 #include "npu_math.h"
 
 /* Distance in float ulps between @got and the exact value @ref. */
@@ -117,6 +118,37 @@ static void sweeps(void)
 }
 
 /* Odd spots: tiny and subnormal inputs, every pattern. */
+/* Every ISA level's GELU row loop gives npu_geluf()'s bits. */
+static void gelu_rows(void)
+{
+	enum { N = 4103 };
+	static float x[N], y[N];
+	u32 isa, i;
+
+	tl_seed(9);
+	for (i = 0; i < N; i++)
+		x[i] = tl_uniform(-30, 30) * (i % 3 ? 1.0f : 0.01f);
+	x[5] = NAN;
+	x[6] = INFINITY;
+	x[7] = -INFINITY;
+	x[8] = -0.0f;
+	x[9] = 3e38f;
+	for (isa = NPU_ISA_BASELINE; isa <= NPU_ISA_AVX512; isa++) {
+		const struct npu_kern *k = npu_kern_get(isa);
+		int bad = 0;
+
+		memcpy(y, x, sizeof(x));
+		k->gelu_row(y, N);
+		for (i = 0; i < N; i++) {
+			float e = npu_geluf(x[i]);
+
+			bad += memcmp(&e, &y[i], 4) != 0;
+		}
+		tap_ok(!bad, "GELU rows at level %u (%s): the bits of geluf "
+		       "(%d bad)", isa, k->name, bad);
+	}
+}
+
 /* npu_expf_row() (four lanes at a time) gives npu_expf_fast()'s bits. */
 static void exp_row(void)
 {
@@ -311,5 +343,6 @@ int main(void)
 	rounding();
 	half();
 	exp_row();
+	gelu_rows();
 	return tap_done();
 }
