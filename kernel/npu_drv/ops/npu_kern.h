@@ -90,6 +90,8 @@ struct npu_kern {
 		     u32 lo, u32 hi);
 	/* x[i] = npu_geluf(x[i]), several lanes at a time (the same bits) */
 	void (*gelu_row)(float *x, u32 n);
+	/* y[i] = y[i] + a * x[i], multiply then add: the same bits */
+	void (*axpy)(float *y, const float *x, float a, u32 n);
 };
 
 /* Largest shapes of any level, for the callers' scratch tiles. */

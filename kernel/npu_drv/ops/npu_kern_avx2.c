@@ -24,6 +24,7 @@ NPU_KERN_TILE(avx2_cw, 2, 4)
 NPU_KERN_TILE_S(avx2_cw16, 2, 4, 16)
 
 NPU_KERN_DW16(avx2_dw16)
+NPU_KERN_AXPY(avx2_axpy)
 
 typedef double avx2_gd __attribute__((__vector_size__(32)));
 typedef s64 avx2_gi __attribute__((__vector_size__(32)));
@@ -43,5 +44,6 @@ const struct npu_kern npu_kern_avx2 = {
 	.cw_mr = 2, .cw_nr = 32, .cw = avx2_cw, .cw16 = avx2_cw16,
 	.dw16 = avx2_dw16,
 	.gelu_row = avx2_gelu_row,
+	.axpy = avx2_axpy,
 };
 #endif

@@ -26,6 +26,7 @@ NPU_KERN_TILE(avx512_cw, 6, 4)
 NPU_KERN_TILE_S(avx512_cw16, 6, 4, 16)
 
 NPU_KERN_DW16(avx512_dw16)
+NPU_KERN_AXPY(avx512_axpy)
 
 typedef double avx512_gd __attribute__((__vector_size__(64)));
 typedef s64 avx512_gi __attribute__((__vector_size__(64)));
@@ -45,5 +46,6 @@ const struct npu_kern npu_kern_avx512 = {
 	.cw_mr = 6, .cw_nr = 64, .cw = avx512_cw, .cw16 = avx512_cw16,
 	.dw16 = avx512_dw16,
 	.gelu_row = avx512_gelu_row,
+	.axpy = avx512_axpy,
 };
 #endif

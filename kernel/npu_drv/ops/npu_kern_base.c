@@ -19,6 +19,7 @@ NPU_KERN_TILE(base_cv, 2, 4)
 NPU_KERN_TILE_S(base_cv16, 2, 4, 16)
 
 NPU_KERN_DW16(base_dw16)
+NPU_KERN_AXPY(base_axpy)
 
 typedef double base_gd __attribute__((__vector_size__(16)));
 typedef s64 base_gi __attribute__((__vector_size__(16)));
@@ -38,4 +39,5 @@ const struct npu_kern npu_kern_baseline = {
 	.cw_mr = 2, .cw_nr = 16, .cw = base_cv, .cw16 = base_cv16,
 	.dw16 = base_dw16,
 	.gelu_row = base_gelu_row,
+	.axpy = base_axpy,
 };

@@ -143,6 +143,19 @@ static void name(float *x, u32 n)					\
 		x[i] = npu_geluf(x[i]);					\
 }
 
+/* npu_kern.h's axpy: VW lanes at a time, multiply then add (no fusing) */
+#define NPU_KERN_AXPY(name)						\
+static void name(float *y, const float *x, float a, u32 n)		\
+{									\
+	VF av = VBCAST(a);						\
+	u32 i;								\
+									\
+	for (i = 0; i + VW <= n; i += VW)				\
+		vstore(y + i, vload(y + i) + av * vload(x + i));	\
+	for (; i < n; i++)						\
+		y[i] = y[i] + a * x[i];					\
+}
+
 /* npu_kern.h's dw16: 16 channels as 16 / VW vectors, multiply then add */
 #define NPU_KERN_DW16(name)						\
 static void name(float *acc, const float *x, u64 xs, const float *w,	\

@@ -16,6 +16,7 @@
  * Work unit: one query row of one batch.
  */
 #include "npu_ops_float.h"
+#include "npu_kern.h"
 
 #define ATTN_KB		256
 
@@ -26,6 +27,7 @@ struct attn_ctx {
 	u64 qs, ks, krs, vs, vrs, ys;
 	u32 r, sk, d, dv;
 	float scale;
+	const struct npu_kern *kern;	/* the ISA level's loops */
 };
 
 static float dot(const float *a, u64 as, const float *b, u64 bs, u64 n)
@@ -100,8 +102,8 @@ static void attn_row(const struct attn_ctx *c, const float *qr, const float *kp,
 
 			l += pj;
 			if (c->vs == 1 && c->ys == 1) {
-				for (e = 0; e < c->dv; e++)
-					y[e] += pj * vr[e];
+				/* the ISA level's loop: the same bits */
+				c->kern->axpy(y, vr, pj, c->dv);
 			} else {
 				for (e = 0; e < c->dv; e++)
 					y[e * c->ys] += pj * vr[e * c->vs];
@@ -130,6 +132,7 @@ int npu_run_attention(const struct npu_op_args *args, u64 begin, u64 end)
 	c.d = c.q->shape[c.q->rank - 1];
 	c.dv = c.o->shape[c.r - 1];
 	c.scale = npu_u2f(t->params.attention.scale);
+	c.kern = npu_kern_get(args->isa);
 	c.qs = c.q->strides[c.q->rank - 1];
 	c.ks = c.k->strides[c.k->rank - 1];
 	c.krs = c.k->strides[c.k->rank - 2];

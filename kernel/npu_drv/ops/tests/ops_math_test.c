@@ -146,6 +146,17 @@ static void gelu_rows(void)
 		}
 		tap_ok(!bad, "GELU rows at level %u (%s): the bits of geluf "
 		       "(%d bad)", isa, k->name, bad);
+		/* axpy: multiply then add, lane by lane */
+		memcpy(y, x, sizeof(x));
+		k->axpy(y + 1, x + 100, 0.37f, N - 200);
+		bad = 0;
+		for (i = 0; i < N - 200; i++) {
+			float e = x[i + 1] + 0.37f * x[i + 100];
+
+			bad += memcmp(&e, &y[i + 1], 4) != 0;
+		}
+		tap_ok(!bad, "axpy at level %u: y + a * x unfused (%d bad)", isa,
+		       bad);
 	}
 }
 
