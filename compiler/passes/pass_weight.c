@@ -64,3 +64,63 @@ int pass_conv_weight_olast(struct ir_graph *g, struct pass_stats *st)
 	}
 	return 0;
 }
+
+/* Every use of @b is input 1 of a Gemm with transB = 1. */
+static bool only_gemm_bt(const struct ir_tensor *b)
+{
+	int i;
+
+	if (b->is_output || !b->num_uses)
+		return false;
+	for (i = 0; i < b->num_uses; i++)
+		if (b->uses[i].node->op != IR_OP_GEMM ||
+		    b->uses[i].index != 1 ||
+		    !ir_attr_int(b->uses[i].node, "transB", 0))
+			return false;
+	return true;
+}
+
+/*
+ * Gemm(transB = 1) with a constant F32 B [N, K] read only by such Gemms:
+ * B is stored transposed ([K, N]) and transB cleared, so that MATMUL reads
+ * rows of B as contiguous vectors (Documentation/ops.rst, "Product
+ * kernels") instead of taking the 4x8 tiles. The same product, in the
+ * same order of terms.
+ */
+int pass_gemm_weight_kn(struct ir_graph *g, struct pass_stats *st)
+{
+	int i, j, err;
+
+	for (i = 0; i < g->num_tensors; i++) {
+		struct ir_tensor *b = g->tensors[i];
+		int64_t n, k, r, c;
+		float *nd;
+		const float *d;
+
+		if (!b || !b->data || b->dtype != IR_F32 || b->shape.rank != 2 ||
+		    !only_gemm_bt(b))
+			continue;
+		n = b->shape.dim[0];
+		k = b->shape.dim[1];
+		if (b->nbytes != (size_t)(n * k) * sizeof(float))
+			continue;
+		nd = malloc(b->nbytes ? b->nbytes : 1);
+		if (!nd)
+			return ir_error(g, "out of memory");
+		d = b->data;
+		for (r = 0; r < n; r++)
+			for (c = 0; c < k; c++)
+				nd[c * n + r] = d[r * k + c];
+		free(b->data);
+		b->data = nd;
+		b->shape.dim[0] = k;
+		b->shape.dim[1] = n;
+		for (j = 0; j < b->num_uses; j++) {
+			err = ir_attr_set_int(b->uses[j].node, "transB", 0);
+			if (err)
+				return ir_error(g, "out of memory");
+			st->rewritten++;
+		}
+	}
+	return 0;
+}
