@@ -48,6 +48,29 @@ int npu_run_layernorm(const struct npu_op_args *args, u64 begin, u64 end)
 		x = (const float *)args->data[0] + npu_offset32(oc, in->strides, axis);
 		y = (float *)args->data[2 + has_bias] +
 		    npu_offset32(oc, out->strides, axis);
+		if (nd == 1) {
+			/* one normalised dim: the same sums, no unravelling */
+			u64 xs = xst[0], ys = yst[0], ss = sst[0], bs = bst[0];
+
+			for (i = 0; i < cnt; i++)
+				mean += x[i * xs];
+			mean /= (double)cnt;
+			for (i = 0; i < cnt; i++) {
+				double dv = x[i * xs] - mean;
+
+				var += dv * dv;
+			}
+			var /= (double)cnt;
+			rstd = 1.0 / npu_sqrt_d(var + eps);
+			for (i = 0; i < cnt; i++) {
+				double v = (x[i * xs] - mean) * rstd * s[i * ss];
+
+				if (b)
+					v += b[i * bs];
+				y[i * ys] = (float)v;
+			}
+			continue;
+		}
 		/* two passes: mean, then the biased variance around it */
 		for (i = 0; i < cnt; i++) {
 			npu_unravel(i, shape, nd, coord);
