@@ -148,13 +148,14 @@ void npu_conv_geom(const struct drm_npu_task *t, struct npu_conv_geom *g)
 		g->flat_units = (pix + NPU_CONV_FLAT_PIX - 1) / NPU_CONV_FLAT_PIX;
 	}
 	/*
-	 * Weights stored O-innermost (npuc's order) on rows of at most 32
-	 * pixels: 64 output channels per unit, so that the product kernels
-	 * have enough independent sums (Documentation/ops.rst); while a unit
-	 * stays within the cost bound.
+	 * Weights stored O-innermost (npuc's order): 64 output channels per
+	 * unit, so that the product kernels run their wide tiles (more sums
+	 * per loaded weight row, and independent sums even for an edge
+	 * pixel; Documentation/ops.rst), while a unit stays within the cost
+	 * bound.
 	 */
 	g->ocb = NPU_CONV_OCB;
-	if (wt->strides[0] == 1 && g->og >= 64 && g->ow <= 32 && !g->flat &&
+	if (wt->strides[0] == 1 && g->og >= 64 && !g->flat &&
 	    !(g->cg == 1 && g->og == 1) &&
 	    npu_mul_sat(npu_mul_sat(64, g->ow), npu_mul_sat(g->cg,
 			(u64)g->kh * g->kw)) <= NPU_MAX_UNIT_COST)

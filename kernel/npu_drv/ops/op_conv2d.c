@@ -419,6 +419,25 @@ static void conv_tap_range(s64 i0, u32 k, u32 d, u32 size, u32 *lo, u32 *hi)
 	*hi = b;
 }
 
+/* row[j] += b[j * bst], four lanes at a time where b is contiguous */
+static void bias_add(float *row, const float *b, u64 bst, u32 cnt)
+{
+	typedef float v4f __attribute__((__vector_size__(16)));
+	v4f r, v;
+	u32 j = 0;
+
+	if (bst == 1) {
+		for (; j + 4 <= cnt; j += 4) {
+			memcpy(&r, row + j, sizeof(r));
+			memcpy(&v, b + j, sizeof(v));
+			r += v;
+			memcpy(row + j, &r, sizeof(r));
+		}
+	}
+	for (; j < cnt; j++)
+		row[j] += b[j * bst];
+}
+
 /* One kernel shape of the pixel-major product: mr pixels x nr channels. */
 struct conv_pm_shape {
 	u32 mr, nr;
@@ -516,10 +535,9 @@ conv_pm_block(const struct conv_ctx *cx, const struct conv_pm_shape *sh,
 			u64 yo = ybase + (first + i) * cx->ys3 + off0;
 
 			row = acc + i * sh->nr + skip;	/* in place */
-			for (j = 0; j < cnt; j++)
-				row[j] += cx->bias ? cx->bias[(u64)(c + j) *
-							      cx->bias_st] :
-						     0.0f;
+			if (cx->bias)
+				bias_add(row, cx->bias + (u64)c * cx->bias_st,
+					 cx->bias_st, cnt);
 			npu_act_row(&cx->act, row, cnt);
 			if (c0 && c % c0 == 0 && cx->out->strides[4] == 1) {
 				/* whole C0 blocks: contiguous channels */
