@@ -12,6 +12,7 @@ PACKAGES="
 	clang libclang-rt-14-dev valgrind graphviz
 	qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static
 	cpio kmod nodejs npm time
+	linux-source-6.1 flex bison bc libelf-dev xz-utils
 "
 
 missing=""

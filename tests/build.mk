@@ -12,7 +12,7 @@ E2E_TESTS	:= tests/models/demo.t $(E2E_MODELS:%=tests/models/%.t) \
 		   tests/models/streams_budget.t \
 		   tests/conformance/conformance.t
 
-TESTS		+= $(E2E_TESTS)
+TESTS		+= $(E2E_TESTS) tests/diag/diag.t
 
 # make check (and check-san): the node tests and the smaller models through
 # npuc and npu-run built with ASan+UBSan. The two tools are built with the
@@ -30,7 +30,7 @@ e2e-san-tools:
 # The programs the scripts run. Named explicitly: a prerequisite list is
 # expanded when make reads this fragment, before tools/*/build.mk have added
 # themselves to BINS.
-E2E_TOOLS	:= $(BUILD)/bin/npuc $(BUILD)/bin/npu-run
+E2E_TOOLS	:= $(BUILD)/bin/npuc $(BUILD)/bin/npu-run $(BUILD)/bin/npu-compare
 
 # The README's first command: build the stack, compile the bundled model and
 # run it on the in-process device.

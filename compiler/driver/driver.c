@@ -52,14 +52,16 @@ static void hash_tensor(struct cache_hasher *h, struct ir_tensor *t,
 		cache_hash_u64(h, t->nbytes);
 		if (t->data)
 			cache_hash_bytes(h, t->data, t->nbytes);
+		cache_hash_str(h, t->name);	/* provenance records it */
 	}
 	cache_hash_u64(h, (uint64_t)(intptr_t)t->priv);
 }
 
 /*
- * Names of inner tensors and nodes are left out: renaming them keeps the
- * key. The names of the graph's inputs and outputs are the model's
- * interface (the runtime binds and reports by them), so they are kept.
+ * Names are part of the key: the .om's provenance (each task's ONNX nodes
+ * and tensors, om-format.rst) records them, so a model renamed must not
+ * get a cached file that names the other model's nodes. The inputs' and
+ * outputs' names are also the model's interface.
  */
 static void hash_graph(struct cache_hasher *h, struct ir_graph *g)
 {
@@ -79,6 +81,7 @@ static void hash_graph(struct cache_hasher *h, struct ir_graph *g)
 	for (int i = 0; i < g->num_nodes; i++) {
 		const struct ir_node *n = g->nodes[i];
 
+		cache_hash_str(h, n->name ? n->name : "");
 		cache_hash_u64(h, (uint64_t)n->op);
 		cache_hash_u64(h, (uint64_t)n->opset);
 		cache_hash_u64(h, (uint64_t)n->act.kind);

@@ -158,6 +158,12 @@ done:
 int interp_run(struct ir_graph *g, const void *const *inputs,
 	       void *const *outputs)
 {
+	return interp_run_ex(g, inputs, outputs, NULL, NULL);
+}
+
+int interp_run_ex(struct ir_graph *g, const void *const *inputs,
+		  void *const *outputs, interp_node_fn fn, void *user)
+{
 	struct host_place h = { 0 };
 	void **owned = NULL;
 	int nowned = 0, i, j, ret = 0;
@@ -216,6 +222,13 @@ int interp_run(struct ir_graph *g, const void *const *inputs,
 				h.bases[host_slot(&h, n->outputs[0])]);
 		else if (!src)
 			ret = eval_in_place(g, n, &h);
+		for (j = 0; fn && !ret && j < n->num_outputs; j++) {
+			int sl = n->outputs[j] ? host_slot(&h, n->outputs[j])
+					       : -1;
+
+			if (sl >= 0)
+				ret = fn(user, n, j, h.bases[sl]);
+		}
 	}
 	for (i = 0; i < g->num_outputs && !ret; i++) {
 		int s = host_slot(&h, g->outputs[i]);

@@ -30,6 +30,17 @@ extern "C" {
 int interp_run(struct ir_graph *g, const void *const *inputs,
 	       void *const *outputs);
 
+/*
+ * Called after each node with the data of its output @k (emit_tensor_bytes()
+ * bytes, in the tensor's layout); a nonzero return stops the run with it.
+ */
+typedef int (*interp_node_fn)(void *user, const struct ir_node *n, int k,
+			      const void *data);
+
+/* interp_run() calling @fn after every node (npu-compare's reference). */
+int interp_run_ex(struct ir_graph *g, const void *const *inputs,
+		  void *const *outputs, interp_node_fn fn, void *user);
+
 /**
  * interp_eval_node() - evaluate one node from host buffers
  * @in: data of each input (NULL for absent ones; constants may pass NULL

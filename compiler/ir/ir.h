@@ -208,6 +208,14 @@ struct ir_tensor {
 	 */
 	int64_t *sval;
 	int sval_len;
+	/*
+	 * Provenance: the name of the ONNX value this tensor holds (set at
+	 * import; a pass that makes a tensor holding the same value in
+	 * another layout copies it), NULL for tensors the compiler made.
+	 * Names may change (ir_graph_replace_output() swaps them); the
+	 * origin does not. Lowering records it per task (om-format.rst).
+	 */
+	char *origin;
 };
 
 struct ir_node {
@@ -235,6 +243,13 @@ struct ir_node {
 	bool dead;
 	struct ir_graph *graph;		/* the owner (edit counting) */
 	void *priv;			/* free for the current pass/lowering */
+	/*
+	 * Provenance: the names of the ONNX nodes this node was made from,
+	 * in graph order (import: the node itself; a fusion adds the nodes
+	 * it absorbs). Empty for nodes the compiler made (TransData).
+	 */
+	char **origins;
+	int num_origins;
 };
 
 struct ir_graph {
@@ -368,6 +383,13 @@ static inline struct ir_tensor *ir_in(const struct ir_node *n, int i)
 {
 	return i < n->num_inputs ? n->inputs[i] : NULL;
 }
+/*
+ * Provenance (see ir_node.origins, ir_tensor.origin): add one ONNX node
+ * name (kept once), all of @src's, or set a tensor's. 0 or -ENOMEM.
+ */
+int ir_node_add_origin(struct ir_node *n, const char *name);
+int ir_node_add_origins(struct ir_node *dst, const struct ir_node *src);
+int ir_tensor_set_origin(struct ir_tensor *t, const char *name);
 /* The single consumer of @t, or NULL when it has 0 or >1 or is an output. */
 struct ir_node *ir_sole_consumer(const struct ir_tensor *t);
 

@@ -66,6 +66,8 @@ struct ir_graph *ir_graph_clone(const struct ir_graph *g)
 		n->shape_known = t->shape_known;
 		n->layout = t->layout;
 		n->w_olast = t->w_olast;
+		if (t->origin && ir_tensor_set_origin(n, t->origin))
+			goto fail;
 		if (t->data && ir_tensor_set_data(n, t->data, t->nbytes))
 			goto fail;
 		tmap[i] = n;
@@ -82,6 +84,8 @@ struct ir_graph *ir_graph_clone(const struct ir_graph *g)
 		n->opset = s->opset;
 		n->act = s->act;
 		n->has_residual = s->has_residual;
+		if (ir_node_add_origins(n, s))
+			goto fail;
 		for (j = 0; j < s->num_inputs; j++)
 			if (s->inputs[j] &&
 			    ir_node_set_input(n, j,

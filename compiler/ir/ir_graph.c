@@ -64,6 +64,9 @@ static void ir_node_free(struct ir_node *n)
 	free(n->inputs);
 	free(n->outputs);
 	free(n->name);
+	for (i = 0; i < n->num_origins; i++)
+		free(n->origins[i]);
+	free(n->origins);
 	free(n);
 }
 
@@ -161,6 +164,7 @@ static void ir_tensor_free(struct ir_tensor *t)
 	free(t->data);
 	free(t->uses);
 	free(t->sval);
+	free(t->origin);
 	free(t);
 }
 
@@ -254,6 +258,10 @@ int ir_graph_replace_output(struct ir_graph *g, struct ir_tensor *old,
 	new_t->is_output = true;
 	if (!new_t->is_input)
 		ir_swap_names(g, old, new_t);
+	/* the new output holds the old one's value */
+	if (!new_t->origin && old->origin &&
+	    ir_tensor_set_origin(new_t, old->origin))
+		return -ENOMEM;
 	return 0;
 }
 
@@ -627,6 +635,47 @@ struct ir_node *ir_node_new(struct ir_graph *g, enum ir_op op,
 		if (outputs && outputs[i])
 			ir_node_set_output(n, i, outputs[i]);
 	return n;
+}
+
+int ir_node_add_origin(struct ir_node *n, const char *name)
+{
+	char **p;
+	int i;
+
+	if (!name || !*name)
+		return 0;
+	for (i = 0; i < n->num_origins; i++)
+		if (!strcmp(n->origins[i], name))
+			return 0;
+	p = realloc(n->origins, (size_t)(n->num_origins + 1) * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	n->origins = p;
+	p[n->num_origins] = strdup(name);
+	if (!p[n->num_origins])
+		return -ENOMEM;
+	n->num_origins++;
+	return 0;
+}
+
+int ir_node_add_origins(struct ir_node *dst, const struct ir_node *src)
+{
+	int i, ret = 0;
+
+	for (i = 0; i < src->num_origins && !ret; i++)
+		ret = ir_node_add_origin(dst, src->origins[i]);
+	return ret;
+}
+
+int ir_tensor_set_origin(struct ir_tensor *t, const char *name)
+{
+	char *s = name ? strdup(name) : NULL;
+
+	if (name && !s)
+		return -ENOMEM;
+	free(t->origin);
+	t->origin = s;
+	return 0;
 }
 
 int ir_node_set_input(struct ir_node *n, int index, struct ir_tensor *t)

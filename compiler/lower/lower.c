@@ -45,6 +45,7 @@ struct unit {
 	struct tinfo *copy_src, *copy_dst;
 	int node_index;
 	uint32_t first_task, last_task;	/* local to its stream's program */
+	bool has_tasks;			/* it emitted at least one */
 };
 
 struct lower {
@@ -986,6 +987,112 @@ static uint32_t task_in(const struct program *p, uint32_t t)
 	       (uint32_t)p->tasks.count - 1 : t;
 }
 
+/* Was an ONNX tensor of this name recorded already (by an earlier task)? */
+static bool origin_seen(const char **seen, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(seen[i], name))
+			return true;
+	return false;
+}
+
+/* The ONNX tensor @t holds, complete after global task @task. */
+static int add_tensor_origin(struct lower *l, const struct ir_tensor *t,
+			     uint32_t task, const char **seen, size_t *nseen)
+{
+	struct om_tensor_origin_info in = { 0 };
+	struct emit_place pl;
+	struct tinfo *r = info(t) ? info(t)->root : NULL;
+	int ret;
+
+	if (!t->origin || !r || r->kind == R_CONST || r->kind == R_INPUT ||
+	    t->shape.rank > OM_MAX_RANK || !t->shape_known ||
+	    origin_seen(seen, *nseen, t->origin))
+		return 0;
+	ret = place(l, t, &pl);
+	if (ret)
+		return ret;
+	in.name = t->origin;
+	in.task = task;
+	in.slot = pl.slot;
+	in.offset = pl.offset;
+	in.dtype = (uint32_t)t->dtype;
+	in.layout = (uint32_t)t->layout;
+	in.rank = (uint32_t)t->shape.rank;
+	for (int k = 0; k < t->shape.rank; k++)
+		in.dims[k] = (uint64_t)t->shape.dim[k];
+	ret = om_writer_add_tensor_origin(l->w, &in);
+	if (ret)
+		return fail(l, ret, "provenance of '%s': %s", t->name,
+			    om_writer_error(l->w));
+	seen[(*nseen)++] = t->origin;
+	return 0;
+}
+
+/*
+ * Provenance (om-format.rst): every task of a node names the node's ONNX
+ * origins; each ONNX tensor is recorded once, after the last task of the
+ * unit that completes it (a view's after its source's writer).
+ */
+static int record_provenance(struct lower *l, const struct st_result *st,
+			     const struct program *prog, const uint32_t *base)
+{
+	struct ir_graph *g = l->g;
+	const char **seen = calloc((size_t)g->num_tensors + 1, sizeof(*seen));
+	size_t nseen = 0;
+	int ret = 0;
+
+	if (!seen)
+		return fail(l, -ENOMEM, "out of memory");
+	for (int u = 0; u < l->num_units && !ret; u++) {
+		const struct unit *un = &l->units[u];
+		const struct program *p = &prog[st->stream[u]];
+		uint32_t b = base[st->stream[u]], last;
+
+		if (!un->node || !un->has_tasks)
+			continue;	/* a copy, or no task */
+		last = b + task_in(p, un->last_task);
+		for (uint32_t t = b + un->first_task; t <= last && !ret; t++)
+			if (un->node->num_origins)
+				ret = om_writer_set_task_origin(l->w, t,
+					(const char *const *)un->node->origins,
+					(uint32_t)un->node->num_origins);
+		if (ret) {
+			fail(l, ret, "provenance of node '%s': %s",
+			     un->node->name, om_writer_error(l->w));
+			break;
+		}
+		for (int k = 0; k < un->node->num_outputs && !ret; k++)
+			if (un->node->outputs[k])
+				ret = add_tensor_origin(l, un->node->outputs[k],
+							last, seen, &nseen);
+	}
+	/* views: complete when their source's writer is */
+	for (int i = 0; i < g->num_nodes && !ret; i++) {
+		const struct ir_node *n = g->nodes[i];
+		const struct tinfo *o;
+		const struct unit *un;
+		const struct program *p;
+
+		if (emit_is_host_op(n->op) || !emit_view_source(n) ||
+		    !n->outputs[0])
+			continue;
+		o = info(n->outputs[0]);
+		if (!o || o->writer < 0 || o->writer >= l->num_units)
+			continue;
+		un = &l->units[o->writer];
+		p = &prog[st->stream[o->writer]];
+		if (!un->node || !un->has_tasks)
+			continue;
+		ret = add_tensor_origin(l, n->outputs[0],
+					base[st->stream[o->writer]] +
+					task_in(p, un->last_task), seen,
+					&nseen);
+	}
+	free(seen);
+	return ret;
+}
+
 /* Step 4: tasks per stream, semaphores, the variant's programs and plan. */
 static int emit_programs(struct lower *l, const struct st_result *st)
 {
@@ -1031,6 +1138,7 @@ static int emit_programs(struct lower *l, const struct st_result *st)
 			break;
 		}
 		un->first_task = (uint32_t)at;
+		un->has_tasks = p->tasks.count > at;
 		un->last_task = p->tasks.count > at ? (uint32_t)p->tasks.count - 1 :
 				(uint32_t)at;
 		ret = label(p, at, op, name, un->node_index);
@@ -1083,6 +1191,8 @@ static int emit_programs(struct lower *l, const struct st_result *st)
 			snprintf(l->err, l->errlen, "placement of '%s': %s",
 				 r->t->name, om_writer_error(l->w));
 	}
+	if (!ret)
+		ret = record_provenance(l, st, prog, base);
 out:
 	for (uint32_t s = 0; prog && s < st->num_streams; s++) {
 		emit_tasks_free(&prog[s].tasks);

@@ -668,10 +668,13 @@ static int onnx_node(struct onnx_ctx *c, const Onnx__NodeProto *np, int idx)
 						 "produced elsewhere", name,
 						 np->op_type, np->output[i]);
 		}
-		if (!t)
+		if (!t || (np->output[i] && *np->output[i] &&
+			   ir_tensor_set_origin(t, np->output[i])))
 			return onnx_fail(c, -ENOMEM, "out of memory");
 		ir_node_set_output(n, (int)i, t);
 	}
+	if (ir_node_add_origin(n, name))
+		return onnx_fail(c, -ENOMEM, "out of memory");
 	for (i = 0; i < np->n_attribute; i++) {
 		if (!np->attribute[i])
 			continue;
@@ -753,7 +756,8 @@ static int onnx_graph(struct onnx_ctx *c, const Onnx__GraphProto *gp)
 					 "shape; give one with --input-shape",
 					 vi->name);
 		t = ir_tensor_new(c->g, vi->name, dt, &s);
-		if (!t || ir_graph_add_input(c->g, t))
+		if (!t || ir_graph_add_input(c->g, t) ||
+		    ir_tensor_set_origin(t, vi->name))
 			return onnx_fail(c, -ENOMEM, "out of memory");
 	}
 	if (c->opts && c->opts->input_shapes) {

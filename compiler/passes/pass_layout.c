@@ -102,6 +102,9 @@ static struct ir_node *transdata(struct ir_graph *g, struct ir_tensor *in,
 	if (!out)
 		return NULL;
 	out->layout = to;
+	/* the same value in another layout */
+	if (in->origin && ir_tensor_set_origin(out, in->origin))
+		return NULL;
 	snprintf(name, sizeof(name), "%.250s/transdata_%s", in->name,
 		 to == IR_LAYOUT_NC1HWC0 ? "5hd" : "nchw");
 	return ir_node_new(g, IR_OP_TRANSDATA, name, 1, &in, 1, &out);

@@ -494,6 +494,7 @@ again:
 			for (k = 0; k < rank; k++)
 				perm[k] = p1[p2[k]];
 			ir_attr_set_ints(n, "perm", perm, (int)rank);
+			(void)ir_node_add_origins(n, p);
 			ir_node_set_input(n, 0, p->inputs[0]);
 			st->fused++;
 			continue;

@@ -41,16 +41,80 @@ static struct ir_node *sole_user(const struct ir_tensor *t)
 	return pu_single_use(t) ? t->uses[0].node : NULL;
 }
 
-/* Replace the subgraph ending in @last (output kept) by a new node. */
+#define REPLACE_MAX_NODES	64
+
+/* Is @t one of the @nin inputs of the node replacing a subgraph? */
+static bool is_in(struct ir_tensor *const *ins, int nin,
+		  const struct ir_tensor *t)
+{
+	for (int k = 0; k < nin; k++)
+		if (ins[k] == t)
+			return true;
+	return false;
+}
+
+/*
+ * Replace the subgraph ending in @last (output kept) by a new node. The
+ * nodes of the subgraph (ancestors of @last up to @ins that nothing else
+ * reads any more) are removed here, and the new node names all of them
+ * as its provenance (ir_node.origins).
+ */
 static struct ir_node *replace_by(struct ir_graph *g, struct ir_node *last,
 				  enum ir_op op, const char *name, int nin,
 				  struct ir_tensor **ins)
 {
 	struct ir_tensor *out = last->outputs[0];
-	struct ir_node *n;
+	struct ir_node *sub[REPLACE_MAX_NODES], *n;
+	int ns = 0, i, j, k;
+	bool again = true;
 
+	/* the candidates: @last's ancestors, stopping at @ins */
+	sub[ns++] = last;
+	for (i = 0; i < ns; i++)
+		for (k = 0; k < sub[i]->num_inputs; k++) {
+			struct ir_tensor *t = sub[i]->inputs[k];
+			struct ir_node *p = t ? t->producer : NULL;
+
+			if (!p || t->data || is_in(ins, nin, t))
+				continue;
+			for (j = 0; j < ns && sub[j] != p; j++)
+				;
+			if (j == ns && ns < REPLACE_MAX_NODES)
+				sub[ns++] = p;
+		}
+	n = ir_node_new(g, op, name, nin, ins, 0, NULL);
+	if (!n)
+		return NULL;
+	(void)ir_node_add_origins(n, last);
 	ir_node_remove(g, last);
-	n = ir_node_new(g, op, name, nin, ins, 1, &out);
+	n->num_outputs = 1;
+	ir_node_set_output(n, 0, out);
+	/* drop the candidates nothing reads any more, naming them */
+	while (again) {
+		again = false;
+		for (j = 1; j < ns; j++) {
+			bool dead = sub[j] != NULL;
+
+			for (k = 0; dead && k < sub[j]->num_outputs; k++)
+				if (sub[j]->outputs[k] &&
+				    (sub[j]->outputs[k]->num_uses ||
+				     sub[j]->outputs[k]->is_output))
+					dead = false;
+			if (dead) {
+				(void)ir_node_add_origins(n, sub[j]);
+				ir_node_remove(g, sub[j]);
+				sub[j] = NULL;
+				again = true;
+			}
+		}
+	}
+	/* removed from the end backwards: list them in graph order */
+	for (i = 0, j = n->num_origins - 1; i < j; i++, j--) {
+		char *tmp = n->origins[i];
+
+		n->origins[i] = n->origins[j];
+		n->origins[j] = tmp;
+	}
 	return n;
 }
 

@@ -120,6 +120,8 @@ void pu_absorb(struct ir_graph *g, struct ir_node *keep, struct ir_node *from)
 {
 	struct ir_tensor *out = from->outputs[0];
 
+	/* provenance: the fused node was made from both (best effort) */
+	(void)ir_node_add_origins(keep, from);
 	ir_node_remove(g, from);
 	ir_node_set_output(keep, 0, out);
 }

@@ -105,12 +105,12 @@ struct npu_drm_device {
 	u64 vram_size;
 	struct workqueue_struct *irq_wq;
 	struct work_struct irq_work;
-	struct mutex files_lock;
+	struct mutex files_lock;	/* @files, files' @queues and @fences */
 	struct list_head files;
-	spinlock_t fence_lock;
+	spinlock_t fence_lock;		/* the syncobj points' dma_fences */
 	atomic64_t jobs_done[8];
 	struct npu_knob knobs[NPU_NUM_KNOBS];
-	struct mutex compact_lock;
+	struct mutex compact_lock;	/* @last_compact, @last_compact_ret */
 	struct drm_npu_compact last_compact;
 	int last_compact_ret;
 };
@@ -148,7 +148,7 @@ struct npu_drm_file {
 	struct npu_file *core_file;
 	u64 client_id;
 	struct list_head link;
-	struct mutex queue_lock;
+	struct mutex queue_lock;	/* queue create/destroy of this file */
 	struct xarray queues;
 	struct list_head fences;
 };

@@ -31,7 +31,15 @@
 #endif
 
 #define NPU_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
-#define NPU_ALIGN_UP(x, a)	(((x) + ((a) - 1)) & ~((__typeof__(x))(a) - 1))
-#define NPU_IS_POW2(x)		((x) != 0 && ((x) & ((x) - 1)) == 0)
+/* @x rounded up to a multiple of @a, a power of two. */
+static inline u64 npu_align_up(u64 x, u64 a)
+{
+	return (x + (a - 1)) & ~(a - 1);
+}
+
+static inline int npu_is_pow2(u64 x)
+{
+	return x && !(x & (x - 1));
+}
 
 #endif /* NPU_OS_H */

@@ -98,7 +98,7 @@ static inline u64 npu_time_ns(void)
 #define NPU_NO_DEADLINE		(~0ull)
 
 struct npu_mutex {
-	struct mutex m;
+	struct mutex m;	/* the lock behind npu_mutex_lock() */
 };
 
 /* A macro, so that lockdep (where enabled) gets one class per call site. */

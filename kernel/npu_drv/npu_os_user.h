@@ -49,6 +49,8 @@ static inline void npu_vfree(void *p)
 	free(p);
 }
 
+#define BIT(n)				(1ul << (n))
+#define BIT_ULL(n)			(1ull << (n))
 #define check_add_overflow(a, b, d)	__builtin_add_overflow(a, b, d)
 #define check_mul_overflow(a, b, d)	__builtin_mul_overflow(a, b, d)
 

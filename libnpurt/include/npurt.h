@@ -494,6 +494,81 @@ npurt_status npurt_model_get_profile(npurt_model *model,
 				     npurt_task_record *records, uint32_t max,
 				     uint32_t *count);
 
+/* ---------------------------------------------------------------------- */
+/* Dumps: the ONNX tensors of an execution, task by task                   */
+/* ---------------------------------------------------------------------- */
+
+/**
+ * struct npurt_dump_tensor - one ONNX tensor of a dumped execution
+ * @task: global task index in the .om (npu-om --tasks numbers per stream:
+ *        @model_stream, @stream_task)
+ * @model_stream, @stream_task: the stream and its program's task index
+ * @op, @node: the task's debug info (op type and compiled node name)
+ * @nodes, @num_nodes: the ONNX nodes the task was made from
+ * @name: the ONNX tensor name
+ * @dtype, @rank, @dims: the ONNX shape
+ * @stored_layout: how the device stored it ("NC1HWC0", "ND", ...); @data
+ *                 is always converted back to the ONNX layout (row-major)
+ * @data, @size: the values (valid during the callback; NULL in select)
+ * @device_ns: the task's device time when profiling is on, else 0
+ * @num_inputs: input operands of the task completing it (at most 6), each
+ *              named by @input_names: an ONNX tensor dumped earlier, a
+ *              model input, "(weights)" or "" when unknown
+ */
+typedef struct npurt_dump_tensor {
+	uint32_t task;
+	uint32_t model_stream;
+	uint32_t stream_task;
+	const char *op;
+	const char *node;
+	const char *const *nodes;
+	uint32_t num_nodes;
+	const char *name;
+	npurt_dtype dtype;
+	uint32_t rank;
+	uint64_t dims[NPURT_MAX_RANK];
+	const char *stored_layout;
+	const void *data;
+	size_t size;
+	uint64_t device_ns;
+	uint32_t num_inputs;
+	const char *input_names[6];
+} npurt_dump_tensor;
+
+/* Selects a tensor to dump (nonzero) at npurt_model_set_dump() time. */
+typedef int (*npurt_dump_select_fn)(void *user, const npurt_dump_tensor *t);
+/* Receives a dumped tensor; a nonzero return stops the dump (the
+ * execution still completes). */
+typedef int (*npurt_dump_fn)(void *user, const npurt_dump_tensor *t);
+
+/**
+ * struct npurt_dump_config - what npurt_model_set_dump() dumps
+ * @select: NULL (every recorded tensor) or a filter
+ * @fn: called for each selected tensor when its task has run, on the
+ *      thread that executes the model, in execution order
+ * @user: passed to both
+ */
+typedef struct npurt_dump_config {
+	npurt_dump_select_fn select;
+	npurt_dump_fn fn;
+	void *user;
+} npurt_dump_config;
+
+/*
+ * [handle] Dumps the ONNX tensors of later executions of @model (NULL
+ * config: off). Needs a model compiled with provenance (.om format 1.1,
+ * NPURT_ERR_NOT_FOUND otherwise). A dumping execution runs the programs in
+ * pieces that end after each selected tensor's task: the device finishes
+ * the piece and signals the stream's semaphore, the host copies the tensor
+ * out, then the next piece is submitted - so the memory plan cannot reuse
+ * the bytes before they are copied, whatever the streams. The model's
+ * streams run one after the other (in an order that meets every
+ * semaphore wait) and executions are synchronous. Documentation/
+ * diagnosis.rst.
+ */
+npurt_status npurt_model_set_dump(npurt_model *model,
+				  const npurt_dump_config *config);
+
 #ifdef __cplusplus
 }
 #endif

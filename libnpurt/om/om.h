@@ -36,6 +36,7 @@
 #ifndef NPU_OM_H
 #define NPU_OM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -80,6 +81,18 @@ struct om_debug_info {
 	const char *op;			/* op type, e.g. "Gemm"; may be NULL */
 	const char *node;		/* graph node name; may be NULL */
 	uint32_t node_index;		/* UINT32_MAX when none */
+};
+
+/** struct om_tensor_origin_info - an ONNX tensor as the writer takes it */
+struct om_tensor_origin_info {
+	const char *name;		/* the ONNX tensor (value) name */
+	uint32_t task;			/* global index of the task completing it */
+	uint32_t slot;			/* its buffer */
+	uint64_t offset;		/* byte offset in the buffer */
+	uint32_t dtype;			/* enum drm_npu_dtype */
+	uint32_t layout;		/* stored layout (NC1HWC0: rank 4) */
+	uint32_t rank;
+	uint64_t dims[OM_MAX_RANK];	/* ONNX (logical) shape */
 };
 
 /* ---------------------------------------------------------------------- */
@@ -159,6 +172,16 @@ int om_writer_add_program(struct om_writer *w, uint32_t variant,
 			  uint32_t num_tasks,
 			  const struct om_debug_info *debug);
 uint32_t om_writer_num_tasks(const struct om_writer *w);
+
+/*
+ * Provenance (sections ORIGINS, ORIGIN_NAMES, DEBUG_TENSORS): the ONNX
+ * nodes global task @task was made from (replacing earlier ones), and an
+ * ONNX tensor complete after a task. Both refer to tasks already added.
+ */
+int om_writer_set_task_origin(struct om_writer *w, uint32_t task,
+			      const char *const *nodes, uint32_t num_nodes);
+int om_writer_add_tensor_origin(struct om_writer *w,
+				const struct om_tensor_origin_info *info);
 
 /*
  * Checks the whole model (as the reader will) and lays out the file.
@@ -251,6 +274,24 @@ uint32_t om_num_tasks(const struct om_model *m);
 const struct om_task_debug *om_get_task_debug(const struct om_model *m,
 					      uint32_t task);
 
+/*
+ * Provenance of global task @task: the names of its ONNX nodes (node
+ * @i < om_task_num_origins()), and its tensors (*count of them, NULL when
+ * none or the file has no provenance: format 1.0 files).
+ */
+bool om_has_provenance(const struct om_model *m);
+uint32_t om_task_num_origins(const struct om_model *m, uint32_t task);
+const char *om_task_origin(const struct om_model *m, uint32_t task,
+			   uint32_t i);
+const struct om_debug_tensor *om_task_tensors(const struct om_model *m,
+					      uint32_t task, uint32_t *count);
+uint32_t om_num_debug_tensors(const struct om_model *m);
+const struct om_debug_tensor *om_get_debug_tensor(const struct om_model *m,
+						  uint32_t index);
+/* The variant and stream owning global task @task (0 or -ENOENT). */
+int om_task_owner(const struct om_model *m, uint32_t task,
+		  uint32_t *variant, uint32_t *stream);
+
 const struct om_plan_desc *om_get_plan(const struct om_model *m,
 				       uint32_t variant);
 const struct om_placement_desc *om_get_placement(const struct om_model *m,
@@ -278,6 +319,14 @@ const char *om_opcode_name(uint32_t opcode);
 /* Dense bytes of a shape, 0 when dynamic or on overflow (*ok = 0). */
 uint64_t om_shape_bytes(uint32_t dtype, uint32_t rank, const uint64_t *dims,
 			int *ok);
+/* C0 of NC1HWC0 for a dtype: 32 for 1-byte types, else 16. */
+uint32_t om_c0(uint32_t dtype);
+/*
+ * Stored bytes of a logical shape in @layout (NC1HWC0 of a rank-4 shape
+ * pads C to a multiple of C0), 0 and *ok = 0 on overflow or a bad layout.
+ */
+uint64_t om_storage_bytes(uint32_t dtype, uint32_t layout, uint32_t rank,
+			  const uint64_t *dims, int *ok);
 
 #ifdef __cplusplus
 }

@@ -38,7 +38,7 @@
 #define OM_MAGIC		"\x89NPUOM\r\n"	/* 8 bytes, no NUL */
 #define OM_MAGIC_SIZE		8
 #define OM_FORMAT_MAJOR		1
-#define OM_FORMAT_MINOR		0
+#define OM_FORMAT_MINOR		1	/* 1: provenance sections */
 
 #define OM_CHECKSUM_CRC32C	1
 
@@ -117,6 +117,10 @@ enum om_section_type {
 	OM_SEC_PLACEMENTS = 9,	/* struct om_placement_desc[] */
 	OM_SEC_SEMAPHORES = 10,	/* struct om_sem_desc[] */
 	OM_SEC_DEBUG = 11,	/* struct om_task_debug[], parallel to TASKS */
+	/* format 1.1: provenance (all optional, written together) */
+	OM_SEC_ORIGINS = 12,	/* struct om_task_origin[], parallel to TASKS */
+	OM_SEC_ORIGIN_NAMES = 13, /* uint32_t string offsets: ONNX node names */
+	OM_SEC_DEBUG_TENSORS = 14, /* struct om_debug_tensor[], by task */
 	OM_SEC_COUNT
 };
 
@@ -298,6 +302,56 @@ struct om_task_debug {
 	uint32_t flags;
 };
 
+/**
+ * struct om_task_origin - provenance of the task with the same TASKS index
+ * @first_node, @num_nodes: range in ORIGIN_NAMES: the names of the ONNX
+ *                          nodes the task was made from, in graph order (a
+ *                          fused Conv+BatchNormalization+Relu names all
+ *                          three; none for tasks the compiler made)
+ * @first_tensor, @num_tensors: range in DEBUG_TENSORS: the ONNX tensors
+ *                              complete when this task has run
+ */
+struct om_task_origin {
+	uint32_t first_node;
+	uint32_t num_nodes;
+	uint32_t first_tensor;
+	uint32_t num_tensors;
+};
+
+/**
+ * struct om_debug_tensor - where an ONNX tensor lives once a task has run
+ * @name: string offset of the ONNX tensor (value) name
+ * @task: global TASKS index of the task that completes it
+ * @slot: slot of its buffer (workspace, an output, ...)
+ * @dtype: enum drm_npu_dtype
+ * @layout: enum drm_npu_layout of the stored bytes; NC1HWC0 (rank 4
+ *          only) stores [N, ceil(C / C0), H, W, C0], C0 = 16 (32 for 1-byte
+ *          types), the padding channels zero
+ * @rank: entries of @dims
+ * @pad: zero
+ * @offset: byte offset in the slot's buffer
+ * @size_bytes: stored bytes (om_storage_bytes() of the above)
+ * @dims: the ONNX (logical) shape, outermost first (NCHW for NC1HWC0)
+ * @reserved: zero
+ *
+ * Entries are ordered by @task. The bytes are valid from the end of @task
+ * until a later task overwrites them (memory reuse, in-place ops): a dump
+ * copies them out before the next task of the program runs.
+ */
+struct om_debug_tensor {
+	uint32_t name;
+	uint32_t task;
+	uint16_t slot;
+	uint8_t dtype;
+	uint8_t layout;
+	uint8_t rank;
+	uint8_t pad[3];
+	uint64_t offset;
+	uint64_t size_bytes;
+	uint64_t dims[OM_MAX_RANK];
+	uint64_t reserved[2];
+};
+
 #define OM_STATIC_ASSERT(e) _Static_assert(e, #e)
 OM_STATIC_ASSERT(sizeof(struct om_header) == 128);
 OM_STATIC_ASSERT(sizeof(struct om_section) == 32);
@@ -309,5 +363,7 @@ OM_STATIC_ASSERT(sizeof(struct om_plan_desc) == 32);
 OM_STATIC_ASSERT(sizeof(struct om_placement_desc) == 32);
 OM_STATIC_ASSERT(sizeof(struct om_sem_desc) == 16);
 OM_STATIC_ASSERT(sizeof(struct om_task_debug) == 16);
+OM_STATIC_ASSERT(sizeof(struct om_task_origin) == 16);
+OM_STATIC_ASSERT(sizeof(struct om_debug_tensor) == 96);
 
 #endif /* NPU_OM_FORMAT_H */

@@ -43,6 +43,13 @@ struct om_model {
 	const struct om_sem_desc *sems;
 	const struct om_task_debug *debug;
 	uint32_t nio;
+	/* provenance (format 1.1, optional) */
+	const struct om_task_origin *origins;
+	const uint32_t *onames;
+	uint32_t num_onames;
+	const struct om_debug_tensor *dtensors;
+	uint32_t num_dtensors;
+	uint32_t *task_variant;		/* per task, when provenance */
 };
 
 struct sec_rule {
@@ -62,6 +69,9 @@ static const struct sec_rule sec_rules[OM_SEC_COUNT] = {
 	[OM_SEC_PLACEMENTS] = { sizeof(struct om_placement_desc), false },
 	[OM_SEC_SEMAPHORES] = { sizeof(struct om_sem_desc), false },
 	[OM_SEC_DEBUG] = { sizeof(struct om_task_debug), false },
+	[OM_SEC_ORIGINS] = { sizeof(struct om_task_origin), false },
+	[OM_SEC_ORIGIN_NAMES] = { sizeof(uint32_t), false },
+	[OM_SEC_DEBUG_TENSORS] = { sizeof(struct om_debug_tensor), false },
 };
 
 static bool all_zero(const void *p, size_t n)
@@ -818,6 +828,112 @@ static int check_programs(struct om_model *m, char *err)
 	return ret;
 }
 
+/*
+ * Provenance: ORIGINS (one per task), ORIGIN_NAMES and DEBUG_TENSORS come
+ * together; every range inside its table, every tensor owned by the task
+ * whose range holds it, in a buffer of its task's variant.
+ */
+static int check_provenance(struct om_model *m, char *err)
+{
+	uint32_t n, next = 0;
+
+	m->origins = sec_data(m, OM_SEC_ORIGINS, &n);
+	m->onames = sec_data(m, OM_SEC_ORIGIN_NAMES, &m->num_onames);
+	m->dtensors = sec_data(m, OM_SEC_DEBUG_TENSORS, &m->num_dtensors);
+	if (!m->origins && !m->onames && !m->dtensors)
+		return 0;
+	if (!m->origins || !m->by_type[OM_SEC_ORIGIN_NAMES] ||
+	    !m->by_type[OM_SEC_DEBUG_TENSORS])
+		return bad(err, "ORIGINS, ORIGIN_NAMES and DEBUG_TENSORS come "
+			   "together; one is missing");
+	if (n != m->num_tasks)
+		return bad(err, "ORIGINS has %u entries; expected one per task "
+			   "(%u)", n, m->num_tasks);
+	m->task_variant = calloc(m->num_tasks, sizeof(*m->task_variant));
+	if (!m->task_variant) {
+		om_seterr(err, "out of memory");
+		return -ENOMEM;
+	}
+	for (uint32_t p = 0; p < m->num_programs; p++)
+		for (uint32_t t = 0; t < m->programs[p].num_tasks; t++)
+			m->task_variant[m->programs[p].first_task + t] =
+				m->programs[p].variant;
+	for (uint32_t i = 0; i < m->num_onames; i++) {
+		int ret = check_str(m, m->onames[i], true, "origin node name",
+				    err);
+
+		if (ret)
+			return ret;
+	}
+	for (uint32_t t = 0; t < m->num_tasks; t++) {
+		const struct om_task_origin *o = &m->origins[t];
+
+		if ((uint64_t)o->first_node + o->num_nodes > m->num_onames)
+			return bad(err, "task %u origin: nodes [%u, +%u) past "
+				   "the %u in ORIGIN_NAMES", t, o->first_node,
+				   o->num_nodes, m->num_onames);
+		if (o->first_tensor != next ||
+		    (uint64_t)o->first_tensor + o->num_tensors >
+		    m->num_dtensors)
+			return bad(err, "task %u origin: tensors [%u, +%u); "
+				   "expected to start at %u, inside the %u of "
+				   "DEBUG_TENSORS", t, o->first_tensor,
+				   o->num_tensors, next, m->num_dtensors);
+		next += o->num_tensors;
+		for (uint32_t k = o->first_tensor; k < next; k++) {
+			const struct om_debug_tensor *d = &m->dtensors[k];
+			uint64_t bytes, end, have;
+			int ok = 1, ret;
+
+			ret = check_str(m, d->name, true, "debug tensor", err);
+			if (ret)
+				return ret;
+			if (d->task != t || d->pad[0] || d->pad[1] ||
+			    d->pad[2] || d->reserved[0] || d->reserved[1])
+				return bad(err, "debug tensor %u (%s): task %u "
+					   "in the range of task %u, or pad "
+					   "set", k, om_string(m, d->name),
+					   d->task, t);
+			if (d->slot < OM_SLOT_WORKSPACE ||
+			    d->slot >= OM_SLOT_IO_BASE + m->nio ||
+			    !om_dtype_size(d->dtype) ||
+			    d->layout >= DRM_NPU_LAYOUT_COUNT ||
+			    d->rank > OM_MAX_RANK)
+				return bad(err, "debug tensor %u (%s): slot %u "
+					   "dtype %u layout %u rank %u", k,
+					   om_string(m, d->name), d->slot,
+					   d->dtype, d->layout, d->rank);
+			for (uint32_t r = d->rank; r < OM_MAX_RANK; r++)
+				if (d->dims[r])
+					return bad(err, "debug tensor %u: dim "
+						   "%u beyond rank %u set", k,
+						   r, d->rank);
+			bytes = om_storage_bytes(d->dtype, d->layout, d->rank,
+						 d->dims, &ok);
+			if (!ok || bytes != d->size_bytes)
+				return bad(err, "debug tensor %u (%s): %llu "
+					   "bytes; its shape and layout make "
+					   "%llu", k, om_string(m, d->name),
+					   (unsigned long long)d->size_bytes,
+					   (unsigned long long)bytes);
+			end = d->offset + bytes;
+			have = slot_size(m, m->task_variant[t], d->slot);
+			if (end < d->offset || end > have)
+				return bad(err, "debug tensor %u (%s): bytes "
+					   "[%llu, +%llu) of slot %u; its "
+					   "buffer has %llu", k,
+					   om_string(m, d->name),
+					   (unsigned long long)d->offset,
+					   (unsigned long long)bytes, d->slot,
+					   (unsigned long long)have);
+		}
+	}
+	if (next != m->num_dtensors)
+		return bad(err, "DEBUG_TENSORS has %u entries; the tasks own "
+			   "%u", m->num_dtensors, next);
+	return 0;
+}
+
 /* ---------------------------------------------------------------------- */
 /* Open / close                                                             */
 /* ---------------------------------------------------------------------- */
@@ -855,6 +971,8 @@ static int open_owned(uint8_t *bytes, size_t size, unsigned int flags,
 		ret = check_plans(m, err);
 	if (!ret)
 		ret = check_programs(m, err);
+	if (!ret)
+		ret = check_provenance(m, err);
 	if (ret) {
 		om_close(m);
 		return ret;
@@ -961,6 +1079,7 @@ void om_close(struct om_model *m)
 	if (!m)
 		return;
 	free(m->bytes);
+	free(m->task_variant);
 	free(m);
 }
 
@@ -1103,6 +1222,61 @@ const struct om_task_debug *om_get_task_debug(const struct om_model *m,
 					      uint32_t task)
 {
 	return m->debug && task < m->num_tasks ? &m->debug[task] : NULL;
+}
+
+bool om_has_provenance(const struct om_model *m)
+{
+	return m->origins != NULL;
+}
+
+uint32_t om_task_num_origins(const struct om_model *m, uint32_t task)
+{
+	return m->origins && task < m->num_tasks ?
+	       m->origins[task].num_nodes : 0;
+}
+
+const char *om_task_origin(const struct om_model *m, uint32_t task,
+			   uint32_t i)
+{
+	if (i >= om_task_num_origins(m, task))
+		return "";
+	return om_string(m, m->onames[m->origins[task].first_node + i]);
+}
+
+const struct om_debug_tensor *om_task_tensors(const struct om_model *m,
+					      uint32_t task, uint32_t *count)
+{
+	*count = 0;
+	if (!m->origins || task >= m->num_tasks ||
+	    !m->origins[task].num_tensors)
+		return NULL;
+	*count = m->origins[task].num_tensors;
+	return &m->dtensors[m->origins[task].first_tensor];
+}
+
+uint32_t om_num_debug_tensors(const struct om_model *m)
+{
+	return m->num_dtensors;
+}
+
+const struct om_debug_tensor *om_get_debug_tensor(const struct om_model *m,
+						  uint32_t index)
+{
+	return index < m->num_dtensors ? &m->dtensors[index] : NULL;
+}
+
+int om_task_owner(const struct om_model *m, uint32_t task,
+		  uint32_t *variant, uint32_t *stream)
+{
+	for (uint32_t p = 0; p < m->num_programs; p++)
+		if (task >= m->programs[p].first_task &&
+		    task - m->programs[p].first_task <
+		    m->programs[p].num_tasks) {
+			*variant = m->programs[p].variant;
+			*stream = m->programs[p].stream;
+			return 0;
+		}
+	return -ENOENT;
 }
 
 const struct om_plan_desc *om_get_plan(const struct om_model *m,

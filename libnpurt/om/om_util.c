@@ -69,7 +69,8 @@ const char *om_section_type_name(uint32_t type)
 	static const char *const names[OM_SEC_COUNT] = {
 		"NONE", "STRINGS", "MODEL", "TENSORS", "VARIANTS",
 		"PROGRAMS", "TASKS", "WEIGHTS", "PLANS", "PLACEMENTS",
-		"SEMAPHORES", "DEBUG",
+		"SEMAPHORES", "DEBUG", "ORIGINS", "ORIGIN_NAMES",
+		"DEBUG_TENSORS",
 	};
 
 	return type < OM_SEC_COUNT ? names[type] : "unknown";
@@ -128,6 +129,33 @@ uint64_t om_shape_bytes(uint32_t dtype, uint32_t rank, const uint64_t *dims,
 		}
 	}
 	return n;
+}
+
+uint32_t om_c0(uint32_t dtype)
+{
+	return om_dtype_size(dtype) == 1 ? 32 : 16;
+}
+
+uint64_t om_storage_bytes(uint32_t dtype, uint32_t layout, uint32_t rank,
+			  const uint64_t *dims, int *ok)
+{
+	uint64_t d[OM_MAX_RANK], c0 = om_c0(dtype);
+
+	if (layout != DRM_NPU_LAYOUT_NC1HWC0)
+		return om_shape_bytes(dtype, rank, dims, ok);
+	if (rank != 4 || dims[1] == OM_DIM_DYNAMIC ||
+	    dims[1] > UINT64_MAX - c0) {
+		if (ok)
+			*ok = 0;
+		return 0;
+	}
+	/* [N, C1, H, W, C0] */
+	d[0] = dims[0];
+	d[1] = (dims[1] + c0 - 1) / c0;
+	d[2] = dims[2];
+	d[3] = dims[3];
+	d[4] = c0;
+	return om_shape_bytes(dtype, 5, d, ok);
 }
 
 bool om_name_ok(const char *s)

@@ -75,6 +75,17 @@ struct om_writer {
 	struct om_debug_info *debug;	/* strings owned */
 	bool any_debug;
 	uint32_t num_tasks, cap_tasks;
+	/* provenance: per task ONNX node names; tensors (names owned) */
+	struct worigin *origins;
+	uint32_t cap_origins;
+	struct om_tensor_origin_info *torigins;
+	uint32_t num_torigins, cap_torigins;
+	uint64_t num_origin_names;
+};
+
+struct worigin {
+	char **nodes;
+	uint32_t num_nodes;
 };
 
 static int fail(struct om_writer *w, int ret, const char *fmt, ...)
@@ -171,6 +182,15 @@ void om_writer_destroy(struct om_writer *w)
 		free((char *)w->debug[i].node);
 	}
 	free(w->debug);
+	for (uint32_t i = 0; w->origins && i < w->cap_origins; i++) {
+		for (uint32_t k = 0; k < w->origins[i].num_nodes; k++)
+			free(w->origins[i].nodes[k]);
+		free(w->origins[i].nodes);
+	}
+	free(w->origins);
+	for (uint32_t i = 0; i < w->num_torigins; i++)
+		free((char *)w->torigins[i].name);
+	free(w->torigins);
 	free(w);
 }
 
@@ -626,6 +646,89 @@ uint32_t om_writer_num_tasks(const struct om_writer *w)
 	return w->num_tasks;
 }
 
+int om_writer_set_task_origin(struct om_writer *w, uint32_t task,
+			      const char *const *nodes, uint32_t num_nodes)
+{
+	struct worigin *o;
+	char **copy;
+
+	if (task >= w->num_tasks)
+		return fail(w, -EINVAL, "origin of task %u; %u tasks added",
+			    task, w->num_tasks);
+	if (num_nodes && !nodes)
+		return fail(w, -EINVAL, "origin of task %u: no names", task);
+	for (uint32_t k = 0; k < num_nodes; k++)
+		if (!nodes[k] || !*nodes[k] || !om_name_ok(nodes[k]))
+			return fail(w, -EINVAL, "origin of task %u: node names "
+				    "must be non-empty and printable", task);
+	if (w->cap_origins <= task) {
+		uint32_t old = w->cap_origins;
+
+		if (grow32(&w->origins, &w->cap_origins, w->num_tasks,
+			   sizeof(*w->origins)))
+			return fail(w, -ENOMEM, "out of memory");
+		memset(w->origins + old, 0,
+		       (w->cap_origins - old) * sizeof(*w->origins));
+	}
+	copy = calloc(num_nodes + 1, sizeof(*copy));
+	if (!copy)
+		return fail(w, -ENOMEM, "out of memory");
+	for (uint32_t k = 0; k < num_nodes; k++) {
+		copy[k] = strdup(nodes[k]);
+		if (!copy[k]) {
+			while (k--)
+				free(copy[k]);
+			free(copy);
+			return fail(w, -ENOMEM, "out of memory");
+		}
+	}
+	o = &w->origins[task];
+	w->num_origin_names -= o->num_nodes;
+	for (uint32_t k = 0; k < o->num_nodes; k++)
+		free(o->nodes[k]);
+	free(o->nodes);
+	o->nodes = copy;
+	o->num_nodes = num_nodes;
+	w->num_origin_names += num_nodes;
+	return 0;
+}
+
+int om_writer_add_tensor_origin(struct om_writer *w,
+				const struct om_tensor_origin_info *info)
+{
+	struct om_tensor_origin_info *t;
+	int ok = 1;
+
+	if (!info || !info->name || !*info->name || !om_name_ok(info->name))
+		return fail(w, -EINVAL, "a tensor origin needs a printable "
+			    "name");
+	if (info->task >= w->num_tasks)
+		return fail(w, -EINVAL, "tensor \"%s\": task %u; %u tasks "
+			    "added", info->name, info->task, w->num_tasks);
+	if (info->slot >= OM_SLOT_IO_BASE + w->num_inputs + w->num_outputs ||
+	    info->slot == OM_SLOT_WEIGHTS || !om_dtype_size(info->dtype) ||
+	    info->layout >= DRM_NPU_LAYOUT_COUNT || info->rank > OM_MAX_RANK)
+		return fail(w, -EINVAL, "tensor \"%s\": slot %u dtype %u layout "
+			    "%u rank %u", info->name, info->slot, info->dtype,
+			    info->layout, info->rank);
+	om_storage_bytes(info->dtype, info->layout, info->rank, info->dims,
+			 &ok);
+	if (!ok)
+		return fail(w, -EINVAL, "tensor \"%s\": its shape has no "
+			    "size in layout %s", info->name,
+			    om_layout_name(info->layout));
+	if (grow32(&w->torigins, &w->cap_torigins, w->num_torigins + 1ull,
+		   sizeof(*w->torigins)))
+		return fail(w, -ENOMEM, "out of memory");
+	t = &w->torigins[w->num_torigins];
+	*t = *info;
+	t->name = strdup(info->name);
+	if (!t->name)
+		return fail(w, -ENOMEM, "out of memory");
+	w->num_torigins++;
+	return 0;
+}
+
 /* ---------------------------------------------------------------------- */
 /* Serialize                                                                */
 /* ---------------------------------------------------------------------- */
@@ -814,6 +917,11 @@ struct tables {
 	struct om_sem_desc *sems;
 	struct om_task_debug *debug;
 	uint32_t num_tensors, num_programs, num_placements;
+	bool prov;				/* provenance sections */
+	struct om_task_origin *origins;
+	uint32_t *onames;
+	uint32_t num_onames;
+	struct om_debug_tensor *dtensors;
 };
 
 static void tables_free(struct tables *t)
@@ -826,6 +934,83 @@ static void tables_free(struct tables *t)
 	free(t->placements);
 	free(t->sems);
 	free(t->debug);
+	free(t->origins);
+	free(t->onames);
+	free(t->dtensors);
+}
+
+static int cmp_torigin(const void *a, const void *b)
+{
+	const struct om_tensor_origin_info *x = *(const void *const *)a;
+	const struct om_tensor_origin_info *y = *(const void *const *)b;
+
+	if (x->task != y->task)
+		return x->task < y->task ? -1 : 1;
+	return x < y ? -1 : x > y;	/* stable: in the order added */
+}
+
+/* ORIGINS, ORIGIN_NAMES and DEBUG_TENSORS, when any was recorded. */
+static int build_provenance(struct om_writer *w, struct tables *t)
+{
+	const struct om_tensor_origin_info **order;
+	uint32_t k = 0;
+
+	t->prov = w->num_origin_names || w->num_torigins;
+	if (!t->prov)
+		return 0;
+	if (w->num_origin_names > UINT32_MAX / 2)
+		return -ENOMEM;
+	t->origins = calloc(w->num_tasks, sizeof(*t->origins));
+	t->onames = calloc(w->num_origin_names + 1, sizeof(*t->onames));
+	t->dtensors = calloc(w->num_torigins + 1ull, sizeof(*t->dtensors));
+	order = calloc(w->num_torigins + 1ull, sizeof(*order));
+	if (!t->origins || !t->onames || !t->dtensors || !order) {
+		free(order);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < w->num_tasks; i++) {
+		const struct worigin *o = i < w->cap_origins ?
+					  &w->origins[i] : NULL;
+
+		t->origins[i].first_node = t->num_onames;
+		for (uint32_t n = 0; o && n < o->num_nodes; n++)
+			if (strtab_add(&t->st, o->nodes[n],
+				       &t->onames[t->num_onames++])) {
+				free(order);
+				return -ENOMEM;
+			}
+		t->origins[i].num_nodes = t->num_onames -
+					  t->origins[i].first_node;
+	}
+	for (uint32_t i = 0; i < w->num_torigins; i++)
+		order[i] = &w->torigins[i];
+	qsort(order, w->num_torigins, sizeof(*order), cmp_torigin);
+	for (uint32_t i = 0; i < w->num_tasks; i++) {
+		t->origins[i].first_tensor = k;
+		for (; k < w->num_torigins && order[k]->task == i; k++) {
+			const struct om_tensor_origin_info *in = order[k];
+			struct om_debug_tensor *d = &t->dtensors[k];
+
+			if (strtab_add(&t->st, in->name, &d->name)) {
+				free(order);
+				return -ENOMEM;
+			}
+			d->task = in->task;
+			d->slot = (uint16_t)in->slot;
+			d->dtype = (uint8_t)in->dtype;
+			d->layout = (uint8_t)in->layout;
+			d->rank = (uint8_t)in->rank;
+			d->offset = in->offset;
+			for (uint32_t r = 0; r < in->rank; r++)
+				d->dims[r] = in->dims[r];
+			d->size_bytes = om_storage_bytes(in->dtype, in->layout,
+							 in->rank, in->dims,
+							 NULL);
+		}
+		t->origins[i].num_tensors = k - t->origins[i].first_tensor;
+	}
+	free(order);
+	return 0;
 }
 
 static int build_tables(struct om_writer *w, struct tables *t)
@@ -920,6 +1105,8 @@ static int build_tables(struct om_writer *w, struct tables *t)
 		t->debug[i].node = tmp;
 		t->debug[i].node_index = w->debug[i].node_index;
 	}
+	if (build_provenance(w, t))
+		goto out;
 	/* The table ends with a NUL (it always does: each string has one). */
 	t->model.num_inputs = w->num_inputs;
 	t->model.num_outputs = w->num_outputs;
@@ -977,6 +1164,14 @@ int om_writer_serialize(struct om_writer *w, void **data, size_t *size)
 		ADD(OM_SEC_SEMAPHORES, t.sems, w->num_sems, sizeof(*t.sems));
 	if (w->any_debug)
 		ADD(OM_SEC_DEBUG, t.debug, w->num_tasks, sizeof(*t.debug));
+	if (t.prov) {
+		ADD(OM_SEC_ORIGINS, t.origins, w->num_tasks,
+		    sizeof(*t.origins));
+		ADD(OM_SEC_ORIGIN_NAMES, t.onames, t.num_onames,
+		    sizeof(*t.onames));
+		ADD(OM_SEC_DEBUG_TENSORS, t.dtensors, w->num_torigins,
+		    sizeof(*t.dtensors));
+	}
 	if (w->weights_size > UINT32_MAX) {
 		tables_free(&t);
 		return fail(w, -E2BIG, "weights of %llu bytes exceed the 4 GiB "
@@ -1031,6 +1226,9 @@ int om_writer_serialize(struct om_writer *w, void **data, size_t *size)
 		table[i].size = sec[i].size;
 		table[i].count = sec[i].count;
 		table[i].entry_size = sec[i].entry;
+		/* readers of format 1.0 skip the provenance */
+		if (sec[i].type >= OM_SEC_ORIGINS)
+			table[i].flags = OM_SECF_OPTIONAL;
 		if (sec[i].size)
 			memcpy(buf + sec[i].off, sec[i].data, sec[i].size);
 	}

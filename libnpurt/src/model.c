@@ -512,7 +512,9 @@ static void model_free(npurt_model *m)
 	for (uint32_t s = 0; s < RT_MAX_STREAMS; s++)
 		rt_bo_destroy(ctx, m->profile_bo[s], m->profile_map[s],
 			      m->profile_size[s]);
-	rt_bo_destroy(ctx, m->workspace_bo, NULL, 0);
+	rt_dump_free(m);
+	rt_bo_destroy(ctx, m->workspace_bo, m->workspace_map,
+		      m->workspace_size);
 	rt_bo_destroy(ctx, m->weights_bo, NULL, 0);
 	om_close(m->om);
 	pthread_mutex_destroy(&m->lock);

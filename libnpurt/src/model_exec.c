@@ -425,9 +425,14 @@ static npurt_status execute(npurt_model *m, const npurt_io *in, uint32_t nin,
 						  s->id);
 	}
 	pthread_mutex_unlock(&m->ctx->lock);
-	pthread_mutex_lock(&s->lock);
-	st = submit_locked(m, &p, in, out, s, func);
-	pthread_mutex_unlock(&s->lock);
+	if (m->dump) {
+		st = rt_dump_execute(m, p.v, p.n, p.ps, p.bos, p.bind, in, out,
+				     s, func);
+	} else {
+		pthread_mutex_lock(&s->lock);
+		st = submit_locked(m, &p, in, out, s, func);
+		pthread_mutex_unlock(&s->lock);
+	}
 	if (!st) {
 		m->exec_count = p.n;
 		m->profiled_variant = p.v;

@@ -262,7 +262,21 @@ struct npurt_model {
 	uint64_t load_ns;
 	uint64_t bytes;
 	npurt_stream *stream;		/* npurt_model_execute's own stream */
+	struct rt_dump *dump;		/* npurt_model_set_dump, or NULL */
+	uint8_t *workspace_map;		/* mapped for dumps */
 };
+
+/* ---- dumps (dump.c) ---- */
+void rt_dump_free(npurt_model *m);
+/*
+ * A dumping execution @n of variant @v (model lock held): synchronous on
+ * @s, the programs in pieces, the selected tensors handed to the callback.
+ */
+npurt_status rt_dump_execute(npurt_model *m, uint32_t v, uint64_t n,
+			     struct rt_progset *ps, uint32_t *bos,
+			     struct drm_npu_sem_point *bind,
+			     const npurt_io *in, const npurt_io *out,
+			     npurt_stream *s, const char *func);
 
 /* Fault message for a job of @m (no lock needed: immutable data). */
 void rt_model_describe_fault(const npurt_model *m, uint32_t variant_hint,

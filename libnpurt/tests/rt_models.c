@@ -125,8 +125,16 @@ static int mlp_variant(struct om_writer *w, uint32_t batch, int dynamic,
 	struct drm_npu_operand b1, b2;
 	uint64_t hbytes = (uint64_t)batch * MLP_HID * 4;
 	uint64_t xs[2] = { batch, MLP_IN }, ys[2] = { batch, MLP_OUT };
+	static const char *const n1[2] = { "fc1", "relu1" };
+	static const char *const n2[1] = { "fc2" };
+	struct om_tensor_origin_info h = {
+		"h", 0, 1, 64, DRM_NPU_DTYPE_F32, DRM_NPU_LAYOUT_ND, 2,
+		{ 0, MLP_HID } };
+	struct om_tensor_origin_info y = {
+		"y", 0, 3, 0, DRM_NPU_DTYPE_F32, DRM_NPU_LAYOUT_ND, 2,
+		{ 0, MLP_OUT } };
 	char name[32];
-	int v, first;
+	int v, first, ret;
 
 	snprintf(name, sizeof(name), dynamic ? "batch=%u" : "default", batch);
 	v = om_writer_add_variant(w, name);
@@ -151,7 +159,21 @@ static int mlp_variant(struct om_writer *w, uint32_t batch, int dynamic,
 	t[1] = matmul(operand(1, 64, batch, MLP_HID, MLP_HID),
 		      operand(0, off[2], MLP_HID, MLP_OUT, MLP_OUT), &b2,
 		      operand(3, 0, batch, MLP_OUT, MLP_OUT), DRM_NPU_ACT_NONE);
-	return om_writer_add_program(w, v, 0, t, 2, dbg);
+	ret = om_writer_add_program(w, v, 0, t, 2, dbg);
+	if (ret)
+		return ret;
+	/* provenance: fc1 fused with its Relu makes h, fc2 makes y */
+	h.task = (uint32_t)first;
+	h.dims[0] = y.dims[0] = batch;
+	y.task = (uint32_t)first + 1;
+	ret = om_writer_set_task_origin(w, h.task, n1, 2);
+	if (!ret)
+		ret = om_writer_set_task_origin(w, y.task, n2, 1);
+	if (!ret)
+		ret = om_writer_add_tensor_origin(w, &h);
+	if (!ret)
+		ret = om_writer_add_tensor_origin(w, &y);
+	return ret;
 }
 
 int rt_build_mlp(const uint32_t *batches, uint32_t nbatch, int dynamic,

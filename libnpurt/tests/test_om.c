@@ -207,6 +207,92 @@ static void test_writer_rules(void)
 	om_writer_destroy(w);
 }
 
+/* Provenance (format 1.1): task origins and tensors read back, checked. */
+static void test_provenance(void)
+{
+	const uint32_t gears[2] = { 1, 3 };
+	const struct om_debug_tensor *dt;
+	struct om_tensor_origin_info bad = {
+		"h", 0, 1, 64, DRM_NPU_DTYPE_F32, DRM_NPU_LAYOUT_NC1HWC0, 4,
+		{ 1, 17, 2, 2 } };
+	struct om_tensor_info x = { "x", DRM_NPU_DTYPE_F32, 0, 1, { 4 },
+				    { NULL } };
+	struct om_tensor_info y = { "y", DRM_NPU_DTYPE_F32, 0, 1, { 4 },
+				    { NULL } };
+	struct om_writer *w;
+	struct drm_npu_task t;
+	struct om_model *m;
+	char err[OM_ERR_MAX];
+	uint32_t n = 0, n1 = 0, var = 9, str = 9;
+	void *data = NULL;
+	size_t size;
+	int ret, v;
+
+	ret = rt_build_mlp(gears, 2, 1, &data, &size);
+	if (!ret)
+		ret = om_open_memory(data, size, &m, err);
+	free(data);
+	if (ret) {
+		tap_ok(0, "provenance model: %d", ret);
+		tap_ok(0, "provenance of the second variant");
+		tap_ok(0, "NC1HWC0 sizes");
+		tap_ok(0, "writer refuses a tensor past its buffer");
+		return;
+	}
+	dt = om_task_tensors(m, 0, &n);
+	tap_ok(om_has_provenance(m) && om_task_num_origins(m, 0) == 2 &&
+	       !strcmp(om_task_origin(m, 0, 0), "fc1") &&
+	       !strcmp(om_task_origin(m, 0, 1), "relu1") &&
+	       !strcmp(om_task_origin(m, 1, 0), "fc2") && n == 1 &&
+	       !strcmp(om_string(m, dt[0].name), "h") && dt[0].slot == 1 &&
+	       dt[0].offset == 64 && dt[0].dims[0] == 1 &&
+	       dt[0].size_bytes == MLP_HID * 4 && om_num_debug_tensors(m) == 4,
+	       "task origins (fused fc1+relu1) and their tensors read back");
+	dt = om_task_tensors(m, 3, &n1);
+	tap_ok(n1 == 1 && !strcmp(om_string(m, dt[0].name), "y") &&
+	       dt[0].dims[0] == 3 && dt[0].slot == 3 &&
+	       !om_task_owner(m, 3, &var, &str) && var == 1 && str == 0,
+	       "the second variant's tensors have its shapes, its task its "
+	       "owner");
+	om_close(m);
+	{
+		uint64_t d[4] = { 1, 17, 2, 2 };
+		int ok = 1;
+
+		tap_ok(om_storage_bytes(DRM_NPU_DTYPE_F32,
+					DRM_NPU_LAYOUT_NC1HWC0, 4, d, &ok) ==
+		       1 * 2 * 2 * 2 * 16 * 4 && ok &&
+		       om_storage_bytes(DRM_NPU_DTYPE_I8,
+					DRM_NPU_LAYOUT_NC1HWC0, 4, d, &ok) ==
+		       1 * 1 * 2 * 2 * 32 && ok,
+		       "NC1HWC0 storage pads C to C0 (16, 32 for int8)");
+	}
+	/* a tensor whose padded NC1HWC0 bytes pass the workspace */
+	w = om_writer_create();
+	om_writer_add_io(w, OM_IO_INPUT, &x, NULL);
+	om_writer_add_io(w, OM_IO_OUTPUT, &y, NULL);
+	v = om_writer_add_variant(w, NULL);
+	om_writer_set_plan(w, v, 64 + 300, 16);	/* dense 272 fits */
+	memset(&t, 0, sizeof(t));
+	t.opcode = DRM_NPU_OP_COPY;
+	t.num_operands = 2;
+	t.operands[0].slot = 2;
+	t.operands[0].dtype = DRM_NPU_DTYPE_F32;
+	t.operands[0].rank = 1;
+	t.operands[0].shape[0] = 4;
+	t.operands[0].strides[0] = 1;
+	t.operands[1] = t.operands[0];
+	t.operands[1].slot = 3;
+	om_writer_add_program(w, v, 0, &t, 1, NULL);
+	om_writer_add_tensor_origin(w, &bad);
+	ret = om_writer_serialize(w, &data, &size);
+	tap_ok(ret == -EINVAL && strstr(om_writer_error(w), "debug tensor"),
+	       "a tensor past its buffer (C = 17 padded to 32) is refused: %s",
+	       om_writer_error(w));
+	free(data);
+	om_writer_destroy(w);
+}
+
 /* Re-seal a patched file: CRC32C of everything, the checksum taken as 0. */
 static void reseal(uint8_t *b, size_t size)
 {
@@ -486,8 +572,9 @@ int main(int argc, char **argv)
 
 	if (argc == 3 && !strcmp(argv[1], "--write-corpus"))
 		return write_corpus(argv[2]);
-	tap_plan(34);
+	tap_plan(38);
 	test_crc();
+	test_provenance();
 	test_static_mlp();
 	test_dynamic_mlp();
 	test_writer_rules();

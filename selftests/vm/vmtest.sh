@@ -13,11 +13,29 @@
 # Run from the repository root after `make` (or through `make vmtest`).
 # Environment: BUILD (default build), KDIR, VMTEST_TIMEOUT (seconds, 240),
 # VMTEST_ACCEL=kvm to use KVM instead of software emulation.
+#
+# Another kernel (`make vmtest-debug` boots the KASAN/lockdep/kmemleak one):
+#   KDIR       its build tree (the module is built against it)
+#   KIMG       its image (default /boot/vmlinuz-<release of KDIR>)
+#   MODDIR     its module tree, for npu_drv's dependencies (default
+#              /lib/modules/<release>; not needed when they are built in)
+#   MODBUILD   where to build npu_drv.ko (default kernel/npu_drv itself);
+#              another directory gets a tree of links to the sources, so
+#              that two kernels' objects do not overwrite each other
+#   VMTEST_WORK     logs and initramfs (default $BUILD/vmtest)
+#   VMTEST_CMDLINE  kernel command line (default
+#              'console=ttyS0 panic=-1 slub_debug=FZPU')
+#   VMTEST_MEM      guest memory (default 1G)
+# When KDIR's .config enables KASAN, lockdep or kmemleak, the run also
+# checks that each was active to the end, and kmemleak is scanned after the
+# last rmmod.
 
 set -u
 BUILD=${BUILD:-build}
-WORK=$BUILD/vmtest
+WORK=${VMTEST_WORK:-$BUILD/vmtest}
 TIMEOUT=${VMTEST_TIMEOUT:-240}
+CMDLINE=${VMTEST_CMDLINE:-console=ttyS0 panic=-1 slub_debug=FZPU}
+MEM=${VMTEST_MEM:-1G}
 HERE=selftests/vm
 
 skip_all() {
@@ -37,10 +55,12 @@ KDIR=${KDIR:-$(make -s --no-print-directory -C kernel/npu_drv kdir)}
 [ -f "$KDIR/Makefile" ] ||
 	skip_all "no kernel headers (apt-get install linux-headers-amd64)"
 KREL=$(sed -n 's/^#define UTS_RELEASE "\(.*\)"$/\1/p' "$KDIR/include/generated/utsrelease.h" 2>/dev/null)
-KIMG=/boot/vmlinuz-$KREL
+KIMG=${KIMG:-/boot/vmlinuz-$KREL}
 [ -r "$KIMG" ] || skip_all "no readable kernel image $KIMG (apt-get install linux-image-amd64)"
-MODDIR=/lib/modules/$KREL
-[ -r "$MODDIR/modules.dep" ] || skip_all "no $MODDIR/modules.dep"
+MODDIR=${MODDIR:-/lib/modules/$KREL}
+MODBUILD=${MODBUILD:-kernel/npu_drv}
+# The checkers the kernel was built with.
+kconfig_y() { grep -qx "$1=y" "$KDIR/.config" 2>/dev/null; }
 
 mkdir -p "$WORK"
 # One run at a time per build directory: a second `make check` in the same
@@ -53,14 +73,30 @@ fi
 rm -rf "$WORK/root"
 ROOT=$WORK/root
 
-# 1. The module.
-if ! make -s --no-print-directory -C kernel/npu_drv KDIR="$KDIR" \
+# 1. The module, in kernel/npu_drv or in a tree of links to its sources
+# (rebuilt each run: sources may have come or gone; objects stay).
+if [ "$MODBUILD" != kernel/npu_drv ]; then
+	mkdir -p "$MODBUILD/uapi/drm"
+	find "$MODBUILD" -type l -delete
+	top=$(pwd)
+	(cd kernel/npu_drv && find . \( -name '*.[ch]' ! -name '*.mod.c' \) \
+		-o -name Kbuild -o -name Makefile) |
+	while read -r f; do
+		mkdir -p "$MODBUILD/$(dirname "$f")"
+		ln -s "$top/kernel/npu_drv/$f" "$MODBUILD/$f"
+	done
+	ln -s "$top/uapi/drm/npu_drm.h" "$MODBUILD/uapi/drm/npu_drm.h"
+fi
+MODULE=$MODBUILD/npu_drv.ko
+if ! make -s --no-print-directory -C "$MODBUILD" KDIR="$(cd "$KDIR" && pwd)" \
 		>"$WORK/kbuild.log" 2>&1; then
 	echo "1..1"
 	echo "not ok 1 - build npu_drv.ko against $KDIR"
 	sed 's/^/# /' "$WORK/kbuild.log" | tail -n 40
 	exit 1
 fi
+DEPS=$(modinfo -F depends "$MODULE" | tr ',' ' ')
+[ -z "$DEPS" ] || [ -r "$MODDIR/modules.dep" ] || skip_all "no $MODDIR/modules.dep"
 
 # 2. The initramfs.
 mkdir -p "$ROOT/bin" "$ROOT/sbin" "$ROOT/proc" "$ROOT/sys" "$ROOT/dev" \
@@ -82,7 +118,7 @@ for a in $("$BUSYBOX" --list); do
 done
 cp "$HERE/vm-init.sh" "$ROOT/init"
 cp "$HERE/vm-tests.sh" "$ROOT/tests/"
-cp kernel/npu_drv/npu_drv.ko "$ROOT/lib/modules/"
+cp "$MODULE" "$ROOT/lib/modules/npu_drv.ko"
 
 # Dependencies of npu_drv.ko in load order, through modules.dep.
 deps_of() {
@@ -103,7 +139,7 @@ add_module() {	# $1: path relative to $MODDIR
 	esac
 	basename "$1" | sed 's/\.xz$//;s/\.zst$//' >> "$ROOT/lib/modules/load-order"
 }
-for dep in $(modinfo -F depends kernel/npu_drv/npu_drv.ko | tr ',' ' '); do
+for dep in $DEPS; do
 	path=$(awk -F: -v m="$dep" '{ n = $1; sub(".*/", "", n); sub("\\.ko.*", "", n);
 		gsub("-", "_", n) } n == m { print $1; exit }' "$MODDIR/modules.dep")
 	[ -n "$path" ] || { echo "1..0 # SKIP module $dep not in $MODDIR"; exit 0; }
@@ -164,9 +200,9 @@ esac
 # ops.rst); VMTEST_CPU=qemu64 tests the baseline level instead.
 ACCEL="$ACCEL -cpu ${VMTEST_CPU:-max}"
 # shellcheck disable=SC2086
-timeout "$TIMEOUT" qemu-system-x86_64 $ACCEL -m 1G -smp 2 -kernel "$KIMG" \
+timeout "$TIMEOUT" qemu-system-x86_64 $ACCEL -m "$MEM" -smp 2 -kernel "$KIMG" \
 	-initrd "$WORK/initramfs.gz" \
-	-append 'console=ttyS0 panic=-1 slub_debug=FZPU' \
+	-append "$CMDLINE" \
 	-display none -monitor none -no-reboot \
 	-serial "file:$WORK/console.log" -serial "file:$WORK/results.log" \
 	> "$WORK/qemu.log" 2>&1
@@ -220,9 +256,34 @@ if [ -n "$host_totals" ]; then
 	fi
 fi
 
-# Kernel log: any of these fails the run.
-BAD='WARNING:|BUG[: ]|Oops|general protection|Call Trace:|Kernel panic|corruption|UBSAN|Objects remaining|npu_drv: leak|refcount_t:|blocked for more than|stall'
+# Kernel log: any of these fails the run. KASAN, lockdep, DEBUG_ATOMIC_SLEEP,
+# the soft-lockup and RCU-stall detectors report as "BUG:" or "WARNING:";
+# the others are named.
+BAD='WARNING:|BUG[: ]|Oops|general protection|Call Trace:|Kernel panic|corruption|UBSAN|Objects remaining|npu_drv: leak|refcount_t:|blocked for more than|stall|soft lockup|possible circular locking|inconsistent lock state|turning off the locking correctness validator|ODEBUG:|unreferenced object|suspected memory leak'
 tr -d '\r' < "$WORK/console.log" > "$WORK/console.txt"
+
+# The checkers of a debug kernel must have been on to the end of the run.
+if kconfig_y CONFIG_KASAN; then
+	if grep -q 'KernelAddressSanitizer initialized' "$WORK/console.txt"; then
+		emit ok "KASAN was active"
+	else
+		emit "not ok" "KASAN was active (no 'KernelAddressSanitizer initialized' on the console)"
+	fi
+fi
+if kconfig_y CONFIG_PROVE_LOCKING; then
+	if grep -q 'vm-init: debug_locks: *1$' "$WORK/console.txt"; then
+		emit ok "lockdep was active to the end (debug_locks 1)"
+	else
+		emit "not ok" "lockdep was active to the end ($(grep -o 'vm-init: debug_locks.*' "$WORK/console.txt" || echo 'no /proc/lockdep_stats report'))"
+	fi
+fi
+if kconfig_y CONFIG_DEBUG_KMEMLEAK; then
+	if grep -q 'vm-init: kmemleak scanned' "$WORK/console.txt"; then
+		emit ok "kmemleak scanned after the last rmmod"
+	else
+		emit "not ok" "kmemleak scanned after the last rmmod"
+	fi
+fi
 if grep -Eq "$BAD" "$WORK/console.txt"; then
 	emit "not ok" "kernel log free of WARN/BUG/oops/leak reports"
 	grep -En -B2 -A12 "$BAD" "$WORK/console.txt" | head -n 60 | sed 's/^/# /'

@@ -58,6 +58,29 @@ static void print_io(const struct om_model *m, uint32_t variant,
 	}
 }
 
+/* The task's ONNX nodes and the ONNX tensors complete after it. */
+static void print_provenance(const struct om_model *m, uint32_t global)
+{
+	const struct om_debug_tensor *dt;
+	uint32_t n = om_task_num_origins(m, global), nt;
+
+	for (uint32_t i = 0; i < n; i++)
+		printf("%s%s", i ? ", " : "           from onnx ",
+		       om_task_origin(m, global, i));
+	if (n)
+		printf("\n");
+	dt = om_task_tensors(m, global, &nt);
+	for (uint32_t i = 0; i < nt; i++) {
+		printf("           makes %s %s[", om_string(m, dt[i].name),
+		       om_dtype_name(dt[i].dtype));
+		for (uint32_t k = 0; k < dt[i].rank; k++)
+			printf("%s%llu", k ? "," : "",
+			       (unsigned long long)dt[i].dims[k]);
+		printf("] %s at slot %u+%llu\n", om_layout_name(dt[i].layout),
+		       dt[i].slot, (unsigned long long)dt[i].offset);
+	}
+}
+
 static void print_task(const struct om_model *m, uint32_t global,
 		       uint32_t local)
 {
@@ -82,6 +105,7 @@ static void print_task(const struct om_model *m, uint32_t global,
 		printf("  ; %s %s", om_string(m, dbg->op),
 		       om_string(m, dbg->node));
 	printf("\n");
+	print_provenance(m, global);
 }
 
 static void usage(FILE *f)

@@ -5,7 +5,7 @@ set -u
 B=${BUILD:-build}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-echo "1..4"
+echo "1..5"
 n=0
 check() {
 	n=$((n + 1))
@@ -18,6 +18,10 @@ check "two-branch: header, sections, streams, semaphore, tasks" \
 	 grep -q 'WEIGHTS' $T/o1 && grep -q 'stream 1: 4 task' $T/o1 &&
 	 grep -q 'semaphore 0: +1 per execution' $T/o1 &&
 	 grep -q 'SEM_WAIT' $T/o1 && grep -q 'branch_b' $T/o1"
+$B/bin/npu-om --tasks "$T/mlp.om" >"$T/o4"
+check "provenance: the fused task names its ONNX nodes and tensor" \
+	"grep -q 'from onnx fc1, relu1' $T/o4 &&
+	 grep -q 'makes h float32\[[0-9]*,16\] ND at slot 1+64' $T/o4"
 $B/bin/npu-om "$T/mlp_dyn.om" >"$T/o2"
 check "dynamic model: symbolic dim and three variants" \
 	"grep -q 'x .*\[batch,8\]' $T/o2 && grep -q 'variant 2 \"batch=4\"' $T/o2"

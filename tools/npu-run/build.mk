@@ -3,7 +3,8 @@
 # Npu-run: run, check and time a compiled model (public API only,
 # linked with the all-in-one static libnpurt.a).
 
-NPURUN_SRCS	:= tools/npu-run/npu_run.c tools/npu-run/npy.c
+NPURUN_SRCS	:= tools/npu-run/npu_run.c tools/npu-run/npy.c \
+		   tools/npu-run/diag.c
 NPURUN_OBJS	:= $(patsubst %.c,$(BUILD)/obj/%.o,$(NPURUN_SRCS))
 
 $(NPURUN_OBJS): CPPFLAGS += -Ilibnpurt/include -Ilibnpurt/om -Itools/npu-run \

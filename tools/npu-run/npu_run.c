@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "diag.h"
 #include "npurt.h"
 #include "npy.h"
 #include "om.h"
@@ -38,6 +39,7 @@ struct opts {
 	const char *device;
 	const char *variant;
 	unsigned int seed;
+	struct diag_opts diag;		/* diag.c */
 };
 
 struct io_buf {
@@ -128,6 +130,14 @@ static void usage(FILE *f)
 "                          per stream and the host API\n"
 "      --device SPEC       \"sim\", a device node, or auto (default)\n"
 "      --seed N            seed of random inputs (default 1)\n"
+"  diagnosis (Documentation/diagnosis.rst):\n"
+"      --dump DIR          the first run's ONNX tensors as DIR/*.npy (ONNX\n"
+"                          layout) and DIR/index.json\n"
+"      --dump-filter SPEC  node=GLOB, op=TYPE, tensor=GLOB or task=A-B\n"
+"                          (repeatable; any match is dumped)\n"
+"      --check-overflow    name the first tensor with inf or NaN (exit 1)\n"
+"      --profile-summary[=N]  device time per op type and node, top N\n"
+"      --profile-summary-json FILE  the same as JSON\n"
 "exit: 0 ok, 1 comparison failed, 2 usage/input error, 3 runtime error\n");
 }
 
@@ -147,6 +157,11 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ "device", required_argument, NULL, 'd' },
 		{ "variant", required_argument, NULL, 'v' },
 		{ "seed", required_argument, NULL, 's' },
+		{ "dump", required_argument, NULL, 'D' },
+		{ "dump-filter", required_argument, NULL, 'F' },
+		{ "check-overflow", no_argument, NULL, 'O' },
+		{ "profile-summary", optional_argument, NULL, 'P' },
+		{ "profile-summary-json", required_argument, NULL, 'Q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -169,6 +184,28 @@ static int parse(int argc, char **argv, struct opts *o)
 			o->inputs[o->num_inputs++] = optarg;
 			break;
 		case 'I': o->input_dir = optarg; break;
+		case 'D': o->diag.dump_dir = optarg; break;
+		case 'F':
+			if (o->diag.num_filters == DIAG_MAX_FILTERS ||
+			    diag_check_filter(optarg))
+				return -1;
+			o->diag.filters[o->diag.num_filters++] = optarg;
+			break;
+		case 'O': o->diag.check_overflow = 1; break;
+		case 'P':
+			o->diag.profile_top = optarg ? strtol(optarg, &end, 10)
+						     : 10;
+			if (o->diag.profile_top < 1 || (optarg && *end)) {
+				fprintf(stderr, "npu-run: --profile-summary=N "
+					"wants N >= 1\n");
+				return -1;
+			}
+			break;
+		case 'Q':
+			o->diag.profile_json = optarg;
+			if (!o->diag.profile_top)
+				o->diag.profile_top = 10;
+			break;
 		case 'o': o->output_dir = optarg; break;
 		case 'c': o->compare_dir = optarg; break;
 		case 'j': o->json = optarg; break;
@@ -660,7 +697,7 @@ int main(int argc, char **argv)
 	uint64_t *lat, h2d = 0, d2h = 0, first = 0, t_load, origin, busy = 0;
 	double tput;
 	long total, steady = 0;
-	int ret = 0, compare_failed = 0;
+	int ret = 0, compare_failed = 0, diag_status = 0;
 	const char *vname = "";
 
 	if (parse(argc, argv, &o))
@@ -718,7 +755,8 @@ int main(int argc, char **argv)
 		}
 		bout[j] = (npurt_io){ out[j].mem, NULL, 0, out[j].d.size };
 	}
-	if (o.profile && npurt_model_set_profiling(m, 1)) {
+	if ((o.profile || o.diag.profile_top) &&
+	    npurt_model_set_profiling(m, 1)) {
 		ret = rt_error("enabling profiling");
 		goto done;
 	}
@@ -734,6 +772,11 @@ int main(int argc, char **argv)
 				ret = rt_error("copying an input");
 				goto done;
 			}
+		if (it == 0 && diag_dumping(&o.diag)) {
+			ret = diag_dump_begin(m, &o.diag, o.model);
+			if (ret)
+				goto done;
+		}
 		t1 = now_ns();
 		if (npurt_model_execute(m, bin, info.num_inputs, bout,
 					info.num_outputs)) {
@@ -741,6 +784,13 @@ int main(int argc, char **argv)
 			goto done;
 		}
 		t2 = now_ns();
+		if (it == 0 && diag_dumping(&o.diag)) {
+			diag_status = diag_dump_end(m, &o.diag);
+			if (diag_status == EXIT_USAGE) {
+				ret = diag_status;
+				goto done;
+			}
+		}
 		for (uint32_t j = 0; j < info.num_outputs; j++)
 			if (npurt_memcpy_d2h(out[j].host, out[j].mem, 0,
 					     out[j].d.size)) {
@@ -751,7 +801,7 @@ int main(int argc, char **argv)
 		span("h2d", t0, t1, it);
 		span("execute", t1, t2, it);
 		span("d2h", t2, t3, it);
-		if (o.profile)
+		if (o.profile || o.diag.profile_top)
 			collect_profile(m, it);
 		if (it == 0)
 			first = t3 - t0;
@@ -883,8 +933,11 @@ int main(int argc, char **argv)
 	}
 	if (o.profile)
 		write_trace(o.profile, info.name, origin);
+	if (o.diag.profile_top)
+		diag_profile_summary(trace.v, trace.iter, trace.n, o.warmup,
+				     &o.diag, stdout);
 	free(lat);
-	ret = compare_failed ? EXIT_COMPARE : 0;
+	ret = compare_failed || diag_status ? EXIT_COMPARE : 0;
 done:
 	for (uint32_t i = 0; i < MAX_IO; i++) {
 		free(in[i].host);

@@ -198,6 +198,7 @@ struct drm_npu_matmul_params {
 	__u32 pad;
 	struct drm_npu_act_params act;
 };
+
 #define DRM_NPU_MATMUL_TRANS_A		(1u << 0)
 #define DRM_NPU_MATMUL_TRANS_B		(1u << 1)
 #define DRM_NPU_MATMUL_HAS_BIAS		(1u << 2)
@@ -211,6 +212,7 @@ struct drm_npu_conv2d_params {
 	__u32 pad[2];
 	struct drm_npu_act_params act;
 };
+
 #define DRM_NPU_CONV_HAS_BIAS		(1u << 0)
 
 enum drm_npu_pool_kind {
@@ -229,12 +231,14 @@ struct drm_npu_pool2d_params {
 	__u32 dilation_h, dilation_w;
 	__u32 pad_top, pad_left, pad_bottom, pad_right;
 };
+
 #define DRM_NPU_POOL_COUNT_INCLUDE_PAD	(1u << 0)
 
 struct drm_npu_softmax_params {
 	__u32 axis;			/* < rank of the operands */
 	__u32 flags;			/* DRM_NPU_SOFTMAX_LOG */
 };
+
 #define DRM_NPU_SOFTMAX_LOG		(1u << 0)
 
 enum drm_npu_reduce_kind {
@@ -258,6 +262,7 @@ struct drm_npu_norm_params {
 	__u32 flags;			/* LAYERNORM: DRM_NPU_NORM_HAS_BIAS */
 	__u32 pad;
 };
+
 #define DRM_NPU_NORM_HAS_BIAS		(1u << 0)
 
 struct drm_npu_gather_params {
@@ -314,12 +319,14 @@ struct drm_npu_quant_params {
 	__u32 axis;			/* per-channel axis if PER_CHANNEL */
 	__u32 flags;			/* DRM_NPU_QUANT_PER_CHANNEL: scale from operand 2 */
 };
+
 #define DRM_NPU_QUANT_PER_CHANNEL	(1u << 0)
 
 struct drm_npu_attention_params {
 	__u32 scale;			/* fp32 bits applied to Q*K^T */
 	__u32 flags;			/* DRM_NPU_ATTN_HAS_MASK */
 };
+
 #define DRM_NPU_ATTN_HAS_MASK		(1u << 0)
 
 /*
@@ -529,6 +536,7 @@ struct drm_npu_queue_query {
 	__u32 fault_operand;		/* out: operand index, ~0u if none */
 	__u64 reserved;
 };
+
 #define DRM_NPU_QUEUE_QUERY_CLEAR_FAULT	(1u << 0)
 
 /** struct drm_npu_sem_create - DRM_IOCTL_NPU_SEM_CREATE (64-bit timeline) */
@@ -617,6 +625,7 @@ struct drm_npu_submit {
 	__u64 fence;
 	__u64 reserved;
 };
+
 #define DRM_NPU_MAX_SEM_POINTS		64
 #define DRM_NPU_SUBMIT_PROFILE		(1u << 0)
 #define DRM_NPU_SUBMIT_FLAGS		(DRM_NPU_SUBMIT_PROFILE)

@@ -104,7 +104,7 @@ struct npu_bo *npu_core_bo_find_mmap(struct npu_device *dev, u64 offset)
 }
 
 /* First mmap offset: above anything a 32-bit off_t user could confuse. */
-#define NPU_MMAP_OFFSET_BASE	(1ull << 32)
+#define NPU_MMAP_OFFSET_BASE	BIT_ULL(32)
 
 int npu_bo_alloc(struct npu_device *dev, struct npu_acct *acct, u64 size,
 		 u64 align, u32 flags, struct npu_bo **out)
@@ -238,12 +238,12 @@ int npu_ioctl_bo_create(struct npu_file *f, struct drm_npu_bo_create *args)
 	if (args->reserved || (args->flags & ~DRM_NPU_BO_FLAGS) ||
 	    args->size == 0)
 		return -EINVAL;
-	if (args->alignment && (!NPU_IS_POW2(args->alignment) ||
+	if (args->alignment && (!npu_is_pow2(args->alignment) ||
 				args->alignment > dev->vram_size))
 		return -EINVAL;
 	if (args->size > dev->vram_size)
 		return -E2BIG;
-	size = NPU_ALIGN_UP(args->size, NPU_POOL_PAGE);
+	size = npu_align_up(args->size, NPU_POOL_PAGE);
 	err = npu_bo_alloc(dev, f->acct, size,
 			   args->alignment ? args->alignment : NPU_POOL_PAGE,
 			   args->flags, &bo);

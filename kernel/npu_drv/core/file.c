@@ -84,7 +84,7 @@ struct npu_bo *npu_core_file_bo_lookup(struct npu_file *f, u32 handle)
 }
 
 int npu_core_file_bo_import(struct npu_file *f, struct npu_bo *bo,
-			     u32 *handle)
+			    u32 *handle)
 {
 	int err = 0;
 	u32 i;

@@ -6,7 +6,7 @@
  */
 #include "npu_core_priv.h"
 
-#define NPU_HANDLES_MAX		(1u << 20)
+#define NPU_HANDLES_MAX		BIT(20)
 
 int npu_handles_alloc(struct npu_handles *t, void *obj, u32 *handle)
 {

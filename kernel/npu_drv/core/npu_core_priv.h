@@ -270,8 +270,8 @@ struct npu_device {
 
 	struct npu_pool *pool;		/* pool_lock */
 	struct npu_mutex bos_lock;	/* innermost: dev->bos */
-	struct npu_list bos;		/* bos_lock; a BO leaves it with its
-					 * last reference, atomically */
+	/* bos_lock; a BO leaves it with its last reference, atomically */
+	struct npu_list bos;
 	u64 next_mmap_offset;		/* pool_lock */
 
 	/* dev->lock: */

@@ -109,7 +109,7 @@ struct npu_pool_node *npu_pool_hole_at(struct npu_pool *pool, u64 addr)
 static bool hole_fits(const struct npu_pool_node *h, u64 size, u64 align,
 		      u64 *where)
 {
-	u64 start = NPU_ALIGN_UP(npu_pool_hole_start(h), align);
+	u64 start = npu_align_up(npu_pool_hole_start(h), align);
 
 	if (start + size > npu_pool_hole_end(h) ||
 	    start < npu_pool_hole_start(h))
@@ -224,7 +224,8 @@ void npu_pool_unplace(struct npu_pool *pool, struct npu_pool_node *node)
 	prev->hole_size += node->size + node->hole_size;
 	prev->next = node->next;
 	node->next->prev = prev;
-	node->prev = node->next = NULL;
+	node->prev = NULL;
+	node->next = NULL;
 	node->hole_size = 0;
 	npu_pool_hole_add(pool, prev);
 }
@@ -241,7 +242,7 @@ struct npu_pool *npu_pool_create_params(const struct npu_pool_params *p)
 	struct npu_pool *pool;
 	u64 granule = p->granule ? p->granule : NPU_POOL_PAGE;
 
-	if (!NPU_IS_POW2(granule) || granule < 64) {
+	if (!npu_is_pow2(granule) || granule < 64) {
 		npu_err("pool: granule %llu is not a power of two >= 64\n",
 			(unsigned long long)granule);
 		return NULL;
@@ -260,7 +261,8 @@ struct npu_pool *npu_pool_create_params(const struct npu_pool_params *p)
 	pool->ops = p->ops ? p->ops : &no_ops;
 	pool->dev = p->dev;
 	pool->by_addr.augment = addr_augment;
-	pool->head.prev = pool->head.next = &pool->head;
+	pool->head.prev = &pool->head;
+	pool->head.next = &pool->head;
 	pool->head.flags = NPU_POOL_PINNED;
 	pool->head.align = granule;
 	pool->head.hole_size = pool->total;
@@ -330,7 +332,7 @@ static int check_request(struct npu_pool *pool, struct npu_pool_node *node,
 		npu_dbg("pool: unknown flags %#x\n", flags);
 		return -EINVAL;
 	}
-	if (*align && !NPU_IS_POW2(*align)) {
+	if (*align && !npu_is_pow2(*align)) {
 		npu_dbg("pool: alignment %llu is not a power of two\n",
 			(unsigned long long)*align);
 		return -EINVAL;
@@ -339,7 +341,7 @@ static int check_request(struct npu_pool *pool, struct npu_pool_node *node,
 		*align = pool->granule;
 	if (*size > pool->total || *align > pool->total)
 		return -ENOMEM;
-	*size = NPU_ALIGN_UP(*size, pool->granule);
+	*size = npu_align_up(*size, pool->granule);
 	return 0;
 }
 
@@ -490,7 +492,7 @@ int npu_pool_compact(struct npu_pool *pool, u64 min_hole, u64 *bytes_moved)
 		return npu_pool_compact_all(pool, bytes_moved);
 	if (min_hole > pool->total)
 		return -ENOMEM;
-	min_hole = NPU_ALIGN_UP(min_hole, pool->granule);
+	min_hole = npu_align_up(min_hole, pool->granule);
 	if (npu_pool_largest_free(pool) >= min_hole)
 		return 0;
 	if (pool->total - pool->used < min_hole)

@@ -30,7 +30,7 @@
 #define NPU_POOL_PAGE		4096ull	/* default allocation granule */
 
 /* npu_pool_alloc() flags */
-#define NPU_POOL_PINNED		(1u << 0)	/* never moved */
+#define NPU_POOL_PINNED		BIT(0)	/* never moved */
 
 struct npu_pool_account;
 

@@ -97,7 +97,7 @@ static void slide_down(struct npu_pool *pool, struct npu_pool_node *from,
 			n = next;
 			continue;
 		}
-		dest = NPU_ALIGN_UP(npu_pool_hole_start(n->prev), n->align);
+		dest = npu_align_up(npu_pool_hole_start(n->prev), n->align);
 		if (dest < n->start)
 			move_node(pool, n, dest, moved);
 		n = next;
@@ -136,7 +136,8 @@ static void plan_slide(struct npu_pool *pool, u64 need, struct slide_plan *p)
 	u64 free = 0, cost = 0;
 
 	p->found = false;
-	p->first = p->last = NULL;
+	p->first = NULL;
+	p->last = NULL;
 	p->cost = 0;
 	do {
 		if (npu_pool_is_fixed(n))
@@ -247,7 +248,7 @@ static void scan_windows(struct npu_pool *pool, u64 size, u64 align,
 	struct window w;
 
 	do {
-		u64 ws = NPU_ALIGN_UP(npu_pool_hole_start(n), align);
+		u64 ws = npu_align_up(npu_pool_hole_start(n), align);
 		u64 he = npu_pool_hole_end(n);
 		struct npu_pool_node *m;
 
@@ -324,7 +325,7 @@ static struct npu_pool_node *sim_tree_fit(struct npu_pool *pool,
 	for (; lb; lb = npu_rb_next(lb)) {
 		struct npu_pool_node *h =
 			npu_rb_entry(lb, struct npu_pool_node, rb_hole_size);
-		u64 s = NPU_ALIGN_UP(npu_pool_hole_start(h), v->align);
+		u64 s = npu_align_up(npu_pool_hole_start(h), v->align);
 
 		if (sim_touched(sim, h))
 			continue;
@@ -348,7 +349,7 @@ static bool sim_place_all(struct npu_pool *pool, struct evict_sim *sim)
 
 		for (j = 0; j < sim->nfrags; j++) {
 			struct frag *f = &sim->frags[j];
-			u64 s = NPU_ALIGN_UP(f->start, v->align);
+			u64 s = npu_align_up(f->start, v->align);
 
 			if (s + v->size <= f->end &&
 			    f->end - f->start < best_len) {
@@ -394,7 +395,9 @@ static int sim_init(struct evict_sim *sim, u32 nvictims)
 	sim->touched = npu_zalloc(sizeof(*sim->touched) * cap);
 	sim->frags = npu_zalloc(sizeof(*sim->frags) * 2 * cap);
 	sim->cap = cap;
-	sim->nvictims = sim->ntouched = sim->nfrags = 0;
+	sim->nvictims = 0;
+	sim->ntouched = 0;
+	sim->nfrags = 0;
 	if (!sim->victims || !sim->dest || !sim->touched || !sim->frags) {
 		sim_free(sim);
 		return -ENOMEM;

@@ -229,7 +229,9 @@ void npu_rb_erase(struct npu_rb_root *root, struct npu_rb *z)
 	augment_path(root, lowest);
 	if (!removed_red && root->root)
 		erase_fixup(root, x, xp);
-	z->parent = z->left = z->right = NULL;
+	z->parent = NULL;
+	z->left = NULL;
+	z->right = NULL;
 }
 
 struct npu_rb *npu_rb_first(const struct npu_rb_root *root)

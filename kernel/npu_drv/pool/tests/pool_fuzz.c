@@ -84,7 +84,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t len)
 			if (ret) {
 				fz_assert(ret == -ENOMEM, "odd allocation error");
 				fz_assert(unusual || (align > FZ_GRANULE) ||
-					  st.free < NPU_ALIGN_UP(size, FZ_GRANULE),
+					  st.free < npu_align_up(size, FZ_GRANULE),
 					  "failed although free >= request");
 				break;
 			}

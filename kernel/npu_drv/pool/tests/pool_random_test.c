@@ -121,7 +121,7 @@ static void do_alloc(struct npu_pool *pool, struct fake_vram *v,
 				     a >= 0 ? &acc[a] : NULL);
 	if (ret == -EDQUOT) {
 		res->edquot++;
-		if (acc[a].used + NPU_ALIGN_UP(size, r->granule) <=
+		if (acc[a].used + npu_align_up(size, r->granule) <=
 		    acc[a].quota)
 			res->quota_bad++;
 		return;
@@ -129,7 +129,7 @@ static void do_alloc(struct npu_pool *pool, struct fake_vram *v,
 	if (ret) {
 		res->failures++;
 		if (ret == -ENOMEM && !r->pinned_pct && !r->big_align &&
-		    free_before >= NPU_ALIGN_UP(size, r->granule))
+		    free_before >= npu_align_up(size, r->granule))
 			res->fail_with_room++;
 		return;
 	}

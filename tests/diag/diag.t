@@ -1,0 +1,199 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""TAP: diagnosis end to end (Documentation/diagnosis.rst).
+
+Provenance in the .om (npu-om --tasks), npu-run --dump (NC1HWC0 converted
+back, filters, two streams), npu-compare against the interpreter and
+against another dump, a fault injected by a perturbed Conv weight that
+npu-compare must localise, npu-run --check-overflow and
+--profile-summary.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BUILD = os.environ.get("BUILD", os.path.join(HERE, "..", "..", "build"))
+TOOLS = ("npuc", "npu-run", "npu-om", "npu-compare")
+n = 0
+
+
+def ok(cond, what, diag=""):
+    global n
+    n += 1
+    print("%s %d - %s" % ("ok" if cond else "not ok", n, what))
+    if not cond and diag:
+        for line in str(diag).splitlines()[-30:]:
+            print("# " + line)
+    return cond
+
+
+def tool(name):
+    return os.path.join(BUILD, "bin", name)
+
+
+def run(*argv):
+    p = subprocess.run([str(a) for a in argv], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True)
+    return p.returncode, p.stdout
+
+
+def main():
+    print("1..17")
+    for t in TOOLS:
+        if not os.access(tool(t), os.X_OK):
+            for _ in range(17):
+                ok(True, "# SKIP %s not built" % t)
+            return
+    tmp = tempfile.mkdtemp(prefix="npu-diag-")
+    try:
+        body(tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def body(tmp):
+    m = os.path.join(tmp, "m")
+    subprocess.run([sys.executable, os.path.join(HERE, "make_models.py"),
+                    m], check=True)
+    inp = os.path.join(m, "input.npy")
+    oms = {}
+    for name in ("cnn", "cnn_bad", "two_branch", "overflow"):
+        oms[name] = os.path.join(tmp, name + ".om")
+        rc, log = run(tool("npuc"), os.path.join(m, name + ".onnx"), "-o",
+                      oms[name], "--no-cache")
+        if rc:
+            print("Bail out! npuc %s: %s" % (name, log))
+            sys.exit(1)
+
+    # 1-2 provenance
+    rc, log = run(tool("npu-om"), "--tasks", oms["cnn"])
+    ok(rc == 0 and "from onnx /b1/conv/Conv, /b1/bn/BatchNormalization, "
+       "/b1/Relu" in log, "a fused Conv+BN+Relu task names all three ONNX "
+       "nodes", log)
+    ok("/b2/conv/Conv, /b2/bn/BatchNormalization, /b2/Add, /b2/Relu" in log
+       and "makes /b2/Relu_output_0 float32[1,16,16,16] NC1HWC0" in log,
+       "the residual block names its Add and its NC1HWC0 tensor", log)
+
+    # 3-5 dump
+    d1 = os.path.join(tmp, "d1")
+    out = os.path.join(tmp, "o1")
+    rc, log = run(tool("npu-run"), oms["cnn"], "--device", "sim", "-i",
+                  "input=" + inp, "--dump", d1, "-o", out)
+    idx = json.load(open(os.path.join(d1, "index.json"))) if rc == 0 \
+        else {"tensors": []}
+    names = [t["tensor"] for t in idx["tensors"]]
+    ok(rc == 0 and len(names) == 8 and names[0] == "input" and
+       names[-1] == "output", "npu-run --dump: 8 ONNX tensors with an "
+       "index in execution order", log)
+    nc = [t for t in idx["tensors"] if t["stored_layout"] == "NC1HWC0"]
+    same = rc == 0 and np.array_equal(
+        np.load(os.path.join(d1, "input.npy")), np.load(inp))
+    ok(same and len(nc) >= 5, "NC1HWC0 tensors are converted back: the "
+       "input's TransData dumps the input bit for bit", log)
+    ok(rc == 0 and np.array_equal(np.load(os.path.join(d1, "output.npy")),
+                                  np.load(os.path.join(out,
+                                                       "output_0.npy"))),
+       "the dumped output equals the run's output", log)
+
+    # 6 filters
+    d = os.path.join(tmp, "df")
+    rc, log = run(tool("npu-run"), oms["cnn"], "--device", "sim", "-i",
+                  "input=" + inp, "--dump", d, "--dump-filter", "op=MaxPool",
+                  "--dump-filter", "node=/b3/bn/*")
+    got = sorted(t["tensor"] for t in
+                 json.load(open(os.path.join(d, "index.json")))["tensors"]) \
+        if rc == 0 else []
+    ok(got == ["/b3/Relu_output_0", "/pool/MaxPool_output_0"],
+       "--dump-filter by op type and by a fused ONNX node: %s" % got, log)
+
+    # 7 compare, all green
+    rc, log = run(tool("npu-compare"), os.path.join(m, "cnn.onnx"), d1,
+                  "--json", os.path.join(tmp, "c1.json"))
+    c1 = json.load(open(os.path.join(tmp, "c1.json"))) if rc == 0 else {}
+    ok(rc == 0 and len(c1.get("tensors", [])) == 7 and
+       all(t["cosine"] >= 0.99999 for t in c1["tensors"]),
+       "npu-compare vs the interpreter: every tensor (fused, NC1HWC0) "
+       "within cosine 0.99999", log)
+
+    # 8-10 fault injection: a perturbed Conv weight
+    bad = open(os.path.join(m, "cnn_bad.txt")).read().strip()
+    d2 = os.path.join(tmp, "d2")
+    rc, log = run(tool("npu-run"), oms["cnn_bad"], "--device", "sim", "-i",
+                  "input=" + inp, "--dump", d2)
+    rc, log = run(tool("npu-compare"), os.path.join(m, "cnn.onnx"), d2,
+                  "--json", os.path.join(tmp, "c2.json"), "--csv",
+                  os.path.join(tmp, "c2.csv"))
+    c2 = json.load(open(os.path.join(tmp, "c2.json"))) if rc == 1 else {}
+    fd = c2.get("first_divergence") or {}
+    ok(rc == 1 and fd.get("tensor") == "/b3/Relu_output_0" and
+       bad in c2.get("first_divergence_task_nodes", ""),
+       "fault injection: the first divergent tensor is the perturbed "
+       "%s's (its task's ONNX nodes: %s)" %
+       (bad, c2.get("first_divergence_task_nodes")), log)
+    before = []
+    for t in c2.get("tensors", []):
+        if t["tensor"] == fd.get("tensor"):
+            break
+        before.append(t["cosine"])
+    ok(len(before) == 3 and all(c >= 0.99999 for c in before),
+       "everything before it has cosine >= 0.99999: %s" % before, log)
+    rc, log = run(tool("npu-compare"), os.path.join(m, "cnn.onnx"), d2,
+                  "--ref", d1)
+    ok(rc == 1 and "first divergence: tensor /b3/Relu_output_0" in log,
+       "--ref: the same against another dump as the reference", log)
+
+    # 11-12 two streams
+    d3 = os.path.join(tmp, "d3")
+    rc, log = run(tool("npu-om"), oms["two_branch"])
+    two = "2 stream(s)" in log
+    rc, log = run(tool("npu-run"), oms["two_branch"], "--device", "sim",
+                  "-i", "input=" + inp, "--dump", d3)
+    ok(two and rc == 0 and "dump         6 tensors" in log,
+       "a two-stream model dumps every tensor of both streams", log)
+    rc, log = run(tool("npu-compare"), os.path.join(m, "two_branch.onnx"),
+                  d3)
+    ok(rc == 0 and "compared 5 tensors, 0 diverged" in log,
+       "... and each matches the interpreter", log)
+
+    # 13-14 overflow
+    rc, log = run(tool("npu-run"), oms["overflow"], "--device", "sim", "-i",
+                  "input=" + os.path.join(m, "small.npy"),
+                  "--check-overflow")
+    ok(rc == 1 and "first non-finite tensor: /Exp_output_0" in log and
+       "ONNX nodes: /Exp" in log, "--check-overflow names the Exp that "
+       "overflows (exit 1)", log)
+    ok("input /Add_output_0: [1, 7." in log, "... with its input's range "
+       "(recorded before the in-place Exp overwrote it)", log)
+    rc, log = run(tool("npu-run"), oms["cnn"], "--device", "sim", "-i",
+                  "input=" + inp, "--check-overflow")
+    ok(rc == 0 and "overflow     none: 8 tensors finite" in log,
+       "a finite model passes the check", log)
+
+    # 16-17 profile summary
+    pj = os.path.join(tmp, "prof.json")
+    rc, log = run(tool("npu-run"), oms["cnn"], "--device", "sim", "-i",
+                  "input=" + inp, "--loop", "3", "--warmup", "1",
+                  "--profile-summary=4", "--profile-summary-json", pj)
+    p = json.load(open(pj)) if rc == 0 else {"op_types": [], "nodes": []}
+    share = sum(g["share"] for g in p["op_types"])
+    ok(rc == 0 and "by op type (top 4 of 5)" in log and
+       p.get("runs") == 3 and abs(share - 1) < 1e-4 and
+       p["op_types"][0]["name"] == "Conv",
+       "--profile-summary: per op type, shares sum to 1, Conv first", log)
+    ok(abs(sum(g["time_us"] for g in p["nodes"]) -
+           p.get("device_us_per_run", -1)) < 0.01 * p.get(
+               "device_us_per_run", 1) and
+       any(g["name"] == "/b2/conv/Conv" and g["tasks"] == 2
+           for g in p["nodes"]),
+       "... and per node (a residual Conv is two tasks)", log)
+
+
+if __name__ == "__main__":
+    main()
