@@ -17,7 +17,7 @@
  * exponent bits (k >= -208: always a normal double).
  */
 
-static inline __attribute__((__always_inline__)) GD gd_splat(double v)
+static __always_inline GD gd_splat(double v)
 {
 	GD r;
 	u32 i;
@@ -27,27 +27,27 @@ static inline __attribute__((__always_inline__)) GD gd_splat(double v)
 	return r;
 }
 
-static inline __attribute__((__always_inline__)) GD
+static __always_inline GD
 gd_sel(GI m, GD t, GD f)
 {
 	return (GD)((m & (GI)t) | (~m & (GI)f));
 }
 
-static inline __attribute__((__always_inline__)) GD
-gd_cheb(const double *c, int n, GD u)
+static __always_inline GD
+gd_cheb(const u64 *c, int n, GD u)
 {
 	GD b1 = gd_splat(0.0), b2 = gd_splat(0.0), t;
 	int i;
 
 	for (i = n - 1; i >= 1; i--) {
-		t = gd_splat(2.0) * u * b1 - b2 + gd_splat(c[i]);
+		t = gd_splat(2.0) * u * b1 - b2 + gd_splat(npu_u2d(c[i]));
 		b2 = b1;
 		b1 = t;
 	}
-	return u * b1 - b2 + gd_splat(c[0]);
+	return u * b1 - b2 + gd_splat(npu_u2d(c[0]));
 }
 
-static inline __attribute__((__always_inline__)) GD gelu_gd(GD xd)
+static __always_inline GD gelu_gd(GD xd)
 {
 	const GD magic = gd_splat(6755399441055744.0);	/* 1.5 * 2^52 */
 	GD z, a, z2, p, e_small, q, y, kd, r, ex, g_near, g_far, ec, e, v;
@@ -58,19 +58,19 @@ static inline __attribute__((__always_inline__)) GD gelu_gd(GD xd)
 	a = (GD)((GI)z & ~(GI)gd_splat(-0.0));	/* |z| */
 	/* small: 1 - z P(z^2) */
 	z2 = z * z;
-	p = gd_splat(npu_erf_series[12]);
+	p = gd_splat(npu_u2d(npu_erf_series[12]));
 	for (i = 11; i >= 0; i--)
-		p = p * z2 + gd_splat(npu_erf_series[i]);
+		p = p * z2 + gd_splat(npu_u2d(npu_erf_series[i]));
 	e_small = gd_splat(1.0) - z * p;
 	/* exp(-a^2) */
 	q = a * a;
-	y = -q * gd_splat(1.44269504088896338700e+00);
+	y = -q * gd_splat(1.44269504088896338700);	/* 1 / ln 2 */
 	kd = (y + magic) - magic;
-	r = (-q - kd * gd_splat(6.93147180369123816490e-01)) -
-	    kd * gd_splat(1.90821492927058770002e-10);
-	ex = gd_splat(npu_exp_taylor[13]);
+	r = (-q - kd * gd_splat(npu_u2d(0x3fe62e42fee00000ull))) -	/* ln2 hi */
+	    kd * gd_splat(npu_u2d(0x3dea39ef35793c76ull));		/* ln2 lo */
+	ex = gd_splat(npu_u2d(npu_exp_taylor[13]));
 	for (i = 12; i >= 0; i--)
-		ex = ex * r + gd_splat(npu_exp_taylor[i]);
+		ex = ex * r + gd_splat(npu_u2d(npu_exp_taylor[i]));
 	sbits = ((GI)(kd + gd_splat(1023.0 + 4503599627370496.0)) -
 		 (GI)gd_splat(4503599627370496.0)) << 52;
 	ex = ex * (GD)sbits;

@@ -8,10 +8,15 @@
 #include "npu_kern.h"
 
 #ifdef NPU_KERN_X86
-typedef float VF __attribute__((__vector_size__(32)));
+typedef float VF __attribute__((__vector_size__(8 * sizeof(u32))));
 #define VW		8
-#define VBCAST(s)	((VF) { (s), (s), (s), (s), (s), (s), (s), (s) })
+#define VBCAST(s)	vbcast(s)
 #define VFMA(a, b, c)	__builtin_ia32_vfmaddps256((a), (b), (c))
+
+static __always_inline VF vbcast(float s)
+{
+	return (VF) { s, s, s, s, s, s, s, s };
+}
 
 #include "npu_kern_tmpl.h"
 
@@ -26,9 +31,9 @@ NPU_KERN_TILE_S(avx2_cw16, 2, 4, 16)
 NPU_KERN_DW16(avx2_dw16)
 NPU_KERN_AXPY(avx2_axpy)
 
-typedef double avx2_gd __attribute__((__vector_size__(32)));
+typedef double avx2_gd __attribute__((__vector_size__(4 * sizeof(u64))));
 typedef s64 avx2_gi __attribute__((__vector_size__(32)));
-typedef float avx2_gf __attribute__((__vector_size__(16)));
+typedef float avx2_gf __attribute__((__vector_size__(4 * sizeof(u32))));
 #define GD	avx2_gd
 #define GI	avx2_gi
 #define GF	avx2_gf

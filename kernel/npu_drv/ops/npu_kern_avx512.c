@@ -8,12 +8,17 @@
 #include "npu_kern.h"
 
 #ifdef NPU_KERN_X86
-typedef float VF __attribute__((__vector_size__(64)));
+typedef float VF __attribute__((__vector_size__(16 * sizeof(u32))));
 #define VW		16
-#define VBCAST(s)	((VF) { (s), (s), (s), (s), (s), (s), (s), (s), \
-			       (s), (s), (s), (s), (s), (s), (s), (s) })
+#define VBCAST(s)	vbcast(s)
 #define VFMA(a, b, c)	__builtin_ia32_vfmaddps512_mask((a), (b), (c), \
 							(unsigned short)0xffff, 4)
+
+static __always_inline VF vbcast(float s)
+{
+	return (VF) { s, s, s, s, s, s, s, s,
+		       s, s, s, s, s, s, s, s };
+}
 
 #include "npu_kern_tmpl.h"
 
@@ -28,9 +33,9 @@ NPU_KERN_TILE_S(avx512_cw16, 6, 4, 16)
 NPU_KERN_DW16(avx512_dw16)
 NPU_KERN_AXPY(avx512_axpy)
 
-typedef double avx512_gd __attribute__((__vector_size__(64)));
+typedef double avx512_gd __attribute__((__vector_size__(8 * sizeof(u64))));
 typedef s64 avx512_gi __attribute__((__vector_size__(64)));
-typedef float avx512_gf __attribute__((__vector_size__(32)));
+typedef float avx512_gf __attribute__((__vector_size__(8 * sizeof(u32))));
 #define GD	avx512_gd
 #define GI	avx512_gi
 #define GF	avx512_gf

@@ -7,10 +7,15 @@
  */
 #include "npu_kern.h"
 
-typedef float VF __attribute__((__vector_size__(16)));
+typedef float VF __attribute__((__vector_size__(4 * sizeof(u32))));
 #define VW		4
-#define VBCAST(s)	((VF) { (s), (s), (s), (s) })
+#define VBCAST(s)	vbcast(s)
 #define VFMA(a, b, c)	((c) + (a) * (b))
+
+static __always_inline VF vbcast(float s)
+{
+	return (VF) { s, s, s, s };
+}
 
 #include "npu_kern_tmpl.h"
 
@@ -21,9 +26,9 @@ NPU_KERN_TILE_S(base_cv16, 2, 4, 16)
 NPU_KERN_DW16(base_dw16)
 NPU_KERN_AXPY(base_axpy)
 
-typedef double base_gd __attribute__((__vector_size__(16)));
+typedef double base_gd __attribute__((__vector_size__(2 * sizeof(u64))));
 typedef s64 base_gi __attribute__((__vector_size__(16)));
-typedef float base_gf __attribute__((__vector_size__(8)));
+typedef float base_gf __attribute__((__vector_size__(2 * sizeof(u32))));
 #define GD	base_gd
 #define GI	base_gi
 #define GF	base_gf

@@ -9,7 +9,7 @@
  * NV vectors. The accumulators are MR * NV vectors held in registers.
  */
 
-static inline __attribute__((__always_inline__)) VF vload(const float *p)
+static __always_inline VF vload(const float *p)
 {
 	VF v;
 
@@ -17,12 +17,49 @@ static inline __attribute__((__always_inline__)) VF vload(const float *p)
 	return v;
 }
 
-static inline __attribute__((__always_inline__)) void vstore(float *p, VF v)
+static __always_inline void vstore(float *p, VF v)
 {
 	__builtin_memcpy(p, &v, sizeof(v));
 }
 
-static inline __attribute__((__always_inline__)) void
+/* One k step: MR x NV multiply-adds with B(k) at @b and A(i, k) at @a. */
+static __always_inline void
+tile_step(VF acc[][4], const float *a, const float *b, const u64 sam,
+	  const u32 MR, const u32 NV)
+{
+	VF bv[4] __attribute__((__uninitialized__));
+	u32 i, v;
+
+#pragma GCC unroll 4
+	for (v = 0; v < NV; v++)
+		bv[v] = vload(b + v * VW);
+#pragma GCC unroll 16
+	for (i = 0; i < MR; i++) {
+		VF av = VBCAST(a[i * sam]);
+
+#pragma GCC unroll 4
+		for (v = 0; v < NV; v++)
+			acc[i][v] = VFMA(av, bv[v], acc[i][v]);
+	}
+}
+
+/* The two inner levels of the k nest. */
+static __always_inline void
+tile_inner(VF acc[][4], const struct npu_tile *t, const float *a2,
+	   const float *b2, const u64 sam, const u32 MR, const u32 NV)
+{
+	u64 i2, i3;
+
+	for (i2 = 0; i2 < t->n[2]; i2++, a2 += t->sa[2], b2 += t->sb[2]) {
+		const float *a3 = a2, *b3 = b2;
+
+		for (i3 = 0; i3 < t->n[3]; i3++, a3 += t->sa[3],
+		     b3 += t->sb[3])
+			tile_step(acc, a3, b3, sam, MR, NV);
+	}
+}
+
+static __always_inline void
 tile_body(const struct npu_tile *t, const u32 MR, const u32 NV, const u64 SAM)
 {
 	/*
@@ -33,7 +70,7 @@ tile_body(const struct npu_tile *t, const u32 MR, const u32 NV, const u64 SAM)
 	const float *a0 = t->a, *b0 = t->b;
 	/* a constant row stride turns the row addresses into displacements */
 	const u64 sam = SAM ? SAM : t->sam;
-	u64 i0, i1, i2, i3;
+	u64 i0, i1;
 	u32 i, v;
 
 #pragma GCC unroll 16
@@ -46,32 +83,8 @@ tile_body(const struct npu_tile *t, const u32 MR, const u32 NV, const u64 SAM)
 		const float *a1 = a0, *b1 = b0;
 
 		for (i1 = 0; i1 < t->n[1]; i1++, a1 += t->sa[1],
-		     b1 += t->sb[1]) {
-			const float *a2 = a1, *b2 = b1;
-
-			for (i2 = 0; i2 < t->n[2]; i2++, a2 += t->sa[2],
-			     b2 += t->sb[2]) {
-				const float *a3 = a2, *b3 = b2;
-
-				for (i3 = 0; i3 < t->n[3]; i3++, a3 += t->sa[3],
-				     b3 += t->sb[3]) {
-					VF bv[4] __attribute__((__uninitialized__));
-
-#pragma GCC unroll 4
-					for (v = 0; v < NV; v++)
-						bv[v] = vload(b3 + v * VW);
-#pragma GCC unroll 16
-					for (i = 0; i < MR; i++) {
-						VF av = VBCAST(a3[i * sam]);
-
-#pragma GCC unroll 4
-						for (v = 0; v < NV; v++)
-							acc[i][v] = VFMA(av, bv[v],
-									 acc[i][v]);
-					}
-				}
-			}
-		}
+		     b1 += t->sb[1])
+			tile_inner(acc, t, a1, b1, sam, MR, NV);
 	}
 #pragma GCC unroll 16
 	for (i = 0; i < MR; i++)
@@ -80,35 +93,41 @@ tile_body(const struct npu_tile *t, const u32 MR, const u32 NV, const u64 SAM)
 			vstore(t->c + i * t->ldc + v * VW, acc[i][v]);
 }
 
+/* Rows of a shape's function for row count k: k, or 1 past the shape. */
+static __always_inline u32 tile_rows(u32 k, u32 mr)
+{
+	return k <= mr ? k : 1;
+}
+
 /*
  * One function per shape and row count (the row count a constant in
  * each, so that the accumulators stay in registers), and a switch over
  * the row counts. Out of line each: their frames never add up (the
  * kernel's 2 KiB frame limit).
  */
-#define NPU_KERN_ONE(name, k, MR, NV, SAM)				\
-static __attribute__((__noinline__)) void				\
-name##_##k(const struct npu_tile *t)					\
+#define NPU_KERN_ONE(pfx, k)						\
+static noinline void pfx##k(const struct npu_tile *t)			\
 {									\
-	tile_body(t, (k) <= (MR) ? (k) : 1, NV, SAM);			\
+	tile_body(t, tile_rows(k, pfx##mr), pfx##nv, pfx##sam);		\
 }
 
 /* SAM: 0, or the only row stride this kernel is called with */
 #define NPU_KERN_TILE_S(name, MR, NV, SAM)				\
-NPU_KERN_ONE(name, 1, MR, NV, SAM)					\
-NPU_KERN_ONE(name, 2, MR, NV, SAM)					\
-NPU_KERN_ONE(name, 3, MR, NV, SAM)					\
-NPU_KERN_ONE(name, 4, MR, NV, SAM)					\
-NPU_KERN_ONE(name, 5, MR, NV, SAM)					\
-NPU_KERN_ONE(name, 6, MR, NV, SAM)					\
-NPU_KERN_ONE(name, 7, MR, NV, SAM)					\
-NPU_KERN_ONE(name, 8, MR, NV, SAM)					\
-NPU_KERN_ONE(name, 9, MR, NV, SAM)					\
-NPU_KERN_ONE(name, 10, MR, NV, SAM)					\
-NPU_KERN_ONE(name, 11, MR, NV, SAM)					\
-NPU_KERN_ONE(name, 12, MR, NV, SAM)					\
-NPU_KERN_ONE(name, 13, MR, NV, SAM)					\
-NPU_KERN_ONE(name, 14, MR, NV, SAM)					\
+enum { name##_mr = (MR), name##_nv = (NV), name##_sam = (SAM) };	\
+NPU_KERN_ONE(name##_, 1)							\
+NPU_KERN_ONE(name##_, 2)							\
+NPU_KERN_ONE(name##_, 3)							\
+NPU_KERN_ONE(name##_, 4)							\
+NPU_KERN_ONE(name##_, 5)							\
+NPU_KERN_ONE(name##_, 6)							\
+NPU_KERN_ONE(name##_, 7)							\
+NPU_KERN_ONE(name##_, 8)							\
+NPU_KERN_ONE(name##_, 9)							\
+NPU_KERN_ONE(name##_, 10)							\
+NPU_KERN_ONE(name##_, 11)							\
+NPU_KERN_ONE(name##_, 12)							\
+NPU_KERN_ONE(name##_, 13)							\
+NPU_KERN_ONE(name##_, 14)							\
 static const npu_tile_fn name##_rows[NPU_KERN_MAX_MR] = {		\
 	name##_1, name##_2, name##_3, name##_4, name##_5, name##_6,	\
 	name##_7, name##_8, name##_9, name##_10, name##_11, name##_12,	\
@@ -116,7 +135,7 @@ static const npu_tile_fn name##_rows[NPU_KERN_MAX_MR] = {		\
 };									\
 static void name(const struct npu_tile *t)				\
 {									\
-	if (t->mr >= 1 && t->mr <= (MR))				\
+	if (t->mr >= 1 && t->mr <= name##_mr)				\
 		name##_rows[t->mr - 1](t);				\
 }
 

@@ -99,6 +99,7 @@ static int plane_dense(const struct drm_npu_operand *o, u32 w)
 
 void npu_conv_geom(const struct drm_npu_task *t, struct npu_conv_geom *g)
 {
+	u64 taps;
 	const struct drm_npu_conv2d_params *p = &t->params.conv2d;
 	const struct drm_npu_operand *in = npu_opnd(t, 0), *wt = npu_opnd(t, 1);
 	const struct drm_npu_operand *out = npu_opnd(t, t->num_operands - 1);
@@ -155,10 +156,10 @@ void npu_conv_geom(const struct drm_npu_task *t, struct npu_conv_geom *g)
 	 * bound.
 	 */
 	g->ocb = NPU_CONV_OCB;
+	taps = npu_mul_sat(g->cg, (u64)g->kh * g->kw);
 	if (wt->strides[0] == 1 && g->og >= 64 && !g->flat &&
 	    !(g->cg == 1 && g->og == 1) &&
-	    npu_mul_sat(npu_mul_sat(64, g->ow), npu_mul_sat(g->cg,
-			(u64)g->kh * g->kw)) <= NPU_MAX_UNIT_COST)
+	    npu_mul_sat(npu_mul_sat(64, g->ow), taps) <= NPU_MAX_UNIT_COST)
 		g->ocb = 64;
 	g->ob = (u32)(((u64)g->og + g->ocb - 1) / g->ocb);
 }

@@ -74,7 +74,7 @@ static void store_row(const struct conv_ctx *cx, u32 n, u32 o, u64 pix_off,
  * column (in-bounds reads, results not stored). Inlined with a constant
  * @nb so that depthwise (nb = 1) does a quarter of the work.
  */
-static inline __attribute__((__always_inline__)) void
+static __always_inline void
 conv_tile(const struct conv_ctx *cx, u32 n, u32 g, u32 o0, u32 nb, u32 oy,
 	  u32 ox0, u32 cnt, float acc[4][8])
 {
@@ -248,7 +248,7 @@ static void pack_panel(const struct conv_ctx *cx, struct tap_iter *it, u32 kk,
 }
 
 /* Weights with other strides: the direct tile, out of line (its stack). */
-static __attribute__((__noinline__)) void
+static noinline void
 conv_tiles_strided(const struct conv_ctx *cx, u32 n, u32 g, u32 o0, u32 nb,
 		   u32 oy, u32 start, u32 cnt, float acc[4][4][8])
 {
@@ -422,7 +422,7 @@ static void conv_tap_range(s64 i0, u32 k, u32 d, u32 size, u32 *lo, u32 *hi)
 /* row[j] += b[j * bst], four lanes at a time where b is contiguous */
 static void bias_add(float *row, const float *b, u64 bst, u32 cnt)
 {
-	typedef float v4f __attribute__((__vector_size__(16)));
+	typedef float v4f __attribute__((__vector_size__(4 * sizeof(u32))));
 	v4f r, v;
 	u32 j = 0;
 
@@ -448,7 +448,7 @@ struct conv_pm_shape {
  * Channels [@c, @c + @cnt) of output row @oy, pixels [@x0, @x1): the tile
  * computes the nr channels from @start (<= @c, start + nr >= c + cnt).
  */
-static __attribute__((__noinline__)) void
+static noinline void
 conv_pm_block(const struct conv_ctx *cx, const struct conv_pm_shape *sh,
 	      u32 n, u32 g, u32 start, u32 c, u32 cnt, u32 oy, u32 x0, u32 x1)
 {
@@ -685,7 +685,7 @@ static void conv_dw_row(const struct conv_ctx *cx, u32 n, u32 c, u32 oy)
  */
 #define DW16_PIX	16
 
-static __attribute__((__noinline__)) void
+static noinline void
 conv_dw16_row(const struct conv_ctx *cx, u32 n, u32 blk, u32 oy)
 {
 	const struct npu_conv_geom *G = &cx->g;

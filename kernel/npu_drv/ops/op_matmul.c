@@ -96,7 +96,7 @@ static void mm_init(struct mm_ctx *c, const struct drm_npu_task *t, u32 isa)
  * tail) panels of MM_KB x 8 are packed once and shared by the 4 row
  * blocks. Either way each sum runs over k in order.
  */
-static __attribute__((__noinline__)) void
+static noinline void
 mm_tiles(const struct mm_ctx *c, const float *a, u32 mr, const float *b,
 	 u32 nr, float acc[4][4][8])
 {
@@ -170,7 +170,7 @@ static void mm_store(const struct mm_ctx *c, float *out, u64 ooff,
  * (its columns are computed again with the same bits and stored once).
  * Returns the first column left to the 4x8 tiles (n1 when none).
  */
-static __attribute__((__noinline__)) u64
+static noinline u64
 mm_fast(const struct mm_ctx *c, const float *a, const float *b, float *out,
 	u64 ooff, const float *bias, u64 biasoff, u64 i0, u32 mr, u64 n0,
 	u64 n1)

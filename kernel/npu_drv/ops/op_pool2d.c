@@ -95,7 +95,7 @@ static float window(const struct pool_ctx *cx, u64 xp, u32 oy, u64 ox)
  * vectors. Per lane the result of window(): the largest input, NaN
  * (NPU_NANF) if any input is NaN, -inf for a window in the padding only.
  */
-typedef float npu_v4f __attribute__((__vector_size__(16)));
+typedef float npu_v4f __attribute__((__vector_size__(4 * sizeof(u32))));
 typedef s32 npu_v4i __attribute__((__vector_size__(16)));
 
 static void max16_row(const struct pool_ctx *cx, u64 xp, u64 yp, u32 oy)

@@ -77,7 +77,7 @@ float npu_act1(const struct npu_act *a, float x)
 	}
 }
 
-typedef float npu_v4f __attribute__((__vector_size__(16)));
+typedef float npu_v4f __attribute__((__vector_size__(4 * sizeof(u32))));
 typedef s32 npu_v4i __attribute__((__vector_size__(16)));
 
 /* x < lo ? lo : x, then > hi ? hi : (NaN passes), four lanes at a time */

@@ -157,7 +157,7 @@ typedef float v16f __attribute__((vector_size(64)));
 		printf("#\n");						\
 	return 12.0 * W * 2 * n / best * 1e-9
 
-__attribute__((target("avx2,fma"), noinline)) static double peak_avx2(void)
+__attribute__((target("avx2,fma"))) noinline static double peak_avx2(void)
 {
 	PEAK_LOOP(v8f, 8, __builtin_ia32_vfmaddps256);
 }
@@ -165,7 +165,7 @@ __attribute__((target("avx2,fma"), noinline)) static double peak_avx2(void)
 #define FMA512(a, b, c) \
 	__builtin_ia32_vfmaddps512_mask((a), (b), (c), (unsigned short)-1, 4)
 
-__attribute__((target("avx512f"), noinline)) static double peak_avx512(void)
+__attribute__((target("avx512f"))) noinline static double peak_avx512(void)
 {
 	PEAK_LOOP(v16f, 16, FMA512);
 }
