@@ -9,7 +9,7 @@ PACKAGES="
 	build-essential pkg-config
 	libdrm-dev libnuma-dev libprotobuf-c-dev protobuf-c-compiler libonnx-dev
 	python3-onnx python3-numpy python3-torch python3-torchvision
-	clang libclang-rt-14-dev valgrind graphviz
+	clang libclang-rt-14-dev llvm valgrind graphviz
 	qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static
 	cpio kmod nodejs npm time
 	linux-source-6.1 flex bison bc libelf-dev xz-utils

@@ -290,6 +290,8 @@ const char *ir_dtype_name(enum ir_dtype dt);
 const char *ir_layout_name(enum ir_layout l);
 const char *ir_op_name(enum ir_op op);		/* "Conv", "npu.Gelu", ... */
 enum ir_op ir_op_from_name(const char *onnx_op_type);	/* INVALID if none */
+/* Most inputs the op's ONNX schema allows; -1 when variadic or internal. */
+int ir_op_max_inputs(enum ir_op op);
 const char *ir_act_name(enum ir_act_kind k);
 
 /* --- graph --------------------------------------------------------------- */

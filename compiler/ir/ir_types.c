@@ -70,3 +70,52 @@ const char *ir_act_name(enum ir_act_kind k)
 
 	return (unsigned int)k < IR_ACT_COUNT ? names[k] : "?";
 }
+
+/*
+ * Most inputs each op's ONNX schema allows (opset 17/18: the optional ones
+ * counted); -1 when variadic, or made by a pass. A model with more is
+ * invalid, not a model to compile by ignoring the rest.
+ */
+int ir_op_max_inputs(enum ir_op op)
+{
+	switch (op) {
+	case IR_OP_CONSTANT:
+		return 0;
+	case IR_OP_IDENTITY: case IR_OP_RELU: case IR_OP_SIGMOID:
+	case IR_OP_TANH: case IR_OP_EXP: case IR_OP_SQRT:
+	case IR_OP_LEAKY_RELU: case IR_OP_HARD_SIGMOID: case IR_OP_HARD_SWISH:
+	case IR_OP_ERF: case IR_OP_NEG: case IR_OP_ABS: case IR_OP_LOG:
+	case IR_OP_RECIPROCAL: case IR_OP_ELU: case IR_OP_SOFTPLUS:
+	case IR_OP_FLOOR: case IR_OP_CEIL: case IR_OP_NOT:
+	case IR_OP_MAX_POOL: case IR_OP_AVERAGE_POOL:
+	case IR_OP_GLOBAL_AVERAGE_POOL: case IR_OP_GLOBAL_MAX_POOL:
+	case IR_OP_SOFTMAX: case IR_OP_LOG_SOFTMAX: case IR_OP_FLATTEN:
+	case IR_OP_TRANSPOSE: case IR_OP_SHAPE: case IR_OP_CONSTANT_OF_SHAPE:
+	case IR_OP_CAST: case IR_OP_SIZE: case IR_OP_SELU: case IR_OP_SOFTSIGN:
+	case IR_OP_THRESHOLDED_RELU:
+		return 1;
+	case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL: case IR_OP_DIV:
+	case IR_OP_POW: case IR_OP_PRELU: case IR_OP_EQUAL: case IR_OP_LESS:
+	case IR_OP_GREATER: case IR_OP_AND: case IR_OP_OR: case IR_OP_XOR:
+	case IR_OP_GREATER_OR_EQUAL: case IR_OP_LESS_OR_EQUAL:
+	case IR_OP_CAST_LIKE: case IR_OP_MATMUL: case IR_OP_GATHER:
+	case IR_OP_EXPAND: case IR_OP_RESHAPE: case IR_OP_SQUEEZE:
+	case IR_OP_UNSQUEEZE: case IR_OP_SPLIT: case IR_OP_TRILU:
+	case IR_OP_REDUCE_SUM: case IR_OP_REDUCE_MEAN: case IR_OP_REDUCE_MAX:
+	case IR_OP_REDUCE_MIN: case IR_OP_REDUCE_PROD:
+	case IR_OP_REDUCE_SUM_SQUARE: case IR_OP_REDUCE_L1:
+	case IR_OP_REDUCE_L2: case IR_OP_REDUCE_LOG_SUM:
+	case IR_OP_REDUCE_LOG_SUM_EXP:
+		return 2;
+	case IR_OP_CONV: case IR_OP_GEMM: case IR_OP_CLIP: case IR_OP_WHERE:
+	case IR_OP_RANGE: case IR_OP_QUANTIZE_LINEAR:
+	case IR_OP_DEQUANTIZE_LINEAR: case IR_OP_DROPOUT:
+		return 3;
+	case IR_OP_PAD: case IR_OP_RESIZE:
+		return 4;
+	case IR_OP_SLICE: case IR_OP_BATCH_NORM:
+		return 5;
+	default:
+		return -1;
+	}
+}

@@ -639,6 +639,13 @@ static int onnx_node(struct onnx_ctx *c, const Onnx__NodeProto *np, int idx)
 		return onnx_fail(c, -EINVAL, "node '%s' (%s): %zu inputs, %zu "
 				 "outputs", name, np->op_type, np->n_input,
 				 np->n_output);
+	if (ir_op_max_inputs(op) >= 0 &&
+	    np->n_input > (size_t)ir_op_max_inputs(op))
+		return onnx_fail(c, -EINVAL, "node '%s' (%s): %zu inputs; its "
+				 "ONNX schema allows at most %d: the model is "
+				 "invalid (check it with onnx.checker)", name,
+				 np->op_type, np->n_input,
+				 ir_op_max_inputs(op));
 	n = ir_node_new(c->g, op, name, (int)np->n_input, NULL,
 			(int)np->n_output, NULL);
 	if (!n)

@@ -1344,6 +1344,7 @@ int shape_infer_node(struct ir_graph *g, struct ir_node *n)
 	if (n->num_inputs < min_inputs(n->op))
 		return node_err(g, n, "needs at least %d inputs, has %d",
 				min_inputs(n->op), n->num_inputs);
+
 	if (n->num_outputs < 1 || !n->outputs[0])
 		return node_err(g, n, "has no output");
 	for (i = 0; i < n->num_inputs; i++)

@@ -750,7 +750,8 @@ static int legalize_pad(struct ir_graph *g, struct ir_node *n)
  * have (tf_half_pixel_for_nn: x_in = (x_out + 0.5) / scale) is a gather
  * per resized axis, its indices computed here in double as the ONNX
  * reference does (scale: the given f32 scale, or out / in with sizes),
- * rounded by nearest_mode and clamped to [0, in - 1].
+ * rounded by nearest_mode and clamped to [0, in - 1]; an axis of scale 1
+ * that keeps its extent is not resized (ONNX Runtime's reading).
  */
 static int legalize_resize(struct ir_graph *g, struct ir_node *n)
 {
@@ -780,9 +781,17 @@ static int legalize_resize(struct ir_graph *g, struct ir_node *n)
 		int64_t in = x->shape.dim[d], out = n->outputs[0]->shape.dim[d];
 		double scale = ir_in(n, 3) || !sc ? (in ? (double)out / in : 1)
 					    : (double)(float)ir_const_get_f(sc, d);
-		int64_t *v = malloc((size_t)(out ? out : 1) * sizeof(*v));
+		int64_t *v;
 		bool same = out == in;
 
+		/*
+		 * An axis that is not resized (same extent, scale 1) is
+		 * left alone, as ONNX Runtime does: the formula would shift
+		 * it by one element ((x + 0.5) / 1 rounds up).
+		 */
+		if (same && scale == 1.0)
+			continue;
+		v = malloc((size_t)(out ? out : 1) * sizeof(*v));
 		if (!v)
 			return -ENOMEM;
 		for (int64_t i = 0; i < out; i++) {

@@ -30,6 +30,7 @@ struct mopts {
 	const char *ext;	/* W as external data at this location */
 	int raw_len_delta;	/* corrupt W's raw_data length */
 	const char *node_in;	/* replace the last node's input */
+	int twice;		/* the last node reads its input twice */
 };
 
 static const float W[12] = { 1, -2, 3, 0.5f, -1, 2, 0, 1, -1, 2, 2, -3 };
@@ -63,7 +64,7 @@ static uint8_t *make_model(const struct mopts *o, size_t *len)
 	Onnx__NodeProto *nodes[3] = { &n1, &n2, &n3 };
 	char *in1[2] = { "x", "W" }, *out1[1] = { "h" };
 	char *in2[2] = { "h", "B" }, *out2[1] = { "a" };
-	char *in3[1] = { "a" }, *out3[1] = { "y" };
+	char *in3[2] = { "a", "a" }, *out3[1] = { "y" };
 	int64_t wd[2] = { 4, 3 }, bd[1] = { 3 };
 	uint8_t *buf;
 
@@ -140,7 +141,7 @@ static uint8_t *make_model(const struct mopts *o, size_t *len)
 	n3.op_type = (char *)(o->op ? o->op : "Relu");
 	if (o->node_in)
 		in3[0] = (char *)o->node_in;
-	n3.n_input = 1;
+	n3.n_input = o->twice ? 2 : 1;
 	n3.input = in3;
 	n3.n_output = 1;
 	n3.output = out3;
@@ -297,6 +298,14 @@ static void test_errors(void)
 	      "an op that changed at opset 7 is refused at opset 6: %s", err);
 	free(b);
 	o.opset = 0;
+	o.twice = 1;
+	b = make_model(&o, &len);
+	ret = import_buf(b, len, NULL, &g, err);
+	ft_ok(ret == -EINVAL && strstr(err, "2 inputs") &&
+	      strstr(err, "at most 1"),
+	      "a Relu with 2 inputs is an invalid model: %s", err);
+	free(b);
+	o.twice = 0;
 	o.raw_len_delta = -4;
 	b = make_model(&o, &len);
 	ret = import_buf(b, len, NULL, &g, err);
@@ -478,7 +487,7 @@ int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "--write-corpus"))
 		return write_corpus(argv[2]);
-	ft_plan(19);
+	ft_plan(20);
 	test_valid();
 	test_external();
 	test_errors();

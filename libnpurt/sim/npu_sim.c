@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "../../kernel/npu_drv/core/npu_core.h"
+#include "npu_sim_guard.h"
 
 struct npu_sim_map {
 	struct npu_sim_map *next;
@@ -50,6 +51,7 @@ struct npu_sim_dev {
 	unsigned int opens;
 	pthread_mutex_t map_lock;	/* maps; inside the core's pool_lock */
 	struct npu_sim_map *maps;
+	struct npu_sim_guard guard;	/* NPU_SIM_GUARD=1: task views */
 };
 
 struct npu_sim_file {
@@ -134,10 +136,33 @@ static void sim_bo_moved(void *home, struct npu_bo *bo, u64 old_start)
 	pthread_mutex_unlock(&sd->map_lock);
 }
 
+static int sim_task_map(void *home, struct npu_task_map *m)
+{
+	struct npu_sim_dev *sd = home;
+
+	return npu_sim_guard_map(&sd->guard, m);
+}
+
+static void sim_task_unmap(void *home, struct npu_task_map *m)
+{
+	struct npu_sim_dev *sd = home;
+
+	npu_sim_guard_unmap(&sd->guard, m);
+}
+
 static const struct npu_home_ops npu_sim_ops = {
 	.copy_from_user = sim_copy_from_user,
 	.copy_to_user = sim_copy_to_user,
 	.bo_moved = sim_bo_moved,
+};
+
+/* The same with a private view of its buffers per task (npu_sim_guard.h). */
+static const struct npu_home_ops npu_sim_guard_ops = {
+	.copy_from_user = sim_copy_from_user,
+	.copy_to_user = sim_copy_to_user,
+	.bo_moved = sim_bo_moved,
+	.task_map = sim_task_map,
+	.task_unmap = sim_task_unmap,
 };
 
 static int sim_env_u32(const char *name, u32 def, u32 min, u32 max, u32 *out)
@@ -181,6 +206,8 @@ static int sim_dev_create(struct npu_sim_dev **out)
 {
 	struct npu_device_params p;
 	struct npu_sim_dev *sd;
+	struct npu_sim_guard guard;
+	bool guarded;
 	u32 vram_mb, budget_ms;
 	int err = 0;
 
@@ -194,6 +221,8 @@ static int sim_dev_create(struct npu_sim_dev **out)
 	err |= sim_env_u32("NPU_SIM_JOB_BUDGET_MS", NPU_JOB_BUDGET_DEFAULT_MS,
 			   0, NPU_JOB_BUDGET_MAX_MS, &budget_ms);
 	p.job_budget_ms = budget_ms;
+	memset(&guard, 0, sizeof(guard));
+	err |= npu_sim_guard_setup(&guard, &guarded);
 	if (err)
 		return -EINVAL;
 	sd = calloc(1, sizeof(*sd));
@@ -215,7 +244,9 @@ static int sim_dev_create(struct npu_sim_dev **out)
 	}
 	p.vram = sd->vram;
 	p.vram_size = sd->vram_size;
-	p.ops = &npu_sim_ops;
+	sd->guard = guard;
+	sd->guard.memfd = sd->memfd;
+	p.ops = guarded ? &npu_sim_guard_ops : &npu_sim_ops;
 	p.home_dev = sd;
 	err = npu_core_create(&p, &sd->core);
 	if (err)

@@ -6,8 +6,10 @@
  * when the last file closes; every open is a DRM-file equivalent with its
  * own handle tables. Device parameters come from the environment at
  * creation: NPU_SIM_VRAM_MB (512), NPU_SIM_CORES (4), NPU_SIM_QUEUES (8),
- * NPU_SIM_SEMS (256: a file may hold 64 of them), NPU_SIM_WATCHDOG_MS (2000), NPU_SIM_JOB_BUDGET_MS
- * (60000, 0 = no budget).
+ * NPU_SIM_SEMS (256: a file may hold 64 of them), NPU_SIM_WATCHDOG_MS (2000),
+ * NPU_SIM_JOB_BUDGET_MS (60000, 0 = no budget); and the guard-page test
+ * mode NPU_SIM_GUARD (0; 1: every task sees only its own buffers, between
+ * inaccessible guard regions of NPU_SIM_GUARD_MB MiB, 1024: npu_sim_guard.h).
  *
  * VRAM lives in a memfd. A buffer's CPU mapping is an mmap() of the memfd at
  * the buffer's VRAM offset, so the CPU and the emulated device share the

@@ -5,7 +5,8 @@
 #   $(TRANSPORT_LIBS) $(TRANSPORT_LDLIBS)
 # (the transport, the device core, the pool and the op kernels, libdrm).
 
-TRANSPORT_SRCS := libnpurt/transport/npu_transport.c libnpurt/sim/npu_sim.c
+TRANSPORT_SRCS := libnpurt/transport/npu_transport.c libnpurt/sim/npu_sim.c \
+		  libnpurt/sim/npu_sim_guard.c
 TRANSPORT_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(TRANSPORT_SRCS))
 TRANSPORT_LIBS := $(BUILD)/lib/libnputransport.a $(BUILD)/lib/libnpucore.a \
 		  $(BUILD)/lib/libnpupool.a $(BUILD)/lib/libnpuops.a

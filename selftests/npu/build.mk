@@ -22,6 +22,16 @@ TESTS += selftests/npu/run_uapi_test.sh selftests/npu/sim_env_test.sh \
 	selftests/npu/run_one_core.sh
 SAN_TESTS += build/bin/npu_uapi_test
 
+# The guard-page mode of the in-process device (NPU_SIM_GUARD).
+NPU_GUARD_TEST := $(BUILD)/bin/npu_guard_test
+$(BUILD)/obj/selftests/npu/guard_test.o: CPPFLAGS += $(UAPI_CFLAGS)
+$(NPU_GUARD_TEST): $(BUILD)/obj/selftests/npu/guard_test.o $(TRANSPORT_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(TRANSPORT_LDLIBS) -lm
+
+TESTS += $(NPU_GUARD_TEST)
+SAN_TESTS += build/bin/npu_guard_test
+
 
 # `make check-npu-tsan`: the same suite built with ThreadSanitizer (one
 # compiler call over every source the in-process device uses), against the

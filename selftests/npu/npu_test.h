@@ -65,6 +65,18 @@ int t_submit(struct npu_dev *d, uint32_t queue, uint32_t prog,
 	     const uint32_t *bos, uint32_t num_bos, uint64_t *fence);
 int t_wait(struct npu_dev *d, uint32_t queue, uint64_t fence, uint64_t ms);
 int t_control(const char *knob, uint64_t val);
+/*
+ * Run a registered program once on buffers of exactly its slots' needs
+ * (@need[s] bytes, 4096 where 0): create them, let @fill (if not NULL)
+ * write their first bytes, submit on @queue, wait up to @ms, close them.
+ * Returns 0 (completed), -EIO (a fault record), -ETIME (still running)
+ * or the -errno of BO_CREATE/SUBMIT.
+ */
+int t_run_program(struct npu_dev *d, uint32_t queue, uint32_t prog,
+		  const uint64_t *need, uint32_t nslots, uint64_t ms,
+		  void (*fill)(void *p, uint64_t size, uint32_t slot,
+			       void *arg),
+		  void *arg);
 void t_query(struct npu_dev *d, uint32_t queue, struct drm_npu_queue_query *q);
 
 /* A contiguous operand. */

@@ -279,6 +279,47 @@ int t_control(const char *knob, uint64_t val)
 	return npu_dev_test_control(T.d, knob, val);
 }
 
+int t_run_program(struct npu_dev *d, uint32_t queue, uint32_t prog,
+		  const uint64_t *need, uint32_t nslots, uint64_t ms,
+		  void (*fill)(void *p, uint64_t size, uint32_t slot,
+			       void *arg),
+		  void *arg)
+{
+	uint32_t bos[DRM_NPU_MAX_SLOTS] = { 0 }, i;
+	uint64_t fence;
+	int err = 0;
+
+	if (nslots > DRM_NPU_MAX_SLOTS)
+		return -EINVAL;
+	for (i = 0; i < nslots && !err; i++) {
+		uint64_t size = need[i] ? need[i] : 4096;
+		void *p;
+
+		bos[i] = t_bo(d, size);
+		if (!bos[i]) {
+			err = -ENOMEM;
+			break;
+		}
+		if (!fill)
+			continue;
+		size = (size + 4095) & ~4095ull;
+		p = t_map(d, bos[i], size);
+		if (!p) {
+			err = -ENOMEM;
+			break;
+		}
+		fill(p, size, i, arg);
+		t_unmap(d, p, size);
+	}
+	if (!err)
+		err = t_submit(d, queue, prog, bos, nslots, &fence);
+	if (!err)
+		err = t_wait(d, queue, fence, ms);
+	for (i = 0; i < nslots; i++)
+		t_close_bo(d, bos[i]);
+	return err;
+}
+
 void t_query(struct npu_dev *d, uint32_t queue, struct drm_npu_queue_query *q)
 {
 	memset(q, 0, sizeof(*q));

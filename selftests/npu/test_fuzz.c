@@ -100,27 +100,6 @@ static void mutate(struct drm_npu_task *t)
 	}
 }
 
-static int run_accepted(uint32_t prog, const uint64_t *need, uint32_t nslots,
-			uint32_t q)
-{
-	uint32_t bos[DRM_NPU_MAX_OPERANDS] = { 0 }, i;
-	uint64_t fence;
-	int err = 0;
-
-	for (i = 0; i < nslots; i++) {
-		bos[i] = t_bo(T.d, need[i] ? need[i] : 4096);
-		if (!bos[i])
-			err = -ENOMEM;
-	}
-	if (!err)
-		err = t_submit(T.d, q, prog, bos, nslots, &fence);
-	if (!err)
-		err = t_wait(T.d, q, fence, 60000);
-	for (i = 0; i < nslots; i++)
-		t_close_bo(T.d, bos[i]);
-	return err;
-}
-
 void test_fuzz(void)
 {
 	struct drm_npu_program_create c;
@@ -156,7 +135,8 @@ void test_fuzz(void)
 		for (s = 0; s < c.num_slots; s++)
 			small &= need[s] <= FUZZ_MAX_NEED;
 		if (small && c.num_slots <= DRM_NPU_MAX_OPERANDS) {
-			err = run_accepted(c.handle, need, c.num_slots, q);
+			err = t_run_program(T.d, q, c.handle, need,
+					    c.num_slots, 60000, NULL, NULL);
 			if (err == 0)
 				ran++;
 			else if (err == -EIO)

@@ -24,7 +24,7 @@ $(BUILD)/bin/npu_vmtest: $(VMTEST_OBJS)
 # Only what the VM runs, so that a broken unrelated part does not stop it.
 .PHONY: vmtest
 vmtest: $(BUILD)/bin/npu_vmtest $(BUILD)/bin/npu-smi $(BUILD)/bin/npu_uapi_test \
-	$(BUILD)/bin/npu_pool_devtest
+	$(BUILD)/bin/npu_pool_devtest $(BUILD)/bin/npu_fuzz_replay
 	BUILD=$(BUILD) selftests/vm/vmtest.sh
 
 # The same run under a debug kernel (KASAN, lockdep, kmemleak,

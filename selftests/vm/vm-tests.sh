@@ -141,6 +141,24 @@ else
 	skip "npu_uapi_test" "not built"
 fi
 
+# The fuzzer's corpus through the real ioctls: every input refused or run
+# to completion or a fault record, and the kernel log clean meanwhile (no
+# WARN, BUG, oops, soft lockup or RCU stall).
+if [ -x /tests/npu_fuzz_replay ] && [ -d /tests/fuzz_corpus ]; then
+	dmesg -c > /dev/null
+	run_tap "fuzz corpus replay against $node ($(ls /tests/fuzz_corpus | wc -l) inputs)" \
+		/tests/npu_fuzz_replay --device "$node" /tests/fuzz_corpus
+	FUZZ_BAD='WARNING:|BUG[: ]|Oops|general protection|Call Trace:|soft lockup|rcu.*stall|hung_task|divide error|UBSAN'
+	if dmesg | grep -Eq "$FUZZ_BAD"; then
+		not_ok "kernel log clean after the fuzz corpus replay"
+		dmesg | grep -E -A8 "$FUZZ_BAD" | head -n 40 | sed 's/^/# /'
+	else
+		ok "kernel log clean after the fuzz corpus replay"
+	fi
+else
+	skip "fuzz corpus replay" "npu_fuzz_replay not built"
+fi
+
 # The bundled model on the kernel node: the same bits as the in-process
 # device (the op kernels run with the FPU in the kernel), and torch's
 # result within the demo's tolerance.

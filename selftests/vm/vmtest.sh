@@ -152,9 +152,14 @@ add_program() {	# $1: host path, $2: name in /tests
 	cp "$1" "$ROOT/tests/$2"
 	copy_libs "$1"
 }
-for p in npu_vmtest npu-smi npu_uapi_test npu_pool_devtest; do
+for p in npu_vmtest npu-smi npu_uapi_test npu_pool_devtest npu_fuzz_replay; do
 	add_program "$BUILD/bin/$p" "$p"
 done
+# The fuzzer's seed corpus, replayed against the module (vm-tests.sh).
+if [ -d selftests/npu/fuzz/corpus ]; then
+	mkdir -p "$ROOT/tests/fuzz_corpus"
+	cp selftests/npu/fuzz/corpus/* "$ROOT/tests/fuzz_corpus/"
+fi
 
 # The bundled model, compiled here and run here on the in-process device:
 # the VM runs it on the kernel node and compares bit for bit.

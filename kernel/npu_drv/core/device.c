@@ -32,7 +32,8 @@ static int npu_check_params(const struct npu_device_params *p)
 	if (!npu_budget_ok(p->job_budget_ms))
 		return -EINVAL;
 	if (!p->ops || !p->ops->copy_from_user || !p->ops->copy_to_user ||
-	    !p->ops->bo_publish != !p->ops->bo_lookup)
+	    !p->ops->bo_publish != !p->ops->bo_lookup ||
+	    !p->ops->task_map != !p->ops->task_unmap)
 		return -EINVAL;
 	return 0;
 }

@@ -119,7 +119,22 @@ struct npu_bo;
  *            on dev->pool_lock until the move is done). Called under
  *            dev->pool_lock. Optional (added after bo_moved, which runs
  *            after the copy and alone would lose such writes).
+ * @task_map: a compute task is about to run: give each operand's buffer
+ *            (@m->start[i], @m->size[i]: its VRAM range) a host address in
+ *            @m->base[i], through which the op kernels then reach it
+ *            instead of params.vram. A test home's guard mode (the
+ *            in-process device's NPU_SIM_GUARD) maps only these buffers,
+ *            each between inaccessible guard regions, so that an access
+ *            outside them faults. The buffers cannot move until
+ *            @task_unmap. Called with no core lock held. Return 0, or
+ *            -errno: the task then fails with DRM_NPU_FAULT_OUT_OF_RANGE.
+ *            Optional (NULL: the core addresses params.vram directly);
+ *            set together with @task_unmap.
+ * @task_unmap: the task of a successful @task_map has finished (no core
+ *            runs its work units any more): undo the mapping.
  */
+struct npu_task_map;
+
 struct npu_home_ops {
 	int (*copy_from_user)(void *home_dev, void *dst, u64 uptr, size_t len);
 	int (*copy_to_user)(void *home_dev, u64 uptr, const void *src,
@@ -131,6 +146,27 @@ struct npu_home_ops {
 	void (*bo_free)(void *home_dev, struct npu_bo *bo);
 	void (*job_done)(void *home_dev, u32 hw_queue, u64 fence, u32 status);
 	void (*bo_unmap)(void *home_dev, struct npu_bo *bo);
+	int (*task_map)(void *home_dev, struct npu_task_map *m);
+	void (*task_unmap)(void *home_dev, struct npu_task_map *m);
+};
+
+/**
+ * struct npu_task_map - the buffers of one running task (npu_home_ops.task_map)
+ * @num: operands of the task
+ * @start: VRAM byte offset of each operand's buffer (a buffer bound to
+ *         several operands appears several times)
+ * @size: bytes of each operand's buffer
+ * @base: out: host address of each operand's buffer
+ * @home: the home's own, for @task_unmap
+ * @home_len: the home's own, for @task_unmap
+ */
+struct npu_task_map {
+	u32 num;
+	u64 start[DRM_NPU_MAX_OPERANDS];
+	u64 size[DRM_NPU_MAX_OPERANDS];
+	void *base[DRM_NPU_MAX_OPERANDS];
+	void *home;
+	u64 home_len;
 };
 
 /**

@@ -525,11 +525,19 @@ static u32 npu_core_sleep(struct npu_core_unit *c, u64 deadline)
 	return c->abort;
 }
 
-/* Resolve operands to host addresses and mark their buffers running. */
+static void npu_release(struct npu_device *dev, struct npu_job *job,
+			const struct drm_npu_task *task,
+			struct npu_task_map *map);
+
+/*
+ * Resolve operands to host addresses and mark their buffers running. With
+ * a task_map hook (a test home's guard mode) the home says where each
+ * buffer is; @map is then set up and npu_release() undoes it.
+ */
 static u32 npu_resolve(struct npu_device *dev, struct npu_job *job,
 		       const struct drm_npu_task *task, u32 ti,
 		       struct npu_op_args *args, u32 *bad_operand,
-		       bool shrink_first)
+		       bool shrink_first, struct npu_task_map *map)
 {
 	const u64 *ends = &job->prog->op_end[(u64)ti * DRM_NPU_MAX_OPERANDS];
 	u32 i;
@@ -562,17 +570,33 @@ static u32 npu_resolve(struct npu_device *dev, struct npu_job *job,
 
 		args->data[i] = dev->vram + bo->node.start +
 				task->operands[i].offset;
+		map->start[i] = bo->node.start;
+		map->size[i] = bo->size;
 		bo->running++;
 	}
+	map->num = task->num_operands;
 	npu_mutex_unlock(&dev->mem_lock);
+	if (!dev->ops.task_map)
+		return 0;
+	/* running buffers do not move: the home maps them unlocked */
+	if (dev->ops.task_map(dev->home_dev, map)) {
+		map->num = 0;	/* nothing for task_unmap */
+		npu_release(dev, job, task, map);
+		return DRM_NPU_FAULT_OUT_OF_RANGE;
+	}
+	for (i = 0; i < task->num_operands; i++)
+		args->data[i] = (u8 *)map->base[i] + task->operands[i].offset;
 	return 0;
 }
 
 static void npu_release(struct npu_device *dev, struct npu_job *job,
-			const struct drm_npu_task *task)
+			const struct drm_npu_task *task,
+			struct npu_task_map *map)
 {
 	u32 i;
 
+	if (dev->ops.task_unmap && map->num)
+		dev->ops.task_unmap(dev->home_dev, map);
 	npu_mutex_lock(&dev->mem_lock);
 	for (i = 0; i < task->num_operands; i++)
 		job->bos[task->operands[i].slot]->running--;
@@ -714,6 +738,7 @@ static u32 npu_execute(struct npu_core_unit *c, struct npu_job *job, u32 ti,
 	struct npu_device *dev = c->dev;
 	const struct drm_npu_task *task = &job->prog->tasks[ti];
 	struct npu_op_args args;
+	struct npu_task_map map;
 	u32 st = 0;
 
 	*bad_operand = ~0u;
@@ -727,14 +752,15 @@ static u32 npu_execute(struct npu_core_unit *c, struct npu_job *job, u32 ti,
 	}
 	if (!instant) {
 		memset(&args, 0, sizeof(args));
+		memset(&map, 0, sizeof(map));
 		args.task = task;
 		st = npu_resolve(dev, job, task, ti, &args, bad_operand,
-				 inj == NPU_INJ_RANGE);
+				 inj == NPU_INJ_RANGE, &map);
 		if (st)
 			return st;
 		st = npu_compute(c, &args,
 				 npu_job_task_shareable(job, ti));
-		npu_release(dev, job, task);
+		npu_release(dev, job, task, &map);
 		if (st)
 			return st;
 	}

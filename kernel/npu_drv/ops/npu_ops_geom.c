@@ -383,8 +383,10 @@ static u64 pool_unit_cost(const struct drm_npu_task *t)
 	const struct drm_npu_pool2d_params *p = &t->params.pool2d;
 	const struct drm_npu_operand *in = npu_opnd(t, 0);
 
+	/* an empty plane is not walked at all (global_plane()) */
 	if (p->kind >= DRM_NPU_POOL_GLOBAL_AVG)
-		return npu_mul_sat(in->shape[2], in->shape[3]);
+		return in->shape[2] && in->shape[3] ?
+		       npu_mul_sat(in->shape[2], in->shape[3]) : 1;
 	return npu_mul_sat(npu_mul_sat(npu_opnd(t, 1)->shape[3],
 				       npu_pool_blocked(t) ?
 				       npu_opnd(t, 1)->shape[4] : 1),

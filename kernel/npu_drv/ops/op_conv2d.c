@@ -170,7 +170,8 @@ conv_tile(const struct conv_ctx *cx, u32 n, u32 g, u32 o0, u32 nb, u32 oy,
 struct tap_iter {
 	u32 kh, kw, cb;
 	const float *xc;	/* channel c of image n */
-	u64 cstep, bstep;
+	u64 cstep;
+	s64 bstep;		/* lane C0 - 1 of a block to lane 0 of the next: may go back */
 };
 
 static void taps_begin(const struct conv_ctx *cx, u32 n, u32 g,
@@ -184,8 +185,8 @@ static void taps_begin(const struct conv_ctx *cx, u32 n, u32 g,
 	it->xc = cx->x + (u64)n * cx->in->strides[0] +
 		 chan_off(cx->in, G->in_c0, cin);
 	it->cstep = G->in_c0 ? cx->in->strides[4] : cx->in->strides[1];
-	it->bstep = G->in_c0 ? cx->in->strides[1] -
-			       (u64)(G->in_c0 - 1) * cx->in->strides[4] : 0;
+	it->bstep = G->in_c0 ? (s64)cx->in->strides[1] -
+			       (s64)(G->in_c0 - 1) * cx->in->strides[4] : 0;
 }
 
 static void taps_next(const struct conv_ctx *cx, struct tap_iter *it)

@@ -46,8 +46,14 @@ static inline float ld(u32 dt, const void *p, u64 i)
 
 static inline void st(u32 dt, void *p, u64 i, float v)
 {
+	/*
+	 * A max of inputs, or -inf for a window that holds padding only (an
+	 * empty input, a dilated window over the pad): then the type's
+	 * lowest value, as -inf is for floats (converting -inf is undefined).
+	 */
 	if (dt == DRM_NPU_DTYPE_I8 || dt == DRM_NPU_DTYPE_U8)
-		npu_st_i(dt, p, i, (s64)v);		/* a max of inputs */
+		npu_st_i(dt, p, i, v != -NPU_INFF ? (s64)v :
+				   dt == DRM_NPU_DTYPE_I8 ? -128 : 0);
 	else
 		npu_st_f(dt, p, i, v);
 }
@@ -159,6 +165,8 @@ static void global_plane(const struct pool_ctx *cx, u64 n, u64 pl)
 	float m = -NPU_INFF;
 	double sum = 0;
 
+	if (!W)
+		H = 0;		/* an empty plane: no rows to walk */
 	for (y = 0; y < H; y++) {
 		for (x = 0; x < W; x++) {
 			float v = ld(cx->dt, cx->x, xp + y * sy + x * sx);

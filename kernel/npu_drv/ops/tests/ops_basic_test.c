@@ -573,6 +573,26 @@ static void pool_u8(void)
 	tap_ok(ok, "POOL2D MAX on U8");
 	T.params.pool2d.kind = DRM_NPU_POOL_AVG;
 	tap_ok(tl_run(&T, data) == -EINVAL, "POOL2D AVG on U8 is refused");
+
+	/*
+	 * Windows with no input element (H = 0: padding only) give the max
+	 * identity, the lowest value of the type; found by the fuzzer as
+	 * -inf converted to an integer (undefined behaviour).
+	 */
+	memset(y, 0x55, sizeof(y));
+	op(0, DRM_NPU_DTYPE_I8, 4, (const u32[]){ 1, 2, 0, 2 }, NULL);
+	op(1, DRM_NPU_DTYPE_I8, 4, (const u32[]){ 1, 2, 1, 2 }, NULL);
+	T.params.pool2d = (struct drm_npu_pool2d_params){
+		DRM_NPU_POOL_MAX, 0, 2, 1, 1, 1, 1, 1, 1, 0, 1, 0 };
+	ok = tl_run(&T, data) == 0;
+	for (i = 0; i < 4; i++)
+		ok &= (int8_t)y[i] == -128;
+	T.operands[0].dtype = T.operands[1].dtype = DRM_NPU_DTYPE_U8;
+	memset(y, 0x55, sizeof(y));
+	ok &= tl_run(&T, data) == 0;
+	for (i = 0; i < 4; i++)
+		ok &= y[i] == 0;
+	tap_ok(ok, "POOL2D MAX on I8/U8 of an empty input: the type's lowest value");
 }
 
 static void pools(void)

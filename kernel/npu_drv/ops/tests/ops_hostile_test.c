@@ -115,6 +115,27 @@ static void pool_hidden_batch_stride(void)
 	       "POOL2D never indexes image 1 of a batch of 1");
 }
 
+/*
+ * Global pooling over H = 2^31 rows of W = 0: the plane is empty, but the
+ * loop walked its rows, and the unit cost counted H x W = 0 (found by the
+ * fuzzer: a job ran seconds past its budget).
+ */
+static void pool_empty_rows(void)
+{
+	u32 in[4] = { 1, 1, 1u << 31, 0 }, out[4] = { 1, 1, 1, 1 };
+	u32 st4[4] = { 0, 0, 0, 0 };
+	void *data[2] = { guarded(4), guarded(4) };
+
+	tl_task(&T, DRM_NPU_OP_POOL2D, 2);
+	opnd(0, F32, DRM_NPU_LAYOUT_NCHW, 4, in, st4);
+	opnd(1, F32, DRM_NPU_LAYOUT_NCHW, 4, out, st4);
+	T.params.pool2d.kind = DRM_NPU_POOL_GLOBAL_AVG;
+	tap_ok(check() == 0 && npu_op_unit_cost(&T) == 1,
+	       "global POOL2D over 2^31 empty rows: accepted, one operation");
+	tap_ok(run_units(data, 0, 1) == 0 && *(float *)data[1] == 0.0f,
+	       "... and an empty plane averages to 0 at once");
+}
+
 /* C = 2^32 - 15 channels: ceil(C / 16) wrapped to C1 = 0 in 32 bits. */
 static void transdata_c1_wrap(void)
 {
@@ -269,6 +290,7 @@ int main(void)
 	signal(SIGALRM, SIG_DFL);	/* a hung kernel dies loudly */
 	pool_planes_2_32();
 	pool_hidden_batch_stride();
+	pool_empty_rows();
 	transdata_c1_wrap();
 	conv_c1_wrap();
 	batchnorm_c1_wrap();
