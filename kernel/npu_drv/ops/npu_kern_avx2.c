@@ -8,6 +8,18 @@
 #include "npu_kern.h"
 
 #ifdef NPU_KERN_X86
+/*
+ * The level's instructions for this file's functions whatever the build's
+ * flags: build.mk and Kbuild pass them too, single-command builds (the
+ * fuzzers, the TSan build) cannot.
+ */
+#ifdef __clang__
+#pragma clang attribute push(__attribute__((target("avx2,fma"))), \
+			     apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+#endif
 typedef float VF __attribute__((__vector_size__(8 * sizeof(u32))));
 #define VW		8
 #define VBCAST(s)	vbcast(s)
@@ -51,4 +63,10 @@ const struct npu_kern npu_kern_avx2 = {
 	.gelu_row = avx2_gelu_row,
 	.axpy = avx2_axpy,
 };
+
+#ifdef __clang__
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
 #endif

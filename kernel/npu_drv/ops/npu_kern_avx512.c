@@ -8,6 +8,18 @@
 #include "npu_kern.h"
 
 #ifdef NPU_KERN_X86
+/*
+ * The level's instructions for this file's functions whatever the build's
+ * flags: build.mk and Kbuild pass them too, single-command builds (the
+ * fuzzers, the TSan build) cannot.
+ */
+#ifdef __clang__
+#pragma clang attribute push(__attribute__((target("avx512f,avx2,fma"))), \
+			     apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx2,fma")
+#endif
 typedef float VF __attribute__((__vector_size__(16 * sizeof(u32))));
 #define VW		16
 #define VBCAST(s)	vbcast(s)
@@ -53,4 +65,10 @@ const struct npu_kern npu_kern_avx512 = {
 	.gelu_row = avx512_gelu_row,
 	.axpy = avx512_axpy,
 };
+
+#ifdef __clang__
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
 #endif
