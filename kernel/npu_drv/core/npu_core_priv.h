@@ -301,6 +301,7 @@ struct npu_device {
 	u64 test_slow_us;
 	u32 watchdog_ms;
 	u64 job_budget_ms;		/* 0 = none */
+	u32 isa;			/* enum npu_isa of the op kernels */
 	u64 wd_next;			/* when the watchdog wakes next */
 	struct npu_limits limits;	/* for files opened from now on */
 
