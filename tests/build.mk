@@ -43,11 +43,15 @@ conformance: $(E2E_TOOLS)
 	BUILD=$(BUILD) $(PYTHON) tests/conformance/run_conformance.py \
 		--json $(BUILD)/conformance.json
 
-# Latency and throughput of every model on the in-process device beside
-# torch on one CPU thread, written to $(BUILD)/bench/models.json.
-bench-models: $(E2E_TOOLS)
+# Latency of every model on the in-process device beside ONNX Runtime on
+# the same ONNX files, one core and all cores, and the fixed cost per run
+# (Documentation/models.rst), written to $(BUILD)/bench/models.json.
+# BENCH_ARGS adds options (--seconds, --rounds, --torch, model names).
+# ONNX Runtime comes from the npm registry, pinned, into $(BUILD)/ort
+# (the rule is tests/difftest/build.mk's).
+bench-models: $(E2E_TOOLS) $(BUILD)/ort/node_modules/onnxruntime-node/package.json
 	BUILD=$(BUILD) $(PYTHON) bench/models/bench_models.py \
-		--json $(BUILD)/bench/models.json
+		--json $(BUILD)/bench/models.json $(BENCH_ARGS)
 
 # Only the six model tests (the slowest part of `make check`).
 e2e-models: $(E2E_TOOLS)

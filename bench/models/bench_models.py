@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
-"""`make bench-models`: every e2e model on the in-process NPU beside torch.
+"""`make bench-models`: every e2e model on the in-process NPU beside
+ONNX Runtime.
 
 For each model of tests/models/export_models.py (exported and cached as the
 tests do) this
@@ -8,24 +9,32 @@ tests do) this
   * compiles it with `npuc --report-json` and keeps the compile report's
     figures: workspace bytes vs the memory plan's lower bound, fused ops,
     streams (and the whole report);
-  * runs it with `npu-run --loop N --warmup W --json F` on the in-process
-    device (NPU_DEVICE=sim) and reads latency and throughput from that JSON;
-  * times torch on the CPU with one thread (torch.set_num_threads(1)),
-    the same model, weights and input, in the same run;
-  * records ratio = npu latency / torch latency (how many times slower the
-    emulated device is than torch on one core; < 1 means faster).
+  * times it with `npu-run --loop N --warmup 1 --json F` on the in-process
+    device (NPU_DEVICE=sim) and the same ONNX file and input with ONNX
+    Runtime (onnxruntime-node, CPU provider, ort_bench.js), in ROUNDS
+    alternating batches so that both sides see the same machine load;
+  * does so on one core (both sides under `taskset -c 0`, ORT with one
+    intra-op thread) and on all cores (no pinning, ORT with one intra-op
+    thread per CPU);
+  * reports p50 and min per side and the ratio npu / ORT of each (> 1:
+    the emulated device is slower);
+  * measures the fixed cost per run on a tiny model (Relu of 64 floats).
 
-N is chosen so each side takes about --seconds per model (at least 3 runs).
+--torch adds torch with one thread (the previous reference) per model.
+N is chosen so each side takes about --seconds per model and configuration.
 Writes --json (default build/bench/models.json).
 
-Usage: bench_models.py [--json FILE] [--seconds S] [NAME ...]
+Usage: bench_models.py [--json FILE] [--seconds S] [--rounds R] [--torch]
+                       [--ort-dir DIR] [NAME ...]
 """
 
 import argparse
 import json
 import os
 import platform
+import shutil
 import statistics
+import subprocess
 import sys
 import time
 
@@ -90,31 +99,104 @@ def report_figures(rep):
     return fig
 
 
-def npu_latency(doc):
-    """(median latency ms, throughput /s) from an npu-run --json summary
-    (keys p50_ms and throughput_per_s, Documentation/npu-run.rst)."""
-    lat = doc.get("p50_ms") if isinstance(doc, dict) else None
-    if lat is None:
-        lat = find_number(doc, "p50") or find_number(doc, "mean", "ms")
-    thr = doc.get("throughput_per_s") if isinstance(doc, dict) else None
-    if thr is None and lat:
-        thr = 1000.0 / lat
-    return lat, thr
+
+TINY = "tiny_relu"
 
 
-def run_npu(name, d, seconds):
+def pct(v, p):
+    """p-th percentile of the list v (nearest rank on the sorted list)."""
+    v = sorted(v)
+    if not v:
+        return None
+    k = min(len(v) - 1, max(0, int(round(p / 100.0 * (len(v) - 1)))))
+    return v[k]
+
+
+def stats(times):
+    return {"runs": len(times), "p50_ms": round(statistics.median(times), 4),
+            "min_ms": round(min(times), 4),
+            "p90_ms": round(pct(times, 90), 4)}
+
+
+class Ort:
+    """One long-lived node process (ort_bench.js), optionally pinned."""
+
+    def __init__(self, node_path, pin):
+        env = dict(os.environ)
+        env["NODE_PATH"] = node_path
+        argv = ["node", os.path.join(HERE, "ort_bench.js")]
+        if pin:
+            argv = ["taskset", "-c", "0"] + argv
+        self.p = subprocess.Popen(argv, stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, env=env,
+                                  text=True, bufsize=1)
+
+    def run(self, model, inputs, threads, loops, warmup):
+        req = {"model": model, "inputs": inputs, "threads": threads,
+               "loops": loops, "warmup": warmup}
+        self.p.stdin.write(json.dumps(req) + "\n")
+        line = self.p.stdout.readline()
+        if not line:
+            raise RuntimeError("ort_bench.js exited")
+        rep = json.loads(line)
+        if not rep["ok"]:
+            raise RuntimeError("ORT: " + rep["error"])
+        return rep["times_ms"]
+
+    def close(self):
+        self.p.stdin.close()
+        self.p.wait(30)
+
+
+def ort_inputs(d):
+    """Raw .bin copies of inputs/input_K.npy named as the ONNX graph's
+    inputs, for ort_bench.js."""
+    import numpy as np
+    import onnx
+    m = onnx.load(os.path.join(d, "model.onnx"), load_external_data=False)
+    inits = {i.name for i in m.graph.initializer}
+    names = [i.name for i in m.graph.input if i.name not in inits]
+    res = []
+    for k, name in enumerate(names):
+        a = np.load(os.path.join(d, "inputs", "input_%d.npy" % k))
+        f = os.path.join(d, "inputs", "ort_input_%d.bin" % k)
+        a.tofile(f)
+        res.append({"name": name, "dtype": str(a.dtype),
+                    "shape": list(a.shape), "file": f})
+    return res
+
+
+def make_tiny(out):
+    """A Relu over 64 floats: what a run costs besides the compute."""
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper
+    d = os.path.join(out, TINY)
+    os.makedirs(os.path.join(d, "inputs"), exist_ok=True)
+    g = helper.make_graph(
+        [helper.make_node("Relu", ["input"], ["logits"])], TINY,
+        [helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 64])],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT,
+                                       [1, 64])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 14)])
+    m.ir_version = 8
+    onnx.save(m, os.path.join(d, "model.onnx"))
+    x = np.random.default_rng(1).standard_normal((1, 64)).astype(np.float32)
+    np.save(os.path.join(d, "inputs", "input_0.npy"), x)
+    return d
+
+
+def compile_model(d):
     om = os.path.join(d, "bench.om")
     rep_path = os.path.join(d, "bench-report.json")
     argv = [e2e.tool("npuc"), os.path.join(d, "model.onnx"), "-o", om,
-            "--no-cache",
-            "--report-json", rep_path]
+            "--no-cache", "--report-json", rep_path]
     t0 = time.time()
     rc, log = e2e.run(argv)
-    compile_s = time.time() - t0
-    res = {"compile_seconds": round(compile_s, 3)}
+    res = {"compile_seconds": round(time.time() - t0, 3)}
     if rc != 0:
         res["error"] = "npuc failed: " + log.strip()[-300:]
-        return res
+        return None, res
     try:
         with open(rep_path) as f:
             rep = json.load(f)
@@ -122,41 +204,54 @@ def run_npu(name, d, seconds):
         res["compile_report_full"] = rep
     except (OSError, ValueError) as ex:
         res["compile_report"] = {"error": str(ex)}
-    inputs = os.path.join(d, "inputs")
-    # One timed run first, to size the loop to the time budget.
-    jpath = os.path.join(d, "bench-run.json")
+    return om, res
 
-    def loop(n, warm):
-        argv = [e2e.tool("npu-run"), om, "--device", "sim", "--input-dir",
-                inputs, "--loop", str(n), "--warmup", str(warm),
-                "--json", jpath]
-        t = time.time()
-        rc, log = e2e.run(argv, timeout=900)
-        wall = time.time() - t
-        if rc != 0:
-            return None, wall, log
-        with open(jpath) as f:
-            return json.load(f), wall, log
-    doc, wall, log = loop(1, 0)
-    if doc is None:
-        res["error"] = "npu-run failed: " + log.strip()[-300:]
-        return res
-    lat1, _ = npu_latency(doc)
-    one = (lat1 / 1000.0) if lat1 else wall
-    n = max(3, min(200, int(seconds / max(one, 1e-4))))
-    doc, wall, log = loop(n, 1)
-    if doc is None:
-        res["error"] = "npu-run failed: " + log.strip()[-300:]
-        return res
-    lat, thr = npu_latency(doc)
-    if lat is None:
-        lat = wall * 1000.0 / (n + 1)
-        res["note"] = "latency from wall time (no latency key in npu-run " \
-                      "--json)"
-        thr = 1000.0 / lat
-    res.update({"loops": n, "latency_ms": round(lat, 4),
-                "first_ms": doc.get("first_ms"),
-                "throughput_per_s": round(thr, 3), "npu_run": doc})
+
+def npu_loop(om, d, n, pin):
+    """Latencies (ms) of n timed runs after one warm-up, in one npu-run."""
+    jpath = os.path.join(d, "bench-run.json")
+    argv = [e2e.tool("npu-run"), om, "--device", "sim", "--input-dir",
+            os.path.join(d, "inputs"), "--loop", str(n), "--warmup", "1",
+            "--json", jpath]
+    if pin:
+        argv = ["taskset", "-c", "0"] + argv
+    rc, log = e2e.run(argv, timeout=900)
+    if rc != 0:
+        raise RuntimeError("npu-run failed: " + log.strip()[-300:])
+    with open(jpath) as f:
+        doc = json.load(f)
+    return doc["latencies_ms"], doc
+
+
+CONFIGS = (("one_core", True), ("all_cores", False))
+
+
+def bench_model(d, om, inputs, orts, seconds, rounds):
+    """Both sides, both configurations, ROUNDS alternating batches each."""
+    res = {}
+    ncpu = os.cpu_count() or 1
+    for cfg, pin in CONFIGS:
+        ort = orts[cfg]
+        threads = 1 if pin else ncpu
+        # one run each to size the batches
+        t_npu, _ = npu_loop(om, d, 1, pin)
+        t_ort = ort.run(os.path.join(d, "model.onnx"), inputs, threads, 1, 1)
+        per = seconds / rounds
+        n_npu = max(2, min(500, int(per / max(t_npu[0] / 1e3, 1e-5))))
+        n_ort = max(2, min(5000, int(per / max(t_ort[0] / 1e3, 1e-5))))
+        npu_t, ort_t, doc = [], [], None
+        for _ in range(rounds):
+            t, doc = npu_loop(om, d, n_npu, pin)
+            npu_t += t
+            ort_t += ort.run(os.path.join(d, "model.onnx"), inputs,
+                             threads, n_ort, 1)
+        s_npu, s_ort = stats(npu_t), stats(ort_t)
+        res[cfg] = {
+            "npu": s_npu, "ort": s_ort, "ort_threads": threads,
+            "ratio_p50": round(s_npu["p50_ms"] / s_ort["p50_ms"], 3),
+            "ratio_min": round(s_npu["min_ms"] / s_ort["min_ms"], 3),
+            "npu_device": doc.get("device"),
+            "npu_streams": doc.get("streams")}
     return res
 
 
@@ -178,20 +273,23 @@ def run_torch(name, seconds):
             t = time.perf_counter()
             model(*args)
             times.append((time.perf_counter() - t) * 1000.0)
-    # The median, like npu-run's p50; throughput over the mean.
-    return {"loops": n, "threads": torch.get_num_threads(),
-            "latency_ms": round(statistics.median(times), 4),
-            "latency_mean_ms": round(statistics.mean(times), 4),
-            "latency_min_ms": round(min(times), 4),
-            "throughput_per_s": round(1000.0 / statistics.mean(times), 3)}
+    return dict(stats(times), threads=1)
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--json", default=os.path.join(e2e.BUILD, "bench",
                                                   "models.json"))
-    p.add_argument("--seconds", type=float, default=3.0,
-                   help="time budget per model and side (default 3)")
+    p.add_argument("--seconds", type=float, default=2.0,
+                   help="time per model, side and configuration "
+                   "(default 2)")
+    p.add_argument("--rounds", type=int, default=3,
+                   help="alternating batches per side (default 3)")
+    p.add_argument("--ort-dir", default=os.path.join(e2e.BUILD, "ort",
+                                                     "node_modules"),
+                   help="node_modules holding onnxruntime-node")
+    p.add_argument("--torch", action="store_true",
+                   help="also time torch (one thread)")
     p.add_argument("names", nargs="*")
     a = p.parse_args()
     names = a.names or list(export_models.MODELS)
@@ -201,42 +299,68 @@ def main():
               % (" and ".join(missing), os.path.dirname(e2e.tool("npuc"))),
               file=sys.stderr)
         return 2
+    if not os.path.isdir(os.path.join(a.ort_dir, "onnxruntime-node")):
+        print("bench_models.py: onnxruntime-node not in %s (`make "
+              "bench-models` installs it)" % a.ort_dir, file=sys.stderr)
+        return 2
+    for prog in ("node", "taskset"):
+        if not shutil.which(prog):
+            print("bench_models.py: %s not found" % prog, file=sys.stderr)
+            return 2
     import warnings
     warnings.filterwarnings("ignore")
-    import torch
+    with open(os.path.join(a.ort_dir, "onnxruntime-node",
+                           "package.json")) as f:
+        ort_version = json.load(f).get("version")
     out = {"host": {"machine": platform.machine(),
-                    "cpus": os.cpu_count(), "torch": torch.__version__,
+                    "cpus": os.cpu_count(), "ort": ort_version,
                     # Other jobs on the machine skew both sides' timings.
                     "load_average": [round(x, 2) for x in os.getloadavg()],
-                    "torch_threads": 1, "device": "sim (in-process)"},
-           "ratio": "npu latency / torch latency (1 thread); > 1 = slower",
+                    "device": "sim (in-process)", "rounds": a.rounds},
+           "ratio": "npu-run latency / ORT latency; > 1 = slower",
+           "configs": {"one_core": "taskset -c 0, ORT 1 intra-op thread",
+                       "all_cores": "no pinning, ORT %d intra-op threads"
+                       % (os.cpu_count() or 1)},
            "models": {}}
+    orts = {cfg: Ort(a.ort_dir, pin) for cfg, pin in CONFIGS}
     failed = 0
-    print("%-16s %12s %12s %8s %10s %8s %7s" % (
-        "model", "npu ms", "torch ms", "ratio", "ws/lb", "fused", "streams"))
-    for name in names:
-        d = export_models.export(name, os.path.join(e2e.BUILD, "models"))
-        npu = run_npu(name, d, a.seconds)
-        tch = run_torch(name, a.seconds)
-        rec = {"npu": npu, "torch": tch}
-        if "latency_ms" in npu:
-            rec["ratio"] = round(npu["latency_ms"] / tch["latency_ms"], 3)
-            rec["throughput_ratio"] = round(
-                tch["throughput_per_s"] / npu["throughput_per_s"], 3)
+    print("%-14s %-9s %10s %10s %7s %10s %10s %7s" % (
+        "model", "cores", "npu p50", "ort p50", "ratio", "npu min",
+        "ort min", "ratio"))
+    todo = [(n, None) for n in names] + [(TINY, None)]
+    for name, _ in todo:
+        if name == TINY:
+            d = make_tiny(os.path.join(e2e.BUILD, "bench"))
         else:
+            d = export_models.export(name, os.path.join(e2e.BUILD,
+                                                        "models"))
+        om, rec = compile_model(d)
+        if om:
+            try:
+                rec.update(bench_model(d, om, ort_inputs(d), orts,
+                                       a.seconds, a.rounds))
+            except RuntimeError as ex:
+                rec["error"] = str(ex)
+        if "error" in rec:
             failed += 1
-            rec["ratio"] = None
-        out["models"][name] = rec
-        cr = npu.get("compile_report", {})
-        wl = cr.get("workspace_over_lower_bound")
-        print("%-16s %12s %12.3f %8s %10s %8s %7s" % (
-            name, "%.3f" % npu["latency_ms"] if "latency_ms" in npu
-            else "FAILED", tch["latency_ms"],
-            rec["ratio"] if rec["ratio"] is not None else "-",
-            "%.3f" % wl if wl else "-", cr.get("fused_ops", "-"),
-            cr.get("streams", "-")), flush=True)
-        if "error" in npu:
-            print("  " + npu["error"].replace("\n", "\n  "))
+            print("%-14s FAILED: %s" % (name, rec["error"]), flush=True)
+        else:
+            for cfg, _ in CONFIGS:
+                r = rec[cfg]
+                print("%-14s %-9s %10.3f %10.3f %7.2f %10.3f %10.3f %7.2f"
+                      % (name, cfg.replace("_cores", "").replace(
+                          "_core", ""), r["npu"]["p50_ms"],
+                         r["ort"]["p50_ms"], r["ratio_p50"],
+                         r["npu"]["min_ms"], r["ort"]["min_ms"],
+                         r["ratio_min"]), flush=True)
+        if a.torch and name != TINY:
+            rec["torch"] = run_torch(name, a.seconds)
+        if name == TINY:
+            out["fixed_cost"] = rec
+        else:
+            out["models"][name] = rec
+    for o in orts.values():
+        o.close()
     os.makedirs(os.path.dirname(os.path.abspath(a.json)), exist_ok=True)
     with open(a.json, "w") as f:
         json.dump(out, f, indent=1)

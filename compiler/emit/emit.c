@@ -571,8 +571,15 @@ static int emit_conv(struct ectx *e)
 	}
 	set_act(&t->params.conv2d.act, n->has_residual ? &none : &n->act);
 	err = whole(e, in(e, 0), &t->operands[k++]);
-	if (!err)
+	if (!err && in(e, 1)->w_olast && in(e, 1)->shape.rank == 4) {
+		/* stored [C][KH][KW][O]: strides of that order */
+		const int64_t *d = in(e, 1)->shape.dim;
+		int64_t st[4] = { 1, d[2] * d[3] * d[0], d[3] * d[0], d[0] };
+
+		err = view(e, in(e, 1), 4, d, st, 0, &t->operands[k++]);
+	} else if (!err) {
 		err = whole(e, in(e, 1), &t->operands[k++]);
+	}
 	if (!err && bias) {
 		t->params.conv2d.flags = DRM_NPU_CONV_HAS_BIAS;
 		err = whole(e, bias, &t->operands[k++]);

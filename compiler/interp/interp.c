@@ -79,7 +79,9 @@ static int run_tasks(struct ir_graph *g, const struct ir_node *n,
 
 	for (i = 0; i < l->count; i++) {
 		const struct drm_npu_task *t = &l->tasks[i];
-		struct npu_op_args args = { .task = t };
+		/* the portable baseline: a .om must not depend on this CPU */
+		struct npu_op_args args = { .task = t,
+					    .isa = NPU_ISA_BASELINE };
 		u32 bad = ~0u;
 
 		ret = npu_op_check(t, &bad);

@@ -190,6 +190,12 @@ struct ir_tensor {
 	struct ir_shape shape;
 	bool shape_known;		/* false until shape inference */
 	enum ir_layout layout;
+	/*
+	 * A constant Conv weight [O][C][KH][KW] whose data is stored with O
+	 * innermost ([C][KH][KW][O]): emit gives its operand the strides of
+	 * that order (pass_conv_weight_olast()).
+	 */
+	bool w_olast;
 	void *data;			/* constant data (row-major), or NULL */
 	size_t nbytes;			/* bytes of data */
 	struct ir_node *producer;	/* NULL for inputs and constants */

@@ -65,6 +65,7 @@ struct ir_graph *ir_graph_clone(const struct ir_graph *g)
 			goto fail;
 		n->shape_known = t->shape_known;
 		n->layout = t->layout;
+		n->w_olast = t->w_olast;
 		if (t->origin && ir_tensor_set_origin(n, t->origin))
 			goto fail;
 		if (t->data && ir_tensor_set_data(n, t->data, t->nbytes))

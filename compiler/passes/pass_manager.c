@@ -52,6 +52,12 @@ static const struct pass_info pm_registry[] = {
 	  "TransData at the boundaries", pass_layout_nc1hwc0, 2, false },
 	{ "dce-final", "remove what the layout pass left unused", pass_dce,
 	  1, false },
+	{ "conv-weight-olast", "store constant Conv weights with the output "
+	  "channel innermost, as the device's convolution reads them",
+	  pass_conv_weight_olast, 1, false },
+	{ "gemm-weight-kn", "Gemm(transB=1) with a constant B: store B as "
+	  "[K, N] and clear transB, as the device's product kernels read it",
+	  pass_gemm_weight_kn, 1, false },
 };
 
 #define PM_COUNT ((int)(sizeof(pm_registry) / sizeof(pm_registry[0])))

@@ -33,6 +33,10 @@ static unsigned int cores = 4;
 module_param(cores, uint, 0444);
 MODULE_PARM_DESC(cores, "AI cores per device (1..64, default 4)");
 
+static unsigned int isa;
+module_param(isa, uint, 0444);
+MODULE_PARM_DESC(isa, "ISA level of the op kernels: 0 the CPU's best (default), 1 baseline, 2 AVX2+FMA, 3 AVX-512");
+
 static unsigned int queues = 8;
 module_param(queues, uint, 0444);
 MODULE_PARM_DESC(queues, "Hardware queues per device (1..64, default 8)");
@@ -333,6 +337,7 @@ static int npu_device_init(struct npu_drm_device *ndev)
 	cp.num_semaphores = NPU_NUM_SEMAPHORES;
 	cp.watchdog_ms = ndev->params.watchdog_ms;
 	cp.job_budget_ms = ndev->params.job_budget_ms;
+	cp.isa = isa;
 	cp.file_queues = ndev->params.file_queues;
 	cp.file_semaphores = ndev->params.file_sems;
 	cp.file_programs = ndev->params.file_programs;

@@ -28,6 +28,13 @@ typedef int64_t s64;
 #ifndef ETIME
 #define ETIME 62
 #endif
+/* The kernel's spellings of two function attributes (compiler_types.h). */
+#ifndef __always_inline
+#define __always_inline	inline __attribute__((__always_inline__))
+#endif
+#ifndef noinline
+#define noinline	__attribute__((__noinline__))
+#endif
 
 static inline void *npu_zalloc(size_t size)
 {

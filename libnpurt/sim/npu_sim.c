@@ -214,6 +214,8 @@ static int sim_dev_create(struct npu_sim_dev **out)
 	memset(&p, 0, sizeof(p));
 	err |= sim_env_u32("NPU_SIM_VRAM_MB", 512, 1, 1u << 20, &vram_mb);
 	err |= sim_env_u32("NPU_SIM_CORES", 4, 1, 64, &p.num_cores);
+	/* the op kernels' ISA level: 0 = this CPU's best, 1 = baseline */
+	err |= sim_env_u32("NPU_SIM_ISA", 0, 0, 3, &p.isa);
 	err |= sim_env_u32("NPU_SIM_QUEUES", 8, 1, 64, &p.num_queues);
 	err |= sim_env_u32("NPU_SIM_SEMS", 256, 1, 4096, &p.num_semaphores);
 	err |= sim_env_u32("NPU_SIM_WATCHDOG_MS", 2000, 10, 3600000,

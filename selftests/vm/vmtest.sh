@@ -204,6 +204,10 @@ x86_64 | i?86) ACCEL="-accel tcg,thread=multi" ;;
 *) ACCEL="-accel tcg" ;;
 esac
 [ "${VMTEST_ACCEL:-}" = kvm ] && ACCEL="-accel kvm"
+# -cpu max: QEMU's emulation offers AVX2 and FMA, so the module runs the
+# op kernels' AVX2 level inside kernel_fpu_begin()/end() (Documentation/
+# ops.rst); VMTEST_CPU=qemu64 tests the baseline level instead.
+ACCEL="$ACCEL -cpu ${VMTEST_CPU:-max}"
 # shellcheck disable=SC2086
 timeout "$TIMEOUT" qemu-system-x86_64 $ACCEL -m "$MEM" -smp 2 -kernel "$KIMG" \
 	-initrd "$WORK/initramfs.gz" \

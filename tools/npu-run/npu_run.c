@@ -1238,7 +1238,7 @@ int main(int argc, char **argv)
 			"  \"d2h_ms\": %.6f,\n  \"model_bytes\": %llu,\n"
 			"  \"device_peak_bytes\": %llu,\n"
 			"  \"reserved_bytes\": %llu,\n"
-			"  \"interrupted\": %s,\n  \"compare\": ",
+			"  \"interrupted\": %s,\n",
 			jesc(o.model), jesc(info.name), jesc(vname),
 			info.num_streams, pl.num_queues, pl.num_semaphores,
 			jesc(di.name),
@@ -1253,6 +1253,12 @@ int main(int argc, char **argv)
 			(unsigned long long)ms.device_peak_used,
 			(unsigned long long)ms.reserved_bytes_current,
 			interrupted ? "true" : "false");
+		fprintf(f, "  \"min_ms\": %.6f,\n  \"latencies_ms\": [",
+			steady ? (double)lat[0] / 1e6 : 0.0);
+		for (long j = 0; j < steady; j++)
+			fprintf(f, "%s%.6f", j ? ", " : "",
+				(double)lat[j] / 1e6);
+		fprintf(f, "],\n  \"compare\": ");
 		if (!o.compare_dir || it == 0) {
 			fprintf(f, "null\n}\n");
 		} else {

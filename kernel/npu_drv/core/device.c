@@ -31,6 +31,8 @@ static int npu_check_params(const struct npu_device_params *p)
 		return -EINVAL;
 	if (!npu_budget_ok(p->job_budget_ms))
 		return -EINVAL;
+	if (p->isa > NPU_ISA_AVX512)
+		return -EINVAL;
 	if (!p->ops || !p->ops->copy_from_user || !p->ops->copy_to_user ||
 	    !p->ops->bo_publish != !p->ops->bo_lookup ||
 	    !p->ops->task_map != !p->ops->task_unmap)
@@ -139,6 +141,7 @@ int npu_core_create(const struct npu_device_params *p, struct npu_device **out)
 	dev->num_semaphores = p->num_semaphores;
 	dev->watchdog_ms = p->watchdog_ms;
 	dev->job_budget_ms = p->job_budget_ms;
+	dev->isa = p->isa;
 	npu_default_limits(dev, p);
 	npu_mutex_init(&dev->pool_lock);
 	npu_mutex_init(&dev->lock);

@@ -190,6 +190,9 @@ struct npu_task_map {
  * @file_programs: programs one file may hold, 0 = NPU_FILE_PROGRAMS_DEFAULT
  * @file_program_bytes: bytes of programs one file may hold (tasks and
  *              their derived tables), 0 = NPU_FILE_PROGRAM_BYTES_DEFAULT
+ * @isa: enum npu_isa, the level the op kernels run at: 0 (NPU_ISA_AUTO) the
+ *       best this CPU runs; a lower level reproduces the bits of another
+ *       machine or of the compiler's interpreter (NPU_ISA_BASELINE)
  * @ops: home hooks (copied)
  * @home_dev: passed back to the device-wide hooks
  */
@@ -206,6 +209,7 @@ struct npu_device_params {
 	u32 file_semaphores;
 	u32 file_programs;
 	u64 file_program_bytes;
+	u32 isa;
 	const struct npu_home_ops *ops;
 	void *home_dev;
 };

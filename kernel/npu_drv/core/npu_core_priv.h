@@ -166,6 +166,8 @@ struct npu_job {
 	bool distinct_bos;		/* no buffer bound to two slots */
 };
 
+bool npu_job_task_shareable(const struct npu_job *job, u32 ti);
+
 #define NPU_FAILED_RANGES	64
 
 struct npu_fence_range {
@@ -299,6 +301,7 @@ struct npu_device {
 	u64 test_slow_us;
 	u32 watchdog_ms;
 	u64 job_budget_ms;		/* 0 = none */
+	u32 isa;			/* enum npu_isa of the op kernels */
 	u64 wd_next;			/* when the watchdog wakes next */
 	struct npu_limits limits;	/* for files opened from now on */
 

@@ -754,12 +754,13 @@ static u32 npu_execute(struct npu_core_unit *c, struct npu_job *job, u32 ti,
 		memset(&args, 0, sizeof(args));
 		memset(&map, 0, sizeof(map));
 		args.task = task;
+		args.isa = dev->isa;
 		st = npu_resolve(dev, job, task, ti, &args, bad_operand,
 				 inj == NPU_INJ_RANGE, &map);
 		if (st)
 			return st;
 		st = npu_compute(c, &args,
-				 job->distinct_bos && job->prog->shareable[ti]);
+				 npu_job_task_shareable(job, ti));
 		npu_release(dev, job, task, &map);
 		if (st)
 			return st;

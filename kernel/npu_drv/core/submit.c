@@ -117,7 +117,7 @@ static int npu_submit_bos(struct npu_file *f, struct drm_npu_submit *a,
 			err = -ENOSPC;
 	}
 	npu_free(handles);
-	/* two slots on one buffer may alias: such jobs stay on one core */
+	/* two slots on one buffer: npu_job_task_shareable() compares ranges */
 	job->distinct_bos = true;
 	for (i = 0; !err && i < job->num_bos; i++) {
 		u32 j;
@@ -127,6 +127,45 @@ static int npu_submit_bos(struct npu_file *f, struct drm_npu_submit *a,
 				job->distinct_bos = false;
 	}
 	return err;
+}
+
+/**
+ * npu_job_task_shareable() - may task @ti of @job run on several cores?
+ * @job: a submitted job
+ * @ti: task index in the job's program
+ *
+ * The program decided it slot by slot (npu_task_shareable(): the output
+ * overlaps no other operand of its slot). Slots bound to one buffer
+ * object compare the bound byte ranges too: offsets of such slots are in
+ * one buffer's coordinates, so disjoint ranges cannot race (npu-run binds
+ * its inputs and outputs in one allocator segment, so most jobs bind one
+ * buffer to several slots).
+ */
+bool npu_job_task_shareable(const struct npu_job *job, u32 ti)
+{
+	const struct drm_npu_task *t = &job->prog->tasks[ti];
+	const u64 *ends = &job->prog->op_end[(u64)ti * DRM_NPU_MAX_OPERANDS];
+	const struct drm_npu_operand *out;
+	u32 o, i;
+
+	if (!job->prog->shareable[ti])
+		return false;
+	if (job->distinct_bos)
+		return true;
+	o = npu_op_output(t);
+	out = &t->operands[o];
+	for (i = 0; i < t->num_operands; i++) {
+		const struct drm_npu_operand *in = &t->operands[i];
+
+		if (i == o || in->slot == out->slot ||
+		    job->bos[in->slot] != job->bos[out->slot])
+			continue;	/* checked with the program */
+		if (ends[i] <= out->offset || ends[o] <= in->offset ||
+		    ends[i] == in->offset || ends[o] == out->offset)
+			continue;	/* disjoint or empty */
+		return false;
+	}
+	return true;
 }
 
 static int npu_submit_profile(struct npu_file *f, struct drm_npu_submit *a,

@@ -22,6 +22,14 @@ OPS_CFLAGS	:= -fno-math-errno
 $(OPS_OBJS): CPPFLAGS += $(OPS_CPPFLAGS)
 $(OPS_OBJS): CFLAGS += $(OPS_CFLAGS)
 
+# The product kernels of each ISA level get that level's flags in their own
+# object only (Documentation/ops.rst, "Product kernels"); npu_kern_get()
+# calls them only on a CPU that runs them.
+ifeq ($(shell uname -m),x86_64)
+$(BUILD)/obj/$(OPS_DIR)/npu_kern_avx2.o: CFLAGS += -mavx2 -mfma
+$(BUILD)/obj/$(OPS_DIR)/npu_kern_avx512.o: CFLAGS += -mavx512f -mavx2 -mfma
+endif
+
 $(OPS_LIB): $(OPS_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@
@@ -47,5 +55,6 @@ BINS		+= $(OPS_LIB) $(BUILD)/bin/ops_bench
 .PHONY: bench-ops
 bench-ops: $(BUILD)/bin/ops_bench
 	$(BUILD)/bin/ops_bench 3
-TESTS		+= $(OPS_TEST_BINS) $(OPS_DIR)/tests/ops_nolibm.sh
+TESTS		+= $(OPS_TEST_BINS) $(OPS_DIR)/tests/ops_nolibm.sh \
+		   $(OPS_DIR)/tests/ops_isa_test.sh
 SAN_TESTS	+= $(patsubst $(BUILD)/%,build/%,$(OPS_TEST_BINS))

@@ -10,7 +10,7 @@
  */
 #include "npu_gemm.h"
 
-static inline __attribute__((__always_inline__)) void
+static __always_inline void
 tile4_contig(const float *a, u64 sam, u64 sak, const float *b, u64 sbk, u32 K,
 	     float acc[NPU_GEMM_MR][NPU_GEMM_NR], int accumulate)
 {
@@ -44,7 +44,7 @@ tile4_contig(const float *a, u64 sam, u64 sak, const float *b, u64 sbk, u32 K,
 }
 
 /* Strided or partial columns: gather a row of b first. */
-static inline __attribute__((__always_inline__)) void
+static __always_inline void
 tile4_gather(const float *a, u64 sam, u64 sak, const float *b, u64 sbk,
 	     const u64 *col, u32 K, float acc[NPU_GEMM_MR][NPU_GEMM_NR],
 	     int accumulate)
@@ -80,7 +80,7 @@ tile4_gather(const float *a, u64 sam, u64 sak, const float *b, u64 sbk,
 	memcpy(acc[3], c3, sizeof(c3));
 }
 
-static inline __attribute__((__always_inline__)) void
+static __always_inline void
 tile1_contig(const float *a, u64 sak, const float *b, u64 sbk, u32 K,
 	     float *acc, int accumulate)
 {
@@ -100,7 +100,7 @@ tile1_contig(const float *a, u64 sak, const float *b, u64 sbk, u32 K,
 	memcpy(acc, c0, sizeof(c0));
 }
 
-static inline __attribute__((__always_inline__)) void
+static __always_inline void
 tile1_gather(const float *a, u64 sak, const float *b, u64 sbk,
 	     const u64 *col, u32 K, float *acc, int accumulate)
 {
@@ -121,7 +121,7 @@ tile1_gather(const float *a, u64 sak, const float *b, u64 sbk,
 	memcpy(acc, c0, sizeof(c0));
 }
 
-static inline __attribute__((__always_inline__)) void
+static __always_inline void
 gemm_tile(const float *a, u64 sam, u64 sak, u32 mr, const float *b, u64 sbk,
 	  u64 sbn, u32 nr, u32 K, float acc[NPU_GEMM_MR][NPU_GEMM_NR],
 	  int accumulate)

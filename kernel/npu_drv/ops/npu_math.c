@@ -375,6 +375,176 @@ float npu_sigmoidf(float x)
 	return (float)(e / (1.0 + e));
 }
 
+/*
+ * (The tables of this file hold doubles as their bit patterns.)
+ *
+ * erfc(t) * exp(t^2) as Chebyshev series, fitted by least squares to
+ * mpmath values (40 digits): t in [0.5, 2.5] in the variable t, t in
+ * [2.5, 12] in the variable 1/t. Largest relative error on a 100003-point
+ * check grid: 4.0e-11 and 4.1e-12, far below float's 6e-8.
+ */
+const u64 npu_erfcx_near[15] = {
+	0x3fd761a20f86e846ull,	/* 0.36533404842669304 */
+	0xbfc89170c2c7d0bdull,	/* -0.1919384909703065 */
+	0x3fa76d5d3b4be849ull,	/* 0.045756257522910966 */
+	0xbf84a7173886eee2ull,	/* -0.010084325230188044 */
+	0x3f610b45444a7fe9ull,	/* 0.0020805695406380565 */
+	0xbf3a92c09c31d688ull,	/* -0.00040547563930402224 */
+	0x3f13b364d4130a44ull,	/* 7.515242488679528e-05 */
+	0xbeebedc51b832d4bull,	/* -1.3317484317451825e-05 */
+	0x3ec30225cc29164cull,	/* 2.2659765772949674e-06 */
+	0xbe98ee6804fa1bbcull,	/* -3.715049432324464e-07 */
+	0x3e6f99c41ddfcb6dull,	/* 5.886079511288031e-08 */
+	0xbe43666a13253609ull,	/* -9.033855084698998e-09 */
+	0x3e172117d3880d6cull,	/* 1.3463006943001912e-09 */
+	0xbdea9c591578898bull,	/* -1.936185749363276e-10 */
+	0x3dbe160ac6c0ebd1ull,	/* 2.7363150306453688e-11 */
+};
+
+const u64 npu_erfcx_far[13] = {
+	0x3fc0bbe4451d605dull,	/* 0.1307339990114568 */
+	0x3fb5046034c8b34dull,	/* 0.08209801949187785 */
+	0xbf5f751c9743a428ull,	/* -0.0019200114448330117 */
+	0xbf1fdb7b03383b03ull,	/* -0.00012152612981018375 */
+	0x3ef133cb4e51d8cdull,	/* 1.6405411674879495e-05 */
+	0xbe9d48c3fe4515a9ull,	/* -4.363691899110671e-07 */
+	0xbe7ad54502aaa230ull,	/* -9.996102849164352e-08 */
+	0x3e4f7be0ff08a2bbull,	/* 1.4660834297512223e-08 */
+	0xbe014c6ff40a3d35ull,	/* -5.0345503467552e-10 */
+	0xbde1befac878d2a2ull,	/* -1.291192467493662e-10 */
+	0x3dbb024ba10732c8ull,	/* 2.456451193866405e-11 */
+	0xbd7aa4d9717e1a45ull,	/* -1.5145328076137034e-12 */
+	0xbd4e9d5fdf0036f2ull,	/* -2.175308404648511e-13 */
+};
+
+/* 2/sqrt(pi) (-1)^n / (n! (2n + 1)): erf(z) = z P(z^2), n <= 12 */
+const u64 npu_erf_series[13] = {
+	0x3ff20dd750429b6dull,	/* 1.1283791670955126 */
+	0xbfd812746b0379e7ull,	/* -0.37612638903183754 */
+	0x3fbce2f21a042be2ull,	/* 0.11283791670955126 */
+	0xbf9b82ce31288b51ull,	/* -0.026866170645131252 */
+	0x3f7565bcd0e6a53full,	/* 0.005223977625442188 */
+	0xbf4c02db40040b86ull,	/* -0.0008548327023450853 */
+	0x3f1f9a326f9b89b7ull,	/* 0.00012055332981789664 */
+	0xbeef4d25c3e0c2ebull,	/* -1.492565035840625e-05 */
+	0x3ebb9e6c9dc651a3ull,	/* 1.6462114365889248e-06 */
+	0xbe85f742ec43e71aull,	/* -1.6365844691234924e-07 */
+	0x3e4fcc5720624c1cull,	/* 1.4807192815879218e-08 */
+	0xbe151d7181c5d36dull,	/* -1.2290555301717928e-09 */
+	0x3dd9e6ad5e55a730ull,	/* 9.422759064650411e-11 */
+};
+
+/* 1/n!, n = 0..13 (npu_exp_d()'s series) */
+const u64 npu_exp_taylor[14] = {
+	0x3ff0000000000000ull,	/* 1.0 */
+	0x3ff0000000000000ull,	/* 1.0 */
+	0x3fe0000000000000ull,	/* 0.5 */
+	0x3fc5555555555555ull,	/* 0.16666666666666666 */
+	0x3fa5555555555555ull,	/* 0.041666666666666664 */
+	0x3f81111111111111ull,	/* 0.008333333333333333 */
+	0x3f56c16c16c16c17ull,	/* 0.001388888888888889 */
+	0x3f2a01a01a01a01aull,	/* 0.0001984126984126984 */
+	0x3efa01a01a01a01aull,	/* 2.48015873015873e-05 */
+	0x3ec71de3a556c734ull,	/* 2.7557319223985893e-06 */
+	0x3e927e4fb7789f5cull,	/* 2.755731922398589e-07 */
+	0x3e5ae64567f544e4ull,	/* 2.505210838544172e-08 */
+	0x3e21eed8eff8d898ull,	/* 2.08767569878681e-09 */
+	0x3de6124613a86d09ull,	/* 1.6059043836821613e-10 */
+};
+
+/* GELU one lane at a time: the same operations as the row loops */
+typedef double npu_gd1 __attribute__((__vector_size__(1 * sizeof(u64))));
+typedef s64 npu_gi1 __attribute__((__vector_size__(8)));
+#define GD	npu_gd1
+#define GI	npu_gi1
+#define GW	1
+#include "npu_gelu_tmpl.h"
+#undef GD
+#undef GI
+#undef GW
+
+float npu_geluf(float x)
+{
+	npu_gd1 v = { x };
+
+	v = gelu_gd(v);
+	return (float)v[0];
+}
+
+/*
+ * The fast float exp: 2^k e^r with k = round(x / ln 2) (the 1.5 * 2^23
+ * rounding trick), r = x - k ln 2 in two steps (ln2_hi has 12 trailing
+ * zero bits, so k * ln2_hi is exact for |k| <= 128), e^r by Taylor to r^7
+ * (truncation < 6e-9 relative for |r| <= ln 2 / 2), 2^k added to the
+ * exponent bits (|k| <= 127 on [-87, 88]: the result stays normal).
+ * Float operations only, the same in the vector loop and for one value.
+ * Outside [-87, 88] (and for NaN) it is npu_expf(), correctly rounded.
+ */
+#define EXPF_LN2_HI	0.693145751953125f
+#define EXPF_LN2_LO	npu_u2f(0x35bfbe8eu)	/* 1.428606765330187045e-06 */
+#define EXPF_LOG2E	1.44269504088896341f
+#define EXPF_SHIFT	12582912.0f		/* 1.5 * 2^23 */
+#define EXPF_LO		(-87.0f)
+#define EXPF_HI		88.0f
+
+typedef float npu_v4f __attribute__((__vector_size__(4 * sizeof(u32))));
+typedef s32 npu_v4i __attribute__((__vector_size__(16)));
+
+static __always_inline npu_v4f
+expf4(npu_v4f x)
+{
+	const npu_v4f shift = { EXPF_SHIFT, EXPF_SHIFT, EXPF_SHIFT,
+				EXPF_SHIFT };
+	npu_v4f t, k, r, p;
+	npu_v4i e;
+
+	t = x * EXPF_LOG2E + shift;
+	k = t - shift;
+	r = (x - k * EXPF_LN2_HI) - k * EXPF_LN2_LO;
+	p = r * (1.0f / 5040) + 1.0f / 720;
+	p = p * r + 1.0f / 120;
+	p = p * r + 1.0f / 24;
+	p = p * r + 1.0f / 6;
+	p = p * r + 0.5f;
+	p = p * r + 1.0f;
+	p = p * r + 1.0f;
+	e = __builtin_convertvector(k, npu_v4i) << 23;
+	return (npu_v4f)((npu_v4i)p + e);
+}
+
+float npu_expf_fast(float x)
+{
+	npu_v4f v = { x, 0.0f, 0.0f, 0.0f };
+
+	if (!(x >= EXPF_LO && x <= EXPF_HI))
+		return npu_expf(x);
+	v = expf4(v);
+	return v[0];
+}
+
+void npu_expf_row(float *x, u32 n)
+{
+	u32 i, j;
+
+	for (i = 0; i + 4 <= n; i += 4) {
+		npu_v4f v, w;
+		bool odd = false;
+
+		memcpy(&v, x + i, sizeof(v));
+		for (j = 0; j < 4; j++)
+			odd |= !(v[j] >= EXPF_LO && v[j] <= EXPF_HI);
+		if (odd) {
+			for (j = 0; j < 4; j++)
+				x[i + j] = npu_expf_fast(x[i + j]);
+			continue;
+		}
+		w = expf4(v);
+		memcpy(x + i, &w, sizeof(w));
+	}
+	for (; i < n; i++)
+		x[i] = npu_expf_fast(x[i]);
+}
+
 float npu_powf(float x, float y)
 {
 	return (float)npu_pow_d(x, y);

@@ -94,6 +94,13 @@ float npu_erff(float x);
 float npu_sqrtf(float x);		/* correctly rounded */
 float npu_powf(float x, float y);
 float npu_sigmoidf(float x);
+float npu_geluf(float x);	/* 0.5 x erfc(-x / sqrt 2) */
+/* npu_gelu_tmpl.h's tables (npu_math.c) */
+extern const u64 npu_erfcx_near[15], npu_erfcx_far[13];
+extern const u64 npu_erf_series[13], npu_exp_taylor[14];
+/* exp in float arithmetic, vectorised, <= 2 ulp (npu_math.c) */
+float npu_expf_fast(float x);
+void npu_expf_row(float *x, u32 n);	/* x[i] = npu_expf_fast(x[i]) */
 
 /* Exact operations. */
 float npu_floorf(float x);

@@ -23,15 +23,39 @@
 #include "../npu_os.h"
 #include <drm/npu_drm.h>
 
+/*
+ * ISA levels of the product kernels (MATMUL, CONV2D). Results may differ
+ * in the last bits between levels, never between the two homes at one
+ * level. NPU_ISA_AUTO is the best level this CPU and OS support.
+ */
+enum npu_isa {
+	NPU_ISA_AUTO = 0,
+	NPU_ISA_BASELINE = 1,	/* SSE2 on x86-64, no FMA: every CPU */
+	NPU_ISA_AVX2 = 2,	/* AVX2 + FMA */
+	NPU_ISA_AVX512 = 3,	/* AVX-512F */
+};
+
 /**
  * struct npu_op_args - a task with its operands resolved to host memory
  * @task: the validated task descriptor
  * @data: address of element [0, ..., 0] of each operand (slot base + offset)
+ * @isa: enum npu_isa, the level to run at: 0 (auto) on the device; the
+ *       compiler's folding and interpreter ask for NPU_ISA_BASELINE so that
+ *       a .om does not depend on the CPU it was compiled on. A level above
+ *       the CPU's runs at the CPU's best.
  */
 struct npu_op_args {
 	const struct drm_npu_task *task;
 	void *data[DRM_NPU_MAX_OPERANDS];
+	u32 isa;
 };
+
+/**
+ * npu_op_isa_best() - the best enum npu_isa level this CPU and OS run
+ *
+ * Integer code, callable outside an FPU section.
+ */
+u32 npu_op_isa_best(void);
 
 /**
  * npu_op_check() - check a task's opcode, params and operand shapes

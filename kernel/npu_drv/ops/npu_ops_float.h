@@ -86,6 +86,8 @@ static inline s64 npu_f2i_sat(float f, s64 lo, s64 hi)
 struct npu_act {
 	u32 kind;
 	float alpha, beta;
+	/* GELU rows at the caller's ISA level (NULL: the baseline's) */
+	void (*gelu_row)(float *x, u32 n);
 };
 
 static inline void npu_act_init(struct npu_act *a,
@@ -94,6 +96,7 @@ static inline void npu_act_init(struct npu_act *a,
 	a->kind = p->kind;
 	a->alpha = npu_u2f(p->alpha);
 	a->beta = npu_u2f(p->beta);
+	a->gelu_row = NULL;
 }
 
 float npu_act1(const struct npu_act *a, float x);

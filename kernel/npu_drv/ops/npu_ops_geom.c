@@ -99,6 +99,7 @@ static int plane_dense(const struct drm_npu_operand *o, u32 w)
 
 void npu_conv_geom(const struct drm_npu_task *t, struct npu_conv_geom *g)
 {
+	u64 taps;
 	const struct drm_npu_conv2d_params *p = &t->params.conv2d;
 	const struct drm_npu_operand *in = npu_opnd(t, 0), *wt = npu_opnd(t, 1);
 	const struct drm_npu_operand *out = npu_opnd(t, t->num_operands - 1);
@@ -124,7 +125,6 @@ void npu_conv_geom(const struct drm_npu_task *t, struct npu_conv_geom *g)
 	g->dw = p->dilation_w;
 	g->pt = p->pad_top;
 	g->pl = p->pad_left;
-	g->ob = (u32)(((u64)g->og + NPU_CONV_OCB - 1) / NPU_CONV_OCB);
 	g->wdense = wt->strides[3] == 1 && wt->strides[2] == g->kw &&
 		    wt->strides[1] == (u64)g->kh * g->kw;
 	/* a flattened plane must still index in 32 bits */
@@ -134,11 +134,34 @@ void npu_conv_geom(const struct drm_npu_task *t, struct npu_conv_geom *g)
 		  plane_dense(out, g->ow) &&
 		  (u64)g->h * g->w <= 0xffffffffull &&
 		  (u64)g->oh * g->ow <= 0xffffffffull;
+	/*
+	 * Depthwise on NC1HWC0 operands whose 16 channels are contiguous: a
+	 * unit computes an output row of a whole 16-channel block (the
+	 * channels are the vector lanes), not of one channel.
+	 */
+	if (g->cg == 1 && g->og == 1 && !g->flat &&
+	    g->in_c0 == NPU_C0_DEFAULT && g->out_c0 == NPU_C0_DEFAULT &&
+	    in->strides[4] == 1 && out->strides[4] == 1)
+		g->dwblk = NPU_C0_DEFAULT;
 	if (g->flat) {
 		u64 pix = (u64)g->oh * g->ow;
 
 		g->flat_units = (pix + NPU_CONV_FLAT_PIX - 1) / NPU_CONV_FLAT_PIX;
 	}
+	/*
+	 * Weights stored O-innermost (npuc's order): 64 output channels per
+	 * unit, so that the product kernels run their wide tiles (more sums
+	 * per loaded weight row, and independent sums even for an edge
+	 * pixel; Documentation/ops.rst), while a unit stays within the cost
+	 * bound.
+	 */
+	g->ocb = NPU_CONV_OCB;
+	taps = npu_mul_sat(g->cg, (u64)g->kh * g->kw);
+	if (wt->strides[0] == 1 && g->og >= 64 && !g->flat &&
+	    !(g->cg == 1 && g->og == 1) &&
+	    npu_mul_sat(npu_mul_sat(64, g->ow), taps) <= NPU_MAX_UNIT_COST)
+		g->ocb = 64;
+	g->ob = (u32)(((u64)g->og + g->ocb - 1) / g->ocb);
 }
 
 static u64 conv_units(const struct drm_npu_task *t)
@@ -146,10 +169,15 @@ static u64 conv_units(const struct drm_npu_task *t)
 	struct npu_conv_geom g;
 
 	npu_conv_geom(t, &g);
+	if (g.dwblk)
+		return (u64)g.n * ((g.groups + g.dwblk - 1) / g.dwblk) * g.oh;
 	return (u64)g.n * g.groups * g.ob * (g.flat ? g.flat_units : g.oh);
 }
 
-/* Element operations of one CONV2D unit: its pixels x channels x taps. */
+/*
+ * Element operations of one CONV2D unit: its pixels x channels x taps
+ * (16 channels: a block of output channels, or a depthwise block).
+ */
 static u64 conv_unit_cost(const struct drm_npu_task *t)
 {
 	struct npu_conv_geom g;
@@ -158,7 +186,7 @@ static u64 conv_unit_cost(const struct drm_npu_task *t)
 	npu_conv_geom(t, &g);
 	taps = (u64)g.cg * g.kh * g.kw;		/* weight dims: <= 2^40 */
 	pix = g.flat ? NPU_CONV_FLAT_PIX : g.ow;
-	return npu_mul_sat(npu_mul_sat(pix, NPU_CONV_OCB), taps);
+	return npu_mul_sat(npu_mul_sat(pix, g.ocb), taps);
 }
 
 /*
@@ -176,6 +204,9 @@ u64 npu_mm_cols(const struct drm_npu_task *t)
 	k = (t->params.matmul.flags & DRM_NPU_MATMUL_TRANS_A) ?
 	    a->shape[a->rank - 2] : a->shape[a->rank - 1];
 	tiles = NPU_MM_UNIT_TARGET / (NPU_MM_MR * 8 * (k ? k : 1));
+	/* whole tiles of the widest product kernel (32 columns) */
+	if (tiles >= 4)
+		tiles &= ~3ull;
 	if (!tiles)
 		tiles = 1;
 	if (tiles * 8 >= n)
@@ -183,20 +214,97 @@ u64 npu_mm_cols(const struct drm_npu_task *t)
 	return tiles * 8;
 }
 
+/*
+ * Do rows over dims [0, r) of sizes @sz with strides @st follow each other
+ * at one stride? *rs gets it (1 when there is at most one row).
+ */
+static bool rows_uniform(const u32 *sz, const u64 *st, u32 r, u64 *rs)
+{
+	u64 next = 0;
+	bool any = false;
+	u32 i;
+
+	*rs = 1;
+	for (i = r; i-- > 0;) {
+		if (sz[i] == 1)
+			continue;
+		if (!any) {
+			*rs = st[i];
+			any = true;
+		} else if (st[i] != next) {
+			return false;
+		}
+		/* overflow-free: a stride times a size stays in an extent */
+		next = st[i] * sz[i];
+	}
+	return true;
+}
+
+bool npu_mm_fold(const struct drm_npu_task *t, struct npu_mm_fold *f)
+{
+	const struct drm_npu_matmul_params *p = &t->params.matmul;
+	const struct drm_npu_operand *a = npu_opnd(t, 0), *b = npu_opnd(t, 1);
+	const struct drm_npu_operand *out = npu_opnd(t, t->num_operands - 1);
+	bool bias = p->flags & DRM_NPU_MATMUL_HAS_BIAS;
+	u64 ast[DRM_NPU_MAX_RANK], bst[DRM_NPU_MAX_RANK];
+	u64 ost[DRM_NPU_MAX_RANK];
+	u32 r = out->rank, i;
+
+	if (r < 3 || npu_dims_prod(out, 0, r - 2) < 2)
+		return false;
+	npu_bcast_strides(a, out, ast);
+	npu_bcast_strides(b, out, bst);
+	for (i = 0; i < r - 2; i++)
+		if (bst[i])
+			return false;
+	if (bias) {
+		npu_bcast_strides(npu_opnd(t, 2), out, bst);
+		for (i = 0; i < r - 1; i++)
+			if (bst[i] && !(i == r - 2 && out->shape[i] == 1))
+				return false;
+	}
+	/* the row dim of A: rows of A, or its columns when transposed */
+	ast[r - 2] = (p->flags & DRM_NPU_MATMUL_TRANS_A) ?
+		     a->strides[a->rank - 1] : a->strides[a->rank - 2];
+	for (i = 0; i < r - 1; i++)
+		ost[i] = out->strides[i];
+	if (!rows_uniform(out->shape, ast, r - 1, &f->a_rs) ||
+	    !rows_uniform(out->shape, ost, r - 1, &f->o_rs))
+		return false;
+	f->rows = npu_dims_prod(out, 0, r - 1);
+	return true;
+}
+
 static u64 matmul_units(const struct drm_npu_task *t)
 {
 	const struct drm_npu_operand *out = npu_opnd(t, t->num_operands - 1);
 	u64 batch = npu_dims_prod(out, 0, out->rank - 2);
+	struct npu_mm_fold f;
 	u64 m = out->shape[out->rank - 2], n = out->shape[out->rank - 1];
 	u64 cols = npu_mm_cols(t);
 
+	if (npu_mm_fold(t, &f)) {
+		batch = 1;
+		m = f.rows;
+	}
 	return batch * ((m + NPU_MM_MR - 1) / NPU_MM_MR) *
 	       ((n + cols - 1) / cols);
+}
+
+bool npu_pool_blocked(const struct drm_npu_task *t)
+{
+	return t->params.pool2d.kind < DRM_NPU_POOL_GLOBAL_AVG &&
+	       npu_is_nc1hwc0(npu_opnd(t, 0)) &&
+	       npu_is_nc1hwc0(npu_opnd(t, 1));
 }
 
 static u64 pool_units(const struct drm_npu_task *t)
 {
 	const struct drm_npu_operand *out = npu_opnd(t, 1);
+
+	/* windows over NC1HWC0: one unit per row of a whole C0 block */
+	if (npu_pool_blocked(t))
+		return npu_numel(out) / ((u64)out->shape[3] * out->shape[4]);
 
 	/* N x C (or C1 x C0) planes x output rows: a sub-product of out */
 	return npu_numel(out) / out->shape[3];
@@ -279,7 +387,9 @@ static u64 pool_unit_cost(const struct drm_npu_task *t)
 	if (p->kind >= DRM_NPU_POOL_GLOBAL_AVG)
 		return in->shape[2] && in->shape[3] ?
 		       npu_mul_sat(in->shape[2], in->shape[3]) : 1;
-	return npu_mul_sat(npu_opnd(t, 1)->shape[3],
+	return npu_mul_sat(npu_mul_sat(npu_opnd(t, 1)->shape[3],
+				       npu_pool_blocked(t) ?
+				       npu_opnd(t, 1)->shape[4] : 1),
 			   npu_mul_sat(p->kernel_h, p->kernel_w));
 }
 
@@ -348,6 +458,11 @@ void npu_rows_begin(struct npu_rows *r, const struct drm_npu_operand *const *ops
 		npu_bcast_strides(ops[i], out, r->st[i]);
 		r->inner[i] = out->rank ? r->st[i][out->rank - 1] : 0;
 	}
+	/* the same offsets as npu_unravel() + npu_offset(), fewer divisions */
+	r->uniform = out->rank > 0;
+	for (i = 0; i < n && r->uniform; i++)
+		r->uniform = rows_uniform(out->shape, r->st[i], out->rank - 1,
+					  &r->rs[i]);
 }
 
 void npu_row_offsets(const struct npu_rows *r, u64 unit, struct npu_seg *s,
@@ -355,7 +470,19 @@ void npu_row_offsets(const struct npu_rows *r, u64 unit, struct npu_seg *s,
 {
 	u32 coord[DRM_NPU_MAX_RANK] = { 0 }, i, outer;
 
-	npu_seg_of(unit, r->len, s);
+	if (r->len <= NPU_ROW_SEG) {		/* one segment per row */
+		s->row = unit;
+		s->start = 0;
+		s->len = r->len;
+	} else {
+		npu_seg_of(unit, r->len, s);
+	}
+	if (r->uniform) {
+		for (i = 0; i < r->n; i++)
+			offs[i] = s->row * r->rs[i] +
+				  (u64)s->start * r->inner[i];
+		return;
+	}
 	outer = r->rank ? r->rank - 1 : 0;
 	npu_unravel(s->row, r->out->shape, outer, coord);
 	for (i = 0; i < r->n; i++)
@@ -384,3 +511,72 @@ void npu_copy_block(u8 *dst, const u64 *dst_st, const u8 *src,
 		}
 	}
 }
+
+/*
+ * The product kernels' ISA level (npu_kern.c). Both homes decide with the
+ * same code: CPUID says what the CPU has and XGETBV what the OS saves on a
+ * context switch (and so what kernel_fpu_begin() saves in the module), so
+ * on one machine the in-process device and the kernel module pick the same
+ * level and give the same bits.
+ */
+#if defined(__x86_64__)
+static void npu_cpuid(u32 leaf, u32 sub, u32 r[4])
+{
+	__asm__ __volatile__("cpuid"
+		     : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3])
+		     : "a"(leaf), "c"(sub));
+}
+
+static u64 npu_xgetbv0(void)
+{
+	u32 lo, hi;
+
+	__asm__ __volatile__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+	return ((u64)hi << 32) | lo;
+}
+
+static u32 npu_isa_detect(void)
+{
+	u32 r[4], max, isa = NPU_ISA_BASELINE;
+	u64 xcr0;
+
+	npu_cpuid(0, 0, r);
+	max = r[0];
+	if (max < 7)
+		return isa;
+	npu_cpuid(1, 0, r);
+	/* OSXSAVE (27), AVX (28), FMA (12) */
+	if (!(r[2] & (1u << 27)) || !(r[2] & (1u << 28)) ||
+	    !(r[2] & (1u << 12)))
+		return isa;
+	xcr0 = npu_xgetbv0();
+	if ((xcr0 & 0x6) != 0x6)		/* SSE and AVX state */
+		return isa;
+	npu_cpuid(7, 0, r);
+	if (!(r[1] & (1u << 5)))		/* AVX2 */
+		return isa;
+	isa = NPU_ISA_AVX2;
+	if ((r[1] & (1u << 16)) && (xcr0 & 0xe0) == 0xe0)	/* AVX512F */
+		isa = NPU_ISA_AVX512;
+	return isa;
+}
+#else
+static u32 npu_isa_detect(void)
+{
+	return NPU_ISA_BASELINE;
+}
+#endif
+
+static u32 npu_isa_best;	/* 0 until detected; races store one value */
+
+u32 npu_op_isa_best(void)
+{
+	u32 isa = NPU_READ_ONCE(npu_isa_best);
+
+	if (!isa) {
+		isa = npu_isa_detect();
+		NPU_WRITE_ONCE(npu_isa_best, isa);
+	}
+	return isa;
+}
+

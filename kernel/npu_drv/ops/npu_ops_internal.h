@@ -132,6 +132,9 @@ struct npu_rows {
 	u32 n, rank, len;
 	u64 st[DRM_NPU_MAX_OPERANDS][DRM_NPU_MAX_RANK];
 	u64 inner[DRM_NPU_MAX_OPERANDS];	/* stride along the last dim */
+	/* rows of every operand one stride apart: offset = row * rs */
+	bool uniform;
+	u64 rs[DRM_NPU_MAX_OPERANDS];
 	const struct drm_npu_operand *out;
 };
 
@@ -187,17 +190,38 @@ struct npu_conv_geom {
 	u32 o, oh, ow;		/* output */
 	u32 kh, kw, groups, cg, og;
 	u32 sh, sw, dh, dw, pt, pl;
-	u32 ob;			/* blocks of NPU_CONV_OCB per group */
+	u32 ocb;		/* output channels per unit: 16, or 64 */
+	u32 ob;			/* blocks of ocb channels per group */
 	int wdense;		/* weight taps (c, kh, kw) dense per o */
 	int flat;		/* 1x1/s1/p0 on dense planes: one pixel row */
 	u64 flat_units;		/* pixel chunks per plane when flat */
 	int in_c0, out_c0;	/* C0 when the operand is NC1HWC0, else 0 */
+	u32 dwblk;		/* depthwise NC1HWC0: 16 channels per unit */
 };
 
 void npu_conv_geom(const struct drm_npu_task *t, struct npu_conv_geom *g);
 
 /* MATMUL output columns per work unit (a multiple of 8, or all of N). */
 u64 npu_mm_cols(const struct drm_npu_task *t);
+
+/*
+ * A batched MATMUL whose B and bias are the same for every batch and whose
+ * A and output rows follow each other at one stride each across the
+ * batch dims is one product of rows = batch * M rows (BERT's projections
+ * of [S, 1, D] activations: S batches of one row otherwise).
+ */
+struct npu_mm_fold {
+	u64 rows;		/* batch * M */
+	u64 a_rs, o_rs;		/* row strides of A and of the output */
+};
+
+bool npu_mm_fold(const struct drm_npu_task *t, struct npu_mm_fold *f);
+
+/*
+ * POOL2D windows (not global) over NC1HWC0 input and output: a work unit
+ * is an output row of a whole C0 block rather than of one channel.
+ */
+bool npu_pool_blocked(const struct drm_npu_task *t);
 
 /* Output size of a pooling/conv window along one axis (floor mode). */
 static inline u32 npu_window_out(u32 in, u32 pad, u32 k, u32 s, u32 d)

@@ -7,14 +7,16 @@
  *
  * No scratch memory beyond a 1 KiB block of scores on the stack: keys are
  * taken in blocks of ATTN_KB with the running-maximum ("online") softmax:
- * each block's scores are computed once, the output row (the accumulator)
- * and the normaliser (double) are rescaled when the maximum grows, and the
- * row is divided by the normaliser at the end. Dot products over a
+ * each block's scores are computed once, their exponentials taken four
+ * at a time in float (npu_expf_row(), <= 2 ulp), the output row (the
+ * accumulator) and the normaliser (double) are rescaled when the maximum
+ * grows, and the row is divided by the normaliser at the end. Dot products over a
  * contiguous head dimension use 8 partial sums (vectorised; a fixed order,
  * so results do not depend on chunking).
  * Work unit: one query row of one batch.
  */
 #include "npu_ops_float.h"
+#include "npu_kern.h"
 
 #define ATTN_KB		256
 
@@ -25,6 +27,7 @@ struct attn_ctx {
 	u64 qs, ks, krs, vs, vrs, ys;
 	u32 r, sk, d, dv;
 	float scale;
+	const struct npu_kern *kern;	/* the ISA level's loops */
 };
 
 static float dot(const float *a, u64 as, const float *b, u64 bs, u64 n)
@@ -89,15 +92,18 @@ static void attn_row(const struct attn_ctx *c, const float *qr, const float *kp,
 				y[e * c->ys] = (float)(y[e * c->ys] * f);
 		}
 		mx = nmx;
+		/* the block's probabilities, vectorised (npu_expf_row()) */
+		for (j = 0; j < n; j++)
+			sc[j] -= mx;
+		npu_expf_row(sc, n);
 		for (j = 0; j < n; j++) {
-			double pd = npu_exp_d((double)sc[j] - mx);
 			const float *vr = vp + (u64)(j0 + j) * c->vrs;
-			float pj = (float)pd;
+			float pj = sc[j];
 
-			l += pd;
+			l += pj;
 			if (c->vs == 1 && c->ys == 1) {
-				for (e = 0; e < c->dv; e++)
-					y[e] += pj * vr[e];
+				/* the ISA level's loop: the same bits */
+				c->kern->axpy(y, vr, pj, c->dv);
 			} else {
 				for (e = 0; e < c->dv; e++)
 					y[e * c->ys] += pj * vr[e * c->vs];
@@ -126,6 +132,7 @@ int npu_run_attention(const struct npu_op_args *args, u64 begin, u64 end)
 	c.d = c.q->shape[c.q->rank - 1];
 	c.dv = c.o->shape[c.r - 1];
 	c.scale = npu_u2f(t->params.attention.scale);
+	c.kern = npu_kern_get(args->isa);
 	c.qs = c.q->strides[c.q->rank - 1];
 	c.ks = c.k->strides[c.k->rank - 1];
 	c.krs = c.k->strides[c.k->rank - 2];

@@ -7,6 +7,7 @@
  * BOOL supports MAX (or), MIN (and) and EQUAL (xnor).
  */
 #include "npu_ops_float.h"
+#include "npu_kern.h"
 
 #define BIN_CHUNK	128
 
@@ -170,6 +171,7 @@ int npu_run_binary(const struct npu_op_args *args, u64 begin, u64 end)
 	u64 u, offs[3];
 
 	npu_act_init(&act, &t->params.binary.act);
+	act.gelu_row = npu_kern_get(args->isa)->gelu_row;
 	npu_rows_begin(&r, ops, 3);
 	for (u = begin; u < end; u++) {
 		npu_row_offsets(&r, u, &sg, offs);

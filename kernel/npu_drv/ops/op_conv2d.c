@@ -22,6 +22,7 @@
  */
 #include "npu_ops_float.h"
 #include "npu_gemm.h"
+#include "npu_kern.h"
 
 struct conv_ctx {
 	struct npu_conv_geom g;
@@ -31,6 +32,13 @@ struct conv_ctx {
 	u64 xs2, xs3, ys2, ys3;	/* row/column strides (virtual when flat) */
 	float *y;
 	struct npu_act act;
+	const struct npu_kern *kern;	/* the ISA level's kernels */
+	/* pixel-major product (conv_pm_span()), or pm.k == NULL */
+	struct {
+		const struct npu_kern *k;
+		u64 n[2], sa[2], sb[2];	/* channel levels of the tap nest */
+		u32 tail;		/* NC1HWC0: channels past n[0] blocks */
+	} pm;
 };
 
 /* Element offset of channel @c of an activation (NCHW or NC1HWC0). */
@@ -66,7 +74,7 @@ static void store_row(const struct conv_ctx *cx, u32 n, u32 o, u64 pix_off,
  * column (in-bounds reads, results not stored). Inlined with a constant
  * @nb so that depthwise (nb = 1) does a quarter of the work.
  */
-static inline __attribute__((__always_inline__)) void
+static __always_inline void
 conv_tile(const struct conv_ctx *cx, u32 n, u32 g, u32 o0, u32 nb, u32 oy,
 	  u32 ox0, u32 cnt, float acc[4][8])
 {
@@ -241,7 +249,7 @@ static void pack_panel(const struct conv_ctx *cx, struct tap_iter *it, u32 kk,
 }
 
 /* Weights with other strides: the direct tile, out of line (its stack). */
-static __attribute__((__noinline__)) void
+static noinline void
 conv_tiles_strided(const struct conv_ctx *cx, u32 n, u32 g, u32 o0, u32 nb,
 		   u32 oy, u32 start, u32 cnt, float acc[4][4][8])
 {
@@ -349,6 +357,243 @@ static void conv_span(const struct conv_ctx *cx, u32 n, u32 g, u32 o0, u32 nb,
 }
 
 /*
+ * The pixel-major product: weights stored with the output channel
+ * innermost (strides[0] == 1, the compiler's conv-weight-olast pass) give
+ * one contiguous row of 16 weights per tap, so the ISA level's kernel
+ * computes cv_mr pixels x 16 output channels straight from the operands:
+ * A(pixel, tap) is the input under the tap, B(tap) the weight row. The
+ * taps of a pixel are summed in (c, kh, kw) order; taps over the padding
+ * are skipped (rows for the whole output row, columns per pixel: the edge
+ * pixels run one at a time). A last block of fewer than 16 channels is
+ * moved down to end at the group's last channel; a last pixel tile
+ * narrower than cv_mr is moved left. Either way the same sums are stored
+ * once.
+ */
+static bool conv_pm_init(struct conv_ctx *cx, u32 isa)
+{
+	const struct npu_conv_geom *G = &cx->g;
+
+	cx->pm.k = NULL;
+	cx->pm.tail = 0;
+	if (cx->w->strides[0] != 1 || G->og < NPU_CONV_OCB ||
+	    (G->cg == 1 && G->og == 1))
+		return false;
+	if (G->in_c0) {
+		u32 c0 = (u32)G->in_c0;
+
+		if (G->cg % c0 == 0) {
+			cx->pm.n[0] = G->cg / c0;
+			cx->pm.n[1] = c0;
+		} else if (G->groups == 1) {
+			/* blocks, then the channels of a partial block */
+			cx->pm.n[0] = G->cg / c0;
+			cx->pm.n[1] = c0;
+			cx->pm.tail = G->cg % c0;
+		} else {
+			return false;
+		}
+		cx->pm.sa[0] = cx->in->strides[1];
+		cx->pm.sa[1] = cx->in->strides[4];
+		cx->pm.sb[0] = (u64)c0 * cx->w->strides[1];
+	} else {
+		cx->pm.n[0] = 1;
+		cx->pm.n[1] = G->cg;
+		cx->pm.sa[0] = 0;
+		cx->pm.sa[1] = cx->in->strides[1];
+		cx->pm.sb[0] = 0;
+	}
+	cx->pm.sb[1] = cx->w->strides[1];
+	cx->pm.k = npu_kern_get(isa);
+	return true;
+}
+
+/* Valid taps [lo, hi) along one axis for input start @i0 (may be < 0). */
+static void conv_tap_range(s64 i0, u32 k, u32 d, u32 size, u32 *lo, u32 *hi)
+{
+	u32 a = 0, b = k;
+
+	while (a < k && i0 + (s64)a * d < 0)
+		a++;
+	while (b > a && i0 + (s64)(b - 1) * d >= (s64)size)
+		b--;
+	*lo = a;
+	*hi = b;
+}
+
+/* row[j] += b[j * bst], four lanes at a time where b is contiguous */
+static void bias_add(float *row, const float *b, u64 bst, u32 cnt)
+{
+	typedef float v4f __attribute__((__vector_size__(4 * sizeof(u32))));
+	v4f r, v;
+	u32 j = 0;
+
+	if (bst == 1) {
+		for (; j + 4 <= cnt; j += 4) {
+			memcpy(&r, row + j, sizeof(r));
+			memcpy(&v, b + j, sizeof(v));
+			r += v;
+			memcpy(row + j, &r, sizeof(r));
+		}
+	}
+	for (; j < cnt; j++)
+		row[j] += b[j * bst];
+}
+
+/* One kernel shape of the pixel-major product: mr pixels x nr channels. */
+struct conv_pm_shape {
+	u32 mr, nr;
+	npu_tile_fn fn, fn16;
+};
+
+/*
+ * Channels [@c, @c + @cnt) of output row @oy, pixels [@x0, @x1): the tile
+ * computes the nr channels from @start (<= @c, start + nr >= c + cnt).
+ */
+static noinline void
+conv_pm_block(const struct conv_ctx *cx, const struct conv_pm_shape *sh,
+	      u32 n, u32 g, u32 start, u32 c, u32 cnt, u32 oy, u32 x0, u32 x1)
+{
+	const struct npu_conv_geom *G = &cx->g;
+	float acc[NPU_KERN_MAX_TILE], *row;
+	u64 ox, xa, xb, xbase, ybase, off0;
+	u32 skip = c - start, kh_lo, kh_hi, kw_lo, kw_hi, mr, i, j, q;
+	u32 c0 = (u32)G->out_c0;
+	s64 iy0 = (s64)oy * G->sh - G->pt, ix0;
+	struct npu_tile t, u;
+	npu_tile_fn fn;
+
+	conv_tap_range(iy0, G->kh, G->dh, G->h, &kh_lo, &kh_hi);
+	fn = (u64)G->sw * cx->xs3 == 16 ? sh->fn16 : sh->fn;
+	memset(&t, 0, sizeof(t));
+	t.c = acc;
+	t.ldc = sh->nr;
+	t.sam = (u64)G->sw * cx->xs3;
+	t.n[0] = cx->pm.n[0];
+	t.n[1] = cx->pm.n[1];
+	t.n[2] = kh_hi - kh_lo;
+	t.sa[0] = cx->pm.sa[0];
+	t.sa[1] = cx->pm.sa[1];
+	t.sa[2] = (u64)G->dh * cx->xs2;
+	t.sa[3] = (u64)G->dw * cx->xs3;
+	t.sb[0] = cx->pm.sb[0];
+	t.sb[1] = cx->pm.sb[1];
+	t.sb[2] = cx->w->strides[2];
+	t.sb[3] = cx->w->strides[3];
+	xbase = (u64)n * cx->in->strides[0] +
+		chan_off(cx->in, G->in_c0, (u64)g * G->cg) +
+		(u64)(iy0 + (s64)kh_lo * G->dh) * cx->xs2;
+	ybase = (u64)n * cx->out->strides[0] + (u64)oy * cx->ys2;
+	off0 = chan_off(cx->out, G->out_c0, c);
+	/* interior pixels: every kw tap inside the row */
+	xa = ((u64)G->pl + G->sw - 1) / G->sw;
+	if ((u64)G->w + G->pl >= (u64)(G->kw - 1) * G->dw + 1)
+		xb = ((u64)G->w + G->pl - (u64)(G->kw - 1) * G->dw - 1) /
+		     G->sw + 1;
+	else
+		xb = 0;
+	if (xa < x0)
+		xa = x0;
+	if (xb > x1)
+		xb = x1;
+	if (xb < xa)
+		xb = xa;
+	for (ox = x0; ox < x1; ox += mr) {
+		u64 first = ox;
+
+		ix0 = (s64)ox * G->sw - G->pl;
+		if (ox < xa || ox >= xb) {
+			mr = 1;
+			conv_tap_range(ix0, G->kw, G->dw, G->w, &kw_lo, &kw_hi);
+		} else {
+			mr = xb - ox < sh->mr ? (u32)(xb - ox) : sh->mr;
+			if (mr < sh->mr && xb - xa >= sh->mr) {
+				first = xb - sh->mr;
+				ix0 = (s64)first * G->sw - G->pl;
+			}
+			kw_lo = 0;
+			kw_hi = G->kw;
+		}
+		t.mr = ox == first ? mr : sh->mr;
+		t.n[3] = kw_hi - kw_lo;
+		t.a = cx->x + xbase + (u64)(ix0 + (s64)kw_lo * G->dw) * cx->xs3;
+		t.b = cx->wt + start + (u64)kh_lo * cx->w->strides[2] +
+		      (u64)kw_lo * cx->w->strides[3];
+		u = t;
+		npu_tile_compact(&u);
+		fn(&u);
+		if (cx->pm.tail) {
+			/* the same sums continue over the last channels */
+			u = t;
+			u.accum = 1;
+			u.n[0] = 1;
+			u.n[1] = cx->pm.tail;
+			u.a += cx->pm.n[0] * cx->pm.sa[0];
+			u.b += cx->pm.n[0] * cx->pm.sb[0];
+			npu_tile_compact(&u);
+			fn(&u);
+		}
+		for (i = (u32)(ox - first); i < (u32)(ox - first) + mr; i++) {
+			u64 yo = ybase + (first + i) * cx->ys3 + off0;
+
+			row = acc + i * sh->nr + skip;	/* in place */
+			if (cx->bias)
+				bias_add(row, cx->bias + (u64)c * cx->bias_st,
+					 cx->bias_st, cnt);
+			npu_act_row(&cx->act, row, cnt);
+			if (c0 && c % c0 == 0 && cx->out->strides[4] == 1) {
+				/* whole C0 blocks: contiguous channels */
+				for (j = 0; j < cnt; j += c0) {
+					memcpy(cx->y + yo, row + j,
+					       (cnt - j < c0 ? cnt - j : c0) *
+					       sizeof(float));
+					yo += cx->out->strides[1];
+				}
+				continue;
+			}
+			/* channel offsets stepped from c's, no division */
+			q = c0 ? c % c0 : 0;
+			for (j = 0; j < cnt; j++) {
+				cx->y[yo] = row[j];
+				if (c0 && ++q == c0) {
+					q = 0;
+					yo += cx->out->strides[1] -
+					      (u64)(c0 - 1) * cx->out->strides[4];
+				} else {
+					yo += c0 ? cx->out->strides[4] :
+						   cx->out->strides[1];
+				}
+			}
+		}
+	}
+}
+
+/*
+ * Channels [@o0, @o0 + @nb) (one unit's, global indices) of group @g: in
+ * blocks of the shape's nr channels, a last narrow block moved down to end
+ * at the group's last channel (og >= nr: those channels are computed again
+ * with the same bits, and stored by their own unit only).
+ */
+static void conv_pm_span(const struct conv_ctx *cx, u32 n, u32 g, u32 o0,
+			 u32 nb, u32 oy, u32 x0, u32 x1)
+{
+	const struct npu_kern *k = cx->pm.k;
+	struct conv_pm_shape sh;
+	u32 gend = (g + 1) * cx->g.og, c, cnt, start;
+
+	if (cx->g.ocb > NPU_CONV_OCB)
+		sh = (struct conv_pm_shape){ k->cw_mr, k->cw_nr, k->cw,
+					     k->cw16 };
+	else
+		sh = (struct conv_pm_shape){ k->cv_mr, k->cv_nr, k->cv,
+					     k->cv16 };
+	for (c = o0; c < o0 + nb; c += cnt) {
+		cnt = o0 + nb - c < sh.nr ? o0 + nb - c : sh.nr;
+		start = c + sh.nr > gend ? gend - sh.nr : c;
+		conv_pm_block(cx, &sh, n, g, start, c, cnt, oy, x0, x1);
+	}
+}
+
+/*
  * Channels O..C1*C0-1 of an NC1HWC0 output are padding and must read as
  * zero. The unit of the last channel block of the last group zeroes them
  * for its own pixels [@p0, @p1) of row @oy: a bounded share per unit.
@@ -430,12 +675,96 @@ static void conv_dw_row(const struct conv_ctx *cx, u32 n, u32 c, u32 oy)
 	}
 }
 
+/*
+ * Depthwise over a 16-channel NC1HWC0 block (npu_conv_geom()'s dwblk):
+ * the channels are vector lanes (npu_kern.h's dw16, per ISA level, which
+ * multiplies and adds without fusing), and every lane sums
+ * its taps exactly as conv_dw_row() does (in (kh, kw) order, padding
+ * skipped, product and sum rounded separately), so the bits are the same.
+ * Lanes past the last channel read the input's zero padding channels
+ * (inside its shape), weigh them with 0 and store 0.
+ */
+#define DW16_PIX	16
+
+static noinline void
+conv_dw16_row(const struct conv_ctx *cx, u32 n, u32 blk, u32 oy)
+{
+	const struct npu_conv_geom *G = &cx->g;
+	const struct drm_npu_operand *w = cx->w;
+	u32 c0 = blk * NPU_C0_DEFAULT, lanes = G->groups - c0;
+	const float *xb = cx->x + (u64)n * cx->in->strides[0] +
+			  (u64)blk * cx->in->strides[1];
+	u64 yb = (u64)n * cx->out->strides[0] + (u64)blk * cx->out->strides[1] +
+		 (u64)oy * cx->ys2, xs3 = cx->xs3;
+	float acc[DW16_PIX * 16], wl[16], bias[16], row[16];
+	u32 ox0, cnt, kh, kw, j, p;
+
+	if (lanes > NPU_C0_DEFAULT)
+		lanes = NPU_C0_DEFAULT;
+	for (j = 0; j < 16; j++)
+		bias[j] = cx->bias && j < lanes ?
+			  cx->bias[(u64)(c0 + j) * cx->bias_st] : 0.0f;
+	for (ox0 = 0; ox0 < G->ow; ox0 += cnt) {
+		cnt = G->ow - ox0 < DW16_PIX ? G->ow - ox0 : DW16_PIX;
+		memset(acc, 0, sizeof(acc));
+		for (kh = 0; kh < G->kh; kh++) {
+			s64 iy = (s64)oy * G->sh - G->pt + (s64)kh * G->dh;
+			const float *xr;
+
+			if (iy < 0 || iy >= G->h)
+				continue;
+			xr = xb + (u64)iy * cx->xs2;
+			for (kw = 0; kw < G->kw; kw++) {
+				s64 base = (s64)ox0 * G->sw - G->pl +
+					   (s64)kw * G->dw;
+				s64 lo = 0, hi;
+
+				if (base < 0)
+					lo = (-base + G->sw - 1) / G->sw;
+				if (base >= (s64)G->w)
+					continue;
+				hi = ((s64)G->w - 1 - base) / G->sw + 1;
+				if (hi > cnt)
+					hi = cnt;
+				if (lo >= hi)
+					continue;
+				for (j = 0; j < 16; j++)
+					wl[j] = j < lanes ?
+						cx->wt[(u64)(c0 + j) * w->strides[0] +
+						       kh * w->strides[2] +
+						       kw * w->strides[3]] : 0.0f;
+				/* the ISA level's loop: the same bits at all */
+				cx->kern->dw16(acc + lo * 16, xr + (u64)(base + lo *
+					       (s64)G->sw) * xs3,
+					       (u64)G->sw * xs3, wl, 0,
+					       (u32)(hi - lo));
+			}
+		}
+		for (p = 0; p < cnt; p++) {
+			memcpy(row, acc + p * 16, sizeof(row));
+			for (j = 0; j < 16; j++)
+				row[j] += bias[j];
+			npu_act_row(&cx->act, row, 16);
+			for (j = lanes; j < 16; j++)
+				row[j] = 0.0f;
+			memcpy(cx->y + yb + (u64)(ox0 + p) * cx->ys3, row,
+			       sizeof(row));
+		}
+	}
+}
+
 static void conv_row_unit(const struct conv_ctx *cx, u64 u)
 {
 	const struct npu_conv_geom *G = &cx->g;
 	u32 oy = (u32)(u % G->oh), ob, g, n, o0, nb;
 
 	u /= G->oh;
+	if (G->dwblk) {
+		u64 blks = (G->groups + G->dwblk - 1) / G->dwblk;
+
+		conv_dw16_row(cx, (u32)(u / blks), (u32)(u % blks), oy);
+		return;
+	}
 	ob = (u32)(u % G->ob);
 	u /= G->ob;
 	g = (u32)(u % G->groups);
@@ -446,9 +775,19 @@ static void conv_row_unit(const struct conv_ctx *cx, u64 u)
 			zero_pad_span(cx, n, oy, 0, G->ow);
 		return;
 	}
-	o0 = ob * NPU_CONV_OCB;		/* ob < ceil(og / 16): o0 < og */
-	nb = G->og - o0 < NPU_CONV_OCB ? G->og - o0 : NPU_CONV_OCB;
-	conv_span(cx, n, g, o0 + g * G->og, nb, oy, 0, G->ow);
+	o0 = ob * G->ocb;		/* ob < ceil(og / ocb): o0 < og */
+	nb = G->og - o0 < G->ocb ? G->og - o0 : G->ocb;
+	if (cx->pm.k) {
+		conv_pm_span(cx, n, g, o0 + g * G->og, nb, oy, 0, G->ow);
+	} else {
+		u32 s, m;
+
+		for (s = 0; s < nb; s += m) {
+			m = nb - s < NPU_CONV_OCB ? nb - s : NPU_CONV_OCB;
+			conv_span(cx, n, g, o0 + s + g * G->og, m, oy, 0,
+				  G->ow);
+		}
+	}
 	if (ob == G->ob - 1 && g == G->groups - 1)
 		zero_pad_span(cx, n, oy, 0, G->ow);
 }
@@ -468,12 +807,16 @@ static void conv_flat_unit(const struct conv_ctx *cx, u64 u)
 	u /= G->flat_units;
 	g = (u32)(u % G->groups);
 	n = (u32)(u / G->groups);
-	o0 = ob * NPU_CONV_OCB;
-	nb = G->og - o0 < NPU_CONV_OCB ? G->og - o0 : NPU_CONV_OCB;
+	o0 = ob * G->ocb;	/* flat convolutions keep ocb = 16 */
+	nb = G->og - o0 < G->ocb ? G->og - o0 : G->ocb;
 	p0 = pu * NPU_CONV_FLAT_PIX;
 	p1 = p0 + NPU_CONV_FLAT_PIX < G->ow ? p0 + NPU_CONV_FLAT_PIX : G->ow;
 	/* the flat plane has at most 2^32 - 1 pixels (npu_conv_geom()) */
-	conv_span(cx, n, g, o0 + g * G->og, nb, 0, (u32)p0, (u32)p1);
+	if (cx->pm.k)
+		conv_pm_span(cx, n, g, o0 + g * G->og, nb, 0, (u32)p0,
+			     (u32)p1);
+	else
+		conv_span(cx, n, g, o0 + g * G->og, nb, 0, (u32)p0, (u32)p1);
 	if (ob == G->ob - 1 && g == G->groups - 1)
 		zero_pad_span(cx, n, 0, p0, p1);
 }
@@ -506,6 +849,9 @@ int npu_run_conv2d(const struct npu_op_args *args, u64 begin, u64 end)
 		cx.g.ow = cx.g.oh * cx.g.ow;
 		cx.g.oh = 1;
 	}
+	cx.kern = npu_kern_get(args->isa);
+	cx.act.gelu_row = cx.kern->gelu_row;
+	conv_pm_init(&cx, args->isa);
 	for (u = begin; u < end; u++) {
 		if (cx.g.flat)
 			conv_flat_unit(&cx, u);

@@ -6,28 +6,34 @@
  * This is ONNX MatMul and Gemm. alpha is used as given: a Gemm/MatMul
  * lowering sets it to 1.0f (0x3f800000).
  *
- * Work unit: NPU_MM_MR (16) rows of one batch's output times a block of
+ * Work unit: NPU_MM_MR (16) rows of one batch's output (of all batches
+ * at once when they fold into one product, npu_mm_fold()) times a block of
  * npu_mm_cols() columns (all of them unless K is large), in tiles of
  * 16 x 8 (four 4x8 register tiles sharing one B panel).
  */
 #include "npu_ops_float.h"
 #include "npu_gemm.h"
+#include "npu_kern.h"
 
 struct mm_ctx {
 	const struct drm_npu_operand *a, *b, *bias, *out;
 	u64 ast[DRM_NPU_MAX_RANK], bst[DRM_NPU_MAX_RANK];
 	u64 biasst[DRM_NPU_MAX_RANK];
 	u64 sam, sak, sbk, sbn;
-	u64 m, n, cols, mb, nb;
+	u64 m, n, cols, mb, nb, bmb;	/* bmb: batches x row blocks */
 	u32 k, r;
 	float alpha, beta;
 	struct npu_act act;
+	const struct npu_kern *kern;	/* NULL: the 4x8 tiles only */
+	u64 osm, osn, bsm, bsn;		/* row/column strides: out, bias */
+	bool fold;			/* batches folded into rows */
 };
 
-static void mm_init(struct mm_ctx *c, const struct drm_npu_task *t)
+static void mm_init(struct mm_ctx *c, const struct drm_npu_task *t, u32 isa)
 {
 	const struct drm_npu_matmul_params *p = &t->params.matmul;
 	int bias = !!(p->flags & DRM_NPU_MATMUL_HAS_BIAS);
+	struct npu_mm_fold fold;
 	u32 ra, rb;
 
 	c->a = npu_opnd(t, 0);
@@ -57,12 +63,28 @@ static void mm_init(struct mm_ctx *c, const struct drm_npu_task *t)
 	c->n = c->out->shape[c->r - 1];
 	c->k = (p->flags & DRM_NPU_MATMUL_TRANS_A) ? c->a->shape[ra - 2] :
 						    c->a->shape[ra - 1];
+	c->osm = c->out->strides[c->r - 2];
+	c->osn = c->out->strides[c->r - 1];
+	c->bsm = bias ? c->biasst[c->r - 2] : 0;
+	c->bsn = bias ? c->biasst[c->r - 1] : 0;
+	/* batches of rows that follow each other: one product (geom) */
+	c->fold = npu_mm_fold(t, &fold);
+	if (c->fold) {
+		c->m = fold.rows;
+		c->sam = fold.a_rs;
+		c->osm = fold.o_rs;
+		c->bsm = 0;
+	}
 	c->mb = (c->m + NPU_MM_MR - 1) / NPU_MM_MR;
+	c->bmb = (c->fold ? 1 : npu_dims_prod(c->out, 0, c->r - 2)) * c->mb;
 	c->cols = npu_mm_cols(t);
 	c->nb = (c->n + c->cols - 1) / c->cols;
 	c->alpha = npu_u2f(p->alpha);
 	c->beta = npu_u2f(p->beta);
 	npu_act_init(&c->act, &p->act);
+	/* the product kernels read rows of B as contiguous vectors */
+	c->kern = c->sbn == 1 && c->k ? npu_kern_get(isa) : NULL;
+	c->act.gelu_row = npu_kern_get(isa)->gelu_row;
 }
 
 /* k values per packed B panel: 32 x 8 floats = 1 KiB of stack. */
@@ -74,7 +96,7 @@ static void mm_init(struct mm_ctx *c, const struct drm_npu_task *t)
  * tail) panels of MM_KB x 8 are packed once and shared by the 4 row
  * blocks. Either way each sum runs over k in order.
  */
-static __attribute__((__noinline__)) void
+static noinline void
 mm_tiles(const struct mm_ctx *c, const float *a, u32 mr, const float *b,
 	 u32 nr, float acc[4][4][8])
 {
@@ -114,13 +136,96 @@ mm_tiles(const struct mm_ctx *c, const float *a, u32 mr, const float *b,
 	}
 }
 
+/*
+ * Scale, bias, activation and store of rows i0 + i (i < mr) and columns
+ * n0 + j (j < nr) of the output from acc (@ld floats per row).
+ */
+static void mm_store(const struct mm_ctx *c, float *out, u64 ooff,
+		     const float *bias, u64 biasoff, u64 i0, u32 mr, u64 n0,
+		     u32 nr, const float *acc, u32 ld)
+{
+	u64 ocs = c->osn;
+	float row[NPU_KERN_MAX_NR];
+	u32 i, j;
+
+	for (i = 0; i < mr; i++) {
+		u64 oi = ooff + (i0 + i) * c->osm;
+		u64 bsi = biasoff + (i0 + i) * c->bsm;
+
+		for (j = 0; j < nr; j++) {
+			row[j] = c->alpha * acc[i * ld + j];
+			if (bias)
+				row[j] += c->beta * bias[bsi + (n0 + j) *
+							 c->bsn];
+		}
+		npu_act_row(&c->act, row, nr);
+		for (j = 0; j < nr; j++)
+			out[oi + (n0 + j) * ocs] = row[j];
+	}
+}
+
+/*
+ * Columns [n0, n1) of the unit's rows through the ISA level's kernel, in
+ * tiles of mm_mr x mm_nr. A last narrow tile is moved left to end at n1
+ * (its columns are computed again with the same bits and stored once).
+ * Returns the first column left to the 4x8 tiles (n1 when none).
+ */
+static noinline u64
+mm_fast(const struct mm_ctx *c, const float *a, const float *b, float *out,
+	u64 ooff, const float *bias, u64 biasoff, u64 i0, u32 mr, u64 n0,
+	u64 n1)
+{
+	const struct npu_kern *k = c->kern;
+	float acc[NPU_KERN_MM_TILE];
+	struct npu_tile t;
+	u64 j0, start;
+	u32 r0, rows, skip;
+
+	if (n1 - n0 < k->mm_nr)
+		return n0;
+	memset(&t, 0, sizeof(t));
+	t.sam = c->sam;
+	t.ldc = k->mm_nr;
+	t.c = acc;
+	t.n[0] = 1;
+	t.n[1] = 1;
+	t.n[2] = 1;
+	t.n[3] = c->k;
+	t.sa[3] = c->sak;
+	t.sb[3] = c->sbk;
+	for (j0 = n0; j0 < n1; j0 += k->mm_nr) {
+		start = j0;
+		skip = 0;
+		if (n1 - j0 < k->mm_nr) {
+			start = n1 - k->mm_nr;
+			skip = (u32)(j0 - start);
+		}
+		for (r0 = 0; r0 < mr; r0 += rows) {
+			rows = mr - r0 < k->mm_mr ? mr - r0 : k->mm_mr;
+			t.a = a + (u64)r0 * c->sam;
+			t.b = b + start;
+			t.mr = rows;
+			k->mm(&t);
+			mm_store(c, out, ooff, bias, biasoff, i0 + r0, rows,
+				 start + skip, k->mm_nr - skip, acc + skip,
+				 k->mm_nr);
+		}
+	}
+	return n1;
+}
+
 static void mm_unit(const struct mm_ctx *c, const struct npu_op_args *args,
 		    u64 unit)
 {
 	u32 coord[DRM_NPU_MAX_RANK] = { 0 };
 	u32 batch_rank = c->r - 2, mr, nr, i, j;
-	u64 bm = unit / c->nb, bi = bm / c->mb, i0 = (bm % c->mb) * NPU_MM_MR;
-	u64 n0, n1 = (unit % c->nb + 1) * c->cols;
+	/*
+	 * Column blocks outermost: the units that follow each other share a
+	 * panel of B (it stays in the cache) and walk the rows.
+	 */
+	u64 cb = unit / c->bmb, bm = unit % c->bmb, bi = bm / c->mb;
+	u64 i0 = (bm % c->mb) * NPU_MM_MR;
+	u64 n0, n1 = (cb + 1) * c->cols;
 	const float *a, *b, *bias = NULL;
 	float *out = args->data[c->bias ? 3 : 2];
 	u64 aoff, boff, ooff, biasoff = 0;
@@ -139,23 +244,26 @@ static void mm_unit(const struct mm_ctx *c, const struct npu_op_args *args,
 	mr = c->m - i0 < NPU_MM_MR ? (u32)(c->m - i0) : NPU_MM_MR;
 	if (n1 > c->n)
 		n1 = c->n;
-	for (n0 = (unit % c->nb) * c->cols; n0 < n1; n0 += 8) {
+	n0 = cb * c->cols;
+	if (c->kern)
+		n0 = mm_fast(c, a, b, out, ooff, bias, biasoff, i0, mr, n0, n1);
+	for (; n0 < n1; n0 += 8) {
 		nr = n1 - n0 < 8 ? (u32)(n1 - n0) : 8;
 		mm_tiles(c, a, mr, b + n0 * c->sbn, nr, acc);
 		for (i = 0; i < mr; i++) {
-			u64 oi = ooff + (i0 + i) * c->out->strides[c->r - 2];
-			u64 bsi = biasoff + (i0 + i) * c->biasst[c->r - 2];
+			u64 oi = ooff + (i0 + i) * c->osm;
+			u64 bsi = biasoff + (i0 + i) * c->bsm;
 
 			for (j = 0; j < nr; j++) {
 				row[j] = c->alpha * acc[i / 4][i % 4][j];
 				if (bias)
 					row[j] += c->beta *
 						  bias[bsi + (n0 + j) *
-						       c->biasst[c->r - 1]];
+						       c->bsn];
 			}
 			npu_act_row(&c->act, row, nr);
 			for (j = 0; j < nr; j++)
-				out[oi + (n0 + j) * c->out->strides[c->r - 1]] =
+				out[oi + (n0 + j) * c->osn] =
 					row[j];
 		}
 	}
@@ -166,7 +274,7 @@ int npu_run_matmul(const struct npu_op_args *args, u64 begin, u64 end)
 	struct mm_ctx c;
 	u64 u;
 
-	mm_init(&c, args->task);
+	mm_init(&c, args->task, args->isa);
 	for (u = begin; u < end; u++)
 		mm_unit(&c, args, u);
 	return 0;

@@ -48,6 +48,29 @@ int npu_run_layernorm(const struct npu_op_args *args, u64 begin, u64 end)
 		x = (const float *)args->data[0] + npu_offset32(oc, in->strides, axis);
 		y = (float *)args->data[2 + has_bias] +
 		    npu_offset32(oc, out->strides, axis);
+		if (nd == 1) {
+			/* one normalised dim: the same sums, no unravelling */
+			u64 xs = xst[0], ys = yst[0], ss = sst[0], bs = bst[0];
+
+			for (i = 0; i < cnt; i++)
+				mean += x[i * xs];
+			mean /= (double)cnt;
+			for (i = 0; i < cnt; i++) {
+				double dv = x[i * xs] - mean;
+
+				var += dv * dv;
+			}
+			var /= (double)cnt;
+			rstd = 1.0 / npu_sqrt_d(var + eps);
+			for (i = 0; i < cnt; i++) {
+				double v = (x[i * xs] - mean) * rstd * s[i * ss];
+
+				if (b)
+					v += b[i * bs];
+				y[i * ys] = (float)v;
+			}
+			continue;
+		}
 		/* two passes: mean, then the biased variance around it */
 		for (i = 0; i < cnt; i++) {
 			npu_unravel(i, shape, nd, coord);
@@ -83,7 +106,8 @@ int npu_run_batchnorm(const struct npu_op_args *args, u64 begin, u64 end)
 	const struct drm_npu_operand *in = npu_opnd(t, 0), *out = npu_opnd(t, 5);
 	const struct drm_npu_operand *const ops[2] = { in, out };
 	double eps = npu_u2f(t->params.norm.epsilon);
-	u64 ch = npu_opnd(t, 1)->shape[0], c0 = 0, c, i, u;
+	u64 ch = npu_opnd(t, 1)->shape[0], c0 = 0, c, i, u, have = ~0ull;
+	double ca[NPU_C0_BYTES_1], cb[NPU_C0_BYTES_1];
 	const float *v[4];
 	u64 vst[4], offs[2];
 	struct npu_rows r;
@@ -106,6 +130,31 @@ int npu_run_batchnorm(const struct npu_op_args *args, u64 begin, u64 end)
 		npu_unravel(sg.row, in->shape, in->rank - 1, coord);
 		x = (const float *)args->data[0] + offs[0];
 		y = (float *)args->data[5] + offs[1];
+		if (c0 && sg.start == 0 && sg.len == c0 && c0 <= NPU_C0_BYTES_1) {
+			/*
+			 * NC1HWC0: a row is one pixel's C0 channels. The
+			 * factors of a block are computed once for the rows of
+			 * the block that follow each other in [begin, end).
+			 */
+			if (coord[1] != have) {
+				for (i = 0; i < c0; i++) {
+					u64 cc = coord[1] * c0 + i;
+
+					if (cc >= ch)
+						continue;
+					ca[i] = (double)v[0][cc * vst[0]] /
+						npu_sqrt_d((double)v[3][cc * vst[3]] +
+							   eps);
+					cb[i] = (double)v[1][cc * vst[1]] -
+						(double)v[2][cc * vst[2]] * ca[i];
+				}
+				have = coord[1];
+			}
+			for (i = 0; i < c0; i++)
+				y[i * r.inner[1]] = coord[1] * c0 + i >= ch ? 0.0f :
+					(float)(x[i * r.inner[0]] * ca[i] + cb[i]);
+			continue;
+		}
 		if (in->rank == 2 || c0) {
 			/* channel varies along the row: per element */
 			for (i = 0; i < sg.len; i++) {

@@ -10,7 +10,9 @@
  * rule, which also covers ceil-mode windows that overhang the padding).
  * Sums are accumulated in double.
  *
- * Work unit: one output row of one plane; global kinds: one plane.
+ * Work unit: one output row of one plane; global kinds: one plane; windows
+ * over NC1HWC0 operands: one output row of a C0 block (npu_pool_blocked()),
+ * F32 MAX there with the C0 channels as vector lanes (same results).
  */
 #include "npu_ops_float.h"
 
@@ -94,6 +96,67 @@ static float window(const struct pool_ctx *cx, u64 xp, u32 oy, u64 ox)
 	return cnt ? (float)(sum / (double)cnt) : 0.0f;
 }
 
+/*
+ * MAX over F32 NC1HWC0 blocks of 16 contiguous channels: four 4-float
+ * vectors. Per lane the result of window(): the largest input, NaN
+ * (NPU_NANF) if any input is NaN, -inf for a window in the padding only.
+ */
+typedef float npu_v4f __attribute__((__vector_size__(4 * sizeof(u32))));
+typedef s32 npu_v4i __attribute__((__vector_size__(16)));
+
+static void max16_row(const struct pool_ctx *cx, u64 xp, u64 yp, u32 oy)
+{
+	const struct drm_npu_pool2d_params *p = cx->p;
+	u32 H = cx->in->shape[2], W = cx->in->shape[3];
+	u64 ow = cx->out->shape[3], sy = cx->in->strides[2];
+	u64 sx = cx->in->strides[3], ky, kx, ox;
+	s64 y0 = (s64)oy * p->stride_h - p->pad_top;
+	const float *x = cx->x;
+	float *y = cx->y;
+	float res[16];
+	npu_v4f m[4], v;
+	npu_v4i nan[4], gt;
+	u32 k;
+
+	for (ox = 0; ox < ow; ox++) {
+		s64 x0 = (s64)ox * p->stride_w - p->pad_left;
+
+		for (k = 0; k < 4; k++) {
+			m[k] = (npu_v4f) { -NPU_INFF, -NPU_INFF, -NPU_INFF,
+					  -NPU_INFF };
+			nan[k] = (npu_v4i) { 0, 0, 0, 0 };
+		}
+		for (ky = 0; ky < p->kernel_h; ky++) {
+			s64 iy = y0 + (s64)ky * p->dilation_h;
+
+			if (iy < 0 || iy >= H)
+				continue;
+			for (kx = 0; kx < p->kernel_w; kx++) {
+				s64 ix = x0 + (s64)kx * p->dilation_w;
+				const float *xv;
+
+				if (ix < 0 || ix >= W)
+					continue;
+				xv = x + xp + (u64)iy * sy + (u64)ix * sx;
+				for (k = 0; k < 4; k++) {
+					memcpy(&v, xv + 4 * k, sizeof(v));
+					nan[k] |= v != v;
+					gt = v > m[k];
+					m[k] = (npu_v4f)((gt & (npu_v4i)v) |
+							 (~gt & (npu_v4i)m[k]));
+				}
+			}
+		}
+		for (k = 0; k < 4; k++) {
+			m[k] = (npu_v4f)((nan[k] & (npu_v4i)(npu_v4f) { NPU_NANF,
+					  NPU_NANF, NPU_NANF, NPU_NANF }) |
+					 (~nan[k] & (npu_v4i)m[k]));
+			memcpy(res + 4 * k, &m[k], sizeof(m[k]));
+		}
+		memcpy(y + yp + ox * cx->out->strides[3], res, sizeof(res));
+	}
+}
+
 static void global_plane(const struct pool_ctx *cx, u64 n, u64 pl)
 {
 	u64 xp = plane_off(cx->in, cx->c0, n, pl);
@@ -135,6 +198,35 @@ int npu_run_pool2d(const struct npu_op_args *args, u64 begin, u64 end)
 	cx.planes_c = (u64)cx.in->shape[1] * (cx.c0 ? cx.c0 : 1);
 	oh = cx.out->shape[2];
 	ow = cx.out->shape[3];
+	if (npu_pool_blocked(t)) {
+		u64 c1s = cx.in->shape[1], c1, l;
+		bool vec = cx.dt == DRM_NPU_DTYPE_F32 && cx.c0 == 16 &&
+			   cx.p->kind == DRM_NPU_POOL_MAX &&
+			   cx.in->strides[4] == 1 && cx.out->strides[4] == 1;
+
+		for (u = begin; u < end; u++) {
+			oy = (u32)(u % oh);
+			c1 = (u / oh) % c1s;
+			n = u / oh / c1s;
+			if (vec) {
+				max16_row(&cx, plane_off(cx.in, 16, n, c1 * 16),
+					  plane_off(cx.out, 16, n, c1 * 16) +
+					  (u64)oy * cx.out->strides[2], oy);
+				continue;
+			}
+			for (ox = 0; ox < ow; ox++)
+				for (l = 0; l < cx.c0; l++) {
+					pl = c1 * cx.c0 + l;
+					st(cx.dt, cx.y,
+					   plane_off(cx.out, cx.c0, n, pl) +
+					   (u64)oy * cx.out->strides[2] +
+					   ox * cx.out->strides[3],
+					   window(&cx, plane_off(cx.in, cx.c0, n,
+								 pl), oy, ox));
+				}
+		}
+		return 0;
+	}
 	for (u = begin; u < end; u++) {
 		oy = (u32)(u % oh);
 		uu = u / oh;

@@ -6,6 +6,7 @@
  * log1p(exp(x)) evaluated without overflow, ELU uses expm1.
  */
 #include "npu_ops_float.h"
+#include "npu_kern.h"
 
 float npu_act1(const struct npu_act *a, float x)
 {
@@ -19,7 +20,7 @@ float npu_act1(const struct npu_act *a, float x)
 	case DRM_NPU_ACT_TANH:
 		return npu_tanhf(x);
 	case DRM_NPU_ACT_GELU:
-		return (float)(0.5 * xd * npu_erfc_d(-xd * NPU_SQRT1_2));
+		return npu_geluf(x);
 	case DRM_NPU_ACT_EXP:
 		return npu_expf(x);
 	case DRM_NPU_ACT_SQRT:
@@ -76,6 +77,33 @@ float npu_act1(const struct npu_act *a, float x)
 	}
 }
 
+typedef float npu_v4f __attribute__((__vector_size__(4 * sizeof(u32))));
+typedef s32 npu_v4i __attribute__((__vector_size__(16)));
+
+/* x < lo ? lo : x, then > hi ? hi : (NaN passes), four lanes at a time */
+static void clamp_row(float *x, u32 n, float lo, float hi, bool upper)
+{
+	npu_v4f l = { lo, lo, lo, lo }, h = { hi, hi, hi, hi }, v;
+	npu_v4i m;
+	u32 i;
+
+	for (i = 0; i + 4 <= n; i += 4) {
+		memcpy(&v, x + i, sizeof(v));
+		m = v < l;
+		v = (npu_v4f)((m & (npu_v4i)l) | (~m & (npu_v4i)v));
+		if (upper) {
+			m = v > h;
+			v = (npu_v4f)((m & (npu_v4i)h) | (~m & (npu_v4i)v));
+		}
+		memcpy(x + i, &v, sizeof(v));
+	}
+	for (; i < n; i++) {
+		float w = x[i] < lo ? lo : x[i];
+
+		x[i] = upper && w > hi ? hi : w;
+	}
+}
+
 void npu_act_row(const struct npu_act *a, float *x, u32 n)
 {
 	u32 i;
@@ -83,9 +111,14 @@ void npu_act_row(const struct npu_act *a, float *x, u32 n)
 	switch (a->kind) {
 	case DRM_NPU_ACT_NONE:
 		return;
-	case DRM_NPU_ACT_RELU:		/* the common case, vectorised */
-		for (i = 0; i < n; i++)
-			x[i] = x[i] < 0 ? 0.0f : x[i];
+	case DRM_NPU_ACT_RELU:		/* the common cases, vectorised */
+		clamp_row(x, n, 0.0f, 0.0f, false);
+		return;
+	case DRM_NPU_ACT_CLIP:		/* relu6; as npu_act1() */
+		clamp_row(x, n, a->alpha, a->beta, true);
+		return;
+	case DRM_NPU_ACT_GELU:		/* npu_geluf()'s bits, vectorised */
+		(a->gelu_row ? a->gelu_row : npu_kern_baseline.gelu_row)(x, n);
 		return;
 	default:
 		for (i = 0; i < n; i++)
@@ -139,6 +172,7 @@ int npu_run_unary(const struct npu_op_args *args, u64 begin, u64 end)
 	u32 n;
 
 	npu_act_init(&act, &t->params.unary);
+	act.gelu_row = npu_kern_get(args->isa)->gelu_row;
 	npu_rows_begin(&r, ops, 2);
 	for (u = begin; u < end; u++) {
 		npu_row_offsets(&r, u, &sg, offs);

@@ -513,7 +513,11 @@ static void pool_one(const struct pool_case *pc)
 	       "pad %u%s: max rel err %.2g", pc->kind, pc->flags, pc->h, pc->w,
 	       pc->kh, pc->kw, pc->sh, pc->dh, pc->pt,
 	       pc->ceil_mode ? " ceil" : "", err);
-	/* NC1HWC0 must agree bit for bit */
+	/* NC1HWC0 must agree bit for bit, NaN inputs included */
+	x[nx / 3] = NAN;
+	x[nx - 1] = NAN;
+	x[nx / 2] = -0.0f;
+	ok = tl_run(&T, data) == 0;
 	x5 = calloc((size_t)2 * c1 * pc->h * pc->w * 16, 4);
 	y5 = calloc((size_t)2 * c1 * oh * ow * 16, 4);
 	for (n = 0; n < 2; n++)
@@ -532,7 +536,8 @@ static void pool_one(const struct pool_case *pc)
 	for (i = 0; i < oh * ow; i++)
 		ok &= !memcmp(&y5[(((size_t)n * c1 + c / 16) * oh * ow + i) * 16 +
 				  c % 16], &y[(n * pc->c + c) * oh * ow + i], 4);
-	tap_ok(ok, "POOL2D kind %u: NC1HWC0 agrees with NCHW", pc->kind);
+	tap_ok(ok, "POOL2D kind %u: NC1HWC0 agrees with NCHW (NaN inputs too)",
+	       pc->kind);
 	free(x);
 	free(y);
 	free(x5);

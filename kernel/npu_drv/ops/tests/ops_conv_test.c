@@ -150,6 +150,44 @@ static void conv_one(const struct conv_case *cc, const char *name)
 		tap_ok(ret == 0 && err < TOL,
 		       "conv %s: strided (O-innermost) weights: rel err %.3g",
 		       name, err);
+		/*
+		 * At the baseline level the pixel-major product (O-innermost
+		 * weights, ops.rst) sums like the 4x8 tiles: the same bits.
+		 */
+		if (tl_isa == NPU_ISA_BASELINE)
+			tap_ok(ret == 0 && !memcmp(y, y2, ny * 4),
+			       "conv %s: baseline: O-innermost weights give the "
+			       "bits of dense ones", name);
+		/* and in NC1HWC0, through the 16-channel input blocks */
+		{
+			u32 c1 = (cc->c + 15) / 16, o1 = (cc->o + 15) / 16;
+			float *x5 = to_5d(x, cc->n, cc->c, cc->h, cc->w);
+			size_t n5 = (size_t)cc->n * o1 * oh * ow * 16;
+			float *y5 = malloc(n5 * 4);
+			float *yb = to_5d(y2, cc->n, cc->o, oh, ow);
+			u32 xs[5] = { cc->n, c1, cc->h, cc->w, 16 };
+			u32 ys[5] = { cc->n, o1, oh, ow, 16 };
+			struct drm_npu_task t5 = t;
+
+			tl_opnd(&t5.operands[0], 0, DRM_NPU_DTYPE_F32, 5, xs,
+				NULL);
+			t5.operands[0].layout = DRM_NPU_LAYOUT_NC1HWC0;
+			tl_opnd(&t5.operands[2 + cc->bias], 3,
+				DRM_NPU_DTYPE_F32, 5, ys, NULL);
+			t5.operands[2 + cc->bias].layout =
+				DRM_NPU_LAYOUT_NC1HWC0;
+			memset(y5, 0x7f, n5 * 4);
+			data[0] = x5;
+			data[2 + cc->bias] = y5;
+			ret = tl_run_chunked(&t5, data);
+			tap_ok(ret == 0 && !memcmp(y5, yb, n5 * 4),
+			       "conv %s: O-innermost weights: NC1HWC0 agrees "
+			       "with NCHW bit for bit", name);
+			data[0] = x;
+			free(x5);
+			free(y5);
+			free(yb);
+		}
 		tl_opnd(&t.operands[1], 1, DRM_NPU_DTYPE_F32, 4,
 			(const u32[]){ cc->o, cg, cc->kh, cc->kw }, NULL);
 		data[1] = w;
@@ -205,6 +243,16 @@ static const struct conv_case conv_cases[] = {
 	{ 1, 32, 19, 21, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, DRM_NPU_ACT_RELU },
 	{ 1, 8, 11, 10, 8, 3, 3, 8, 2, 2, 2, 1, 2, 1, 1, 2, 1, DRM_NPU_ACT_RELU },
 	{ 2, 24, 9, 70, 24, 5, 5, 24, 1, 1, 1, 1, 2, 2, 2, 2, 0, 0 },
+	/* the pixel-major product: tails of pixels and of channel blocks */
+	{ 1, 48, 17, 23, 37, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, DRM_NPU_ACT_RELU },
+	{ 1, 32, 15, 31, 64, 1, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1, 0 },
+	{ 1, 3, 29, 33, 16, 7, 7, 1, 2, 2, 1, 1, 3, 3, 3, 3, 1, 0 },
+	{ 1, 64, 7, 7, 32, 3, 3, 2, 1, 1, 2, 2, 2, 2, 2, 2, 1, 0 },
+	{ 2, 16, 5, 3, 20, 3, 3, 1, 1, 1, 1, 1, 2, 2, 2, 2, 0, 0 },
+	/* units of 64 channels on small maps, a last block of 16, groups */
+	{ 1, 40, 9, 11, 80, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, DRM_NPU_ACT_RELU },
+	{ 1, 64, 6, 7, 200, 3, 3, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0 },
+	{ 2, 96, 4, 5, 130, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0 },
 };
 
 struct mm_case {
@@ -294,6 +342,9 @@ static const struct mm_case mm_cases[] = {
 	{ 1, 5, 8, 12, 8, 1, 1, 0, 1.0f, 0 },
 	{ 2, 2, 64, 128, 96, 0, 0, 1, 1.0f, 1.0f },
 	{ 1, 1, 3, 1000, 2, 0, 1, 0, 1.0f, 0 },
+	/* batches that fold into one product (BERT's [S, 1, D] x [D, N]) */
+	{ 37, 1, 1, 40, 50, 0, 0, 1, 1.0f, 1.0f },
+	{ 20, 1, 2, 33, 70, 0, 1, 1, 1.0f, 0.5f },
 };
 
 int main(void)

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "ops_testlib.h"
+#include "npu_kern.h"
 #include "npu_math.h"
 
 /* Distance in float ulps between @got and the exact value @ref. */
@@ -41,6 +42,11 @@ typedef double (*dfn)(double);
 static double sigmoid_ref(double x)
 {
 	return 1.0 / (1.0 + exp(-x));
+}
+
+static double gelu_ref(double x)
+{
+	return 0.5 * x * erfc(-x / sqrt(2.0));
 }
 
 /*
@@ -95,6 +101,9 @@ static void sweeps(void)
 		{ "erff", npu_erff, erf, 0, 10, 3, 1.0 },
 		{ "sqrtf", npu_sqrtf, sqrt, 0, 3.4e38f, 1, 0.5 },
 		{ "sigmoidf", npu_sigmoidf, sigmoid_ref, 0, 110, 3, 1.0 },
+		{ "geluf", npu_geluf, gelu_ref, 0, 3.4e38f, 1, 1.0 },
+		{ "expf_fast", npu_expf_fast, exp, 0, 104, 3, 2.0 },
+		{ "geluf (x < 0)", npu_geluf, gelu_ref, 0, 20, 2, 1.0 },
 	};
 	size_t i;
 
@@ -109,6 +118,76 @@ static void sweeps(void)
 }
 
 /* Odd spots: tiny and subnormal inputs, every pattern. */
+/* Every ISA level's GELU row loop gives npu_geluf()'s bits. */
+static void gelu_rows(void)
+{
+	enum { N = 4103 };
+	static float x[N], y[N];
+	u32 isa, i;
+
+	tl_seed(9);
+	for (i = 0; i < N; i++)
+		x[i] = tl_uniform(-30, 30) * (i % 3 ? 1.0f : 0.01f);
+	x[5] = NAN;
+	x[6] = INFINITY;
+	x[7] = -INFINITY;
+	x[8] = -0.0f;
+	x[9] = 3e38f;
+	for (isa = NPU_ISA_BASELINE; isa <= NPU_ISA_AVX512; isa++) {
+		const struct npu_kern *k = npu_kern_get(isa);
+		int bad = 0;
+
+		memcpy(y, x, sizeof(x));
+		k->gelu_row(y, N);
+		for (i = 0; i < N; i++) {
+			float e = npu_geluf(x[i]);
+
+			bad += memcmp(&e, &y[i], 4) != 0;
+		}
+		tap_ok(!bad, "GELU rows at level %u (%s): the bits of geluf "
+		       "(%d bad)", isa, k->name, bad);
+		/* axpy: multiply then add, lane by lane */
+		memcpy(y, x, sizeof(x));
+		k->axpy(y + 1, x + 100, 0.37f, N - 200);
+		bad = 0;
+		for (i = 0; i < N - 200; i++) {
+			float e = x[i + 1] + 0.37f * x[i + 100];
+
+			bad += memcmp(&e, &y[i + 1], 4) != 0;
+		}
+		tap_ok(!bad, "axpy at level %u: y + a * x unfused (%d bad)", isa,
+		       bad);
+	}
+}
+
+/* npu_expf_row() (four lanes at a time) gives npu_expf_fast()'s bits. */
+static void exp_row(void)
+{
+	enum { N = 4099 };
+	static float x[N], y[N];
+	u32 i;
+	int bad = 0;
+
+	tl_seed(5);
+	for (i = 0; i < N; i++)
+		x[i] = tl_uniform(-100, 100);
+	x[7] = NAN;
+	x[100] = INFINITY;
+	x[101] = -INFINITY;
+	x[102] = -87.0f;
+	x[103] = 88.0f;
+	x[104] = -0.0f;
+	memcpy(y, x, sizeof(x));
+	npu_expf_row(y, N);
+	for (i = 0; i < N; i++) {
+		float e = npu_expf_fast(x[i]);
+
+		bad += memcmp(&e, &y[i], 4) != 0;
+	}
+	tap_ok(!bad, "expf_row: the bits of expf_fast on every lane (%d bad)",
+	       bad);
+}
+
 static void tiny(void)
 {
 	float wx = 0;
@@ -274,5 +353,7 @@ int main(void)
 	pow_checks();
 	rounding();
 	half();
+	exp_row();
+	gelu_rows();
 	return tap_done();
 }

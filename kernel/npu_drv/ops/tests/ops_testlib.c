@@ -44,6 +44,11 @@ int tap_done(void)
 
 void tl_seed(uint64_t s)
 {
+	const char *isa = getenv("NPU_ISA");
+
+	/* NPU_ISA=1 runs a test at the baseline level, and so on */
+	if (isa)
+		tl_isa = (u32)atoi(isa);
 	rng = s ? s : 1;
 }
 
@@ -101,6 +106,8 @@ u64 tl_numel(const struct drm_npu_operand *o)
 	return n;
 }
 
+u32 tl_isa;
+
 static void fill_args(struct npu_op_args *a, const struct drm_npu_task *t,
 		      void **data)
 {
@@ -108,6 +115,7 @@ static void fill_args(struct npu_op_args *a, const struct drm_npu_task *t,
 
 	memset(a, 0, sizeof(*a));
 	a->task = t;
+	a->isa = tl_isa;
 	for (i = 0; i < t->num_operands; i++)
 		a->data[i] = data[i];
 }

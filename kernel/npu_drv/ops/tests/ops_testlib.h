@@ -31,6 +31,8 @@ u64 tl_numel(const struct drm_npu_operand *o);
 
 /* Check, then run units in one go: returns npu_op_check's or run's value. */
 int tl_run(const struct drm_npu_task *t, void **data);
+/* enum npu_isa level tl_run() and tl_run_chunked() ask for (0: auto). */
+extern u32 tl_isa;
 /* Run in random chunks (after a successful check). */
 int tl_run_chunked(const struct drm_npu_task *t, void **data);
 

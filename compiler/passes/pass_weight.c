@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pass_weight.c - constant Conv weights stored with the output channel
+ * innermost ([C][KH][KW][O]).
+ *
+ * The device's convolution computes 16 output channels of a pixel at a
+ * time from one contiguous row of weights per tap (Documentation/ops.rst,
+ * "Product kernels"); with the weights in the ONNX order [O][C][KH][KW]
+ * it would gather them. The operand stays a 4-D [O][C][KH][KW] view, with
+ * the strides of the new order, so the task means the same; only the
+ * bytes in the .om move. The pass runs last: nothing after it reads the
+ * constant's data as row-major.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "passes.h"
+
+/* Every use of @w is a Conv's weight input. */
+static bool only_conv_weight(const struct ir_tensor *w)
+{
+	int i;
+
+	if (w->is_output || !w->num_uses)
+		return false;
+	for (i = 0; i < w->num_uses; i++)
+		if (w->uses[i].node->op != IR_OP_CONV ||
+		    w->uses[i].index != 1)
+			return false;
+	return true;
+}
+
+int pass_conv_weight_olast(struct ir_graph *g, struct pass_stats *st)
+{
+	int i;
+
+	for (i = 0; i < g->num_tensors; i++) {
+		struct ir_tensor *w = g->tensors[i];
+		int64_t o, k, O, CK;
+		float *nd;
+		const float *d;
+
+		if (!w || !w->data || w->w_olast || w->dtype != IR_F32 ||
+		    w->shape.rank != 4 || w->layout == IR_LAYOUT_NC1HWC0 ||
+		    !only_conv_weight(w))
+			continue;
+		O = w->shape.dim[0];
+		CK = w->shape.dim[1] * w->shape.dim[2] * w->shape.dim[3];
+		/* depthwise and narrow convs keep their order (ops.rst) */
+		if (O < 16 || w->shape.dim[1] < 2 ||
+		    w->nbytes != (size_t)(O * CK) * sizeof(float))
+			continue;
+		nd = malloc(w->nbytes);
+		if (!nd)
+			return ir_error(g, "out of memory");
+		d = w->data;
+		for (o = 0; o < O; o++)
+			for (k = 0; k < CK; k++)
+				nd[k * O + o] = d[o * CK + k];
+		free(w->data);
+		w->data = nd;	/* same size, malloc'ed as ir_tensor_set_data() */
+		w->w_olast = true;
+		st->rewritten++;
+	}
+	return 0;
+}
+
+/* Every use of @b is input 1 of a Gemm with transB = 1. */
+static bool only_gemm_bt(const struct ir_tensor *b)
+{
+	int i;
+
+	if (b->is_output || !b->num_uses)
+		return false;
+	for (i = 0; i < b->num_uses; i++)
+		if (b->uses[i].node->op != IR_OP_GEMM ||
+		    b->uses[i].index != 1 ||
+		    !ir_attr_int(b->uses[i].node, "transB", 0))
+			return false;
+	return true;
+}
+
+/*
+ * Gemm(transB = 1) with a constant F32 B [N, K] read only by such Gemms:
+ * B is stored transposed ([K, N]) and transB cleared, so that MATMUL reads
+ * rows of B as contiguous vectors (Documentation/ops.rst, "Product
+ * kernels") instead of taking the 4x8 tiles. The same product, in the
+ * same order of terms.
+ */
+int pass_gemm_weight_kn(struct ir_graph *g, struct pass_stats *st)
+{
+	int i, j, err;
+
+	for (i = 0; i < g->num_tensors; i++) {
+		struct ir_tensor *b = g->tensors[i];
+		int64_t n, k, r, c;
+		float *nd;
+		const float *d;
+
+		if (!b || !b->data || b->dtype != IR_F32 || b->shape.rank != 2 ||
+		    !only_gemm_bt(b))
+			continue;
+		n = b->shape.dim[0];
+		k = b->shape.dim[1];
+		if (b->nbytes != (size_t)(n * k) * sizeof(float))
+			continue;
+		nd = malloc(b->nbytes ? b->nbytes : 1);
+		if (!nd)
+			return ir_error(g, "out of memory");
+		d = b->data;
+		for (r = 0; r < n; r++)
+			for (c = 0; c < k; c++)
+				nd[c * n + r] = d[r * k + c];
+		free(b->data);
+		b->data = nd;
+		b->shape.dim[0] = k;
+		b->shape.dim[1] = n;
+		for (j = 0; j < b->num_uses; j++) {
+			err = ir_attr_set_int(b->uses[j].node, "transB", 0);
+			if (err)
+				return ir_error(g, "out of memory");
+			st->rewritten++;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * npu_kern.h - register-blocked product kernels per ISA level, shared by
+ * MATMUL and CONV2D. Float code: ops/ only.
+ *
+ * A tile computes C[i][j] = sum over k of A[i](k) * B(k)[j] for i < mr
+ * rows and j < nr columns (nr is the kernel's full width), where k walks
+ * a nest of four loops (outermost first, counts n[0..3]; a count may be
+ * 0, then the sum is empty) and A and B advance by their own strides at
+ * each level. A row i starts at a + i * sam; B(k) is nr contiguous floats.
+ * Every C element sums its k terms in nest order, one term at a time
+ * (acc = a * b + acc), so its bits never depend on the tile shape or on
+ * which rows or columns share a tile: the baseline level rounds the
+ * product and the sum separately, the FMA levels round once.
+ *
+ * Documentation/ops.rst, "Product kernels".
+ */
+#ifndef NPU_KERN_H
+#define NPU_KERN_H
+
+#include "npu_ops_internal.h"
+#include "npu_math.h"
+
+#if defined(__x86_64__)
+#define NPU_KERN_X86	1
+#endif
+
+struct npu_tile {
+	const float *a;
+	const float *b;
+	float *c;		/* mr rows of nr floats, ldc apart */
+	u64 sam, ldc;
+	u64 n[4], sa[4], sb[4];
+	u32 mr;
+	u32 accum;		/* continue the sums already in c */
+};
+
+typedef void (*npu_tile_fn)(const struct npu_tile *t);
+
+/*
+ * Move the loop levels of count 1 outwards (a level that runs once can
+ * sit anywhere in the nest without changing the order of the terms), so
+ * that the innermost loop is a long one: a 1x1 convolution's taps then
+ * run in one loop over 16 channels instead of three nested loops.
+ */
+static inline void npu_tile_compact(struct npu_tile *t)
+{
+	u32 i, j;
+
+	for (i = 4; i-- > 1;) {
+		if (t->n[i] != 1)
+			continue;
+		for (j = i; j-- > 0;) {
+			if (t->n[j] != 1) {
+				u64 sa = t->sa[j], sb = t->sb[j], n = t->n[j];
+
+				t->n[j] = 1;
+				t->sa[j] = t->sa[i];
+				t->sb[j] = t->sb[i];
+				t->n[i] = n;
+				t->sa[i] = sa;
+				t->sb[i] = sb;
+				break;
+			}
+		}
+	}
+}
+
+/*
+ * One ISA level's kernels: mm for MATMUL (wide rows of B), cv for the
+ * pixel-major convolution (16 output channels per pixel).
+ */
+struct npu_kern {
+	u32 isa;
+	const char *name;
+	u32 mm_mr, mm_nr;
+	npu_tile_fn mm;
+	u32 cv_mr, cv_nr;
+	npu_tile_fn cv;
+	npu_tile_fn cv16;	/* cv for a row stride of 16 (NC1HWC0, sw 1) */
+	/* wide CONV2D tiles for units of 64 channels (small feature maps) */
+	u32 cw_mr, cw_nr;
+	npu_tile_fn cw, cw16;
+	/*
+	 * Depthwise over 16 channels: acc[p][c] += w[c] * x[p * xs + c] for
+	 * pixels p in [lo, hi), c < 16; product and sum rounded separately,
+	 * so every level gives the same bits.
+	 */
+	void (*dw16)(float *acc, const float *x, u64 xs, const float *w,
+		     u32 lo, u32 hi);
+	/* x[i] = npu_geluf(x[i]), several lanes at a time (the same bits) */
+	void (*gelu_row)(float *x, u32 n);
+	/* y[i] = y[i] + a * x[i], multiply then add: the same bits */
+	void (*axpy)(float *y, const float *x, float a, u32 n);
+};
+
+/* Largest shapes of any level, for the callers' scratch tiles. */
+#define NPU_KERN_MAX_MR		14
+#define NPU_KERN_MAX_NR		64
+#define NPU_KERN_MAX_TILE	384	/* floats: mr * nr of every shape */
+#define NPU_KERN_MM_TILE	256	/* floats: mm_mr * mm_nr of every level */
+
+extern const struct npu_kern npu_kern_baseline;
+#ifdef NPU_KERN_X86
+extern const struct npu_kern npu_kern_avx2;
+extern const struct npu_kern npu_kern_avx512;
+#endif
+
+/* The kernels of level @isa (NPU_ISA_AUTO: the best this CPU runs). */
+const struct npu_kern *npu_kern_get(u32 isa);
+
+#endif /* NPU_KERN_H */

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * npu_kern_avx2.c - the AVX2+FMA level of the product kernels: 8-float
+ * vectors, one rounding per multiply-add. Built with -mavx2 -mfma (this
+ * file only, see build.mk and Kbuild) and called only when the CPU and
+ * the OS support both (npu_kern_get()).
+ */
+#include "npu_kern.h"
+
+#ifdef NPU_KERN_X86
+/*
+ * The level's instructions for this file's functions whatever the build's
+ * flags: build.mk and Kbuild pass them too, single-command builds (the
+ * fuzzers, the TSan build) cannot.
+ */
+#ifdef __clang__
+#pragma clang attribute push(__attribute__((target("avx2,fma"))), \
+			     apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+#endif
+typedef float VF __attribute__((__vector_size__(8 * sizeof(u32))));
+#define VW		8
+#define VBCAST(s)	vbcast(s)
+#define VFMA(a, b, c)	__builtin_ia32_vfmaddps256((a), (b), (c))
+
+static __always_inline VF vbcast(float s)
+{
+	return (VF) { s, s, s, s, s, s, s, s };
+}
+
+#include "npu_kern_tmpl.h"
+
+/* 12 accumulators of 16 registers */
+NPU_KERN_TILE(avx2_mm, 6, 2)
+NPU_KERN_TILE(avx2_cv, 6, 2)
+NPU_KERN_TILE_S(avx2_cv16, 6, 2, 16)
+/* 2 pixels x 32 channels: 8 accumulators, 4 rows of B */
+NPU_KERN_TILE(avx2_cw, 2, 4)
+NPU_KERN_TILE_S(avx2_cw16, 2, 4, 16)
+
+NPU_KERN_DW16(avx2_dw16)
+NPU_KERN_AXPY(avx2_axpy)
+
+typedef double avx2_gd __attribute__((__vector_size__(4 * sizeof(u64))));
+typedef s64 avx2_gi __attribute__((__vector_size__(32)));
+typedef float avx2_gf __attribute__((__vector_size__(4 * sizeof(u32))));
+#define GD	avx2_gd
+#define GI	avx2_gi
+#define GF	avx2_gf
+#define GW	4
+#include "npu_gelu_tmpl.h"
+NPU_KERN_GELU_ROW(avx2_gelu_row)
+
+const struct npu_kern npu_kern_avx2 = {
+	.isa = NPU_ISA_AVX2,
+	.name = "avx2+fma",
+	.mm_mr = 6, .mm_nr = 16, .mm = avx2_mm,
+	.cv_mr = 6, .cv_nr = 16, .cv = avx2_cv, .cv16 = avx2_cv16,
+	.cw_mr = 2, .cw_nr = 32, .cw = avx2_cw, .cw16 = avx2_cw16,
+	.dw16 = avx2_dw16,
+	.gelu_row = avx2_gelu_row,
+	.axpy = avx2_axpy,
+};
+
+#ifdef __clang__
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
+#endif

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * npu_kern_avx512.c - the AVX-512 level of the product kernels: 16-float
+ * vectors, one rounding per multiply-add, 32 registers. Built with
+ * -mavx512f (this file only) and called only when the CPU and the OS
+ * support it (npu_kern_get()).
+ */
+#include "npu_kern.h"
+
+#ifdef NPU_KERN_X86
+/*
+ * The level's instructions for this file's functions whatever the build's
+ * flags: build.mk and Kbuild pass them too, single-command builds (the
+ * fuzzers, the TSan build) cannot.
+ */
+#ifdef __clang__
+#pragma clang attribute push(__attribute__((target("avx512f,avx2,fma"))), \
+			     apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx2,fma")
+#endif
+typedef float VF __attribute__((__vector_size__(16 * sizeof(u32))));
+#define VW		16
+#define VBCAST(s)	vbcast(s)
+#define VFMA(a, b, c)	__builtin_ia32_vfmaddps512_mask((a), (b), (c), \
+							(unsigned short)0xffff, 4)
+
+static __always_inline VF vbcast(float s)
+{
+	return (VF) { s, s, s, s, s, s, s, s,
+		       s, s, s, s, s, s, s, s };
+}
+
+#include "npu_kern_tmpl.h"
+
+/* MATMUL: 8 rows x 32 columns (16 accumulators); CONV2D: 14 pixels x 16 */
+NPU_KERN_TILE(avx512_mm, 8, 2)
+NPU_KERN_TILE(avx512_cv, 14, 1)
+NPU_KERN_TILE_S(avx512_cv16, 14, 1, 16)
+/* 6 pixels x 64 channels: 24 accumulators, even for one edge pixel 4 */
+NPU_KERN_TILE(avx512_cw, 6, 4)
+NPU_KERN_TILE_S(avx512_cw16, 6, 4, 16)
+
+NPU_KERN_DW16(avx512_dw16)
+NPU_KERN_AXPY(avx512_axpy)
+
+typedef double avx512_gd __attribute__((__vector_size__(8 * sizeof(u64))));
+typedef s64 avx512_gi __attribute__((__vector_size__(64)));
+typedef float avx512_gf __attribute__((__vector_size__(8 * sizeof(u32))));
+#define GD	avx512_gd
+#define GI	avx512_gi
+#define GF	avx512_gf
+#define GW	8
+#include "npu_gelu_tmpl.h"
+NPU_KERN_GELU_ROW(avx512_gelu_row)
+
+const struct npu_kern npu_kern_avx512 = {
+	.isa = NPU_ISA_AVX512,
+	.name = "avx512",
+	.mm_mr = 8, .mm_nr = 32, .mm = avx512_mm,
+	.cv_mr = 14, .cv_nr = 16, .cv = avx512_cv, .cv16 = avx512_cv16,
+	.cw_mr = 6, .cw_nr = 64, .cw = avx512_cw, .cw16 = avx512_cw16,
+	.dw16 = avx512_dw16,
+	.gelu_row = avx512_gelu_row,
+	.axpy = avx512_axpy,
+};
+
+#ifdef __clang__
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
+#endif

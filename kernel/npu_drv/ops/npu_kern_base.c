@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * npu_kern_base.c - the baseline level of the product kernels: 4-float
+ * vectors (SSE2 on x86-64, whatever the target has elsewhere), product and
+ * sum rounded separately (the tree builds with -ffp-contract=off). The
+ * compiler's constant folding and reference interpreter always use it.
+ */
+#include "npu_kern.h"
+
+typedef float VF __attribute__((__vector_size__(4 * sizeof(u32))));
+#define VW		4
+#define VBCAST(s)	vbcast(s)
+#define VFMA(a, b, c)	((c) + (a) * (b))
+
+static __always_inline VF vbcast(float s)
+{
+	return (VF) { s, s, s, s };
+}
+
+#include "npu_kern_tmpl.h"
+
+NPU_KERN_TILE(base_mm, 4, 2)
+NPU_KERN_TILE(base_cv, 2, 4)
+NPU_KERN_TILE_S(base_cv16, 2, 4, 16)
+
+NPU_KERN_DW16(base_dw16)
+NPU_KERN_AXPY(base_axpy)
+
+typedef double base_gd __attribute__((__vector_size__(2 * sizeof(u64))));
+typedef s64 base_gi __attribute__((__vector_size__(16)));
+typedef float base_gf __attribute__((__vector_size__(2 * sizeof(u32))));
+#define GD	base_gd
+#define GI	base_gi
+#define GF	base_gf
+#define GW	2
+#include "npu_gelu_tmpl.h"
+NPU_KERN_GELU_ROW(base_gelu_row)
+
+const struct npu_kern npu_kern_baseline = {
+	.isa = NPU_ISA_BASELINE,
+	.name = "baseline",
+	.mm_mr = 4, .mm_nr = 8, .mm = base_mm,
+	.cv_mr = 2, .cv_nr = 16, .cv = base_cv, .cv16 = base_cv16,
+	.cw_mr = 2, .cw_nr = 16, .cw = base_cv, .cw16 = base_cv16,
+	.dw16 = base_dw16,
+	.gelu_row = base_gelu_row,
+	.axpy = base_axpy,
+};

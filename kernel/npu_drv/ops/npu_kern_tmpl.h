@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * npu_kern_tmpl.h - the tile kernel of npu_kern.h, instantiated once per
+ * ISA level by npu_kern_<level>.c. The including file defines
+ *   VF            the vector type (GCC vector extension) of VW floats
+ *   VBCAST(s)     a vector of VW copies of s
+ *   VFMA(a, b, c) a * b + c, elementwise
+ * and then NPU_KERN_TILE(name, MR, NV) for each kernel shape: MR rows by
+ * NV vectors. The accumulators are MR * NV vectors held in registers.
+ */
+
+static __always_inline VF vload(const float *p)
+{
+	VF v;
+
+	__builtin_memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static __always_inline void vstore(float *p, VF v)
+{
+	__builtin_memcpy(p, &v, sizeof(v));
+}
+
+/* One k step: MR x NV multiply-adds with B(k) at @b and A(i, k) at @a. */
+static __always_inline void
+tile_step(VF acc[][4], const float *a, const float *b, const u64 sam,
+	  const u32 MR, const u32 NV)
+{
+	VF bv[4] __attribute__((__uninitialized__));
+	u32 i, v;
+
+#pragma GCC unroll 4
+	for (v = 0; v < NV; v++)
+		bv[v] = vload(b + v * VW);
+#pragma GCC unroll 16
+	for (i = 0; i < MR; i++) {
+		VF av = VBCAST(a[i * sam]);
+
+#pragma GCC unroll 4
+		for (v = 0; v < NV; v++)
+			acc[i][v] = VFMA(av, bv[v], acc[i][v]);
+	}
+}
+
+/* The two inner levels of the k nest. */
+static __always_inline void
+tile_inner(VF acc[][4], const struct npu_tile *t, const float *a2,
+	   const float *b2, const u64 sam, const u32 MR, const u32 NV)
+{
+	u64 i2, i3;
+
+	for (i2 = 0; i2 < t->n[2]; i2++, a2 += t->sa[2], b2 += t->sb[2]) {
+		const float *a3 = a2, *b3 = b2;
+
+		for (i3 = 0; i3 < t->n[3]; i3++, a3 += t->sa[3],
+		     b3 += t->sb[3])
+			tile_step(acc, a3, b3, sam, MR, NV);
+	}
+}
+
+static __always_inline void
+tile_body(const struct npu_tile *t, const u32 MR, const u32 NV, const u64 SAM)
+{
+	/*
+	 * Registers, not memory: the kernel's -ftrivial-auto-var-init=zero
+	 * would otherwise zero the arrays in memory and keep them there.
+	 */
+	VF acc[NPU_KERN_MAX_MR][4] __attribute__((__uninitialized__));
+	const float *a0 = t->a, *b0 = t->b;
+	/* a constant row stride turns the row addresses into displacements */
+	const u64 sam = SAM ? SAM : t->sam;
+	u64 i0, i1;
+	u32 i, v;
+
+#pragma GCC unroll 16
+	for (i = 0; i < MR; i++)
+#pragma GCC unroll 4
+		for (v = 0; v < NV; v++)
+			acc[i][v] = t->accum ? vload(t->c + i * t->ldc + v * VW) :
+					       VBCAST(0.0f);
+	for (i0 = 0; i0 < t->n[0]; i0++, a0 += t->sa[0], b0 += t->sb[0]) {
+		const float *a1 = a0, *b1 = b0;
+
+		for (i1 = 0; i1 < t->n[1]; i1++, a1 += t->sa[1],
+		     b1 += t->sb[1])
+			tile_inner(acc, t, a1, b1, sam, MR, NV);
+	}
+#pragma GCC unroll 16
+	for (i = 0; i < MR; i++)
+#pragma GCC unroll 4
+		for (v = 0; v < NV; v++)
+			vstore(t->c + i * t->ldc + v * VW, acc[i][v]);
+}
+
+/* Rows of a shape's function for row count k: k, or 1 past the shape. */
+static __always_inline u32 tile_rows(u32 k, u32 mr)
+{
+	return k <= mr ? k : 1;
+}
+
+/*
+ * One function per shape and row count (the row count a constant in
+ * each, so that the accumulators stay in registers), and a switch over
+ * the row counts. Out of line each: their frames never add up (the
+ * kernel's 2 KiB frame limit).
+ */
+#define NPU_KERN_ONE(pfx, k)						\
+static noinline void pfx##k(const struct npu_tile *t)			\
+{									\
+	tile_body(t, tile_rows(k, pfx##mr), pfx##nv, pfx##sam);		\
+}
+
+/* SAM: 0, or the only row stride this kernel is called with */
+#define NPU_KERN_TILE_S(name, MR, NV, SAM)				\
+enum { name##_mr = (MR), name##_nv = (NV), name##_sam = (SAM) };	\
+NPU_KERN_ONE(name##_, 1)							\
+NPU_KERN_ONE(name##_, 2)							\
+NPU_KERN_ONE(name##_, 3)							\
+NPU_KERN_ONE(name##_, 4)							\
+NPU_KERN_ONE(name##_, 5)							\
+NPU_KERN_ONE(name##_, 6)							\
+NPU_KERN_ONE(name##_, 7)							\
+NPU_KERN_ONE(name##_, 8)							\
+NPU_KERN_ONE(name##_, 9)							\
+NPU_KERN_ONE(name##_, 10)							\
+NPU_KERN_ONE(name##_, 11)							\
+NPU_KERN_ONE(name##_, 12)							\
+NPU_KERN_ONE(name##_, 13)							\
+NPU_KERN_ONE(name##_, 14)							\
+static const npu_tile_fn name##_rows[NPU_KERN_MAX_MR] = {		\
+	name##_1, name##_2, name##_3, name##_4, name##_5, name##_6,	\
+	name##_7, name##_8, name##_9, name##_10, name##_11, name##_12,	\
+	name##_13, name##_14,						\
+};									\
+static void name(const struct npu_tile *t)				\
+{									\
+	if (t->mr >= 1 && t->mr <= name##_mr)				\
+		name##_rows[t->mr - 1](t);				\
+}
+
+#define NPU_KERN_TILE(name, MR, NV)	NPU_KERN_TILE_S(name, MR, NV, 0)
+
+/*
+ * npu_kern.h's gelu_row: GW lanes of doubles at a time through
+ * npu_gelu_tmpl.h (GD, GI, GF and GW defined by the including file).
+ */
+#define NPU_KERN_GELU_ROW(name)						\
+static void name(float *x, u32 n)					\
+{									\
+	GF f;								\
+	GD v;								\
+	u32 i;								\
+									\
+	for (i = 0; i + GW <= n; i += GW) {				\
+		__builtin_memcpy(&f, x + i, sizeof(f));			\
+		v = gelu_gd(__builtin_convertvector(f, GD));		\
+		f = __builtin_convertvector(v, GF);			\
+		__builtin_memcpy(x + i, &f, sizeof(f));			\
+	}								\
+	for (; i < n; i++)						\
+		x[i] = npu_geluf(x[i]);					\
+}
+
+/* npu_kern.h's axpy: VW lanes at a time, multiply then add (no fusing) */
+#define NPU_KERN_AXPY(name)						\
+static void name(float *y, const float *x, float a, u32 n)		\
+{									\
+	VF av = VBCAST(a);						\
+	u32 i;								\
+									\
+	for (i = 0; i + VW <= n; i += VW)				\
+		vstore(y + i, vload(y + i) + av * vload(x + i));	\
+	for (; i < n; i++)						\
+		y[i] = y[i] + a * x[i];					\
+}
+
+/* npu_kern.h's dw16: 16 channels as 16 / VW vectors, multiply then add */
+#define NPU_KERN_DW16(name)						\
+static void name(float *acc, const float *x, u64 xs, const float *w,	\
+		 u32 lo, u32 hi)					\
+{									\
+	VF wv[16 / VW], a, xv;						\
+	u32 p, v;							\
+									\
+	for (v = 0; v < 16 / VW; v++)					\
+		wv[v] = vload(w + v * VW);				\
+	for (p = lo; p < hi; p++) {					\
+		for (v = 0; v < 16 / VW; v++) {				\
+			a = vload(acc + p * 16 + v * VW);		\
+			xv = vload(x + p * xs + v * VW);		\
+			vstore(acc + p * 16 + v * VW, a + wv[v] * xv);	\
+		}							\
+	}								\
+}
