@@ -463,6 +463,12 @@ conv_pm_block(const struct conv_ctx *cx, const struct conv_pm_shape *sh,
 	npu_tile_fn fn;
 
 	conv_tap_range(iy0, G->kh, G->dh, G->h, &kh_lo, &kh_hi);
+	if (kh_lo >= kh_hi) {
+		/* no row inside the input: empty sums, and no address outside */
+		kh_lo = 0;
+		kh_hi = 0;
+		iy0 = 0;
+	}
 	fn = (u64)G->sw * cx->xs3 == 16 ? sh->fn16 : sh->fn;
 	memset(&t, 0, sizeof(t));
 	t.c = acc;
@@ -504,6 +510,11 @@ conv_pm_block(const struct conv_ctx *cx, const struct conv_pm_shape *sh,
 		if (ox < xa || ox >= xb) {
 			mr = 1;
 			conv_tap_range(ix0, G->kw, G->dw, G->w, &kw_lo, &kw_hi);
+			if (kw_lo >= kw_hi) {	/* an empty sum, as above */
+				kw_lo = 0;
+				kw_hi = 0;
+				ix0 = 0;
+			}
 		} else {
 			mr = xb - ox < sh->mr ? (u32)(xb - ox) : sh->mr;
 			if (mr < sh->mr && xb - xa >= sh->mr) {
