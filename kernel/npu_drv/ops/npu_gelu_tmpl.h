@@ -62,8 +62,13 @@ static __always_inline GD gelu_gd(GD xd)
 	for (i = 11; i >= 0; i--)
 		p = p * z2 + gd_splat(npu_u2d(npu_erf_series[i]));
 	e_small = gd_splat(1.0) - z * p;
-	/* exp(-a^2) */
-	q = a * a;
+	/*
+	 * exp(-a^2), for a < 12 only (beyond it the result is 0): clamping
+	 * keeps the exponent's integer arithmetic in range for every lane
+	 * (a signed overflow under UBSan for a huge or infinite a).
+	 */
+	q = gd_sel(a < gd_splat(12.0), a, gd_splat(12.0));
+	q = q * q;
 	y = -q * gd_splat(1.44269504088896338700);	/* 1 / ln 2 */
 	kd = (y + magic) - magic;
 	r = (-q - kd * gd_splat(npu_u2d(0x3fe62e42fee00000ull))) -	/* ln2 hi */
