@@ -42,13 +42,9 @@ skip_all() {
 TODO_FILES="
 kernel/npu_drv/core/npu_core_priv.h 3
 kernel/npu_drv/ops/npu_math.c 24
-kernel/npu_drv/ops/npu_ops_check.c 3
+kernel/npu_drv/ops/npu_ops_check.c 2
 kernel/npu_drv/ops/npu_ops_internal.h 4
 kernel/npu_drv/ops/op_conv2d.c 1
-kernel/npu_drv/ops/op_norm.c 1
-kernel/npu_drv/ops/op_quant.c 1
-kernel/npu_drv/ops/op_reduce.c 1
-kernel/npu_drv/ops/op_unary.c 1
 "
 
 command -v perl >/dev/null 2>&1 || skip_all "perl not installed"

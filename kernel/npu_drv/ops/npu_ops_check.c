@@ -166,7 +166,8 @@ static int check_act(struct chk *c, const struct drm_npu_act_params *a,
 	switch (a->kind) {
 	case DRM_NPU_ACT_CLIP:
 	case DRM_NPU_ACT_HARDSIGMOID:
-		alpha = beta = 1;
+		alpha = 1;
+		beta = 1;
 		break;
 	case DRM_NPU_ACT_LEAKY_RELU:
 	case DRM_NPU_ACT_ELU:

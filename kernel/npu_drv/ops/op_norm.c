@@ -33,8 +33,10 @@ int npu_run_layernorm(const struct npu_op_args *args, u64 begin, u64 end)
 
 	memset(&tail, 0, sizeof(tail));
 	tail.rank = nd;
-	for (d = 0; d < nd; d++)
-		tail.shape[d] = shape[d] = in->shape[axis + d];
+	for (d = 0; d < nd; d++) {
+		shape[d] = in->shape[axis + d];
+		tail.shape[d] = shape[d];
+	}
 	npu_bcast_strides(sc, &tail, sst);
 	if (bi)
 		npu_bcast_strides(bi, &tail, bst);

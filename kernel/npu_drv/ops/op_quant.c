@@ -73,8 +73,8 @@ static int run_quant(const struct npu_op_args *args, u64 begin, u64 end,
 			if (q.per_ch && r && axis == r - 1)
 				chan_params(&q, args, sg.start + i, &scale, &zp);
 			if (quantize) {
-				float v = npu_roundevenf(
-					((const float *)args->data[0])[xi] / scale);
+				const float *x = args->data[0];
+				float v = npu_roundevenf(x[xi] / scale);
 				s64 qv = npu_f2i_sat(v, -0x40000000ll,
 						     0x40000000ll) + zp;
 

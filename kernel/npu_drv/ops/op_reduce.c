@@ -149,8 +149,10 @@ int npu_run_reduce(const struct npu_op_args *args, u64 begin, u64 end)
 			((float *)args->data[1])[yo] = (float)red_float(kind,
 				(const float *)args->data[0] + xo, &rd);
 		else
-			npu_st_i(dt, args->data[1], yo, red_int(kind, dt,
-				 (const u8 *)args->data[0] + xo * es, &rd));
+			npu_st_i(dt, args->data[1], yo,
+				 red_int(kind, dt,
+					 (const u8 *)args->data[0] + xo * es,
+					 &rd));
 	}
 	return 0;
 }

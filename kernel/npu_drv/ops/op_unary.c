@@ -178,9 +178,12 @@ int npu_run_unary(const struct npu_op_args *args, u64 begin, u64 end)
 		npu_row_offsets(&r, u, &sg, offs);
 		if (!npu_dt_is_float(dt)) {
 			for (i = 0; i < sg.len; i++)
-				npu_st_i(dt, args->data[1], offs[1] + i * r.inner[1],
-					 int_act(&act, dt, npu_ld_i(dt, args->data[0],
-						 offs[0] + i * r.inner[0])));
+				npu_st_i(dt, args->data[1],
+					 offs[1] + i * r.inner[1],
+					 int_act(&act, dt,
+						 npu_ld_i(dt, args->data[0],
+							  offs[0] +
+							  i * r.inner[0])));
 			continue;
 		}
 		for (i = 0; i < sg.len; i += n) {
