@@ -12,11 +12,11 @@
  */
 #include "npu_math.h"
 
-#define LN2_HI		6.93147180369123816490e-01	/* 0x3fe62e42fee00000 */
-#define LN2_LO		1.90821492927058770002e-10
-#define INV_LN2		1.44269504088896338700e+00
-#define TWO_OVER_SQRTPI	1.12837916709551257390e+00
-#define INV_SQRTPI	5.64189583547756286948e-01
+#define LN2_HI		0.693147180369123816490	/* 0x3fe62e42fee00000 */
+#define LN2_LO		0.000000000190821492927058770002
+#define INV_LN2		1.44269504088896338700
+#define TWO_OVER_SQRTPI	1.12837916709551257390
+#define INV_SQRTPI	0.564189583547756286948
 
 static const double dinf = __builtin_inf();
 
@@ -617,7 +617,7 @@ float npu_ceilf(float x)
 
 float npu_roundevenf(float x)
 {
-	volatile float big = 8388608.0f;	/* no reassociation, ever */
+	const float big = 8388608.0f;	/* 2^23: C (no -ffast-math) keeps the order */
 	float a = npu_fabsf(x), r;
 
 	if (!(a < 8388608.0f))
