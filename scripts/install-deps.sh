@@ -11,7 +11,7 @@ PACKAGES="
 	python3-onnx python3-numpy python3-torch python3-torchvision
 	clang libclang-rt-14-dev llvm valgrind graphviz
 	qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static
-	cpio kmod nodejs npm time
+	cpio kmod time
 	linux-source-6.1 flex bison bc libelf-dev xz-utils
 	python3-docutils man-db
 	debhelper dh-dkms dkms fakeroot lintian mmdebstrap
@@ -22,6 +22,11 @@ for p in $PACKAGES; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
 		missing="$missing $p"
 done
+# Node.js and npm (for the ONNX Runtime side of the benchmarks) come from
+# Debian only where the machine has none: a NodeSource nodejs already bundles
+# npm and conflicts with Debian's npm package.
+command -v node >/dev/null 2>&1 || missing="$missing nodejs"
+command -v npm >/dev/null 2>&1 || missing="$missing npm"
 [ -z "$missing" ] && exit 0
 
 SUDO=""
