@@ -1,0 +1,18 @@
+# SPDX-License-Identifier: MIT
+# npu-quant: post-training quantization of a float ONNX model into a QDQ
+# ONNX model (Documentation/npu-quant.rst), on the compiler's importer and
+# reference interpreter.
+
+NPUQ_OBJS	:= $(call objs,tools/npu-quant/npu_quant.c tools/npu-quant/calib.c)
+$(NPUQ_OBJS): CPPFLAGS += $(FE_CPPFLAGS) -Itools/npu-run $(VERSION_CPPFLAGS)
+$(NPUQ_OBJS): | $(FE_PB_H)
+$(NPUQ_OBJS): mk/version.mk
+
+$(BUILD)/bin/npu-quant: $(NPUQ_OBJS) $(BUILD)/obj/tools/npu-run/npy.o \
+			$(FE_LIB) $(FE_OPS_LIB) $(BUILD)/lib/libnpuom.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $(NPUQ_OBJS) $(BUILD)/obj/tools/npu-run/npy.o \
+		$(BUILD)/lib/libnpuom.a $(FE_LIBS) -lpthread -o $@
+
+BINS		+= $(BUILD)/bin/npu-quant
+TESTS		+= tools/npu-quant/test_npu_quant.sh
