@@ -16,3 +16,16 @@ $(BUILD)/bin/npu-quant: $(NPUQ_OBJS) $(BUILD)/obj/tools/npu-run/npy.o \
 
 BINS		+= $(BUILD)/bin/npu-quant
 TESTS		+= tools/npu-quant/test_npu_quant.sh
+
+# The PTQ accuracy report (bench/quant/quant_report.py,
+# Documentation/npu-quant.rst): npu-quant on resnet18, mobilenet_v2 and the
+# BERT-like encoder; top-1 agreement and logit error of the QDQ model against
+# the float one on the in-process device, in $(BUILD)/quant/report.json.
+# Minutes: not in make check. QUANT_ARGS adds options (--calib, --held,
+# --methods, model names). Here, not in bench/: the libraries' fragments
+# must have been read for their names.
+.PHONY: quant-report
+quant-report: $(BUILD)/bin/npu-quant $(BUILD)/bin/npuc $(BUILD)/bin/npu-om \
+	      $(RT_SO) $(NPUC_LIB_SO)
+	BUILD=$(BUILD) $(PYTHON) bench/quant/quant_report.py \
+		--json $(BUILD)/quant/report.json $(QUANT_ARGS)
