@@ -102,6 +102,18 @@ def make_models(d):
             return torch.relu(x @ self.w1) @ self.w2
     export(MM(), torch.randn(2, 96), os.path.join(d, "mm.onnx"))
 
+    # two inputs, one with a character files cannot hold
+    class Two(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(16, 8)
+
+        def forward(self, a, b):
+            return self.fc(a) + b
+    torch.onnx.export(Two().eval(), (torch.randn(2, 16), torch.randn(2, 8)),
+                      os.path.join(d, "two.onnx"), input_names=["a", "b:1"],
+                      output_names=["y"], opset_version=13)
+
 
 def write_calib(d, name, shape, count, seed, heavy=False):
     rng = np.random.default_rng(seed)
@@ -334,6 +346,34 @@ def main():
            "%.4f of float (< 0.25)" % (g, errs[g]))
     ok(len(errs) == 2 and errs[32] < errs[64], "int4: blocks of 32 are "
        "more accurate than blocks of 64 (%s)" % errs)
+
+    # two inputs: SAMPLE.INPUT.npy, the name made a file stem
+    two = os.path.join(t, "two.onnx")
+    cal2 = os.path.join(t, "cal_two")
+    os.makedirs(cal2)
+    rng = np.random.default_rng(8)
+    for i in range(6):
+        np.save(os.path.join(cal2, "s%d.a.npy" % i),
+                rng.standard_normal((2, 16)).astype(np.float32))
+        np.save(os.path.join(cal2, "s%d.b_1.npy" % i),
+                rng.standard_normal((2, 8)).astype(np.float32))
+    rep = os.path.join(t, "two.json")
+    rc, log = quant([two, cal2, "-o", os.path.join(t, "two_q.onnx"),
+                     "--report", rep, "-q"])
+    js = json.load(open(rep)) if rc == 0 else {}
+    ok(rc == 0 and js.get("samples") == 6 and checker_ok(
+        os.path.join(t, "two_q.onnx"))[0] and
+       {"a", "b:1"} <= {e["tensor"] for e in js["tensors"]},
+       "two inputs (a, b:1): 6 samples read as SAMPLE.a.npy and "
+       "SAMPLE.b_1.npy, both inputs calibrated", log)
+    os.unlink(os.path.join(cal2, "s3.b_1.npy"))
+    rc, log = quant([two, cal2, "-o", os.path.join(t, "b.onnx")])
+    ok(rc == 2 and "'s3'" in log and "s3.b_1.npy" in log,
+       "a sample without one of its inputs: exit 2 naming the file", log)
+    np.save(os.path.join(cal2, "s3.c.npy"), np.zeros((2, 8), np.float32))
+    rc, log = quant([two, cal2, "-o", os.path.join(t, "b.onnx")])
+    ok(rc == 2 and "s3.c.npy" in log and "names no input" in log,
+       "a file for no input: exit 2 naming the inputs", log)
 
     # garbage in, clear errors out
     bad = os.path.join(t, "bad")
