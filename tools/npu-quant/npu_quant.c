@@ -646,10 +646,27 @@ static int act_index(const struct ir_tensor *t)
 	return Q.nacts++;
 }
 
+/*
+ * The constant @t holds, through Identity nodes (torch's export shares the
+ * weights of cloned layers so), or NULL.
+ */
+static struct ir_tensor *const_source(struct ir_tensor *t)
+{
+	for (int depth = 0; t && depth < 64; depth++) {
+		if (ir_tensor_is_const(t))
+			return t;
+		if (!t->producer || t->producer->op != IR_OP_IDENTITY ||
+		    t->producer->num_inputs < 1)
+			return NULL;
+		t = t->producer->inputs[0];
+	}
+	return NULL;
+}
+
 /* The weight input of @n and its per-channel / block axes, or -1. */
 static int weight_input(const struct ir_node *n, int *ch_axis, int *blk_axis)
 {
-	const struct ir_tensor *w = ir_in(n, 1);
+	const struct ir_tensor *w = const_source(ir_in(n, 1));
 	int r;
 
 	if (!w || !ir_tensor_is_const(w) || w->dtype != IR_F32)
@@ -723,8 +740,8 @@ static void plan(void)
 			if (q->w_in >= 0) {
 				int axis = Q.o.wbits == 4 ? blk : ch;
 
-				q->w = wq_index(n->inputs[q->w_in], axis,
-						Q.o.wbits);
+				q->w = wq_index(const_source(n->inputs[q->w_in]),
+						axis, Q.o.wbits);
 				if (q->w < 0)
 					q->w_in = -1;	/* shared, other axis */
 			}
@@ -1224,18 +1241,36 @@ static void emit_weight_dq(struct vec *nodes, struct vec *inits, struct wq *w)
 	push(nodes, dq);
 }
 
-/* Whether every use of weight @t is the weight slot of a quantized node. */
+/*
+ * Whether every use of weight @t, directly or through Identity nodes, is
+ * the weight slot of a quantized node: then the float weight goes.
+ */
 static bool weight_replaced(const struct ir_tensor *t)
 {
 	if (t->is_output)
 		return false;
 	for (int u = 0; u < t->num_uses; u++) {
-		const struct qnode *q = t->uses[u].node->priv;
+		const struct ir_node *n = t->uses[u].node;
+		const struct qnode *q = n->priv;
 
+		if (n->op == IR_OP_IDENTITY && n->outputs[0]) {
+			if (!weight_replaced(n->outputs[0]))
+				return false;
+			continue;
+		}
 		if (!q || !q->quant || q->keep || q->w_in != t->uses[u].index)
 			return false;
 	}
 	return true;
+}
+
+/* A used quantized weight of which @t is the constant. */
+static bool weight_gone(const struct ir_tensor *t)
+{
+	for (int w = 0; t && w < Q.nwqs; w++)
+		if (Q.wqs[w].t == t && Q.wqs[w].used)
+			return weight_replaced(t);
+	return false;
 }
 
 /*
@@ -1349,16 +1384,13 @@ static int write_model(void)
 			o0->producer->priv : NULL;
 		Onnx__NodeProto *n = (Onnx__NodeProto *)src;
 
-		if (!strcmp(src->op_type, "Constant") && o0 &&
-		    ir_tensor_is_const(o0)) {
-			bool gone = false;
-
-			for (int w = 0; w < Q.nwqs; w++)
-				gone |= Q.wqs[w].t == o0 && Q.wqs[w].used &&
-					weight_replaced(o0);
-			if (gone)
-				continue;
-		}
+		/* a weight's Constant node, or Identity of it, that goes */
+		if (o0 && ((ir_tensor_is_const(o0) &&
+			    !strcmp(src->op_type, "Constant")) ||
+			   (o0->producer && o0->producer->op ==
+			    IR_OP_IDENTITY)) &&
+		    weight_gone(const_source((struct ir_tensor *)o0)))
+			continue;
 		if (opset >= 18 && Q.opset < 18 &&
 		    default_domain(src->domain) &&
 		    reduce_axes_op(src->op_type)) {
@@ -1399,25 +1431,14 @@ static int write_model(void)
 	/* initializers: the replaced weights go */
 	for (size_t i = 0; i < gp->n_initializer; i++) {
 		const Onnx__TensorProto *tp = gp->initializer[i];
-		const struct ir_tensor *t = ir_graph_find_tensor(Q.g, tp->name);
-		bool gone = false;
 
-		for (int w = 0; t && w < Q.nwqs; w++)
-			gone |= Q.wqs[w].t == t && Q.wqs[w].used &&
-				weight_replaced(t);
-		if (!gone)
+		if (!weight_gone(ir_graph_find_tensor(Q.g, tp->name)))
 			push(&inits, gp->initializer[i]);
 	}
 	/* graph inputs naming a dropped initializer (IR version < 4) */
 	for (size_t i = 0; i < gp->n_input; i++) {
-		const struct ir_tensor *t =
-			ir_graph_find_tensor(Q.g, gp->input[i]->name);
-		bool gone = false;
-
-		for (int w = 0; t && w < Q.nwqs; w++)
-			gone |= Q.wqs[w].t == t && Q.wqs[w].used &&
-				weight_replaced(t);
-		if (!gone)
+		if (!weight_gone(ir_graph_find_tensor(Q.g,
+						      gp->input[i]->name)))
 			push(&ginputs, gp->input[i]);
 	}
 	g2 = *gp;

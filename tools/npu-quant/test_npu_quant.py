@@ -102,6 +102,20 @@ def make_models(d):
             return torch.relu(x @ self.w1) @ self.w2
     export(MM(), torch.randn(2, 96), os.path.join(d, "mm.onnx"))
 
+    # two layers with equal weights: torch's export shares one initializer
+    # through Identity nodes
+    import copy
+
+    class Shared(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = nn.Linear(32, 32)
+            self.b = copy.deepcopy(self.a)
+
+        def forward(self, x):
+            return self.b(torch.relu(self.a(x)))
+    export(Shared(), torch.randn(4, 32), os.path.join(d, "shared.onnx"))
+
     # two inputs, one with a character files cannot hold
     class Two(nn.Module):
         def __init__(self):
@@ -346,6 +360,27 @@ def main():
            "%.4f of float (< 0.25)" % (g, errs[g]))
     ok(len(errs) == 2 and errs[32] < errs[64], "int4: blocks of 32 are "
        "more accurate than blocks of 64 (%s)" % errs)
+
+    # a weight shared through Identity nodes is quantized once, for both
+    sh = os.path.join(t, "shared.onnx")
+    cal_s = write_calib(t, "cal_shared", (4, 32), 8, 6)
+    out = os.path.join(t, "shared_q.onnx")
+    rc, log = quant([sh, cal_s, "-o", out, "-q"])
+    if ok(rc == 0 and checker_ok(out)[0], "shared weights: QDQ model valid",
+          log):
+        q, fm = load(out), load(sh)
+        f, qq = float_and_qdq(fm, q, [np.random.default_rng(7).standard_normal(
+            (4, 32)).astype(np.float32)])
+        ok(any(nd.op_type == "Identity" for nd in fm.graph.node) and
+           not any(nd.op_type == "Identity" and nd.input[0] == "a.weight"
+                   for nd in q.graph.node) and
+           not any(i.data_type == 1 and len(i.dims) == 2
+                   for i in q.graph.initializer) and
+           sum(nd.op_type == "Gemm" and
+               nd.input[1].endswith("DequantizeLinear_Output")
+               for nd in q.graph.node) == 2 and rel(qq, f) < 0.05,
+           "shared weights: both Gemm read the int8 weight, the float one "
+           "and its Identity are gone, error %.4f" % rel(qq, f))
 
     # two inputs: SAMPLE.INPUT.npy, the name made a file stem
     two = os.path.join(t, "two.onnx")
