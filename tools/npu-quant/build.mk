@@ -17,6 +17,13 @@ $(BUILD)/bin/npu-quant: $(NPUQ_OBJS) $(BUILD)/obj/tools/npu-run/npy.o \
 BINS		+= $(BUILD)/bin/npu-quant
 TESTS		+= tools/npu-quant/test_npu_quant.sh
 
+# make check(-san): the same test with the tool built with ASan+UBSan.
+SAN_TESTS	+= tools/npu-quant/test_npu_quant-san.sh
+san-build: npu-quant-san-tool
+.PHONY: npu-quant-san-tool
+npu-quant-san-tool:
+	$(MAKE) SAN=1 BUILD=build-san build-san/bin/npu-quant
+
 # The PTQ accuracy report (bench/quant/quant_report.py,
 # Documentation/npu-quant.rst): npu-quant on resnet18, mobilenet_v2 and the
 # BERT-like encoder; top-1 agreement and logit error of the QDQ model against
