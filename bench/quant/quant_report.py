@@ -265,7 +265,7 @@ def main():
                                                    "report.json"))
     ap.add_argument("--calib", type=int, default=16)
     ap.add_argument("--held", type=int, default=100)
-    ap.add_argument("--methods", default="minmax,entropy")
+    ap.add_argument("--methods", default="minmax,percentile,entropy")
     ap.add_argument("--work", default=os.path.join(BUILD, "quant"))
     a = ap.parse_args()
     for t in ("npu-quant", "npuc", "npu-om"):
