@@ -1118,6 +1118,39 @@ static int emit_qmatmul(struct ectx *e)
 	return err;
 }
 
+/* npu.QAdd (a, b): scales, zero points and clamp from the attributes. */
+static int emit_qadd(struct ectx *e)
+{
+	struct drm_npu_qadd_params *p;
+	struct drm_npu_task *t;
+	const int64_t *zp, *cl;
+	const float *sc;
+	int err;
+
+	if (ir_attr_ints(e->n, "qzp", &zp) != 3 ||
+	    ir_attr_ints(e->n, "qclamp", &cl) != 2 ||
+	    ir_attr_floats(e->n, "qscale", &sc) != 3)
+		return eerr(e, -EINVAL, "malformed int8 add (qzp, qclamp, "
+			    "qscale)");
+	t = new_task(e, DRM_NPU_OP_QADD);
+	if (!t)
+		return -ENOMEM;
+	p = &t->params.qadd;
+	p->a_scale = emit_f32_bits(sc[0]);
+	p->b_scale = emit_f32_bits(sc[1]);
+	p->y_scale = emit_f32_bits(sc[2]);
+	p->a_zero = (int32_t)zp[0];
+	p->b_zero = (int32_t)zp[1];
+	p->y_zero = (int32_t)zp[2];
+	p->y_min = (int32_t)cl[0];
+	p->y_max = (int32_t)cl[1];
+	t->num_operands = 3;
+	err = whole(e, in(e, 0), &t->operands[0]);
+	if (!err)
+		err = whole(e, in(e, 1), &t->operands[1]);
+	return err ? err : whole(e, out0(e), &t->operands[2]);
+}
+
 /* --- dispatch ------------------------------------------------------------- */
 
 /* Ops whose device kernels take f32 operands only. */
@@ -1246,6 +1279,7 @@ int emit_node(struct ir_graph *g, const struct ir_node *n,
 	case IR_OP_TRANSDATA: err = emit_transdata(&e); break;
 	case IR_OP_QCONV: err = emit_qconv(&e); break;
 	case IR_OP_QMATMUL: err = emit_qmatmul(&e); break;
+	case IR_OP_QADD: err = emit_qadd(&e); break;
 	case IR_OP_QUANTIZE_LINEAR: case IR_OP_DEQUANTIZE_LINEAR:
 		err = emit_quant(&e);
 		break;

@@ -130,7 +130,8 @@ struct ir_shape {
 	X(ATTENTION, "npu.Attention")					\
 	X(TRANSDATA, "npu.TransData")					\
 	/* int8 ops made by qdq-fuse (Documentation/quantization.rst) */\
-	X(QCONV, "npu.QConv") X(QMATMUL, "npu.QMatMul")
+	X(QCONV, "npu.QConv") X(QMATMUL, "npu.QMatMul")		\
+	X(QADD, "npu.QAdd")
 
 enum ir_op {
 	IR_OP_INVALID = 0,

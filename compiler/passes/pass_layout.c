@@ -31,11 +31,18 @@ static bool act_4d(const struct ir_tensor *t)
 }
 
 /*
- * npu.QConv: an int8 region of its own (C0 = 32); its input and output
- * are the only activations, and they are I8/U8.
+ * npu.QConv, npu.QAdd and an int8 MaxPool: int8 regions (C0 = 32); their
+ * activations are I8/U8.
  */
 static bool friendly_qconv(const struct ir_node *n)
 {
+	if (n->op == IR_OP_QADD)	/* elementwise, both inputs */
+		return act_4d_dt(n->inputs[0], true) &&
+		       act_4d_dt(n->inputs[1], true) &&
+		       act_4d_dt(n->outputs[0], true) &&
+		       n->inputs[0]->dtype != IR_F32 &&
+		       n->inputs[1]->dtype != IR_F32 &&
+		       n->outputs[0]->dtype != IR_F32;
 	return act_4d_dt(n->inputs[0], true) &&
 	       act_4d_dt(n->outputs[0], true) &&
 	       n->inputs[0]->dtype != IR_F32 &&
@@ -61,7 +68,9 @@ static bool friendly(const struct ir_node *n)
 {
 	int i;
 
-	if (n->op == IR_OP_QCONV)
+	if (n->op == IR_OP_QCONV || n->op == IR_OP_QADD ||
+	    (n->op == IR_OP_MAX_POOL && n->inputs[0] &&
+	     (n->inputs[0]->dtype == IR_I8 || n->inputs[0]->dtype == IR_U8)))
 		return friendly_qconv(n);
 	switch (n->op) {
 	case IR_OP_CONV: case IR_OP_MAX_POOL: case IR_OP_AVERAGE_POOL:

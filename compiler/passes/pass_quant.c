@@ -19,6 +19,9 @@
  * QuantizeLinear -> DequantizeLinear pair between two int8 ops simply
  * disappears, as the int8 op reads xq directly.
  *
+ * A convolution of fewer than 16 input channels (an RGB first layer)
+ * is left in float, where its kernel is faster.
+ *
  * The result equals ONNX's QLinearConv/QLinearMatMul of the same
  * quantized values exactly; it may differ from a float evaluation of the
  * QDQ graph by one unit in the last place where the float sum rounds
@@ -433,6 +436,13 @@ static int fuse_conv(struct ir_graph *g, struct ir_node *n, bool *done)
 	    !ir_shape_is_static(&w->shape) || n->act.kind != IR_ACT_NONE ||
 	    n->has_residual || n->num_inputs > 3)
 		return 0;
+	/*
+	 * A first layer of a few channels (RGB) stays float: 3 channels
+	 * would fill a tenth of the 32-byte C0 block the int8 kernel reads,
+	 * and the float kernel is the faster one there.
+	 */
+	if (ir_attr_int(n, "group", 1) == 1 && w->shape.dim[1] < 16)
+		return 0;
 	nch = w->shape.dim[0];
 	q = out_chain(n->outputs[0], &yp, &lo, &hi, &actn);
 	if (!q || !qweight_get(w, 0, nch, &qw))
@@ -545,6 +555,104 @@ out:
 	return ret;
 }
 
+/*
+ * Add(DequantizeLinear(a), DequantizeLinear(b)) [-> Relu] ->
+ * QuantizeLinear of one shape: npu.QAdd, the same fp32 steps (exact).
+ */
+static int fuse_add(struct ir_graph *g, struct ir_node *n, bool *done)
+{
+	struct ir_node *da = pu_producer(n->inputs[0],
+					 IR_OP_DEQUANTIZE_LINEAR);
+	struct ir_node *db = pu_producer(ir_in(n, 1),
+					 IR_OP_DEQUANTIZE_LINEAR);
+	struct ir_node *q, *actn, *nn;
+	struct ir_tensor *ins[2], *yq;
+	struct qp ap, bp, yp;
+	int64_t zp[3], clamp[2];
+	float sc[3];
+	int32_t lo, hi;
+	char name[300];
+
+	*done = false;
+	if (n->num_inputs != 2 || n->act.kind != IR_ACT_NONE || !da || !db ||
+	    !qp_scalar(da, &ap) || !qp_scalar(db, &bp) ||
+	    !ir_shape_equal(&da->inputs[0]->shape, &db->inputs[0]->shape) ||
+	    !ir_shape_equal(&da->inputs[0]->shape, &n->outputs[0]->shape))
+		return 0;
+	q = out_chain(n->outputs[0], &yp, &lo, &hi, &actn);
+	if (!q || (actn && actn->op != IR_OP_RELU))
+		return 0;
+	ins[0] = da->inputs[0];
+	ins[1] = db->inputs[0];
+	yq = q->outputs[0];
+	sc[0] = ap.scale;
+	sc[1] = bp.scale;
+	sc[2] = yp.scale;
+	zp[0] = ap.zero;
+	zp[1] = bp.zero;
+	zp[2] = yp.zero;
+	clamp[0] = lo;
+	clamp[1] = hi;
+	snprintf(name, sizeof(name), "%.280s/int8", n->name);
+	ir_node_remove(g, q);
+	nn = ir_node_new(g, IR_OP_QADD, name, 2, ins, 1, &yq);
+	if (!nn || ir_attr_set_ints(nn, "qzp", zp, 3) ||
+	    ir_attr_set_ints(nn, "qclamp", clamp, 2) ||
+	    ir_attr_set_floats(nn, "qscale", sc, 3) ||
+	    ir_attr_set_int(nn, "ydt", yq->dtype) ||
+	    ir_node_add_origins(nn, n) || ir_node_add_origins(nn, q) ||
+	    (actn && ir_node_add_origins(nn, actn)))
+		return -ENOMEM;
+	if (actn)
+		ir_node_remove(g, actn);
+	ir_node_remove(g, n);
+	*done = true;
+	return 0;
+}
+
+/*
+ * DequantizeLinear(q) -> MaxPool -> QuantizeLinear with the same scale
+ * and zero point is MaxPool(q): the maximum commutes with the monotonic
+ * dequantization and requantizing a grid value gives it back.
+ */
+static int fuse_maxpool(struct ir_graph *g, struct ir_node *n, bool *done)
+{
+	struct ir_node *dq = pu_producer(n->inputs[0],
+					 IR_OP_DEQUANTIZE_LINEAR);
+	struct ir_node *q = ir_sole_consumer(n->outputs[0]), *nn;
+	struct ir_tensor *yq, *xq;
+	struct qp xp, yp;
+	char name[300];
+	int i;
+
+	*done = false;
+	if (!dq || !q || q->op != IR_OP_QUANTIZE_LINEAR || n->num_outputs > 1 ||
+	    !qp_scalar(dq, &xp) || !qp_scalar(q, &yp) ||
+	    xp.scale != yp.scale || xp.zero != yp.zero || xp.dt != yp.dt)
+		return 0;
+	xq = dq->inputs[0];
+	yq = q->outputs[0];
+	snprintf(name, sizeof(name), "%.280s/int8", n->name);
+	ir_node_remove(g, q);
+	nn = ir_node_new(g, n->op, name, 1, &xq, 1, &yq);
+	if (!nn || ir_node_add_origins(nn, n) || ir_node_add_origins(nn, q))
+		return -ENOMEM;
+	for (i = 0; i < n->num_attrs; i++) {
+		const struct ir_attr *a = &n->attrs[i];
+
+		if ((a->type == IR_ATTR_INTS &&
+		     ir_attr_set_ints(nn, a->name, a->ints, a->n)) ||
+		    (a->type == IR_ATTR_INT &&
+		     ir_attr_set_int(nn, a->name, a->i)) ||
+		    (a->type == IR_ATTR_STRING &&
+		     ir_attr_set_str(nn, a->name, a->s)))
+			return -ENOMEM;
+	}
+	ir_node_remove(g, n);
+	*done = true;
+	return 0;
+}
+
 int pass_qdq_fuse(struct ir_graph *g, struct pass_stats *st)
 {
 	struct ir_node **snap;
@@ -563,6 +671,11 @@ int pass_qdq_fuse(struct ir_graph *g, struct pass_stats *st)
 			ret = fuse_conv(g, nd, &done);
 		else if (nd->op == IR_OP_GEMM || nd->op == IR_OP_MATMUL)
 			ret = fuse_matmul(g, nd, &done);
+		else if (nd->op == IR_OP_ADD)
+			ret = fuse_add(g, nd, &done);
+		else if (nd->op == IR_OP_MAX_POOL ||
+			 nd->op == IR_OP_GLOBAL_MAX_POOL)
+			ret = fuse_maxpool(g, nd, &done);
 		if (done)
 			st->rewritten++;
 	}

@@ -1336,6 +1336,12 @@ static int infer_dispatch(struct ir_graph *g, struct ir_node *n)
 		return infer_quant(g, n);
 	case IR_OP_QCONV: return infer_qconv(g, n);
 	case IR_OP_QMATMUL: return infer_qmatmul(g, n);
+	case IR_OP_QADD:
+		if (!ir_shape_equal(in_shape(n, 0), in_shape(n, 1)))
+			return node_err(g, n, "int8 add needs equal shapes");
+		set_out(n, 0, (enum ir_dtype)ir_attr_int(n, "ydt", IR_I8),
+			in_shape(n, 0));
+		return 0;
 	default:
 		return node_err(g, n, "no shape rule for this op");
 	}
@@ -1363,7 +1369,7 @@ static int min_inputs(enum ir_op op)
 		return 2;
 	case IR_OP_WHERE: case IR_OP_RANGE: case IR_OP_ATTENTION:
 		return 3;
-	case IR_OP_QCONV: case IR_OP_QMATMUL:
+	case IR_OP_QCONV: case IR_OP_QMATMUL: case IR_OP_QADD:
 		return 2;	/* x, w; bias may be absent, mult follows */
 	case IR_OP_BATCH_NORM: return 5;
 	case IR_OP_LAYER_NORM: return 2;

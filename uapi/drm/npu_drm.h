@@ -130,6 +130,7 @@ enum drm_npu_opcode {
 	/* uapi 1.2: int8 ops (Documentation/quantization.rst) */
 	DRM_NPU_OP_QCONV2D = 21,	/* in, weight, [bias], [mult], out */
 	DRM_NPU_OP_QMATMUL = 22,	/* a, b, [bias], [mult], out */
+	DRM_NPU_OP_QADD = 23,		/* a, b, out: int8 add */
 	DRM_NPU_OP_COUNT
 };
 
@@ -365,6 +366,28 @@ struct drm_npu_requant {
 #define DRM_NPU_Q_TRANS_B		(1u << 2)	/* QMATMUL: b is [N, K] */
 
 /**
+ * struct drm_npu_qadd_params - DRM_NPU_OP_QADD (uapi 1.2)
+ * @a_scale, @b_scale, @y_scale: fp32 bits, finite and positive
+ * @a_zero, @b_zero, @y_zero: zero points, inside their operand's range
+ * @y_min, @y_max: output clamp (a fused ReLU), as drm_npu_requant's
+ *
+ * a, b and out are I8/U8 of one shape (any strides and layout, the same
+ * layout): out = min(max(rne(((a - a_zero) * a_scale + (b - b_zero) *
+ * b_scale) / y_scale) + y_zero, y_min), y_max), each step one fp32
+ * operation: DequantizeLinear, Add, QuantizeLinear as ONNX computes them.
+ */
+struct drm_npu_qadd_params {
+	__u32 a_scale;
+	__u32 b_scale;
+	__u32 y_scale;
+	__s32 a_zero;
+	__s32 b_zero;
+	__s32 y_zero;
+	__s32 y_min;
+	__s32 y_max;
+};
+
+/**
  * struct drm_npu_qconv2d_params - DRM_NPU_OP_QCONV2D (uapi 1.2)
  *
  * The geometry is CONV2D's. Input and output are I8 or U8, NCHW or
@@ -442,6 +465,7 @@ struct drm_npu_task {
 		struct drm_npu_sem_params sem;
 		struct drm_npu_qconv2d_params qconv2d;
 		struct drm_npu_qmatmul_params qmatmul;
+		struct drm_npu_qadd_params qadd;
 	} params;
 	struct drm_npu_operand operands[DRM_NPU_MAX_OPERANDS];
 };

@@ -1120,6 +1120,45 @@ static int check_qmatmul(struct chk *c)
 	return check_requant(c, &p->q, p->flags, n);
 }
 
+/*
+ * QADD: a, b and out I8/U8 of one shape and layout (the row walk indexes
+ * each below its own shape), scales finite positive, zero points and the
+ * clamp inside their operand's range.
+ */
+static int check_qadd(struct chk *c)
+{
+	const struct drm_npu_qadd_params *p = &c->t->params.qadd;
+	const struct drm_npu_operand *a, *b, *o;
+	int ret = check_operands(c, 3, 3);
+	u32 i;
+
+	if (ret)
+		return ret;
+	if (!params_tail_zero(c->t, sizeof(*p)))
+		return fail(c, NONE_BAD, "QADD unused params must be zero");
+	for (i = 0; i < 3; i++)
+		if (!dtype_is(npu_opnd(c->t, i)->dtype, DT(I8) | DT(U8)))
+			return fail(c, i, "QADD operands must be I8 or U8");
+	a = npu_opnd(c->t, 0);
+	b = npu_opnd(c->t, 1);
+	o = npu_opnd(c->t, 2);
+	if (!same_shape(a, o) || !same_shape(b, o) ||
+	    a->layout != o->layout || b->layout != o->layout)
+		return fail(c, 2, "QADD operands must have one shape and layout");
+	if (!npu_bits_positive_finite(p->a_scale) ||
+	    !npu_bits_positive_finite(p->b_scale) ||
+	    !npu_bits_positive_finite(p->y_scale))
+		return fail(c, NONE_BAD, "scales must be finite positive fp32");
+	if (!q_in_range(a->dtype, p->a_zero) ||
+	    !q_in_range(b->dtype, p->b_zero) ||
+	    !q_in_range(o->dtype, p->y_zero))
+		return fail(c, NONE_BAD, "zero point outside its operand's dtype range");
+	if (!q_in_range(o->dtype, p->y_min) ||
+	    !q_in_range(o->dtype, p->y_max) || p->y_min > p->y_max)
+		return fail(c, NONE_BAD, "y_min > y_max, or outside the output dtype");
+	return 0;
+}
+
 static int check_sem(struct chk *c)
 {
 	int ret = check_operands(c, 0, 0);
@@ -1180,6 +1219,7 @@ static int check_opcode(struct chk *c)
 	case DRM_NPU_OP_SEM_WAIT:	return check_sem(c);
 	case DRM_NPU_OP_QCONV2D:	return check_qconv2d(c);
 	case DRM_NPU_OP_QMATMUL:	return check_qmatmul(c);
+	case DRM_NPU_OP_QADD:		return check_qadd(c);
 	default:
 		return fail(c, NONE_BAD, "unknown opcode");
 	}

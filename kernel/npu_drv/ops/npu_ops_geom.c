@@ -398,6 +398,7 @@ u64 npu_op_work_units(const struct drm_npu_task *t)
 	case DRM_NPU_OP_BATCHNORM:
 	case DRM_NPU_OP_QUANTIZE:
 	case DRM_NPU_OP_DEQUANTIZE:
+	case DRM_NPU_OP_QADD:
 		return row_units(last);
 	case DRM_NPU_OP_MATMUL:
 		return matmul_units(t);

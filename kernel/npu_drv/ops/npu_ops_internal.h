@@ -281,5 +281,6 @@ int npu_run_dequantize(const struct npu_op_args *a, u64 b, u64 e);
 int npu_run_attention(const struct npu_op_args *a, u64 b, u64 e);
 int npu_run_qconv2d(const struct npu_op_args *a, u64 b, u64 e);
 int npu_run_qmatmul(const struct npu_op_args *a, u64 b, u64 e);
+int npu_run_qadd(const struct npu_op_args *a, u64 b, u64 e);
 
 #endif /* NPU_OPS_INTERNAL_H */

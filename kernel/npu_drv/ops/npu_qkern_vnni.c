@@ -68,47 +68,152 @@ static __always_inline void store4(u8 *out, u64 cs, __m128i v, u32 n)
 		out[i * cs] = (u8)r[i];
 }
 
-/* One tap (ky, kx) of 4 pixels from ox and 4 output channels, all C1. */
-static __always_inline void qconv_tap(const struct npu_qconv_job *j,
-				      __m256i acc[4][4], const u8 *const *wp,
-				      const u8 *padbuf, __m256i flip, u64 ox,
-				      u32 np, u64 ky, u64 kx)
+/* Where pixel ox + p reads tap (iy, kx): its C1 blocks, or the padding. */
+static __always_inline const u8 *qconv_px(const struct npu_qconv_job *j,
+					  const u8 *padbuf, u64 ox, u32 p,
+					  u32 np, s64 iy, int rowok, u64 kx,
+					  u64 *st)
 {
-	s64 iy = j->iy0 + (s64)(ky * j->dh);
-	int rowok = iy >= 0 && iy < (s64)j->ih;
-	u64 xst[4], wo = ky * j->ws2 + kx * j->ws3, c1;
-	const u8 *xp[4];
-	u32 p, q;
+	s64 ix = (s64)((ox + p) * j->sw + kx * j->dw) - (s64)j->pl;
 
-	for (p = 0; p < 4; p++) {
-		s64 ix = (s64)((ox + p) * j->sw + kx * j->dw) - (s64)j->pl;
+	if (p < np && rowok && ix >= 0 && ix < (s64)j->iw) {
+		*st = j->xs1;
+		return j->x + (u64)iy * j->xs2 + (u64)ix * j->xs3;
+	}
+	*st = 0;
+	return padbuf;
+}
 
-		if (p < np && rowok && ix >= 0 && ix < (s64)j->iw) {
-			xp[p] = j->x + (u64)iy * j->xs2 + (u64)ix * j->xs3;
-			xst[p] = j->xs1;
-		} else {
-			xp[p] = padbuf;
-			xst[p] = 0;
+#define QDP(a, x, w)	((a) = _mm256_dpbusd_epi32((a), (x), (w)))
+
+/*
+ * 4 pixels from ox x 4 output channels (weights at wp[]): 16 sums kept
+ * in registers over every tap and channel block; out[p] gets pixel p's
+ * four sums.
+ */
+static __always_inline void qconv_block(const struct npu_qconv_job *j,
+					const u8 *const *wp,
+					const u8 *padbuf, __m256i flip,
+					u64 ox, u32 np, __m128i *out,
+					const int i8)
+{
+	__m256i a00 = _mm256_setzero_si256(), a01 = a00, a02 = a00;
+	__m256i a03 = a00, a10 = a00, a11 = a00, a12 = a00, a13 = a00;
+	__m256i a20 = a00, a21 = a00, a22 = a00, a23 = a00, a30 = a00;
+	__m256i a31 = a00, a32 = a00, a33 = a00;
+	u64 ky, kx, c1;
+
+	for (ky = 0; ky < j->kh; ky++) {
+		s64 iy = j->iy0 + (s64)(ky * j->dh);
+		int rowok = iy >= 0 && iy < (s64)j->ih;
+
+		for (kx = 0; kx < j->kw; kx++) {
+			u64 s0, s1, s2, s3, wo = ky * j->ws2 + kx * j->ws3;
+			const u8 *x0 = qconv_px(j, padbuf, ox, 0, np, iy,
+						rowok, kx, &s0);
+			const u8 *x1 = qconv_px(j, padbuf, ox, 1, np, iy,
+						rowok, kx, &s1);
+			const u8 *x2 = qconv_px(j, padbuf, ox, 2, np, iy,
+						rowok, kx, &s2);
+			const u8 *x3 = qconv_px(j, padbuf, ox, 3, np, iy,
+						rowok, kx, &s3);
+			const u8 *w0 = wp[0] + wo, *w1 = wp[1] + wo;
+			const u8 *w2 = wp[2] + wo, *w3 = wp[3] + wo;
+
+			for (c1 = 0; c1 < j->c1; c1++) {
+				__m256i v0 = i8 ? _mm256_xor_si256(ld32(x0), flip) :
+						 ld32(x0);
+				__m256i v1 = i8 ? _mm256_xor_si256(ld32(x1), flip) :
+						 ld32(x1);
+				__m256i v2 = i8 ? _mm256_xor_si256(ld32(x2), flip) :
+						 ld32(x2);
+				__m256i v3 = i8 ? _mm256_xor_si256(ld32(x3), flip) :
+						 ld32(x3);
+				__m256i u0 = ld32(w0), u1 = ld32(w1);
+				__m256i u2 = ld32(w2), u3 = ld32(w3);
+
+				QDP(a00, v0, u0); QDP(a01, v0, u1);
+				QDP(a02, v0, u2); QDP(a03, v0, u3);
+				QDP(a10, v1, u0); QDP(a11, v1, u1);
+				QDP(a12, v1, u2); QDP(a13, v1, u3);
+				QDP(a20, v2, u0); QDP(a21, v2, u1);
+				QDP(a22, v2, u2); QDP(a23, v2, u3);
+				QDP(a30, v3, u0); QDP(a31, v3, u1);
+				QDP(a32, v3, u2); QDP(a33, v3, u3);
+				x0 += s0;
+				x1 += s1;
+				x2 += s2;
+				x3 += s3;
+				w0 += j->ws1;
+				w1 += j->ws1;
+				w2 += j->ws1;
+				w3 += j->ws1;
+			}
 		}
 	}
-	for (c1 = 0; c1 < j->c1; c1++) {
-		__m256i xv[4], wv[4];
+	out[0] = hsum4(a00, a01, a02, a03);
+	out[1] = hsum4(a10, a11, a12, a13);
+	out[2] = hsum4(a20, a21, a22, a23);
+	out[3] = hsum4(a30, a31, a32, a33);
+}
 
-		for (p = 0; p < 4; p++) {
-			const u8 *x = xp[p] + c1 * xst[p];
+/*
+ * qconv_block() for 4 pixels whose taps all lie inside the input: tap t
+ * of pixel p reads xb[p] + tapx[t], its weights wp[q] + tapw[t]; no
+ * bounds checks in the loop.
+ */
+#define QCONV_MAX_TAPS	64
 
-			xv[p] = _mm256_xor_si256(ld32(x), flip);
+static __always_inline void qconv_block_in(const struct npu_qconv_job *j,
+					   const u8 *const *wp,
+					   const u8 *const *xb,
+					   const u64 *tapx, const u64 *tapw,
+					   u32 taps, __m256i flip,
+					   __m128i *out, const int i8)
+{
+	__m256i a00 = _mm256_setzero_si256(), a01 = a00, a02 = a00;
+	__m256i a03 = a00, a10 = a00, a11 = a00, a12 = a00, a13 = a00;
+	__m256i a20 = a00, a21 = a00, a22 = a00, a23 = a00, a30 = a00;
+	__m256i a31 = a00, a32 = a00, a33 = a00;
+	u64 c1, xs1 = j->xs1, ws1 = j->ws1;
+	u32 t;
+
+	for (t = 0; t < taps; t++) {
+		const u8 *x0 = xb[0] + tapx[t], *x1 = xb[1] + tapx[t];
+		const u8 *x2 = xb[2] + tapx[t], *x3 = xb[3] + tapx[t];
+		const u8 *w0 = wp[0] + tapw[t], *w1 = wp[1] + tapw[t];
+		const u8 *w2 = wp[2] + tapw[t], *w3 = wp[3] + tapw[t];
+
+		for (c1 = 0; c1 < j->c1; c1++) {
+			__m256i v0 = ld32(x0 + c1 * xs1);
+			__m256i v1 = ld32(x1 + c1 * xs1);
+			__m256i v2 = ld32(x2 + c1 * xs1);
+			__m256i v3 = ld32(x3 + c1 * xs1);
+			__m256i u0 = ld32(w0 + c1 * ws1);
+			__m256i u1 = ld32(w1 + c1 * ws1);
+			__m256i u2 = ld32(w2 + c1 * ws1);
+			__m256i u3 = ld32(w3 + c1 * ws1);
+
+			if (i8) {
+				v0 = _mm256_xor_si256(v0, flip);
+				v1 = _mm256_xor_si256(v1, flip);
+				v2 = _mm256_xor_si256(v2, flip);
+				v3 = _mm256_xor_si256(v3, flip);
+			}
+			QDP(a00, v0, u0); QDP(a01, v0, u1);
+			QDP(a02, v0, u2); QDP(a03, v0, u3);
+			QDP(a10, v1, u0); QDP(a11, v1, u1);
+			QDP(a12, v1, u2); QDP(a13, v1, u3);
+			QDP(a20, v2, u0); QDP(a21, v2, u1);
+			QDP(a22, v2, u2); QDP(a23, v2, u3);
+			QDP(a30, v3, u0); QDP(a31, v3, u1);
+			QDP(a32, v3, u2); QDP(a33, v3, u3);
 		}
-		for (q = 0; q < 4; q++) {
-			const u8 *w = wp[q] + wo + c1 * j->ws1;
-
-			wv[q] = ld32(w);
-		}
-		for (p = 0; p < 4; p++)
-			for (q = 0; q < 4; q++)
-				acc[p][q] = _mm256_dpbusd_epi32(acc[p][q],
-								xv[p], wv[q]);
 	}
+	out[0] = hsum4(a00, a01, a02, a03);
+	out[1] = hsum4(a10, a11, a12, a13);
+	out[2] = hsum4(a20, a21, a22, a23);
+	out[3] = hsum4(a30, a31, a32, a33);
 }
 
 /* The sum of output channel @oc's weights (products with bytes of 1). */
@@ -137,10 +242,24 @@ void npu_qconv_vnni(const struct npu_qconv_job *j)
 	const __m256d lo = _mm256_set1_pd(j->rq->lo);
 	const __m256d hi = _mm256_set1_pd(j->rq->hi);
 	s32 comp[NPU_Q_OCB + 3];
-	u64 oc, ox, ky, kx;
-	u32 p, q;
+	u64 tapx[QCONV_MAX_TAPS], tapw[QCONV_MAX_TAPS], oc, ox, ky, kx;
+	u32 p, q, taps = 0;
+	/* rows of the taps inside the input for every pixel of this row */
+	int rows_in = j->iy0 >= 0 &&
+		      j->iy0 + (s64)((u64)(j->kh - 1) * j->dh) < (s64)j->ih;
 
 	memset(padbuf, j->padv, sizeof(padbuf));
+	if ((u64)j->kh * j->kw <= QCONV_MAX_TAPS) {
+		for (ky = 0; ky < j->kh; ky++)
+			for (kx = 0; kx < j->kw; kx++) {
+				tapx[taps] = ky * j->dh * j->xs2 +
+					     kx * j->dw * j->xs3;
+				tapw[taps] = ky * j->ws2 + kx * j->ws3;
+				taps++;
+			}
+	} else {
+		rows_in = 0;
+	}
 	/* comp[o] = bias - zu * sum of the channel's weights */
 	for (oc = 0; oc < NPU_Q_OCB + 3; oc++)
 		comp[oc] = oc < j->noc ?
@@ -160,24 +279,35 @@ void npu_qconv_vnni(const struct npu_qconv_job *j)
 		mult = _mm256_loadu_pd(m4);
 		for (ox = 0; ox < j->ow; ox += 4) {
 			u32 np = j->ow - ox < 4 ? (u32)(j->ow - ox) : 4;
-			__m256i acc[4][4];
+			__m128i sums[4];
+			s64 ix0 = (s64)(ox * j->sw) - (s64)j->pl;
+			s64 ixl = (s64)((ox + 3) * j->sw +
+					(u64)(j->kw - 1) * j->dw) - (s64)j->pl;
 
-			for (p = 0; p < 4; p++)
-				for (q = 0; q < 4; q++)
-					acc[p][q] = _mm256_setzero_si256();
-			for (ky = 0; ky < j->kh; ky++)
-				for (kx = 0; kx < j->kw; kx++)
-					qconv_tap(j, acc, wp, padbuf, flip, ox,
-						  np, ky, kx);
-			for (p = 0; p < np; p++) {
-				__m128i s = hsum4(acc[p][0], acc[p][1],
-						  acc[p][2], acc[p][3]);
+			if (rows_in && np == 4 && ix0 >= 0 && ixl < (s64)j->iw) {
+				const u8 *xb[4];
 
-				s = _mm_add_epi32(s, cmp);
+				for (p = 0; p < 4; p++)
+					xb[p] = j->x + (u64)j->iy0 * j->xs2 +
+						(u64)(ix0 + (s64)(p * j->sw)) *
+						j->xs3;
+				if (j->flip)
+					qconv_block_in(j, wp, xb, tapx, tapw,
+						       taps, flip, sums, 1);
+				else
+					qconv_block_in(j, wp, xb, tapx, tapw,
+						       taps, flip, sums, 0);
+			} else if (j->flip)
+				qconv_block(j, wp, padbuf, flip, ox, np, sums,
+					    1);
+			else
+				qconv_block(j, wp, padbuf, flip, ox, np, sums,
+					    0);
+			for (p = 0; p < np; p++)
 				store4(j->out + (ox + p) * j->out_px +
 				       oc * j->out_ch, j->out_ch,
-				       requant4(s, mult, yz, lo, hi), nq);
-			}
+				       requant4(_mm_add_epi32(sums[p], cmp), mult,
+						yz, lo, hi), nq);
 		}
 	}
 }

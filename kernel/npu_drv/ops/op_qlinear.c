@@ -431,3 +431,94 @@ int npu_run_qmatmul(const struct npu_op_args *args, u64 begin, u64 end)
 	}
 	return 0;
 }
+
+/* --- QADD ------------------------------------------------------------------ */
+
+/*
+ * out = clamp(rne(((a - za) * sa + (b - zb) * sb) / sy) + zy): each step
+ * one fp32 operation, as ONNX's DequantizeLinear, Add and QuantizeLinear
+ * compute them, so the result equals the float QDQ graph's bit for bit.
+ * Unit: one output row segment.
+ */
+static inline s32 qadd1(const struct drm_npu_qadd_params *p, float sa,
+			float sb, float sy, s32 av, s32 bv)
+{
+	const float magic = 12582912.0f;	/* 1.5 * 2^23 */
+	float fa = (float)(av - p->a_zero) * sa;
+	float fb = (float)(bv - p->b_zero) * sb;
+	float v = (fa + fb) / sy;
+
+	/* clamp first (integer bounds, so before or after rounding is the
+	 * same; NaN -> y_max), then round half to even by the magic number
+	 */
+	v = v <= (float)(p->y_max - p->y_zero) ? v :
+	    (float)(p->y_max - p->y_zero);
+	v = v >= (float)(p->y_min - p->y_zero) ? v :
+	    (float)(p->y_min - p->y_zero);
+	return (s32)((v + magic) - magic) + p->y_zero;
+}
+
+/* A contiguous row: the same values, in a loop the compiler vectorizes. */
+static void qadd_row(const struct drm_npu_qadd_params *p, const u8 *a,
+		     u32 adt, const u8 *b, u32 bdt, u8 *y, u64 n)
+{
+	float sa = npu_u2f(p->a_scale), sb = npu_u2f(p->b_scale);
+	float sy = npu_u2f(p->y_scale);
+	u64 i;
+
+	for (i = 0; i < n; i++) {
+		s32 av = adt == DRM_NPU_DTYPE_I8 ? (s8)a[i] : a[i];
+		s32 bv = bdt == DRM_NPU_DTYPE_I8 ? (s8)b[i] : b[i];
+
+		y[i] = (u8)qadd1(p, sa, sb, sy, av, bv);
+	}
+}
+
+int npu_run_qadd(const struct npu_op_args *args, u64 begin, u64 end)
+{
+	const struct drm_npu_task *t = args->task;
+	const struct drm_npu_qadd_params *p = &t->params.qadd;
+	const struct drm_npu_operand *const ops[3] = {
+		npu_opnd(t, 0), npu_opnd(t, 1), npu_opnd(t, 2)
+	};
+	float sa = npu_u2f(p->a_scale), sb = npu_u2f(p->b_scale);
+	float sy = npu_u2f(p->y_scale);
+	u32 adt = ops[0]->dtype, bdt = ops[1]->dtype, odt = ops[2]->dtype;
+	struct npu_rows rw;
+	struct npu_seg sg;
+	u64 u, i, offs[3];
+
+	npu_rows_begin(&rw, ops, 3);
+	/*
+	 * Dense operands of rows that are one unit each (an NC1HWC0 tensor's
+	 * rows are its 32 channels): units [begin, end) are one run.
+	 */
+	if (rw.uniform && rw.len <= NPU_ROW_SEG && rw.inner[0] == 1 &&
+	    rw.inner[1] == 1 && rw.inner[2] == 1 && rw.rs[0] == rw.len &&
+	    rw.rs[1] == rw.len && rw.rs[2] == rw.len) {
+		qadd_row(p, (const u8 *)args->data[0] + begin * rw.len, adt,
+			 (const u8 *)args->data[1] + begin * rw.len, bdt,
+			 (u8 *)args->data[2] + begin * rw.len,
+			 (end - begin) * rw.len);
+		return 0;
+	}
+	for (u = begin; u < end; u++) {
+		npu_row_offsets(&rw, u, &sg, offs);
+		if (rw.inner[0] == 1 && rw.inner[1] == 1 && rw.inner[2] == 1) {
+			qadd_row(p, (const u8 *)args->data[0] + offs[0], adt,
+				 (const u8 *)args->data[1] + offs[1], bdt,
+				 (u8 *)args->data[2] + offs[2], sg.len);
+			continue;
+		}
+		for (i = 0; i < sg.len; i++) {
+			s32 av = q_ld(adt, args->data[0],
+				      offs[0] + i * rw.inner[0]);
+			s32 bv = q_ld(bdt, args->data[1],
+				      offs[1] + i * rw.inner[1]);
+
+			q_st(odt, args->data[2], offs[2] + i * rw.inner[2],
+			     qadd1(p, sa, sb, sy, av, bv));
+		}
+	}
+	return 0;
+}

@@ -858,7 +858,7 @@ static const char *const op_names[DRM_NPU_OP_COUNT] = {
 	"NOP", "COPY", "BINARY", "UNARY", "MATMUL", "CONV2D", "POOL2D",
 	"SOFTMAX", "REDUCE", "LAYERNORM", "BATCHNORM", "GATHER", "WHERE",
 	"PAD", "RESIZE", "TRANSDATA", "QUANTIZE", "DEQUANTIZE", "ATTENTION",
-	"SEM_SIGNAL", "SEM_WAIT", "QCONV2D", "QMATMUL",
+	"SEM_SIGNAL", "SEM_WAIT", "QCONV2D", "QMATMUL", "QADD",
 };
 
 void npu_fuzz_describe(const struct npu_fuzz_prog *p, char *out, size_t len)

@@ -23,6 +23,13 @@
 
 static struct drm_npu_task T;
 
+static int check(void)
+{
+	u32 bad;
+
+	return npu_op_check(&T, &bad);
+}
+
 static int rnd(int lo, int hi)
 {
 	return lo + (int)(tl_rand() % (u64)(hi - lo + 1));
@@ -285,7 +292,7 @@ static void conv_cases(void)
 			k.wdt = dts[rnd(0, 2)];
 		}
 		k.h = (u32)rnd(1, 9);
-		k.w = (u32)rnd(1, 11);
+		k.w = (u32)rnd(1, form == 0 ? 24 : 11);
 		k.sh = (u32)rnd(1, 2);
 		k.sw = (u32)rnd(1, 3);
 		k.dh = (u32)rnd(1, 2);
@@ -419,6 +426,104 @@ static void matmul_cases(void)
 	}
 }
 
+/*
+ * QADD against ONNX's DequantizeLinear -> Add -> [Relu] -> QuantizeLinear
+ * in fp32 (nearbyintf rounds half to even, then saturate), contiguous and
+ * strided (a transposed view of a), whole and in chunks.
+ */
+static void qadd_cases(void)
+{
+	static const u32 dts[2] = { I8, U8 };
+	int i;
+
+	for (i = 0; i < 24; i++) {
+		u32 sh[3] = { (u32)rnd(1, 3), (u32)rnd(1, 9), (u32)rnd(1, 70) };
+		u32 st_t[3], adt = dts[rnd(0, 1)], bdt = dts[rnd(0, 1)];
+		u32 ydt = dts[rnd(0, 1)];
+		size_t n = (size_t)sh[0] * sh[1] * sh[2], k;
+		uint8_t *a = malloc(n), *b = malloc(n), *y = malloc(n);
+		struct drm_npu_qadd_params *p = &T.params.qadd;
+		float sa = tl_uniform(0.01f, 0.2f), sb = tl_uniform(0.01f, 0.2f);
+		float sy = tl_uniform(0.02f, 0.3f);
+		int strided = i % 3 == 2, relu = i % 4 == 1, bad = 0, ret;
+		void *data[3] = { a, b, y };
+		u32 x0, x1, x2;
+
+		fill_q(a, n, adt);
+		fill_q(b, n, bdt);
+		tl_task(&T, DRM_NPU_OP_QADD, 3);
+		p->a_scale = tl_f2u(sa);
+		p->b_scale = tl_f2u(sb);
+		p->y_scale = tl_f2u(sy);
+		p->a_zero = rnd(qlo(adt), qhi(adt));
+		p->b_zero = rnd(qlo(bdt), qhi(bdt));
+		p->y_zero = rnd(qlo(ydt), qhi(ydt));
+		p->y_min = relu ? p->y_zero : qlo(ydt);
+		p->y_max = qhi(ydt);
+		/* strided: a is read through the view [i][j][k] -> a[k][j][i] */
+		st_t[0] = 1;
+		st_t[1] = sh[2] * sh[0];
+		st_t[2] = sh[0];
+		tl_opnd(&T.operands[0], 0, adt, 3, sh, strided ? st_t : NULL);
+		tl_opnd(&T.operands[1], 1, bdt, 3, sh, NULL);
+		tl_opnd(&T.operands[2], 2, ydt, 3, sh, NULL);
+		tl_isa = (u32)(i & 1 ? NPU_ISA_AUTO : NPU_ISA_BASELINE);
+		ret = i & 2 ? (tl_run(&T, data) ? -1 : tl_run_chunked(&T, data)) :
+			      tl_run(&T, data);
+		for (x0 = 0; !ret && x0 < sh[0]; x0++)
+			for (x1 = 0; x1 < sh[1]; x1++)
+				for (x2 = 0; x2 < sh[2]; x2++) {
+					size_t ia = strided ?
+						(size_t)x0 + (size_t)x1 * st_t[1] +
+						(size_t)x2 * st_t[2] :
+						((size_t)x0 * sh[1] + x1) * sh[2] + x2;
+					size_t iy = ((size_t)x0 * sh[1] + x1) *
+						    sh[2] + x2;
+					float fa = (float)(ld(adt, a, ia) -
+							   p->a_zero) * sa;
+					float fb = (float)(ld(bdt, b, iy) -
+							   p->b_zero) * sb;
+					float s = fa + fb;
+					double q;
+
+					if (relu && s < 0)
+						s = 0;
+					q = nearbyintf(s / sy) + p->y_zero;
+					q = q < qlo(ydt) ? qlo(ydt) :
+					    (q > qhi(ydt) ? qhi(ydt) : q);
+					k = ld(ydt, y, iy) != (int)q;
+					if (k && bad++ < 3)
+						tap_diag("at %zu: got %d want %d",
+							 iy, ld(ydt, y, iy),
+							 (int)q);
+				}
+		tap_ok(!ret && !bad, "QADD [%u,%u,%u] %s%s exact", sh[0],
+		       sh[1], sh[2], strided ? "strided " : "",
+		       relu ? "relu" : "");
+		free(a);
+		free(b);
+		free(y);
+	}
+	tl_task(&T, DRM_NPU_OP_QADD, 3);
+	{
+		u32 sh[2] = { 2, 3 }, sh2[2] = { 3, 2 };
+
+		tl_opnd(&T.operands[0], 0, I8, 2, sh, NULL);
+		tl_opnd(&T.operands[1], 1, I8, 2, sh2, NULL);
+		tl_opnd(&T.operands[2], 2, I8, 2, sh, NULL);
+		T.params.qadd.a_scale = T.params.qadd.b_scale =
+			T.params.qadd.y_scale = tl_f2u(0.1f);
+		T.params.qadd.y_min = -128;
+		T.params.qadd.y_max = 127;
+		tap_ok(check() == -EINVAL, "QADD of two shapes refused");
+		T.operands[1].shape[0] = 2;
+		T.operands[1].shape[1] = 3;
+		tap_ok(check() == 0, "QADD of one shape passes");
+		T.params.qadd.b_scale = 0;
+		tap_ok(check() == -EINVAL, "QADD scale 0 refused");
+	}
+}
+
 /* A valid small QCONV2D, then one field broken at a time. */
 static void base_qconv(void)
 {
@@ -439,12 +544,7 @@ static void base_qconv(void)
 	tl_opnd(&T.operands[3], 3, I8, 4, out, NULL);
 }
 
-static int check(void)
-{
-	u32 bad;
-
-	return npu_op_check(&T, &bad);
-}
+static void qadd_cases(void);
 
 static void check_cases(void)
 {
@@ -505,5 +605,6 @@ int main(void)
 	check_cases();
 	conv_cases();
 	matmul_cases();
+	qadd_cases();
 	return tap_done();
 }
