@@ -17,6 +17,12 @@ a half (ONNX leaves the float accumulation order to the implementation);
 Documentation/quantization.rst.
 
 Models:
+The float evaluation is also what npuc compiles a first convolution of
+fewer than 16 input channels to (it stays float, Documentation/
+quantization.rst); qlinear_eval does the same.
+
+Both models take 16 input channels, so that every convolution is int8.
+
   torch_qat(path)  a small CNN + Linear with torch fake-quant (QAT-style:
                    torch.fake_quantize_per_tensor_affine on activations,
                    torch.fake_quantize_per_channel_affine on weights),
@@ -77,9 +83,10 @@ def conv2d(x, w, b, strides, pads, group, dil=(1, 1)):
                            strides[0],
                            kx * dil[1]:kx * dil[1] + strides[1] * ow:
                            strides[1]]
-                out[:, g * og:(g + 1) * og] += np.einsum(
-                    "nchw,oc->nohw", patch, ws[:, :, ky, kx]).astype(
-                    x.dtype)
+                # [n, c, oh, ow] x [og, c] -> [n, og, oh, ow]
+                out[:, g * og:(g + 1) * og] += np.tensordot(
+                    ws[:, :, ky, kx], patch, axes=([1], [1])).transpose(
+                    1, 0, 2, 3).astype(x.dtype)
     if b is not None:
         out += b.reshape(1, -1, 1, 1).astype(x.dtype)
     return out
@@ -219,6 +226,9 @@ def qlinear_eval(model, feeds):
         if prod.get(n.input[0]) is None or \
                 prod[n.input[0]].op_type != "DequantizeLinear":
             continue
+        if n.op_type == "Conv" and _attrs(n).get("group", 1) == 1 and \
+                _weight_channels(g, prod, n.input[1]) < 16:
+            continue        # npuc keeps a first layer of < 16 channels float
         fused[id(c[0])] = (n, act)
         skip.add(id(n))
         if act is not None:
@@ -235,6 +245,20 @@ def qlinear_eval(model, feeds):
         r = qdq_eval_node(node, {k: env[k] for k in node.input if k})
         env[node.output[0]] = r
     return [env[o] for o in out_names]
+
+
+def _weight_channels(g, prod, name):
+    """Input channels of a Conv weight behind DequantizeLinear [and
+    QuantizeLinear] (dim 1 of the initializer)."""
+    inits = {i.name: i for i in g.initializer}
+    while name not in inits and name in prod:
+        name = prod[name].input[0]
+    if name in inits:
+        return list(inits[name].dims)[1]
+    for n in g.node:       # a Constant node
+        if n.op_type == "Constant" and n.output[0] == name:
+            return list(_attrs(n)["value"].dims)[1]
+    return 1 << 30
 
 
 def qdq_eval_node(node, env):
@@ -357,7 +381,7 @@ def torch_qat(path, seed=0):
     class Net(torch.nn.Module):
         def __init__(self):
             super().__init__()
-            self.c1 = torch.nn.Conv2d(3, 24, 3, padding=1)
+            self.c1 = torch.nn.Conv2d(16, 24, 3, padding=1)
             self.c2 = torch.nn.Conv2d(24, 40, 3, stride=2, padding=1)
             self.c3 = torch.nn.Conv2d(40, 40, 3, padding=1, groups=40)
             self.c4 = torch.nn.Conv2d(40, 64, 1)
@@ -388,7 +412,7 @@ def torch_qat(path, seed=0):
         for c in (net.c1, net.c2, net.c3, net.c4, net.fc):
             c.weight.mul_(3.0)
             c.ws = wscale(c.weight)
-    x = torch.randn(1, 3, 16, 16)
+    x = torch.randn(1, 16, 16, 16)
     torch.onnx.export(net, x, path, opset_version=13,
                       input_names=["x"], output_names=["y"])
     return path
@@ -451,7 +475,7 @@ def ort_qdq(path, seed=1):
         return y
 
     x = qdq("x", 0.025, 128, "in")
-    y = conv(x, 0.025, 3, 32, 3, "c1")
+    y = conv(x, 0.025, 16, 32, 3, "c1")
     y = qdq(y, 0.05, 0, "a1")
     y = conv(y, 0.05, 32, 48, 3, "c2", stride=2, per_channel=False)
     y = qdq(y, 0.08, 0, "a2")
@@ -482,7 +506,7 @@ def ort_qdq(path, seed=1):
     g = helper.make_graph(
         nodes, "ort_qdq",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT,
-                                       [1, 3, 16, 16])],
+                                       [1, 16, 16, 16])],
         [helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, 10])],
         inits)
     model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
