@@ -736,6 +736,26 @@ static void t_qmatmul(struct rd *r, struct drm_npu_task *t)
 	opnd(r, &t->operands[i], (uint16_t)i, DRM_NPU_DTYPE_I8, 3, o);
 }
 
+static void t_qadd(struct rd *r, struct drm_npu_task *t)
+{
+	struct drm_npu_qadd_params *p = &t->params.qadd;
+	uint32_t s[DRM_NPU_MAX_RANK], rank = shape_of(r, 5, s);
+	uint8_t b = r8(r);
+
+	t->opcode = DRM_NPU_OP_QADD;
+	p->a_scale = p->b_scale = 0x3c000000u;
+	p->y_scale = 0x3c800000u;
+	p->a_zero = (int32_t)small(r, 5) - 2;
+	p->b_zero = (int32_t)small(r, 5) - 2;
+	p->y_zero = (int32_t)small(r, 5) - 2;
+	p->y_min = b & 1 ? p->y_zero : -128;
+	p->y_max = 127;
+	t->num_operands = 3;
+	opnd(r, &t->operands[0], 0, DRM_NPU_DTYPE_I8, rank, s);
+	opnd(r, &t->operands[1], 1, DRM_NPU_DTYPE_I8, rank, s);
+	opnd(r, &t->operands[2], 2, DRM_NPU_DTYPE_I8, rank, s);
+}
+
 /* ---- raw mutations after the template ---- */
 
 static void mutate(struct rd *r, struct drm_npu_task *t)
@@ -792,7 +812,13 @@ void npu_fuzz_decode(const uint8_t *data, size_t size,
 	p->num_tasks = 1 + r8(&r) % NPU_FUZZ_MAX_TASKS;
 	for (i = 0; i < p->num_tasks; i++) {
 		struct drm_npu_task *t = &p->tasks[i];
-		uint8_t op = r8(&r) % (DRM_NPU_OP_QMATMUL + 1);
+		uint8_t b = r8(&r);
+		/*
+		 * Bytes below 247 decode as before the int8 opcodes existed
+		 * (the corpus keeps its meaning); 247..255 pick them.
+		 */
+		uint8_t op = b < 247 ? b % (DRM_NPU_OP_ATTENTION + 1) :
+			     DRM_NPU_OP_QCONV2D + (b - 247) % 3;
 
 		switch (op) {
 		case DRM_NPU_OP_NOP:
