@@ -870,6 +870,15 @@ void npu_fuzz_decode(const uint8_t *data, size_t size,
 		case DRM_NPU_OP_DEQUANTIZE:
 			t_quant(&r, t, op == DRM_NPU_OP_QUANTIZE);
 			break;
+		case DRM_NPU_OP_QCONV2D:
+			t_qconv2d(&r, t);
+			break;
+		case DRM_NPU_OP_QMATMUL:
+			t_qmatmul(&r, t);
+			break;
+		case DRM_NPU_OP_QADD:
+			t_qadd(&r, t);
+			break;
 		default:
 			t_attention(&r, t);
 			break;
