@@ -262,7 +262,10 @@ def bench_model(d, om, inputs, orts, seconds, rounds):
 
 
 # Models that also get an int8 twin (QDQ, quantized at bench time).
-INT8_MODELS = ("resnet18", "resnet50", "mobilenet_v2", "squeezenet1_1")
+# mobilenet_v2 and squeezenet1_1 are left out: their int8 build is slower
+# than f32 today (depthwise and 1x1 convolutions of few channels run the
+# portable loops or a VNNI kernel bound by its epilogue, quantization.rst).
+INT8_MODELS = ("resnet18", "resnet50")
 
 
 def quantize_model(d):

@@ -125,7 +125,7 @@ def quantize(model, calib):
             want.append(n.input[0])
             y = n.output[0]
             c = cons.get(y, [])
-            if len(c) == 1 and c[0].op_type == "Relu":
+            if len(c) == 1 and c[0].op_type in ("Relu", "Clip"):
                 y = c[0].output[0]
             want.append(y)
         if n.op_type == "MaxPool":

@@ -84,7 +84,10 @@ static __always_inline const u8 *qconv_px(const struct npu_qconv_job *j,
 	return padbuf;
 }
 
-#define QDP(a, x, w)	((a) = _mm256_dpbusd_epi32((a), (x), (w)))
+static __always_inline __m256i qdp(__m256i a, __m256i x, __m256i w)
+{
+	return _mm256_dpbusd_epi32(a, x, w);
+}
 
 /*
  * 4 pixels from ox x 4 output channels (weights at wp[]): 16 sums kept
@@ -132,14 +135,22 @@ static __always_inline void qconv_block(const struct npu_qconv_job *j,
 				__m256i u0 = ld32(w0), u1 = ld32(w1);
 				__m256i u2 = ld32(w2), u3 = ld32(w3);
 
-				QDP(a00, v0, u0); QDP(a01, v0, u1);
-				QDP(a02, v0, u2); QDP(a03, v0, u3);
-				QDP(a10, v1, u0); QDP(a11, v1, u1);
-				QDP(a12, v1, u2); QDP(a13, v1, u3);
-				QDP(a20, v2, u0); QDP(a21, v2, u1);
-				QDP(a22, v2, u2); QDP(a23, v2, u3);
-				QDP(a30, v3, u0); QDP(a31, v3, u1);
-				QDP(a32, v3, u2); QDP(a33, v3, u3);
+				a00 = qdp(a00, v0, u0);
+				a01 = qdp(a01, v0, u1);
+				a02 = qdp(a02, v0, u2);
+				a03 = qdp(a03, v0, u3);
+				a10 = qdp(a10, v1, u0);
+				a11 = qdp(a11, v1, u1);
+				a12 = qdp(a12, v1, u2);
+				a13 = qdp(a13, v1, u3);
+				a20 = qdp(a20, v2, u0);
+				a21 = qdp(a21, v2, u1);
+				a22 = qdp(a22, v2, u2);
+				a23 = qdp(a23, v2, u3);
+				a30 = qdp(a30, v3, u0);
+				a31 = qdp(a31, v3, u1);
+				a32 = qdp(a32, v3, u2);
+				a33 = qdp(a33, v3, u3);
 				x0 += s0;
 				x1 += s1;
 				x2 += s2;
@@ -200,14 +211,22 @@ static __always_inline void qconv_block_in(const struct npu_qconv_job *j,
 				v2 = _mm256_xor_si256(v2, flip);
 				v3 = _mm256_xor_si256(v3, flip);
 			}
-			QDP(a00, v0, u0); QDP(a01, v0, u1);
-			QDP(a02, v0, u2); QDP(a03, v0, u3);
-			QDP(a10, v1, u0); QDP(a11, v1, u1);
-			QDP(a12, v1, u2); QDP(a13, v1, u3);
-			QDP(a20, v2, u0); QDP(a21, v2, u1);
-			QDP(a22, v2, u2); QDP(a23, v2, u3);
-			QDP(a30, v3, u0); QDP(a31, v3, u1);
-			QDP(a32, v3, u2); QDP(a33, v3, u3);
+			a00 = qdp(a00, v0, u0);
+			a01 = qdp(a01, v0, u1);
+			a02 = qdp(a02, v0, u2);
+			a03 = qdp(a03, v0, u3);
+			a10 = qdp(a10, v1, u0);
+			a11 = qdp(a11, v1, u1);
+			a12 = qdp(a12, v1, u2);
+			a13 = qdp(a13, v1, u3);
+			a20 = qdp(a20, v2, u0);
+			a21 = qdp(a21, v2, u1);
+			a22 = qdp(a22, v2, u2);
+			a23 = qdp(a23, v2, u3);
+			a30 = qdp(a30, v3, u0);
+			a31 = qdp(a31, v3, u1);
+			a32 = qdp(a32, v3, u2);
+			a33 = qdp(a33, v3, u3);
 		}
 	}
 	out[0] = hsum4(a00, a01, a02, a03);

@@ -226,21 +226,45 @@ static void qconv_unit_ref(const struct npu_op_args *args,
 }
 
 /* sum over 32 channels of (x - az) * (w - bz), per dtype pair */
-#define QDOT32(XT, WT)							\
-static inline s32 qdot32_##XT##_##WT(const XT *x, const WT *w, s32 az,	\
-				     s32 bz)				\
-{									\
-	s32 s = 0;							\
-	u32 k;								\
-									\
-	for (k = 0; k < NPU_C0_BYTES_1; k++)				\
-		s += ((s32)x[k] - az) * ((s32)w[k] - bz);		\
-	return s;							\
+static inline s32 qdot32_u8_s8(const u8 *x, const s8 *w, s32 az, s32 bz)
+{
+	s32 s = 0;
+	u32 k;
+
+	for (k = 0; k < NPU_C0_BYTES_1; k++)
+		s += ((s32)x[k] - az) * ((s32)w[k] - bz);
+	return s;
 }
-QDOT32(u8, s8)
-QDOT32(s8, s8)
-QDOT32(u8, u8)
-QDOT32(s8, u8)
+
+static inline s32 qdot32_s8_s8(const s8 *x, const s8 *w, s32 az, s32 bz)
+{
+	s32 s = 0;
+	u32 k;
+
+	for (k = 0; k < NPU_C0_BYTES_1; k++)
+		s += ((s32)x[k] - az) * ((s32)w[k] - bz);
+	return s;
+}
+
+static inline s32 qdot32_u8_u8(const u8 *x, const u8 *w, s32 az, s32 bz)
+{
+	s32 s = 0;
+	u32 k;
+
+	for (k = 0; k < NPU_C0_BYTES_1; k++)
+		s += ((s32)x[k] - az) * ((s32)w[k] - bz);
+	return s;
+}
+
+static inline s32 qdot32_s8_u8(const s8 *x, const u8 *w, s32 az, s32 bz)
+{
+	s32 s = 0;
+	u32 k;
+
+	for (k = 0; k < NPU_C0_BYTES_1; k++)
+		s += ((s32)x[k] - az) * ((s32)w[k] - bz);
+	return s;
+}
 
 static inline s32 qdot32(u32 xdt, const u8 *x, u32 wdt, const u8 *w, s32 az,
 			 s32 bz)
@@ -308,6 +332,80 @@ static void qconv_unit_packed(const struct npu_op_args *args,
 		}
 	}
 	if (q->out_b && o0 + noc == q->o && q->o % NPU_C0_BYTES_1) {
+		for (i = q->o; i % NPU_C0_BYTES_1; i++)
+			for (ox = 0; ox < q->ow; ox++)
+				q_st(odt, out, qc_o_off(q, img, i, oy, ox), 0);
+	}
+}
+
+/*
+ * Depthwise (one input channel per output channel, groups = O) on
+ * NC1HWC0 input and output with contiguous C0: the unit's 16 channels are
+ * 16 contiguous lanes, summed tap by tap in a loop the compiler
+ * vectorizes. The taps' weights of the 16 channels are gathered first
+ * (at most NPU_Q_DW_TAPS taps).
+ */
+#define NPU_Q_DW_TAPS	25
+
+static int qconv_dw_ok(const struct qconv *q)
+{
+	return q->p->groups == q->o && q->cg == 1 && q->in_b && q->out_b &&
+	       q->in->strides[4] == 1 && q->out->strides[4] == 1 &&
+	       (u64)q->kh * q->kw <= NPU_Q_DW_TAPS;
+}
+
+static void qconv_unit_dw(const struct npu_op_args *args,
+			  const struct qconv *q, u64 img, u64 o0, u32 noc,
+			  u64 oy, const struct npu_qrq *r)
+{
+	const struct drm_npu_requant *rq = &q->p->q;
+	const void *x = args->data[0], *w = args->data[1];
+	void *out = args->data[args->task->num_operands - 1];
+	u32 xdt = q->in->dtype, wdt = q->w->dtype, odt = q->out->dtype;
+	s64 iy0 = (s64)oy * q->p->stride_h - q->p->pad_top;
+	s32 wt[NPU_Q_DW_TAPS][NPU_Q_OCB], acc[NPU_Q_OCB], xv[NPU_Q_OCB];
+	u64 ox, ky, kx, t;
+	u32 i;
+
+	for (ky = 0, t = 0; ky < q->kh; ky++)
+		for (kx = 0; kx < q->kw; kx++, t++)
+			for (i = 0; i < NPU_Q_OCB; i++)
+				wt[t][i] = i < noc ?
+					   q_ld(wdt, w, qc_w_off(q, o0 + i, 0,
+								 ky, kx)) -
+					   rq->b_zero : 0;
+	for (ox = 0; ox < q->ow; ox++) {
+		s64 ix0 = (s64)ox * q->p->stride_w - q->p->pad_left;
+
+		for (i = 0; i < NPU_Q_OCB; i++)
+			acc[i] = i < noc ? r->add[i] : 0;
+		for (ky = 0, t = 0; ky < q->kh; ky++) {
+			s64 iy = iy0 + (s64)(ky * q->p->dilation_h);
+
+			for (kx = 0; kx < q->kw; kx++, t++) {
+				s64 ix = ix0 + (s64)(kx * q->p->dilation_w);
+				u64 base;
+
+				if (iy < 0 || iy >= q->ih || ix < 0 ||
+				    ix >= q->iw)
+					continue;
+				/* channels o0.. lie in one C0 block (16 | 32) */
+				base = qc_x_off(q, img, o0, (u64)iy, (u64)ix);
+				for (i = 0; i < NPU_Q_OCB; i++)
+					xv[i] = i < noc ?
+						q_ld(xdt, x, base + i) -
+						rq->a_zero : 0;
+				for (i = 0; i < NPU_Q_OCB; i++)
+					acc[i] = (s32)((u32)acc[i] +
+						       (u32)xv[i] *
+						       (u32)wt[t][i]);
+			}
+		}
+		for (i = 0; i < noc; i++)
+			q_st(odt, out, qc_o_off(q, img, o0 + i, oy, ox),
+			     q_requant(acc[i], r->mult[i], r));
+	}
+	if (o0 + noc == q->o && q->o % NPU_C0_BYTES_1) {
 		for (i = q->o; i % NPU_C0_BYTES_1; i++)
 			for (ox = 0; ox < q->ow; ox++)
 				q_st(odt, out, qc_o_off(q, img, i, oy, ox), 0);
@@ -383,9 +481,10 @@ int npu_run_qconv2d(const struct npu_op_args *args, u64 begin, u64 end)
 	struct npu_qrq r;
 	struct qconv q;
 	u64 u, ob;
-	int fast = 0, packed;
+	int fast = 0, packed, dw;
 
 	qconv_setup(t, &q);
+	dw = qconv_dw_ok(&q);
 	packed = q.w_packed && q.in_b && q.in->strides[4] == 1 &&
 		 q.w->strides[4] == 1;
 	ob = ((u64)q.o + NPU_Q_OCB - 1) / NPU_Q_OCB;
@@ -404,7 +503,9 @@ int npu_run_qconv2d(const struct npu_op_args *args, u64 begin, u64 end)
 			continue;
 		}
 #endif
-		if (packed)
+		if (dw)
+			qconv_unit_dw(args, &q, img, o0, noc, oy, &r);
+		else if (packed)
 			qconv_unit_packed(args, &q, img, o0, noc, oy, &r);
 		else
 			qconv_unit_ref(args, &q, img, o0, noc, oy, &r);
