@@ -59,9 +59,14 @@ const char *om_opcode_name(uint32_t opcode)
 		"POOL2D", "SOFTMAX", "REDUCE", "LAYERNORM", "BATCHNORM",
 		"GATHER", "WHERE", "PAD", "RESIZE", "TRANSDATA", "QUANTIZE",
 		"DEQUANTIZE", "ATTENTION", "SEM_SIGNAL", "SEM_WAIT",
+		[DRM_NPU_OP_IMG_CSC] = "IMG_CSC",
+		[DRM_NPU_OP_IMG_RESIZE] = "IMG_RESIZE",
+		[DRM_NPU_OP_AIPP] = "AIPP",
 	};
 
-	return opcode < DRM_NPU_OP_COUNT ? names[opcode] : "invalid";
+	/* the opcode space has gaps (21..49 unassigned) */
+	return opcode < DRM_NPU_OP_COUNT && names[opcode] ? names[opcode] :
+	       "invalid";
 }
 
 const char *om_section_type_name(uint32_t type)

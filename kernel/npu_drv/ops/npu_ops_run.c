@@ -26,6 +26,9 @@ static const npu_run_fn npu_run_table[DRM_NPU_OP_COUNT] = {
 	[DRM_NPU_OP_QUANTIZE] = npu_run_quantize,
 	[DRM_NPU_OP_DEQUANTIZE] = npu_run_dequantize,
 	[DRM_NPU_OP_ATTENTION] = npu_run_attention,
+	[DRM_NPU_OP_IMG_CSC] = npu_run_img_csc,
+	[DRM_NPU_OP_IMG_RESIZE] = npu_run_img_resize,
+	[DRM_NPU_OP_AIPP] = npu_run_aipp,
 };
 
 int npu_op_run(const struct npu_op_args *args, u64 begin, u64 end)

@@ -23,6 +23,8 @@
 #include "../npu_test.h"
 
 #define NPU_FUZZ_MAX_TASKS	3
+/* Opcode bytes from IMG_BYTE on pick IMG_CSC, IMG_RESIZE, AIPP in turn. */
+#define NPU_FUZZ_IMG_BYTE	247
 
 /**
  * struct npu_fuzz_prog - a decoded fuzz input

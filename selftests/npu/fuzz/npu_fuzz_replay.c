@@ -134,14 +134,14 @@ static int write_seeds(const char *dir)
 		"nop", "copy", "binary", "unary", "matmul", "conv2d", "pool2d",
 		"softmax", "reduce", "layernorm", "batchnorm", "gather",
 		"where", "pad", "resize", "transdata", "quantize",
-		"dequantize", "attention",
+		"dequantize", "attention", "img_csc", "img_resize", "aipp",
 	};
 	struct npu_fuzz_prog p;
 	uint8_t in[64];
 	char path[4096], why[256];
 	uint32_t op, tries, i, total = 0;
 
-	for (op = 0; op <= DRM_NPU_OP_ATTENTION; op++) {
+	for (op = 0; op <= DRM_NPU_OP_ATTENTION + 3; op++) {
 		uint32_t ran = 0, refused = 0;
 
 		for (tries = 0; tries < 4000 && (ran < 3 || refused < 2);
@@ -152,7 +152,8 @@ static int write_seeds(const char *dir)
 			FILE *f;
 
 			in[0] = 0;	/* one task */
-			in[1] = (uint8_t)op;
+			in[1] = (uint8_t)(op <= DRM_NPU_OP_ATTENTION ? op :
+					  NPU_FUZZ_IMG_BYTE + op - DRM_NPU_OP_ATTENTION - 1);
 			for (i = 2; i < sizeof(in); i++)
 				in[i] = seed_byte(wild ? 256 : 150);
 			npu_fuzz_decode(in, sizeof(in), &p);
