@@ -16,7 +16,7 @@ $(BUILD)/obj/tools/npu-run/npu_run.o: mk/version.mk
 $(BUILD)/bin/npu-run: $(NPURUN_OBJS) $(BUILD)/lib/libnpurt.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $(NPURUN_OBJS) $(BUILD)/lib/libnpurt.a \
-		$(DRM_LIBS) $(NUMA_LIBS) -ldl -lpthread -lm \
+		$(DRM_LIBS) $(NUMA_LIBS) $(IMG_LIBS) -ldl -lpthread -lm \
 		-Wl,-rpath,'$$ORIGIN/../lib' -o $@
 
 BINS		+= $(BUILD)/bin/npu-run
