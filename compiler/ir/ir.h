@@ -128,7 +128,8 @@ struct ir_shape {
 	X(LAYER_NORM, "LayerNormalization")				\
 	X(GELU, "npu.Gelu")						\
 	X(ATTENTION, "npu.Attention")					\
-	X(TRANSDATA, "npu.TransData")
+	X(TRANSDATA, "npu.TransData")					\
+	X(AIPP, "npu.Aipp")
 
 enum ir_op {
 	IR_OP_INVALID = 0,
