@@ -151,7 +151,7 @@ static int set_key(struct aipp_conf *c, const char *k, const char *v)
 	if (!strcmp(k, "rbuv_swap_switch"))
 		return parse_bool(v, &c->rbuv_swap);
 	if (sscanf(k, "matrix_r%dc%d", &r, &col) == 2 && r >= 0 && r < 3 &&
-	    col >= 0 && col < 3 && strlen(k) == 12) {
+	    col >= 0 && col < 3 && strlen(k) == 11) {
 		c->matrix_set = true;
 		return parse_int(v, -32768, 32767, &c->matrix[r * 3 + col]);
 	}

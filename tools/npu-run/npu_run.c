@@ -1063,6 +1063,13 @@ int main(int argc, char **argv)
 	if (o.images.dir) {
 		ret = run_images(ctx, m, &o.images, o.summary ? o.summary :
 				 stdout, o.json_f);
+		/* the summary stays, also when some files were refused */
+		if (o.json_f && ret != EXIT_RUNTIME) {
+			if (o.json_f == stdout ? fflush(o.json_f) :
+			    fclose(o.json_f))
+				ret = EXIT_USAGE;
+			o.json_f = NULL;
+		}
 		goto done;
 	}
 	npurt_model_get_info(m, &info);
