@@ -127,9 +127,18 @@ static npurt_status decode(npurt_context *ctx, const void *data, size_t size,
 	}
 	st = npurt_image_alloc(ctx, px.width, px.height, NPURT_PIXEL_RGB888,
 			       image);
+	/*
+	 * A fresh block: stream-ordered on the context's synchronous stream,
+	 * it needs no wait for other work on its segment (a synchronous copy
+	 * would wait for the whole segment: a model running on a neighbour
+	 * block would serialise decoding with inference).
+	 */
 	if (!st)
-		st = npurt_memcpy_h2d(image->mem, 0, px.data,
-				      (size_t)px.width * px.height * 3);
+		st = npurt_memcpy_h2d_async(image->mem, 0, px.data,
+					    (size_t)px.width * px.height * 3,
+					    ctx->sync_stream);
+	if (!st)
+		st = rt_stream_sync(ctx->sync_stream, func);
 	free(px.data);
 	if (st)
 		npurt_image_free(image);
