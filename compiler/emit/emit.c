@@ -1072,6 +1072,14 @@ static int emit_aipp(struct ectx *e)
 	}
 	for (i = 0; i < (int)k && !err; i++)
 		t->operands[i].layout = DRM_NPU_LAYOUT_ND;
+	/* dynamic: the parameters of each execution, a model input */
+	if (!err && (p->flags & DRM_NPU_AIPP_DYNAMIC)) {
+		if (!in(e, 1) || ir_tensor_numel(in(e, 1)) !=
+		    DRM_NPU_AIPP_DYN_SIZE)
+			return eerr(e, -EINVAL, "dynamic npu.Aipp without its "
+				    "76-byte parameter input");
+		err = whole(e, in(e, 1), &t->operands[k++]);
+	}
 	if (!err)
 		err = whole(e, out0(e), &t->operands[k++]);
 	t->num_operands = (uint8_t)k;

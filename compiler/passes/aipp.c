@@ -19,6 +19,8 @@
 #include "aipp.h"
 #include "passes.h"
 
+#define DYN_SIZE	76	/* DRM_NPU_AIPP_DYN_SIZE */
+
 static const struct {
 	const char *name;
 	int fmt;
@@ -102,8 +104,12 @@ static int set_key(struct aipp_conf *c, const char *k, const char *v)
 	const int64_t big = 65536;
 	int i, r, col;
 
-	if (!strcmp(k, "aipp_mode"))
-		return strcmp(v, "static") ? -2 : 0;
+	if (!strcmp(k, "aipp_mode")) {
+		if (strcmp(v, "static") && strcmp(v, "dynamic"))
+			return -2;
+		c->dynamic = !strcmp(v, "dynamic");
+		return 0;
+	}
 	if (!strcmp(k, "related_input_rank")) {
 		int64_t x;
 
@@ -233,14 +239,21 @@ int aipp_conf_parse(const char *text, const char *name, struct aipp_conf *c,
 		r = set_key(c, s, colon);
 		if (!strcmp(s, "input_format") && !r)
 			have_format = true;
+		if (!r && (!strncmp(s, "matrix_", 7) || !strncmp(s, "mean_", 5) ||
+			   !strncmp(s, "min_", 4) || !strncmp(s, "var_reci", 8) ||
+			   !strncmp(s, "input_bias", 10) ||
+			   !strncmp(s, "output_bias", 11) ||
+			   !strcmp(s, "csc_switch") ||
+			   !strcmp(s, "rbuv_swap_switch") ||
+			   !strcmp(s, "padding_value")))
+			c->params_set = true;
 		if (r == -3)
 			snprintf(err, errlen, "%s:%d: unknown key '%s' "
 				 "(Documentation/media.rst lists the keys)",
 				 name, ln, s);
 		else if (r == -2)
-			snprintf(err, errlen, "%s:%d: aipp_mode '%s': this "
-				 "compiler inserts static AIPP only", name, ln,
-				 colon);
+			snprintf(err, errlen, "%s:%d: aipp_mode '%s': use "
+				 "static or dynamic", name, ln, colon);
 		else if (r)
 			snprintf(err, errlen, "%s:%d: bad value '%s' for '%s'",
 				 name, ln, colon, s);
@@ -262,6 +275,18 @@ int aipp_conf_parse(const char *text, const char *name, struct aipp_conf *c,
 				    c->pad_bottom || c->pad_right)) {
 		snprintf(err, errlen, "%s: padding sizes set but padding is "
 			 "false", name);
+		ret = -EINVAL;
+	}
+	if (!ret && c->dynamic && c->params_set) {
+		snprintf(err, errlen, "%s: aipp_mode dynamic takes csc, swap, "
+			 "matrix, biases, mean, min, var_reci and padding_value "
+			 "per execution (the model's extra input); leave them "
+			 "out of the config", name);
+		ret = -EINVAL;
+	}
+	if (!ret && c->dynamic && c->format == AIPP_YUV400) {
+		snprintf(err, errlen, "%s: dynamic AIPP needs a colour "
+			 "input_format", name);
 		ret = -EINVAL;
 	}
 	if (!ret && c->csc && !c->matrix_set && is_yuv420(c->format)) {
@@ -380,8 +405,24 @@ int aipp_insert(struct ir_graph *g, const struct aipp_conf *c, char *err,
 	g->inputs[idx] = img;
 	img->is_input = true;
 	x->is_input = false;
-	snprintf(name, sizeof(name), "%.250s/aipp", img->name);
-	n = ir_node_new(g, IR_OP_AIPP, name, 1, &img, 1, &x);
+	if (c->dynamic) {
+		/* the parameters of each execution: an input of its own */
+		int64_t d1 = DYN_SIZE;
+		struct ir_shape ds = ir_shape_make(1, &d1);
+		struct ir_tensor *ins[2];
+
+		snprintf(name, sizeof(name), "%.240s_aipp", img->name);
+		ins[0] = img;
+		ins[1] = ir_tensor_new(g, name, IR_U8, &ds);
+		if (!ins[1] || ir_graph_add_input(g, ins[1]))
+			return -ENOMEM;
+		ins[1]->shape_known = true;
+		snprintf(name, sizeof(name), "%.250s/aipp", img->name);
+		n = ir_node_new(g, IR_OP_AIPP, name, 2, ins, 1, &x);
+	} else {
+		snprintf(name, sizeof(name), "%.250s/aipp", img->name);
+		n = ir_node_new(g, IR_OP_AIPP, name, 1, &img, 1, &x);
+	}
 	if (!n)
 		return -ENOMEM;
 	for (i = 0; i < 9; i++)
@@ -394,13 +435,14 @@ int aipp_insert(struct ir_graph *g, const struct aipp_conf *c, char *err,
 		float mn[4] = { 0 }, vr[4] = { 0 };
 		int ret;
 
-		for (i = 0; i < ch_out; i++) {
+		for (i = 0; i < ch_out && !c->dynamic; i++) {
 			mn[i] = c->min[i];
 			vr[i] = c->var_reci[i];
 		}
 		ret = ir_attr_set_int(n, "format", c->format) ||
 		      ir_attr_set_int(n, "flags", (c->csc ? 1 : 0) |
-				      (c->rbuv_swap ? 2 : 0)) ||
+				      (c->rbuv_swap ? 2 : 0) |
+				      (c->dynamic ? 4 : 0)) ||
 		      ir_attr_set_ints(n, "src", src, 2) ||
 		      ir_attr_set_ints(n, "crop", crop, 4) ||
 		      ir_attr_set_ints(n, "pads", pads, 4) ||

@@ -20,6 +20,8 @@ enum aipp_format {
 };
 
 struct aipp_conf {
+	bool dynamic;			/* aipp_mode : dynamic */
+	bool params_set;		/* a key dynamic mode takes at run time */
 	int related_input_rank;
 	int format;			/* enum aipp_format */
 	int64_t src_w, src_h;		/* 0: from the model input */

@@ -873,6 +873,37 @@ npurt_status npurt_image_resize(const npurt_image *src, npurt_image *dst,
 npurt_status npurt_image_convert(const npurt_image *src, npurt_image *dst,
 				 uint32_t matrix, npurt_stream *stream);
 
+/**
+ * struct npurt_aipp_params - the parameters of dynamic AIPP for one
+ * execution (a model compiled with "aipp_mode : dynamic" has an extra u8
+ * input "<image input>_aipp" of NPURT_AIPP_PARAMS_SIZE bytes)
+ * @csc: apply @matrix (Q8) with @input_bias and @output_bias
+ * @rbuv_swap: swap R/B (RGB formats) or U/V (YUV) first
+ * @mean, @min, @var_reci: y = (x - mean - min) * var_reci per channel
+ * @padding_value: written in the border
+ */
+typedef struct npurt_aipp_params {
+	int csc;
+	int rbuv_swap;
+	int16_t matrix[9];
+	uint8_t input_bias[3];
+	uint8_t output_bias[3];
+	uint8_t mean[4];
+	float min[4];
+	float var_reci[4];
+	float padding_value;
+} npurt_aipp_params;
+
+#define NPURT_AIPP_PARAMS_SIZE	76
+
+/*
+ * [MT-safe] Writes @params as the NPURT_AIPP_PARAMS_SIZE bytes the AIPP
+ * task reads (bind them to the "_aipp" input, host or device memory);
+ * NPURT_ERR_INVALID if @size is smaller or a float is not finite.
+ */
+npurt_status npurt_aipp_params_pack(const npurt_aipp_params *params,
+				    void *buf, size_t size);
+
 #ifdef __cplusplus
 }
 #endif

@@ -13,6 +13,11 @@
 #include "rt_internal.h"
 #include "image_decode.h"
 
+_Static_assert(sizeof(struct drm_npu_aipp_dyn) == DRM_NPU_AIPP_DYN_SIZE,
+	       "dynamic AIPP parameters: 76 bytes");
+_Static_assert(sizeof(struct drm_npu_aipp_params) <= DRM_NPU_TASK_PARAMS_SIZE,
+	       "AIPP params fit the task");
+
 /* Files larger than this are refused before reading (1 GiB). */
 #define RT_IMAGE_MAX_FILE	(1ull << 30)
 
@@ -441,4 +446,51 @@ NPURT_API npurt_status npurt_image_convert(const npurt_image *src,
 	t.num_operands = (uint8_t)n;
 	st = submit_task(s, &t, mems, n, __func__);
 	return finish(st, stream, s, __func__);
+}
+
+/* ---- dynamic AIPP ---- */
+
+static bool finite_f(float v)
+{
+	return v == v && v - v == 0.0f;
+}
+
+NPURT_API npurt_status npurt_aipp_params_pack(const npurt_aipp_params *p,
+					      void *buf, size_t size)
+{
+	struct drm_npu_aipp_dyn d;
+	int i;
+
+	if (!p || !buf || size < DRM_NPU_AIPP_DYN_SIZE)
+		return RT_FAIL(NPURT_ERR_INVALID,
+			       "pass parameters and 76 bytes of buffer",
+			       "params %p, buf %p, size %zu", (const void *)p,
+			       buf, size);
+	memset(&d, 0, sizeof(d));
+	d.flags = (p->csc ? DRM_NPU_AIPP_CSC : 0) |
+		  (p->rbuv_swap ? DRM_NPU_AIPP_RBUV_SWAP : 0);
+	for (i = 0; i < 9; i++)
+		d.matrix[i] = p->matrix[i];
+	for (i = 0; i < 3; i++) {
+		d.input_bias[i] = p->input_bias[i];
+		d.output_bias[i] = p->output_bias[i];
+	}
+	for (i = 0; i < 4; i++) {
+		if (!finite_f(p->min[i]) || !finite_f(p->var_reci[i]))
+			return RT_FAIL(NPURT_ERR_INVALID,
+				       "pass finite min and var_reci",
+				       "channel %d: min %g, var_reci %g", i,
+				       (double)p->min[i],
+				       (double)p->var_reci[i]);
+		d.mean[i] = p->mean[i];
+		memcpy(&d.min[i], &p->min[i], 4);
+		memcpy(&d.var_reci[i], &p->var_reci[i], 4);
+	}
+	if (!finite_f(p->padding_value))
+		return RT_FAIL(NPURT_ERR_INVALID, "pass a finite padding value",
+			       "padding_value %g", (double)p->padding_value);
+	memcpy(&d.pad_value, &p->padding_value, 4);
+	/* the device reads little-endian u32/u16 fields: a LE host's bytes */
+	memcpy(buf, &d, DRM_NPU_AIPP_DYN_SIZE);
+	return NPURT_OK;
 }

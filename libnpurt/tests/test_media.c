@@ -376,11 +376,41 @@ static void test_resize_convert(void)
 	npurt_stream_destroy(s);
 }
 
+/* npurt_aipp_params_pack: the device's struct, byte for byte */
+static void test_aipp_pack(void)
+{
+	npurt_aipp_params p = { .csc = 1, .matrix = { 298, 0, 409 },
+				.input_bias = { 16, 128, 128 },
+				.mean = { 1, 2, 3 }, .min = { 0.5f },
+				.var_reci = { 2.0f, 3.0f, 4.0f },
+				.padding_value = -1.0f };
+	uint8_t b[NPURT_AIPP_PARAMS_SIZE];
+	float f;
+	int16_t m;
+	int ok;
+
+	ok = !npurt_aipp_params_pack(&p, b, sizeof(b));
+	memcpy(&m, b + 4, 2);
+	ok = ok && b[0] == 1 && m == 298 && b[22] == 16 && b[23] == 128 &&
+	     b[28] == 1 && b[30] == 2;
+	memcpy(&f, b + 36, 4);
+	ok = ok && f == 0.5f;
+	memcpy(&f, b + 52 + 4, 4);
+	ok = ok && f == 3.0f;
+	memcpy(&f, b + 68, 4);
+	ok = ok && f == -1.0f && !b[72];
+	p.var_reci[1] = INFINITY;
+	ok = ok && npurt_aipp_params_pack(&p, b, sizeof(b)) ==
+		   NPURT_ERR_INVALID &&
+	     npurt_aipp_params_pack(&p, b, 75) == NPURT_ERR_INVALID;
+	tap_ok(ok, "npurt_aipp_params_pack writes the documented 76-byte layout, refuses inf and short buffers");
+}
+
 int main(void)
 {
 	npurt_device *dev = NULL;
 
-	tap_plan(17);
+	tap_plan(18);
 	if (npurt_init(0) || npurt_device_open(0, &dev) ||
 	    npurt_context_create(dev, 0, &ctx)) {
 		tap_ok(0, "runtime up: %s", rt_err());
@@ -390,6 +420,7 @@ int main(void)
 	test_jpeg();
 	test_hostile();
 	test_resize_convert();
+	test_aipp_pack();
 	npurt_context_destroy(ctx);
 	npurt_device_close(dev);
 	npurt_finalize();

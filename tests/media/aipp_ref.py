@@ -126,6 +126,24 @@ def main():
     with open(os.path.join(OUT, "ref_rgb.json"), "w") as f:
         json.dump(ref, f)
 
+    # dynamic AIPP: the same crop, the parameters as the model's input
+    # x_aipp (struct drm_npu_aipp_dyn, Documentation/media.rst)
+    with open(os.path.join(OUT, "dyn.conf"), "w") as f:
+        f.write("aipp_op {\n  aipp_mode : dynamic\n"
+                "  input_format : RGB888_U8\n"
+                "  src_image_size_w : 80\n  src_image_size_h : 72\n"
+                "  crop : true\n  load_start_pos_w : 8\n"
+                "  load_start_pos_h : 4\n}\n")
+    os.makedirs(os.path.join(OUT, "dyn"), exist_ok=True)
+    np.save(os.path.join(OUT, "dyn", "x.npy"), np.asarray(
+        Image.open(os.path.join(OUT, "imgs", "a.jpg")).convert("RGB"))[None])
+    packed = struct.pack("<I9h3B3B4H4f4ffI", 0, *([0] * 9), 0, 0, 0, 0, 0, 0,
+                         0, 0, 0, 0, *[255.0 * v for v in MEAN], 0.0,
+                         *[1.0 / (255.0 * v) for v in STD], 0.0, 0.0, 0)
+    assert len(packed) == 76
+    np.save(os.path.join(OUT, "dyn", "x_aipp.npy"),
+            np.frombuffer(packed, np.uint8))
+
     # bad files beside a good one
     good = open(os.path.join(OUT, "imgs", "a.jpg"), "rb").read()
     open(os.path.join(OUT, "bad", "good.jpg"), "wb").write(good)

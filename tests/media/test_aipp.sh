@@ -18,7 +18,7 @@ RUN=$B/bin/npu-run
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 
-echo "1..10"
+echo "1..12"
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 nok() { n=$((n + 1)); echo "not ok $n - $1"; }
@@ -95,3 +95,16 @@ $NPUC "$T/model.onnx" -o "$T/x.om" --insert-op-conf "$T/bad2.conf" --no-cache > 
 st=$?
 check "a crop outside the source image is refused (exit $st)" \
 	"[ $st -eq 1 ] && grep -q 'crop 64x64 at (8,0) does not fit the source image 64x64' $T/e2"
+
+check "npuc compiles a dynamic AIPP model (aipp_mode : dynamic): a second input x_aipp u8 [76]" \
+	"$NPUC $T/model.onnx -o $T/dyn.om --insert-op-conf $T/dyn.conf --no-cache >$T/c3 2>&1 &&
+	 $B/bin/npu-om $T/dyn.om | grep -q 'input  1 .* x_aipp  *uint8  *ND  *\[76\]'"
+$RUN "$T/dyn.om" --input-dir "$T/dyn" -o "$T/dynout" > "$T/run4" 2>&1
+cmp=$(/usr/bin/python3 -c "
+import json
+import numpy as np
+a = np.load('$T/dynout/logits.npy')[0]
+r = np.array(json.load(open('$T/ref_rgb.json'))['a.jpg'])
+print('%.3g' % np.abs(a - r).max())" 2>&1)
+check "dynamic AIPP with ImageNet parameters per execution matches PIL + torchvision: max |err| $cmp" \
+	"/usr/bin/python3 -c 'import sys; sys.exit(not float(\"$cmp\") <= 1e-4)'"

@@ -404,7 +404,18 @@ struct drm_npu_img_resize_params {
 
 #define DRM_NPU_AIPP_CSC		(1u << 0)	/* apply the matrix */
 #define DRM_NPU_AIPP_RBUV_SWAP		(1u << 1)	/* R<->B or U<->V first */
-#define DRM_NPU_AIPP_FLAGS		(DRM_NPU_AIPP_CSC | DRM_NPU_AIPP_RBUV_SWAP)
+/*
+ * Dynamic AIPP: the CSC/swap/normalisation parameters come from an extra
+ * operand (U8 [DRM_NPU_AIPP_DYN_SIZE], before the output) holding a
+ * struct drm_npu_aipp_dyn, read when the task runs: one registered
+ * program, parameters per execution. The task's own matrix, biases, mean,
+ * min, var_reci and pad_value must then be zero, CSC and RBUV_SWAP unset;
+ * not with YUV400. A struct with unknown flags, reserved bits or a mean
+ * above 255 stops the queue with DRM_NPU_FAULT_BAD_PARAMS.
+ */
+#define DRM_NPU_AIPP_DYNAMIC		(1u << 2)
+#define DRM_NPU_AIPP_FLAGS		(DRM_NPU_AIPP_CSC | DRM_NPU_AIPP_RBUV_SWAP | \
+					 DRM_NPU_AIPP_DYNAMIC)
 
 /**
  * struct drm_npu_aipp_params - AIPP: u8 image to the first layer's f32
@@ -437,6 +448,26 @@ struct drm_npu_aipp_params {
 	__u32 pad_value;
 	__u32 reserved;
 };
+
+/**
+ * struct drm_npu_aipp_dyn - dynamic AIPP parameters (operand data, little
+ * endian), the fields of struct drm_npu_aipp_params that do not change a
+ * shape
+ * @flags: DRM_NPU_AIPP_CSC | DRM_NPU_AIPP_RBUV_SWAP
+ */
+struct drm_npu_aipp_dyn {
+	__u32 flags;
+	__s16 matrix[9];
+	__u8 input_bias[3];
+	__u8 output_bias[3];
+	__u16 mean[4];
+	__u32 min[4];
+	__u32 var_reci[4];
+	__u32 pad_value;
+	__u32 reserved;
+};
+
+#define DRM_NPU_AIPP_DYN_SIZE		76
 
 #define DRM_NPU_TASK_PARAMS_SIZE	112
 
@@ -618,6 +649,7 @@ enum drm_npu_fault_reason {
 	DRM_NPU_FAULT_BAD_INDEX = 5,	/* gather index out of range */
 	DRM_NPU_FAULT_CANCELLED = 6,	/* queued behind a faulting job */
 	DRM_NPU_FAULT_BUDGET = 7,	/* job ran past the job budget */
+	DRM_NPU_FAULT_BAD_PARAMS = 8,	/* uapi 1.2: dynamic AIPP parameters */
 };
 
 /**

@@ -1079,27 +1079,34 @@ static int check_img_resize(struct chk *c)
 static int check_aipp(struct chk *c)
 {
 	const struct drm_npu_aipp_params *p = &c->t->params.aipp;
-	const struct drm_npu_operand *a, *o;
+	const struct drm_npu_operand *a, *o, *dy;
 	int csc = !!(p->flags & DRM_NPU_AIPP_CSC), ret;
-	u32 ch, i, oi;
+	int dyn = !!(p->flags & DRM_NPU_AIPP_DYNAMIC);
+	u32 ch, i, oi, n;
 
 	if (p->in_format >= DRM_NPU_IMG_FORMAT_COUNT)
 		return fail(c, NONE_BAD, "unknown image format");
 	if (p->flags & ~DRM_NPU_AIPP_FLAGS)
 		return fail(c, NONE_BAD, "unknown AIPP flags");
-	ret = check_operands(c, img_planes(p->in_format) + 1,
-			     img_planes(p->in_format) + 1);
+	n = img_planes(p->in_format) + dyn + 1;
+	ret = check_operands(c, n, n);
 	if (ret)
 		return ret;
 	if (p->reserved || !params_tail_zero(c->t, sizeof(*p)))
 		return fail(c, NONE_BAD, "reserved/unused params must be zero");
 	if (p->in_format == DRM_NPU_IMG_YUV400 &&
-	    (p->flags & DRM_NPU_AIPP_RBUV_SWAP))
-		return fail(c, NONE_BAD, "RBUV_SWAP needs a colour format");
+	    (p->flags & (DRM_NPU_AIPP_RBUV_SWAP | DRM_NPU_AIPP_DYNAMIC)))
+		return fail(c, NONE_BAD, "RBUV_SWAP and DYNAMIC need a colour format");
 	if (!csc && (!bytes_zero(p->matrix, sizeof(p->matrix)) ||
 		     !bytes_zero(p->input_bias, sizeof(p->input_bias)) ||
 		     !bytes_zero(p->output_bias, sizeof(p->output_bias))))
 		return fail(c, NONE_BAD, "matrix/biases without CSC must be zero");
+	if (dyn && (csc || (p->flags & DRM_NPU_AIPP_RBUV_SWAP) ||
+		    !bytes_zero(p->mean, sizeof(p->mean)) ||
+		    !bytes_zero(p->min, sizeof(p->min)) ||
+		    !bytes_zero(p->var_reci, sizeof(p->var_reci)) ||
+		    p->pad_value))
+		return fail(c, NONE_BAD, "DYNAMIC: the parameters come from the operand");
 	ch = (p->in_format == DRM_NPU_IMG_YUV400 && !csc) ? 1 : 3;
 	for (i = 0; i < 4; i++) {
 		if (i >= ch && (p->mean[i] || p->min[i] || p->var_reci[i]))
@@ -1113,6 +1120,14 @@ static int check_aipp(struct chk *c)
 	ret = check_img_in(c, p->in_format);
 	if (ret)
 		return ret;
+	if (dyn) {
+		/* read as one struct: the view must be dense bytes */
+		dy = npu_opnd(c->t, n - 2);
+		if (dy->dtype != DRM_NPU_DTYPE_U8 || dy->rank != 1 ||
+		    dy->shape[0] != DRM_NPU_AIPP_DYN_SIZE ||
+		    dy->strides[0] != 1)
+			return fail(c, n - 2, "dynamic parameters: U8 [76], stride 1");
+	}
 	a = npu_opnd(c->t, 0);
 	oi = c->t->num_operands - 1;
 	o = npu_opnd(c->t, oi);

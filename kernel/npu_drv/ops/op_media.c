@@ -246,26 +246,81 @@ int npu_run_img_resize(const struct npu_op_args *args, u64 begin, u64 end)
 	return 0;
 }
 
+/* The parameters an AIPP task runs with: its own, or the dynamic ones. */
+struct npu_aipp_eff {
+	u32 flags;
+	s16 matrix[9];
+	u8 input_bias[3], output_bias[3];
+	u16 mean[4];
+	u32 min[4], var_reci[4], pad_value;
+};
+
+static int npu_aipp_params(const struct npu_op_args *args,
+			   struct npu_aipp_eff *e)
+{
+	const struct drm_npu_aipp_params *p = &args->task->params.aipp;
+	struct drm_npu_aipp_dyn d;
+	u32 i;
+
+	if (!(p->flags & DRM_NPU_AIPP_DYNAMIC)) {
+		e->flags = p->flags;
+		memcpy(e->matrix, p->matrix, sizeof(e->matrix));
+		memcpy(e->input_bias, p->input_bias, 3);
+		memcpy(e->output_bias, p->output_bias, 3);
+		memcpy(e->mean, p->mean, sizeof(e->mean));
+		memcpy(e->min, p->min, sizeof(e->min));
+		memcpy(e->var_reci, p->var_reci, sizeof(e->var_reci));
+		e->pad_value = p->pad_value;
+		return 0;
+	}
+	/* operand 1 (packed) or 2 (YUV420SP): DRM_NPU_AIPP_DYN_SIZE bytes */
+	memcpy(&d, args->data[args->task->num_operands - 2], sizeof(d));
+	if ((d.flags & ~(DRM_NPU_AIPP_CSC | DRM_NPU_AIPP_RBUV_SWAP)) ||
+	    d.reserved)
+		return DRM_NPU_FAULT_BAD_PARAMS;
+	for (i = 0; i < 4; i++)
+		if (d.mean[i] > 255)
+			return DRM_NPU_FAULT_BAD_PARAMS;
+	e->flags = d.flags;
+	memcpy(e->matrix, d.matrix, sizeof(e->matrix));
+	memcpy(e->input_bias, d.input_bias, 3);
+	memcpy(e->output_bias, d.output_bias, 3);
+	memcpy(e->mean, d.mean, sizeof(e->mean));
+	memcpy(e->min, d.min, sizeof(e->min));
+	memcpy(e->var_reci, d.var_reci, sizeof(e->var_reci));
+	e->pad_value = d.pad_value;
+	return 0;
+}
+
 int npu_run_aipp(const struct npu_op_args *args, u64 begin, u64 end)
 {
 	const struct drm_npu_task *t = args->task;
 	const struct drm_npu_aipp_params *p = &t->params.aipp;
 	const struct drm_npu_operand *out = npu_opnd(t, t->num_operands - 1);
 	const struct drm_npu_operand *in = npu_opnd(t, 0);
+	int yuv420 = p->in_format == DRM_NPU_IMG_NV12 ||
+		     p->in_format == DRM_NPU_IMG_NV21;
 	const u8 *p0 = args->data[0];
-	const u8 *p1 = t->num_operands == 3 ? args->data[1] : NULL;
+	const u8 *p1 = yuv420 ? args->data[1] : NULL;
 	float *po = args->data[t->num_operands - 1];
-	int nc1 = npu_is_nc1hwc0(out), csc = !!(p->flags & DRM_NPU_AIPP_CSC);
-	u32 ch = (p->in_format == DRM_NPU_IMG_YUV400 && !csc) ? 1 : 3;
+	struct npu_aipp_eff e;
+	int nc1 = npu_is_nc1hwc0(out), csc, ret;
+	u32 ch;
 	u64 oh = out->shape[2], ow = out->shape[3];
 	u64 h = in->shape[1], w = in->shape[2];
-	float padv = npu_u2f(p->pad_value), mn[3], vr[3];
+	float padv, mn[3], vr[3];
 	u64 u, x;
 	u32 c;
 
+	ret = npu_aipp_params(args, &e);
+	if (ret)
+		return ret;
+	csc = !!(e.flags & DRM_NPU_AIPP_CSC);
+	ch = (p->in_format == DRM_NPU_IMG_YUV400 && !csc) ? 1 : 3;
+	padv = npu_u2f(e.pad_value);
 	for (c = 0; c < 3; c++) {
-		mn[c] = npu_u2f(p->min[c]);
-		vr[c] = npu_u2f(p->var_reci[c]);
+		mn[c] = npu_u2f(e.min[c]);
+		vr[c] = npu_u2f(e.var_reci[c]);
 	}
 	for (u = begin; u < end; u++) {
 		u64 n = u / oh, y = u % oh;
@@ -288,7 +343,7 @@ int npu_run_aipp(const struct npu_op_args *args, u64 begin, u64 end)
 			}
 			npu_img_pixel(p->in_format, t, p0, p1, n,
 				      y - p->pad_top, x - p->pad_left, v);
-			if (p->flags & DRM_NPU_AIPP_RBUV_SWAP) {
+			if (e.flags & DRM_NPU_AIPP_RBUV_SWAP) {
 				u32 a = npu_img_is_yuv(p->in_format) ? 1 : 0;
 				s32 tmp = v[a];
 
@@ -296,13 +351,13 @@ int npu_run_aipp(const struct npu_op_args *args, u64 begin, u64 end)
 				v[2] = tmp;
 			}
 			if (csc)
-				npu_csc_apply(p->matrix, p->input_bias,
-					      p->output_bias, v, r);
+				npu_csc_apply(e.matrix, e.input_bias,
+					      e.output_bias, v, r);
 			else
 				memcpy(r, v, sizeof(r));
 			for (c = 0; c < nout; c++)
 				val[c] = c < ch ?
-					((float)(r[c] - (s32)p->mean[c]) -
+					((float)(r[c] - (s32)e.mean[c]) -
 					 mn[c]) * vr[c] : 0.0f;
 			for (c = 0; c < nout; c++)
 				po[base + c * cst] = val[c];

@@ -343,6 +343,75 @@ static void test_aipp_nv12(void)
 	       "AIPP NV12 + BT.601 narrow CSC = IMG_CSC then (x - mean) * var_reci, exactly");
 }
 
+/*
+ * Dynamic AIPP: the same task with its parameters in an operand gives the
+ * static task's bits; parameters out of range fault at run time.
+ */
+static void test_aipp_dynamic(void)
+{
+	const u32 h = 4, w = 5;
+	u32 is[4] = { 1, h, w, 3 }, os[4] = { 1, 3, h + 1, w }, ds[1] = { 76 };
+	static const s16 q8[9] = { 256, 0, 0, 0, 256, 0, 0, 0, 256 };
+	struct drm_npu_aipp_dyn dyn;
+	u8 in[4 * 5 * 3];
+	float o1[3 * 5 * 5], o2[3 * 5 * 5];
+	void *d1[2] = { in, o1 }, *d2[3] = { in, &dyn, o2 };
+	int r1, r2, r3, c;
+	u32 bad;
+
+	fill_u8(in, sizeof(in));
+	tl_task(&T, DRM_NPU_OP_AIPP, 2);
+	T.params.aipp.in_format = DRM_NPU_IMG_BGR888;
+	T.params.aipp.flags = DRM_NPU_AIPP_CSC | DRM_NPU_AIPP_RBUV_SWAP;
+	T.params.aipp.pad_top = 1;
+	memcpy(T.params.aipp.matrix, q8, sizeof(q8));
+	T.params.aipp.output_bias[1] = 3;
+	T.params.aipp.pad_value = tl_f2u(2.5f);
+	for (c = 0; c < 3; c++) {
+		T.params.aipp.mean[c] = (u16)(10 * c);
+		T.params.aipp.min[c] = tl_f2u(0.25f * (float)c);
+		T.params.aipp.var_reci[c] = tl_f2u(1.0f / (float)(c + 3));
+	}
+	memset(&dyn, 0, sizeof(dyn));
+	dyn.flags = T.params.aipp.flags;
+	memcpy(dyn.matrix, q8, sizeof(q8));
+	dyn.output_bias[1] = 3;
+	dyn.pad_value = T.params.aipp.pad_value;
+	memcpy(dyn.mean, T.params.aipp.mean, sizeof(dyn.mean));
+	memcpy(dyn.min, T.params.aipp.min, sizeof(dyn.min));
+	memcpy(dyn.var_reci, T.params.aipp.var_reci, sizeof(dyn.var_reci));
+	tl_opnd(&T.operands[0], 0, U8, 4, is, NULL);
+	tl_opnd(&T.operands[1], 1, F32, 4, os, NULL);
+	r1 = tl_run(&T, d1);
+
+	tl_task(&T, DRM_NPU_OP_AIPP, 3);
+	T.params.aipp.in_format = DRM_NPU_IMG_BGR888;
+	T.params.aipp.flags = DRM_NPU_AIPP_DYNAMIC;
+	T.params.aipp.pad_top = 1;
+	tl_opnd(&T.operands[0], 0, U8, 4, is, NULL);
+	tl_opnd(&T.operands[1], 1, U8, 1, ds, NULL);
+	tl_opnd(&T.operands[2], 2, F32, 4, os, NULL);
+	r2 = tl_run_chunked(&T, d2);
+	tap_ok(!r1 && !r2 && !memcmp(o1, o2, sizeof(o1)),
+	       "dynamic AIPP (parameters in an operand) = the static task, bit for bit");
+	dyn.mean[2] = 300;
+	r3 = tl_run(&T, d2);
+	tap_ok(r3 == DRM_NPU_FAULT_BAD_PARAMS,
+	       "dynamic AIPP with a mean of 300: BAD_PARAMS fault (%d)", r3);
+	dyn.mean[2] = 20;
+	dyn.reserved = 1;
+	tap_ok(tl_run(&T, d2) == DRM_NPU_FAULT_BAD_PARAMS,
+	       "dynamic AIPP with reserved bits set: BAD_PARAMS fault");
+	T.params.aipp.mean[0] = 1;
+	tap_ok(npu_op_check(&T, &bad) != 0,
+	       "dynamic AIPP with static parameters set: refused");
+	T.params.aipp.mean[0] = 0;
+	ds[0] = 75;
+	tl_opnd(&T.operands[1], 1, U8, 1, ds, NULL);
+	tap_ok(npu_op_check(&T, &bad) != 0 && bad == 1,
+	       "dynamic AIPP with a 75-byte parameter operand: refused");
+}
+
 /* Refusals: each breaks one rule of the checks. */
 static void test_refusals(void)
 {
@@ -434,6 +503,7 @@ int main(void)
 	test_aipp_rgb(1, 0);
 	test_aipp_rgb(0, 1);
 	test_aipp_nv12();
+	test_aipp_dynamic();
 	test_refusals();
 	return tap_done();
 }
