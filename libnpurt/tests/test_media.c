@@ -137,7 +137,7 @@ static uint8_t *download(const npurt_image *img)
 static void test_png_exact(void)
 {
 	const uint32_t w = 37, h = 23;
-	uint8_t *px = malloc(w * h * 3), *grey = malloc(w * h), *got;
+	uint8_t *px = malloc(w * h * 3), *grey = malloc(w * h), *got = NULL;
 	struct membuf b;
 	npurt_image img;
 	int ok = 0, adam7;
@@ -154,6 +154,8 @@ static void test_png_exact(void)
 		     (got = download(&img)) && !memcmp(got, px, w * h * 3);
 		tap_ok(ok, "PNG RGB %ux%u%s decodes into device memory exactly",
 		       w, h, adam7 ? " (Adam7 interlaced)" : "");
+		free(got);
+		got = NULL;
 		npurt_image_free(&img);
 		free(b.p);
 	}
@@ -164,6 +166,7 @@ static void test_png_exact(void)
 		ok = got[3 * i] == grey[i] && got[3 * i + 1] == grey[i] &&
 		     got[3 * i + 2] == grey[i];
 	tap_ok(ok, "PNG grey expands to RGB (R = G = B = Y)");
+	free(got);
 	npurt_image_free(&img);
 	free(b.p);
 	free(px);
