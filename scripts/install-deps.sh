@@ -14,6 +14,7 @@ PACKAGES="
 	cpio kmod time
 	linux-source-6.1 flex bison bc libelf-dev xz-utils
 	python3-docutils man-db
+	libjpeg62-turbo-dev libpng-dev python3-pil
 	debhelper dh-dkms dkms fakeroot lintian mmdebstrap
 "
 

@@ -50,6 +50,9 @@ extern "C" {
  *                 nor a gear fixes take this value, in one gear named
  *                 after them ("batch=1,seq=1"); 0: they are an error
  *                 (fields past an older caller's @size keep 0)
+ * @insert_op_conf: the text of an AIPP config (ATC's insert_op_conf,
+ *                 Documentation/media.rst) or NULL: the input it names
+ *                 becomes a u8 image and an AIPP task is inserted
  */
 struct npuc_compile_options {
 	size_t size;
@@ -68,6 +71,7 @@ struct npuc_compile_options {
 	FILE *dump_file;
 	const char *target_device;
 	int64_t symbol_default;
+	const char *insert_op_conf;
 };
 
 /* Defaults: -O2, the cache on, the default target. */

@@ -131,7 +131,8 @@ struct ir_shape {
 	X(TRANSDATA, "npu.TransData")					\
 	/* int8 ops made by qdq-fuse (Documentation/quantization.rst) */\
 	X(QCONV, "npu.QConv") X(QMATMUL, "npu.QMatMul")		\
-	X(QADD, "npu.QAdd")
+	X(QADD, "npu.QAdd")						\
+	X(AIPP, "npu.Aipp")
 
 enum ir_op {
 	IR_OP_INVALID = 0,

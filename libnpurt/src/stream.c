@@ -35,6 +35,8 @@ const char *rt_fault_reason_str(uint32_t reason)
 		return "cancelled behind an earlier fault";
 	case DRM_NPU_FAULT_BUDGET:
 		return "job ran past the device's job budget";
+	case DRM_NPU_FAULT_BAD_PARAMS:
+		return "dynamic AIPP parameters out of range";
 	default:
 		return "unknown fault";
 	}
