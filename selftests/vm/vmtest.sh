@@ -159,6 +159,8 @@ add_program() {	# $1: host path, $2: name in /tests
 for p in npu_vmtest npu-smi npu_uapi_test npu_pool_devtest npu_fuzz_replay; do
 	add_program "$BUILD/bin/$p" "$p"
 done
+# libdrm's own enumeration client (Debian's libdrm-tests), if installed.
+add_program /usr/bin/drmdevice drmdevice
 # The fuzzer's seed corpus, replayed against the module (vm-tests.sh).
 if [ -d selftests/npu/fuzz/corpus ]; then
 	mkdir -p "$ROOT/tests/fuzz_corpus"
