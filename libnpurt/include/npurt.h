@@ -137,7 +137,9 @@ typedef struct npurt_device_info {
 
 /*
  * [MT-safe] Number of devices: every npu_drv node, or the in-process
- * device when there is none ($NPU_DEVICE, when set, names the only one).
+ * devices when there is none ($NPU_SIM_DEVICES of them, default 1: "sim",
+ * "sim:1", ...). $NPU_DEVICE, when set, names the only one, except
+ * NPU_DEVICE=sim: every in-process device.
  */
 npurt_status npurt_device_count(uint32_t *count);
 /* [MT-safe] Opens device @index (< count); devices are shared, refcounted. */
