@@ -1,0 +1,50 @@
+# SPDX-License-Identifier: MIT
+#
+# libnpucl, the collectives (Documentation/collectives.rst): the shared
+# library $(BUILD)/lib/libnpucl.so.1 over libnpurt, its test (in one
+# process on four in-process devices, and under mpirun -np 4), the
+# bandwidth benchmark (make bench-coll). With Open MPI's development files
+# (libopenmpi-dev) the MPI transport is built in; without them
+# npucl_comm_init_mpi() reports NPURT_ERR_UNSUPPORTED.
+
+CL_MPI_CFLAGS	:= $(shell mpicc --showme:compile 2>/dev/null)
+CL_MPI_LIBS	:= $(shell mpicc --showme:link 2>/dev/null)
+ifneq ($(CL_MPI_LIBS),)
+CL_MPI_CPPFLAGS	:= -DNPUCL_HAVE_MPI $(CL_MPI_CFLAGS)
+endif
+
+CL_SRCS		:= libnpucl/src/npucl.c
+CL_OBJS		:= $(patsubst %.c,$(BUILD)/obj/%.o,$(CL_SRCS))
+CL_SO		:= $(BUILD)/lib/libnpucl.so.1.0
+CL_A		:= $(BUILD)/lib/libnpucl.a
+CL_CPPFLAGS	:= -Ilibnpucl/include -Ilibnpurt/include $(UAPI_CFLAGS) \
+		   $(CL_MPI_CPPFLAGS)
+
+$(CL_OBJS): CPPFLAGS += $(CL_CPPFLAGS)
+$(CL_OBJS): CFLAGS += -fvisibility=hidden
+
+$(CL_SO): $(CL_OBJS) $(RT_SO) libnpucl/libnpucl.map
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,libnpucl.so.1 \
+		-Wl,--version-script=libnpucl/libnpucl.map -Wl,--no-undefined \
+		$(CL_OBJS) -L$(BUILD)/lib -lnpurt $(CL_MPI_LIBS) -lpthread \
+		-Wl,-rpath,'$$ORIGIN' -o $@
+	ln -sf libnpucl.so.1.0 $(BUILD)/lib/libnpucl.so.1
+	ln -sf libnpucl.so.1 $(BUILD)/lib/libnpucl.so
+
+$(CL_A): $(CL_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+BINS		+= $(CL_SO) $(CL_A)
+
+# ---- the test: static, with the runtime's archive ----
+CL_TEST		:= $(BUILD)/tests/libnpucl/npucl_test
+$(BUILD)/obj/libnpucl/tests/npucl_test.o: CPPFLAGS += $(CL_CPPFLAGS)
+$(CL_TEST): $(BUILD)/obj/libnpucl/tests/npucl_test.o $(CL_A) $(RT_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $< $(CL_A) $(RT_A) $(CL_MPI_LIBS) $(RT_LDLIBS) -o $@
+
+BINS		+= $(CL_TEST)
+TESTS		+= libnpucl/tests/run_npucl_test.sh
