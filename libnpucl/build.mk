@@ -13,6 +13,12 @@ ifneq ($(CL_MPI_LIBS),)
 CL_MPI_CPPFLAGS	:= -DNPUCL_HAVE_MPI $(CL_MPI_CFLAGS)
 endif
 
+# libnpurt's build.mk is read after this one: its names, spelled out.
+CL_RT_VERSION	:= $(shell sed -n 's/^\#define NPURT_VERSION_[A-Z]*[[:space:]]*\([0-9]*\)$$/\1/p' \
+		     libnpurt/include/npurt.h | paste -sd.)
+CL_RT_SO	:= $(BUILD)/lib/libnpurt.so.$(CL_RT_VERSION)
+CL_RT_A		:= $(BUILD)/lib/libnpurt.a
+
 CL_SRCS		:= libnpucl/src/npucl.c
 CL_OBJS		:= $(patsubst %.c,$(BUILD)/obj/%.o,$(CL_SRCS))
 CL_SO		:= $(BUILD)/lib/libnpucl.so.1.0
@@ -23,7 +29,7 @@ CL_CPPFLAGS	:= -Ilibnpucl/include -Ilibnpurt/include $(UAPI_CFLAGS) \
 $(CL_OBJS): CPPFLAGS += $(CL_CPPFLAGS)
 $(CL_OBJS): CFLAGS += -fvisibility=hidden
 
-$(CL_SO): $(CL_OBJS) $(RT_SO) libnpucl/libnpucl.map
+$(CL_SO): $(CL_OBJS) $(CL_RT_SO) libnpucl/libnpucl.map
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -shared -Wl,-soname,libnpucl.so.1 \
 		-Wl,--version-script=libnpucl/libnpucl.map -Wl,--no-undefined \
@@ -42,9 +48,23 @@ BINS		+= $(CL_SO) $(CL_A)
 # ---- the test: static, with the runtime's archive ----
 CL_TEST		:= $(BUILD)/tests/libnpucl/npucl_test
 $(BUILD)/obj/libnpucl/tests/npucl_test.o: CPPFLAGS += $(CL_CPPFLAGS)
-$(CL_TEST): $(BUILD)/obj/libnpucl/tests/npucl_test.o $(CL_A) $(RT_A)
+$(CL_TEST): $(BUILD)/obj/libnpucl/tests/npucl_test.o $(CL_A) $(CL_RT_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) $< $(CL_A) $(RT_A) $(CL_MPI_LIBS) $(RT_LDLIBS) -o $@
+	$(CC) $(LDFLAGS) $< $(CL_A) $(CL_RT_A) $(CL_MPI_LIBS) $(RT_LDLIBS) -o $@
 
 BINS		+= $(CL_TEST)
 TESTS		+= libnpucl/tests/run_npucl_test.sh
+
+# ---- the bandwidth benchmark: make bench-coll (not in make check) ----
+CL_BENCH	:= $(BUILD)/bin/bench_coll
+$(BUILD)/obj/libnpucl/tests/bench_coll.o: CPPFLAGS += $(CL_CPPFLAGS)
+$(CL_BENCH): $(BUILD)/obj/libnpucl/tests/bench_coll.o $(CL_A) $(CL_RT_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $< $(CL_A) $(CL_RT_A) $(CL_MPI_LIBS) $(RT_LDLIBS) -o $@
+
+BINS		+= $(CL_BENCH)
+BENCH_COLL_RANKS ?= 4
+.PHONY: bench-coll
+bench-coll: $(CL_BENCH)
+	$(CL_BENCH) --ranks $(BENCH_COLL_RANKS) \
+		--json $(BUILD)/bench-coll-allreduce-$(BENCH_COLL_RANKS).json

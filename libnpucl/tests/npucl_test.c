@@ -347,6 +347,58 @@ static void run_all(struct rank *rk, uint32_t nr, uint32_t n,
 	}
 }
 
+/* A communicator from a rank table: devices 3 and 1 as ranks 0 and 1. */
+static void rank_table(void)
+{
+	static const char table[] =
+		"{\n  \"version\": \"1.0\",\n  \"ranks\": [\n"
+		"    { \"rank_id\": 1, \"device\": \"sim:1\" },\n"
+		"    { \"rank_id\": 0, \"device\": \"sim:3\" }\n  ]\n}\n";
+	npucl_comm *comms[MAX_RANKS];
+	struct rank rk[MAX_RANKS];
+	uint8_t *outs[MAX_RANKS] = { NULL };
+	char path[512];
+	uint32_t n = 0;
+	struct tcase t;
+	FILE *f;
+	int good;
+
+	snprintf(path, sizeof(path), "%s/ranktable.json", outdir);
+	f = fopen(path, "w");
+	if (f) {
+		fputs(table, f);
+		fclose(f);
+	}
+	ok(npucl_comm_init_rank_table("/nonexistent.json", comms, MAX_RANKS,
+				      &n) != NPURT_OK,
+	   "rank table: a missing file is refused");
+	if (npucl_comm_init_rank_table(path, comms, MAX_RANKS, &n) || n != 2) {
+		ok(0, "rank table: 2 ranks from %s", path);
+		return;
+	}
+	ok(npucl_comm_rank(comms[1]) == 1 && npucl_comm_size(comms[0]) == 2,
+	   "rank table: 2 ranks, numbered as the table says");
+	for (uint32_t i = 0; i < n; i++) {
+		rk[i].comm = comms[i];
+		rk[i].ctx = npucl_comm_context(comms[i]);
+		rk[i].r = i;
+		npurt_stream_create(rk[i].ctx, NPURT_PRIORITY_NORMAL, &rk[i].s);
+	}
+	memset(&t, 0, sizeof(t));
+	t.k = K_ALLREDUCE;
+	t.n = 2;
+	t.count = 5000;
+	t.algo = "ranktable";
+	good = run_case(&t, rk, n, "proc", outs);
+	ok(good && !memcmp(outs[0], outs[1], t.count * 4),
+	   "rank table: allreduce f32 on its communicators");
+	for (uint32_t i = 0; i < n; i++) {
+		free(outs[i]);
+		npurt_stream_destroy(rk[i].s);
+		npucl_comm_destroy(comms[i]);
+	}
+}
+
 static int in_process(void)
 {
 	npurt_device *dev[MAX_RANKS];
@@ -395,6 +447,7 @@ static int in_process(void)
 		npurt_context_destroy(ctx[i]);
 		npurt_device_close(dev[i]);
 	}
+	rank_table();
 	npurt_finalize();
 	return 0;
 }
