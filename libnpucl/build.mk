@@ -52,7 +52,14 @@ $(CL_TEST): $(BUILD)/obj/libnpucl/tests/npucl_test.o $(CL_A) $(CL_RT_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $< $(CL_A) $(CL_RT_A) $(CL_MPI_LIBS) $(RT_LDLIBS) -o $@
 
-BINS		+= $(CL_TEST)
+# the tensor-parallel MLP (make check runs it from run_npucl_test.sh)
+CL_TP_TEST	:= $(BUILD)/tests/libnpucl/tp_mlp_test
+$(BUILD)/obj/libnpucl/tests/tp_mlp_test.o: CPPFLAGS += $(CL_CPPFLAGS)
+$(CL_TP_TEST): $(BUILD)/obj/libnpucl/tests/tp_mlp_test.o $(CL_A) $(CL_RT_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $< $(CL_A) $(CL_RT_A) $(CL_MPI_LIBS) $(RT_LDLIBS) -lm -o $@
+
+BINS		+= $(CL_TEST) $(CL_TP_TEST)
 TESTS		+= libnpucl/tests/run_npucl_test.sh
 
 # ---- the bandwidth benchmark: make bench-coll (not in make check) ----

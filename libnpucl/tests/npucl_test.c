@@ -462,6 +462,15 @@ static int over_mpi(void)
 	MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &level);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	{
+		/* one TAP file per rank: the ranks' lines never interleave */
+		char path[512];
+
+		snprintf(path, sizeof(path), "%s/tap_%d.log", outdir, rank);
+		if (!freopen(path, "w", stdout))
+			return 1;
+		setvbuf(stdout, NULL, _IOLBF, 0);
+	}
 	if (npurt_init(0) || npurt_device_open(0, &dev) ||
 	    npurt_context_create(dev, 0, &ctx)) {
 		printf("Bail out! rank %d: no device\n", rank);
@@ -512,7 +521,8 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (mpi) {
 #ifdef NPUCL_HAVE_MPI
-		over_mpi();
+		if (over_mpi())
+			return 1;
 #else
 		printf("1..0 # SKIP built without MPI\n");
 		return 0;

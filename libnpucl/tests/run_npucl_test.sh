@@ -32,6 +32,11 @@ fold() {	# $1: rc, $2: log, $3: description
 NPU_SIM_DEVICES=4 timeout 300 "$T" "$WORK/proc" > "$WORK/proc.log" 2>&1
 fold $? "$WORK/proc.log" "in one process, 4 in-process devices"
 
+NPU_SIM_DEVICES=4 timeout 120 "$BUILD/tests/libnpucl/tp_mlp_test" > "$WORK/tp.log" 2>&1
+rc=$?
+grep '^ok\|^not ok' "$WORK/tp.log" | sed 's/^\(not \)*ok [0-9]* - /# /'
+fold $rc "$WORK/tp.log" "tensor-parallel MLP over 2 and 4 devices matches one device"
+
 if ! command -v mpirun > /dev/null 2>&1; then
 	n=$((n + 1))
 	echo "ok $n - mpirun -np 4 # SKIP Open MPI not installed (openmpi-bin)"
@@ -40,8 +45,13 @@ else
 	OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
 	OMPI_MCA_rmaps_base_oversubscribe=1 \
 		timeout 300 mpirun --oversubscribe -np 4 \
-		"$T" --mpi "$WORK/mpi" > "$WORK/mpi.log" 2>&1
-	fold $? "$WORK/mpi.log" "mpirun -np 4, one in-process device per rank"
+		"$T" --mpi "$WORK/mpi" > "$WORK/mpirun.log" 2>&1
+	rc=$?
+	# every rank's TAP has its own file
+	cat "$WORK"/mpi/tap_*.log "$WORK/mpirun.log" > "$WORK/mpi.log" 2> /dev/null
+	ranks=$(ls "$WORK"/mpi/tap_*.log 2> /dev/null | wc -l)
+	[ "$ranks" -eq 4 ] || rc=1
+	fold $rc "$WORK/mpi.log" "mpirun -np 4, one in-process device per rank, $ranks ranks reported"
 fi
 
 if [ -x "$PY" ] && "$PY" -c 'import numpy' 2> /dev/null; then
