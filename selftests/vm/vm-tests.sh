@@ -111,6 +111,34 @@ if [ -x /tests/npu_uapi_test ]; then
 	unload
 fi
 
+# The collectives over four kernel devices (peer access through PRIME):
+# the bits of the same run on four in-process devices (selftests/vm/
+# vmtest.sh made them; make check compares those with numpy).
+if [ -x /tests/npucl_test ] && [ -d /tests/npucl_ref ]; then
+	load num_devices=4 vram_mb=32
+	NPUCL_BUFFSIZE=65536 NPUCL_TEST_RANKS=4 NPUCL_TEST_QUICK=1 \
+		/tests/npucl_test /tmp/npucl \
+		> /tmp/npucl.log 2>&1
+	rc=$?
+	diag "$(grep -v '^ok' /tmp/npucl.log | head -20)"
+	check "npucl_test on 4 kernel devices ($(grep -c '^ok' /tmp/npucl.log) ok, exit $rc)" \
+		sh -c "[ $rc -eq 0 ] && ! grep -q '^not ok' /tmp/npucl.log"
+	cases=0
+	diffs=0
+	for d in /tests/npucl_ref/*/; do
+		c=$(basename "$d")
+		cases=$((cases + 1))
+		for f in "$d"out_*.bin; do
+			cmp -s "$f" "/tmp/npucl/$c/$(basename "$f")" ||
+				{ diffs=$((diffs + 1)); diag "differs: $c/$(basename "$f")"; }
+		done
+	done
+	check "collectives on kernel devices: the in-process bits ($cases cases, $diffs files differ)" \
+		test "$cases" -gt 10 -a "$diffs" -eq 0
+	rm -rf /tmp/npucl
+	unload
+fi
+
 if [ -x /tests/npu-smi ]; then
 	load num_devices=3 vram_mb=8
 	out=$(/tests/npu-smi --query=index,name,memory.total --format=csv --noheader 2>&1)
