@@ -75,3 +75,13 @@ BENCH_COLL_RANKS ?= 4
 bench-coll: $(CL_BENCH)
 	$(CL_BENCH) --ranks $(BENCH_COLL_RANKS) \
 		--json $(BUILD)/bench-coll-allreduce-$(BENCH_COLL_RANKS).json
+
+# ---- make install: the library and its header ----
+.PHONY: install-npucl
+install: install-npucl
+install-npucl: $(CL_SO)
+	install -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR)
+	install -m 644 libnpucl/include/npucl.h $(DESTDIR)$(INCLUDEDIR)/
+	install -m 644 $(CL_SO) $(DESTDIR)$(LIBDIR)/
+	ln -sf libnpucl.so.1.0 $(DESTDIR)$(LIBDIR)/libnpucl.so.1
+	ln -sf libnpucl.so.1 $(DESTDIR)$(LIBDIR)/libnpucl.so
