@@ -61,6 +61,8 @@ $(CL_TP_TEST): $(BUILD)/obj/libnpucl/tests/tp_mlp_test.o $(CL_A) $(CL_RT_A)
 
 BINS		+= $(CL_TEST) $(CL_TP_TEST)
 TESTS		+= libnpucl/tests/run_npucl_test.sh
+# under ASan/UBSan too, in one process (each sets NPU_SIM_DEVICES=4)
+SAN_TESTS	+= build/tests/libnpucl/npucl_test build/tests/libnpucl/tp_mlp_test
 
 # ---- the bandwidth benchmark: make bench-coll (not in make check) ----
 CL_BENCH	:= $(BUILD)/bin/bench_coll
