@@ -137,7 +137,9 @@ typedef struct npurt_device_info {
 
 /*
  * [MT-safe] Number of devices: every npu_drv node, or the in-process
- * device when there is none ($NPU_DEVICE, when set, names the only one).
+ * devices when there is none ($NPU_SIM_DEVICES of them, default 1: "sim",
+ * "sim:1", ...). $NPU_DEVICE, when set, names the only one, except
+ * NPU_DEVICE=sim: every in-process device.
  */
 npurt_status npurt_device_count(uint32_t *count);
 /* [MT-safe] Opens device @index (< count); devices are shared, refcounted. */
@@ -625,6 +627,53 @@ npurt_status npurt_op_cache_get_stats(npurt_context *ctx,
  */
 npurt_status npurt_op_cache_set_capacity(npurt_context *ctx,
 					 uint32_t capacity);
+
+/* ---------------------------------------------------------------------- */
+/* Several devices: peer memory, device tasks, host functions (1.4)         */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * [MT-safe] Shareable device memory: a pinned buffer of its own (outside
+ * the caching allocator, never moved by compaction) that other devices of
+ * this host may import with npurt_mem_import_peer(). Mapped for the host
+ * like any block; freed with npurt_mem_free().
+ */
+npurt_status npurt_mem_alloc_shareable(npurt_context *ctx, size_t size,
+				       npurt_mem **mem);
+/*
+ * [MT-safe] Peer access: a block of @ctx that is @peer's memory (shareable
+ * memory of a context on another device, or the same one). Tasks and
+ * npurt_memcpy_d2d*() on @ctx's streams then read and write @peer's VRAM
+ * directly, device to device, with no host copy. It has no host mapping
+ * (host copies to or from it fail: copy through @peer's context). Free it
+ * with npurt_mem_free() before @peer. Devices: npu_drv nodes of this host
+ * (PRIME/dma-buf) or in-process devices of this process.
+ */
+npurt_status npurt_mem_import_peer(npurt_context *ctx, npurt_mem *peer,
+				   npurt_mem **mem);
+/*
+ * [MT-safe] Runs @num_tasks device tasks (struct drm_npu_task of
+ * <drm/npu_drm.h>, validated by the device) in order on @stream: operand
+ * slot i is @mems[i], its offset relative to the block's start. What
+ * libraries above the runtime (libnpucl) build their device work from,
+ * like a kernel launch.
+ */
+npurt_status npurt_launch_tasks(npurt_stream *stream, const void *tasks,
+				uint32_t num_tasks, npurt_mem *const *mems,
+				uint32_t num_mems);
+/*
+ * A host function in stream order: returns 0, or a negative errno that
+ * becomes the stream's sticky fault.
+ */
+typedef int (*npurt_host_fn)(void *user);
+/*
+ * [MT-safe] Runs @fn(@user) on the stream's host worker once the work
+ * queued before it is done; the work queued after it waits for @fn to
+ * return (cudaLaunchHostFunc). @fn may use other streams and devices,
+ * not @stream itself.
+ */
+npurt_status npurt_launch_host_func(npurt_stream *stream, npurt_host_fn fn,
+				    void *user);
 
 typedef enum npurt_mem_strategy {
 	/* each compiled shape allocates its own workspace, freed when the
