@@ -11,7 +11,7 @@
 # serial port) must be free of WARN, BUG, oops and leak reports.
 #
 # Run from the repository root after `make` (or through `make vmtest`).
-# Environment: BUILD (default build), KDIR, VMTEST_TIMEOUT (seconds, 240),
+# Environment: BUILD (default build), KDIR, VMTEST_TIMEOUT (seconds, 600),
 # VMTEST_ACCEL=kvm to use KVM instead of software emulation, VMTEST_KO=
 # a module built elsewhere (DKMS: debian/tests/check-deb.sh) to test
 # instead of building kernel/npu_drv.
@@ -35,7 +35,7 @@
 set -u
 BUILD=${BUILD:-build}
 WORK=${VMTEST_WORK:-$BUILD/vmtest}
-TIMEOUT=${VMTEST_TIMEOUT:-240}
+TIMEOUT=${VMTEST_TIMEOUT:-600}
 CMDLINE=${VMTEST_CMDLINE:-console=ttyS0 panic=-1 slub_debug=FZPU}
 MEM=${VMTEST_MEM:-1G}
 HERE=selftests/vm
