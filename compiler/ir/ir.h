@@ -123,6 +123,7 @@ struct ir_shape {
 	X(IS_NAN, "IsNaN") X(IS_INF, "IsInf") X(CELU, "Celu")		\
 	X(SHRINK, "Shrink") X(HARDMAX, "Hardmax") X(TILE, "Tile")	\
 	X(ONE_HOT, "OneHot") X(SINH, "Sinh") X(COSH, "Cosh")		\
+	X(CONV_TRANSPOSE, "ConvTranspose")				\
 	/* made by passes (no ONNX counterpart, or a fused form) */	\
 	X(ACTIVATION, "npu.Activation")					\
 	X(LAYER_NORM, "LayerNormalization")				\

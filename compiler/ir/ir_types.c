@@ -113,6 +113,7 @@ int ir_op_max_inputs(enum ir_op op)
 	case IR_OP_CONV: case IR_OP_GEMM: case IR_OP_CLIP: case IR_OP_WHERE:
 	case IR_OP_RANGE: case IR_OP_QUANTIZE_LINEAR:
 	case IR_OP_DEQUANTIZE_LINEAR: case IR_OP_DROPOUT: case IR_OP_ONE_HOT:
+	case IR_OP_CONV_TRANSPOSE:
 		return 3;
 	case IR_OP_PAD: case IR_OP_RESIZE:
 		return 4;

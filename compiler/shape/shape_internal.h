@@ -21,6 +21,8 @@ int64_t shape_prod(struct ir_graph *g, const struct ir_shape *s, int from,
 int64_t shape_slice_dim(int64_t dim, int64_t st, int64_t en, int64_t step,
 			int64_t *start);
 int shape_legalize_node(struct ir_graph *g, struct ir_node *n);
+/* ConvTranspose as Pad (zero stuffing) + Conv (legalize_convt.c). */
+int shape_legalize_conv_transpose(struct ir_graph *g, struct ir_node *n);
 
 /*
  * Fold an inferred node whose small integer/bool value is now known into a

@@ -17,7 +17,8 @@
  *    Mean, Selu, Softsign, ThresholdedRelu, Trilu, ReduceL1, ReduceL2,
  *    ReduceLogSum, ReduceLogSumExp (in the stable form, max subtracted),
  *    Sign, Round, Mod, IsNaN, IsInf, Celu, Shrink, Hardmax, Tile, OneHot,
- *    Sinh, Cosh (see each one's comment).
+ *    Sinh, Cosh (see each one's comment), ConvTranspose
+ *    (legalize_convt.c).
  */
 #include <errno.h>
 #include <math.h>
@@ -1405,7 +1406,8 @@ int shape_legalize_node(struct ir_graph *g, struct ir_node *n)
 	drop_unused_optional_outputs(n);
 	/* malformed nodes are left to shape inference to report */
 	if (n->op == IR_OP_POW || n->op == IR_OP_CAST_LIKE ||
-	    n->op == IR_OP_MOD || n->op == IR_OP_TILE)
+	    n->op == IR_OP_MOD || n->op == IR_OP_TILE ||
+	    n->op == IR_OP_CONV_TRANSPOSE)
 		need = 2;
 	if (n->op == IR_OP_ONE_HOT)
 		need = 3;
@@ -1445,6 +1447,8 @@ int shape_legalize_node(struct ir_graph *g, struct ir_node *n)
 	case IR_OP_TILE: return legalize_tile(g, n);
 	case IR_OP_ONE_HOT: return legalize_one_hot(g, n);
 	case IR_OP_SINH: case IR_OP_COSH: return legalize_sinh_cosh(g, n);
+	case IR_OP_CONV_TRANSPOSE:
+		return shape_legalize_conv_transpose(g, n);
 	case IR_OP_CONV: case IR_OP_MAX_POOL: case IR_OP_AVERAGE_POOL:
 	case IR_OP_GLOBAL_AVERAGE_POOL: case IR_OP_GLOBAL_MAX_POOL:
 		return legalize_1d(g, n);

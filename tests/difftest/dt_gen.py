@@ -35,7 +35,7 @@ ReduceMin ReduceProd ReduceSumSquare ReduceL1 ReduceL2 ReduceLogSum
 ReduceLogSumExp Reshape Flatten Squeeze Unsqueeze Transpose Concat Split
 Slice Gather Expand Shape Size ConstantOfShape Range Pad Resize Trilu
 QuantizeLinear DequantizeLinear Constant Sign Round Mod IsNaN IsInf Celu
-Shrink Hardmax Tile OneHot Sinh Cosh
+Shrink Hardmax Tile OneHot Sinh Cosh ConvTranspose
 """.split())
 
 MAX_NUMEL = 6144
@@ -986,6 +986,45 @@ class Gen:
             self.rng.choice([-1, 1], size=shape)
         return self.const(np.asarray(v, dtype=dtype))
 
+    def t_convt(self):
+        """ConvTranspose (decomposed into a zero-stuffing Pad and a Conv)
+        with random stride, dilation, pads, output_padding, groups, or an
+        output_shape / auto_pad."""
+        x = self.pick_f4()
+        n, c, h, w = self.shape(x)
+        group = self.choice([1, 1, 2]) if c % 2 == 0 else 1
+        mg = self.choice([1, 2, 3, 4])
+        k = [self.choice([1, 2, 3, 4]), self.choice([1, 2, 3])]
+        st = [self.choice([1, 2, 2, 3]), self.choice([1, 2])]
+        dl = [self.choice([1, 1, 2]), 1]
+        attrs = {}
+        if st != [1, 1]:
+            attrs["strides"] = st
+        if dl != [1, 1]:
+            attrs["dilations"] = dl
+        if group > 1:
+            attrs["group"] = group
+        if self.coin(0.15):
+            attrs["auto_pad"] = self.choice(["SAME_UPPER", "SAME_LOWER"])
+        elif self.coin(0.15):
+            full = [st[0] * (h - 1) + dl[0] * (k[0] - 1) + 1,
+                    st[1] * (w - 1) + dl[1] * (k[1] - 1) + 1]
+            attrs["output_shape"] = [max(1, full[0] - self.r(2)),
+                                     max(1, full[1] - self.r(2))]
+        else:
+            span = [dl[i] * (k[i] - 1) + 1 for i in range(2)]
+            attrs["pads"] = [self.r(span[0]), self.r(span[1]),
+                             self.r(span[0]), self.r(span[1])]
+            if self.coin(0.3):
+                attrs["output_padding"] = [self.r(max(st[0], dl[0])),
+                                           self.r(max(st[1], dl[1]))]
+        scale = 1.0 / math.sqrt(max(1, c // group * k[0] * k[1]))
+        wt = self.fconst((c, mg, k[0], k[1]), -scale * 1.7, scale * 1.7)
+        ins = [x, wt]
+        if self.coin(0.5):
+            ins.append(self.fconst((mg * group,), -0.5, 0.5))
+        return self.node("ConvTranspose", ins, attrs)
+
     def t_shape_chain(self):
         x = self.pick(Gen.f_ge2, self.shape_any)
         s = self.shape(x)
@@ -1139,7 +1178,7 @@ class Gen:
         ("t_reduce", 6), ("t_reshape", 5), ("t_transpose", 4),
         ("t_concat", 4), ("t_split", 3), ("t_slice", 4), ("t_gather", 3),
         ("t_expand", 2), ("t_pad", 3), ("t_resize", 3), ("t_trilu", 1),
-        ("t_small", 4),
+        ("t_small", 4), ("t_convt", 2),
         ("t_shape_chain", 2), ("t_cast", 3), ("t_qdq", 2), ("t_fold", 2),
         ("t_cse", 2), ("t_branches", 4), ("t_conv_chain", 4),
     ]

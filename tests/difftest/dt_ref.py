@@ -104,6 +104,60 @@ def conv(x, w, b=None, group=1, strides=None, dilations=None, pads=None,
     return y
 
 
+def conv_transpose(x, w, b=None, group=1, strides=None, dilations=None,
+                   pads=None, output_padding=None, output_shape=None,
+                   auto_pad="NOTSET", kernel_shape=None):
+    """ONNX ConvTranspose by scattering each input element's products
+    (the definition, independent of the compiler's zero-stuffed Conv)."""
+    sp = x.ndim - 2
+    ks = list(w.shape[2:])
+    strides = list(strides or [1] * sp)
+    dil = list(dilations or [1] * sp)
+    op = list(output_padding or [0] * sp)
+    p = list(pads or [0] * (2 * sp))
+    ins = x.shape[2:]
+    full = [strides[i] * (ins[i] - 1) + op[i] + dil[i] * (ks[i] - 1) + 1
+            for i in range(sp)]
+    if output_shape is not None or auto_pad in ("SAME_UPPER",
+                                                 "SAME_LOWER"):
+        for i in range(sp):
+            want = output_shape[i] if output_shape is not None else \
+                ins[i] * strides[i]
+            tot = full[i] - want
+            if auto_pad == "SAME_UPPER":
+                p[i], p[i + sp] = tot // 2, tot - tot // 2
+            else:
+                p[i], p[i + sp] = tot - tot // 2, tot // 2
+    elif auto_pad == "VALID":
+        p = [0] * (2 * sp)
+    outs = [full[i] - p[i] - p[i + sp] for i in range(sp)]
+    n, c = x.shape[:2]
+    cg, mg = c // group, w.shape[1]
+    y = np.zeros((n, mg * group) + tuple(outs), dtype=x.dtype)
+    for g in range(group):
+        xs = x[:, g * cg:(g + 1) * cg]
+        for kidx in np.ndindex(*ks):
+            part = np.einsum("nc...,cm->nm...", xs,
+                             w[(slice(g * cg, (g + 1) * cg), slice(None))
+                               + kidx])
+            src, dst = [], []
+            for i in range(sp):
+                # output index of input index j: j*s + k*d - pb
+                o0 = kidx[i] * dil[i] - p[i]
+                j = np.arange(ins[i])
+                o = j * strides[i] + o0
+                ok = (o >= 0) & (o < outs[i])
+                src.append(j[ok])
+                dst.append(o[ok])
+            sel = np.ix_(*src)
+            tgt = np.ix_(*dst)
+            y[(slice(None), slice(g * mg, (g + 1) * mg)) + tgt] += \
+                part[(slice(None), slice(None)) + sel]
+    if b is not None:
+        y = y + b.reshape((1, -1) + (1,) * sp)
+    return y
+
+
 def _pool_out(xi, k, s, d, pb, pe, ceil_mode):
     span = d * (k - 1) + 1
     num = xi + pb + pe - span
@@ -662,6 +716,9 @@ def _eval_node(n, ins, in_dt, fdt):
         return [_cast(x, in_dt[1], fdt)], [in_dt[1]]
     if op == "Conv":
         return [conv(x, ins[1], ins[2] if len(ins) > 2 else None, **a)], same
+    if op == "ConvTranspose":
+        return [conv_transpose(x, ins[1], ins[2] if len(ins) > 2 else None,
+                               **a)], same
     if op == "MaxPool":
         return [pool(x, "max", **a)], same
     if op == "AveragePool":

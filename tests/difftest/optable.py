@@ -221,6 +221,8 @@ def case(op, key, val):
         return b.node(op, [x, t])
     if op == "Conv":
         return conv_case(b, key, val)
+    if op == "ConvTranspose":
+        return convt_case(b, key, val)
     if op in ("MaxPool", "AveragePool"):
         return pool_case(b, op, key, val)
     if op in ("GlobalAveragePool", "GlobalMaxPool"):
@@ -360,6 +362,39 @@ def small_case(b, op, key, val):
         return b.node(op, [x, b.c(np.int64(4)),
                            b.c(np.array([-1.5, 2.0], np.float32))], attrs)
     return None
+
+
+def convt_case(b, key, val):
+    """ConvTranspose [1, 4, 5, 5] with a [4, 3, 3, 3] weight."""
+    attrs = {"strides": [2, 2]}
+    xs, ws = (1, 4, 5, 5), (4, 3, 3, 3)
+    ins_bias = False
+    if key == "rank":
+        r = int(val)
+        xs = (1, 4) + (5,) * (r - 2)
+        ws = (4, 3) + (3,) * (r - 2)
+        attrs["strides"] = [2] * (r - 2)
+    elif key == "auto_pad":
+        attrs["auto_pad"] = val
+    elif key == "group":
+        attrs["group"] = int(val)
+    elif key in ("strides", "dilations", "pads", "output_padding",
+                 "output_shape"):
+        attrs[key] = [int(v) for v in val.split(".")]
+    elif key == "bias":
+        ins_bias = val == "1"
+    elif key == "weight":
+        if val != "computed":
+            return None
+        w = b.x(ws, "float32", -1.0, 1.0)
+        return b.node("ConvTranspose", [b.x(xs, "float32", -1.0), w],
+                      attrs)
+    else:
+        return None
+    ins = [b.x(xs, "float32", -1.0), b.fc(ws)]
+    if ins_bias:
+        ins.append(b.fc((ws[1] * attrs.get("group", 1),)))
+    return b.node("ConvTranspose", ins, attrs)
 
 
 def conv_case(b, key, val):
