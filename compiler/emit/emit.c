@@ -964,6 +964,83 @@ static int emit_attention(struct ectx *e)
 	return err;
 }
 
+/*
+ * RNN (npu.Rnn): one task per chunk of time steps, so that a work unit (a
+ * batch row over the chunk's steps) stays within the device's cap of 2^27
+ * element operations (npu_op_unit_cost()); a chunk starts from the hidden
+ * state (and LSTM cell) that the chunk before wrote last into the state
+ * tensor. Chunks run in the direction's time order.
+ */
+#define EMIT_UNIT_COST_CAP	(1ull << 27)
+
+static int emit_rnn(struct ectx *e)
+{
+	const struct ir_node *n = e->n;
+	const struct ir_tensor *xg = in(e, 0), *r = in(e, 1), *h0 = in(e, 2);
+	const struct ir_tensor *aux = in(e, 3), *st = out0(e);
+	int64_t cell = ir_attr_int(n, "cell", 0);
+	bool rev = ir_attr_int(n, "reverse", 0) != 0;
+	bool lbr = ir_attr_int(n, "linear_before_reset", 0) != 0;
+	float clip = ir_attr_float(n, "clip", 0);
+	int64_t tl = st->shape.dim[0], bs = st->shape.dim[1];
+	int64_t ns = st->shape.dim[2], hid = st->shape.dim[3];
+	int64_t gh = r->shape.dim[0], chunk, done, k = 0;
+	uint64_t step = (uint64_t)gh * (uint64_t)(hid + 1) +
+			8 * (uint64_t)hid + 1;
+
+	if (step + 1 > EMIT_UNIT_COST_CAP)
+		return eerr(e, -ENOTSUP, "hidden size %lld is too large for "
+			    "the device's RNN task (one step of one batch row "
+			    "must stay under 2^27 operations)",
+			    (long long)hid);
+	chunk = (int64_t)((EMIT_UNIT_COST_CAP - 1) / step);
+	if (chunk > tl)
+		chunk = tl;
+	for (done = 0; done < tl; done += chunk, k++) {
+		int64_t len = tl - done < chunk ? tl - done : chunk;
+		int64_t t0 = rev ? tl - done - len : done;
+		int64_t tp = rev ? t0 + len : t0 - 1;	/* step before */
+		int64_t xd[3] = { len, bs, gh }, sd[4] = { len, bs, ns, hid };
+		int64_t hd[2] = { bs, hid }, hs[2] = { ns * hid, 1 };
+		struct drm_npu_task *t = new_task(e, DRM_NPU_OP_RNN);
+		int err, o = 0;
+
+		if (!t)
+			return -ENOMEM;
+		t->params.rnn.cell = (uint32_t)cell;
+		t->params.rnn.flags = (rev ? DRM_NPU_RNN_REVERSE : 0) |
+				      (lbr ? DRM_NPU_RNN_LINEAR_BEFORE_RESET :
+				       0);
+		t->params.rnn.clip = clip > 0 ? emit_f32_bits(clip) : 0;
+		err = view(e, xg, 3, xd, NULL, t0 * bs * gh, &t->operands[o++]);
+		if (!err)
+			err = whole(e, r, &t->operands[o++]);
+		if (!err)
+			err = k ? view(e, st, 2, hd, hs, tp * bs * ns * hid,
+				       &t->operands[o]) :
+				  whole(e, h0, &t->operands[o]);
+		o++;
+		if (!err && cell == DRM_NPU_RNN_LSTM)
+			err = k ? view(e, st, 2, hd, hs,
+				       tp * bs * ns * hid + hid,
+				       &t->operands[o++]) :
+				  whole(e, aux, &t->operands[o++]);
+		else if (!err && cell == DRM_NPU_RNN_GRU)
+			err = whole(e, aux, &t->operands[o++]);
+		if (!err && in(e, 4)) {
+			t->params.rnn.flags |= DRM_NPU_RNN_PEEPHOLE;
+			err = whole(e, in(e, 4), &t->operands[o++]);
+		}
+		if (!err)
+			err = view(e, st, 4, sd, NULL, t0 * bs * ns * hid,
+				   &t->operands[o++]);
+		t->num_operands = (uint8_t)o;
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 static int emit_transdata(struct ectx *e)
 {
 	struct drm_npu_task *t = new_task(e, DRM_NPU_OP_TRANSDATA);
@@ -1027,6 +1104,7 @@ static bool f32_only(enum ir_op op)
 	case IR_OP_LOG: case IR_OP_RECIPROCAL: case IR_OP_ELU:
 	case IR_OP_SOFTPLUS: case IR_OP_GELU: case IR_OP_HARD_SIGMOID:
 	case IR_OP_HARD_SWISH: case IR_OP_LEAKY_RELU: case IR_OP_QUANTIZE_LINEAR:
+	case IR_OP_RNN_TASK:
 		return true;
 	default:
 		return false;
@@ -1139,6 +1217,7 @@ int emit_node(struct ir_graph *g, const struct ir_node *n,
 	case IR_OP_PAD: err = emit_pad(&e); break;
 	case IR_OP_RESIZE: err = emit_resize(&e); break;
 	case IR_OP_ATTENTION: err = emit_attention(&e); break;
+	case IR_OP_RNN_TASK: err = emit_rnn(&e); break;
 	case IR_OP_TRANSDATA: err = emit_transdata(&e); break;
 	case IR_OP_QUANTIZE_LINEAR: case IR_OP_DEQUANTIZE_LINEAR:
 		err = emit_quant(&e);

@@ -124,12 +124,14 @@ struct ir_shape {
 	X(SHRINK, "Shrink") X(HARDMAX, "Hardmax") X(TILE, "Tile")	\
 	X(ONE_HOT, "OneHot") X(SINH, "Sinh") X(COSH, "Cosh")		\
 	X(CONV_TRANSPOSE, "ConvTranspose")				\
+	X(RNN, "RNN") X(LSTM, "LSTM") X(GRU, "GRU")			\
 	/* made by passes (no ONNX counterpart, or a fused form) */	\
 	X(ACTIVATION, "npu.Activation")					\
 	X(LAYER_NORM, "LayerNormalization")				\
 	X(GELU, "npu.Gelu")						\
 	X(ATTENTION, "npu.Attention")					\
-	X(TRANSDATA, "npu.TransData")
+	X(TRANSDATA, "npu.TransData")					\
+	X(RNN_TASK, "npu.Rnn")
 
 enum ir_op {
 	IR_OP_INVALID = 0,

@@ -119,6 +119,10 @@ int ir_op_max_inputs(enum ir_op op)
 		return 4;
 	case IR_OP_SLICE: case IR_OP_BATCH_NORM:
 		return 5;
+	case IR_OP_RNN: case IR_OP_GRU:
+		return 6;
+	case IR_OP_LSTM:
+		return 8;
 	default:
 		return -1;
 	}

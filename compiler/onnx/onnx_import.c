@@ -494,6 +494,28 @@ static int onnx_attr(struct onnx_ctx *c, const Onnx__NodeProto *np,
 		err = ir_attr_set_str(n, a->name, s);
 		free(s);
 		break;
+	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRINGS: {
+		/* kept as one string, the entries joined by ',' (RNN's
+		 * activations) */
+		size_t len = 1, at = 0, k;
+
+		for (k = 0; k < a->n_strings; k++)
+			len += a->strings[k].len + 1;
+		s = calloc(1, len);
+		if (!s)
+			return -ENOMEM;
+		for (k = 0; k < a->n_strings; k++) {
+			if (k)
+				s[at++] = ',';
+			if (a->strings[k].len)
+				memcpy(s + at, a->strings[k].data,
+				       a->strings[k].len);
+			at += a->strings[k].len;
+		}
+		err = ir_attr_set_str(n, a->name, s);
+		free(s);
+		break;
+	}
 	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS:
 		if (a->n_ints > INT_MAX)
 			return -EINVAL;

@@ -23,6 +23,9 @@ int64_t shape_slice_dim(int64_t dim, int64_t st, int64_t en, int64_t step,
 int shape_legalize_node(struct ir_graph *g, struct ir_node *n);
 /* ConvTranspose as Pad (zero stuffing) + Conv (legalize_convt.c). */
 int shape_legalize_conv_transpose(struct ir_graph *g, struct ir_node *n);
+/* RNN/LSTM/GRU onto npu.Rnn tasks, and npu.Rnn's shape (legalize_rnn.c). */
+int shape_legalize_rnn(struct ir_graph *g, struct ir_node *n);
+int shape_infer_rnn_task(struct ir_graph *g, struct ir_node *n);
 
 /*
  * Fold an inferred node whose small integer/bool value is now known into a

@@ -18,7 +18,7 @@
  *    ReduceLogSum, ReduceLogSumExp (in the stable form, max subtracted),
  *    Sign, Round, Mod, IsNaN, IsInf, Celu, Shrink, Hardmax, Tile, OneHot,
  *    Sinh, Cosh (see each one's comment), ConvTranspose
- *    (legalize_convt.c).
+ *    (legalize_convt.c), RNN, LSTM and GRU (legalize_rnn.c).
  */
 #include <errno.h>
 #include <math.h>
@@ -1409,6 +1409,8 @@ int shape_legalize_node(struct ir_graph *g, struct ir_node *n)
 	    n->op == IR_OP_MOD || n->op == IR_OP_TILE ||
 	    n->op == IR_OP_CONV_TRANSPOSE)
 		need = 2;
+	if (n->op == IR_OP_RNN || n->op == IR_OP_LSTM || n->op == IR_OP_GRU)
+		need = 3;
 	if (n->op == IR_OP_ONE_HOT)
 		need = 3;
 	if (n->num_inputs < need || n->num_outputs < 1 || !n->outputs[0])
@@ -1449,6 +1451,8 @@ int shape_legalize_node(struct ir_graph *g, struct ir_node *n)
 	case IR_OP_SINH: case IR_OP_COSH: return legalize_sinh_cosh(g, n);
 	case IR_OP_CONV_TRANSPOSE:
 		return shape_legalize_conv_transpose(g, n);
+	case IR_OP_RNN: case IR_OP_LSTM: case IR_OP_GRU:
+		return shape_legalize_rnn(g, n);
 	case IR_OP_CONV: case IR_OP_MAX_POOL: case IR_OP_AVERAGE_POOL:
 	case IR_OP_GLOBAL_AVERAGE_POOL: case IR_OP_GLOBAL_MAX_POOL:
 		return legalize_1d(g, n);

@@ -59,9 +59,11 @@ const char *om_opcode_name(uint32_t opcode)
 		"POOL2D", "SOFTMAX", "REDUCE", "LAYERNORM", "BATCHNORM",
 		"GATHER", "WHERE", "PAD", "RESIZE", "TRANSDATA", "QUANTIZE",
 		"DEQUANTIZE", "ATTENTION", "SEM_SIGNAL", "SEM_WAIT",
+		[DRM_NPU_OP_RNN] = "RNN",
 	};
 
-	return opcode < DRM_NPU_OP_COUNT ? names[opcode] : "invalid";
+	return opcode < DRM_NPU_OP_COUNT && names[opcode] ? names[opcode] :
+	       "invalid";
 }
 
 const char *om_section_type_name(uint32_t type)

@@ -35,7 +35,7 @@ ReduceMin ReduceProd ReduceSumSquare ReduceL1 ReduceL2 ReduceLogSum
 ReduceLogSumExp Reshape Flatten Squeeze Unsqueeze Transpose Concat Split
 Slice Gather Expand Shape Size ConstantOfShape Range Pad Resize Trilu
 QuantizeLinear DequantizeLinear Constant Sign Round Mod IsNaN IsInf Celu
-Shrink Hardmax Tile OneHot Sinh Cosh ConvTranspose
+Shrink Hardmax Tile OneHot Sinh Cosh ConvTranspose RNN LSTM GRU
 """.split())
 
 MAX_NUMEL = 6144
@@ -1025,6 +1025,61 @@ class Gen:
             ins.append(self.fconst((mg * group,), -0.5, 0.5))
         return self.node("ConvTranspose", ins, attrs)
 
+    def t_rnn(self):
+        """RNN, LSTM or GRU (the device's RNN task) over a [T, B, I] input
+        with random direction, layout, clip, initial states (computed or
+        constant), peepholes and linear_before_reset; reads Y, Y_h or
+        Y_c."""
+        op = self.choice(["RNN", "LSTM", "GRU"])
+        layout = self.r(2) if self.coin(0.3) else 0
+        x = self.pick(Gen.f_rank(3), lambda: (
+            self.choice([1, 2, 5, 7]), self.choice([1, 2, 3]),
+            self.choice([1, 3, 4, 8])))
+        s = self.shape(x)
+        tl, bs = (s[1], s[0]) if layout else (s[0], s[1])
+        i_sz = s[2]
+        hid = self.choice([1, 2, 5, 8])
+        g = {"RNN": 1, "GRU": 3, "LSTM": 4}[op]
+        direction = self.choice(["forward", "reverse", "bidirectional"])
+        d = 2 if direction == "bidirectional" else 1
+        sc = 1.0 / math.sqrt(max(i_sz, hid))
+        ins = [x, self.fconst((d, g * hid, i_sz), -sc * 1.5, sc * 1.5),
+               self.fconst((d, g * hid, hid), -sc * 1.5, sc * 1.5)]
+        attrs = {"hidden_size": hid}
+        if direction != "forward":
+            attrs["direction"] = direction
+        if layout:
+            attrs["layout"] = 1
+        if self.coin(0.2):
+            attrs["clip"] = self.choice([0.5, 1.5, 3.0])
+        if op == "GRU" and self.coin():
+            attrs["linear_before_reset"] = 1
+        st = (bs, d, hid) if layout else (d, bs, hid)
+        extra = []
+        if self.coin(0.7):
+            extra.append(self.fconst((d, 2 * g * hid), -0.5, 0.5))
+        else:
+            extra.append("")
+        extra.append("")            # sequence_lens
+        if self.coin(0.5):
+            h0 = self.pick(lambda gen, t: gen.is_float(t) and
+                           gen.shape(t) == st, lambda: st) \
+                if self.coin() else self.fconst(st, -1.0, 1.0)
+            extra.append(h0)
+        else:
+            extra.append("")
+        if op == "LSTM":
+            extra.append(self.fconst(st, -1.0, 1.0) if self.coin() else "")
+            extra.append(self.fconst((d, 3 * hid), -0.5, 0.5)
+                         if self.coin(0.3) else "")
+        while extra and extra[-1] == "":
+            extra.pop()
+        ins += extra
+        nout = 3 if op == "LSTM" else 2
+        outs = self.node(op, ins, attrs, nout=nout)
+        which = self.r(nout)
+        return outs[which]
+
     def t_shape_chain(self):
         x = self.pick(Gen.f_ge2, self.shape_any)
         s = self.shape(x)
@@ -1178,7 +1233,7 @@ class Gen:
         ("t_reduce", 6), ("t_reshape", 5), ("t_transpose", 4),
         ("t_concat", 4), ("t_split", 3), ("t_slice", 4), ("t_gather", 3),
         ("t_expand", 2), ("t_pad", 3), ("t_resize", 3), ("t_trilu", 1),
-        ("t_small", 4), ("t_convt", 2),
+        ("t_small", 4), ("t_convt", 2), ("t_rnn", 2),
         ("t_shape_chain", 2), ("t_cast", 3), ("t_qdq", 2), ("t_fold", 2),
         ("t_cse", 2), ("t_branches", 4), ("t_conv_chain", 4),
     ]

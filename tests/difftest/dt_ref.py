@@ -158,6 +158,75 @@ def conv_transpose(x, w, b=None, group=1, strides=None, dilations=None,
     return y
 
 
+def _sig(v):
+    return 1.0 / (1.0 + np.exp(-v))
+
+
+def rnn_layer(op, x, w, r, b=None, seq_lens=None, h0=None, c0=None,
+              p=None, direction="forward", hidden_size=None, clip=None,
+              linear_before_reset=0, layout=0, **_):
+    """ONNX RNN, LSTM and GRU with the default activations, step by step
+    as the operator's definition writes them (outputs Y, Y_h[, Y_c])."""
+    if layout:
+        x = np.swapaxes(x, 0, 1)
+        h0 = None if h0 is None else np.swapaxes(h0, 0, 1)
+        c0 = None if c0 is None else np.swapaxes(c0, 0, 1)
+    t_len, bs = x.shape[:2]
+    dirs, hid = r.shape[0], r.shape[2]
+    g = {"RNN": 1, "GRU": 3, "LSTM": 4}[op]
+    if b is None:
+        b = np.zeros((dirs, 2 * g * hid), dtype=x.dtype)
+
+    def cl(v):
+        return np.clip(v, -clip, clip) if clip else v
+    ys, yhs, ycs = [], [], []
+    for d in range(dirs):
+        rev = direction == "reverse" or d == 1
+        wb, rb = b[d, :g * hid], b[d, g * hid:]
+        h = np.zeros((bs, hid), x.dtype) if h0 is None else h0[d]
+        c = np.zeros((bs, hid), x.dtype) if c0 is None else c0[d]
+        y = np.zeros((t_len, bs, hid), x.dtype)
+        for t in (range(t_len - 1, -1, -1) if rev else range(t_len)):
+            xw = x[t] @ w[d].T + wb
+            hr = h @ r[d].T
+            if op == "RNN":
+                h = np.tanh(cl(xw + hr + rb))
+            elif op == "LSTM":
+                gt = xw + hr + rb
+                gi, go, gf, gc = np.split(gt, 4, axis=1)
+                if p is not None:
+                    gi = gi + p[d, :hid] * c
+                    gf = gf + p[d, 2 * hid:] * c
+                i, f = _sig(cl(gi)), _sig(cl(gf))
+                c = f * c + i * np.tanh(cl(gc))
+                if p is not None:
+                    go = go + p[d, hid:2 * hid] * c
+                h = _sig(cl(go)) * np.tanh(c)
+            else:
+                xz, xr, xh = np.split(xw, 3, axis=1)
+                rbz, rbr, rbh = np.split(rb, 3)
+                rz, rr, rh = np.split(r[d], 3, axis=0)
+                z = _sig(cl(xz + h @ rz.T + rbz))
+                rg = _sig(cl(xr + h @ rr.T + rbr))
+                if linear_before_reset:
+                    hh = np.tanh(cl(xh + rg * (h @ rh.T + rbh)))
+                else:
+                    hh = np.tanh(cl(xh + (rg * h) @ rh.T + rbh))
+                h = (1 - z) * hh + z * h
+            y[t] = h
+        ys.append(y)
+        yhs.append(h)
+        ycs.append(c)
+    yy = np.stack(ys, axis=1)
+    yh = np.stack(yhs)
+    yc = np.stack(ycs)
+    if layout:
+        yy = np.transpose(yy, (2, 0, 1, 3))
+        yh = np.swapaxes(yh, 0, 1)
+        yc = np.swapaxes(yc, 0, 1)
+    return [yy, yh, yc] if op == "LSTM" else [yy, yh]
+
+
 def _pool_out(xi, k, s, d, pb, pe, ceil_mode):
     span = d * (k - 1) + 1
     num = xi + pb + pe - span
@@ -716,6 +785,12 @@ def _eval_node(n, ins, in_dt, fdt):
         return [_cast(x, in_dt[1], fdt)], [in_dt[1]]
     if op == "Conv":
         return [conv(x, ins[1], ins[2] if len(ins) > 2 else None, **a)], same
+    if op in ("RNN", "LSTM", "GRU"):
+        names = ["x", "w", "r", "b", "seq_lens", "h0", "c0", "p"]
+        kw = {k: v for k, v in zip(names, ins) if v is not None}
+        outs = rnn_layer(op, **kw, **a)
+        return outs[:len(n.outputs)], [dt0] * min(len(outs),
+                                                   len(n.outputs))
     if op == "ConvTranspose":
         return [conv_transpose(x, ins[1], ins[2] if len(ins) > 2 else None,
                                **a)], same

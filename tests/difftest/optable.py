@@ -223,6 +223,8 @@ def case(op, key, val):
         return conv_case(b, key, val)
     if op == "ConvTranspose":
         return convt_case(b, key, val)
+    if op in ("RNN", "LSTM", "GRU"):
+        return rnn_case(b, op, key, val)
     if op in ("MaxPool", "AveragePool"):
         return pool_case(b, op, key, val)
     if op in ("GlobalAveragePool", "GlobalMaxPool"):
@@ -395,6 +397,56 @@ def convt_case(b, key, val):
     if ins_bias:
         ins.append(b.fc((ws[1] * attrs.get("group", 1),)))
     return b.node("ConvTranspose", ins, attrs)
+
+
+def rnn_case(b, op, key, val):
+    """One RNN/LSTM/GRU layer: X [T=5, B=2, I=3], H = 4, Y read."""
+    g = {"RNN": 1, "GRU": 3, "LSTM": 4}[op]
+    hid, attrs, d = 4, {"hidden_size": 4}, 1
+    xs = (5, 2, 3)
+    h0 = c0 = p = seq = ""
+    if key == "direction":
+        attrs["direction"] = val
+        d = 2 if val == "bidirectional" else 1
+    elif key == "layout":
+        attrs["layout"] = int(val)
+        if val == "1":
+            xs = (2, 5, 3)
+    elif key == "linear_before_reset":
+        attrs["linear_before_reset"] = int(val)
+    elif key == "clip":
+        attrs["clip"] = float(val)
+    elif key == "activations":
+        attrs["activations"] = [val] * {"RNN": 1, "GRU": 2, "LSTM": 3}[op]
+    elif key == "initial":
+        if val == "constant":
+            h0 = b.fc((1, 2, hid))
+            c0 = b.fc((1, 2, hid)) if op == "LSTM" else ""
+        elif val == "computed":
+            h0 = b.x((1, 2, hid), "float32", -1.0, 1.0)
+            c0 = b.x((1, 2, hid), "float32", -1.0, 1.0) \
+                if op == "LSTM" else ""
+        elif val != "none":
+            return None
+    elif key == "peepholes":
+        if op != "LSTM":
+            return None
+        p = b.fc((1, 3 * hid), -0.5, 0.5) if val == "1" else ""
+    elif key == "sequence_lens":
+        if val != "short":
+            return None
+        seq = b.c(np.array([5, 3], dtype=np.int32))
+    else:
+        return None
+    ins = [b.x(xs, "float32", -1.0, 1.0),
+           b.fc((d, g * hid, 3), -0.6, 0.6),
+           b.fc((d, g * hid, hid), -0.6, 0.6),
+           b.fc((d, 2 * g * hid), -0.3, 0.3), seq, h0]
+    if op == "LSTM":
+        ins += [c0, p]
+    while ins[-1] == "":
+        ins.pop()
+    return b.node(op, ins, attrs, nout=1)
 
 
 def conv_case(b, key, val):

@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 #define DRM_NPU_UAPI_MAJOR		1
-#define DRM_NPU_UAPI_MINOR		1
+#define DRM_NPU_UAPI_MINOR		2	/* 2: RNN */
 #define DRM_NPU_UAPI_VERSION \
 	((DRM_NPU_UAPI_MAJOR << 16) | DRM_NPU_UAPI_MINOR)
 
@@ -127,6 +127,8 @@ enum drm_npu_opcode {
 	DRM_NPU_OP_ATTENTION = 18,	/* q, k, v, [mask], out */
 	DRM_NPU_OP_SEM_SIGNAL = 19,	/* no operands */
 	DRM_NPU_OP_SEM_WAIT = 20,	/* no operands */
+	/* 21..29: other op families; 30..49: issue 18's model families */
+	DRM_NPU_OP_RNN = 30,		/* xg, r, h0, [c0 | rbh], state (1.2) */
 	DRM_NPU_OP_COUNT
 };
 
@@ -330,6 +332,36 @@ struct drm_npu_attention_params {
 #define DRM_NPU_ATTN_HAS_MASK		(1u << 0)
 
 /*
+ * RNN (uapi 1.2): a recurrent layer over all its time steps in one task,
+ * one direction. xg [T, B, G*H] holds the input projections X W^T plus
+ * the biases that add to them (per step, in time order), r [G*H, H] the
+ * recurrence weights (ONNX R of one direction), h0 [B, H] the initial
+ * hidden state; LSTM adds c0 [B, H] (initial cell), GRU rbh [H] (the
+ * recurrence bias of the h gate, Rbh); an LSTM with PEEPHOLE adds p [3H]
+ * (ONNX P: i, o, f) before state. state [T, B, S, H] receives per
+ * step the hidden state (s = 0) and, with S = 2, the LSTM cell (s = 1) or
+ * the GRU's r (.) h_prev (s = 1, linear_before_reset = 0 only). Gates in
+ * ONNX order: LSTM i, o, f, c; GRU z, r, h; activations ONNX's defaults.
+ */
+enum drm_npu_rnn_cell {
+	DRM_NPU_RNN_TANH = 0,		/* G = 1, S = 1: xg, r, h0, state */
+	DRM_NPU_RNN_LSTM = 1,		/* G = 4, S = 2: xg, r, h0, c0, [p], state */
+	DRM_NPU_RNN_GRU = 2,		/* G = 3, S = 1 + !LBR: xg, r, h0, rbh, state */
+	DRM_NPU_RNN_CELL_COUNT
+};
+
+#define DRM_NPU_RNN_REVERSE		(1u << 0)	/* t = T-1 .. 0 */
+#define DRM_NPU_RNN_LINEAR_BEFORE_RESET	(1u << 1)	/* GRU only */
+#define DRM_NPU_RNN_PEEPHOLE		(1u << 2)	/* LSTM: p [3H] */
+
+struct drm_npu_rnn_params {
+	__u32 cell;			/* enum drm_npu_rnn_cell */
+	__u32 flags;			/* DRM_NPU_RNN_* */
+	__u32 clip;			/* fp32 bits: 0 = none, else > 0 finite */
+	__u32 pad;
+};
+
+/*
  * Semaphore tasks address the submission's semaphore bindings by index; the
  * effective value is binding.value + task value, so one registered program
  * can run many times against a growing timeline.
@@ -374,6 +406,7 @@ struct drm_npu_task {
 		struct drm_npu_quant_params quant;
 		struct drm_npu_attention_params attention;
 		struct drm_npu_sem_params sem;
+		struct drm_npu_rnn_params rnn;
 	} params;
 	struct drm_npu_operand operands[DRM_NPU_MAX_OPERANDS];
 };

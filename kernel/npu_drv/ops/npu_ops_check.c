@@ -931,6 +931,79 @@ static int check_attention(struct chk *c)
 	return 0;
 }
 
+/*
+ * RNN: state [T, B, S, H]; xg [T, B, G*H], r [G*H, H], h0 [B, H], c0
+ * [B, H] (LSTM), p [3H] (LSTM peepholes), rbh [H] (GRU). The kernel reads
+ * xg[t, b, g*H + j], r[g*H + j, k], h0[b, k], c0[b, k], p[q*H + j] (q <
+ * 3), rbh[j] and reads and writes
+ * state[t, b, s, j] for t < T, b < B, s < S, g < G and j, k < H: every
+ * index below a shape matched here (G*H compared in 64 bits). A unit is a
+ * batch row over all T steps; npu_op_unit_cost() counts T * (G*H*(H+1)
+ * + 8H + 1), so a long or wide layer must be split over time.
+ */
+static int check_rnn(struct chk *c)
+{
+	const struct drm_npu_rnn_params *p = &c->t->params.rnn;
+	const struct drm_npu_operand *xg, *r, *h0, *aux, *st;
+	u32 i, n, g, s, hid;
+	u64 gh;
+	int ret;
+
+	if (p->cell >= DRM_NPU_RNN_CELL_COUNT)
+		return fail(c, NONE_BAD, "unknown RNN cell");
+	if (p->flags & ~(DRM_NPU_RNN_REVERSE |
+			 DRM_NPU_RNN_LINEAR_BEFORE_RESET |
+			 DRM_NPU_RNN_PEEPHOLE))
+		return fail(c, NONE_BAD, "unknown RNN flags");
+	if ((p->flags & DRM_NPU_RNN_LINEAR_BEFORE_RESET) &&
+	    p->cell != DRM_NPU_RNN_GRU)
+		return fail(c, NONE_BAD, "LINEAR_BEFORE_RESET is for GRU only");
+	if ((p->flags & DRM_NPU_RNN_PEEPHOLE) && p->cell != DRM_NPU_RNN_LSTM)
+		return fail(c, NONE_BAD, "PEEPHOLE is for LSTM only");
+	if (p->pad || !params_tail_zero(c->t, sizeof(*p)))
+		return fail(c, NONE_BAD, "pad/unused params must be zero");
+	if (p->clip && !npu_bits_positive_finite(p->clip))
+		return fail(c, NONE_BAD, "clip must be 0 (none) or finite > 0");
+	n = p->cell == DRM_NPU_RNN_TANH ? 4 :
+	    p->flags & DRM_NPU_RNN_PEEPHOLE ? 6 : 5;
+	ret = check_operands(c, n, n);
+	if (ret)
+		return ret;
+	for (i = 0; i < n; i++)
+		if (npu_opnd(c->t, i)->dtype != DRM_NPU_DTYPE_F32)
+			return fail(c, i, "RNN operands are F32");
+	xg = npu_opnd(c->t, 0);
+	r = npu_opnd(c->t, 1);
+	h0 = npu_opnd(c->t, 2);
+	aux = npu_opnd(c->t, 3);
+	st = npu_opnd(c->t, n - 1);
+	g = p->cell == DRM_NPU_RNN_LSTM ? 4 : p->cell == DRM_NPU_RNN_GRU ? 3 : 1;
+	s = p->cell == DRM_NPU_RNN_LSTM ||
+	    (p->cell == DRM_NPU_RNN_GRU &&
+	     !(p->flags & DRM_NPU_RNN_LINEAR_BEFORE_RESET)) ? 2 : 1;
+	if (st->rank != 4 || st->shape[2] != s)
+		return fail(c, n - 1, "state must be [T, B, S, H], S = 2 for LSTM/GRU, else 1");
+	hid = st->shape[3];
+	gh = (u64)g * hid;
+	if (xg->rank != 3 || xg->shape[0] != st->shape[0] ||
+	    xg->shape[1] != st->shape[1] || xg->shape[2] != gh)
+		return fail(c, 0, "xg must be [T, B, G*H]");
+	if (r->rank != 2 || r->shape[0] != gh || r->shape[1] != hid)
+		return fail(c, 1, "r must be [G*H, H]");
+	if (h0->rank != 2 || h0->shape[0] != st->shape[1] ||
+	    h0->shape[1] != hid)
+		return fail(c, 2, "h0 must be [B, H]");
+	if (p->cell == DRM_NPU_RNN_LSTM && !same_shape(aux, h0))
+		return fail(c, 3, "c0 must be [B, H]");
+	if (p->cell == DRM_NPU_RNN_GRU &&
+	    (aux->rank != 1 || aux->shape[0] != hid))
+		return fail(c, 3, "rbh must be [H]");
+	if (n == 6 && (npu_opnd(c->t, 4)->rank != 1 ||
+		       npu_opnd(c->t, 4)->shape[0] != 3 * (u64)hid))
+		return fail(c, 4, "p must be [3H]");
+	return 0;
+}
+
 static int check_sem(struct chk *c)
 {
 	int ret = check_operands(c, 0, 0);
@@ -987,6 +1060,7 @@ static int check_opcode(struct chk *c)
 	case DRM_NPU_OP_QUANTIZE:	return check_quant(c, 1);
 	case DRM_NPU_OP_DEQUANTIZE:	return check_quant(c, 0);
 	case DRM_NPU_OP_ATTENTION:	return check_attention(c);
+	case DRM_NPU_OP_RNN:		return check_rnn(c);
 	case DRM_NPU_OP_SEM_SIGNAL:
 	case DRM_NPU_OP_SEM_WAIT:	return check_sem(c);
 	default:

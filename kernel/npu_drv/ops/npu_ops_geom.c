@@ -364,6 +364,8 @@ u64 npu_op_work_units(const struct drm_npu_task *t)
 				     npu_opnd(t, 1)->rank);
 	case DRM_NPU_OP_ATTENTION:
 		return npu_dims_prod(last, 0, last->rank - 1);
+	case DRM_NPU_OP_RNN:
+		return last->shape[1];	/* a batch row over all steps */
 	default:
 		return 0;
 	}
@@ -408,6 +410,19 @@ static u64 attention_unit_cost(const struct drm_npu_task *t)
 	       2 * dv + 1;
 }
 
+/*
+ * One batch row of an RNN: per step G*H dot products of H, and a few
+ * operations per hidden unit (gates, cell, output).
+ */
+static u64 rnn_unit_cost(const struct drm_npu_task *t)
+{
+	const struct drm_npu_operand *st = npu_opnd(t, t->num_operands - 1);
+	u64 hid = st->shape[3], gh = npu_opnd(t, 1)->shape[0], step;
+
+	step = npu_mul_sat(gh, hid + 1) + 8 * hid + 1;
+	return npu_mul_sat(st->shape[0], step) + 1;
+}
+
 /* Element operations of the costliest unit of a checked task. */
 u64 npu_op_unit_cost(const struct drm_npu_task *t)
 {
@@ -438,6 +453,8 @@ u64 npu_op_unit_cost(const struct drm_npu_task *t)
 		return npu_dims_prod(in, t->params.gather.axis + 1, in->rank);
 	case DRM_NPU_OP_ATTENTION:
 		return attention_unit_cost(t);
+	case DRM_NPU_OP_RNN:
+		return rnn_unit_cost(t);
 	default:
 		return npu_mul_sat(NPU_ROW_SEG, row_elem_cost(t));
 	}

@@ -629,6 +629,56 @@ static void t_attention(struct rd *r, struct drm_npu_task *t)
 	     batch + 2, o);
 }
 
+/* RNN: one recurrent layer (cell, direction, clip from the input). */
+static void t_rnn(struct rd *r, struct drm_npu_task *t)
+{
+	struct drm_npu_rnn_params *p = &t->params.rnn;
+	uint32_t tl = dim(r), b = dim(r), h = dim(r), g, s, n;
+	uint32_t xs[3], rs[2], hs[2], ss[4];
+
+	p->cell = r8(r) % DRM_NPU_RNN_CELL_COUNT;
+	p->flags = r8(r) & DRM_NPU_RNN_REVERSE;
+	if (p->cell == DRM_NPU_RNN_GRU && (r8(r) & 1))
+		p->flags |= DRM_NPU_RNN_LINEAR_BEFORE_RESET;
+	p->clip = r8(r) < 64 ? F32_TWO : 0;
+	g = p->cell == DRM_NPU_RNN_LSTM ? 4 :
+	    p->cell == DRM_NPU_RNN_GRU ? 3 : 1;
+	s = p->cell == DRM_NPU_RNN_LSTM ||
+	    (p->cell == DRM_NPU_RNN_GRU &&
+	     !(p->flags & DRM_NPU_RNN_LINEAR_BEFORE_RESET)) ? 2 : 1;
+	n = p->cell == DRM_NPU_RNN_TANH ? 4 : 5;
+	t->opcode = DRM_NPU_OP_RNN;
+	t->num_operands = (uint8_t)n;
+	xs[0] = tl;
+	xs[1] = b;
+	xs[2] = g * h;
+	rs[0] = g * h;
+	rs[1] = h;
+	hs[0] = b;
+	hs[1] = h;
+	ss[0] = tl;
+	ss[1] = b;
+	ss[2] = s;
+	ss[3] = h;
+	opnd(r, &t->operands[0], 0, DRM_NPU_DTYPE_F32, 3, xs);
+	opnd(r, &t->operands[1], 1, DRM_NPU_DTYPE_F32, 2, rs);
+	opnd(r, &t->operands[2], 2, DRM_NPU_DTYPE_F32, 2, hs);
+	if (n == 5)
+		opnd(r, &t->operands[3], 3, DRM_NPU_DTYPE_F32,
+		     p->cell == DRM_NPU_RNN_LSTM ? 2 : 1,
+		     p->cell == DRM_NPU_RNN_LSTM ? hs : &hs[1]);
+	opnd(r, &t->operands[n - 1], (uint16_t)(n - 1), DRM_NPU_DTYPE_F32, 4,
+	     ss);
+}
+
+/*
+ * Opcodes past ATTENTION (other helpers' ranges leave gaps): op bytes
+ * 255, 254, ... pick these, in order.
+ */
+static const uint16_t extra_ops[] = {
+	DRM_NPU_OP_RNN,
+};
+
 /* ---- raw mutations after the template ---- */
 
 static void mutate(struct rd *r, struct drm_npu_task *t)
@@ -685,7 +735,15 @@ void npu_fuzz_decode(const uint8_t *data, size_t size,
 	p->num_tasks = 1 + r8(&r) % NPU_FUZZ_MAX_TASKS;
 	for (i = 0; i < p->num_tasks; i++) {
 		struct drm_npu_task *t = &p->tasks[i];
-		uint8_t op = r8(&r) % (DRM_NPU_OP_ATTENTION + 1);
+		uint32_t b = r8(&r), op = b % (DRM_NPU_OP_ATTENTION + 1);
+
+		/*
+		 * The top byte values pick the extra opcodes; the others
+		 * decode as they always did, so the corpus keeps its
+		 * meaning.
+		 */
+		if (b >= 256 - ARRAY_SIZE(extra_ops))
+			op = extra_ops[255 - b];
 
 		switch (op) {
 		case DRM_NPU_OP_NOP:
@@ -737,6 +795,9 @@ void npu_fuzz_decode(const uint8_t *data, size_t size,
 		case DRM_NPU_OP_DEQUANTIZE:
 			t_quant(&r, t, op == DRM_NPU_OP_QUANTIZE);
 			break;
+		case DRM_NPU_OP_RNN:
+			t_rnn(&r, t);
+			break;
 		default:
 			t_attention(&r, t);
 			break;
@@ -752,6 +813,7 @@ static const char *const op_names[DRM_NPU_OP_COUNT] = {
 	"SOFTMAX", "REDUCE", "LAYERNORM", "BATCHNORM", "GATHER", "WHERE",
 	"PAD", "RESIZE", "TRANSDATA", "QUANTIZE", "DEQUANTIZE", "ATTENTION",
 	"SEM_SIGNAL", "SEM_WAIT",
+	[DRM_NPU_OP_RNN] = "RNN",
 };
 
 void npu_fuzz_describe(const struct npu_fuzz_prog *p, char *out, size_t len)
@@ -768,8 +830,8 @@ void npu_fuzz_describe(const struct npu_fuzz_prog *p, char *out, size_t len)
 	for (i = 0; i < p->num_tasks; i++) {
 		const struct drm_npu_task *t = &p->tasks[i];
 
-		PUT("%s%s", i ? "; " : "", t->opcode < DRM_NPU_OP_COUNT ?
-		    op_names[t->opcode] : "?");
+		PUT("%s%s", i ? "; " : "", t->opcode < DRM_NPU_OP_COUNT &&
+		    op_names[t->opcode] ? op_names[t->opcode] : "?");
 		for (j = 0; j < t->num_operands && j < DRM_NPU_MAX_OPERANDS;
 		     j++) {
 			const struct drm_npu_operand *o = &t->operands[j];

@@ -135,13 +135,14 @@ static int write_seeds(const char *dir)
 		"softmax", "reduce", "layernorm", "batchnorm", "gather",
 		"where", "pad", "resize", "transdata", "quantize",
 		"dequantize", "attention",
+		"rnn",		/* extra_ops[0]: op byte 255 */
 	};
 	struct npu_fuzz_prog p;
 	uint8_t in[64];
 	char path[4096], why[256];
 	uint32_t op, tries, i, total = 0;
 
-	for (op = 0; op <= DRM_NPU_OP_ATTENTION; op++) {
+	for (op = 0; op < sizeof(names) / sizeof(names[0]); op++) {
 		uint32_t ran = 0, refused = 0;
 
 		for (tries = 0; tries < 4000 && (ran < 3 || refused < 2);
@@ -152,7 +153,9 @@ static int write_seeds(const char *dir)
 			FILE *f;
 
 			in[0] = 0;	/* one task */
-			in[1] = (uint8_t)op;
+			/* extra_ops[k] (after attention) is op byte 255 - k */
+			in[1] = (uint8_t)(op <= DRM_NPU_OP_ATTENTION ? op :
+					  255 - (op - DRM_NPU_OP_ATTENTION - 1));
 			for (i = 2; i < sizeof(in); i++)
 				in[i] = seed_byte(wild ? 256 : 150);
 			npu_fuzz_decode(in, sizeof(in), &p);

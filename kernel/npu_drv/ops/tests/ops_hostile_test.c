@@ -304,6 +304,64 @@ static void unsplittable_units(void)
 	tap_ok(check() == 0, "REDUCE of 2^20 elements into one: accepted");
 }
 
+/*
+ * RNN (issue 18): a unit is a batch row over all T steps, so its cost
+ * grows with T * G*H*H and must be capped; G*H compared in 64 bits (a
+ * 32-bit product wraps 4 * 2^30 to 0); a batch of 2^32 - 1 rows over
+ * zero strides runs its first and last rows inside the guarded extents.
+ */
+static void rnn_hostile(void)
+{
+	u32 xs[3] = { 1u << 30, 4, 64 }, rs[2] = { 64, 16 }, hs[2] = { 4, 16 };
+	u32 ss[4] = { 1u << 30, 4, 2, 16 }, z4[4] = { 0 };
+	u32 b = 0xffffffffu, gx[3] = { 2, b, 9 }, gxs[3] = { 0, 0, 1 };
+	u32 gr[2] = { 9, 3 }, grs[2] = { 3, 1 }, gh[2] = { b, 3 };
+	u32 ghs[2] = { 0, 1 }, gb[1] = { 3 }, gbs[1] = { 1 };
+	u32 gs[4] = { 2, b, 2, 3 }, gss[4] = { 6, 0, 3, 1 };
+	void *data[5] = { guarded(9 * 4), guarded(27 * 4), guarded(3 * 4),
+			  guarded(3 * 4), guarded(12 * 4) };
+	u32 bad;
+
+	tl_task(&T, DRM_NPU_OP_RNN, 5);
+	opnd(0, F32, DRM_NPU_LAYOUT_ND, 3, xs, z4);
+	opnd(1, F32, DRM_NPU_LAYOUT_ND, 2, rs, z4);
+	opnd(2, F32, DRM_NPU_LAYOUT_ND, 2, hs, z4);
+	opnd(3, F32, DRM_NPU_LAYOUT_ND, 2, hs, z4);
+	opnd(4, F32, DRM_NPU_LAYOUT_ND, 4, ss, z4);
+	T.params.rnn.cell = DRM_NPU_RNN_LSTM;
+	tap_ok(check() == -EINVAL,
+	       "RNN LSTM over 2^30 steps in one unit: refused (unit cost)");
+	xs[0] = ss[0] = 4;
+	xs[2] = 0;			/* 4 * 2^30 wrapped to 32 bits */
+	rs[0] = 0;
+	hs[1] = ss[3] = rs[1] = 1u << 30;
+	opnd(0, F32, DRM_NPU_LAYOUT_ND, 3, xs, z4);
+	opnd(1, F32, DRM_NPU_LAYOUT_ND, 2, rs, z4);
+	opnd(2, F32, DRM_NPU_LAYOUT_ND, 2, hs, z4);
+	opnd(3, F32, DRM_NPU_LAYOUT_ND, 2, hs, z4);
+	opnd(4, F32, DRM_NPU_LAYOUT_ND, 4, ss, z4);
+	tap_ok(npu_op_check(&T, &bad) == -EINVAL && bad == 0,
+	       "RNN LSTM with G*H = 2^32 given as 0: xg refused (64-bit G*H)");
+
+	tl_task(&T, DRM_NPU_OP_RNN, 5);
+	opnd(0, F32, DRM_NPU_LAYOUT_ND, 3, gx, gxs);
+	opnd(1, F32, DRM_NPU_LAYOUT_ND, 2, gr, grs);
+	opnd(2, F32, DRM_NPU_LAYOUT_ND, 2, gh, ghs);
+	opnd(3, F32, DRM_NPU_LAYOUT_ND, 1, gb, gbs);
+	opnd(4, F32, DRM_NPU_LAYOUT_ND, 4, gs, gss);
+	T.params.rnn.cell = DRM_NPU_RNN_GRU;
+	T.params.rnn.clip = tl_f2u(2.0f);
+	tap_ok(check() == 0 && npu_op_work_units(&T) == b,
+	       "RNN GRU over 2^32 - 1 zero-stride rows: accepted, one unit each");
+	tap_ok(run_units(data, 0, 64) == 0 && run_units(data, b - 64, b) == 0,
+	       "RNN GRU: first and last rows stay in the guarded extents");
+	T.params.rnn.flags = DRM_NPU_RNN_PEEPHOLE;
+	tap_ok(check() == -EINVAL, "RNN GRU with PEEPHOLE: refused");
+	T.params.rnn.flags = 0;
+	T.params.rnn.clip = 0x7fc00000u;	/* NaN */
+	tap_ok(check() == -EINVAL, "RNN with a NaN clip: refused");
+}
+
 int main(void)
 {
 	signal(SIGALRM, SIG_DFL);	/* a hung kernel dies loudly */
@@ -319,5 +377,6 @@ int main(void)
 	count_overflow();
 	unsplittable_units();
 	attention_empty_keys();
+	rnn_hostile();
 	return tap_done();
 }
