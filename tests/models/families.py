@@ -110,11 +110,11 @@ def cases():
             return self.m(x)["out"]
 
     class Rnn(nn.Module):
-        def __init__(self, kind, **kw):
+        def __init__(self, kind, hidden=16, **kw):
             super().__init__()
-            self.rnn = getattr(nn, kind)(12, 16, batch_first=True, **kw)
+            self.rnn = getattr(nn, kind)(12, hidden, batch_first=True, **kw)
             d = 2 if kw.get("bidirectional") else 1
-            self.fc = nn.Linear(16 * d, 5)
+            self.fc = nn.Linear(hidden * d, 5)
 
         def forward(self, x):
             return self.fc(self.rnn(x)[0])
@@ -149,6 +149,11 @@ def cases():
                        lambda: (r(2, 9, 12, generator=g),)),
         "gru_bidirectional": (rnn("GRU", bidirectional=True),
                               lambda: (r(3, 7, 12, generator=g),)),
+        # hidden 512: a step costs ~2^20 operations per batch row, so the
+        # compiler splits the 140 steps into two tasks per direction
+        "lstm_long_split_over_time": (
+            rnn("LSTM", hidden=512, bidirectional=True),
+            lambda: (r(1, 140, 12, generator=g),)),
     }
 
 
