@@ -125,6 +125,13 @@ struct ir_shape {
 	X(ONE_HOT, "OneHot") X(SINH, "Sinh") X(COSH, "Cosh")		\
 	X(CONV_TRANSPOSE, "ConvTranspose")				\
 	X(RNN, "RNN") X(LSTM, "LSTM") X(GRU, "GRU")			\
+	X(DEPTH_TO_SPACE, "DepthToSpace")				\
+	X(SPACE_TO_DEPTH, "SpaceToDepth")				\
+	X(INSTANCE_NORM, "InstanceNormalization")			\
+	X(MVN, "MeanVarianceNormalization") X(LRN, "LRN")		\
+	X(ARG_MAX, "ArgMax") X(ARG_MIN, "ArgMin")			\
+	X(GATHER_ELEMENTS, "GatherElements")				\
+	X(GATHER_ND, "GatherND") X(CUM_SUM, "CumSum")			\
 	/* made by passes (no ONNX counterpart, or a fused form) */	\
 	X(ACTIVATION, "npu.Activation")					\
 	X(LAYER_NORM, "LayerNormalization")				\

@@ -95,7 +95,8 @@ int ir_op_max_inputs(enum ir_op op)
 	case IR_OP_THRESHOLDED_RELU: case IR_OP_SIGN: case IR_OP_ROUND:
 	case IR_OP_IS_NAN: case IR_OP_IS_INF: case IR_OP_CELU:
 	case IR_OP_SHRINK: case IR_OP_HARDMAX: case IR_OP_SINH:
-	case IR_OP_COSH:
+	case IR_OP_COSH: case IR_OP_DEPTH_TO_SPACE: case IR_OP_SPACE_TO_DEPTH:
+	case IR_OP_MVN: case IR_OP_LRN: case IR_OP_ARG_MAX: case IR_OP_ARG_MIN:
 		return 1;
 	case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL: case IR_OP_DIV:
 	case IR_OP_POW: case IR_OP_PRELU: case IR_OP_EQUAL: case IR_OP_LESS:
@@ -109,11 +110,12 @@ int ir_op_max_inputs(enum ir_op op)
 	case IR_OP_REDUCE_SUM_SQUARE: case IR_OP_REDUCE_L1:
 	case IR_OP_REDUCE_L2: case IR_OP_REDUCE_LOG_SUM:
 	case IR_OP_REDUCE_LOG_SUM_EXP: case IR_OP_MOD: case IR_OP_TILE:
+	case IR_OP_GATHER_ELEMENTS: case IR_OP_GATHER_ND: case IR_OP_CUM_SUM:
 		return 2;
 	case IR_OP_CONV: case IR_OP_GEMM: case IR_OP_CLIP: case IR_OP_WHERE:
 	case IR_OP_RANGE: case IR_OP_QUANTIZE_LINEAR:
 	case IR_OP_DEQUANTIZE_LINEAR: case IR_OP_DROPOUT: case IR_OP_ONE_HOT:
-	case IR_OP_CONV_TRANSPOSE:
+	case IR_OP_CONV_TRANSPOSE: case IR_OP_INSTANCE_NORM:
 		return 3;
 	case IR_OP_PAD: case IR_OP_RESIZE:
 		return 4;

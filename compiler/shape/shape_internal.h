@@ -26,6 +26,8 @@ int shape_legalize_conv_transpose(struct ir_graph *g, struct ir_node *n);
 /* RNN/LSTM/GRU onto npu.Rnn tasks, and npu.Rnn's shape (legalize_rnn.c). */
 int shape_legalize_rnn(struct ir_graph *g, struct ir_node *n);
 int shape_infer_rnn_task(struct ir_graph *g, struct ir_node *n);
+/* DepthToSpace ... CumSum as decompositions (legalize_more.c). */
+int shape_legalize_more(struct ir_graph *g, struct ir_node *n);
 
 /*
  * Fold an inferred node whose small integer/bool value is now known into a

@@ -18,7 +18,8 @@
  *    ReduceLogSum, ReduceLogSumExp (in the stable form, max subtracted),
  *    Sign, Round, Mod, IsNaN, IsInf, Celu, Shrink, Hardmax, Tile, OneHot,
  *    Sinh, Cosh (see each one's comment), ConvTranspose
- *    (legalize_convt.c), RNN, LSTM and GRU (legalize_rnn.c).
+ *    (legalize_convt.c), RNN, LSTM and GRU (legalize_rnn.c), and
+ *    DepthToSpace ... CumSum (legalize_more.c).
  */
 #include <errno.h>
 #include <math.h>
@@ -1409,8 +1410,12 @@ int shape_legalize_node(struct ir_graph *g, struct ir_node *n)
 	    n->op == IR_OP_MOD || n->op == IR_OP_TILE ||
 	    n->op == IR_OP_CONV_TRANSPOSE)
 		need = 2;
-	if (n->op == IR_OP_RNN || n->op == IR_OP_LSTM || n->op == IR_OP_GRU)
+	if (n->op == IR_OP_RNN || n->op == IR_OP_LSTM || n->op == IR_OP_GRU ||
+	    n->op == IR_OP_INSTANCE_NORM)
 		need = 3;
+	if (n->op == IR_OP_GATHER_ELEMENTS || n->op == IR_OP_GATHER_ND ||
+	    n->op == IR_OP_CUM_SUM)
+		need = 2;
 	if (n->op == IR_OP_ONE_HOT)
 		need = 3;
 	if (n->num_inputs < need || n->num_outputs < 1 || !n->outputs[0])
@@ -1453,6 +1458,11 @@ int shape_legalize_node(struct ir_graph *g, struct ir_node *n)
 		return shape_legalize_conv_transpose(g, n);
 	case IR_OP_RNN: case IR_OP_LSTM: case IR_OP_GRU:
 		return shape_legalize_rnn(g, n);
+	case IR_OP_DEPTH_TO_SPACE: case IR_OP_SPACE_TO_DEPTH:
+	case IR_OP_INSTANCE_NORM: case IR_OP_MVN: case IR_OP_LRN:
+	case IR_OP_ARG_MAX: case IR_OP_ARG_MIN: case IR_OP_GATHER_ELEMENTS:
+	case IR_OP_GATHER_ND: case IR_OP_CUM_SUM:
+		return shape_legalize_more(g, n);
 	case IR_OP_CONV: case IR_OP_MAX_POOL: case IR_OP_AVERAGE_POOL:
 	case IR_OP_GLOBAL_AVERAGE_POOL: case IR_OP_GLOBAL_MAX_POOL:
 		return legalize_1d(g, n);

@@ -36,6 +36,8 @@ ReduceLogSumExp Reshape Flatten Squeeze Unsqueeze Transpose Concat Split
 Slice Gather Expand Shape Size ConstantOfShape Range Pad Resize Trilu
 QuantizeLinear DequantizeLinear Constant Sign Round Mod IsNaN IsInf Celu
 Shrink Hardmax Tile OneHot Sinh Cosh ConvTranspose RNN LSTM GRU
+DepthToSpace SpaceToDepth InstanceNormalization MeanVarianceNormalization
+LRN ArgMax ArgMin GatherElements GatherND CumSum
 """.split())
 
 MAX_NUMEL = 6144
@@ -1080,6 +1082,83 @@ class Gen:
         which = self.r(nout)
         return outs[which]
 
+    MORE = ["DepthToSpace", "SpaceToDepth", "InstanceNormalization",
+            "MeanVarianceNormalization", "LRN", "ArgMax", "ArgMin",
+            "GatherElements", "GatherND", "CumSum"]
+
+    def t_more(self):
+        """Issue 18's decomposed ops (legalize_more.c)."""
+        op = self.choice(self.MORE)
+        if op in ("DepthToSpace", "SpaceToDepth", "InstanceNormalization",
+                  "MeanVarianceNormalization", "LRN"):
+            x = self.pick_f4()
+            n, c, h, w = self.shape(x)
+            if op == "DepthToSpace":
+                bs = self.choice([b for b in (1, 2, 3) if c % (b * b) == 0])
+                attrs = {"blocksize": bs}
+                if self.coin():
+                    attrs["mode"] = self.choice(["DCR", "CRD"])
+                return self.node(op, [x], attrs)
+            if op == "SpaceToDepth":
+                bs = self.choice([b for b in (1, 2, 3)
+                                  if h % b == 0 and w % b == 0])
+                return self.node(op, [x], {"blocksize": bs})
+            if op == "InstanceNormalization":
+                attrs = {"epsilon": self.choice([1e-5, 1e-3])} \
+                    if self.coin() else {}
+                return self.node(op, [x, self.fconst((c,), 0.5, 1.5),
+                                      self.fconst((c,), -0.5, 0.5)], attrs)
+            if op == "MeanVarianceNormalization":
+                attrs = {"axes": self.choice([[0, 2, 3], [2, 3], [1],
+                                              [1, 2, 3]])} \
+                    if self.coin(0.6) else {}
+                return self.node(op, [x], attrs)
+            attrs = {"size": self.choice([1, 2, 3, 5])}
+            if self.coin():
+                attrs.update(alpha=self.choice([1e-4, 0.01, 0.5]),
+                             beta=self.choice([0.75, 0.5, 1.0]),
+                             bias=self.choice([1.0, 2.0]))
+            return self.node(op, [x], attrs)
+        x = self.pick_f()
+        s = self.shape(x)
+        r = len(s)
+        if op in ("ArgMax", "ArgMin"):
+            attrs = {"axis": self.r(2 * r) - r} if self.coin(0.8) else {}
+            if self.coin(0.4):
+                attrs["keepdims"] = self.r(2)
+            if self.coin(0.3):
+                attrs["select_last_index"] = 1
+                # ties: round so that equal values occur
+                x = self.node("Floor", [x])
+            y = self.node(op, [x], attrs)
+            return self.node("Cast", [y], {"to": "float32"})
+        if op == "GatherElements":
+            ax = self.r(r)
+            ishape = tuple(self.choice([1, d, d]) if i != ax else
+                           self.choice([1, 2, 3, 5]) for i, d in
+                           enumerate(s))
+            iv = self.rng.integers(-s[ax], s[ax], size=ishape)
+            return self.node(op, [x, self.const(iv.astype(
+                self.choice([np.int64, np.int32])))],
+                {"axis": ax - (r if self.coin() else 0)})
+        if op == "GatherND":
+            k = 1 + self.r(r)
+            lead = tuple(self.choice([1, 2, 3]) for _ in range(self.r(3)))
+            iv = np.stack([self.rng.integers(-s[j], s[j], size=lead)
+                           for j in range(k)], axis=-1)
+            return self.node(op, [x, self.const(iv.astype(np.int64))])
+        attrs = {}
+        if self.coin(0.4):
+            attrs["exclusive"] = 1
+        if self.coin(0.4):
+            attrs["reverse"] = 1
+        if self.coin(0.3):
+            xi = self.node("Cast", [self.node("Mul", [x, self.const(
+                np.float32(4))])], {"to": "int32"})
+            y = self.node(op, [xi, self.iconst(self.r(r))], attrs)
+            return self.node("Cast", [y], {"to": "float32"})
+        return self.node(op, [x, self.iconst(self.r(2 * r) - r)], attrs)
+
     def t_shape_chain(self):
         x = self.pick(Gen.f_ge2, self.shape_any)
         s = self.shape(x)
@@ -1233,7 +1312,7 @@ class Gen:
         ("t_reduce", 6), ("t_reshape", 5), ("t_transpose", 4),
         ("t_concat", 4), ("t_split", 3), ("t_slice", 4), ("t_gather", 3),
         ("t_expand", 2), ("t_pad", 3), ("t_resize", 3), ("t_trilu", 1),
-        ("t_small", 4), ("t_convt", 2), ("t_rnn", 2),
+        ("t_small", 4), ("t_convt", 2), ("t_rnn", 2), ("t_more", 4),
         ("t_shape_chain", 2), ("t_cast", 3), ("t_qdq", 2), ("t_fold", 2),
         ("t_cse", 2), ("t_branches", 4), ("t_conv_chain", 4),
     ]

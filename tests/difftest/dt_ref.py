@@ -227,6 +227,88 @@ def rnn_layer(op, x, w, r, b=None, seq_lens=None, h0=None, c0=None,
     return [yy, yh, yc] if op == "LSTM" else [yy, yh]
 
 
+def _d2s(x, blocksize, mode="DCR"):
+    n, c, h, w = x.shape
+    b = blocksize
+    if mode == "CRD":
+        t = x.reshape(n, c // (b * b), b, b, h, w).transpose(0, 1, 4, 2, 5, 3)
+    else:
+        t = x.reshape(n, b, b, c // (b * b), h, w).transpose(0, 3, 4, 1, 5, 2)
+    return t.reshape(n, c // (b * b), h * b, w * b)
+
+
+def _s2d(x, blocksize):
+    n, c, h, w = x.shape
+    b = blocksize
+    t = x.reshape(n, c, h // b, b, w // b, b).transpose(0, 3, 5, 1, 2, 4)
+    return t.reshape(n, c * b * b, h // b, w // b)
+
+
+def _instance_norm(x, s, b, epsilon=1e-5):
+    ax = tuple(range(2, x.ndim))
+    m = x.mean(axis=ax, keepdims=True)
+    v = ((x - m) ** 2).mean(axis=ax, keepdims=True)
+    sh = (1, -1) + (1,) * (x.ndim - 2)
+    return s.reshape(sh) * (x - m) / np.sqrt(v + epsilon) + b.reshape(sh)
+
+
+def _mvn(x, axes=(0, 2, 3)):
+    ax = tuple(axes)
+    m = x.mean(axis=ax, keepdims=True)
+    v = (x * x).mean(axis=ax, keepdims=True) - m * m
+    return (x - m) / (np.sqrt(v) + 1e-9)
+
+
+def _lrn(x, size, alpha=1e-4, beta=0.75, bias=1.0):
+    c = x.shape[1]
+    sq = x * x
+    out = np.zeros_like(x)
+    lo, hi = (size - 1) // 2, size - 1 - (size - 1) // 2
+    for ch in range(c):
+        a, b = max(0, ch - lo), min(c - 1, ch + hi)
+        out[:, ch] = sq[:, a:b + 1].sum(axis=1)
+    return x / (bias + alpha / size * out) ** beta
+
+
+def _arg(x, amax, axis=0, keepdims=1, select_last_index=0):
+    ax = axis % x.ndim
+    f = np.argmax if amax else np.argmin
+    if select_last_index:
+        y = x.shape[ax] - 1 - f(np.flip(x, ax), axis=ax)
+    else:
+        y = f(x, axis=ax)
+    if keepdims:
+        y = np.expand_dims(y, ax)
+    return y.astype(np.int64)
+
+
+def _gather_elements(x, ix, axis=0):
+    ax = axis % x.ndim
+    ix = np.where(ix < 0, ix + x.shape[ax], ix)
+    # the output has the indices' shape: no broadcasting of either
+    x = x[tuple(slice(None) if i == ax else slice(0, d)
+                for i, d in enumerate(ix.shape))]
+    return np.take_along_axis(x, ix.astype(np.int64), axis=ax)
+
+
+def _gather_nd(x, ix, batch_dims=0):
+    k = ix.shape[-1]
+    ix = np.where(ix < 0, ix + np.array(x.shape[:k]), ix)
+    flat = ix.reshape(-1, k)
+    out = np.stack([x[tuple(i)] for i in flat]) if flat.shape[0] else \
+        np.zeros((0,) + x.shape[k:], x.dtype)
+    return out.reshape(ix.shape[:-1] + x.shape[k:])
+
+
+def _cumsum(x, axis, exclusive=0, reverse=0):
+    ax = int(np.asarray(axis).reshape(-1)[0]) % x.ndim
+    y = np.flip(x, ax) if reverse else x
+    c = np.cumsum(y, axis=ax, dtype=y.dtype)
+    if exclusive:
+        c = c - y
+    return np.flip(c, ax) if reverse else c
+
+
 def _pool_out(xi, k, s, d, pb, pe, ceil_mode):
     span = d * (k - 1) + 1
     num = xi + pb + pe - span
@@ -637,6 +719,16 @@ def _fragile(n, ins, exact):
             t = np.sort(x, axis=-1)
             if (t[..., -1] - t[..., -2] < 1e-3).any():
                 return "two maxima within a hair of each other"
+    if op in ("ArgMax", "ArgMin") and not exact[0] and ins[0].size and \
+            _is_float(ins[0]):
+        x = np.moveaxis(ins[0], _axis(n.attrs.get("axis", 0),
+                                      ins[0].ndim), -1)
+        if x.shape[-1] > 1:
+            t = np.sort(x, axis=-1)
+            gap = t[..., -1] - t[..., -2] if op == "ArgMax" else \
+                t[..., 1] - t[..., 0]
+            if ((gap > 0) & (gap < 1e-3)).any():
+                return "two extremes within a hair of each other"
     return None
 
 
@@ -785,6 +877,24 @@ def _eval_node(n, ins, in_dt, fdt):
         return [_cast(x, in_dt[1], fdt)], [in_dt[1]]
     if op == "Conv":
         return [conv(x, ins[1], ins[2] if len(ins) > 2 else None, **a)], same
+    if op == "DepthToSpace":
+        return [_d2s(x, **a)], same
+    if op == "SpaceToDepth":
+        return [_s2d(x, **a)], same
+    if op == "InstanceNormalization":
+        return [_instance_norm(x, ins[1], ins[2], **a)], same
+    if op == "MeanVarianceNormalization":
+        return [_mvn(x, **a)], same
+    if op == "LRN":
+        return [_lrn(x, **a)], same
+    if op in ("ArgMax", "ArgMin"):
+        return [_arg(x, op == "ArgMax", **a)], ["int64"]
+    if op == "GatherElements":
+        return [_gather_elements(x, ins[1], **a)], same
+    if op == "GatherND":
+        return [_gather_nd(x, ins[1], **a)], same
+    if op == "CumSum":
+        return [_cumsum(x, ins[1], **a)], same
     if op in ("RNN", "LSTM", "GRU"):
         names = ["x", "w", "r", "b", "seq_lens", "h0", "c0", "p"]
         kw = {k: v for k, v in zip(names, ins) if v is not None}

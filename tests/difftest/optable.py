@@ -225,6 +225,8 @@ def case(op, key, val):
         return convt_case(b, key, val)
     if op in ("RNN", "LSTM", "GRU"):
         return rnn_case(b, op, key, val)
+    if op in MORE:
+        return more_case(b, op, key, val)
     if op in ("MaxPool", "AveragePool"):
         return pool_case(b, op, key, val)
     if op in ("GlobalAveragePool", "GlobalMaxPool"):
@@ -447,6 +449,78 @@ def rnn_case(b, op, key, val):
     while ins[-1] == "":
         ins.pop()
     return b.node(op, ins, attrs, nout=1)
+
+
+MORE = ["DepthToSpace", "SpaceToDepth", "InstanceNormalization",
+        "MeanVarianceNormalization", "LRN", "ArgMax", "ArgMin",
+        "GatherElements", "GatherND", "CumSum"]
+
+
+def more_case(b, op, key, val):
+    """Issue 18's decomposed ops, one attribute value each."""
+    x4 = (1, 8, 4, 6)
+    if op == "DepthToSpace" and key == "mode":
+        return b.node(op, [b.x(x4, "float32", -2.0)],
+                      {"blocksize": 2, "mode": val})
+    if op == "SpaceToDepth" and key == "blocksize":
+        return b.node(op, [b.x(x4, "float32", -2.0)],
+                      {"blocksize": int(val)})
+    if op == "InstanceNormalization" and key == "rank":
+        shp = (2, 3, 5, 4, 3)[:int(val)]
+        return b.node(op, [b.x(shp, "float32", -2.0), b.fc((3,)),
+                           b.fc((3,))])
+    if op == "MeanVarianceNormalization" and key == "axes":
+        attrs = {} if val == "default" else \
+            {"axes": [int(v) for v in val.split(".")]}
+        return b.node(op, [b.x(x4, "float32", -2.0)], attrs)
+    if op == "LRN" and key == "size":
+        return b.node(op, [b.x(x4, "float32", -2.0)],
+                      {"size": int(val), "alpha": 0.01, "beta": 0.75})
+    if op in ("ArgMax", "ArgMin"):
+        attrs = {}
+        if key == "axis":
+            attrs["axis"] = int(val)
+        elif key == "keepdims":
+            attrs["keepdims"] = int(val)
+        elif key == "select_last_index":
+            attrs["select_last_index"] = int(val)
+            x = b.c(np.array([[1, 3, 3, 0], [2, 2, -1, 2]], np.float32))
+            return b.node(op, [x], dict(attrs, axis=1))
+        elif key == "dtype":
+            return b.node(op, [b.x((3, 5), val, -4.0, 4.0)], {"axis": 1})
+        else:
+            return None
+        return b.node(op, [b.x((3, 4, 5), "float32", -2.0)], attrs)
+    if op == "GatherElements" and key in ("axis", "indices"):
+        ax = int(val) if key == "axis" else 1
+        dt = np.int64 if key == "axis" else np.dtype(val).type
+        ish = [3, 4, 5]
+        ish[ax] = 2
+        iv = RNG.integers(-[3, 4, 5][ax], [3, 4, 5][ax], size=ish)
+        return b.node(op, [b.x((3, 4, 5), "float32", -2.0),
+                           b.c(iv.astype(dt))], {"axis": ax})
+    if op == "GatherND" and key == "k":
+        k = int(val)
+        iv = np.stack([RNG.integers(-d, d, size=(2, 2))
+                       for d in (3, 4, 5)[:k]], axis=-1)
+        return b.node(op, [b.x((3, 4, 5), "float32", -2.0),
+                           b.c(iv.astype(np.int64))])
+    if op == "GatherND" and key == "batch_dims":
+        iv = np.zeros((3, 1), np.int64)
+        return b.node(op, [b.x((3, 4, 5), "float32", -2.0), b.c(iv)],
+                      {"batch_dims": int(val)})
+    if op == "CumSum":
+        attrs = {}
+        x = b.x((3, 7), "float32", -2.0)
+        if key in ("exclusive", "reverse"):
+            attrs[key] = int(val)
+        elif key == "dtype":
+            x = b.x((3, 7), val, -4.0, 4.0)
+        elif key != "axis":
+            return None
+        ax = int(val) if key == "axis" else 1
+        return b.node(op, [x, b.c(np.array(ax, np.int64))], attrs)
+    return None
 
 
 def conv_case(b, key, val):
