@@ -1041,6 +1041,23 @@ static int emit_rnn(struct ectx *e)
 	return 0;
 }
 
+/* TopK's indices (npu.TopK): one TOPK task. */
+static int emit_topk(struct ectx *e)
+{
+	struct drm_npu_task *t = new_task(e, DRM_NPU_OP_TOPK);
+	int err;
+
+	if (!t)
+		return -ENOMEM;
+	t->num_operands = 2;
+	t->params.topk.axis = (uint32_t)ir_attr_int(e->n, "axis", 0);
+	t->params.topk.k = (uint32_t)ir_attr_int(e->n, "k", 1);
+	t->params.topk.flags = ir_attr_int(e->n, "largest", 1) ?
+			       DRM_NPU_TOPK_LARGEST : 0;
+	err = whole(e, in(e, 0), &t->operands[0]);
+	return err ? err : whole(e, out0(e), &t->operands[1]);
+}
+
 static int emit_transdata(struct ectx *e)
 {
 	struct drm_npu_task *t = new_task(e, DRM_NPU_OP_TRANSDATA);
@@ -1218,6 +1235,7 @@ int emit_node(struct ir_graph *g, const struct ir_node *n,
 	case IR_OP_RESIZE: err = emit_resize(&e); break;
 	case IR_OP_ATTENTION: err = emit_attention(&e); break;
 	case IR_OP_RNN_TASK: err = emit_rnn(&e); break;
+	case IR_OP_TOPK_TASK: err = emit_topk(&e); break;
 	case IR_OP_TRANSDATA: err = emit_transdata(&e); break;
 	case IR_OP_QUANTIZE_LINEAR: case IR_OP_DEQUANTIZE_LINEAR:
 		err = emit_quant(&e);

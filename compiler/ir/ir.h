@@ -132,13 +132,15 @@ struct ir_shape {
 	X(ARG_MAX, "ArgMax") X(ARG_MIN, "ArgMin")			\
 	X(GATHER_ELEMENTS, "GatherElements")				\
 	X(GATHER_ND, "GatherND") X(CUM_SUM, "CumSum")			\
+	X(TOPK, "TopK")							\
 	/* made by passes (no ONNX counterpart, or a fused form) */	\
 	X(ACTIVATION, "npu.Activation")					\
 	X(LAYER_NORM, "LayerNormalization")				\
 	X(GELU, "npu.Gelu")						\
 	X(ATTENTION, "npu.Attention")					\
 	X(TRANSDATA, "npu.TransData")					\
-	X(RNN_TASK, "npu.Rnn")
+	X(RNN_TASK, "npu.Rnn")						\
+	X(TOPK_TASK, "npu.TopK")
 
 enum ir_op {
 	IR_OP_INVALID = 0,

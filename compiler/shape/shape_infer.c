@@ -1302,6 +1302,7 @@ static int infer_dispatch(struct ir_graph *g, struct ir_node *n)
 	case IR_OP_RESIZE: return infer_resize(g, n);
 	case IR_OP_ATTENTION: return infer_attention(g, n);
 	case IR_OP_RNN_TASK: return shape_infer_rnn_task(g, n);
+	case IR_OP_TOPK_TASK: return shape_infer_topk_task(g, n);
 	case IR_OP_QUANTIZE_LINEAR: case IR_OP_DEQUANTIZE_LINEAR:
 		return infer_quant(g, n);
 	default:

@@ -28,6 +28,9 @@ int shape_legalize_rnn(struct ir_graph *g, struct ir_node *n);
 int shape_infer_rnn_task(struct ir_graph *g, struct ir_node *n);
 /* DepthToSpace ... CumSum as decompositions (legalize_more.c). */
 int shape_legalize_more(struct ir_graph *g, struct ir_node *n);
+/* TopK onto npu.TopK + GatherElements (legalize_topk.c). */
+int shape_legalize_topk(struct ir_graph *g, struct ir_node *n);
+int shape_infer_topk_task(struct ir_graph *g, struct ir_node *n);
 
 /*
  * Fold an inferred node whose small integer/bool value is now known into a

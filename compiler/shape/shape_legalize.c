@@ -19,7 +19,7 @@
  *    Sign, Round, Mod, IsNaN, IsInf, Celu, Shrink, Hardmax, Tile, OneHot,
  *    Sinh, Cosh (see each one's comment), ConvTranspose
  *    (legalize_convt.c), RNN, LSTM and GRU (legalize_rnn.c), and
- *    DepthToSpace ... CumSum (legalize_more.c).
+ *    DepthToSpace ... CumSum (legalize_more.c), TopK (legalize_topk.c).
  */
 #include <errno.h>
 #include <math.h>
@@ -1463,6 +1463,7 @@ int shape_legalize_node(struct ir_graph *g, struct ir_node *n)
 	case IR_OP_ARG_MAX: case IR_OP_ARG_MIN: case IR_OP_GATHER_ELEMENTS:
 	case IR_OP_GATHER_ND: case IR_OP_CUM_SUM:
 		return shape_legalize_more(g, n);
+	case IR_OP_TOPK: return shape_legalize_topk(g, n);
 	case IR_OP_CONV: case IR_OP_MAX_POOL: case IR_OP_AVERAGE_POOL:
 	case IR_OP_GLOBAL_AVERAGE_POOL: case IR_OP_GLOBAL_MAX_POOL:
 		return legalize_1d(g, n);

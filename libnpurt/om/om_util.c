@@ -59,7 +59,7 @@ const char *om_opcode_name(uint32_t opcode)
 		"POOL2D", "SOFTMAX", "REDUCE", "LAYERNORM", "BATCHNORM",
 		"GATHER", "WHERE", "PAD", "RESIZE", "TRANSDATA", "QUANTIZE",
 		"DEQUANTIZE", "ATTENTION", "SEM_SIGNAL", "SEM_WAIT",
-		[DRM_NPU_OP_RNN] = "RNN",
+		[DRM_NPU_OP_RNN] = "RNN", [DRM_NPU_OP_TOPK] = "TOPK",
 	};
 
 	return opcode < DRM_NPU_OP_COUNT && names[opcode] ? names[opcode] :

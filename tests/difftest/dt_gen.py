@@ -37,7 +37,7 @@ Slice Gather Expand Shape Size ConstantOfShape Range Pad Resize Trilu
 QuantizeLinear DequantizeLinear Constant Sign Round Mod IsNaN IsInf Celu
 Shrink Hardmax Tile OneHot Sinh Cosh ConvTranspose RNN LSTM GRU
 DepthToSpace SpaceToDepth InstanceNormalization MeanVarianceNormalization
-LRN ArgMax ArgMin GatherElements GatherND CumSum
+LRN ArgMax ArgMin GatherElements GatherND CumSum TopK
 """.split())
 
 MAX_NUMEL = 6144
@@ -1159,6 +1159,30 @@ class Gen:
             return self.node("Cast", [y], {"to": "float32"})
         return self.node(op, [x, self.iconst(self.r(2 * r) - r)], attrs)
 
+    def t_topk(self):
+        """TopK (the device's TOPK task + a Gather for the values)."""
+        x = self.pick_f()
+        s = self.shape(x)
+        r = len(s)
+        ax = self.r(r)
+        k = 1 + self.r(s[ax])
+        attrs = {}
+        if self.coin(0.7):
+            attrs["axis"] = ax - (r if self.coin() else 0)
+        elif ax != r - 1:
+            attrs["axis"] = ax
+        if self.coin(0.4):
+            attrs["largest"] = 0
+        if self.coin(0.25):
+            x = self.node("Cast", [self.node("Mul", [x, self.const(
+                np.float32(3))])], {"to": self.choice(["int32", "int64"])})
+        vals, idx = self.node("TopK", [x, self.iconst([k])], attrs, nout=2)
+        if self.coin():
+            return self.node("Cast", [idx], {"to": "float32"})
+        if self.is_float(vals):
+            return vals
+        return self.node("Cast", [vals], {"to": "float32"})
+
     def t_shape_chain(self):
         x = self.pick(Gen.f_ge2, self.shape_any)
         s = self.shape(x)
@@ -1313,6 +1337,7 @@ class Gen:
         ("t_concat", 4), ("t_split", 3), ("t_slice", 4), ("t_gather", 3),
         ("t_expand", 2), ("t_pad", 3), ("t_resize", 3), ("t_trilu", 1),
         ("t_small", 4), ("t_convt", 2), ("t_rnn", 2), ("t_more", 4),
+        ("t_topk", 2),
         ("t_shape_chain", 2), ("t_cast", 3), ("t_qdq", 2), ("t_fold", 2),
         ("t_cse", 2), ("t_branches", 4), ("t_conv_chain", 4),
     ]

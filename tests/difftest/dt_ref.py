@@ -309,6 +309,26 @@ def _cumsum(x, axis, exclusive=0, reverse=0):
     return np.flip(c, ax) if reverse else c
 
 
+def _topk(x, k, axis=-1, largest=1, sorted=1):
+    """Values and int64 indices of the k best along axis; equal values
+    in index order (exact for integers: Python's own comparisons)."""
+    k = int(np.asarray(k).reshape(-1)[0])
+    ax = axis % x.ndim
+    xm = np.moveaxis(x, ax, -1)
+    lines = xm.reshape(-1, xm.shape[-1])
+    idx = np.zeros((lines.shape[0], k), np.int64)
+    for li, line in enumerate(lines):
+        vals = line.tolist()
+        order = sorted_(range(len(vals)), key=lambda i: (
+            -vals[i] if largest else vals[i], i))
+        idx[li] = order[:k]
+    idx = np.moveaxis(idx.reshape(xm.shape[:-1] + (k,)), -1, ax)
+    return [np.take_along_axis(x, idx, axis=ax), idx]
+
+
+sorted_ = sorted
+
+
 def _pool_out(xi, k, s, d, pb, pe, ceil_mode):
     span = d * (k - 1) + 1
     num = xi + pb + pe - span
@@ -719,6 +739,13 @@ def _fragile(n, ins, exact):
             t = np.sort(x, axis=-1)
             if (t[..., -1] - t[..., -2] < 1e-3).any():
                 return "two maxima within a hair of each other"
+    if op == "TopK" and not exact[0] and ins[0].size and _is_float(ins[0]):
+        x = np.moveaxis(ins[0], _axis(n.attrs.get("axis", -1),
+                                      ins[0].ndim), -1)
+        t = np.sort(x, axis=-1)
+        if x.shape[-1] > 1 and (np.diff(t, axis=-1) < 1e-3 *
+                                np.maximum(1, np.abs(t[..., 1:]))).any():
+            return "two values within a hair of each other"
     if op in ("ArgMax", "ArgMin") and not exact[0] and ins[0].size and \
             _is_float(ins[0]):
         x = np.moveaxis(ins[0], _axis(n.attrs.get("axis", 0),
@@ -877,6 +904,9 @@ def _eval_node(n, ins, in_dt, fdt):
         return [_cast(x, in_dt[1], fdt)], [in_dt[1]]
     if op == "Conv":
         return [conv(x, ins[1], ins[2] if len(ins) > 2 else None, **a)], same
+    if op == "TopK":
+        outs = _topk(x, ins[1], **a)
+        return outs[:len(n.outputs)], [dt0, "int64"][:len(n.outputs)]
     if op == "DepthToSpace":
         return [_d2s(x, **a)], same
     if op == "SpaceToDepth":

@@ -227,6 +227,8 @@ def case(op, key, val):
         return rnn_case(b, op, key, val)
     if op in MORE:
         return more_case(b, op, key, val)
+    if op == "TopK":
+        return topk_case(b, key, val)
     if op in ("MaxPool", "AveragePool"):
         return pool_case(b, op, key, val)
     if op in ("GlobalAveragePool", "GlobalMaxPool"):
@@ -521,6 +523,30 @@ def more_case(b, op, key, val):
         ax = int(val) if key == "axis" else 1
         return b.node(op, [x, b.c(np.array(ax, np.int64))], attrs)
     return None
+
+
+def topk_case(b, key, val):
+    """TopK of 3 from [4, 6] (values and indices read)."""
+    attrs, dt, kk = {}, "float32", b.c(np.array([3], np.int64))
+    if key == "axis":
+        attrs["axis"] = int(val)
+    elif key == "largest":
+        attrs["largest"] = int(val)
+    elif key == "dtype":
+        dt = val
+    elif key == "k":
+        if val != "computed":
+            return None
+        kk = b.x((1,), "int64")
+    elif key != "outputs":
+        return None
+    x = b.x((4, 6), dt, -4.0, 4.0)
+    if dt != "float32":
+        b.g.feeds[x] = RNG.permutation(24).reshape(4, 6).astype(dt) - 12
+    g = b.node("TopK", [x, kk], attrs, nout=2, outs=["y", "y1"])
+    if key == "outputs" and val in ("values", "indices"):
+        g.outputs = ["y" if val == "values" else "y1"]
+    return g
 
 
 def conv_case(b, key, val):

@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 #define DRM_NPU_UAPI_MAJOR		1
-#define DRM_NPU_UAPI_MINOR		2	/* 2: RNN */
+#define DRM_NPU_UAPI_MINOR		2	/* 2: RNN, TOPK */
 #define DRM_NPU_UAPI_VERSION \
 	((DRM_NPU_UAPI_MAJOR << 16) | DRM_NPU_UAPI_MINOR)
 
@@ -129,6 +129,7 @@ enum drm_npu_opcode {
 	DRM_NPU_OP_SEM_WAIT = 20,	/* no operands */
 	/* 21..29: other op families; 30..49: issue 18's model families */
 	DRM_NPU_OP_RNN = 30,		/* xg, r, h0, [c0 | rbh], state (1.2) */
+	DRM_NPU_OP_TOPK = 31,		/* in, indices (I64) (1.2) */
 	DRM_NPU_OP_COUNT
 };
 
@@ -362,6 +363,21 @@ struct drm_npu_rnn_params {
 };
 
 /*
+ * TOPK (uapi 1.2): the indices (I64) of the k largest (or smallest)
+ * elements of every line of @in along @axis, best first; equal values in
+ * index order. out has in's shape with k along the axis. The values are
+ * a GATHER away.
+ */
+#define DRM_NPU_TOPK_LARGEST		(1u << 0)
+
+struct drm_npu_topk_params {
+	__u32 axis;			/* < rank */
+	__u32 k;			/* == out shape[axis] <= in shape[axis] */
+	__u32 flags;			/* DRM_NPU_TOPK_LARGEST */
+	__u32 pad;
+};
+
+/*
  * Semaphore tasks address the submission's semaphore bindings by index; the
  * effective value is binding.value + task value, so one registered program
  * can run many times against a growing timeline.
@@ -407,6 +423,7 @@ struct drm_npu_task {
 		struct drm_npu_attention_params attention;
 		struct drm_npu_sem_params sem;
 		struct drm_npu_rnn_params rnn;
+		struct drm_npu_topk_params topk;
 	} params;
 	struct drm_npu_operand operands[DRM_NPU_MAX_OPERANDS];
 };

@@ -1004,6 +1004,42 @@ static int check_rnn(struct chk *c)
 	return 0;
 }
 
+/*
+ * TOPK: in [.., n, ..] (F32, I32, I64), out I64 with in's shape but k
+ * along the axis, 1 <= k <= n. A line reads in at coordinates below in's
+ * shape (the axis up to n - 1) and writes out below out's shape (the axis
+ * up to k - 1); the indices it writes are values, never addresses. A unit
+ * costs n * (2k + 2) + 1 (insertion), capped like every unit.
+ */
+static int check_topk(struct chk *c)
+{
+	const struct drm_npu_topk_params *p = &c->t->params.topk;
+	const struct drm_npu_operand *in, *o;
+	u32 i;
+	int ret = check_operands(c, 2, 2);
+
+	if (ret)
+		return ret;
+	if (p->flags & ~DRM_NPU_TOPK_LARGEST)
+		return fail(c, NONE_BAD, "unknown TOPK flags");
+	if (p->pad || !params_tail_zero(c->t, sizeof(*p)))
+		return fail(c, NONE_BAD, "pad/unused params must be zero");
+	in = npu_opnd(c->t, 0);
+	o = npu_opnd(c->t, 1);
+	if (!dtype_is(in->dtype, DT(F32) | DT(I32) | DT(I64)))
+		return fail(c, 0, "in must be F32, I32 or I64");
+	if (o->dtype != DRM_NPU_DTYPE_I64)
+		return fail(c, 1, "indices must be I64");
+	if (p->axis >= in->rank || o->rank != in->rank)
+		return fail(c, 1, "axis < rank, out rank == in rank");
+	for (i = 0; i < in->rank; i++)
+		if (i != p->axis && o->shape[i] != in->shape[i])
+			return fail(c, 1, "out shape != in shape off the axis");
+	if (!p->k || p->k != o->shape[p->axis] || p->k > in->shape[p->axis])
+		return fail(c, 1, "out shape[axis] must be k, 1 <= k <= n");
+	return 0;
+}
+
 static int check_sem(struct chk *c)
 {
 	int ret = check_operands(c, 0, 0);
@@ -1061,6 +1097,7 @@ static int check_opcode(struct chk *c)
 	case DRM_NPU_OP_DEQUANTIZE:	return check_quant(c, 0);
 	case DRM_NPU_OP_ATTENTION:	return check_attention(c);
 	case DRM_NPU_OP_RNN:		return check_rnn(c);
+	case DRM_NPU_OP_TOPK:		return check_topk(c);
 	case DRM_NPU_OP_SEM_SIGNAL:
 	case DRM_NPU_OP_SEM_WAIT:	return check_sem(c);
 	default:

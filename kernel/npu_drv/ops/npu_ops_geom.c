@@ -366,6 +366,8 @@ u64 npu_op_work_units(const struct drm_npu_task *t)
 		return npu_dims_prod(last, 0, last->rank - 1);
 	case DRM_NPU_OP_RNN:
 		return last->shape[1];	/* a batch row over all steps */
+	case DRM_NPU_OP_TOPK:		/* a line along the axis */
+		return npu_numel(last) / last->shape[t->params.topk.axis];
 	default:
 		return 0;
 	}
@@ -455,6 +457,9 @@ u64 npu_op_unit_cost(const struct drm_npu_task *t)
 		return attention_unit_cost(t);
 	case DRM_NPU_OP_RNN:
 		return rnn_unit_cost(t);
+	case DRM_NPU_OP_TOPK:	/* n insertions of up to k compares + moves */
+		return npu_mul_sat(in->shape[t->params.topk.axis],
+				   2 * (u64)t->params.topk.k + 2) + 1;
 	default:
 		return npu_mul_sat(NPU_ROW_SEG, row_elem_cost(t));
 	}

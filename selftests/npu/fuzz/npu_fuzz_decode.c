@@ -671,12 +671,38 @@ static void t_rnn(struct rd *r, struct drm_npu_task *t)
 	     ss);
 }
 
+/* TOPK: indices of the k best of each line along an axis. */
+static void t_topk(struct rd *r, struct drm_npu_task *t)
+{
+	static const uint8_t dts[] = {
+		DRM_NPU_DTYPE_F32, DRM_NPU_DTYPE_I32, DRM_NPU_DTYPE_I64,
+	};
+	struct drm_npu_topk_params *p = &t->params.topk;
+	uint32_t s[DRM_NPU_MAX_RANK] = { 0 }, o[DRM_NPU_MAX_RANK];
+	uint32_t rank = shape_of(r, 6, s);
+
+	t->opcode = DRM_NPU_OP_TOPK;
+	t->num_operands = 2;
+	if (!rank) {
+		rank = 1;
+		s[0] = dim(r);
+	}
+	p->axis = small(r, rank);
+	p->flags = r8(r) & DRM_NPU_TOPK_LARGEST;
+	p->k = s[p->axis] ? 1 + small(r, s[p->axis] < 16 ? s[p->axis] : 16) :
+			    dim(r);
+	memcpy(o, s, sizeof(o));
+	o[p->axis] = p->k;
+	opnd(r, &t->operands[0], 0, DTYPE(r, dts), rank, s);
+	opnd(r, &t->operands[1], 1, DRM_NPU_DTYPE_I64, rank, o);
+}
+
 /*
  * Opcodes past ATTENTION (other helpers' ranges leave gaps): op bytes
  * 255, 254, ... pick these, in order.
  */
 static const uint16_t extra_ops[] = {
-	DRM_NPU_OP_RNN,
+	DRM_NPU_OP_RNN, DRM_NPU_OP_TOPK,
 };
 
 /* ---- raw mutations after the template ---- */
@@ -798,6 +824,9 @@ void npu_fuzz_decode(const uint8_t *data, size_t size,
 		case DRM_NPU_OP_RNN:
 			t_rnn(&r, t);
 			break;
+		case DRM_NPU_OP_TOPK:
+			t_topk(&r, t);
+			break;
 		default:
 			t_attention(&r, t);
 			break;
@@ -813,7 +842,7 @@ static const char *const op_names[DRM_NPU_OP_COUNT] = {
 	"SOFTMAX", "REDUCE", "LAYERNORM", "BATCHNORM", "GATHER", "WHERE",
 	"PAD", "RESIZE", "TRANSDATA", "QUANTIZE", "DEQUANTIZE", "ATTENTION",
 	"SEM_SIGNAL", "SEM_WAIT",
-	[DRM_NPU_OP_RNN] = "RNN",
+	[DRM_NPU_OP_RNN] = "RNN", [DRM_NPU_OP_TOPK] = "TOPK",
 };
 
 void npu_fuzz_describe(const struct npu_fuzz_prog *p, char *out, size_t len)

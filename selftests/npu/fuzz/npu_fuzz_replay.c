@@ -136,6 +136,7 @@ static int write_seeds(const char *dir)
 		"where", "pad", "resize", "transdata", "quantize",
 		"dequantize", "attention",
 		"rnn",		/* extra_ops[0]: op byte 255 */
+		"topk",		/* extra_ops[1]: op byte 254 */
 	};
 	struct npu_fuzz_prog p;
 	uint8_t in[64];

@@ -362,6 +362,54 @@ static void rnn_hostile(void)
 	tap_ok(check() == -EINVAL, "RNN with a NaN clip: refused");
 }
 
+/*
+ * TOPK: a line of 2^31 elements with k = 2^20 would insert for minutes:
+ * refused by the unit cost; 2^32 - 1 zero-stride lines of 5 run their
+ * first and last lines inside the guarded extents; k = 0 and k > n are
+ * refused.
+ */
+static void topk_hostile(void)
+{
+	u32 in[2] = { 4, 1u << 31 }, o[2] = { 4, 1u << 20 }, z2[2] = { 0 };
+	u32 b = 0xffffffffu, gi[2] = { b, 5 }, gis[2] = { 0, 1 };
+	u32 go[2] = { b, 3 }, gos[2] = { 0, 1 };
+	void *data[2] = { guarded(5 * 4), guarded(3 * 8) };
+	u32 k;
+
+	tl_task(&T, DRM_NPU_OP_TOPK, 2);
+	opnd(0, F32, DRM_NPU_LAYOUT_ND, 2, in, z2);
+	opnd(1, DRM_NPU_DTYPE_I64, DRM_NPU_LAYOUT_ND, 2, o, z2);
+	T.params.topk.axis = 1;
+	T.params.topk.k = 1u << 20;
+	tap_ok(check() == -EINVAL,
+	       "TOPK of 2^20 from a line of 2^31: refused (unit cost)");
+	tl_task(&T, DRM_NPU_OP_TOPK, 2);
+	opnd(0, F32, DRM_NPU_LAYOUT_ND, 2, gi, gis);
+	opnd(1, DRM_NPU_DTYPE_I64, DRM_NPU_LAYOUT_ND, 2, go, gos);
+	T.params.topk.axis = 1;
+	T.params.topk.k = 3;
+	T.params.topk.flags = DRM_NPU_TOPK_LARGEST;
+	((float *)data[0])[0] = 1;
+	((float *)data[0])[1] = 5;
+	((float *)data[0])[2] = 3;
+	((float *)data[0])[3] = 5;
+	((float *)data[0])[4] = -2;
+	tap_ok(check() == 0 && npu_op_work_units(&T) == b,
+	       "TOPK over 2^32 - 1 zero-stride lines: accepted");
+	tap_ok(run_units(data, 0, 64) == 0 && run_units(data, b - 64, b) == 0,
+	       "TOPK: first and last lines stay in the guarded extents");
+	tap_ok(((s64 *)data[1])[0] == 1 && ((s64 *)data[1])[1] == 3 &&
+	       ((s64 *)data[1])[2] == 2,
+	       "TOPK largest 3 of [1 5 3 5 -2]: 1, 3, 2 (ties in index order)");
+	for (k = 0; k <= 6; k += 6) {
+		T.params.topk.k = k;
+		go[1] = k;
+		opnd(1, DRM_NPU_DTYPE_I64, DRM_NPU_LAYOUT_ND, 2, go, gos);
+		tap_ok(check() == -EINVAL, k ? "TOPK with k > n: refused" :
+		       "TOPK with k = 0: refused");
+	}
+}
+
 int main(void)
 {
 	signal(SIGALRM, SIG_DFL);	/* a hung kernel dies loudly */
@@ -378,5 +426,6 @@ int main(void)
 	unsplittable_units();
 	attention_empty_keys();
 	rnn_hostile();
+	topk_hostile();
 	return tap_done();
 }
