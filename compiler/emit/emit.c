@@ -1058,6 +1058,38 @@ static int emit_topk(struct ectx *e)
 	return err ? err : whole(e, out0(e), &t->operands[1]);
 }
 
+/*
+ * npu.Scatter: the data copied into the output (a copy onto itself when
+ * memory planning gave them one buffer), then one SCATTER task.
+ */
+static int emit_scatter(struct ectx *e)
+{
+	struct drm_npu_task *t = new_task(e, DRM_NPU_OP_COPY);
+	int err;
+
+	if (!t)
+		return -ENOMEM;
+	t->num_operands = 2;
+	err = whole(e, in(e, 0), &t->operands[0]);
+	if (!err)
+		err = whole(e, out0(e), &t->operands[1]);
+	if (err)
+		return err;
+	t = new_task(e, DRM_NPU_OP_SCATTER);
+	if (!t)
+		return -ENOMEM;
+	t->num_operands = 3;
+	if (ir_attr_int(e->n, "elements", 0)) {
+		t->params.scatter.flags = DRM_NPU_SCATTER_ELEMENTS;
+		t->params.scatter.axis = (uint32_t)ir_attr_int(e->n, "axis", 0);
+	}
+	t->params.scatter.reduce = (uint32_t)ir_attr_int(e->n, "reduce", 0);
+	err = whole(e, in(e, 1), &t->operands[0]);
+	if (!err)
+		err = whole(e, in(e, 2), &t->operands[1]);
+	return err ? err : whole(e, out0(e), &t->operands[2]);
+}
+
 static int emit_transdata(struct ectx *e)
 {
 	struct drm_npu_task *t = new_task(e, DRM_NPU_OP_TRANSDATA);
@@ -1236,6 +1268,7 @@ int emit_node(struct ir_graph *g, const struct ir_node *n,
 	case IR_OP_ATTENTION: err = emit_attention(&e); break;
 	case IR_OP_RNN_TASK: err = emit_rnn(&e); break;
 	case IR_OP_TOPK_TASK: err = emit_topk(&e); break;
+	case IR_OP_SCATTER_TASK: err = emit_scatter(&e); break;
 	case IR_OP_TRANSDATA: err = emit_transdata(&e); break;
 	case IR_OP_QUANTIZE_LINEAR: case IR_OP_DEQUANTIZE_LINEAR:
 		err = emit_quant(&e);

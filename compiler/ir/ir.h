@@ -133,6 +133,8 @@ struct ir_shape {
 	X(GATHER_ELEMENTS, "GatherElements")				\
 	X(GATHER_ND, "GatherND") X(CUM_SUM, "CumSum")			\
 	X(TOPK, "TopK")							\
+	X(SCATTER_ND, "ScatterND")					\
+	X(SCATTER_ELEMENTS, "ScatterElements") X(SCATTER, "Scatter")	\
 	/* made by passes (no ONNX counterpart, or a fused form) */	\
 	X(ACTIVATION, "npu.Activation")					\
 	X(LAYER_NORM, "LayerNormalization")				\
@@ -140,7 +142,8 @@ struct ir_shape {
 	X(ATTENTION, "npu.Attention")					\
 	X(TRANSDATA, "npu.TransData")					\
 	X(RNN_TASK, "npu.Rnn")						\
-	X(TOPK_TASK, "npu.TopK")
+	X(TOPK_TASK, "npu.TopK")					\
+	X(SCATTER_TASK, "npu.Scatter")
 
 enum ir_op {
 	IR_OP_INVALID = 0,

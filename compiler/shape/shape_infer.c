@@ -1303,6 +1303,7 @@ static int infer_dispatch(struct ir_graph *g, struct ir_node *n)
 	case IR_OP_ATTENTION: return infer_attention(g, n);
 	case IR_OP_RNN_TASK: return shape_infer_rnn_task(g, n);
 	case IR_OP_TOPK_TASK: return shape_infer_topk_task(g, n);
+	case IR_OP_SCATTER_TASK: return shape_infer_scatter_task(g, n);
 	case IR_OP_QUANTIZE_LINEAR: case IR_OP_DEQUANTIZE_LINEAR:
 		return infer_quant(g, n);
 	default:
@@ -1331,7 +1332,7 @@ static int min_inputs(enum ir_op op)
 	case IR_OP_QUANTIZE_LINEAR: case IR_OP_DEQUANTIZE_LINEAR:
 		return 2;
 	case IR_OP_WHERE: case IR_OP_RANGE: case IR_OP_ATTENTION:
-	case IR_OP_RNN_TASK:
+	case IR_OP_RNN_TASK: case IR_OP_SCATTER_TASK:
 		return 3;
 	case IR_OP_BATCH_NORM: return 5;
 	case IR_OP_LAYER_NORM: return 2;

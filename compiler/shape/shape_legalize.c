@@ -19,7 +19,8 @@
  *    Sign, Round, Mod, IsNaN, IsInf, Celu, Shrink, Hardmax, Tile, OneHot,
  *    Sinh, Cosh (see each one's comment), ConvTranspose
  *    (legalize_convt.c), RNN, LSTM and GRU (legalize_rnn.c), and
- *    DepthToSpace ... CumSum (legalize_more.c), TopK (legalize_topk.c).
+ *    DepthToSpace ... CumSum (legalize_more.c), TopK (legalize_topk.c),
+ *    ScatterND/ScatterElements/Scatter (legalize_scatter.c).
  */
 #include <errno.h>
 #include <math.h>
@@ -1411,7 +1412,8 @@ int shape_legalize_node(struct ir_graph *g, struct ir_node *n)
 	    n->op == IR_OP_CONV_TRANSPOSE)
 		need = 2;
 	if (n->op == IR_OP_RNN || n->op == IR_OP_LSTM || n->op == IR_OP_GRU ||
-	    n->op == IR_OP_INSTANCE_NORM)
+	    n->op == IR_OP_INSTANCE_NORM || n->op == IR_OP_SCATTER_ND ||
+	    n->op == IR_OP_SCATTER_ELEMENTS || n->op == IR_OP_SCATTER)
 		need = 3;
 	if (n->op == IR_OP_GATHER_ELEMENTS || n->op == IR_OP_GATHER_ND ||
 	    n->op == IR_OP_CUM_SUM)
@@ -1464,6 +1466,8 @@ int shape_legalize_node(struct ir_graph *g, struct ir_node *n)
 	case IR_OP_GATHER_ND: case IR_OP_CUM_SUM:
 		return shape_legalize_more(g, n);
 	case IR_OP_TOPK: return shape_legalize_topk(g, n);
+	case IR_OP_SCATTER_ND: case IR_OP_SCATTER_ELEMENTS: case IR_OP_SCATTER:
+		return shape_legalize_scatter(g, n);
 	case IR_OP_CONV: case IR_OP_MAX_POOL: case IR_OP_AVERAGE_POOL:
 	case IR_OP_GLOBAL_AVERAGE_POOL: case IR_OP_GLOBAL_MAX_POOL:
 		return legalize_1d(g, n);

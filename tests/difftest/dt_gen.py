@@ -37,7 +37,8 @@ Slice Gather Expand Shape Size ConstantOfShape Range Pad Resize Trilu
 QuantizeLinear DequantizeLinear Constant Sign Round Mod IsNaN IsInf Celu
 Shrink Hardmax Tile OneHot Sinh Cosh ConvTranspose RNN LSTM GRU
 DepthToSpace SpaceToDepth InstanceNormalization MeanVarianceNormalization
-LRN ArgMax ArgMin GatherElements GatherND CumSum TopK
+LRN ArgMax ArgMin GatherElements GatherND CumSum TopK ScatterND
+ScatterElements
 """.split())
 
 MAX_NUMEL = 6144
@@ -1183,6 +1184,51 @@ class Gen:
             return vals
         return self.node("Cast", [vals], {"to": "float32"})
 
+    def t_scatter(self):
+        """ScatterND / ScatterElements (a COPY and the device's SCATTER)
+        with computed updates and data; unique indices unless a reduction
+        makes the order irrelevant (add, max, min)."""
+        x = self.pick_f()
+        s = self.shape(x)
+        r = len(s)
+        red = self.choice(["none", "none", "add", "mul", "max", "min"])
+        attrs = {} if red == "none" else {"reduction": red}
+        if self.coin():
+            k = 1 + self.r(r)
+            cells = int(np.prod(s[:k]))
+            m = 1 + self.r(min(cells, 4))
+            pick = self.rng.choice(cells, size=m, replace=red != "none"
+                                   and red != "mul")
+            iv = np.stack(np.unravel_index(pick, s[:k]), axis=-1)
+            iv = np.where(self.rng.random(iv.shape) < 0.3,
+                          iv - np.array(s[:k]), iv)
+            ushape = (m,) + s[k:]
+            upd = self.fconst(ushape, -2.0, 2.0) if self.coin() else \
+                self.node("Neg", [self.pick(
+                    lambda gen, t: gen.is_float(t) and gen.shape(t) ==
+                    ushape, lambda: ushape)])
+            return self.node("ScatterND", [x, self.const(iv.astype(
+                np.int64)), upd], attrs)
+        ax = self.r(r)
+        ish = tuple(min(d, self.choice([1, 2, d])) if i != ax else
+                    self.choice([1, 2]) for i, d in enumerate(s))
+        if red in ("none", "mul"):
+            if ish[ax] > s[ax]:
+                ish = ish[:ax] + (s[ax],) + ish[ax + 1:]
+            # unique positions along the axis per line
+            iv = np.stack([self.rng.permutation(s[ax])[:ish[ax]]
+                           for _ in range(int(np.prod(ish)) //
+                                          ish[ax])], axis=0)
+            iv = np.moveaxis(iv.reshape(tuple(d for i, d in enumerate(ish)
+                                              if i != ax) + (ish[ax],)),
+                             -1, ax)
+        else:
+            iv = self.rng.integers(0, s[ax], size=ish)
+        attrs["axis"] = ax - (r if self.coin() else 0)
+        return self.node("ScatterElements", [x, self.const(iv.astype(
+            self.choice([np.int64, np.int32]))), self.fconst(ish, -2.0,
+                                                              2.0)], attrs)
+
     def t_shape_chain(self):
         x = self.pick(Gen.f_ge2, self.shape_any)
         s = self.shape(x)
@@ -1337,7 +1383,7 @@ class Gen:
         ("t_concat", 4), ("t_split", 3), ("t_slice", 4), ("t_gather", 3),
         ("t_expand", 2), ("t_pad", 3), ("t_resize", 3), ("t_trilu", 1),
         ("t_small", 4), ("t_convt", 2), ("t_rnn", 2), ("t_more", 4),
-        ("t_topk", 2),
+        ("t_topk", 2), ("t_scatter", 2),
         ("t_shape_chain", 2), ("t_cast", 3), ("t_qdq", 2), ("t_fold", 2),
         ("t_cse", 2), ("t_branches", 4), ("t_conv_chain", 4),
     ]

@@ -329,6 +329,35 @@ def _topk(x, k, axis=-1, largest=1, sorted=1):
 sorted_ = sorted
 
 
+def _scatter(x, ix, up, nd, axis=0, reduction="none"):
+    """ScatterND / ScatterElements, updates applied in order."""
+    y = np.array(x, copy=True)
+    ops = {"none": lambda a, b: b, "add": lambda a, b: a + b,
+           "mul": lambda a, b: a * b, "max": max, "min": min}
+    f = ops[reduction]
+    if nd:
+        k = ix.shape[-1]
+        rows = ix.reshape(-1, k)
+        ups = up.reshape((rows.shape[0],) + x.shape[k:])
+        for r, u in zip(rows, ups):
+            pos = tuple(int(v) + (x.shape[j] if v < 0 else 0)
+                        for j, v in enumerate(r))
+            if reduction == "none":
+                y[pos] = u
+            else:
+                y[pos] = np.vectorize(f)(y[pos], u) if np.ndim(u) else \
+                    f(y[pos], u)
+        return y
+    ax = axis % x.ndim
+    for c in np.ndindex(*ix.shape):
+        v = int(ix[c])
+        if v < 0:
+            v += x.shape[ax]
+        pos = c[:ax] + (v,) + c[ax + 1:]
+        y[pos] = f(y[pos], up[c])
+    return y
+
+
 def _pool_out(xi, k, s, d, pb, pe, ceil_mode):
     span = d * (k - 1) + 1
     num = xi + pb + pe - span
@@ -904,6 +933,8 @@ def _eval_node(n, ins, in_dt, fdt):
         return [_cast(x, in_dt[1], fdt)], [in_dt[1]]
     if op == "Conv":
         return [conv(x, ins[1], ins[2] if len(ins) > 2 else None, **a)], same
+    if op in ("ScatterND", "ScatterElements"):
+        return [_scatter(x, ins[1], ins[2], op == "ScatterND", **a)], same
     if op == "TopK":
         outs = _topk(x, ins[1], **a)
         return outs[:len(n.outputs)], [dt0, "int64"][:len(n.outputs)]

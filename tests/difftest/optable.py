@@ -229,6 +229,8 @@ def case(op, key, val):
         return more_case(b, op, key, val)
     if op == "TopK":
         return topk_case(b, key, val)
+    if op in ("ScatterND", "ScatterElements", "Scatter"):
+        return scatter_case(b, op, key, val)
     if op in ("MaxPool", "AveragePool"):
         return pool_case(b, op, key, val)
     if op in ("GlobalAveragePool", "GlobalMaxPool"):
@@ -547,6 +549,38 @@ def topk_case(b, key, val):
     if key == "outputs" and val in ("values", "indices"):
         g.outputs = ["y" if val == "values" else "y1"]
     return g
+
+
+def scatter_case(b, op, key, val):
+    """Scatter updates into a [4, 5] (ND: [4, 5, 3]) data input."""
+    attrs = {}
+    if op == "Scatter":
+        if key != "opset" or val != "17":
+            return None
+        iv = np.array([[1, 0, 2, 4, 3]], np.int64)
+        return b.node(op, [b.x((4, 5), "float32", -2.0), b.c(iv),
+                           b.fc((1, 5))])
+    if key == "reduction":
+        attrs["reduction"] = val
+    elif key == "indices":
+        pass
+    elif key != "axis":
+        return None
+    if op == "ScatterND":
+        iv = np.array([[1], [-1], [1]] if val in ("add", "mul") else
+                      [[1], [-1]], np.int64)
+        return b.node(op, [b.x((4, 5, 3), "float32", -2.0), b.c(iv),
+                           b.fc((iv.shape[0], 5, 3))], attrs)
+    ax = int(val) if key == "axis" else 1
+    ish = (4, 2) if ax == 1 else (2, 5)
+    iv = np.array([[0, 3], [4, 1], [2, 2], [1, 0]] if ax == 1 else
+                  [[0, 3, 1, 2, 0], [1, 0, 3, 3, 2]])
+    if key == "reduction" and val in ("none", "mul"):
+        iv = np.array([[0, 3], [4, 1], [2, 0], [1, 0]])
+    iv = iv.astype(val if key == "indices" else np.int64)
+    attrs["axis"] = ax
+    return b.node(op, [b.x((4, 5), "float32", -2.0), b.c(iv),
+                       b.fc(ish)], attrs)
 
 
 def conv_case(b, key, val):

@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 #define DRM_NPU_UAPI_MAJOR		1
-#define DRM_NPU_UAPI_MINOR		2	/* 2: RNN, TOPK */
+#define DRM_NPU_UAPI_MINOR		2	/* 2: RNN, TOPK, SCATTER */
 #define DRM_NPU_UAPI_VERSION \
 	((DRM_NPU_UAPI_MAJOR << 16) | DRM_NPU_UAPI_MINOR)
 
@@ -130,6 +130,7 @@ enum drm_npu_opcode {
 	/* 21..29: other op families; 30..49: issue 18's model families */
 	DRM_NPU_OP_RNN = 30,		/* xg, r, h0, [c0 | rbh], state (1.2) */
 	DRM_NPU_OP_TOPK = 31,		/* in, indices (I64) (1.2) */
+	DRM_NPU_OP_SCATTER = 32,	/* indices, updates, out (1.2) */
 	DRM_NPU_OP_COUNT
 };
 
@@ -378,6 +379,30 @@ struct drm_npu_topk_params {
 };
 
 /*
+ * SCATTER (uapi 1.2): out (holding the data, copied there before) receives
+ * updates at the positions indices give, in order (ONNX ScatterND with
+ * ELEMENTS clear, ScatterElements with it set), optionally reduced with
+ * what is there. An index outside its axis is DRM_NPU_FAULT_BAD_INDEX.
+ */
+enum drm_npu_scatter_reduce {
+	DRM_NPU_SCATTER_NONE = 0,	/* any dtype */
+	DRM_NPU_SCATTER_ADD = 1,	/* the others: F32, I32, I64 */
+	DRM_NPU_SCATTER_MUL = 2,
+	DRM_NPU_SCATTER_MAX = 3,
+	DRM_NPU_SCATTER_MIN = 4,
+	DRM_NPU_SCATTER_REDUCE_COUNT
+};
+
+#define DRM_NPU_SCATTER_ELEMENTS	(1u << 0)
+
+struct drm_npu_scatter_params {
+	__u32 flags;			/* DRM_NPU_SCATTER_ELEMENTS */
+	__u32 axis;			/* ELEMENTS: < rank; else 0 */
+	__u32 reduce;			/* enum drm_npu_scatter_reduce */
+	__u32 pad;
+};
+
+/*
  * Semaphore tasks address the submission's semaphore bindings by index; the
  * effective value is binding.value + task value, so one registered program
  * can run many times against a growing timeline.
@@ -424,6 +449,7 @@ struct drm_npu_task {
 		struct drm_npu_sem_params sem;
 		struct drm_npu_rnn_params rnn;
 		struct drm_npu_topk_params topk;
+		struct drm_npu_scatter_params scatter;
 	} params;
 	struct drm_npu_operand operands[DRM_NPU_MAX_OPERANDS];
 };

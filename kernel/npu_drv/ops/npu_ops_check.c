@@ -1040,6 +1040,63 @@ static int check_topk(struct chk *c)
 	return 0;
 }
 
+/*
+ * SCATTER: indices (I32/I64), updates, out. ND: indices [M.., k] with
+ * 1 <= k <= out rank, updates [M.., out.shape[k:]]; ELEMENTS: indices and
+ * updates of one shape and out's rank, each dim but the axis at most
+ * out's. The kernel writes out only at coordinates below out's shape: the
+ * indexed ones are checked against out's dim at run time (BAD_INDEX), the
+ * others come from updates' coordinates, bounded here. One unit: every
+ * update, in order; its cost is counted per update.
+ */
+static int check_scatter(struct chk *c)
+{
+	const struct drm_npu_scatter_params *p = &c->t->params.scatter;
+	const struct drm_npu_operand *ix, *up, *o;
+	bool el = p->flags & DRM_NPU_SCATTER_ELEMENTS;
+	u32 i, q, k;
+	int ret = check_operands(c, 3, 3);
+
+	if (ret)
+		return ret;
+	if (p->flags & ~DRM_NPU_SCATTER_ELEMENTS ||
+	    p->reduce >= DRM_NPU_SCATTER_REDUCE_COUNT)
+		return fail(c, NONE_BAD, "unknown SCATTER flags or reduction");
+	if (p->pad || !params_tail_zero(c->t, sizeof(*p)) || (!el && p->axis))
+		return fail(c, NONE_BAD, "pad/unused params must be zero");
+	ix = npu_opnd(c->t, 0);
+	up = npu_opnd(c->t, 1);
+	o = npu_opnd(c->t, 2);
+	if (!dtype_is(ix->dtype, DT(I32) | DT(I64)))
+		return fail(c, 0, "indices must be I32 or I64");
+	if (up->dtype != o->dtype)
+		return fail(c, 1, "updates and out share a dtype");
+	if (p->reduce && !dtype_is(o->dtype, DT(F32) | DT(I32) | DT(I64)))
+		return fail(c, 2, "a reduction needs F32, I32 or I64");
+	if (el) {
+		if (p->axis >= o->rank || ix->rank != o->rank ||
+		    !same_shape(ix, up))
+			return fail(c, 0, "ELEMENTS: indices, updates: one shape, out rank");
+		for (i = 0; i < o->rank; i++)
+			if (i != p->axis && ix->shape[i] > o->shape[i])
+				return fail(c, 0, "ELEMENTS: indices larger than out off the axis");
+		return 0;
+	}
+	q = ix->rank;
+	if (q < 1)
+		return fail(c, 0, "ND: indices [..., k]");
+	k = ix->shape[q - 1];
+	if (k < 1 || k > o->rank || up->rank != q - 1 + o->rank - k)
+		return fail(c, 1, "ND: updates must be indices[:-1] + out[k:]");
+	for (i = 0; i + 1 < q; i++)
+		if (up->shape[i] != ix->shape[i])
+			return fail(c, 1, "ND: updates must be indices[:-1] + out[k:]");
+	for (i = k; i < o->rank; i++)
+		if (up->shape[q - 1 + i - k] != o->shape[i])
+			return fail(c, 1, "ND: updates must be indices[:-1] + out[k:]");
+	return 0;
+}
+
 static int check_sem(struct chk *c)
 {
 	int ret = check_operands(c, 0, 0);
@@ -1098,6 +1155,7 @@ static int check_opcode(struct chk *c)
 	case DRM_NPU_OP_ATTENTION:	return check_attention(c);
 	case DRM_NPU_OP_RNN:		return check_rnn(c);
 	case DRM_NPU_OP_TOPK:		return check_topk(c);
+	case DRM_NPU_OP_SCATTER:	return check_scatter(c);
 	case DRM_NPU_OP_SEM_SIGNAL:
 	case DRM_NPU_OP_SEM_WAIT:	return check_sem(c);
 	default:

@@ -368,6 +368,8 @@ u64 npu_op_work_units(const struct drm_npu_task *t)
 		return last->shape[1];	/* a batch row over all steps */
 	case DRM_NPU_OP_TOPK:		/* a line along the axis */
 		return npu_numel(last) / last->shape[t->params.topk.axis];
+	case DRM_NPU_OP_SCATTER:	/* all of it, in order */
+		return npu_numel(npu_opnd(t, 1)) ? 1 : 0;
 	default:
 		return 0;
 	}
@@ -457,6 +459,9 @@ u64 npu_op_unit_cost(const struct drm_npu_task *t)
 		return attention_unit_cost(t);
 	case DRM_NPU_OP_RNN:
 		return rnn_unit_cost(t);
+	case DRM_NPU_OP_SCATTER:	/* per update: its coordinates */
+		return npu_mul_sat(npu_numel(npu_opnd(t, 1)), 2 * DRM_NPU_MAX_RANK)
+		       + npu_numel(in) + 1;
 	case DRM_NPU_OP_TOPK:	/* n insertions of up to k compares + moves */
 		return npu_mul_sat(in->shape[t->params.topk.axis],
 				   2 * (u64)t->params.topk.k + 2) + 1;

@@ -697,12 +697,56 @@ static void t_topk(struct rd *r, struct drm_npu_task *t)
 	opnd(r, &t->operands[1], 1, DRM_NPU_DTYPE_I64, rank, o);
 }
 
+/* SCATTER: ND or ELEMENTS, any reduction; indices from the fill bytes. */
+static void t_scatter(struct rd *r, struct drm_npu_task *t)
+{
+	static const uint8_t dts[] = {
+		DRM_NPU_DTYPE_F32, DRM_NPU_DTYPE_I32, DRM_NPU_DTYPE_I64,
+		DRM_NPU_DTYPE_U8,
+	};
+	struct drm_npu_scatter_params *p = &t->params.scatter;
+	uint32_t o[DRM_NPU_MAX_RANK] = { 0 }, ix[DRM_NPU_MAX_RANK] = { 0 };
+	uint32_t u[DRM_NPU_MAX_RANK] = { 0 }, rank = shape_of(r, 4, o), i, k;
+	uint8_t dt = DTYPE(r, dts);
+
+	t->opcode = DRM_NPU_OP_SCATTER;
+	t->num_operands = 3;
+	if (!rank) {
+		rank = 1;
+		o[0] = dim(r);
+	}
+	p->reduce = r8(r) % DRM_NPU_SCATTER_REDUCE_COUNT;
+	if (dt == DRM_NPU_DTYPE_U8)
+		p->reduce = DRM_NPU_SCATTER_NONE;
+	if (r8(r) & 1) {
+		p->flags = DRM_NPU_SCATTER_ELEMENTS;
+		p->axis = small(r, rank);
+		for (i = 0; i < rank; i++)
+			ix[i] = u[i] = i == p->axis ? 1 + small(r, 4) :
+				       (o[i] ? 1 + small(r, o[i] < 8 ? o[i] : 8) :
+					0);
+		opnd(r, &t->operands[0], 0, r8(r) & 1 ? DRM_NPU_DTYPE_I32 :
+		     DRM_NPU_DTYPE_I64, rank, ix);
+		opnd(r, &t->operands[1], 1, dt, rank, u);
+	} else {
+		k = 1 + small(r, rank);
+		ix[0] = 1 + small(r, 4);
+		ix[1] = k;
+		u[0] = ix[0];
+		for (i = k; i < rank; i++)
+			u[1 + i - k] = o[i];
+		opnd(r, &t->operands[0], 0, DRM_NPU_DTYPE_I64, 2, ix);
+		opnd(r, &t->operands[1], 1, dt, 1 + rank - k, u);
+	}
+	opnd(r, &t->operands[2], 2, dt, rank, o);
+}
+
 /*
  * Opcodes past ATTENTION (other helpers' ranges leave gaps): op bytes
  * 255, 254, ... pick these, in order.
  */
 static const uint16_t extra_ops[] = {
-	DRM_NPU_OP_RNN, DRM_NPU_OP_TOPK,
+	DRM_NPU_OP_RNN, DRM_NPU_OP_TOPK, DRM_NPU_OP_SCATTER,
 };
 
 /* ---- raw mutations after the template ---- */
@@ -827,6 +871,9 @@ void npu_fuzz_decode(const uint8_t *data, size_t size,
 		case DRM_NPU_OP_TOPK:
 			t_topk(&r, t);
 			break;
+		case DRM_NPU_OP_SCATTER:
+			t_scatter(&r, t);
+			break;
 		default:
 			t_attention(&r, t);
 			break;
@@ -843,6 +890,7 @@ static const char *const op_names[DRM_NPU_OP_COUNT] = {
 	"PAD", "RESIZE", "TRANSDATA", "QUANTIZE", "DEQUANTIZE", "ATTENTION",
 	"SEM_SIGNAL", "SEM_WAIT",
 	[DRM_NPU_OP_RNN] = "RNN", [DRM_NPU_OP_TOPK] = "TOPK",
+	[DRM_NPU_OP_SCATTER] = "SCATTER",
 };
 
 void npu_fuzz_describe(const struct npu_fuzz_prog *p, char *out, size_t len)

@@ -410,6 +410,49 @@ static void topk_hostile(void)
 	}
 }
 
+/*
+ * SCATTER: 2^30 updates in one (ordered) unit are refused; an index past
+ * the end of its axis and one below -d fault with BAD_INDEX and write
+ * nothing outside out's guarded extent; a negative index counts from the
+ * end; duplicate indices with ADD apply in order.
+ */
+static void scatter_hostile(void)
+{
+	u32 big[2] = { 1u << 30, 1 }, o1[1] = { 4 }, z2[2] = { 0 };
+	u32 ix[2] = { 3, 1 }, ixs[2] = { 1, 1 }, up[1] = { 3 }, ups[1] = { 1 };
+	u32 os[1] = { 1 };
+	void *data[3] = { guarded(3 * 8), guarded(3 * 4), guarded(4 * 4) };
+	s64 *iv = data[0];
+	float *uv = data[1], *ov = data[2];
+
+	tl_task(&T, DRM_NPU_OP_SCATTER, 3);
+	opnd(0, DRM_NPU_DTYPE_I64, DRM_NPU_LAYOUT_ND, 2, big, z2);
+	opnd(1, F32, DRM_NPU_LAYOUT_ND, 1, big, z2);
+	opnd(2, F32, DRM_NPU_LAYOUT_ND, 1, o1, os);
+	tap_ok(check() == -EINVAL,
+	       "SCATTER of 2^30 updates in one unit: refused (unit cost)");
+	tl_task(&T, DRM_NPU_OP_SCATTER, 3);
+	opnd(0, DRM_NPU_DTYPE_I64, DRM_NPU_LAYOUT_ND, 2, ix, ixs);
+	opnd(1, F32, DRM_NPU_LAYOUT_ND, 1, up, ups);
+	opnd(2, F32, DRM_NPU_LAYOUT_ND, 1, o1, os);
+	T.params.scatter.reduce = DRM_NPU_SCATTER_ADD;
+	iv[0] = 1;
+	iv[1] = -3;		/* = 1 */
+	iv[2] = 3;
+	uv[0] = 1;
+	uv[1] = 2;
+	uv[2] = 4;
+	tap_ok(check() == 0 && run_units(data, 0, 1) == 0 && ov[1] == 3 &&
+	       ov[3] == 4 && ov[0] == 0,
+	       "SCATTER ND add: duplicate and negative indices apply in order");
+	iv[2] = 4;
+	tap_ok(run_units(data, 0, 1) == DRM_NPU_FAULT_BAD_INDEX,
+	       "SCATTER with an index past the end: BAD_INDEX");
+	iv[2] = -5;
+	tap_ok(run_units(data, 0, 1) == DRM_NPU_FAULT_BAD_INDEX,
+	       "SCATTER with an index below -d: BAD_INDEX");
+}
+
 int main(void)
 {
 	signal(SIGALRM, SIG_DFL);	/* a hung kernel dies loudly */
@@ -427,5 +470,6 @@ int main(void)
 	attention_empty_keys();
 	rnn_hostile();
 	topk_hostile();
+	scatter_hostile();
 	return tap_done();
 }
