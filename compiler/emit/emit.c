@@ -1090,6 +1090,33 @@ static int emit_scatter(struct ectx *e)
 	return err ? err : whole(e, out0(e), &t->operands[2]);
 }
 
+/* Sin ... Atanh: one MATH task. */
+static int emit_math(struct ectx *e)
+{
+	static const struct { enum ir_op op; uint32_t kind; } map[] = {
+		{ IR_OP_SIN, DRM_NPU_MATH_SIN }, { IR_OP_COS, DRM_NPU_MATH_COS },
+		{ IR_OP_TAN, DRM_NPU_MATH_TAN },
+		{ IR_OP_ASIN, DRM_NPU_MATH_ASIN },
+		{ IR_OP_ACOS, DRM_NPU_MATH_ACOS },
+		{ IR_OP_ATAN, DRM_NPU_MATH_ATAN },
+		{ IR_OP_ASINH, DRM_NPU_MATH_ASINH },
+		{ IR_OP_ACOSH, DRM_NPU_MATH_ACOSH },
+		{ IR_OP_ATANH, DRM_NPU_MATH_ATANH },
+	};
+	struct drm_npu_task *t = new_task(e, DRM_NPU_OP_MATH);
+	size_t i;
+	int err;
+
+	if (!t)
+		return -ENOMEM;
+	t->num_operands = 2;
+	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (map[i].op == e->n->op)
+			t->params.math.kind = map[i].kind;
+	err = whole(e, in(e, 0), &t->operands[0]);
+	return err ? err : whole(e, out0(e), &t->operands[1]);
+}
+
 static int emit_transdata(struct ectx *e)
 {
 	struct drm_npu_task *t = new_task(e, DRM_NPU_OP_TRANSDATA);
@@ -1153,7 +1180,9 @@ static bool f32_only(enum ir_op op)
 	case IR_OP_LOG: case IR_OP_RECIPROCAL: case IR_OP_ELU:
 	case IR_OP_SOFTPLUS: case IR_OP_GELU: case IR_OP_HARD_SIGMOID:
 	case IR_OP_HARD_SWISH: case IR_OP_LEAKY_RELU: case IR_OP_QUANTIZE_LINEAR:
-	case IR_OP_RNN_TASK:
+	case IR_OP_RNN_TASK: case IR_OP_SIN: case IR_OP_COS: case IR_OP_TAN:
+	case IR_OP_ASIN: case IR_OP_ACOS: case IR_OP_ATAN: case IR_OP_ASINH:
+	case IR_OP_ACOSH: case IR_OP_ATANH:
 		return true;
 	default:
 		return false;
@@ -1269,6 +1298,11 @@ int emit_node(struct ir_graph *g, const struct ir_node *n,
 	case IR_OP_RNN_TASK: err = emit_rnn(&e); break;
 	case IR_OP_TOPK_TASK: err = emit_topk(&e); break;
 	case IR_OP_SCATTER_TASK: err = emit_scatter(&e); break;
+	case IR_OP_SIN: case IR_OP_COS: case IR_OP_TAN: case IR_OP_ASIN:
+	case IR_OP_ACOS: case IR_OP_ATAN: case IR_OP_ASINH: case IR_OP_ACOSH:
+	case IR_OP_ATANH:
+		err = emit_math(&e);
+		break;
 	case IR_OP_TRANSDATA: err = emit_transdata(&e); break;
 	case IR_OP_QUANTIZE_LINEAR: case IR_OP_DEQUANTIZE_LINEAR:
 		err = emit_quant(&e);

@@ -135,6 +135,9 @@ struct ir_shape {
 	X(TOPK, "TopK")							\
 	X(SCATTER_ND, "ScatterND")					\
 	X(SCATTER_ELEMENTS, "ScatterElements") X(SCATTER, "Scatter")	\
+	X(SIN, "Sin") X(COS, "Cos") X(TAN, "Tan") X(ASIN, "Asin")	\
+	X(ACOS, "Acos") X(ATAN, "Atan") X(ASINH, "Asinh")		\
+	X(ACOSH, "Acosh") X(ATANH, "Atanh")				\
 	/* made by passes (no ONNX counterpart, or a fused form) */	\
 	X(ACTIVATION, "npu.Activation")					\
 	X(LAYER_NORM, "LayerNormalization")				\

@@ -97,6 +97,9 @@ int ir_op_max_inputs(enum ir_op op)
 	case IR_OP_SHRINK: case IR_OP_HARDMAX: case IR_OP_SINH:
 	case IR_OP_COSH: case IR_OP_DEPTH_TO_SPACE: case IR_OP_SPACE_TO_DEPTH:
 	case IR_OP_MVN: case IR_OP_LRN: case IR_OP_ARG_MAX: case IR_OP_ARG_MIN:
+	case IR_OP_SIN: case IR_OP_COS: case IR_OP_TAN: case IR_OP_ASIN:
+	case IR_OP_ACOS: case IR_OP_ATAN: case IR_OP_ASINH: case IR_OP_ACOSH:
+	case IR_OP_ATANH:
 		return 1;
 	case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL: case IR_OP_DIV:
 	case IR_OP_POW: case IR_OP_PRELU: case IR_OP_EQUAL: case IR_OP_LESS:

@@ -1270,7 +1270,9 @@ static int infer_dispatch(struct ir_graph *g, struct ir_node *n)
 	case IR_OP_LOG: case IR_OP_RECIPROCAL: case IR_OP_ELU:
 	case IR_OP_SOFTPLUS: case IR_OP_FLOOR: case IR_OP_CEIL: case IR_OP_NOT:
 	case IR_OP_ACTIVATION: case IR_OP_GELU: case IR_OP_LAYER_NORM:
-	case IR_OP_TRANSDATA:
+	case IR_OP_TRANSDATA: case IR_OP_SIN: case IR_OP_COS: case IR_OP_TAN:
+	case IR_OP_ASIN: case IR_OP_ACOS: case IR_OP_ATAN: case IR_OP_ASINH:
+	case IR_OP_ACOSH: case IR_OP_ATANH:
 		return infer_unary(g, n);
 	case IR_OP_CAST: return infer_cast(g, n);
 	case IR_OP_CONV: return infer_conv(g, n);

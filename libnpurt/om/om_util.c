@@ -60,7 +60,7 @@ const char *om_opcode_name(uint32_t opcode)
 		"GATHER", "WHERE", "PAD", "RESIZE", "TRANSDATA", "QUANTIZE",
 		"DEQUANTIZE", "ATTENTION", "SEM_SIGNAL", "SEM_WAIT",
 		[DRM_NPU_OP_RNN] = "RNN", [DRM_NPU_OP_TOPK] = "TOPK",
-		[DRM_NPU_OP_SCATTER] = "SCATTER",
+		[DRM_NPU_OP_SCATTER] = "SCATTER", [DRM_NPU_OP_MATH] = "MATH",
 	};
 
 	return opcode < DRM_NPU_OP_COUNT && names[opcode] ? names[opcode] :

@@ -38,7 +38,7 @@ QuantizeLinear DequantizeLinear Constant Sign Round Mod IsNaN IsInf Celu
 Shrink Hardmax Tile OneHot Sinh Cosh ConvTranspose RNN LSTM GRU
 DepthToSpace SpaceToDepth InstanceNormalization MeanVarianceNormalization
 LRN ArgMax ArgMin GatherElements GatherND CumSum TopK ScatterND
-ScatterElements
+ScatterElements Sin Cos Tan Asin Acos Atan Asinh Acosh Atanh
 """.split())
 
 MAX_NUMEL = 6144
@@ -1229,6 +1229,23 @@ class Gen:
             self.choice([np.int64, np.int32]))), self.fconst(ish, -2.0,
                                                               2.0)], attrs)
 
+    def t_trig(self):
+        """Sin ... Atanh (the device's MATH task), arguments mapped into
+        each function's domain (Tan away from its poles)."""
+        op = self.choice(["Sin", "Cos", "Tan", "Asin", "Acos", "Atan",
+                          "Asinh", "Acosh", "Atanh"])
+        x = self.pick_f()
+        if op in ("Asin", "Acos", "Atanh"):
+            x = self.node("Mul", [self.node("Tanh", [x]),
+                                  self.const(np.float32(0.95))])
+        elif op == "Acosh":
+            x = self.node("Add", [self.node("Abs", [x]),
+                                  self.const(np.float32(1.0))])
+        elif op == "Tan":
+            x = self.node("Mul", [self.node("Tanh", [x]),
+                                  self.const(np.float32(1.4))])
+        return self.node(op, [x])
+
     def t_shape_chain(self):
         x = self.pick(Gen.f_ge2, self.shape_any)
         s = self.shape(x)
@@ -1383,7 +1400,7 @@ class Gen:
         ("t_concat", 4), ("t_split", 3), ("t_slice", 4), ("t_gather", 3),
         ("t_expand", 2), ("t_pad", 3), ("t_resize", 3), ("t_trilu", 1),
         ("t_small", 4), ("t_convt", 2), ("t_rnn", 2), ("t_more", 4),
-        ("t_topk", 2), ("t_scatter", 2),
+        ("t_topk", 2), ("t_scatter", 2), ("t_trig", 2),
         ("t_shape_chain", 2), ("t_cast", 3), ("t_qdq", 2), ("t_fold", 2),
         ("t_cse", 2), ("t_branches", 4), ("t_conv_chain", 4),
     ]

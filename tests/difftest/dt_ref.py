@@ -358,6 +358,11 @@ def _scatter(x, ix, up, nd, axis=0, reduction="none"):
     return y
 
 
+TRIG = {"Sin": np.sin, "Cos": np.cos, "Tan": np.tan, "Asin": np.arcsin,
+        "Acos": np.arccos, "Atan": np.arctan, "Asinh": np.arcsinh,
+        "Acosh": np.arccosh, "Atanh": np.arctanh}
+
+
 def _pool_out(xi, k, s, d, pb, pe, ceil_mode):
     span = d * (k - 1) + 1
     num = xi + pb + pe - span
@@ -933,6 +938,9 @@ def _eval_node(n, ins, in_dt, fdt):
         return [_cast(x, in_dt[1], fdt)], [in_dt[1]]
     if op == "Conv":
         return [conv(x, ins[1], ins[2] if len(ins) > 2 else None, **a)], same
+    if op in TRIG:
+        with np.errstate(all="ignore"):
+            return [TRIG[op](x)], same
     if op in ("ScatterND", "ScatterElements"):
         return [_scatter(x, ins[1], ins[2], op == "ScatterND", **a)], same
     if op == "TopK":

@@ -229,6 +229,17 @@ def case(op, key, val):
         return more_case(b, op, key, val)
     if op == "TopK":
         return topk_case(b, key, val)
+    if op in ("Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Asinh", "Acosh",
+              "Atanh"):
+        if key != "range":
+            return None
+        lo, hi = {"Asin": (-0.99, 0.99), "Acos": (-0.99, 0.99),
+                  "Atanh": (-0.99, 0.99), "Acosh": (1.0, 20.0),
+                  "Tan": (-1.5, 1.5)}.get(op, (-20.0, 20.0))
+        if val == "edges":
+            x = b.c(np.array([lo, hi, 0.0, 1e-6], np.float32))
+            return b.node(op, [x])
+        return b.node(op, [b.x((3, 17), "float32", lo, hi)])
     if op in ("ScatterND", "ScatterElements", "Scatter"):
         return scatter_case(b, op, key, val)
     if op in ("MaxPool", "AveragePool"):

@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 #define DRM_NPU_UAPI_MAJOR		1
-#define DRM_NPU_UAPI_MINOR		2	/* 2: RNN, TOPK, SCATTER */
+#define DRM_NPU_UAPI_MINOR		2	/* 2: RNN, TOPK, SCATTER, MATH */
 #define DRM_NPU_UAPI_VERSION \
 	((DRM_NPU_UAPI_MAJOR << 16) | DRM_NPU_UAPI_MINOR)
 
@@ -131,6 +131,7 @@ enum drm_npu_opcode {
 	DRM_NPU_OP_RNN = 30,		/* xg, r, h0, [c0 | rbh], state (1.2) */
 	DRM_NPU_OP_TOPK = 31,		/* in, indices (I64) (1.2) */
 	DRM_NPU_OP_SCATTER = 32,	/* indices, updates, out (1.2) */
+	DRM_NPU_OP_MATH = 33,		/* in, out: trigonometric (1.2) */
 	DRM_NPU_OP_COUNT
 };
 
@@ -403,6 +404,29 @@ struct drm_npu_scatter_params {
 };
 
 /*
+ * MATH (uapi 1.2): elementwise functions beyond the activations, F32, in
+ * broadcast to out as for UNARY; evaluated in double, so within one ulp of
+ * the float result for arguments below 2^20 (sin, cos, tan).
+ */
+enum drm_npu_math_kind {
+	DRM_NPU_MATH_SIN = 0,
+	DRM_NPU_MATH_COS = 1,
+	DRM_NPU_MATH_TAN = 2,
+	DRM_NPU_MATH_ASIN = 3,
+	DRM_NPU_MATH_ACOS = 4,
+	DRM_NPU_MATH_ATAN = 5,
+	DRM_NPU_MATH_ASINH = 6,
+	DRM_NPU_MATH_ACOSH = 7,
+	DRM_NPU_MATH_ATANH = 8,
+	DRM_NPU_MATH_KIND_COUNT
+};
+
+struct drm_npu_math_params {
+	__u32 kind;			/* enum drm_npu_math_kind */
+	__u32 pad;
+};
+
+/*
  * Semaphore tasks address the submission's semaphore bindings by index; the
  * effective value is binding.value + task value, so one registered program
  * can run many times against a growing timeline.
@@ -450,6 +474,7 @@ struct drm_npu_task {
 		struct drm_npu_rnn_params rnn;
 		struct drm_npu_topk_params topk;
 		struct drm_npu_scatter_params scatter;
+		struct drm_npu_math_params math;
 	} params;
 	struct drm_npu_operand operands[DRM_NPU_MAX_OPERANDS];
 };

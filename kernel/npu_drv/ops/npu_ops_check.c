@@ -1097,6 +1097,29 @@ static int check_scatter(struct chk *c)
 	return 0;
 }
 
+/*
+ * MATH: in broadcasts to out (numpy rules, as for UNARY), both F32; the
+ * row iteration indexes each operand below its own shape.
+ */
+static int check_math(struct chk *c)
+{
+	const struct drm_npu_math_params *p = &c->t->params.math;
+	int ret = check_operands(c, 2, 2);
+
+	if (ret)
+		return ret;
+	if (p->kind >= DRM_NPU_MATH_KIND_COUNT)
+		return fail(c, NONE_BAD, "unknown MATH kind");
+	if (p->pad || !params_tail_zero(c->t, sizeof(*p)))
+		return fail(c, NONE_BAD, "pad/unused params must be zero");
+	if (npu_opnd(c->t, 0)->dtype != DRM_NPU_DTYPE_F32 ||
+	    npu_opnd(c->t, 1)->dtype != DRM_NPU_DTYPE_F32)
+		return fail(c, 0, "MATH operands are F32");
+	if (!bcasts_to(npu_opnd(c->t, 0), npu_opnd(c->t, 1)))
+		return fail(c, 0, "does not broadcast to the output shape");
+	return 0;
+}
+
 static int check_sem(struct chk *c)
 {
 	int ret = check_operands(c, 0, 0);
@@ -1156,6 +1179,7 @@ static int check_opcode(struct chk *c)
 	case DRM_NPU_OP_RNN:		return check_rnn(c);
 	case DRM_NPU_OP_TOPK:		return check_topk(c);
 	case DRM_NPU_OP_SCATTER:	return check_scatter(c);
+	case DRM_NPU_OP_MATH:		return check_math(c);
 	case DRM_NPU_OP_SEM_SIGNAL:
 	case DRM_NPU_OP_SEM_WAIT:	return check_sem(c);
 	default:

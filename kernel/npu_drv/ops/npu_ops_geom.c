@@ -346,6 +346,7 @@ u64 npu_op_work_units(const struct drm_npu_task *t)
 	case DRM_NPU_OP_BATCHNORM:
 	case DRM_NPU_OP_QUANTIZE:
 	case DRM_NPU_OP_DEQUANTIZE:
+	case DRM_NPU_OP_MATH:
 		return row_units(last);
 	case DRM_NPU_OP_MATMUL:
 		return matmul_units(t);
@@ -381,6 +382,8 @@ static u64 row_elem_cost(const struct drm_npu_task *t)
 	if (t->opcode == DRM_NPU_OP_RESIZE &&
 	    t->params.resize.mode == DRM_NPU_RESIZE_LINEAR)
 		return 1ull << npu_opnd(t, 0)->rank;
+	if (t->opcode == DRM_NPU_OP_MATH)	/* series of up to 25 terms */
+		return 64;
 	return 1;
 }
 

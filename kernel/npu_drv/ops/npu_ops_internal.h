@@ -266,5 +266,6 @@ int npu_run_attention(const struct npu_op_args *a, u64 b, u64 e);
 int npu_run_rnn(const struct npu_op_args *a, u64 b, u64 e);
 int npu_run_topk(const struct npu_op_args *a, u64 b, u64 e);
 int npu_run_scatter(const struct npu_op_args *a, u64 b, u64 e);
+int npu_run_math(const struct npu_op_args *a, u64 b, u64 e);
 
 #endif /* NPU_OPS_INTERNAL_H */

@@ -741,12 +741,24 @@ static void t_scatter(struct rd *r, struct drm_npu_task *t)
 	opnd(r, &t->operands[2], 2, dt, rank, o);
 }
 
+/* MATH: a trigonometric kind over a broadcast F32 input. */
+static void t_math(struct rd *r, struct drm_npu_task *t)
+{
+	uint32_t s[DRM_NPU_MAX_RANK] = { 0 }, rank = shape_of(r, 6, s);
+
+	t->opcode = DRM_NPU_OP_MATH;
+	t->num_operands = 2;
+	t->params.math.kind = r8(r) % DRM_NPU_MATH_KIND_COUNT;
+	opnd(r, &t->operands[0], 0, DRM_NPU_DTYPE_F32, rank, s);
+	opnd(r, &t->operands[1], 1, DRM_NPU_DTYPE_F32, rank, s);
+}
+
 /*
  * Opcodes past ATTENTION (other helpers' ranges leave gaps): op bytes
  * 255, 254, ... pick these, in order.
  */
 static const uint16_t extra_ops[] = {
-	DRM_NPU_OP_RNN, DRM_NPU_OP_TOPK, DRM_NPU_OP_SCATTER,
+	DRM_NPU_OP_RNN, DRM_NPU_OP_TOPK, DRM_NPU_OP_SCATTER, DRM_NPU_OP_MATH,
 };
 
 /* ---- raw mutations after the template ---- */
@@ -874,6 +886,9 @@ void npu_fuzz_decode(const uint8_t *data, size_t size,
 		case DRM_NPU_OP_SCATTER:
 			t_scatter(&r, t);
 			break;
+		case DRM_NPU_OP_MATH:
+			t_math(&r, t);
+			break;
 		default:
 			t_attention(&r, t);
 			break;
@@ -890,7 +905,7 @@ static const char *const op_names[DRM_NPU_OP_COUNT] = {
 	"PAD", "RESIZE", "TRANSDATA", "QUANTIZE", "DEQUANTIZE", "ATTENTION",
 	"SEM_SIGNAL", "SEM_WAIT",
 	[DRM_NPU_OP_RNN] = "RNN", [DRM_NPU_OP_TOPK] = "TOPK",
-	[DRM_NPU_OP_SCATTER] = "SCATTER",
+	[DRM_NPU_OP_SCATTER] = "SCATTER", [DRM_NPU_OP_MATH] = "MATH",
 };
 
 void npu_fuzz_describe(const struct npu_fuzz_prog *p, char *out, size_t len)

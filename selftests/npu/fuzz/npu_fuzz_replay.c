@@ -138,6 +138,7 @@ static int write_seeds(const char *dir)
 		"rnn",		/* extra_ops[0]: op byte 255 */
 		"topk",		/* extra_ops[1]: op byte 254 */
 		"scatter",	/* extra_ops[2]: op byte 253 */
+		"math",		/* extra_ops[3]: op byte 252 */
 	};
 	struct npu_fuzz_prog p;
 	uint8_t in[64];

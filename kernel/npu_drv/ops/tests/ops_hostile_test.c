@@ -453,6 +453,32 @@ static void scatter_hostile(void)
 	       "SCATTER with an index below -d: BAD_INDEX");
 }
 
+/*
+ * MATH: 2^40 outputs over zero strides are 2^24 row units of 2^16 (each
+ * costing 64 operations an element, within the cap): the first and last
+ * stay inside one-element guarded buffers; a mismatched shape is refused.
+ */
+static void math_hostile(void)
+{
+	u32 sh[3] = { 1u << 20, 1u << 4, 1u << 16 }, z3[3] = { 0 };
+	u32 bad[3] = { 1u << 20, 1u << 4, 3 };
+	void *data[2] = { guarded(4), guarded(4) };
+
+	tl_task(&T, DRM_NPU_OP_MATH, 2);
+	opnd(0, F32, DRM_NPU_LAYOUT_ND, 3, sh, z3);
+	opnd(1, F32, DRM_NPU_LAYOUT_ND, 3, sh, z3);
+	T.params.math.kind = DRM_NPU_MATH_ATAN;
+	*(float *)data[0] = 1.0f;
+	tap_ok(check() == 0 && npu_op_work_units(&T) == 1ull << 24,
+	       "MATH over 2^40 zero-stride elements: accepted, 2^24 units");
+	tap_ok(run_units(data, 0, 2) == 0 &&
+	       run_units(data, (1ull << 24) - 2, 1ull << 24) == 0 &&
+	       *(float *)data[1] > 0.785f && *(float *)data[1] < 0.786f,
+	       "MATH: first and last units stay in the guarded extents");
+	opnd(1, F32, DRM_NPU_LAYOUT_ND, 3, bad, z3);
+	tap_ok(check() == -EINVAL, "MATH with an output it cannot broadcast to: refused");
+}
+
 int main(void)
 {
 	signal(SIGALRM, SIG_DFL);	/* a hung kernel dies loudly */
@@ -471,5 +497,6 @@ int main(void)
 	rnn_hostile();
 	topk_hostile();
 	scatter_hostile();
+	math_hostile();
 	return tap_done();
 }
