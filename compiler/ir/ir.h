@@ -138,6 +138,10 @@ struct ir_shape {
 	X(SIN, "Sin") X(COS, "Cos") X(TAN, "Tan") X(ASIN, "Asin")	\
 	X(ACOS, "Acos") X(ATAN, "Atan") X(ASINH, "Asinh")		\
 	X(ACOSH, "Acosh") X(ATANH, "Atanh")				\
+	X(EYE_LIKE, "EyeLike") X(HANN_WINDOW, "HannWindow")		\
+	X(HAMMING_WINDOW, "HammingWindow")				\
+	X(BLACKMAN_WINDOW, "BlackmanWindow")				\
+	X(UPSAMPLE, "Upsample") X(COMPRESS, "Compress")			\
 	/* made by passes (no ONNX counterpart, or a fused form) */	\
 	X(ACTIVATION, "npu.Activation")					\
 	X(LAYER_NORM, "LayerNormalization")				\

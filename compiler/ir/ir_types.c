@@ -99,7 +99,8 @@ int ir_op_max_inputs(enum ir_op op)
 	case IR_OP_MVN: case IR_OP_LRN: case IR_OP_ARG_MAX: case IR_OP_ARG_MIN:
 	case IR_OP_SIN: case IR_OP_COS: case IR_OP_TAN: case IR_OP_ASIN:
 	case IR_OP_ACOS: case IR_OP_ATAN: case IR_OP_ASINH: case IR_OP_ACOSH:
-	case IR_OP_ATANH:
+	case IR_OP_ATANH: case IR_OP_EYE_LIKE: case IR_OP_HANN_WINDOW:
+	case IR_OP_HAMMING_WINDOW: case IR_OP_BLACKMAN_WINDOW:
 		return 1;
 	case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL: case IR_OP_DIV:
 	case IR_OP_POW: case IR_OP_PRELU: case IR_OP_EQUAL: case IR_OP_LESS:
@@ -114,7 +115,7 @@ int ir_op_max_inputs(enum ir_op op)
 	case IR_OP_REDUCE_L2: case IR_OP_REDUCE_LOG_SUM:
 	case IR_OP_REDUCE_LOG_SUM_EXP: case IR_OP_MOD: case IR_OP_TILE:
 	case IR_OP_GATHER_ELEMENTS: case IR_OP_GATHER_ND: case IR_OP_CUM_SUM:
-	case IR_OP_TOPK:
+	case IR_OP_TOPK: case IR_OP_UPSAMPLE: case IR_OP_COMPRESS:
 		return 2;
 	case IR_OP_CONV: case IR_OP_GEMM: case IR_OP_CLIP: case IR_OP_WHERE:
 	case IR_OP_RANGE: case IR_OP_QUANTIZE_LINEAR:

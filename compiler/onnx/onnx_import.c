@@ -620,6 +620,7 @@ static bool onnx_legacy_ok(enum ir_op op)
 	case IR_OP_SELU: case IR_OP_SOFTSIGN: case IR_OP_SIZE:
 	case IR_OP_INSTANCE_NORM: case IR_OP_LRN: case IR_OP_DEPTH_TO_SPACE:
 	case IR_OP_SPACE_TO_DEPTH: case IR_OP_ARG_MAX: case IR_OP_ARG_MIN:
+	case IR_OP_UPSAMPLE:
 		return true;
 	default:
 		return false;

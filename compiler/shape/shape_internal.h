@@ -34,6 +34,8 @@ int shape_infer_topk_task(struct ir_graph *g, struct ir_node *n);
 /* ScatterND/ScatterElements onto npu.Scatter (legalize_scatter.c). */
 int shape_legalize_scatter(struct ir_graph *g, struct ir_node *n);
 int shape_infer_scatter_task(struct ir_graph *g, struct ir_node *n);
+/* EyeLike, the windows, Upsample, Compress (legalize_gen.c). */
+int shape_legalize_gen(struct ir_graph *g, struct ir_node *n);
 
 /*
  * Fold an inferred node whose small integer/bool value is now known into a

@@ -20,7 +20,8 @@
  *    Sinh, Cosh (see each one's comment), ConvTranspose
  *    (legalize_convt.c), RNN, LSTM and GRU (legalize_rnn.c), and
  *    DepthToSpace ... CumSum (legalize_more.c), TopK (legalize_topk.c),
- *    ScatterND/ScatterElements/Scatter (legalize_scatter.c).
+ *    ScatterND/ScatterElements/Scatter (legalize_scatter.c), EyeLike,
+ *    the window functions, Upsample, Compress (legalize_gen.c).
  */
 #include <errno.h>
 #include <math.h>
@@ -1416,7 +1417,7 @@ int shape_legalize_node(struct ir_graph *g, struct ir_node *n)
 	    n->op == IR_OP_SCATTER_ELEMENTS || n->op == IR_OP_SCATTER)
 		need = 3;
 	if (n->op == IR_OP_GATHER_ELEMENTS || n->op == IR_OP_GATHER_ND ||
-	    n->op == IR_OP_CUM_SUM)
+	    n->op == IR_OP_CUM_SUM || n->op == IR_OP_COMPRESS)
 		need = 2;
 	if (n->op == IR_OP_ONE_HOT)
 		need = 3;
@@ -1468,6 +1469,9 @@ int shape_legalize_node(struct ir_graph *g, struct ir_node *n)
 	case IR_OP_TOPK: return shape_legalize_topk(g, n);
 	case IR_OP_SCATTER_ND: case IR_OP_SCATTER_ELEMENTS: case IR_OP_SCATTER:
 		return shape_legalize_scatter(g, n);
+	case IR_OP_EYE_LIKE: case IR_OP_HANN_WINDOW: case IR_OP_HAMMING_WINDOW:
+	case IR_OP_BLACKMAN_WINDOW: case IR_OP_UPSAMPLE: case IR_OP_COMPRESS:
+		return shape_legalize_gen(g, n);
 	case IR_OP_CONV: case IR_OP_MAX_POOL: case IR_OP_AVERAGE_POOL:
 	case IR_OP_GLOBAL_AVERAGE_POOL: case IR_OP_GLOBAL_MAX_POOL:
 		return legalize_1d(g, n);

@@ -38,7 +38,8 @@ QuantizeLinear DequantizeLinear Constant Sign Round Mod IsNaN IsInf Celu
 Shrink Hardmax Tile OneHot Sinh Cosh ConvTranspose RNN LSTM GRU
 DepthToSpace SpaceToDepth InstanceNormalization MeanVarianceNormalization
 LRN ArgMax ArgMin GatherElements GatherND CumSum TopK ScatterND
-ScatterElements Sin Cos Tan Asin Acos Atan Asinh Acosh Atanh
+ScatterElements Sin Cos Tan Asin Acos Atan Asinh Acosh Atanh EyeLike
+HannWindow HammingWindow BlackmanWindow Compress
 """.split())
 
 MAX_NUMEL = 6144
@@ -1246,6 +1247,34 @@ class Gen:
                                   self.const(np.float32(1.4))])
         return self.node(op, [x])
 
+    def t_gen(self):
+        """EyeLike, the window functions and Compress (constant
+        parameters), combined with a computed tensor."""
+        op = self.choice(["EyeLike", "HannWindow", "HammingWindow",
+                          "BlackmanWindow", "Compress"])
+        x = self.pick_f()
+        s = self.shape(x)
+        if op == "EyeLike":
+            x2 = self.pick(Gen.f_rank(2), lambda: (self.choice([1, 3, 4]),
+                                                    self.choice([2, 5])))
+            attrs = {"k": self.r(5) - 2} if self.coin() else {}
+            e = self.node(op, [x2], attrs)
+            return self.node("Add", [x2, e])
+        if op != "Compress":
+            n = s[-1]
+            attrs = {"periodic": self.r(2)} if self.coin() else {}
+            if n < 2 and attrs.get("periodic") == 0:
+                attrs["periodic"] = 1
+            w = self.node(op, [self.iconst(n)], attrs)
+            return self.node("Mul", [x, w])
+        ax = self.r(len(s)) if self.coin(0.7) else None
+        ln = s[ax] if ax is not None else int(np.prod(s))
+        cond = self.rng.random(ln) < 0.6
+        if not cond.any():
+            cond[0] = True
+        attrs = {} if ax is None else {"axis": ax}
+        return self.node(op, [x, self.const(cond)], attrs)
+
     def t_shape_chain(self):
         x = self.pick(Gen.f_ge2, self.shape_any)
         s = self.shape(x)
@@ -1401,6 +1430,7 @@ class Gen:
         ("t_expand", 2), ("t_pad", 3), ("t_resize", 3), ("t_trilu", 1),
         ("t_small", 4), ("t_convt", 2), ("t_rnn", 2), ("t_more", 4),
         ("t_topk", 2), ("t_scatter", 2), ("t_trig", 2),
+        ("t_gen", 2),
         ("t_shape_chain", 2), ("t_cast", 3), ("t_qdq", 2), ("t_fold", 2),
         ("t_cse", 2), ("t_branches", 4), ("t_conv_chain", 4),
     ]

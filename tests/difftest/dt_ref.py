@@ -938,6 +938,24 @@ def _eval_node(n, ins, in_dt, fdt):
         return [_cast(x, in_dt[1], fdt)], [in_dt[1]]
     if op == "Conv":
         return [conv(x, ins[1], ins[2] if len(ins) > 2 else None, **a)], same
+    if op == "EyeLike":
+        dt = a.get("dtype")
+        return [np.eye(x.shape[0], x.shape[1], a.get("k", 0))], \
+            [{1: "float32", 6: "int32", 7: "int64"}[dt] if dt else dt0]
+    if op in ("HannWindow", "HammingWindow", "BlackmanWindow"):
+        size = int(np.asarray(x).reshape(-1)[0])
+        den = size if a.get("periodic", 1) else size - 1
+        t = 2 * np.pi * np.arange(size) / den if den else np.zeros(size)
+        if op == "HannWindow":
+            w = 0.5 - 0.5 * np.cos(t)
+        elif op == "HammingWindow":
+            w = 25 / 46 - 21 / 46 * np.cos(t)
+        else:
+            w = 0.42 - 0.5 * np.cos(t) + 0.08 * np.cos(2 * t)
+        return [w], ["float32"]
+    if op == "Compress":
+        return [np.compress(np.asarray(ins[1]).astype(bool), x,
+                            axis=a.get("axis"))], same
     if op in TRIG:
         with np.errstate(all="ignore"):
             return [TRIG[op](x)], same

@@ -240,6 +240,9 @@ def case(op, key, val):
             x = b.c(np.array([lo, hi, 0.0, 1e-6], np.float32))
             return b.node(op, [x])
         return b.node(op, [b.x((3, 17), "float32", lo, hi)])
+    if op in ("EyeLike", "HannWindow", "HammingWindow", "BlackmanWindow",
+              "Upsample", "Compress"):
+        return gen_case(b, op, key, val)
     if op in ("ScatterND", "ScatterElements", "Scatter"):
         return scatter_case(b, op, key, val)
     if op in ("MaxPool", "AveragePool"):
@@ -592,6 +595,30 @@ def scatter_case(b, op, key, val):
     attrs["axis"] = ax
     return b.node(op, [b.x((4, 5), "float32", -2.0), b.c(iv),
                        b.fc(ish)], attrs)
+
+
+def gen_case(b, op, key, val):
+    """EyeLike, windows, Upsample (old opsets only), Compress."""
+    if op == "EyeLike" and key == "k":
+        return b.node(op, [b.x((3, 5))], {"k": int(val)})
+    if op.endswith("Window") and key == "periodic":
+        return b.node(op, [b.c(np.array(10, np.int64))],
+                      {"periodic": int(val)})
+    if op == "Upsample" and key == "opset" and val == "17":
+        return b.node(op, [b.x((1, 1, 2, 2)),
+                           b.c(np.array([1, 1, 2, 2], np.float32))])
+    if op == "Compress":
+        x = b.x((3, 4))
+        if key == "condition" and val == "computed":
+            c = b.x((4,), "bool")
+            return b.node(op, [x, c], {"axis": 1})
+        if key != "axis":
+            return None
+        attrs = {} if val == "none" else {"axis": int(val)}
+        ln = 12 if val == "none" else (3, 4)[int(val)]
+        cond = np.arange(ln) % 3 != 1
+        return b.node(op, [x, b.c(cond)], attrs)
+    return None
 
 
 def conv_case(b, key, val):
