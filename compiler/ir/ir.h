@@ -142,6 +142,8 @@ struct ir_shape {
 	X(HAMMING_WINDOW, "HammingWindow")				\
 	X(BLACKMAN_WINDOW, "BlackmanWindow")				\
 	X(UPSAMPLE, "Upsample") X(COMPRESS, "Compress")			\
+	X(REVERSE_SEQUENCE, "ReverseSequence")				\
+	X(MAX_UNPOOL, "MaxUnpool")					\
 	/* made by passes (no ONNX counterpart, or a fused form) */	\
 	X(ACTIVATION, "npu.Activation")					\
 	X(LAYER_NORM, "LayerNormalization")				\

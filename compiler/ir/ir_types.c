@@ -116,12 +116,14 @@ int ir_op_max_inputs(enum ir_op op)
 	case IR_OP_REDUCE_LOG_SUM_EXP: case IR_OP_MOD: case IR_OP_TILE:
 	case IR_OP_GATHER_ELEMENTS: case IR_OP_GATHER_ND: case IR_OP_CUM_SUM:
 	case IR_OP_TOPK: case IR_OP_UPSAMPLE: case IR_OP_COMPRESS:
+	case IR_OP_REVERSE_SEQUENCE:
 		return 2;
 	case IR_OP_CONV: case IR_OP_GEMM: case IR_OP_CLIP: case IR_OP_WHERE:
 	case IR_OP_RANGE: case IR_OP_QUANTIZE_LINEAR:
 	case IR_OP_DEQUANTIZE_LINEAR: case IR_OP_DROPOUT: case IR_OP_ONE_HOT:
 	case IR_OP_CONV_TRANSPOSE: case IR_OP_INSTANCE_NORM:
 	case IR_OP_SCATTER_ND: case IR_OP_SCATTER_ELEMENTS: case IR_OP_SCATTER:
+	case IR_OP_MAX_UNPOOL:
 		return 3;
 	case IR_OP_PAD: case IR_OP_RESIZE:
 		return 4;

@@ -10,7 +10,9 @@
  *  - Upsample (opset 7-9): Resize with the asymmetric transform (and
  *    floor rounding for nearest), which is what Upsample defines;
  *  - Compress with a constant condition: a Gather of the selected indices
- *    (a computed condition gives a data-dependent shape: refused).
+ *    (a computed condition gives a data-dependent shape: refused);
+ *  - ReverseSequence (constant lengths): GatherElements along time;
+ *  - MaxUnpool: ScatterElements of the values into flattened zeros.
  */
 #include <errno.h>
 #include <math.h>
@@ -279,6 +281,138 @@ static int legalize_compress(struct ir_graph *g, struct ir_node *n)
 	return 1;
 }
 
+/*
+ * ReverseSequence with constant sequence_lens: GatherElements along the
+ * time axis with the constant index t < len[b] ? len[b] - 1 - t : t.
+ */
+static int legalize_reverse_sequence(struct ir_graph *g, struct ir_node *n)
+{
+	struct ir_tensor *x = n->inputs[0], *sl = n->inputs[1], *out, *t;
+	const struct ir_shape *s = &x->shape;
+	int64_t ba = ir_attr_int(n, "batch_axis", 1);
+	int64_t ta = ir_attr_int(n, "time_axis", 0), total, e, *iv;
+	struct ir_tensor *ins[2];
+	struct gb b;
+	int r = s->rank, d;
+
+	if (!sl->data)
+		return gerr(g, n, "sequence_lens computed at run time are not "
+			    "supported (sequence_lens must be a constant)");
+	if (r < 2 || !ir_shape_is_static(s) || ba == ta || ba < 0 ||
+	    ta < 0 || ba > 1 || ta > 1 ||
+	    ir_tensor_numel(sl) != s->dim[ba])
+		return gerr(g, n, "needs a static input, batch/time axes 0 and "
+			    "1, one length per batch entry");
+	total = ir_shape_numel(s);
+	if (total > (1 << 24))
+		return gerr(g, n, "input too large");
+	iv = malloc((size_t)(total ? total : 1) * 8);
+	if (!iv)
+		return -ENOMEM;
+	for (e = 0; e < total; e++) {
+		int64_t rem = e, c[IR_MAX_RANK], len;
+
+		for (d = r - 1; d >= 0; d--) {
+			c[d] = rem % s->dim[d];
+			rem /= s->dim[d];
+		}
+		len = ir_const_get_i(sl, c[ba]);
+		if (len > s->dim[ta])
+			len = s->dim[ta];
+		iv[e] = c[ta] < len ? len - 1 - c[ta] : c[ta];
+	}
+	ins[1] = ir_const_new(g, NULL, IR_I64, s, iv, (size_t)total * 8);
+	free(iv);
+	out = take(&b, g, n);
+	ins[0] = x;
+	t = gn(&b, IR_OP_GATHER_ELEMENTS, 2, ins, x->dtype, out);
+	if (!t || ir_attr_set_int(t->producer, "axis", ta))
+		return -ENOMEM;
+	return 1;
+}
+
+/*
+ * MaxUnpool: the values scattered at their flat indices (over the whole
+ * output, as ONNX defines them) into zeros: ScatterElements on the
+ * flattened output (the device's SCATTER).
+ */
+static int legalize_max_unpool(struct ir_graph *g, struct ir_node *n)
+{
+	struct ir_tensor *x = n->inputs[0], *ix = n->inputs[1], *out, *t, *z;
+	struct ir_tensor *os = ir_in(n, 2), *ins[3];
+	const struct ir_shape *s = &x->shape;
+	const int64_t *ks, *st, *pads;
+	struct ir_shape o = *s, want;
+	int64_t total, one = 1, nx;
+	bool padded;
+	int nk, ns, np, i, sp = s->rank - 2;
+	struct gb b;
+
+	if (s->rank < 3 || !ir_shape_is_static(s) || x->dtype != IR_F32)
+		return gerr(g, n, "needs a static f32 input");
+	nk = ir_attr_ints(n, "kernel_shape", &ks);
+	ns = ir_attr_ints(n, "strides", &st);
+	np = ir_attr_ints(n, "pads", &pads);
+	if (nk != sp || (ns > 0 && ns != sp) || (np > 0 && np != 2 * sp))
+		return gerr(g, n, "kernel_shape, strides or pads do not fit");
+	/* the indices address this default shape (ONNX's reference) */
+	for (i = 0; i < sp; i++)
+		o.dim[2 + i] = (s->dim[2 + i] - 1) * (ns > 0 ? st[i] : 1) +
+			       ks[i] - (np > 0 ? pads[i] + pads[i + sp] : 0);
+	want = o;
+	if (os) {
+		if (!os->data || ir_tensor_numel(os) != s->rank)
+			return gerr(g, n, "output_shape must be a constant");
+		for (i = 0; i < s->rank; i++) {
+			want.dim[i] = ir_const_get_i(os, i);
+			if (want.dim[i] < o.dim[i])
+				return gerr(g, n, "output_shape smaller than "
+					    "the default one is not supported");
+		}
+	}
+	total = ir_shape_numel(&o);
+	nx = ir_shape_numel(s);
+	if (total < 1 || total > ((int64_t)1 << 32) || nx > (1 << 22))
+		return gerr(g, n, "sizes are not supported");
+	out = take(&b, g, n);
+	{
+		struct ir_shape zs = { .rank = 1, .dim = { total } };
+		struct ir_shape fs = { .rank = 1, .dim = { nx } };
+		struct ir_shape ss = { .rank = 1, .dim = { 1 } };
+		float zero = 0;
+
+		z = gn2(&b, IR_OP_EXPAND, ir_const_new(g, NULL, IR_F32, &ss,
+						       &zero, 4),
+			ir_const_new(g, NULL, IR_I64, &ss, &zs.dim[0], 8),
+			NULL);
+		ins[0] = z;
+		ins[1] = gn2(&b, IR_OP_RESHAPE, ix, ir_const_new(
+			g, NULL, IR_I64, &ss, &fs.dim[0], 8), NULL);
+		ins[2] = gn2(&b, IR_OP_RESHAPE, x, ir_const_new(
+			g, NULL, IR_I64, &ss, &fs.dim[0], 8), NULL);
+	}
+	(void)one;
+	t = gn(&b, IR_OP_SCATTER_ELEMENTS, 3, ins, IR_F32, NULL);
+	if (!t || ir_attr_set_int(t->producer, "axis", 0))
+		return -ENOMEM;
+	padded = !ir_shape_equal(&o, &want);
+	t = gn2(&b, IR_OP_RESHAPE, t, ir_const_new(
+		g, NULL, IR_I64, &(struct ir_shape){ .rank = 1,
+		.dim = { o.rank } }, o.dim, (size_t)o.rank * 8),
+		padded ? NULL : out);
+	if (padded) {		/* output_shape: zeros after the default */
+		int64_t pv[2 * IR_MAX_RANK] = { 0 };
+
+		for (i = 0; i < o.rank; i++)
+			pv[o.rank + i] = want.dim[i] - o.dim[i];
+		t = gn2(&b, IR_OP_PAD, t, ir_const_new(
+			g, NULL, IR_I64, &(struct ir_shape){ .rank = 1,
+			.dim = { 2 * o.rank } }, pv, (size_t)o.rank * 16),
+			out);
+	}
+	return t ? 1 : -ENOMEM;
+}
+
 int shape_legalize_gen(struct ir_graph *g, struct ir_node *n)
 {
 	switch (n->op) {
@@ -288,6 +422,8 @@ int shape_legalize_gen(struct ir_graph *g, struct ir_node *n)
 		return legalize_window(g, n);
 	case IR_OP_UPSAMPLE: return legalize_upsample(g, n);
 	case IR_OP_COMPRESS: return legalize_compress(g, n);
+	case IR_OP_REVERSE_SEQUENCE: return legalize_reverse_sequence(g, n);
+	case IR_OP_MAX_UNPOOL: return legalize_max_unpool(g, n);
 	default: return 0;
 	}
 }

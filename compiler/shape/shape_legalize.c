@@ -1417,7 +1417,8 @@ int shape_legalize_node(struct ir_graph *g, struct ir_node *n)
 	    n->op == IR_OP_SCATTER_ELEMENTS || n->op == IR_OP_SCATTER)
 		need = 3;
 	if (n->op == IR_OP_GATHER_ELEMENTS || n->op == IR_OP_GATHER_ND ||
-	    n->op == IR_OP_CUM_SUM || n->op == IR_OP_COMPRESS)
+	    n->op == IR_OP_CUM_SUM || n->op == IR_OP_COMPRESS ||
+	    n->op == IR_OP_REVERSE_SEQUENCE || n->op == IR_OP_MAX_UNPOOL)
 		need = 2;
 	if (n->op == IR_OP_ONE_HOT)
 		need = 3;
@@ -1471,6 +1472,7 @@ int shape_legalize_node(struct ir_graph *g, struct ir_node *n)
 		return shape_legalize_scatter(g, n);
 	case IR_OP_EYE_LIKE: case IR_OP_HANN_WINDOW: case IR_OP_HAMMING_WINDOW:
 	case IR_OP_BLACKMAN_WINDOW: case IR_OP_UPSAMPLE: case IR_OP_COMPRESS:
+	case IR_OP_REVERSE_SEQUENCE: case IR_OP_MAX_UNPOOL:
 		return shape_legalize_gen(g, n);
 	case IR_OP_CONV: case IR_OP_MAX_POOL: case IR_OP_AVERAGE_POOL:
 	case IR_OP_GLOBAL_AVERAGE_POOL: case IR_OP_GLOBAL_MAX_POOL:

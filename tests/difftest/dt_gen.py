@@ -39,7 +39,7 @@ Shrink Hardmax Tile OneHot Sinh Cosh ConvTranspose RNN LSTM GRU
 DepthToSpace SpaceToDepth InstanceNormalization MeanVarianceNormalization
 LRN ArgMax ArgMin GatherElements GatherND CumSum TopK ScatterND
 ScatterElements Sin Cos Tan Asin Acos Atan Asinh Acosh Atanh EyeLike
-HannWindow HammingWindow BlackmanWindow Compress
+HannWindow HammingWindow BlackmanWindow Compress ReverseSequence MaxUnpool
 """.split())
 
 MAX_NUMEL = 6144
@@ -1251,9 +1251,32 @@ class Gen:
         """EyeLike, the window functions and Compress (constant
         parameters), combined with a computed tensor."""
         op = self.choice(["EyeLike", "HannWindow", "HammingWindow",
-                          "BlackmanWindow", "Compress"])
+                          "BlackmanWindow", "Compress", "ReverseSequence",
+                          "MaxUnpool"])
         x = self.pick_f()
         s = self.shape(x)
+        if op == "ReverseSequence":
+            x = self.pick(Gen.f_ge2, lambda: (3, 4, 2))
+            s = self.shape(x)
+            ta = self.r(2)
+            ba = 1 - ta
+            lens = self.rng.integers(1, s[ta] + 1, size=s[ba])
+            return self.node(op, [x, self.const(lens.astype(np.int64))],
+                             {"batch_axis": ba, "time_axis": ta})
+        if op == "MaxUnpool":
+            x = self.pick_f4()
+            n, c, h, w = self.shape(x)
+            # each value at a distinct position of its 2x2 window
+            oh, ow = 2 * h, 2 * w
+            ih = 2 * np.arange(h)[:, None] + self.rng.integers(
+                0, 2, size=(n, c, h, w))
+            iw = 2 * np.arange(w)[None, :] + self.rng.integers(
+                0, 2, size=(n, c, h, w))
+            base = (np.arange(n)[:, None, None, None] * c +
+                    np.arange(c)[None, :, None, None]) * oh * ow
+            iv = base + ih * ow + iw
+            return self.node(op, [x, self.const(iv.astype(np.int64))],
+                             {"kernel_shape": [2, 2], "strides": [2, 2]})
         if op == "EyeLike":
             x2 = self.pick(Gen.f_rank(2), lambda: (self.choice([1, 3, 4]),
                                                     self.choice([2, 5])))

@@ -953,6 +953,29 @@ def _eval_node(n, ins, in_dt, fdt):
         else:
             w = 0.42 - 0.5 * np.cos(t) + 0.08 * np.cos(2 * t)
         return [w], ["float32"]
+    if op == "ReverseSequence":
+        ba, ta = a.get("batch_axis", 1), a.get("time_axis", 0)
+        y = np.array(x, copy=True)
+        for bi, ln in enumerate(np.asarray(ins[1]).reshape(-1)):
+            ln = int(min(ln, x.shape[ta]))
+            src = [slice(None)] * x.ndim
+            src[ba] = bi
+            src[ta] = slice(0, ln)
+            y[tuple(src)] = np.flip(x[tuple(src)], axis=ta - (ta > ba))
+        return [y], same
+    if op == "MaxUnpool":
+        ks, st = a["kernel_shape"], a.get("strides", [1] * (x.ndim - 2))
+        pd = a.get("pads", [0] * (2 * (x.ndim - 2)))
+        sp = x.ndim - 2
+        shp = list(x.shape[:2]) + [(x.shape[2 + i] - 1) * st[i] + ks[i] -
+                                   pd[i] - pd[i + sp] for i in range(sp)]
+        y = np.zeros(int(np.prod(shp)), x.dtype)
+        y[np.asarray(ins[1]).reshape(-1)] = x.reshape(-1)
+        y = y.reshape(shp)
+        if len(ins) > 2 and ins[2] is not None:
+            want = [int(v) for v in np.asarray(ins[2]).reshape(-1)]
+            y = np.pad(y, [(0, w - d) for w, d in zip(want, shp)])
+        return [y], same
     if op == "Compress":
         return [np.compress(np.asarray(ins[1]).astype(bool), x,
                             axis=a.get("axis"))], same

@@ -241,7 +241,7 @@ def case(op, key, val):
             return b.node(op, [x])
         return b.node(op, [b.x((3, 17), "float32", lo, hi)])
     if op in ("EyeLike", "HannWindow", "HammingWindow", "BlackmanWindow",
-              "Upsample", "Compress"):
+              "Upsample", "Compress", "ReverseSequence", "MaxUnpool"):
         return gen_case(b, op, key, val)
     if op in ("ScatterND", "ScatterElements", "Scatter"):
         return scatter_case(b, op, key, val)
@@ -607,6 +607,17 @@ def gen_case(b, op, key, val):
     if op == "Upsample" and key == "opset" and val == "17":
         return b.node(op, [b.x((1, 1, 2, 2)),
                            b.c(np.array([1, 1, 2, 2], np.float32))])
+    if op == "ReverseSequence" and key == "time_axis":
+        ta = int(val)
+        x = b.x((4, 3, 2) if ta == 0 else (3, 4, 2))
+        return b.node(op, [x, b.c(np.array([4, 1, 3], np.int64))],
+                      {"time_axis": ta, "batch_axis": 1 - ta})
+    if op == "MaxUnpool" and key == "output_shape":
+        iv = np.array([[[[5, 7], [13, 15]]]], np.int64)
+        ins = [b.x((1, 1, 2, 2)), b.c(iv)]
+        if val == "given":
+            ins.append(b.c(np.array([1, 1, 5, 5], np.int64)))
+        return b.node(op, ins, {"kernel_shape": [2, 2], "strides": [2, 2]})
     if op == "Compress":
         x = b.x((3, 4))
         if key == "condition" and val == "computed":
