@@ -152,7 +152,10 @@ struct ir_shape {
 	X(TRANSDATA, "npu.TransData")					\
 	X(RNN_TASK, "npu.Rnn")						\
 	X(TOPK_TASK, "npu.TopK")					\
-	X(SCATTER_TASK, "npu.Scatter")
+	X(SCATTER_TASK, "npu.Scatter")					\
+	/* int8 ops made by qdq-fuse (Documentation/quantization.rst) */\
+	X(QCONV, "npu.QConv") X(QMATMUL, "npu.QMatMul")		\
+	X(QADD, "npu.QAdd")
 
 enum ir_op {
 	IR_OP_INVALID = 0,

@@ -134,11 +134,9 @@ static int write_seeds(const char *dir)
 		"nop", "copy", "binary", "unary", "matmul", "conv2d", "pool2d",
 		"softmax", "reduce", "layernorm", "batchnorm", "gather",
 		"where", "pad", "resize", "transdata", "quantize",
-		"dequantize", "attention",
-		"rnn",		/* extra_ops[0]: op byte 255 */
-		"topk",		/* extra_ops[1]: op byte 254 */
-		"scatter",	/* extra_ops[2]: op byte 253 */
-		"math",		/* extra_ops[3]: op byte 252 */
+		"dequantize", "attention", "sem_signal", "sem_wait",
+		"qconv2d", "qmatmul", "qadd",
+		"rnn", "topk", "scatter", "math",	/* op bytes 250.. */
 	};
 	struct npu_fuzz_prog p;
 	uint8_t in[64];
@@ -148,6 +146,9 @@ static int write_seeds(const char *dir)
 	for (op = 0; op < sizeof(names) / sizeof(names[0]); op++) {
 		uint32_t ran = 0, refused = 0;
 
+		/* SEM_* decode as ATTENTION: no seeds of their own */
+		if (op == DRM_NPU_OP_SEM_SIGNAL || op == DRM_NPU_OP_SEM_WAIT)
+			continue;
 		for (tries = 0; tries < 4000 && (ran < 3 || refused < 2);
 		     tries++) {
 			/* small choices only (< 150), or anything (refused) */
@@ -156,9 +157,14 @@ static int write_seeds(const char *dir)
 			FILE *f;
 
 			in[0] = 0;	/* one task */
-			/* extra_ops[k] (after attention) is op byte 255 - k */
-			in[1] = (uint8_t)(op <= DRM_NPU_OP_ATTENTION ? op :
-					  255 - (op - DRM_NPU_OP_ATTENTION - 1));
+			/*
+			 * the int8 opcodes decode from bytes 247.., issue
+			 * 18's (listed after qadd) from 250..
+			 */
+			in[1] = (uint8_t)(op > DRM_NPU_OP_QADD ?
+					  250 + op - DRM_NPU_OP_QADD - 1 :
+					  op >= DRM_NPU_OP_QCONV2D ?
+					  247 + op - DRM_NPU_OP_QCONV2D : op);
 			for (i = 2; i < sizeof(in); i++)
 				in[i] = seed_byte(wild ? 256 : 150);
 			npu_fuzz_decode(in, sizeof(in), &p);
