@@ -451,7 +451,7 @@ static int declare_io(struct om_writer *w, const struct ir_graph *g,
 
 			if (t0->shape.rank > OM_MAX_RANK) {
 				snprintf(err, errlen,
-					 "I/O '%s' has rank %d; the device takes at most %d",
+					 "I/O '%s' has rank %d, which is not supported (the device takes at most %d)",
 					 t->name, t0->shape.rank, OM_MAX_RANK);
 				return -ENOTSUP;
 			}

@@ -964,6 +964,159 @@ static int emit_attention(struct ectx *e)
 	return err;
 }
 
+/*
+ * RNN (npu.Rnn): one task per chunk of time steps, so that a work unit (a
+ * batch row over the chunk's steps) stays within the device's cap of 2^27
+ * element operations (npu_op_unit_cost()); a chunk starts from the hidden
+ * state (and LSTM cell) that the chunk before wrote last into the state
+ * tensor. Chunks run in the direction's time order.
+ */
+#define EMIT_UNIT_COST_CAP	(1ull << 27)
+
+static int emit_rnn(struct ectx *e)
+{
+	const struct ir_node *n = e->n;
+	const struct ir_tensor *xg = in(e, 0), *r = in(e, 1), *h0 = in(e, 2);
+	const struct ir_tensor *aux = in(e, 3), *st = out0(e);
+	int64_t cell = ir_attr_int(n, "cell", 0);
+	bool rev = ir_attr_int(n, "reverse", 0) != 0;
+	bool lbr = ir_attr_int(n, "linear_before_reset", 0) != 0;
+	float clip = ir_attr_float(n, "clip", 0);
+	int64_t tl = st->shape.dim[0], bs = st->shape.dim[1];
+	int64_t ns = st->shape.dim[2], hid = st->shape.dim[3];
+	int64_t gh = r->shape.dim[0], chunk, done, k = 0;
+	uint64_t step = (uint64_t)gh * (uint64_t)(hid + 1) +
+			8 * (uint64_t)hid + 1;
+
+	if (step + 1 > EMIT_UNIT_COST_CAP)
+		return eerr(e, -ENOTSUP, "hidden size %lld is too large for "
+			    "the device's RNN task (one step of one batch row "
+			    "must stay under 2^27 operations)",
+			    (long long)hid);
+	chunk = (int64_t)((EMIT_UNIT_COST_CAP - 1) / step);
+	if (chunk > tl)
+		chunk = tl;
+	for (done = 0; done < tl; done += chunk, k++) {
+		int64_t len = tl - done < chunk ? tl - done : chunk;
+		int64_t t0 = rev ? tl - done - len : done;
+		int64_t tp = rev ? t0 + len : t0 - 1;	/* step before */
+		int64_t xd[3] = { len, bs, gh }, sd[4] = { len, bs, ns, hid };
+		int64_t hd[2] = { bs, hid }, hs[2] = { ns * hid, 1 };
+		struct drm_npu_task *t = new_task(e, DRM_NPU_OP_RNN);
+		int err, o = 0;
+
+		if (!t)
+			return -ENOMEM;
+		t->params.rnn.cell = (uint32_t)cell;
+		t->params.rnn.flags = (rev ? DRM_NPU_RNN_REVERSE : 0) |
+				      (lbr ? DRM_NPU_RNN_LINEAR_BEFORE_RESET :
+				       0);
+		t->params.rnn.clip = clip > 0 ? emit_f32_bits(clip) : 0;
+		err = view(e, xg, 3, xd, NULL, t0 * bs * gh, &t->operands[o++]);
+		if (!err)
+			err = whole(e, r, &t->operands[o++]);
+		if (!err)
+			err = k ? view(e, st, 2, hd, hs, tp * bs * ns * hid,
+				       &t->operands[o]) :
+				  whole(e, h0, &t->operands[o]);
+		o++;
+		if (!err && cell == DRM_NPU_RNN_LSTM)
+			err = k ? view(e, st, 2, hd, hs,
+				       tp * bs * ns * hid + hid,
+				       &t->operands[o++]) :
+				  whole(e, aux, &t->operands[o++]);
+		else if (!err && cell == DRM_NPU_RNN_GRU)
+			err = whole(e, aux, &t->operands[o++]);
+		if (!err && in(e, 4)) {
+			t->params.rnn.flags |= DRM_NPU_RNN_PEEPHOLE;
+			err = whole(e, in(e, 4), &t->operands[o++]);
+		}
+		if (!err)
+			err = view(e, st, 4, sd, NULL, t0 * bs * ns * hid,
+				   &t->operands[o++]);
+		t->num_operands = (uint8_t)o;
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* TopK's indices (npu.TopK): one TOPK task. */
+static int emit_topk(struct ectx *e)
+{
+	struct drm_npu_task *t = new_task(e, DRM_NPU_OP_TOPK);
+	int err;
+
+	if (!t)
+		return -ENOMEM;
+	t->num_operands = 2;
+	t->params.topk.axis = (uint32_t)ir_attr_int(e->n, "axis", 0);
+	t->params.topk.k = (uint32_t)ir_attr_int(e->n, "k", 1);
+	t->params.topk.flags = ir_attr_int(e->n, "largest", 1) ?
+			       DRM_NPU_TOPK_LARGEST : 0;
+	err = whole(e, in(e, 0), &t->operands[0]);
+	return err ? err : whole(e, out0(e), &t->operands[1]);
+}
+
+/*
+ * npu.Scatter: the data copied into the output (a copy onto itself when
+ * memory planning gave them one buffer), then one SCATTER task.
+ */
+static int emit_scatter(struct ectx *e)
+{
+	struct drm_npu_task *t = new_task(e, DRM_NPU_OP_COPY);
+	int err;
+
+	if (!t)
+		return -ENOMEM;
+	t->num_operands = 2;
+	err = whole(e, in(e, 0), &t->operands[0]);
+	if (!err)
+		err = whole(e, out0(e), &t->operands[1]);
+	if (err)
+		return err;
+	t = new_task(e, DRM_NPU_OP_SCATTER);
+	if (!t)
+		return -ENOMEM;
+	t->num_operands = 3;
+	if (ir_attr_int(e->n, "elements", 0)) {
+		t->params.scatter.flags = DRM_NPU_SCATTER_ELEMENTS;
+		t->params.scatter.axis = (uint32_t)ir_attr_int(e->n, "axis", 0);
+	}
+	t->params.scatter.reduce = (uint32_t)ir_attr_int(e->n, "reduce", 0);
+	err = whole(e, in(e, 1), &t->operands[0]);
+	if (!err)
+		err = whole(e, in(e, 2), &t->operands[1]);
+	return err ? err : whole(e, out0(e), &t->operands[2]);
+}
+
+/* Sin ... Atanh: one MATH task. */
+static int emit_math(struct ectx *e)
+{
+	static const struct { enum ir_op op; uint32_t kind; } map[] = {
+		{ IR_OP_SIN, DRM_NPU_MATH_SIN }, { IR_OP_COS, DRM_NPU_MATH_COS },
+		{ IR_OP_TAN, DRM_NPU_MATH_TAN },
+		{ IR_OP_ASIN, DRM_NPU_MATH_ASIN },
+		{ IR_OP_ACOS, DRM_NPU_MATH_ACOS },
+		{ IR_OP_ATAN, DRM_NPU_MATH_ATAN },
+		{ IR_OP_ASINH, DRM_NPU_MATH_ASINH },
+		{ IR_OP_ACOSH, DRM_NPU_MATH_ACOSH },
+		{ IR_OP_ATANH, DRM_NPU_MATH_ATANH },
+	};
+	struct drm_npu_task *t = new_task(e, DRM_NPU_OP_MATH);
+	size_t i;
+	int err;
+
+	if (!t)
+		return -ENOMEM;
+	t->num_operands = 2;
+	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (map[i].op == e->n->op)
+			t->params.math.kind = map[i].kind;
+	err = whole(e, in(e, 0), &t->operands[0]);
+	return err ? err : whole(e, out0(e), &t->operands[1]);
+}
+
 static int emit_transdata(struct ectx *e)
 {
 	struct drm_npu_task *t = new_task(e, DRM_NPU_OP_TRANSDATA);
@@ -1274,6 +1427,9 @@ static bool f32_only(enum ir_op op)
 	case IR_OP_LOG: case IR_OP_RECIPROCAL: case IR_OP_ELU:
 	case IR_OP_SOFTPLUS: case IR_OP_GELU: case IR_OP_HARD_SIGMOID:
 	case IR_OP_HARD_SWISH: case IR_OP_LEAKY_RELU: case IR_OP_QUANTIZE_LINEAR:
+	case IR_OP_RNN_TASK: case IR_OP_SIN: case IR_OP_COS: case IR_OP_TAN:
+	case IR_OP_ASIN: case IR_OP_ACOS: case IR_OP_ATAN: case IR_OP_ASINH:
+	case IR_OP_ACOSH: case IR_OP_ATANH:
 		return true;
 	default:
 		return false;
@@ -1386,6 +1542,14 @@ int emit_node(struct ir_graph *g, const struct ir_node *n,
 	case IR_OP_PAD: err = emit_pad(&e); break;
 	case IR_OP_RESIZE: err = emit_resize(&e); break;
 	case IR_OP_ATTENTION: err = emit_attention(&e); break;
+	case IR_OP_RNN_TASK: err = emit_rnn(&e); break;
+	case IR_OP_TOPK_TASK: err = emit_topk(&e); break;
+	case IR_OP_SCATTER_TASK: err = emit_scatter(&e); break;
+	case IR_OP_SIN: case IR_OP_COS: case IR_OP_TAN: case IR_OP_ASIN:
+	case IR_OP_ACOS: case IR_OP_ATAN: case IR_OP_ASINH: case IR_OP_ACOSH:
+	case IR_OP_ATANH:
+		err = emit_math(&e);
+		break;
 	case IR_OP_TRANSDATA: err = emit_transdata(&e); break;
 	case IR_OP_QCONV: err = emit_qconv(&e); break;
 	case IR_OP_QMATMUL: err = emit_qmatmul(&e); break;

@@ -123,12 +123,36 @@ struct ir_shape {
 	X(IS_NAN, "IsNaN") X(IS_INF, "IsInf") X(CELU, "Celu")		\
 	X(SHRINK, "Shrink") X(HARDMAX, "Hardmax") X(TILE, "Tile")	\
 	X(ONE_HOT, "OneHot") X(SINH, "Sinh") X(COSH, "Cosh")		\
+	X(CONV_TRANSPOSE, "ConvTranspose")				\
+	X(RNN, "RNN") X(LSTM, "LSTM") X(GRU, "GRU")			\
+	X(DEPTH_TO_SPACE, "DepthToSpace")				\
+	X(SPACE_TO_DEPTH, "SpaceToDepth")				\
+	X(INSTANCE_NORM, "InstanceNormalization")			\
+	X(MVN, "MeanVarianceNormalization") X(LRN, "LRN")		\
+	X(ARG_MAX, "ArgMax") X(ARG_MIN, "ArgMin")			\
+	X(GATHER_ELEMENTS, "GatherElements")				\
+	X(GATHER_ND, "GatherND") X(CUM_SUM, "CumSum")			\
+	X(TOPK, "TopK")							\
+	X(SCATTER_ND, "ScatterND")					\
+	X(SCATTER_ELEMENTS, "ScatterElements") X(SCATTER, "Scatter")	\
+	X(SIN, "Sin") X(COS, "Cos") X(TAN, "Tan") X(ASIN, "Asin")	\
+	X(ACOS, "Acos") X(ATAN, "Atan") X(ASINH, "Asinh")		\
+	X(ACOSH, "Acosh") X(ATANH, "Atanh")				\
+	X(EYE_LIKE, "EyeLike") X(HANN_WINDOW, "HannWindow")		\
+	X(HAMMING_WINDOW, "HammingWindow")				\
+	X(BLACKMAN_WINDOW, "BlackmanWindow")				\
+	X(UPSAMPLE, "Upsample") X(COMPRESS, "Compress")			\
+	X(REVERSE_SEQUENCE, "ReverseSequence")				\
+	X(MAX_UNPOOL, "MaxUnpool")					\
 	/* made by passes (no ONNX counterpart, or a fused form) */	\
 	X(ACTIVATION, "npu.Activation")					\
 	X(LAYER_NORM, "LayerNormalization")				\
 	X(GELU, "npu.Gelu")						\
 	X(ATTENTION, "npu.Attention")					\
 	X(TRANSDATA, "npu.TransData")					\
+	X(RNN_TASK, "npu.Rnn")						\
+	X(TOPK_TASK, "npu.TopK")					\
+	X(SCATTER_TASK, "npu.Scatter")					\
 	/* int8 ops made by qdq-fuse (Documentation/quantization.rst) */\
 	X(QCONV, "npu.QConv") X(QMATMUL, "npu.QMatMul")		\
 	X(QADD, "npu.QAdd")						\

@@ -95,7 +95,12 @@ int ir_op_max_inputs(enum ir_op op)
 	case IR_OP_THRESHOLDED_RELU: case IR_OP_SIGN: case IR_OP_ROUND:
 	case IR_OP_IS_NAN: case IR_OP_IS_INF: case IR_OP_CELU:
 	case IR_OP_SHRINK: case IR_OP_HARDMAX: case IR_OP_SINH:
-	case IR_OP_COSH:
+	case IR_OP_COSH: case IR_OP_DEPTH_TO_SPACE: case IR_OP_SPACE_TO_DEPTH:
+	case IR_OP_MVN: case IR_OP_LRN: case IR_OP_ARG_MAX: case IR_OP_ARG_MIN:
+	case IR_OP_SIN: case IR_OP_COS: case IR_OP_TAN: case IR_OP_ASIN:
+	case IR_OP_ACOS: case IR_OP_ATAN: case IR_OP_ASINH: case IR_OP_ACOSH:
+	case IR_OP_ATANH: case IR_OP_EYE_LIKE: case IR_OP_HANN_WINDOW:
+	case IR_OP_HAMMING_WINDOW: case IR_OP_BLACKMAN_WINDOW:
 		return 1;
 	case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL: case IR_OP_DIV:
 	case IR_OP_POW: case IR_OP_PRELU: case IR_OP_EQUAL: case IR_OP_LESS:
@@ -109,15 +114,25 @@ int ir_op_max_inputs(enum ir_op op)
 	case IR_OP_REDUCE_SUM_SQUARE: case IR_OP_REDUCE_L1:
 	case IR_OP_REDUCE_L2: case IR_OP_REDUCE_LOG_SUM:
 	case IR_OP_REDUCE_LOG_SUM_EXP: case IR_OP_MOD: case IR_OP_TILE:
+	case IR_OP_GATHER_ELEMENTS: case IR_OP_GATHER_ND: case IR_OP_CUM_SUM:
+	case IR_OP_TOPK: case IR_OP_UPSAMPLE: case IR_OP_COMPRESS:
+	case IR_OP_REVERSE_SEQUENCE:
 		return 2;
 	case IR_OP_CONV: case IR_OP_GEMM: case IR_OP_CLIP: case IR_OP_WHERE:
 	case IR_OP_RANGE: case IR_OP_QUANTIZE_LINEAR:
 	case IR_OP_DEQUANTIZE_LINEAR: case IR_OP_DROPOUT: case IR_OP_ONE_HOT:
+	case IR_OP_CONV_TRANSPOSE: case IR_OP_INSTANCE_NORM:
+	case IR_OP_SCATTER_ND: case IR_OP_SCATTER_ELEMENTS: case IR_OP_SCATTER:
+	case IR_OP_MAX_UNPOOL:
 		return 3;
 	case IR_OP_PAD: case IR_OP_RESIZE:
 		return 4;
 	case IR_OP_SLICE: case IR_OP_BATCH_NORM:
 		return 5;
+	case IR_OP_RNN: case IR_OP_GRU:
+		return 6;
+	case IR_OP_LSTM:
+		return 8;
 	default:
 		return -1;
 	}

@@ -391,7 +391,7 @@ NPUC_EXPORT void npuc_print_ops(FILE *f)
 		if (i % 4 == 3 || i == n - 1)
 			fprintf(f, "%s%s\n", i % 4 ? "" : "  ", names[i]);
 		else
-			fprintf(f, "%s%-22s", i % 4 ? "" : "  ", names[i]);
+			fprintf(f, "%s%-21s ", i % 4 ? "" : "  ", names[i]);
 	}
 	fprintf(f, "(LayerNormalization from opset 17; %d operators)\n", n);
 }

@@ -494,6 +494,28 @@ static int onnx_attr(struct onnx_ctx *c, const Onnx__NodeProto *np,
 		err = ir_attr_set_str(n, a->name, s);
 		free(s);
 		break;
+	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRINGS: {
+		/* kept as one string, the entries joined by ',' (RNN's
+		 * activations) */
+		size_t len = 1, at = 0, k;
+
+		for (k = 0; k < a->n_strings; k++)
+			len += a->strings[k].len + 1;
+		s = calloc(1, len);
+		if (!s)
+			return -ENOMEM;
+		for (k = 0; k < a->n_strings; k++) {
+			if (k)
+				s[at++] = ',';
+			if (a->strings[k].len)
+				memcpy(s + at, a->strings[k].data,
+				       a->strings[k].len);
+			at += a->strings[k].len;
+		}
+		err = ir_attr_set_str(n, a->name, s);
+		free(s);
+		break;
+	}
 	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS:
 		if (a->n_ints > INT_MAX)
 			return -EINVAL;
@@ -596,6 +618,9 @@ static bool onnx_legacy_ok(enum ir_op op)
 	case IR_OP_REDUCE_SUM_SQUARE: case IR_OP_SQUEEZE: case IR_OP_UNSQUEEZE:
 	case IR_OP_GATHER: case IR_OP_SHAPE: case IR_OP_SLICE:
 	case IR_OP_SELU: case IR_OP_SOFTSIGN: case IR_OP_SIZE:
+	case IR_OP_INSTANCE_NORM: case IR_OP_LRN: case IR_OP_DEPTH_TO_SPACE:
+	case IR_OP_SPACE_TO_DEPTH: case IR_OP_ARG_MAX: case IR_OP_ARG_MIN:
+	case IR_OP_UPSAMPLE:
 		return true;
 	default:
 		return false;

@@ -16,9 +16,10 @@
  * becomes a constant before its consumers are inferred. Topological order
  * makes this one sweep a fixpoint.
  *
- * Only integer and bool results of at most SHAPE_FOLD_MAX elements are
- * folded here: those are the parameters; float constant subgraphs are left
- * to the const-fold pass (which reports them). Values come from the op
+ * Only integer and bool results of at most SHAPE_FOLD_MAX elements, and
+ * f32 scalars (Range's start/limit/delta), are folded here: those are the
+ * parameters; other float constant subgraphs are left to the const-fold
+ * pass (which reports them). Values come from the op
  * kernels through interp_eval_node(), the bits the device would compute.
  */
 #include <errno.h>
@@ -45,9 +46,15 @@ static bool small_static(const struct ir_tensor *t)
 	int64_t nel;
 
 	if (!t->shape_known || !ir_shape_is_static(&t->shape) ||
-	    t->layout != IR_LAYOUT_ND || !fold_dtype(t->dtype))
+	    t->layout != IR_LAYOUT_ND)
 		return false;
 	nel = ir_tensor_numel(t);
+	/*
+	 * f32 scalars too: Range's start, limit and delta are often computed
+	 * in float from constants (ONNX's window functions).
+	 */
+	if (!fold_dtype(t->dtype))
+		return t->dtype == IR_F32 && nel == 1;
 	return nel >= 0 && nel <= SHAPE_FOLD_MAX;
 }
 

@@ -1324,7 +1324,9 @@ static int infer_dispatch(struct ir_graph *g, struct ir_node *n)
 	case IR_OP_LOG: case IR_OP_RECIPROCAL: case IR_OP_ELU:
 	case IR_OP_SOFTPLUS: case IR_OP_FLOOR: case IR_OP_CEIL: case IR_OP_NOT:
 	case IR_OP_ACTIVATION: case IR_OP_GELU: case IR_OP_LAYER_NORM:
-	case IR_OP_TRANSDATA:
+	case IR_OP_TRANSDATA: case IR_OP_SIN: case IR_OP_COS: case IR_OP_TAN:
+	case IR_OP_ASIN: case IR_OP_ACOS: case IR_OP_ATAN: case IR_OP_ASINH:
+	case IR_OP_ACOSH: case IR_OP_ATANH:
 		return infer_unary(g, n);
 	case IR_OP_CAST: return infer_cast(g, n);
 	case IR_OP_CONV: return infer_conv(g, n);
@@ -1356,6 +1358,9 @@ static int infer_dispatch(struct ir_graph *g, struct ir_node *n)
 	case IR_OP_RESIZE: return infer_resize(g, n);
 	case IR_OP_ATTENTION: return infer_attention(g, n);
 	case IR_OP_AIPP: return infer_aipp(g, n);
+	case IR_OP_RNN_TASK: return shape_infer_rnn_task(g, n);
+	case IR_OP_TOPK_TASK: return shape_infer_topk_task(g, n);
+	case IR_OP_SCATTER_TASK: return shape_infer_scatter_task(g, n);
 	case IR_OP_QUANTIZE_LINEAR: case IR_OP_DEQUANTIZE_LINEAR:
 		return infer_quant(g, n);
 	case IR_OP_QCONV: return infer_qconv(g, n);
@@ -1392,6 +1397,7 @@ static int min_inputs(enum ir_op op)
 	case IR_OP_QUANTIZE_LINEAR: case IR_OP_DEQUANTIZE_LINEAR:
 		return 2;
 	case IR_OP_WHERE: case IR_OP_RANGE: case IR_OP_ATTENTION:
+	case IR_OP_RNN_TASK: case IR_OP_SCATTER_TASK:
 		return 3;
 	case IR_OP_QCONV: case IR_OP_QMATMUL: case IR_OP_QADD:
 		return 2;	/* x, w; bias may be absent, mult follows */

@@ -21,6 +21,21 @@ int64_t shape_prod(struct ir_graph *g, const struct ir_shape *s, int from,
 int64_t shape_slice_dim(int64_t dim, int64_t st, int64_t en, int64_t step,
 			int64_t *start);
 int shape_legalize_node(struct ir_graph *g, struct ir_node *n);
+/* ConvTranspose as Pad (zero stuffing) + Conv (legalize_convt.c). */
+int shape_legalize_conv_transpose(struct ir_graph *g, struct ir_node *n);
+/* RNN/LSTM/GRU onto npu.Rnn tasks, and npu.Rnn's shape (legalize_rnn.c). */
+int shape_legalize_rnn(struct ir_graph *g, struct ir_node *n);
+int shape_infer_rnn_task(struct ir_graph *g, struct ir_node *n);
+/* DepthToSpace ... CumSum as decompositions (legalize_more.c). */
+int shape_legalize_more(struct ir_graph *g, struct ir_node *n);
+/* TopK onto npu.TopK + GatherElements (legalize_topk.c). */
+int shape_legalize_topk(struct ir_graph *g, struct ir_node *n);
+int shape_infer_topk_task(struct ir_graph *g, struct ir_node *n);
+/* ScatterND/ScatterElements onto npu.Scatter (legalize_scatter.c). */
+int shape_legalize_scatter(struct ir_graph *g, struct ir_node *n);
+int shape_infer_scatter_task(struct ir_graph *g, struct ir_node *n);
+/* EyeLike, the windows, Upsample, Compress (legalize_gen.c). */
+int shape_legalize_gen(struct ir_graph *g, struct ir_node *n);
 
 /*
  * Fold an inferred node whose small integer/bool value is now known into a

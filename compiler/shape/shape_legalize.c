@@ -17,7 +17,11 @@
  *    Mean, Selu, Softsign, ThresholdedRelu, Trilu, ReduceL1, ReduceL2,
  *    ReduceLogSum, ReduceLogSumExp (in the stable form, max subtracted),
  *    Sign, Round, Mod, IsNaN, IsInf, Celu, Shrink, Hardmax, Tile, OneHot,
- *    Sinh, Cosh (see each one's comment).
+ *    Sinh, Cosh (see each one's comment), ConvTranspose
+ *    (legalize_convt.c), RNN, LSTM and GRU (legalize_rnn.c), and
+ *    DepthToSpace ... CumSum (legalize_more.c), TopK (legalize_topk.c),
+ *    ScatterND/ScatterElements/Scatter (legalize_scatter.c), EyeLike,
+ *    the window functions, Upsample, Compress (legalize_gen.c).
  */
 #include <errno.h>
 #include <math.h>
@@ -1405,7 +1409,16 @@ int shape_legalize_node(struct ir_graph *g, struct ir_node *n)
 	drop_unused_optional_outputs(n);
 	/* malformed nodes are left to shape inference to report */
 	if (n->op == IR_OP_POW || n->op == IR_OP_CAST_LIKE ||
-	    n->op == IR_OP_MOD || n->op == IR_OP_TILE)
+	    n->op == IR_OP_MOD || n->op == IR_OP_TILE ||
+	    n->op == IR_OP_CONV_TRANSPOSE)
+		need = 2;
+	if (n->op == IR_OP_RNN || n->op == IR_OP_LSTM || n->op == IR_OP_GRU ||
+	    n->op == IR_OP_INSTANCE_NORM || n->op == IR_OP_SCATTER_ND ||
+	    n->op == IR_OP_SCATTER_ELEMENTS || n->op == IR_OP_SCATTER)
+		need = 3;
+	if (n->op == IR_OP_GATHER_ELEMENTS || n->op == IR_OP_GATHER_ND ||
+	    n->op == IR_OP_CUM_SUM || n->op == IR_OP_COMPRESS ||
+	    n->op == IR_OP_REVERSE_SEQUENCE || n->op == IR_OP_MAX_UNPOOL)
 		need = 2;
 	if (n->op == IR_OP_ONE_HOT)
 		need = 3;
@@ -1445,6 +1458,22 @@ int shape_legalize_node(struct ir_graph *g, struct ir_node *n)
 	case IR_OP_TILE: return legalize_tile(g, n);
 	case IR_OP_ONE_HOT: return legalize_one_hot(g, n);
 	case IR_OP_SINH: case IR_OP_COSH: return legalize_sinh_cosh(g, n);
+	case IR_OP_CONV_TRANSPOSE:
+		return shape_legalize_conv_transpose(g, n);
+	case IR_OP_RNN: case IR_OP_LSTM: case IR_OP_GRU:
+		return shape_legalize_rnn(g, n);
+	case IR_OP_DEPTH_TO_SPACE: case IR_OP_SPACE_TO_DEPTH:
+	case IR_OP_INSTANCE_NORM: case IR_OP_MVN: case IR_OP_LRN:
+	case IR_OP_ARG_MAX: case IR_OP_ARG_MIN: case IR_OP_GATHER_ELEMENTS:
+	case IR_OP_GATHER_ND: case IR_OP_CUM_SUM:
+		return shape_legalize_more(g, n);
+	case IR_OP_TOPK: return shape_legalize_topk(g, n);
+	case IR_OP_SCATTER_ND: case IR_OP_SCATTER_ELEMENTS: case IR_OP_SCATTER:
+		return shape_legalize_scatter(g, n);
+	case IR_OP_EYE_LIKE: case IR_OP_HANN_WINDOW: case IR_OP_HAMMING_WINDOW:
+	case IR_OP_BLACKMAN_WINDOW: case IR_OP_UPSAMPLE: case IR_OP_COMPRESS:
+	case IR_OP_REVERSE_SEQUENCE: case IR_OP_MAX_UNPOOL:
+		return shape_legalize_gen(g, n);
 	case IR_OP_CONV: case IR_OP_MAX_POOL: case IR_OP_AVERAGE_POOL:
 	case IR_OP_GLOBAL_AVERAGE_POOL: case IR_OP_GLOBAL_MAX_POOL:
 		return legalize_1d(g, n);

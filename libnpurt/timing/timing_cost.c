@@ -21,6 +21,7 @@ enum npu_unit npu_timing_unit(uint32_t opcode)
 	case DRM_NPU_OP_ATTENTION:
 	case DRM_NPU_OP_QCONV2D:
 	case DRM_NPU_OP_QMATMUL:
+	case DRM_NPU_OP_RNN:
 		return NPU_UNIT_CUBE;
 	case DRM_NPU_OP_NOP:
 	case DRM_NPU_OP_SEM_SIGNAL:
@@ -110,6 +111,10 @@ static uint64_t cube_macs(const struct drm_npu_task *t)
 		if (b->rank < 2)
 			return 0;
 		return 2 * numel(a) * b->shape[b->rank - 2];
+	case DRM_NPU_OP_RNN:
+		/* per step and batch row: R (G*H x H) times h */
+		return numel(a) *
+		       (b->rank == 2 ? b->shape[1] : 0);
 	default:
 		return 0;
 	}
@@ -143,6 +148,13 @@ static uint64_t vector_ops(const struct drm_npu_task *t)
 		       (uint64_t)t->params.pool2d.kernel_w;
 	case DRM_NPU_OP_AIPP:
 		return 4 * n;		/* CSC, subtract, scale, store */
+	case DRM_NPU_OP_TOPK:
+		/* insertion: every input element against up to k kept */
+		return numel(opnd(t, 0)) * (uint64_t)t->params.topk.k;
+	case DRM_NPU_OP_SCATTER:
+		return numel(opnd(t, 1));	/* the updates, not the data */
+	case DRM_NPU_OP_MATH:
+		return 32 * n;		/* series of up to 25 terms, in double */
 	default:
 		return n;		/* one operation or move per element */
 	}

@@ -35,7 +35,11 @@ ReduceMin ReduceProd ReduceSumSquare ReduceL1 ReduceL2 ReduceLogSum
 ReduceLogSumExp Reshape Flatten Squeeze Unsqueeze Transpose Concat Split
 Slice Gather Expand Shape Size ConstantOfShape Range Pad Resize Trilu
 QuantizeLinear DequantizeLinear Constant Sign Round Mod IsNaN IsInf Celu
-Shrink Hardmax Tile OneHot Sinh Cosh
+Shrink Hardmax Tile OneHot Sinh Cosh ConvTranspose RNN LSTM GRU
+DepthToSpace SpaceToDepth InstanceNormalization MeanVarianceNormalization
+LRN ArgMax ArgMin GatherElements GatherND CumSum TopK ScatterND
+ScatterElements Sin Cos Tan Asin Acos Atan Asinh Acosh Atanh EyeLike
+HannWindow HammingWindow BlackmanWindow Compress ReverseSequence MaxUnpool
 """.split())
 
 MAX_NUMEL = 6144
@@ -986,6 +990,314 @@ class Gen:
             self.rng.choice([-1, 1], size=shape)
         return self.const(np.asarray(v, dtype=dtype))
 
+    def t_convt(self):
+        """ConvTranspose (decomposed into a zero-stuffing Pad and a Conv)
+        with random stride, dilation, pads, output_padding, groups, or an
+        output_shape / auto_pad."""
+        x = self.pick_f4()
+        n, c, h, w = self.shape(x)
+        group = self.choice([1, 1, 2]) if c % 2 == 0 else 1
+        mg = self.choice([1, 2, 3, 4])
+        k = [self.choice([1, 2, 3, 4]), self.choice([1, 2, 3])]
+        st = [self.choice([1, 2, 2, 3]), self.choice([1, 2])]
+        dl = [self.choice([1, 1, 2]), 1]
+        attrs = {}
+        if st != [1, 1]:
+            attrs["strides"] = st
+        if dl != [1, 1]:
+            attrs["dilations"] = dl
+        if group > 1:
+            attrs["group"] = group
+        if self.coin(0.15):
+            attrs["auto_pad"] = self.choice(["SAME_UPPER", "SAME_LOWER"])
+        elif self.coin(0.15):
+            full = [st[0] * (h - 1) + dl[0] * (k[0] - 1) + 1,
+                    st[1] * (w - 1) + dl[1] * (k[1] - 1) + 1]
+            attrs["output_shape"] = [max(1, full[0] - self.r(2)),
+                                     max(1, full[1] - self.r(2))]
+        else:
+            span = [dl[i] * (k[i] - 1) + 1 for i in range(2)]
+            attrs["pads"] = [self.r(span[0]), self.r(span[1]),
+                             self.r(span[0]), self.r(span[1])]
+            if self.coin(0.3):
+                attrs["output_padding"] = [self.r(max(st[0], dl[0])),
+                                           self.r(max(st[1], dl[1]))]
+        scale = 1.0 / math.sqrt(max(1, c // group * k[0] * k[1]))
+        wt = self.fconst((c, mg, k[0], k[1]), -scale * 1.7, scale * 1.7)
+        ins = [x, wt]
+        if self.coin(0.5):
+            ins.append(self.fconst((mg * group,), -0.5, 0.5))
+        return self.node("ConvTranspose", ins, attrs)
+
+    def t_rnn(self):
+        """RNN, LSTM or GRU (the device's RNN task) over a [T, B, I] input
+        with random direction, layout, clip, initial states (computed or
+        constant), peepholes and linear_before_reset; reads Y, Y_h or
+        Y_c."""
+        op = self.choice(["RNN", "LSTM", "GRU"])
+        layout = self.r(2) if self.coin(0.3) else 0
+        x = self.pick(Gen.f_rank(3), lambda: (
+            self.choice([1, 2, 5, 7]), self.choice([1, 2, 3]),
+            self.choice([1, 3, 4, 8])))
+        s = self.shape(x)
+        tl, bs = (s[1], s[0]) if layout else (s[0], s[1])
+        i_sz = s[2]
+        hid = self.choice([1, 2, 5, 8])
+        g = {"RNN": 1, "GRU": 3, "LSTM": 4}[op]
+        direction = self.choice(["forward", "reverse", "bidirectional"])
+        d = 2 if direction == "bidirectional" else 1
+        sc = 1.0 / math.sqrt(max(i_sz, hid))
+        ins = [x, self.fconst((d, g * hid, i_sz), -sc * 1.5, sc * 1.5),
+               self.fconst((d, g * hid, hid), -sc * 1.5, sc * 1.5)]
+        attrs = {"hidden_size": hid}
+        if direction != "forward":
+            attrs["direction"] = direction
+        if layout:
+            attrs["layout"] = 1
+        if self.coin(0.2):
+            attrs["clip"] = self.choice([0.5, 1.5, 3.0])
+        if op == "GRU" and self.coin():
+            attrs["linear_before_reset"] = 1
+        st = (bs, d, hid) if layout else (d, bs, hid)
+        extra = []
+        if self.coin(0.7):
+            extra.append(self.fconst((d, 2 * g * hid), -0.5, 0.5))
+        else:
+            extra.append("")
+        extra.append("")            # sequence_lens
+        if self.coin(0.5):
+            h0 = self.pick(lambda gen, t: gen.is_float(t) and
+                           gen.shape(t) == st, lambda: st) \
+                if self.coin() else self.fconst(st, -1.0, 1.0)
+            extra.append(h0)
+        else:
+            extra.append("")
+        if op == "LSTM":
+            extra.append(self.fconst(st, -1.0, 1.0) if self.coin() else "")
+            extra.append(self.fconst((d, 3 * hid), -0.5, 0.5)
+                         if self.coin(0.3) else "")
+        while extra and extra[-1] == "":
+            extra.pop()
+        ins += extra
+        nout = 3 if op == "LSTM" else 2
+        outs = self.node(op, ins, attrs, nout=nout)
+        which = self.r(nout)
+        return outs[which]
+
+    MORE = ["DepthToSpace", "SpaceToDepth", "InstanceNormalization",
+            "MeanVarianceNormalization", "LRN", "ArgMax", "ArgMin",
+            "GatherElements", "GatherND", "CumSum"]
+
+    def t_more(self):
+        """Issue 18's decomposed ops (legalize_more.c)."""
+        op = self.choice(self.MORE)
+        if op in ("DepthToSpace", "SpaceToDepth", "InstanceNormalization",
+                  "MeanVarianceNormalization", "LRN"):
+            x = self.pick_f4()
+            n, c, h, w = self.shape(x)
+            if op == "DepthToSpace":
+                bs = self.choice([b for b in (1, 2, 3) if c % (b * b) == 0])
+                attrs = {"blocksize": bs}
+                if self.coin():
+                    attrs["mode"] = self.choice(["DCR", "CRD"])
+                return self.node(op, [x], attrs)
+            if op == "SpaceToDepth":
+                bs = self.choice([b for b in (1, 2, 3)
+                                  if h % b == 0 and w % b == 0])
+                return self.node(op, [x], {"blocksize": bs})
+            if op == "InstanceNormalization":
+                attrs = {"epsilon": self.choice([1e-5, 1e-3])} \
+                    if self.coin() else {}
+                return self.node(op, [x, self.fconst((c,), 0.5, 1.5),
+                                      self.fconst((c,), -0.5, 0.5)], attrs)
+            if op == "MeanVarianceNormalization":
+                attrs = {"axes": self.choice([[0, 2, 3], [2, 3], [1],
+                                              [1, 2, 3]])} \
+                    if self.coin(0.6) else {}
+                return self.node(op, [x], attrs)
+            attrs = {"size": self.choice([1, 2, 3, 5])}
+            if self.coin():
+                attrs.update(alpha=self.choice([1e-4, 0.01, 0.5]),
+                             beta=self.choice([0.75, 0.5, 1.0]),
+                             bias=self.choice([1.0, 2.0]))
+            return self.node(op, [x], attrs)
+        x = self.pick_f()
+        s = self.shape(x)
+        r = len(s)
+        if op in ("ArgMax", "ArgMin"):
+            attrs = {"axis": self.r(2 * r) - r} if self.coin(0.8) else {}
+            if self.coin(0.4):
+                attrs["keepdims"] = self.r(2)
+            if self.coin(0.3):
+                attrs["select_last_index"] = 1
+                # ties: round so that equal values occur
+                x = self.node("Floor", [x])
+            y = self.node(op, [x], attrs)
+            return self.node("Cast", [y], {"to": "float32"})
+        if op == "GatherElements":
+            ax = self.r(r)
+            ishape = tuple(self.choice([1, d, d]) if i != ax else
+                           self.choice([1, 2, 3, 5]) for i, d in
+                           enumerate(s))
+            iv = self.rng.integers(-s[ax], s[ax], size=ishape)
+            return self.node(op, [x, self.const(iv.astype(
+                self.choice([np.int64, np.int32])))],
+                {"axis": ax - (r if self.coin() else 0)})
+        if op == "GatherND":
+            k = 1 + self.r(r)
+            lead = tuple(self.choice([1, 2, 3]) for _ in range(self.r(3)))
+            iv = np.stack([self.rng.integers(-s[j], s[j], size=lead)
+                           for j in range(k)], axis=-1)
+            return self.node(op, [x, self.const(iv.astype(np.int64))])
+        attrs = {}
+        if self.coin(0.4):
+            attrs["exclusive"] = 1
+        if self.coin(0.4):
+            attrs["reverse"] = 1
+        if self.coin(0.3):
+            xi = self.node("Cast", [self.node("Mul", [x, self.const(
+                np.float32(4))])], {"to": "int32"})
+            y = self.node(op, [xi, self.iconst(self.r(r))], attrs)
+            return self.node("Cast", [y], {"to": "float32"})
+        return self.node(op, [x, self.iconst(self.r(2 * r) - r)], attrs)
+
+    def t_topk(self):
+        """TopK (the device's TOPK task + a Gather for the values)."""
+        x = self.pick_f()
+        s = self.shape(x)
+        r = len(s)
+        ax = self.r(r)
+        k = 1 + self.r(s[ax])
+        attrs = {}
+        if self.coin(0.7):
+            attrs["axis"] = ax - (r if self.coin() else 0)
+        elif ax != r - 1:
+            attrs["axis"] = ax
+        if self.coin(0.4):
+            attrs["largest"] = 0
+        if self.coin(0.25):
+            x = self.node("Cast", [self.node("Mul", [x, self.const(
+                np.float32(3))])], {"to": self.choice(["int32", "int64"])})
+        vals, idx = self.node("TopK", [x, self.iconst([k])], attrs, nout=2)
+        if self.coin():
+            return self.node("Cast", [idx], {"to": "float32"})
+        if self.is_float(vals):
+            return vals
+        return self.node("Cast", [vals], {"to": "float32"})
+
+    def t_scatter(self):
+        """ScatterND / ScatterElements (a COPY and the device's SCATTER)
+        with computed updates and data; unique indices unless a reduction
+        makes the order irrelevant (add, max, min)."""
+        x = self.pick_f()
+        s = self.shape(x)
+        r = len(s)
+        red = self.choice(["none", "none", "add", "mul", "max", "min"])
+        attrs = {} if red == "none" else {"reduction": red}
+        if self.coin():
+            k = 1 + self.r(r)
+            cells = int(np.prod(s[:k]))
+            m = 1 + self.r(min(cells, 4))
+            pick = self.rng.choice(cells, size=m, replace=red != "none"
+                                   and red != "mul")
+            iv = np.stack(np.unravel_index(pick, s[:k]), axis=-1)
+            iv = np.where(self.rng.random(iv.shape) < 0.3,
+                          iv - np.array(s[:k]), iv)
+            ushape = (m,) + s[k:]
+            upd = self.fconst(ushape, -2.0, 2.0) if self.coin() else \
+                self.node("Neg", [self.pick(
+                    lambda gen, t: gen.is_float(t) and gen.shape(t) ==
+                    ushape, lambda: ushape)])
+            return self.node("ScatterND", [x, self.const(iv.astype(
+                np.int64)), upd], attrs)
+        ax = self.r(r)
+        ish = tuple(min(d, self.choice([1, 2, d])) if i != ax else
+                    self.choice([1, 2]) for i, d in enumerate(s))
+        if red in ("none", "mul"):
+            if ish[ax] > s[ax]:
+                ish = ish[:ax] + (s[ax],) + ish[ax + 1:]
+            # unique positions along the axis per line
+            iv = np.stack([self.rng.permutation(s[ax])[:ish[ax]]
+                           for _ in range(int(np.prod(ish)) //
+                                          ish[ax])], axis=0)
+            iv = np.moveaxis(iv.reshape(tuple(d for i, d in enumerate(ish)
+                                              if i != ax) + (ish[ax],)),
+                             -1, ax)
+        else:
+            iv = self.rng.integers(0, s[ax], size=ish)
+        attrs["axis"] = ax - (r if self.coin() else 0)
+        return self.node("ScatterElements", [x, self.const(iv.astype(
+            self.choice([np.int64, np.int32]))), self.fconst(ish, -2.0,
+                                                              2.0)], attrs)
+
+    def t_trig(self):
+        """Sin ... Atanh (the device's MATH task), arguments mapped into
+        each function's domain (Tan away from its poles)."""
+        op = self.choice(["Sin", "Cos", "Tan", "Asin", "Acos", "Atan",
+                          "Asinh", "Acosh", "Atanh"])
+        x = self.pick_f()
+        if op in ("Asin", "Acos", "Atanh"):
+            x = self.node("Mul", [self.node("Tanh", [x]),
+                                  self.const(np.float32(0.95))])
+        elif op == "Acosh":
+            x = self.node("Add", [self.node("Abs", [x]),
+                                  self.const(np.float32(1.0))])
+        elif op == "Tan":
+            x = self.node("Mul", [self.node("Tanh", [x]),
+                                  self.const(np.float32(1.4))])
+        return self.node(op, [x])
+
+    def t_gen(self):
+        """EyeLike, the window functions and Compress (constant
+        parameters), combined with a computed tensor."""
+        op = self.choice(["EyeLike", "HannWindow", "HammingWindow",
+                          "BlackmanWindow", "Compress", "ReverseSequence",
+                          "MaxUnpool"])
+        x = self.pick_f()
+        s = self.shape(x)
+        if op == "ReverseSequence":
+            x = self.pick(Gen.f_ge2, lambda: (3, 4, 2))
+            s = self.shape(x)
+            ta = self.r(2)
+            ba = 1 - ta
+            lens = self.rng.integers(1, s[ta] + 1, size=s[ba])
+            return self.node(op, [x, self.const(lens.astype(np.int64))],
+                             {"batch_axis": ba, "time_axis": ta})
+        if op == "MaxUnpool":
+            x = self.pick_f4()
+            n, c, h, w = self.shape(x)
+            # each value at a distinct position of its 2x2 window
+            oh, ow = 2 * h, 2 * w
+            ih = 2 * np.arange(h)[:, None] + self.rng.integers(
+                0, 2, size=(n, c, h, w))
+            iw = 2 * np.arange(w)[None, :] + self.rng.integers(
+                0, 2, size=(n, c, h, w))
+            base = (np.arange(n)[:, None, None, None] * c +
+                    np.arange(c)[None, :, None, None]) * oh * ow
+            iv = base + ih * ow + iw
+            return self.node(op, [x, self.const(iv.astype(np.int64))],
+                             {"kernel_shape": [2, 2], "strides": [2, 2]})
+        if op == "EyeLike":
+            x2 = self.pick(Gen.f_rank(2), lambda: (self.choice([1, 3, 4]),
+                                                    self.choice([2, 5])))
+            attrs = {"k": self.r(5) - 2} if self.coin() else {}
+            e = self.node(op, [x2], attrs)
+            return self.node("Add", [x2, e])
+        if op != "Compress":
+            n = s[-1]
+            attrs = {"periodic": self.r(2)} if self.coin() else {}
+            if n < 2 and attrs.get("periodic") == 0:
+                attrs["periodic"] = 1
+            w = self.node(op, [self.iconst(n)], attrs)
+            return self.node("Mul", [x, w])
+        ax = self.r(len(s)) if self.coin(0.7) else None
+        ln = s[ax] if ax is not None else int(np.prod(s))
+        cond = self.rng.random(ln) < 0.6
+        if not cond.any():
+            cond[0] = True
+        attrs = {} if ax is None else {"axis": ax}
+        return self.node(op, [x, self.const(cond)], attrs)
+
     def t_shape_chain(self):
         x = self.pick(Gen.f_ge2, self.shape_any)
         s = self.shape(x)
@@ -1139,7 +1451,9 @@ class Gen:
         ("t_reduce", 6), ("t_reshape", 5), ("t_transpose", 4),
         ("t_concat", 4), ("t_split", 3), ("t_slice", 4), ("t_gather", 3),
         ("t_expand", 2), ("t_pad", 3), ("t_resize", 3), ("t_trilu", 1),
-        ("t_small", 4),
+        ("t_small", 4), ("t_convt", 2), ("t_rnn", 2), ("t_more", 4),
+        ("t_topk", 2), ("t_scatter", 2), ("t_trig", 2),
+        ("t_gen", 2),
         ("t_shape_chain", 2), ("t_cast", 3), ("t_qdq", 2), ("t_fold", 2),
         ("t_cse", 2), ("t_branches", 4), ("t_conv_chain", 4),
     ]

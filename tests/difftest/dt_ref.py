@@ -104,6 +104,265 @@ def conv(x, w, b=None, group=1, strides=None, dilations=None, pads=None,
     return y
 
 
+def conv_transpose(x, w, b=None, group=1, strides=None, dilations=None,
+                   pads=None, output_padding=None, output_shape=None,
+                   auto_pad="NOTSET", kernel_shape=None):
+    """ONNX ConvTranspose by scattering each input element's products
+    (the definition, independent of the compiler's zero-stuffed Conv)."""
+    sp = x.ndim - 2
+    ks = list(w.shape[2:])
+    strides = list(strides or [1] * sp)
+    dil = list(dilations or [1] * sp)
+    op = list(output_padding or [0] * sp)
+    p = list(pads or [0] * (2 * sp))
+    ins = x.shape[2:]
+    full = [strides[i] * (ins[i] - 1) + op[i] + dil[i] * (ks[i] - 1) + 1
+            for i in range(sp)]
+    if output_shape is not None or auto_pad in ("SAME_UPPER",
+                                                 "SAME_LOWER"):
+        for i in range(sp):
+            want = output_shape[i] if output_shape is not None else \
+                ins[i] * strides[i]
+            tot = full[i] - want
+            if auto_pad == "SAME_UPPER":
+                p[i], p[i + sp] = tot // 2, tot - tot // 2
+            else:
+                p[i], p[i + sp] = tot - tot // 2, tot // 2
+    elif auto_pad == "VALID":
+        p = [0] * (2 * sp)
+    outs = [full[i] - p[i] - p[i + sp] for i in range(sp)]
+    n, c = x.shape[:2]
+    cg, mg = c // group, w.shape[1]
+    y = np.zeros((n, mg * group) + tuple(outs), dtype=x.dtype)
+    for g in range(group):
+        xs = x[:, g * cg:(g + 1) * cg]
+        for kidx in np.ndindex(*ks):
+            part = np.einsum("nc...,cm->nm...", xs,
+                             w[(slice(g * cg, (g + 1) * cg), slice(None))
+                               + kidx])
+            src, dst = [], []
+            for i in range(sp):
+                # output index of input index j: j*s + k*d - pb
+                o0 = kidx[i] * dil[i] - p[i]
+                j = np.arange(ins[i])
+                o = j * strides[i] + o0
+                ok = (o >= 0) & (o < outs[i])
+                src.append(j[ok])
+                dst.append(o[ok])
+            sel = np.ix_(*src)
+            tgt = np.ix_(*dst)
+            y[(slice(None), slice(g * mg, (g + 1) * mg)) + tgt] += \
+                part[(slice(None), slice(None)) + sel]
+    if b is not None:
+        y = y + b.reshape((1, -1) + (1,) * sp)
+    return y
+
+
+def _sig(v):
+    return 1.0 / (1.0 + np.exp(-v))
+
+
+def rnn_layer(op, x, w, r, b=None, seq_lens=None, h0=None, c0=None,
+              p=None, direction="forward", hidden_size=None, clip=None,
+              linear_before_reset=0, layout=0, **_):
+    """ONNX RNN, LSTM and GRU with the default activations, step by step
+    as the operator's definition writes them (outputs Y, Y_h[, Y_c])."""
+    if layout:
+        x = np.swapaxes(x, 0, 1)
+        h0 = None if h0 is None else np.swapaxes(h0, 0, 1)
+        c0 = None if c0 is None else np.swapaxes(c0, 0, 1)
+    t_len, bs = x.shape[:2]
+    dirs, hid = r.shape[0], r.shape[2]
+    g = {"RNN": 1, "GRU": 3, "LSTM": 4}[op]
+    if b is None:
+        b = np.zeros((dirs, 2 * g * hid), dtype=x.dtype)
+
+    def cl(v):
+        return np.clip(v, -clip, clip) if clip else v
+    ys, yhs, ycs = [], [], []
+    for d in range(dirs):
+        rev = direction == "reverse" or d == 1
+        wb, rb = b[d, :g * hid], b[d, g * hid:]
+        h = np.zeros((bs, hid), x.dtype) if h0 is None else h0[d]
+        c = np.zeros((bs, hid), x.dtype) if c0 is None else c0[d]
+        y = np.zeros((t_len, bs, hid), x.dtype)
+        for t in (range(t_len - 1, -1, -1) if rev else range(t_len)):
+            xw = x[t] @ w[d].T + wb
+            hr = h @ r[d].T
+            if op == "RNN":
+                h = np.tanh(cl(xw + hr + rb))
+            elif op == "LSTM":
+                gt = xw + hr + rb
+                gi, go, gf, gc = np.split(gt, 4, axis=1)
+                if p is not None:
+                    gi = gi + p[d, :hid] * c
+                    gf = gf + p[d, 2 * hid:] * c
+                i, f = _sig(cl(gi)), _sig(cl(gf))
+                c = f * c + i * np.tanh(cl(gc))
+                if p is not None:
+                    go = go + p[d, hid:2 * hid] * c
+                h = _sig(cl(go)) * np.tanh(c)
+            else:
+                xz, xr, xh = np.split(xw, 3, axis=1)
+                rbz, rbr, rbh = np.split(rb, 3)
+                rz, rr, rh = np.split(r[d], 3, axis=0)
+                z = _sig(cl(xz + h @ rz.T + rbz))
+                rg = _sig(cl(xr + h @ rr.T + rbr))
+                if linear_before_reset:
+                    hh = np.tanh(cl(xh + rg * (h @ rh.T + rbh)))
+                else:
+                    hh = np.tanh(cl(xh + (rg * h) @ rh.T + rbh))
+                h = (1 - z) * hh + z * h
+            y[t] = h
+        ys.append(y)
+        yhs.append(h)
+        ycs.append(c)
+    yy = np.stack(ys, axis=1)
+    yh = np.stack(yhs)
+    yc = np.stack(ycs)
+    if layout:
+        yy = np.transpose(yy, (2, 0, 1, 3))
+        yh = np.swapaxes(yh, 0, 1)
+        yc = np.swapaxes(yc, 0, 1)
+    return [yy, yh, yc] if op == "LSTM" else [yy, yh]
+
+
+def _d2s(x, blocksize, mode="DCR"):
+    n, c, h, w = x.shape
+    b = blocksize
+    if mode == "CRD":
+        t = x.reshape(n, c // (b * b), b, b, h, w).transpose(0, 1, 4, 2, 5, 3)
+    else:
+        t = x.reshape(n, b, b, c // (b * b), h, w).transpose(0, 3, 4, 1, 5, 2)
+    return t.reshape(n, c // (b * b), h * b, w * b)
+
+
+def _s2d(x, blocksize):
+    n, c, h, w = x.shape
+    b = blocksize
+    t = x.reshape(n, c, h // b, b, w // b, b).transpose(0, 3, 5, 1, 2, 4)
+    return t.reshape(n, c * b * b, h // b, w // b)
+
+
+def _instance_norm(x, s, b, epsilon=1e-5):
+    ax = tuple(range(2, x.ndim))
+    m = x.mean(axis=ax, keepdims=True)
+    v = ((x - m) ** 2).mean(axis=ax, keepdims=True)
+    sh = (1, -1) + (1,) * (x.ndim - 2)
+    return s.reshape(sh) * (x - m) / np.sqrt(v + epsilon) + b.reshape(sh)
+
+
+def _mvn(x, axes=(0, 2, 3)):
+    ax = tuple(axes)
+    m = x.mean(axis=ax, keepdims=True)
+    v = (x * x).mean(axis=ax, keepdims=True) - m * m
+    return (x - m) / (np.sqrt(v) + 1e-9)
+
+
+def _lrn(x, size, alpha=1e-4, beta=0.75, bias=1.0):
+    c = x.shape[1]
+    sq = x * x
+    out = np.zeros_like(x)
+    lo, hi = (size - 1) // 2, size - 1 - (size - 1) // 2
+    for ch in range(c):
+        a, b = max(0, ch - lo), min(c - 1, ch + hi)
+        out[:, ch] = sq[:, a:b + 1].sum(axis=1)
+    return x / (bias + alpha / size * out) ** beta
+
+
+def _arg(x, amax, axis=0, keepdims=1, select_last_index=0):
+    ax = axis % x.ndim
+    f = np.argmax if amax else np.argmin
+    if select_last_index:
+        y = x.shape[ax] - 1 - f(np.flip(x, ax), axis=ax)
+    else:
+        y = f(x, axis=ax)
+    if keepdims:
+        y = np.expand_dims(y, ax)
+    return y.astype(np.int64)
+
+
+def _gather_elements(x, ix, axis=0):
+    ax = axis % x.ndim
+    ix = np.where(ix < 0, ix + x.shape[ax], ix)
+    # the output has the indices' shape: no broadcasting of either
+    x = x[tuple(slice(None) if i == ax else slice(0, d)
+                for i, d in enumerate(ix.shape))]
+    return np.take_along_axis(x, ix.astype(np.int64), axis=ax)
+
+
+def _gather_nd(x, ix, batch_dims=0):
+    k = ix.shape[-1]
+    ix = np.where(ix < 0, ix + np.array(x.shape[:k]), ix)
+    flat = ix.reshape(-1, k)
+    out = np.stack([x[tuple(i)] for i in flat]) if flat.shape[0] else \
+        np.zeros((0,) + x.shape[k:], x.dtype)
+    return out.reshape(ix.shape[:-1] + x.shape[k:])
+
+
+def _cumsum(x, axis, exclusive=0, reverse=0):
+    ax = int(np.asarray(axis).reshape(-1)[0]) % x.ndim
+    y = np.flip(x, ax) if reverse else x
+    c = np.cumsum(y, axis=ax, dtype=y.dtype)
+    if exclusive:
+        c = c - y
+    return np.flip(c, ax) if reverse else c
+
+
+def _topk(x, k, axis=-1, largest=1, sorted=1):
+    """Values and int64 indices of the k best along axis; equal values
+    in index order (exact for integers: Python's own comparisons)."""
+    k = int(np.asarray(k).reshape(-1)[0])
+    ax = axis % x.ndim
+    xm = np.moveaxis(x, ax, -1)
+    lines = xm.reshape(-1, xm.shape[-1])
+    idx = np.zeros((lines.shape[0], k), np.int64)
+    for li, line in enumerate(lines):
+        vals = line.tolist()
+        order = sorted_(range(len(vals)), key=lambda i: (
+            -vals[i] if largest else vals[i], i))
+        idx[li] = order[:k]
+    idx = np.moveaxis(idx.reshape(xm.shape[:-1] + (k,)), -1, ax)
+    return [np.take_along_axis(x, idx, axis=ax), idx]
+
+
+sorted_ = sorted
+
+
+def _scatter(x, ix, up, nd, axis=0, reduction="none"):
+    """ScatterND / ScatterElements, updates applied in order."""
+    y = np.array(x, copy=True)
+    ops = {"none": lambda a, b: b, "add": lambda a, b: a + b,
+           "mul": lambda a, b: a * b, "max": max, "min": min}
+    f = ops[reduction]
+    if nd:
+        k = ix.shape[-1]
+        rows = ix.reshape(-1, k)
+        ups = up.reshape((rows.shape[0],) + x.shape[k:])
+        for r, u in zip(rows, ups):
+            pos = tuple(int(v) + (x.shape[j] if v < 0 else 0)
+                        for j, v in enumerate(r))
+            if reduction == "none":
+                y[pos] = u
+            else:
+                y[pos] = np.vectorize(f)(y[pos], u) if np.ndim(u) else \
+                    f(y[pos], u)
+        return y
+    ax = axis % x.ndim
+    for c in np.ndindex(*ix.shape):
+        v = int(ix[c])
+        if v < 0:
+            v += x.shape[ax]
+        pos = c[:ax] + (v,) + c[ax + 1:]
+        y[pos] = f(y[pos], up[c])
+    return y
+
+
+TRIG = {"Sin": np.sin, "Cos": np.cos, "Tan": np.tan, "Asin": np.arcsin,
+        "Acos": np.arccos, "Atan": np.arctan, "Asinh": np.arcsinh,
+        "Acosh": np.arccosh, "Atanh": np.arctanh}
+
+
 def _pool_out(xi, k, s, d, pb, pe, ceil_mode):
     span = d * (k - 1) + 1
     num = xi + pb + pe - span
@@ -514,6 +773,23 @@ def _fragile(n, ins, exact):
             t = np.sort(x, axis=-1)
             if (t[..., -1] - t[..., -2] < 1e-3).any():
                 return "two maxima within a hair of each other"
+    if op == "TopK" and not exact[0] and ins[0].size and _is_float(ins[0]):
+        x = np.moveaxis(ins[0], _axis(n.attrs.get("axis", -1),
+                                      ins[0].ndim), -1)
+        t = np.sort(x, axis=-1)
+        if x.shape[-1] > 1 and (np.diff(t, axis=-1) < 1e-3 *
+                                np.maximum(1, np.abs(t[..., 1:]))).any():
+            return "two values within a hair of each other"
+    if op in ("ArgMax", "ArgMin") and not exact[0] and ins[0].size and \
+            _is_float(ins[0]):
+        x = np.moveaxis(ins[0], _axis(n.attrs.get("axis", 0),
+                                      ins[0].ndim), -1)
+        if x.shape[-1] > 1:
+            t = np.sort(x, axis=-1)
+            gap = t[..., -1] - t[..., -2] if op == "ArgMax" else \
+                t[..., 1] - t[..., 0]
+            if ((gap > 0) & (gap < 1e-3)).any():
+                return "two extremes within a hair of each other"
     return None
 
 
@@ -662,6 +938,82 @@ def _eval_node(n, ins, in_dt, fdt):
         return [_cast(x, in_dt[1], fdt)], [in_dt[1]]
     if op == "Conv":
         return [conv(x, ins[1], ins[2] if len(ins) > 2 else None, **a)], same
+    if op == "EyeLike":
+        dt = a.get("dtype")
+        return [np.eye(x.shape[0], x.shape[1], a.get("k", 0))], \
+            [{1: "float32", 6: "int32", 7: "int64"}[dt] if dt else dt0]
+    if op in ("HannWindow", "HammingWindow", "BlackmanWindow"):
+        size = int(np.asarray(x).reshape(-1)[0])
+        den = size if a.get("periodic", 1) else size - 1
+        t = 2 * np.pi * np.arange(size) / den if den else np.zeros(size)
+        if op == "HannWindow":
+            w = 0.5 - 0.5 * np.cos(t)
+        elif op == "HammingWindow":
+            w = 25 / 46 - 21 / 46 * np.cos(t)
+        else:
+            w = 0.42 - 0.5 * np.cos(t) + 0.08 * np.cos(2 * t)
+        return [w], ["float32"]
+    if op == "ReverseSequence":
+        ba, ta = a.get("batch_axis", 1), a.get("time_axis", 0)
+        y = np.array(x, copy=True)
+        for bi, ln in enumerate(np.asarray(ins[1]).reshape(-1)):
+            ln = int(min(ln, x.shape[ta]))
+            src = [slice(None)] * x.ndim
+            src[ba] = bi
+            src[ta] = slice(0, ln)
+            y[tuple(src)] = np.flip(x[tuple(src)], axis=ta - (ta > ba))
+        return [y], same
+    if op == "MaxUnpool":
+        ks, st = a["kernel_shape"], a.get("strides", [1] * (x.ndim - 2))
+        pd = a.get("pads", [0] * (2 * (x.ndim - 2)))
+        sp = x.ndim - 2
+        shp = list(x.shape[:2]) + [(x.shape[2 + i] - 1) * st[i] + ks[i] -
+                                   pd[i] - pd[i + sp] for i in range(sp)]
+        y = np.zeros(int(np.prod(shp)), x.dtype)
+        y[np.asarray(ins[1]).reshape(-1)] = x.reshape(-1)
+        y = y.reshape(shp)
+        if len(ins) > 2 and ins[2] is not None:
+            want = [int(v) for v in np.asarray(ins[2]).reshape(-1)]
+            y = np.pad(y, [(0, w - d) for w, d in zip(want, shp)])
+        return [y], same
+    if op == "Compress":
+        return [np.compress(np.asarray(ins[1]).astype(bool), x,
+                            axis=a.get("axis"))], same
+    if op in TRIG:
+        with np.errstate(all="ignore"):
+            return [TRIG[op](x)], same
+    if op in ("ScatterND", "ScatterElements"):
+        return [_scatter(x, ins[1], ins[2], op == "ScatterND", **a)], same
+    if op == "TopK":
+        outs = _topk(x, ins[1], **a)
+        return outs[:len(n.outputs)], [dt0, "int64"][:len(n.outputs)]
+    if op == "DepthToSpace":
+        return [_d2s(x, **a)], same
+    if op == "SpaceToDepth":
+        return [_s2d(x, **a)], same
+    if op == "InstanceNormalization":
+        return [_instance_norm(x, ins[1], ins[2], **a)], same
+    if op == "MeanVarianceNormalization":
+        return [_mvn(x, **a)], same
+    if op == "LRN":
+        return [_lrn(x, **a)], same
+    if op in ("ArgMax", "ArgMin"):
+        return [_arg(x, op == "ArgMax", **a)], ["int64"]
+    if op == "GatherElements":
+        return [_gather_elements(x, ins[1], **a)], same
+    if op == "GatherND":
+        return [_gather_nd(x, ins[1], **a)], same
+    if op == "CumSum":
+        return [_cumsum(x, ins[1], **a)], same
+    if op in ("RNN", "LSTM", "GRU"):
+        names = ["x", "w", "r", "b", "seq_lens", "h0", "c0", "p"]
+        kw = {k: v for k, v in zip(names, ins) if v is not None}
+        outs = rnn_layer(op, **kw, **a)
+        return outs[:len(n.outputs)], [dt0] * min(len(outs),
+                                                   len(n.outputs))
+    if op == "ConvTranspose":
+        return [conv_transpose(x, ins[1], ins[2] if len(ins) > 2 else None,
+                               **a)], same
     if op == "MaxPool":
         return [pool(x, "max", **a)], same
     if op == "AveragePool":

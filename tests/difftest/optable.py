@@ -221,6 +221,30 @@ def case(op, key, val):
         return b.node(op, [x, t])
     if op == "Conv":
         return conv_case(b, key, val)
+    if op == "ConvTranspose":
+        return convt_case(b, key, val)
+    if op in ("RNN", "LSTM", "GRU"):
+        return rnn_case(b, op, key, val)
+    if op in MORE:
+        return more_case(b, op, key, val)
+    if op == "TopK":
+        return topk_case(b, key, val)
+    if op in ("Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Asinh", "Acosh",
+              "Atanh"):
+        if key != "range":
+            return None
+        lo, hi = {"Asin": (-0.99, 0.99), "Acos": (-0.99, 0.99),
+                  "Atanh": (-0.99, 0.99), "Acosh": (1.0, 20.0),
+                  "Tan": (-1.5, 1.5)}.get(op, (-20.0, 20.0))
+        if val == "edges":
+            x = b.c(np.array([lo, hi, 0.0, 1e-6], np.float32))
+            return b.node(op, [x])
+        return b.node(op, [b.x((3, 17), "float32", lo, hi)])
+    if op in ("EyeLike", "HannWindow", "HammingWindow", "BlackmanWindow",
+              "Upsample", "Compress", "ReverseSequence", "MaxUnpool"):
+        return gen_case(b, op, key, val)
+    if op in ("ScatterND", "ScatterElements", "Scatter"):
+        return scatter_case(b, op, key, val)
     if op in ("MaxPool", "AveragePool"):
         return pool_case(b, op, key, val)
     if op in ("GlobalAveragePool", "GlobalMaxPool"):
@@ -359,6 +383,252 @@ def small_case(b, op, key, val):
             return b.node(op, [x, "d", b.c(np.array([0, 1], np.float32))])
         return b.node(op, [x, b.c(np.int64(4)),
                            b.c(np.array([-1.5, 2.0], np.float32))], attrs)
+    return None
+
+
+def convt_case(b, key, val):
+    """ConvTranspose [1, 4, 5, 5] with a [4, 3, 3, 3] weight."""
+    attrs = {"strides": [2, 2]}
+    xs, ws = (1, 4, 5, 5), (4, 3, 3, 3)
+    ins_bias = False
+    if key == "rank":
+        r = int(val)
+        xs = (1, 4) + (5,) * (r - 2)
+        ws = (4, 3) + (3,) * (r - 2)
+        attrs["strides"] = [2] * (r - 2)
+    elif key == "auto_pad":
+        attrs["auto_pad"] = val
+    elif key == "group":
+        attrs["group"] = int(val)
+    elif key in ("strides", "dilations", "pads", "output_padding",
+                 "output_shape"):
+        attrs[key] = [int(v) for v in val.split(".")]
+    elif key == "bias":
+        ins_bias = val == "1"
+    elif key == "weight":
+        if val != "computed":
+            return None
+        w = b.x(ws, "float32", -1.0, 1.0)
+        return b.node("ConvTranspose", [b.x(xs, "float32", -1.0), w],
+                      attrs)
+    else:
+        return None
+    ins = [b.x(xs, "float32", -1.0), b.fc(ws)]
+    if ins_bias:
+        ins.append(b.fc((ws[1] * attrs.get("group", 1),)))
+    return b.node("ConvTranspose", ins, attrs)
+
+
+def rnn_case(b, op, key, val):
+    """One RNN/LSTM/GRU layer: X [T=5, B=2, I=3], H = 4, Y read."""
+    g = {"RNN": 1, "GRU": 3, "LSTM": 4}[op]
+    hid, attrs, d = 4, {"hidden_size": 4}, 1
+    xs = (5, 2, 3)
+    h0 = c0 = p = seq = ""
+    if key == "direction":
+        attrs["direction"] = val
+        d = 2 if val == "bidirectional" else 1
+    elif key == "layout":
+        attrs["layout"] = int(val)
+        if val == "1":
+            xs = (2, 5, 3)
+    elif key == "linear_before_reset":
+        attrs["linear_before_reset"] = int(val)
+    elif key == "clip":
+        attrs["clip"] = float(val)
+    elif key == "activations":
+        attrs["activations"] = [val] * {"RNN": 1, "GRU": 2, "LSTM": 3}[op]
+    elif key == "initial":
+        if val == "constant":
+            h0 = b.fc((1, 2, hid))
+            c0 = b.fc((1, 2, hid)) if op == "LSTM" else ""
+        elif val == "computed":
+            h0 = b.x((1, 2, hid), "float32", -1.0, 1.0)
+            c0 = b.x((1, 2, hid), "float32", -1.0, 1.0) \
+                if op == "LSTM" else ""
+        elif val != "none":
+            return None
+    elif key == "peepholes":
+        if op != "LSTM":
+            return None
+        p = b.fc((1, 3 * hid), -0.5, 0.5) if val == "1" else ""
+    elif key == "sequence_lens":
+        if val != "short":
+            return None
+        seq = b.c(np.array([5, 3], dtype=np.int32))
+    else:
+        return None
+    ins = [b.x(xs, "float32", -1.0, 1.0),
+           b.fc((d, g * hid, 3), -0.6, 0.6),
+           b.fc((d, g * hid, hid), -0.6, 0.6),
+           b.fc((d, 2 * g * hid), -0.3, 0.3), seq, h0]
+    if op == "LSTM":
+        ins += [c0, p]
+    while ins[-1] == "":
+        ins.pop()
+    return b.node(op, ins, attrs, nout=1)
+
+
+MORE = ["DepthToSpace", "SpaceToDepth", "InstanceNormalization",
+        "MeanVarianceNormalization", "LRN", "ArgMax", "ArgMin",
+        "GatherElements", "GatherND", "CumSum"]
+
+
+def more_case(b, op, key, val):
+    """Issue 18's decomposed ops, one attribute value each."""
+    x4 = (1, 8, 4, 6)
+    if op == "DepthToSpace" and key == "mode":
+        return b.node(op, [b.x(x4, "float32", -2.0)],
+                      {"blocksize": 2, "mode": val})
+    if op == "SpaceToDepth" and key == "blocksize":
+        return b.node(op, [b.x(x4, "float32", -2.0)],
+                      {"blocksize": int(val)})
+    if op == "InstanceNormalization" and key == "rank":
+        shp = (2, 3, 5, 4, 3)[:int(val)]
+        return b.node(op, [b.x(shp, "float32", -2.0), b.fc((3,)),
+                           b.fc((3,))])
+    if op == "MeanVarianceNormalization" and key == "axes":
+        attrs = {} if val == "default" else \
+            {"axes": [int(v) for v in val.split(".")]}
+        return b.node(op, [b.x(x4, "float32", -2.0)], attrs)
+    if op == "LRN" and key == "size":
+        return b.node(op, [b.x(x4, "float32", -2.0)],
+                      {"size": int(val), "alpha": 0.01, "beta": 0.75})
+    if op in ("ArgMax", "ArgMin"):
+        attrs = {}
+        if key == "axis":
+            attrs["axis"] = int(val)
+        elif key == "keepdims":
+            attrs["keepdims"] = int(val)
+        elif key == "select_last_index":
+            attrs["select_last_index"] = int(val)
+            x = b.c(np.array([[1, 3, 3, 0], [2, 2, -1, 2]], np.float32))
+            return b.node(op, [x], dict(attrs, axis=1))
+        elif key == "dtype":
+            return b.node(op, [b.x((3, 5), val, -4.0, 4.0)], {"axis": 1})
+        else:
+            return None
+        return b.node(op, [b.x((3, 4, 5), "float32", -2.0)], attrs)
+    if op == "GatherElements" and key in ("axis", "indices"):
+        ax = int(val) if key == "axis" else 1
+        dt = np.int64 if key == "axis" else np.dtype(val).type
+        ish = [3, 4, 5]
+        ish[ax] = 2
+        iv = RNG.integers(-[3, 4, 5][ax], [3, 4, 5][ax], size=ish)
+        return b.node(op, [b.x((3, 4, 5), "float32", -2.0),
+                           b.c(iv.astype(dt))], {"axis": ax})
+    if op == "GatherND" and key == "k":
+        k = int(val)
+        iv = np.stack([RNG.integers(-d, d, size=(2, 2))
+                       for d in (3, 4, 5)[:k]], axis=-1)
+        return b.node(op, [b.x((3, 4, 5), "float32", -2.0),
+                           b.c(iv.astype(np.int64))])
+    if op == "GatherND" and key == "batch_dims":
+        iv = np.zeros((3, 1), np.int64)
+        return b.node(op, [b.x((3, 4, 5), "float32", -2.0), b.c(iv)],
+                      {"batch_dims": int(val)})
+    if op == "CumSum":
+        attrs = {}
+        x = b.x((3, 7), "float32", -2.0)
+        if key in ("exclusive", "reverse"):
+            attrs[key] = int(val)
+        elif key == "dtype":
+            x = b.x((3, 7), val, -4.0, 4.0)
+        elif key != "axis":
+            return None
+        ax = int(val) if key == "axis" else 1
+        return b.node(op, [x, b.c(np.array(ax, np.int64))], attrs)
+    return None
+
+
+def topk_case(b, key, val):
+    """TopK of 3 from [4, 6] (values and indices read)."""
+    attrs, dt, kk = {}, "float32", b.c(np.array([3], np.int64))
+    if key == "axis":
+        attrs["axis"] = int(val)
+    elif key == "largest":
+        attrs["largest"] = int(val)
+    elif key == "dtype":
+        dt = val
+    elif key == "k":
+        if val != "computed":
+            return None
+        kk = b.x((1,), "int64")
+    elif key != "outputs":
+        return None
+    x = b.x((4, 6), dt, -4.0, 4.0)
+    if dt != "float32":
+        b.g.feeds[x] = RNG.permutation(24).reshape(4, 6).astype(dt) - 12
+    g = b.node("TopK", [x, kk], attrs, nout=2, outs=["y", "y1"])
+    if key == "outputs" and val in ("values", "indices"):
+        g.outputs = ["y" if val == "values" else "y1"]
+    return g
+
+
+def scatter_case(b, op, key, val):
+    """Scatter updates into a [4, 5] (ND: [4, 5, 3]) data input."""
+    attrs = {}
+    if op == "Scatter":
+        if key != "opset" or val != "17":
+            return None
+        iv = np.array([[1, 0, 2, 4, 3]], np.int64)
+        return b.node(op, [b.x((4, 5), "float32", -2.0), b.c(iv),
+                           b.fc((1, 5))])
+    if key == "reduction":
+        attrs["reduction"] = val
+    elif key == "indices":
+        pass
+    elif key != "axis":
+        return None
+    if op == "ScatterND":
+        iv = np.array([[1], [-1], [1]] if val in ("add", "mul") else
+                      [[1], [-1]], np.int64)
+        return b.node(op, [b.x((4, 5, 3), "float32", -2.0), b.c(iv),
+                           b.fc((iv.shape[0], 5, 3))], attrs)
+    ax = int(val) if key == "axis" else 1
+    ish = (4, 2) if ax == 1 else (2, 5)
+    iv = np.array([[0, 3], [4, 1], [2, 2], [1, 0]] if ax == 1 else
+                  [[0, 3, 1, 2, 0], [1, 0, 3, 3, 2]])
+    if key == "reduction" and val in ("none", "mul"):
+        iv = np.array([[0, 3], [4, 1], [2, 0], [1, 0]])
+    iv = iv.astype(val if key == "indices" else np.int64)
+    attrs["axis"] = ax
+    return b.node(op, [b.x((4, 5), "float32", -2.0), b.c(iv),
+                       b.fc(ish)], attrs)
+
+
+def gen_case(b, op, key, val):
+    """EyeLike, windows, Upsample (old opsets only), Compress."""
+    if op == "EyeLike" and key == "k":
+        return b.node(op, [b.x((3, 5))], {"k": int(val)})
+    if op.endswith("Window") and key == "periodic":
+        return b.node(op, [b.c(np.array(10, np.int64))],
+                      {"periodic": int(val)})
+    if op == "Upsample" and key == "opset" and val == "17":
+        return b.node(op, [b.x((1, 1, 2, 2)),
+                           b.c(np.array([1, 1, 2, 2], np.float32))])
+    if op == "ReverseSequence" and key == "time_axis":
+        ta = int(val)
+        x = b.x((4, 3, 2) if ta == 0 else (3, 4, 2))
+        return b.node(op, [x, b.c(np.array([4, 1, 3], np.int64))],
+                      {"time_axis": ta, "batch_axis": 1 - ta})
+    if op == "MaxUnpool" and key == "output_shape":
+        iv = np.array([[[[5, 7], [13, 15]]]], np.int64)
+        ins = [b.x((1, 1, 2, 2)), b.c(iv)]
+        if val == "given":
+            ins.append(b.c(np.array([1, 1, 5, 5], np.int64)))
+        return b.node(op, ins, {"kernel_shape": [2, 2], "strides": [2, 2]})
+    if op == "Compress":
+        x = b.x((3, 4))
+        if key == "condition" and val == "computed":
+            c = b.x((4,), "bool")
+            return b.node(op, [x, c], {"axis": 1})
+        if key != "axis":
+            return None
+        attrs = {} if val == "none" else {"axis": int(val)}
+        ln = 12 if val == "none" else (3, 4)[int(val)]
+        cond = np.arange(ln) % 3 != 1
+        return b.node(op, [x, b.c(cond)], attrs)
     return None
 
 

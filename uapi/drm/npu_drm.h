@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 #define DRM_NPU_UAPI_MAJOR		1
-#define DRM_NPU_UAPI_MINOR		2
+#define DRM_NPU_UAPI_MINOR		3	/* 2: int8, media; 3: RNN, TOPK, SCATTER, MATH */
 #define DRM_NPU_UAPI_VERSION \
 	((DRM_NPU_UAPI_MAJOR << 16) | DRM_NPU_UAPI_MINOR)
 
@@ -132,6 +132,11 @@ enum drm_npu_opcode {
 	DRM_NPU_OP_QCONV2D = 21,	/* in, weight, [bias], [mult], out */
 	DRM_NPU_OP_QMATMUL = 22,	/* a, b, [bias], [mult], out */
 	DRM_NPU_OP_QADD = 23,		/* a, b, out: int8 add */
+	/* uapi 1.3: the model families of detection, recurrent, decoding */
+	DRM_NPU_OP_RNN = 30,		/* xg, r, h0, [c0 | rbh], state (1.3) */
+	DRM_NPU_OP_TOPK = 31,		/* in, indices (I64) (1.3) */
+	DRM_NPU_OP_SCATTER = 32,	/* indices, updates, out (1.3) */
+	DRM_NPU_OP_MATH = 33,		/* in, out: trigonometric (1.3) */
 	/* uapi 1.2: the media unit (DVPP) and AIPP */
 	DRM_NPU_OP_IMG_CSC = 50,	/* in, [uv], out u8: colour conversion */
 	DRM_NPU_OP_IMG_RESIZE = 51,	/* in u8, out u8: resize + border */
@@ -424,6 +429,98 @@ struct drm_npu_qmatmul_params {
 };
 
 /*
+ * RNN (uapi 1.3): a recurrent layer over all its time steps in one task,
+ * one direction. xg [T, B, G*H] holds the input projections X W^T plus
+ * the biases that add to them (per step, in time order), r [G*H, H] the
+ * recurrence weights (ONNX R of one direction), h0 [B, H] the initial
+ * hidden state; LSTM adds c0 [B, H] (initial cell), GRU rbh [H] (the
+ * recurrence bias of the h gate, Rbh); an LSTM with PEEPHOLE adds p [3H]
+ * (ONNX P: i, o, f) before state. state [T, B, S, H] receives per
+ * step the hidden state (s = 0) and, with S = 2, the LSTM cell (s = 1) or
+ * the GRU's r (.) h_prev (s = 1, linear_before_reset = 0 only). Gates in
+ * ONNX order: LSTM i, o, f, c; GRU z, r, h; activations ONNX's defaults.
+ */
+enum drm_npu_rnn_cell {
+	DRM_NPU_RNN_TANH = 0,		/* G = 1, S = 1: xg, r, h0, state */
+	DRM_NPU_RNN_LSTM = 1,		/* G = 4, S = 2: xg, r, h0, c0, [p], state */
+	DRM_NPU_RNN_GRU = 2,		/* G = 3, S = 1 + !LBR: xg, r, h0, rbh, state */
+	DRM_NPU_RNN_CELL_COUNT
+};
+
+#define DRM_NPU_RNN_REVERSE		(1u << 0)	/* t = T-1 .. 0 */
+#define DRM_NPU_RNN_LINEAR_BEFORE_RESET	(1u << 1)	/* GRU only */
+#define DRM_NPU_RNN_PEEPHOLE		(1u << 2)	/* LSTM: p [3H] */
+
+struct drm_npu_rnn_params {
+	__u32 cell;			/* enum drm_npu_rnn_cell */
+	__u32 flags;			/* DRM_NPU_RNN_* */
+	__u32 clip;			/* fp32 bits: 0 = none, else > 0 finite */
+	__u32 pad;
+};
+
+/*
+ * TOPK (uapi 1.3): the indices (I64) of the k largest (or smallest)
+ * elements of every line of @in along @axis, best first; equal values in
+ * index order. out has in's shape with k along the axis. The values are
+ * a GATHER away.
+ */
+#define DRM_NPU_TOPK_LARGEST		(1u << 0)
+
+struct drm_npu_topk_params {
+	__u32 axis;			/* < rank */
+	__u32 k;			/* == out shape[axis] <= in shape[axis] */
+	__u32 flags;			/* DRM_NPU_TOPK_LARGEST */
+	__u32 pad;
+};
+
+/*
+ * SCATTER (uapi 1.3): out (holding the data, copied there before) receives
+ * updates at the positions indices give, in order (ONNX ScatterND with
+ * ELEMENTS clear, ScatterElements with it set), optionally reduced with
+ * what is there. An index outside its axis is DRM_NPU_FAULT_BAD_INDEX.
+ */
+enum drm_npu_scatter_reduce {
+	DRM_NPU_SCATTER_NONE = 0,	/* any dtype */
+	DRM_NPU_SCATTER_ADD = 1,	/* the others: F32, I32, I64 */
+	DRM_NPU_SCATTER_MUL = 2,
+	DRM_NPU_SCATTER_MAX = 3,
+	DRM_NPU_SCATTER_MIN = 4,
+	DRM_NPU_SCATTER_REDUCE_COUNT
+};
+
+#define DRM_NPU_SCATTER_ELEMENTS	(1u << 0)
+
+struct drm_npu_scatter_params {
+	__u32 flags;			/* DRM_NPU_SCATTER_ELEMENTS */
+	__u32 axis;			/* ELEMENTS: < rank; else 0 */
+	__u32 reduce;			/* enum drm_npu_scatter_reduce */
+	__u32 pad;
+};
+
+/*
+ * MATH (uapi 1.3): elementwise functions beyond the activations, F32, in
+ * broadcast to out as for UNARY; evaluated in double, so within one ulp of
+ * the float result for arguments below 2^20 (sin, cos, tan).
+ */
+enum drm_npu_math_kind {
+	DRM_NPU_MATH_SIN = 0,
+	DRM_NPU_MATH_COS = 1,
+	DRM_NPU_MATH_TAN = 2,
+	DRM_NPU_MATH_ASIN = 3,
+	DRM_NPU_MATH_ACOS = 4,
+	DRM_NPU_MATH_ATAN = 5,
+	DRM_NPU_MATH_ASINH = 6,
+	DRM_NPU_MATH_ACOSH = 7,
+	DRM_NPU_MATH_ATANH = 8,
+	DRM_NPU_MATH_KIND_COUNT
+};
+
+struct drm_npu_math_params {
+	__u32 kind;			/* enum drm_npu_math_kind */
+	__u32 pad;
+};
+
+/*
  * Semaphore tasks address the submission's semaphore bindings by index; the
  * effective value is binding.value + task value, so one registered program
  * can run many times against a growing timeline.
@@ -598,6 +695,10 @@ struct drm_npu_task {
 		struct drm_npu_img_csc_params img_csc;
 		struct drm_npu_img_resize_params img_resize;
 		struct drm_npu_aipp_params aipp;
+		struct drm_npu_rnn_params rnn;
+		struct drm_npu_topk_params topk;
+		struct drm_npu_scatter_params scatter;
+		struct drm_npu_math_params math;
 	} params;
 	struct drm_npu_operand operands[DRM_NPU_MAX_OPERANDS];
 };

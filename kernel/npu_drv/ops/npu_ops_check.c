@@ -1160,6 +1160,195 @@ static int check_qadd(struct chk *c)
 }
 
 /*
+ * RNN: state [T, B, S, H]; xg [T, B, G*H], r [G*H, H], h0 [B, H], c0
+ * [B, H] (LSTM), p [3H] (LSTM peepholes), rbh [H] (GRU). The kernel reads
+ * xg[t, b, g*H + j], r[g*H + j, k], h0[b, k], c0[b, k], p[q*H + j] (q <
+ * 3), rbh[j] and reads and writes
+ * state[t, b, s, j] for t < T, b < B, s < S, g < G and j, k < H: every
+ * index below a shape matched here (G*H compared in 64 bits). A unit is a
+ * batch row over all T steps; npu_op_unit_cost() counts T * (G*H*(H+1)
+ * + 8H + 1), so a long or wide layer must be split over time.
+ */
+static int check_rnn(struct chk *c)
+{
+	const struct drm_npu_rnn_params *p = &c->t->params.rnn;
+	const struct drm_npu_operand *xg, *r, *h0, *aux, *st;
+	u32 i, n, g, s, hid;
+	u64 gh;
+	int ret;
+
+	if (p->cell >= DRM_NPU_RNN_CELL_COUNT)
+		return fail(c, NONE_BAD, "unknown RNN cell");
+	if (p->flags & ~(DRM_NPU_RNN_REVERSE |
+			 DRM_NPU_RNN_LINEAR_BEFORE_RESET |
+			 DRM_NPU_RNN_PEEPHOLE))
+		return fail(c, NONE_BAD, "unknown RNN flags");
+	if ((p->flags & DRM_NPU_RNN_LINEAR_BEFORE_RESET) &&
+	    p->cell != DRM_NPU_RNN_GRU)
+		return fail(c, NONE_BAD, "LINEAR_BEFORE_RESET is for GRU only");
+	if ((p->flags & DRM_NPU_RNN_PEEPHOLE) && p->cell != DRM_NPU_RNN_LSTM)
+		return fail(c, NONE_BAD, "PEEPHOLE is for LSTM only");
+	if (p->pad || !params_tail_zero(c->t, sizeof(*p)))
+		return fail(c, NONE_BAD, "pad/unused params must be zero");
+	if (p->clip && !npu_bits_positive_finite(p->clip))
+		return fail(c, NONE_BAD, "clip must be 0 (none) or finite > 0");
+	n = p->cell == DRM_NPU_RNN_TANH ? 4 :
+	    p->flags & DRM_NPU_RNN_PEEPHOLE ? 6 : 5;
+	ret = check_operands(c, n, n);
+	if (ret)
+		return ret;
+	for (i = 0; i < n; i++)
+		if (npu_opnd(c->t, i)->dtype != DRM_NPU_DTYPE_F32)
+			return fail(c, i, "RNN operands are F32");
+	xg = npu_opnd(c->t, 0);
+	r = npu_opnd(c->t, 1);
+	h0 = npu_opnd(c->t, 2);
+	aux = npu_opnd(c->t, 3);
+	st = npu_opnd(c->t, n - 1);
+	g = p->cell == DRM_NPU_RNN_LSTM ? 4 : p->cell == DRM_NPU_RNN_GRU ? 3 : 1;
+	s = p->cell == DRM_NPU_RNN_LSTM ||
+	    (p->cell == DRM_NPU_RNN_GRU &&
+	     !(p->flags & DRM_NPU_RNN_LINEAR_BEFORE_RESET)) ? 2 : 1;
+	if (st->rank != 4 || st->shape[2] != s)
+		return fail(c, n - 1, "state must be [T, B, S, H], S = 2 for LSTM/GRU, else 1");
+	hid = st->shape[3];
+	gh = (u64)g * hid;
+	if (xg->rank != 3 || xg->shape[0] != st->shape[0] ||
+	    xg->shape[1] != st->shape[1] || xg->shape[2] != gh)
+		return fail(c, 0, "xg must be [T, B, G*H]");
+	if (r->rank != 2 || r->shape[0] != gh || r->shape[1] != hid)
+		return fail(c, 1, "r must be [G*H, H]");
+	if (h0->rank != 2 || h0->shape[0] != st->shape[1] ||
+	    h0->shape[1] != hid)
+		return fail(c, 2, "h0 must be [B, H]");
+	if (p->cell == DRM_NPU_RNN_LSTM && !same_shape(aux, h0))
+		return fail(c, 3, "c0 must be [B, H]");
+	if (p->cell == DRM_NPU_RNN_GRU &&
+	    (aux->rank != 1 || aux->shape[0] != hid))
+		return fail(c, 3, "rbh must be [H]");
+	if (n == 6 && (npu_opnd(c->t, 4)->rank != 1 ||
+		       npu_opnd(c->t, 4)->shape[0] != 3 * (u64)hid))
+		return fail(c, 4, "p must be [3H]");
+	return 0;
+}
+
+/*
+ * TOPK: in [.., n, ..] (F32, I32, I64), out I64 with in's shape but k
+ * along the axis, 1 <= k <= n. A line reads in at coordinates below in's
+ * shape (the axis up to n - 1) and writes out below out's shape (the axis
+ * up to k - 1); the indices it writes are values, never addresses. A unit
+ * costs n * (2k + 2) + 1 (insertion), capped like every unit.
+ */
+static int check_topk(struct chk *c)
+{
+	const struct drm_npu_topk_params *p = &c->t->params.topk;
+	const struct drm_npu_operand *in, *o;
+	u32 i;
+	int ret = check_operands(c, 2, 2);
+
+	if (ret)
+		return ret;
+	if (p->flags & ~DRM_NPU_TOPK_LARGEST)
+		return fail(c, NONE_BAD, "unknown TOPK flags");
+	if (p->pad || !params_tail_zero(c->t, sizeof(*p)))
+		return fail(c, NONE_BAD, "pad/unused params must be zero");
+	in = npu_opnd(c->t, 0);
+	o = npu_opnd(c->t, 1);
+	if (!dtype_is(in->dtype, DT(F32) | DT(I32) | DT(I64)))
+		return fail(c, 0, "in must be F32, I32 or I64");
+	if (o->dtype != DRM_NPU_DTYPE_I64)
+		return fail(c, 1, "indices must be I64");
+	if (p->axis >= in->rank || o->rank != in->rank)
+		return fail(c, 1, "axis < rank, out rank == in rank");
+	for (i = 0; i < in->rank; i++)
+		if (i != p->axis && o->shape[i] != in->shape[i])
+			return fail(c, 1, "out shape != in shape off the axis");
+	if (!p->k || p->k != o->shape[p->axis] || p->k > in->shape[p->axis])
+		return fail(c, 1, "out shape[axis] must be k, 1 <= k <= n");
+	return 0;
+}
+
+/*
+ * SCATTER: indices (I32/I64), updates, out. ND: indices [M.., k] with
+ * 1 <= k <= out rank, updates [M.., out.shape[k:]]; ELEMENTS: indices and
+ * updates of one shape and out's rank, each dim but the axis at most
+ * out's. The kernel writes out only at coordinates below out's shape: the
+ * indexed ones are checked against out's dim at run time (BAD_INDEX), the
+ * others come from updates' coordinates, bounded here. One unit: every
+ * update, in order; its cost is counted per update.
+ */
+static int check_scatter(struct chk *c)
+{
+	const struct drm_npu_scatter_params *p = &c->t->params.scatter;
+	const struct drm_npu_operand *ix, *up, *o;
+	bool el = p->flags & DRM_NPU_SCATTER_ELEMENTS;
+	u32 i, q, k;
+	int ret = check_operands(c, 3, 3);
+
+	if (ret)
+		return ret;
+	if (p->flags & ~DRM_NPU_SCATTER_ELEMENTS ||
+	    p->reduce >= DRM_NPU_SCATTER_REDUCE_COUNT)
+		return fail(c, NONE_BAD, "unknown SCATTER flags or reduction");
+	if (p->pad || !params_tail_zero(c->t, sizeof(*p)) || (!el && p->axis))
+		return fail(c, NONE_BAD, "pad/unused params must be zero");
+	ix = npu_opnd(c->t, 0);
+	up = npu_opnd(c->t, 1);
+	o = npu_opnd(c->t, 2);
+	if (!dtype_is(ix->dtype, DT(I32) | DT(I64)))
+		return fail(c, 0, "indices must be I32 or I64");
+	if (up->dtype != o->dtype)
+		return fail(c, 1, "updates and out share a dtype");
+	if (p->reduce && !dtype_is(o->dtype, DT(F32) | DT(I32) | DT(I64)))
+		return fail(c, 2, "a reduction needs F32, I32 or I64");
+	if (el) {
+		if (p->axis >= o->rank || ix->rank != o->rank ||
+		    !same_shape(ix, up))
+			return fail(c, 0, "ELEMENTS: indices, updates: one shape, out rank");
+		for (i = 0; i < o->rank; i++)
+			if (i != p->axis && ix->shape[i] > o->shape[i])
+				return fail(c, 0, "ELEMENTS: indices larger than out off the axis");
+		return 0;
+	}
+	q = ix->rank;
+	if (q < 1)
+		return fail(c, 0, "ND: indices [..., k]");
+	k = ix->shape[q - 1];
+	if (k < 1 || k > o->rank || up->rank != q - 1 + o->rank - k)
+		return fail(c, 1, "ND: updates must be indices[:-1] + out[k:]");
+	for (i = 0; i + 1 < q; i++)
+		if (up->shape[i] != ix->shape[i])
+			return fail(c, 1, "ND: updates must be indices[:-1] + out[k:]");
+	for (i = k; i < o->rank; i++)
+		if (up->shape[q - 1 + i - k] != o->shape[i])
+			return fail(c, 1, "ND: updates must be indices[:-1] + out[k:]");
+	return 0;
+}
+
+/*
+ * MATH: in broadcasts to out (numpy rules, as for UNARY), both F32; the
+ * row iteration indexes each operand below its own shape.
+ */
+static int check_math(struct chk *c)
+{
+	const struct drm_npu_math_params *p = &c->t->params.math;
+	int ret = check_operands(c, 2, 2);
+
+	if (ret)
+		return ret;
+	if (p->kind >= DRM_NPU_MATH_KIND_COUNT)
+		return fail(c, NONE_BAD, "unknown MATH kind");
+	if (p->pad || !params_tail_zero(c->t, sizeof(*p)))
+		return fail(c, NONE_BAD, "pad/unused params must be zero");
+	if (npu_opnd(c->t, 0)->dtype != DRM_NPU_DTYPE_F32 ||
+	    npu_opnd(c->t, 1)->dtype != DRM_NPU_DTYPE_F32)
+		return fail(c, 0, "MATH operands are F32");
+	if (!bcasts_to(npu_opnd(c->t, 0), npu_opnd(c->t, 1)))
+		return fail(c, 0, "does not broadcast to the output shape");
+	return 0;
+}
+
+/*
  * Images (IMG_CSC, IMG_RESIZE, AIPP): U8 operands, batch outermost.
  * Heights and widths are at most NPU_IMG_MAX_DIM (a media unit's limit),
  * so resize tap arithmetic ((2 d + 1) in, d * in) stays far below 2^64.
@@ -1437,6 +1626,10 @@ static int check_opcode(struct chk *c)
 	case DRM_NPU_OP_QCONV2D:	return check_qconv2d(c);
 	case DRM_NPU_OP_QMATMUL:	return check_qmatmul(c);
 	case DRM_NPU_OP_QADD:		return check_qadd(c);
+	case DRM_NPU_OP_RNN:		return check_rnn(c);
+	case DRM_NPU_OP_TOPK:		return check_topk(c);
+	case DRM_NPU_OP_SCATTER:	return check_scatter(c);
+	case DRM_NPU_OP_MATH:		return check_math(c);
 	case DRM_NPU_OP_IMG_CSC:	return check_img_csc(c);
 	case DRM_NPU_OP_IMG_RESIZE:	return check_img_resize(c);
 	case DRM_NPU_OP_AIPP:		return check_aipp(c);

@@ -399,6 +399,7 @@ u64 npu_op_work_units(const struct drm_npu_task *t)
 	case DRM_NPU_OP_QUANTIZE:
 	case DRM_NPU_OP_DEQUANTIZE:
 	case DRM_NPU_OP_QADD:
+	case DRM_NPU_OP_MATH:
 		return row_units(last);
 	case DRM_NPU_OP_MATMUL:
 		return matmul_units(t);
@@ -426,6 +427,12 @@ u64 npu_op_work_units(const struct drm_npu_task *t)
 		return npu_dims_prod(last, 0, 2);	/* N x OH rows */
 	case DRM_NPU_OP_AIPP:
 		return (u64)last->shape[0] * last->shape[2];
+	case DRM_NPU_OP_RNN:
+		return last->shape[1];	/* a batch row over all steps */
+	case DRM_NPU_OP_TOPK:		/* a line along the axis */
+		return npu_numel(last) / last->shape[t->params.topk.axis];
+	case DRM_NPU_OP_SCATTER:	/* all of it, in order */
+		return npu_numel(npu_opnd(t, 1)) ? 1 : 0;
 	default:
 		return 0;
 	}
@@ -437,6 +444,8 @@ static u64 row_elem_cost(const struct drm_npu_task *t)
 	if (t->opcode == DRM_NPU_OP_RESIZE &&
 	    t->params.resize.mode == DRM_NPU_RESIZE_LINEAR)
 		return 1ull << npu_opnd(t, 0)->rank;
+	if (t->opcode == DRM_NPU_OP_MATH)	/* series of up to 25 terms */
+		return 64;
 	return 1;
 }
 
@@ -468,6 +477,19 @@ static u64 attention_unit_cost(const struct drm_npu_task *t)
 
 	return npu_mul_sat(sk, (u64)q->shape[q->rank - 1] + dv + 1) +
 	       2 * dv + 1;
+}
+
+/*
+ * One batch row of an RNN: per step G*H dot products of H, and a few
+ * operations per hidden unit (gates, cell, output).
+ */
+static u64 rnn_unit_cost(const struct drm_npu_task *t)
+{
+	const struct drm_npu_operand *st = npu_opnd(t, t->num_operands - 1);
+	u64 hid = st->shape[3], gh = npu_opnd(t, 1)->shape[0], step;
+
+	step = npu_mul_sat(gh, hid + 1) + 8 * hid + 1;
+	return npu_mul_sat(st->shape[0], step) + 1;
 }
 
 /* Element operations of the costliest unit of a checked task. */
@@ -511,6 +533,14 @@ u64 npu_op_unit_cost(const struct drm_npu_task *t)
 				   8) + 1;
 	case DRM_NPU_OP_AIPP:		/* a row of pixels, 16 outputs each */
 		return npu_mul_sat(last->shape[3], 32);
+	case DRM_NPU_OP_RNN:
+		return rnn_unit_cost(t);
+	case DRM_NPU_OP_SCATTER:	/* per update: its coordinates */
+		return npu_mul_sat(npu_numel(npu_opnd(t, 1)), 2 * DRM_NPU_MAX_RANK)
+		       + npu_numel(in) + 1;
+	case DRM_NPU_OP_TOPK:	/* n insertions of up to k compares + moves */
+		return npu_mul_sat(in->shape[t->params.topk.axis],
+				   2 * (u64)t->params.topk.k + 2) + 1;
 	default:
 		return npu_mul_sat(NPU_ROW_SEG, row_elem_cost(t));
 	}

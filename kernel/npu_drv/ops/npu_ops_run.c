@@ -32,6 +32,10 @@ static const npu_run_fn npu_run_table[DRM_NPU_OP_COUNT] = {
 	[DRM_NPU_OP_IMG_CSC] = npu_run_img_csc,
 	[DRM_NPU_OP_IMG_RESIZE] = npu_run_img_resize,
 	[DRM_NPU_OP_AIPP] = npu_run_aipp,
+	[DRM_NPU_OP_RNN] = npu_run_rnn,
+	[DRM_NPU_OP_TOPK] = npu_run_topk,
+	[DRM_NPU_OP_SCATTER] = npu_run_scatter,
+	[DRM_NPU_OP_MATH] = npu_run_math,
 };
 
 int npu_op_run(const struct npu_op_args *args, u64 begin, u64 end)

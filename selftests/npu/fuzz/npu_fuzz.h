@@ -26,9 +26,12 @@
 /*
  * Opcode bytes from NPU_FUZZ_EXTRA_BYTE on pick the opcodes added after
  * ATTENTION, in the order of npu_fuzz_extra_ops[] (append only, so that a
- * corpus entry keeps its meaning); bytes below keep the mapping b % 19.
+ * corpus entry keeps its meaning): 247..254 the first eight directly, 255
+ * (NPU_FUZZ_EXTRA_ESC) the others by the next byte. Bytes below keep the
+ * mapping b % 19.
  */
 #define NPU_FUZZ_EXTRA_BYTE	247
+#define NPU_FUZZ_EXTRA_ESC	255
 extern const uint8_t npu_fuzz_extra_ops[];
 extern const uint32_t npu_fuzz_num_extra_ops;
 

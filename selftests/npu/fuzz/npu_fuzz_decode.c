@@ -756,6 +756,134 @@ static void t_qadd(struct rd *r, struct drm_npu_task *t)
 	opnd(r, &t->operands[2], 2, DRM_NPU_DTYPE_I8, rank, s);
 }
 
+/* RNN: one recurrent layer (cell, direction, clip from the input). */
+static void t_rnn(struct rd *r, struct drm_npu_task *t)
+{
+	struct drm_npu_rnn_params *p = &t->params.rnn;
+	uint32_t tl = dim(r), b = dim(r), h = dim(r), g, s, n;
+	uint32_t xs[3], rs[2], hs[2], ss[4];
+
+	p->cell = r8(r) % DRM_NPU_RNN_CELL_COUNT;
+	p->flags = r8(r) & DRM_NPU_RNN_REVERSE;
+	if (p->cell == DRM_NPU_RNN_GRU && (r8(r) & 1))
+		p->flags |= DRM_NPU_RNN_LINEAR_BEFORE_RESET;
+	p->clip = r8(r) < 64 ? F32_TWO : 0;
+	g = p->cell == DRM_NPU_RNN_LSTM ? 4 :
+	    p->cell == DRM_NPU_RNN_GRU ? 3 : 1;
+	s = p->cell == DRM_NPU_RNN_LSTM ||
+	    (p->cell == DRM_NPU_RNN_GRU &&
+	     !(p->flags & DRM_NPU_RNN_LINEAR_BEFORE_RESET)) ? 2 : 1;
+	n = p->cell == DRM_NPU_RNN_TANH ? 4 : 5;
+	t->opcode = DRM_NPU_OP_RNN;
+	t->num_operands = (uint8_t)n;
+	xs[0] = tl;
+	xs[1] = b;
+	xs[2] = g * h;
+	rs[0] = g * h;
+	rs[1] = h;
+	hs[0] = b;
+	hs[1] = h;
+	ss[0] = tl;
+	ss[1] = b;
+	ss[2] = s;
+	ss[3] = h;
+	opnd(r, &t->operands[0], 0, DRM_NPU_DTYPE_F32, 3, xs);
+	opnd(r, &t->operands[1], 1, DRM_NPU_DTYPE_F32, 2, rs);
+	opnd(r, &t->operands[2], 2, DRM_NPU_DTYPE_F32, 2, hs);
+	if (n == 5)
+		opnd(r, &t->operands[3], 3, DRM_NPU_DTYPE_F32,
+		     p->cell == DRM_NPU_RNN_LSTM ? 2 : 1,
+		     p->cell == DRM_NPU_RNN_LSTM ? hs : &hs[1]);
+	opnd(r, &t->operands[n - 1], (uint16_t)(n - 1), DRM_NPU_DTYPE_F32, 4,
+	     ss);
+}
+
+/* TOPK: indices of the k best of each line along an axis. */
+static void t_topk(struct rd *r, struct drm_npu_task *t)
+{
+	static const uint8_t dts[] = {
+		DRM_NPU_DTYPE_F32, DRM_NPU_DTYPE_I32, DRM_NPU_DTYPE_I64,
+	};
+	struct drm_npu_topk_params *p = &t->params.topk;
+	uint32_t s[DRM_NPU_MAX_RANK] = { 0 }, o[DRM_NPU_MAX_RANK];
+	uint32_t rank = shape_of(r, 6, s);
+
+	t->opcode = DRM_NPU_OP_TOPK;
+	t->num_operands = 2;
+	if (!rank) {
+		rank = 1;
+		s[0] = dim(r);
+	}
+	p->axis = small(r, rank);
+	p->flags = r8(r) & DRM_NPU_TOPK_LARGEST;
+	p->k = s[p->axis] ? 1 + small(r, s[p->axis] < 16 ? s[p->axis] : 16) :
+			    dim(r);
+	memcpy(o, s, sizeof(o));
+	o[p->axis] = p->k;
+	opnd(r, &t->operands[0], 0, DTYPE(r, dts), rank, s);
+	opnd(r, &t->operands[1], 1, DRM_NPU_DTYPE_I64, rank, o);
+}
+
+/* SCATTER: ND or ELEMENTS, any reduction; indices from the fill bytes. */
+static void t_scatter(struct rd *r, struct drm_npu_task *t)
+{
+	static const uint8_t dts[] = {
+		DRM_NPU_DTYPE_F32, DRM_NPU_DTYPE_I32, DRM_NPU_DTYPE_I64,
+		DRM_NPU_DTYPE_U8,
+	};
+	struct drm_npu_scatter_params *p = &t->params.scatter;
+	uint32_t o[DRM_NPU_MAX_RANK] = { 0 }, ix[DRM_NPU_MAX_RANK] = { 0 };
+	uint32_t u[DRM_NPU_MAX_RANK] = { 0 }, rank = shape_of(r, 4, o), i, k;
+	uint8_t dt = DTYPE(r, dts);
+
+	t->opcode = DRM_NPU_OP_SCATTER;
+	t->num_operands = 3;
+	if (!rank) {
+		rank = 1;
+		o[0] = dim(r);
+	}
+	p->reduce = r8(r) % DRM_NPU_SCATTER_REDUCE_COUNT;
+	if (dt == DRM_NPU_DTYPE_U8)
+		p->reduce = DRM_NPU_SCATTER_NONE;
+	if (r8(r) & 1) {
+		p->flags = DRM_NPU_SCATTER_ELEMENTS;
+		p->axis = small(r, rank);
+		for (i = 0; i < rank; i++)
+			ix[i] = u[i] = i == p->axis ? 1 + small(r, 4) :
+				       (o[i] ? 1 + small(r, o[i] < 8 ? o[i] : 8) :
+					0);
+		opnd(r, &t->operands[0], 0, r8(r) & 1 ? DRM_NPU_DTYPE_I32 :
+		     DRM_NPU_DTYPE_I64, rank, ix);
+		opnd(r, &t->operands[1], 1, dt, rank, u);
+	} else {
+		k = 1 + small(r, rank);
+		ix[0] = 1 + small(r, 4);
+		ix[1] = k;
+		u[0] = ix[0];
+		for (i = k; i < rank; i++)
+			u[1 + i - k] = o[i];
+		opnd(r, &t->operands[0], 0, DRM_NPU_DTYPE_I64, 2, ix);
+		opnd(r, &t->operands[1], 1, dt, 1 + rank - k, u);
+	}
+	opnd(r, &t->operands[2], 2, dt, rank, o);
+}
+
+/* MATH: a trigonometric kind over a broadcast F32 input. */
+static void t_math(struct rd *r, struct drm_npu_task *t)
+{
+	uint32_t s[DRM_NPU_MAX_RANK] = { 0 }, rank = shape_of(r, 6, s);
+
+	t->opcode = DRM_NPU_OP_MATH;
+	t->num_operands = 2;
+	t->params.math.kind = r8(r) % DRM_NPU_MATH_KIND_COUNT;
+	opnd(r, &t->operands[0], 0, DRM_NPU_DTYPE_F32, rank, s);
+	opnd(r, &t->operands[1], 1, DRM_NPU_DTYPE_F32, rank, s);
+}
+
+/*
+ * Issue 18's opcodes (30..): op bytes 250, 251, ... pick these, in order.
+ */
+
 /* ---- images (issue 19): the media unit and AIPP ---- */
 
 /* Operand 0 (and the UV plane) of an image in @fmt; N, H, W out. */
@@ -918,6 +1046,20 @@ static void mutate(struct rd *r, struct drm_npu_task *t)
 	}
 }
 
+/*
+ * Index into npu_fuzz_extra_ops of opcode byte @b (>= NPU_FUZZ_EXTRA_BYTE):
+ * the bytes below NPU_FUZZ_EXTRA_ESC pick the first entries directly, the
+ * escape byte takes the next byte for the rest.
+ */
+static uint32_t npu_fuzz_extra_index(uint32_t b, struct rd *r)
+{
+	const uint32_t direct = NPU_FUZZ_EXTRA_ESC - NPU_FUZZ_EXTRA_BYTE;
+
+	if (b < NPU_FUZZ_EXTRA_ESC)
+		return (b - NPU_FUZZ_EXTRA_BYTE) % npu_fuzz_num_extra_ops;
+	return direct + r8(r) % (npu_fuzz_num_extra_ops - direct);
+}
+
 void npu_fuzz_decode(const uint8_t *data, size_t size,
 		     struct npu_fuzz_prog *p)
 {
@@ -931,8 +1073,7 @@ void npu_fuzz_decode(const uint8_t *data, size_t size,
 		uint8_t b = r8(&r), op = b % (DRM_NPU_OP_ATTENTION + 1);
 
 		if (b >= NPU_FUZZ_EXTRA_BYTE)
-			op = npu_fuzz_extra_ops[(b - NPU_FUZZ_EXTRA_BYTE) %
-						npu_fuzz_num_extra_ops];
+			op = npu_fuzz_extra_ops[npu_fuzz_extra_index(b, &r)];
 
 		switch (op) {
 		case DRM_NPU_OP_NOP:
@@ -993,6 +1134,18 @@ void npu_fuzz_decode(const uint8_t *data, size_t size,
 		case DRM_NPU_OP_QADD:
 			t_qadd(&r, t);
 			break;
+		case DRM_NPU_OP_RNN:
+			t_rnn(&r, t);
+			break;
+		case DRM_NPU_OP_TOPK:
+			t_topk(&r, t);
+			break;
+		case DRM_NPU_OP_SCATTER:
+			t_scatter(&r, t);
+			break;
+		case DRM_NPU_OP_MATH:
+			t_math(&r, t);
+			break;
 		case DRM_NPU_OP_IMG_CSC:
 			t_img_csc(&r, t);
 			break;
@@ -1015,6 +1168,7 @@ void npu_fuzz_decode(const uint8_t *data, size_t size,
 /* The opcode bytes NPU_FUZZ_EXTRA_BYTE.. pick, in order (append only). */
 const uint8_t npu_fuzz_extra_ops[] = {
 	DRM_NPU_OP_QCONV2D, DRM_NPU_OP_QMATMUL, DRM_NPU_OP_QADD,
+	DRM_NPU_OP_RNN, DRM_NPU_OP_TOPK, DRM_NPU_OP_SCATTER, DRM_NPU_OP_MATH,
 	DRM_NPU_OP_IMG_CSC, DRM_NPU_OP_IMG_RESIZE, DRM_NPU_OP_AIPP,
 };
 const uint32_t npu_fuzz_num_extra_ops = sizeof(npu_fuzz_extra_ops);
@@ -1024,6 +1178,8 @@ static const char *const op_names[DRM_NPU_OP_COUNT] = {
 	"SOFTMAX", "REDUCE", "LAYERNORM", "BATCHNORM", "GATHER", "WHERE",
 	"PAD", "RESIZE", "TRANSDATA", "QUANTIZE", "DEQUANTIZE", "ATTENTION",
 	"SEM_SIGNAL", "SEM_WAIT", "QCONV2D", "QMATMUL", "QADD",
+	[DRM_NPU_OP_RNN] = "RNN", [DRM_NPU_OP_TOPK] = "TOPK",
+	[DRM_NPU_OP_SCATTER] = "SCATTER", [DRM_NPU_OP_MATH] = "MATH",
 	[DRM_NPU_OP_IMG_CSC] = "IMG_CSC",
 	[DRM_NPU_OP_IMG_RESIZE] = "IMG_RESIZE",
 	[DRM_NPU_OP_AIPP] = "AIPP",

@@ -138,6 +138,10 @@ static int write_seeds(const char *dir)
 		[DRM_NPU_OP_QCONV2D] = "qconv2d",
 		[DRM_NPU_OP_QMATMUL] = "qmatmul",
 		[DRM_NPU_OP_QADD] = "qadd",
+		[DRM_NPU_OP_RNN] = "rnn",
+		[DRM_NPU_OP_TOPK] = "topk",
+		[DRM_NPU_OP_SCATTER] = "scatter",
+		[DRM_NPU_OP_MATH] = "math",
 		[DRM_NPU_OP_IMG_CSC] = "img_csc",
 		[DRM_NPU_OP_IMG_RESIZE] = "img_resize",
 		[DRM_NPU_OP_AIPP] = "aipp",
@@ -148,9 +152,16 @@ static int write_seeds(const char *dir)
 	uint32_t k, op, tries, i, total = 0;
 
 	for (k = 0; k <= DRM_NPU_OP_ATTENTION + npu_fuzz_num_extra_ops; k++) {
-		/* the opcode byte: itself, or NPU_FUZZ_EXTRA_BYTE + index */
+		/*
+		 * The opcode bytes: itself, NPU_FUZZ_EXTRA_BYTE + index, or
+		 * the escape and the index past the direct ones (npu_fuzz.h).
+		 */
+		uint32_t x = k - DRM_NPU_OP_ATTENTION - 1;
+		uint32_t direct = NPU_FUZZ_EXTRA_ESC - NPU_FUZZ_EXTRA_BYTE;
 		uint8_t byte = (uint8_t)(k <= DRM_NPU_OP_ATTENTION ? k :
-				NPU_FUZZ_EXTRA_BYTE + k - DRM_NPU_OP_ATTENTION - 1);
+				x < direct ? NPU_FUZZ_EXTRA_BYTE + x :
+				NPU_FUZZ_EXTRA_ESC);
+		uint32_t first = byte == NPU_FUZZ_EXTRA_ESC ? 3 : 2;
 		uint32_t ran = 0, refused = 0;
 
 		op = k <= DRM_NPU_OP_ATTENTION ? k :
@@ -167,7 +178,8 @@ static int write_seeds(const char *dir)
 
 			in[0] = 0;	/* one task */
 			in[1] = byte;
-			for (i = 2; i < sizeof(in); i++)
+			in[2] = (uint8_t)(x - direct);	/* after the escape */
+			for (i = first; i < sizeof(in); i++)
 				in[i] = seed_byte(wild ? 256 : 150);
 			npu_fuzz_decode(in, sizeof(in), &p);
 			if (wild) {

@@ -427,6 +427,181 @@ static void media_limits(void)
 	       "AIPP whose border makes the output 2^32 wide: refused");
 }
 
+/*
+ * RNN (issue 18): a unit is a batch row over all T steps, so its cost
+ * grows with T * G*H*H and must be capped; G*H compared in 64 bits (a
+ * 32-bit product wraps 4 * 2^30 to 0); a batch of 2^32 - 1 rows over
+ * zero strides runs its first and last rows inside the guarded extents.
+ */
+static void rnn_hostile(void)
+{
+	u32 xs[3] = { 1u << 30, 4, 64 }, rs[2] = { 64, 16 }, hs[2] = { 4, 16 };
+	u32 ss[4] = { 1u << 30, 4, 2, 16 }, z4[4] = { 0 };
+	u32 b = 0xffffffffu, gx[3] = { 2, b, 9 }, gxs[3] = { 0, 0, 1 };
+	u32 gr[2] = { 9, 3 }, grs[2] = { 3, 1 }, gh[2] = { b, 3 };
+	u32 ghs[2] = { 0, 1 }, gb[1] = { 3 }, gbs[1] = { 1 };
+	u32 gs[4] = { 2, b, 2, 3 }, gss[4] = { 6, 0, 3, 1 };
+	void *data[5] = { guarded(9 * 4), guarded(27 * 4), guarded(3 * 4),
+			  guarded(3 * 4), guarded(12 * 4) };
+	u32 bad;
+
+	tl_task(&T, DRM_NPU_OP_RNN, 5);
+	opnd(0, F32, DRM_NPU_LAYOUT_ND, 3, xs, z4);
+	opnd(1, F32, DRM_NPU_LAYOUT_ND, 2, rs, z4);
+	opnd(2, F32, DRM_NPU_LAYOUT_ND, 2, hs, z4);
+	opnd(3, F32, DRM_NPU_LAYOUT_ND, 2, hs, z4);
+	opnd(4, F32, DRM_NPU_LAYOUT_ND, 4, ss, z4);
+	T.params.rnn.cell = DRM_NPU_RNN_LSTM;
+	tap_ok(check() == -EINVAL,
+	       "RNN LSTM over 2^30 steps in one unit: refused (unit cost)");
+	xs[0] = ss[0] = 4;
+	xs[2] = 0;			/* 4 * 2^30 wrapped to 32 bits */
+	rs[0] = 0;
+	hs[1] = ss[3] = rs[1] = 1u << 30;
+	opnd(0, F32, DRM_NPU_LAYOUT_ND, 3, xs, z4);
+	opnd(1, F32, DRM_NPU_LAYOUT_ND, 2, rs, z4);
+	opnd(2, F32, DRM_NPU_LAYOUT_ND, 2, hs, z4);
+	opnd(3, F32, DRM_NPU_LAYOUT_ND, 2, hs, z4);
+	opnd(4, F32, DRM_NPU_LAYOUT_ND, 4, ss, z4);
+	tap_ok(npu_op_check(&T, &bad) == -EINVAL && bad == 0,
+	       "RNN LSTM with G*H = 2^32 given as 0: xg refused (64-bit G*H)");
+
+	tl_task(&T, DRM_NPU_OP_RNN, 5);
+	opnd(0, F32, DRM_NPU_LAYOUT_ND, 3, gx, gxs);
+	opnd(1, F32, DRM_NPU_LAYOUT_ND, 2, gr, grs);
+	opnd(2, F32, DRM_NPU_LAYOUT_ND, 2, gh, ghs);
+	opnd(3, F32, DRM_NPU_LAYOUT_ND, 1, gb, gbs);
+	opnd(4, F32, DRM_NPU_LAYOUT_ND, 4, gs, gss);
+	T.params.rnn.cell = DRM_NPU_RNN_GRU;
+	T.params.rnn.clip = tl_f2u(2.0f);
+	tap_ok(check() == 0 && npu_op_work_units(&T) == b,
+	       "RNN GRU over 2^32 - 1 zero-stride rows: accepted, one unit each");
+	tap_ok(run_units(data, 0, 64) == 0 && run_units(data, b - 64, b) == 0,
+	       "RNN GRU: first and last rows stay in the guarded extents");
+	T.params.rnn.flags = DRM_NPU_RNN_PEEPHOLE;
+	tap_ok(check() == -EINVAL, "RNN GRU with PEEPHOLE: refused");
+	T.params.rnn.flags = 0;
+	T.params.rnn.clip = 0x7fc00000u;	/* NaN */
+	tap_ok(check() == -EINVAL, "RNN with a NaN clip: refused");
+}
+
+/*
+ * TOPK: a line of 2^31 elements with k = 2^20 would insert for minutes:
+ * refused by the unit cost; 2^32 - 1 zero-stride lines of 5 run their
+ * first and last lines inside the guarded extents; k = 0 and k > n are
+ * refused.
+ */
+static void topk_hostile(void)
+{
+	u32 in[2] = { 4, 1u << 31 }, o[2] = { 4, 1u << 20 }, z2[2] = { 0 };
+	u32 b = 0xffffffffu, gi[2] = { b, 5 }, gis[2] = { 0, 1 };
+	u32 go[2] = { b, 3 }, gos[2] = { 0, 1 };
+	void *data[2] = { guarded(5 * 4), guarded(3 * 8) };
+	u32 k;
+
+	tl_task(&T, DRM_NPU_OP_TOPK, 2);
+	opnd(0, F32, DRM_NPU_LAYOUT_ND, 2, in, z2);
+	opnd(1, DRM_NPU_DTYPE_I64, DRM_NPU_LAYOUT_ND, 2, o, z2);
+	T.params.topk.axis = 1;
+	T.params.topk.k = 1u << 20;
+	tap_ok(check() == -EINVAL,
+	       "TOPK of 2^20 from a line of 2^31: refused (unit cost)");
+	tl_task(&T, DRM_NPU_OP_TOPK, 2);
+	opnd(0, F32, DRM_NPU_LAYOUT_ND, 2, gi, gis);
+	opnd(1, DRM_NPU_DTYPE_I64, DRM_NPU_LAYOUT_ND, 2, go, gos);
+	T.params.topk.axis = 1;
+	T.params.topk.k = 3;
+	T.params.topk.flags = DRM_NPU_TOPK_LARGEST;
+	((float *)data[0])[0] = 1;
+	((float *)data[0])[1] = 5;
+	((float *)data[0])[2] = 3;
+	((float *)data[0])[3] = 5;
+	((float *)data[0])[4] = -2;
+	tap_ok(check() == 0 && npu_op_work_units(&T) == b,
+	       "TOPK over 2^32 - 1 zero-stride lines: accepted");
+	tap_ok(run_units(data, 0, 64) == 0 && run_units(data, b - 64, b) == 0,
+	       "TOPK: first and last lines stay in the guarded extents");
+	tap_ok(((s64 *)data[1])[0] == 1 && ((s64 *)data[1])[1] == 3 &&
+	       ((s64 *)data[1])[2] == 2,
+	       "TOPK largest 3 of [1 5 3 5 -2]: 1, 3, 2 (ties in index order)");
+	for (k = 0; k <= 6; k += 6) {
+		T.params.topk.k = k;
+		go[1] = k;
+		opnd(1, DRM_NPU_DTYPE_I64, DRM_NPU_LAYOUT_ND, 2, go, gos);
+		tap_ok(check() == -EINVAL, k ? "TOPK with k > n: refused" :
+		       "TOPK with k = 0: refused");
+	}
+}
+
+/*
+ * SCATTER: 2^30 updates in one (ordered) unit are refused; an index past
+ * the end of its axis and one below -d fault with BAD_INDEX and write
+ * nothing outside out's guarded extent; a negative index counts from the
+ * end; duplicate indices with ADD apply in order.
+ */
+static void scatter_hostile(void)
+{
+	u32 big[2] = { 1u << 30, 1 }, o1[1] = { 4 }, z2[2] = { 0 };
+	u32 ix[2] = { 3, 1 }, ixs[2] = { 1, 1 }, up[1] = { 3 }, ups[1] = { 1 };
+	u32 os[1] = { 1 };
+	void *data[3] = { guarded(3 * 8), guarded(3 * 4), guarded(4 * 4) };
+	s64 *iv = data[0];
+	float *uv = data[1], *ov = data[2];
+
+	tl_task(&T, DRM_NPU_OP_SCATTER, 3);
+	opnd(0, DRM_NPU_DTYPE_I64, DRM_NPU_LAYOUT_ND, 2, big, z2);
+	opnd(1, F32, DRM_NPU_LAYOUT_ND, 1, big, z2);
+	opnd(2, F32, DRM_NPU_LAYOUT_ND, 1, o1, os);
+	tap_ok(check() == -EINVAL,
+	       "SCATTER of 2^30 updates in one unit: refused (unit cost)");
+	tl_task(&T, DRM_NPU_OP_SCATTER, 3);
+	opnd(0, DRM_NPU_DTYPE_I64, DRM_NPU_LAYOUT_ND, 2, ix, ixs);
+	opnd(1, F32, DRM_NPU_LAYOUT_ND, 1, up, ups);
+	opnd(2, F32, DRM_NPU_LAYOUT_ND, 1, o1, os);
+	T.params.scatter.reduce = DRM_NPU_SCATTER_ADD;
+	iv[0] = 1;
+	iv[1] = -3;		/* = 1 */
+	iv[2] = 3;
+	uv[0] = 1;
+	uv[1] = 2;
+	uv[2] = 4;
+	tap_ok(check() == 0 && run_units(data, 0, 1) == 0 && ov[1] == 3 &&
+	       ov[3] == 4 && ov[0] == 0,
+	       "SCATTER ND add: duplicate and negative indices apply in order");
+	iv[2] = 4;
+	tap_ok(run_units(data, 0, 1) == DRM_NPU_FAULT_BAD_INDEX,
+	       "SCATTER with an index past the end: BAD_INDEX");
+	iv[2] = -5;
+	tap_ok(run_units(data, 0, 1) == DRM_NPU_FAULT_BAD_INDEX,
+	       "SCATTER with an index below -d: BAD_INDEX");
+}
+
+/*
+ * MATH: 2^40 outputs over zero strides are 2^24 row units of 2^16 (each
+ * costing 64 operations an element, within the cap): the first and last
+ * stay inside one-element guarded buffers; a mismatched shape is refused.
+ */
+static void math_hostile(void)
+{
+	u32 sh[3] = { 1u << 20, 1u << 4, 1u << 16 }, z3[3] = { 0 };
+	u32 bad[3] = { 1u << 20, 1u << 4, 3 };
+	void *data[2] = { guarded(4), guarded(4) };
+
+	tl_task(&T, DRM_NPU_OP_MATH, 2);
+	opnd(0, F32, DRM_NPU_LAYOUT_ND, 3, sh, z3);
+	opnd(1, F32, DRM_NPU_LAYOUT_ND, 3, sh, z3);
+	T.params.math.kind = DRM_NPU_MATH_ATAN;
+	*(float *)data[0] = 1.0f;
+	tap_ok(check() == 0 && npu_op_work_units(&T) == 1ull << 24,
+	       "MATH over 2^40 zero-stride elements: accepted, 2^24 units");
+	tap_ok(run_units(data, 0, 2) == 0 &&
+	       run_units(data, (1ull << 24) - 2, 1ull << 24) == 0 &&
+	       *(float *)data[1] > 0.785f && *(float *)data[1] < 0.786f,
+	       "MATH: first and last units stay in the guarded extents");
+	opnd(1, F32, DRM_NPU_LAYOUT_ND, 3, bad, z3);
+	tap_ok(check() == -EINVAL, "MATH with an output it cannot broadcast to: refused");
+}
+
 int main(void)
 {
 	signal(SIGALRM, SIG_DFL);	/* a hung kernel dies loudly */
@@ -444,6 +619,10 @@ int main(void)
 	attention_empty_keys();
 	qconv_hostile();
 	qmatmul_hostile();
+	rnn_hostile();
+	topk_hostile();
+	scatter_hostile();
+	math_hostile();
 	media_limits();
 	return tap_done();
 }
