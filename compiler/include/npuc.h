@@ -50,6 +50,10 @@ extern "C" {
  *                 nor a gear fixes take this value, in one gear named
  *                 after them ("batch=1,seq=1"); 0: they are an error
  *                 (fields past an older caller's @size keep 0)
+ * @plugins: operator plugins to load, "a.so:b.so" (npuc_plugin.h), or
+ *           NULL; those of $NPUC_PLUGIN_PATH are loaded as well
+ * @no_host_engine: 1: refuse nodes that would run on the host engine
+ *                  (plugin host kernels), naming them; 0: place them there
  */
 struct npuc_compile_options {
 	size_t size;
@@ -68,6 +72,8 @@ struct npuc_compile_options {
 	FILE *dump_file;
 	const char *target_device;
 	int64_t symbol_default;
+	const char *plugins;
+	int no_host_engine;
 };
 
 /* Defaults: -O2, the cache on, the default target. */
