@@ -10,3 +10,8 @@ $(EXAMPLE_PLUGIN): examples/plugin/example_ops.c compiler/include/npuc_plugin.h
 	$(CC) $(CSTD) $(WARN) -O2 -fPIC -shared -Icompiler/include $< -lm -o $@
 BINS		+= $(EXAMPLE_PLUGIN)
 TESTS		+= examples/plugin/test_plugin.sh
+FAULTY_PLUGIN	:= $(BUILD)/examples/tests/libfaulty_ops.so
+$(FAULTY_PLUGIN): examples/plugin/tests/faulty_ops.c compiler/include/npuc_plugin.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) -O2 -fPIC -shared -Icompiler/include $< -o $@
+BINS		+= $(FAULTY_PLUGIN)

@@ -148,3 +148,20 @@ g = h.make_graph(nodes, "mixed", [h.make_tensor_value_info("x", T.FLOAT, [1, 4])
 m = h.make_model(g, opset_imports=[h.make_opsetid("", 13), EX,
                                    h.make_opsetid("com.acme", 1)])
 onnx.save(m, f"{out}/mixed.onnx")
+
+# ---- faulty: Relu -> test.faulty::Faulty(mode) -> Neg, for modes 0..4 ----
+x = rng.standard_normal((8, 16)).astype(np.float32)
+np.save(f"{out}/faulty_in_x.npy", x)
+for mode in range(5):
+    rows = 4 if mode == 3 else 8
+    nodes = [h.make_node("Relu", ["x"], ["r"], name="relu"),
+             h.make_node("Faulty", ["r"], ["f"], name=f"faulty{mode}",
+                         domain="test.faulty", mode=mode),
+             h.make_node("Neg", ["f"], ["y"], name="neg")]
+    g = h.make_graph(nodes, f"faulty{mode}",
+                     [h.make_tensor_value_info("x", T.FLOAT, x.shape)],
+                     [h.make_tensor_value_info("y", T.FLOAT, [rows, 16])])
+    m = h.make_model(g, opset_imports=[h.make_opsetid("", 13),
+                                       h.make_opsetid("test.faulty", 1)])
+    onnx.save(m, f"{out}/faulty{mode}.onnx")
+np.save(f"{out}/faulty_ref_0.npy", (-2 * np.maximum(x, 0)).astype(np.float32))

@@ -292,7 +292,8 @@ static int try_lanes(npurt_model *m, uint32_t lanes, struct lane_fail *f)
 		(lanes == 1 ? (m->num_sems ? 1 : 0) : m->num_sems);
 	int ret;
 
-	if (lanes == 1 && m->num_sems) {
+	/* Host tasks need their own semaphores: the host sets them. */
+	if (lanes == 1 && m->num_sems && !om_num_host_tasks(m->om)) {
 		ret = sem_create(ctx, &m->shared_sem);
 		if (ret)
 			goto sem_fail;
@@ -522,6 +523,7 @@ static void model_free(npurt_model *m)
 	rt_online_free(m->online);
 	if (m->stream)
 		rt_stream_free(m->stream);
+	rt_host_engine_free(m);
 	for (uint32_t v = 0; m->variants && v < m->num_variants; v++) {
 		for (uint32_t i = 0; i < m->variants[v].num_sets; i++)
 			progset_free(m, &m->variants[v].sets[i],
@@ -605,6 +607,8 @@ static npurt_status load_om(npurt_context *ctx, struct om_model *om,
 			       "out of memory");
 	}
 	st = alloc_resources(m, lo, func);
+	if (!st)
+		st = rt_host_engine_init(m, func);
 	if (!st)
 		st = create_sync_objects(m, func);
 	for (uint32_t v = 0; !st && v < m->num_variants; v++) {
@@ -1071,6 +1075,10 @@ NPURT_API npurt_status npurt_model_get_profile(npurt_model *m,
 						p->first_task + k, 1)->opcode);
 		}
 	}
+	n += rt_host_engine_profile(m, v, m->exec_count,
+				    records ? records + (n < max ? n : max) :
+				    NULL, n < max ? max - n : 0,
+				    m->variants[v].num_streams);
 	pthread_mutex_unlock(&m->lock);
 	*count = n;
 	return NPURT_OK;

@@ -833,7 +833,12 @@ static void write_trace(FILE *f, const char *model, uint64_t origin)
 
 		for (size_t j = 0; j < i && !named; j++)
 			named = trace.v[j].model_stream == r->model_stream;
-		if (!named)
+		if (!named && r->hw_queue == UINT32_MAX)
+			/* host tasks (plugins' host kernels) */
+			fprintf(f, ",\n{\"ph\":\"M\",\"pid\":1,\"tid\":%u,"
+				"\"name\":\"thread_name\",\"args\":{\"name\":"
+				"\"host engine\"}}", r->model_stream);
+		else if (!named)
 			fprintf(f, ",\n{\"ph\":\"M\",\"pid\":1,\"tid\":%u,"
 				"\"name\":\"thread_name\",\"args\":{\"name\":"
 				"\"stream %u (hw queue %u)\"}}",
