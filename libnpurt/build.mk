@@ -180,3 +180,11 @@ $(BUILD)/tests/libnpurt/mkmodels: $(call rt_objs,libnpurt/tests/mkmodels.c) \
 	$(CC) $(LDFLAGS) $^ -lpthread -o $@
 
 BINS		+= $(BUILD)/tests/libnpurt/mkmodels
+
+# ---- host tasks (plugin host kernels): run by examples/plugin/test_plugin.sh,
+# which compiles its models first ----
+RT_HOST_TEST	:= $(BUILD)/tests/libnpurt/test_host_tasks
+$(RT_HOST_TEST): $(call rt_objs,libnpurt/tests/test_host_tasks.c) $(RT_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $< $(RT_A) $(RT_LDLIBS) -lm -o $@
+BINS		+= $(RT_HOST_TEST)

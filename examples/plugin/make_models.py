@@ -116,27 +116,33 @@ def roi_ref(X, rois, bidx, oh, ow, sr, scale):
 inits = []
 x = rng.standard_normal((2, 3, 16, 16)).astype(np.float32)
 rois = np.array([[0, 0, 8, 8], [2.5, 3.0, 14.0, 12.5], [4, 4, 30, 28],
-                 [1, 9, 7, 15]], np.float32)
-bidx = np.array([0, 1, 1, 0], np.int64)
+                 [1, 9, 7, 15], [0, 0, 31, 31], [10, 2, 20, 12]], np.float32)
+bidx = np.array([0, 1, 1, 0, 1, 0], np.int64)
 c1, w1, b1 = conv_node("conv1", "x", "feat", 3, 4, inits)
-c2, w2, b2 = conv_node("conv2", "x", "side", 3, 5, inits)
-nodes = [c1, c2,
+# an independent branch long enough to run while the host works
+side = [conv_node("side0", "x", "s0", 3, 16, inits)]
+for i in range(1, 6):
+    side.append(conv_node(f"side{i}", f"s{i - 1}", f"s{i}", 16, 16, inits))
+nodes = [c1] + [n for n, _, _ in side] + [
          h.make_node("RoIAlign", ["feat", "rois", "bidx"], ["pooled"], name="roi1",
-                     domain="com.example", output_height=3, output_width=4,
+                     domain="com.example", output_height=7, output_width=7,
                      sampling_ratio=2, spatial_scale=0.5),
          h.make_node("Sigmoid", ["pooled"], ["y"], name="sig1"),
-         h.make_node("Tanh", ["side"], ["z"], name="tanh1")]
+         h.make_node("Tanh", ["s5"], ["z"], name="tanh1")]
 g = h.make_graph(nodes, "roi",
                  [h.make_tensor_value_info("x", T.FLOAT, x.shape),
                   h.make_tensor_value_info("rois", T.FLOAT, rois.shape),
                   h.make_tensor_value_info("bidx", T.INT64, bidx.shape)],
-                 [h.make_tensor_value_info("y", T.FLOAT, [4, 4, 3, 4]),
-                  h.make_tensor_value_info("z", T.FLOAT, [2, 5, 16, 16])], inits)
+                 [h.make_tensor_value_info("y", T.FLOAT, [6, 4, 7, 7]),
+                  h.make_tensor_value_info("z", T.FLOAT, [2, 16, 16, 16])], inits)
 m = h.make_model(g, opset_imports=[h.make_opsetid("", 13), EX])
 feat = conv_ref(x, w1, b1)
-pooled = roi_ref(feat, rois, bidx, 3, 4, 2, 0.5)
+pooled = roi_ref(feat, rois, bidx, 7, 7, 2, 0.5)
+s = x
+for _, w, b in side:
+    s = conv_ref(s, w, b)
 save(m, "roi", {"x": x, "rois": rois, "bidx": bidx},
-     [sigmoid(pooled).astype(np.float32), np.tanh(conv_ref(x, w2, b2))])
+     [sigmoid(pooled).astype(np.float32), np.tanh(s).astype(np.float32)])
 
 # ---- mixed: ops no plugin serves ----
 nodes = [h.make_node("Swish", ["x"], ["a"], name="sw", domain="com.example"),
