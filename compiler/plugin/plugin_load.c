@@ -65,10 +65,16 @@ static int check_desc(const char *path, const struct npuc_plugin *d,
 			 "(struct_size, name, version, ops)", path);
 		return -EINVAL;
 	}
+	if (d->num_ops && d->ops[0].struct_size < sizeof(*d->ops)) {
+		snprintf(err, errlen, "plugin %s (%s): op struct_size %zu; "
+			 "at least %zu", path, d->name, d->ops[0].struct_size,
+			 sizeof(*d->ops));
+		return -EINVAL;
+	}
 	for (int i = 0; i < d->num_ops; i++) {
-		const struct npuc_plugin_op *op = &d->ops[i];
+		const struct npuc_plugin_op *op = npu_plugin_op_at(d, i);
 
-		if (op->struct_size < sizeof(*op) || !op->op_type ||
+		if (op->struct_size != d->ops[0].struct_size || !op->op_type ||
 		    !*op->op_type || !op->infer ||
 		    (!op->decompose && !op->host_kernel) ||
 		    op->min_inputs < 0 || op->max_inputs < op->min_inputs ||
@@ -272,7 +278,7 @@ const struct npuc_plugin_op *npu_plugin_find_op(const char *domain,
 		const struct npuc_plugin *d = reg[i]->desc;
 
 		for (int k = 0; k < d->num_ops; k++) {
-			const struct npuc_plugin_op *op = &d->ops[k];
+			const struct npuc_plugin_op *op = npu_plugin_op_at(d, k);
 			const char *od = op->domain ? op->domain : "";
 
 			if (strcmp(od, domain) || strcmp(op->op_type, op_type))

@@ -50,6 +50,17 @@ int npu_plugin_load(const char *path, const struct npu_plugin_lib **out,
  */
 int npu_plugin_load_path(const char *search, char *err, size_t errlen);
 
+/*
+ * Op @i of @d: the array's stride is the plugin's own struct_size (a
+ * later ABI-1 header may append fields).
+ */
+static inline const struct npuc_plugin_op *
+npu_plugin_op_at(const struct npuc_plugin *d, int i)
+{
+	return (const struct npuc_plugin_op *)((const char *)d->ops +
+		(size_t)i * d->ops[0].struct_size);
+}
+
 /* The operator serving (@domain, @op_type) at @opset, or NULL. */
 const struct npuc_plugin_op *npu_plugin_find_op(const char *domain,
 						const char *op_type,

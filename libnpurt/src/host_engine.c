@@ -367,9 +367,10 @@ npurt_status rt_host_engine_init(npurt_model *m, const char *func)
 				       op, pname, pver, pdig, t->lib->path,
 				       t->lib->desc->name,
 				       t->lib->desc->version, t->lib->digest);
-		t->op = npu_plugin_find_op(dom, op, 0, NULL);
+		t->op = NULL;
 		for (int k = 0; k < t->lib->desc->num_ops; k++) {
-			const struct npuc_plugin_op *o = &t->lib->desc->ops[k];
+			const struct npuc_plugin_op *o =
+				npu_plugin_op_at(t->lib->desc, k);
 
 			if (!strcmp(o->op_type, op) &&
 			    !strcmp(o->domain ? o->domain : "", dom))
