@@ -433,6 +433,75 @@ out:
 	return ret;
 }
 
+static void host_tensor(const struct ir_tensor *t, void *data,
+			struct npuc_host_tensor *x)
+{
+	int64_t n = ir_tensor_numel(t);
+
+	memset(x, 0, sizeof(*x));
+	x->dtype = t->dtype;
+	x->rank = t->shape.rank;
+	for (int d = 0; d < t->shape.rank && d < NPUC_PLUGIN_MAX_RANK; d++)
+		x->dims[d] = t->shape.dim[d];
+	x->data = data;
+	x->bytes = n > 0 ? (size_t)n * ir_dtype_size(t->dtype) : 0;
+}
+
+int plugin_host_eval(struct ir_graph *g, const struct ir_node *n,
+		     const void *const *in, void *const *out)
+{
+	const struct npu_plugin_lib *lib = NULL;
+	const struct npuc_plugin_op *op = plugin_op_of(n, &lib);
+	struct npuc_host_tensor xi[NPUC_PLUGIN_MAX_IO], xo[NPUC_PLUGIN_MAX_IO];
+	const char *type = ir_attr_str(n, IR_CUSTOM_TYPE, "?");
+	struct npuc_attrs attrs;
+	struct npuc_host_call call;
+	char msg[256] = "";
+	int ret;
+
+	if (!op || !op->host_kernel)
+		return ir_error(g, "node '%s' (%s): no host kernel (plugin '%s')",
+				n->name, type,
+				ir_attr_str(n, IR_CUSTOM_PLUGIN, "?"));
+	if (n->num_inputs > NPUC_PLUGIN_MAX_IO ||
+	    n->num_outputs > NPUC_PLUGIN_MAX_IO)
+		return ir_error(g, "node '%s' (%s): too many inputs/outputs",
+				n->name, type);
+	for (int k = 0; k < n->num_inputs; k++) {
+		const struct ir_tensor *t = n->inputs[k];
+
+		if (!t) {
+			memset(&xi[k], 0, sizeof(xi[k]));
+			continue;
+		}
+		host_tensor(t, in && in[k] ? (void *)in[k] : t->data, &xi[k]);
+		if (!xi[k].data && xi[k].bytes)
+			return ir_error(g, "node '%s' (%s): input %d has no "
+					"data", n->name, type, k);
+	}
+	for (int k = 0; k < n->num_outputs; k++) {
+		if (!n->outputs[k]) {
+			memset(&xo[k], 0, sizeof(xo[k]));
+			continue;
+		}
+		host_tensor(n->outputs[k], out[k], &xo[k]);
+	}
+	plugin_attrs_of(n, &attrs);
+	call = (struct npuc_host_call){
+		.node_name = n->name, .attrs = &attrs,
+		.num_inputs = n->num_inputs, .inputs = xi,
+		.num_outputs = n->num_outputs, .outputs = xo,
+		.err = msg, .errlen = sizeof(msg),
+	};
+	ret = op->host_kernel(&call);
+	if (ret)
+		return ir_error(g, "node '%s' (%s): host kernel of plugin %s "
+				"%s failed (%d): %s", n->name, type,
+				lib->desc->name, lib->desc->version, ret,
+				msg[0] ? msg : "(no message)");
+	return 0;
+}
+
 bool plugin_is_host_node(const struct ir_node *n)
 {
 	const struct npuc_plugin_op *op = plugin_op_of(n, NULL);

@@ -26,6 +26,14 @@ int plugin_infer_node(struct ir_graph *g, struct ir_node *n);
  */
 int plugin_decompose_node(struct ir_graph *g, struct ir_node *n);
 
+/*
+ * Run an IR_OP_CUSTOM node's host kernel on host buffers (the reference
+ * interpreter, constant folding): @in per input (NULL: the constant's
+ * data), @out per output. 0 or -EINVAL with the graph's error set.
+ */
+int plugin_host_eval(struct ir_graph *g, const struct ir_node *n,
+		     const void *const *in, void *const *out);
+
 /* Whether @n runs on the host engine (a plugin host kernel). */
 bool plugin_is_host_node(const struct ir_node *n);
 
