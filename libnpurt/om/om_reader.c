@@ -917,16 +917,25 @@ static int check_hosts(struct om_model *m, char *err)
 				   "SEM_SIGNAL(%u, 1), SEM_WAIT(%u, 2)", i,
 				   om_string(m, h->op), h->signal_task,
 				   h->signal_task + 1, h->sem, h->sem);
-		for (uint32_t t = 0; t < m->num_tasks; t++) {
-			const struct drm_npu_task *x = &m->tasks[t];
+		/* other tasks of its variant (variants never run at once) */
+		for (uint32_t q = 0; q < v->num_programs; q++) {
+			const struct om_program_desc *pq =
+				&m->programs[v->first_program + q];
 
-			if (t != h->signal_task && t != h->signal_task + 1 &&
-			    (x->opcode == DRM_NPU_OP_SEM_SIGNAL ||
-			     x->opcode == DRM_NPU_OP_SEM_WAIT) &&
-			    x->params.sem.index == h->sem)
-				return bad(err, "host task %u (%s): task %u uses "
-					   "its semaphore %u too", i,
-					   om_string(m, h->op), t, h->sem);
+			for (uint32_t t = pq->first_task;
+			     t < pq->first_task + pq->num_tasks; t++) {
+				const struct drm_npu_task *x = &m->tasks[t];
+
+				if (t != h->signal_task &&
+				    t != h->signal_task + 1 &&
+				    (x->opcode == DRM_NPU_OP_SEM_SIGNAL ||
+				     x->opcode == DRM_NPU_OP_SEM_WAIT) &&
+				    x->params.sem.index == h->sem)
+					return bad(err, "host task %u (%s): task "
+						   "%u uses its semaphore %u "
+						   "too", i, om_string(m, h->op),
+						   t, h->sem);
+			}
 		}
 		for (uint32_t k = 0; k < n; k++) {
 			const struct om_host_operand *o =
