@@ -16,7 +16,7 @@ EX=$B/examples/libexample_ops.so
 FP=$B/examples/tests/libfaulty_ops.so
 NPUC="$B/bin/npuc --no-cache"
 RUN=$B/bin/npu-run
-echo "1..16"
+echo "1..17"
 n=0
 check() {
 	n=$((n + 1))
@@ -71,6 +71,10 @@ check "RoIAlign model (host task) matches numpy" \
 check "the profile has a host engine track with RoIAlign" \
 	"grep -q '\"name\":\"host engine\"' $T/trace.json &&
 	 grep -q '\"name\":\"RoIAlign\".*\"core\":4294967295' $T/trace.json"
+NPUC_PLUGIN_PATH=$B/examples $RUN "$T/roi.onnx" $RIN --compare "$T/ref_roi" \
+	--no-cache >"$T/run5" 2>&1
+check "the ONNX model runs through online compilation (\$NPUC_PLUGIN_PATH)" \
+	"grep -q 'compare      y: OK' $T/run5 && grep -q 'compare      z: OK' $T/run5"
 mkdir -p "$T/other"
 cp $EX "$T/other/libexample_ops.so"
 printf 'x' >>"$T/other/libexample_ops.so"
