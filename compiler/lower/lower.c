@@ -1500,6 +1500,15 @@ int lower_graph(struct ir_graph *g, const struct lower_options *opt,
 		rep->num_host_tasks = l.num_hosts;
 		rep->num_semaphores += l.num_hosts;
 		rep->semaphore_budget_used += l.num_hosts;
+		/* one semaphore per host task, on top of the streams' */
+		if (opt->max_semaphores &&
+		    rep->semaphore_budget_used > opt->max_semaphores) {
+			snprintf(err, errlen,
+				 "%u host tasks need a semaphore each: %u in all with the streams' and the runtime's; the target allows %u per model (compile for a larger target, or fewer streams with --max-streams)",
+				 l.num_hosts, rep->semaphore_budget_used,
+				 opt->max_semaphores);
+			ret = -ENOSPC;
+		}
 	}
 	for (uint32_t i = 0; l.hosts && i < l.num_hosts; i++)
 		free(l.hosts[i].attrs);

@@ -16,7 +16,7 @@ EX=$B/examples/libexample_ops.so
 FP=$B/examples/tests/libfaulty_ops.so
 NPUC="$B/bin/npuc --no-cache"
 RUN=$B/bin/npu-run
-echo "1..17"
+echo "1..19"
 n=0
 check() {
 	n=$((n + 1))
@@ -71,6 +71,15 @@ check "RoIAlign model (host task) matches numpy" \
 check "the profile has a host engine track with RoIAlign" \
 	"grep -q '\"name\":\"host engine\"' $T/trace.json &&
 	 grep -q '\"name\":\"RoIAlign\".*\"core\":4294967295' $T/trace.json"
+NPURT_MAX_QUEUES=1 NPUC_PLUGIN_PATH=$B/examples $RUN "$T/roi.om" $RIN \
+	--compare "$T/ref_roi" --loop 3 >"$T/run6" 2>&1
+check "with its streams merged onto one queue (NPURT_MAX_QUEUES=1)" \
+	"grep -q 'compare      y: OK' $T/run6 && grep -q 'compare      z: OK' $T/run6"
+NPUC_PLUGIN_PATH=$B/examples $RUN "$T/roi.om" $RIN --dump "$T/dump" \
+	>"$T/run7" 2>&1
+check "a dump has the host task's output (pooled.npy) as numpy computes it" \
+	"$PY -c 'import numpy as np,sys; p=np.load(sys.argv[1]); y=np.load(sys.argv[2]); \
+assert np.allclose(1/(1+np.exp(-p)), y, 1e-5, 1e-6)' $T/dump/pooled.npy $T/roi_ref_0.npy"
 NPUC_PLUGIN_PATH=$B/examples $RUN "$T/roi.onnx" $RIN --compare "$T/ref_roi" \
 	--no-cache >"$T/run5" 2>&1
 check "the ONNX model runs through online compilation (\$NPUC_PLUGIN_PATH)" \

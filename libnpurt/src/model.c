@@ -436,6 +436,17 @@ static npurt_status create_sync_objects(npurt_model *m, const char *func)
  * one global order: no lane can wait for work queued behind it, whatever
  * the grouping. A model whose streams cannot all finish is refused.
  */
+bool rt_model_is_host_sem(const npurt_model *m, uint32_t v, uint32_t i)
+{
+	for (uint32_t k = 0; k < om_num_host_tasks(m->om); k++) {
+		const struct om_host_task *h = om_get_host_task(m->om, k);
+
+		if (h->variant == v && h->sem == i)
+			return true;
+	}
+	return false;
+}
+
 static npurt_status build_schedule(npurt_model *m, uint32_t v,
 				   const char *func)
 {
@@ -474,6 +485,10 @@ static npurt_status build_schedule(npurt_model *m, uint32_t v,
 				if (k->opcode == DRM_NPU_OP_SEM_SIGNAL &&
 				    val[i] < k->params.sem.value)
 					val[i] = k->params.sem.value;
+				/* a host task: the host signals the next value */
+				if (k->opcode == DRM_NPU_OP_SEM_SIGNAL &&
+				    rt_model_is_host_sem(m, v, i))
+					val[i] = k->params.sem.value + 1;
 				pos[s]++;
 			}
 			if (pos[s] < p->num_tasks)

@@ -287,6 +287,12 @@ npurt_status rt_host_engine_queue(npurt_model *m, uint32_t v, uint64_t exec,
 				  const npurt_io *in, const npurt_io *out,
 				  npurt_stream *s, const char *func);
 void rt_host_engine_cancel(npurt_model *m, uint64_t exec);
+/*
+ * Whether model semaphore @i is a host task's in variant @v: schedules
+ * computed ahead (merged lanes, dumps) take its SEM_SIGNAL(i, k) as
+ * reaching k + 1, the value the host sets.
+ */
+bool rt_model_is_host_sem(const npurt_model *m, uint32_t v, uint32_t i);
 uint32_t rt_host_engine_profile(npurt_model *m, uint32_t v, uint64_t exec,
 				npurt_task_record *r, uint32_t max,
 				uint32_t model_stream);
