@@ -64,9 +64,9 @@ RIN="-i x=$T/roi_in_x.npy -i rois=$T/roi_in_rois.npy -i bidx=$T/roi_in_bidx.npy"
 $RUN "$T/roi.om" $RIN >"$T/run2" 2>&1
 check "npu-run without the plugin refuses the model naming op and plugin" \
 	"grep -q 'node \"roi1\" (com.example::RoIAlign) runs on the host with plugin example-ops 1.0.0 (digest [0-9a-f]*), which is not loaded' $T/run2"
-NPUC_PLUGIN_PATH=$B/examples $RUN "$T/roi.om" $RIN --compare "$T/ref_roi" \
+$RUN "$T/roi.om" --plugin $EX $RIN --compare "$T/ref_roi" \
 	--loop 3 --profile "$T/trace.json" >"$T/run3" 2>&1
-check "RoIAlign model (host task) matches numpy" \
+check "RoIAlign model (host task; npu-run --plugin) matches numpy" \
 	"grep -q 'compare      y: OK' $T/run3 && grep -q 'compare      z: OK' $T/run3"
 check "the profile has a host engine track with RoIAlign" \
 	"grep -q '\"name\":\"host engine\"' $T/trace.json &&
