@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "plugin_load.h"
 
@@ -247,14 +248,13 @@ int npu_plugin_load_path(const char *search, char *err, size_t errlen)
 	for (tok = strtok_r(copy, ":", &save); tok && !ret;
 	     tok = strtok_r(NULL, ":", &save)) {
 		size_t len = strlen(tok);
-		DIR *d;
+		struct stat st;
 
+		/* a .so file of the list is loaded as such */
 		if (len > 3 && !strcmp(tok + len - 3, ".so") &&
-		    !(d = opendir(tok))) {
+		    !stat(tok, &st) && S_ISREG(st.st_mode)) {
 			ret = npu_plugin_load(tok, NULL, err, errlen);
 			continue;
-		} else if (len > 3 && !strcmp(tok + len - 3, ".so")) {
-			closedir(d);
 		}
 		ret = load_dir(tok, err, errlen);
 	}

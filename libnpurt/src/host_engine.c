@@ -727,9 +727,10 @@ npurt_status rt_host_engine_queue(npurt_model *m, uint32_t v, uint64_t exec,
 		for (uint32_t k = 0; k < m->nio; k++) {
 			const npurt_io *io = k < m->nin ? &in[k] :
 					     &out[k - m->nin];
+			uint8_t *base = io->mem ? rt_mem_ptr(io->mem) :
+					m->stage_map[k];
 
-			j->io[k] = io->mem ? rt_mem_ptr(io->mem) + io->offset :
-				   m->stage_map[k];
+			j->io[k] = base && io->mem ? base + io->offset : base;
 		}
 		pthread_mutex_unlock(&m->ctx->lock);
 		if (last)
