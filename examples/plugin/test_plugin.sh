@@ -16,7 +16,7 @@ EX=$B/examples/libexample_ops.so
 FP=$B/examples/tests/libfaulty_ops.so
 NPUC="$B/bin/npuc --no-cache"
 RUN=$B/bin/npu-run
-echo "1..19"
+echo "1..20"
 n=0
 check() {
 	n=$((n + 1))
@@ -115,3 +115,6 @@ cc -std=c11 -fPIC -shared -Icompiler/include "$T/bad_abi.c" -lm \
 $NPUC --plugin "$T/bad_abi.so" "$T/swish.onnx" -o "$T/y.om" >"$T/o4" 2>&1
 check "a plugin of another ABI version is refused naming both" \
 	"grep -q 'built for plugin ABI 2; this npuc/libnpurt speaks ABI 1' $T/o4"
+$B/bin/npu-om --timing "$T/roi.om" >"$T/timing" 2>&1
+check "the timing model schedules a model with a host task" \
+	"grep -q 'modeled: .* us' $T/timing"
