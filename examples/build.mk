@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 # Examples: built against the *installed* library by their test.
 TESTS		+= examples/test_example.sh
+TESTS		+= examples/test_image_pipeline.sh
 
 # The example operator plugin (Documentation/plugins.rst): only the
 # installed-style header, no library of the stack linked.

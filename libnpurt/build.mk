@@ -71,7 +71,7 @@ RT_OBJS		:= $(call rt_objs,$(RT_SRCS) compiler/plugin/plugin_load.c)
 RT_DEP_LIBS	:= $(RT_OM_LIB) $(BUILD)/lib/libnpurtalloc.a \
 		   $(BUILD)/lib/libnputransport.a $(BUILD)/lib/libnpucore.a \
 		   $(BUILD)/lib/libnpupool.a $(BUILD)/lib/libnpuops.a
-RT_LDLIBS	:= $(DRM_LIBS) $(NUMA_LIBS) -ldl -lpthread
+RT_LDLIBS	:= $(DRM_LIBS) $(NUMA_LIBS) $(IMG_LIBS) -ldl -lpthread
 RT_SO		:= $(BUILD)/lib/libnpurt.so.$(RT_VERSION)
 RT_SONAME	:= libnpurt.so.1
 RT_A		:= $(BUILD)/lib/libnpurt.a
@@ -79,6 +79,7 @@ RT_TOOLS	:= $(BUILD)/bin/npu-run $(BUILD)/bin/npu-om
 
 $(RT_OBJS): CPPFLAGS += $(RT_CPPFLAGS)
 $(RT_OBJS): CFLAGS += -fvisibility=hidden
+$(call rt_objs,libnpurt/src/image_decode.c): CPPFLAGS += $(IMG_CFLAGS)
 
 $(RT_SO): $(RT_OBJS) $(RT_DEP_LIBS) libnpurt/libnpurt.map
 	@mkdir -p $(dir $@)
@@ -115,6 +116,15 @@ $(BUILD)/tests/libnpurt/$(t): $(call rt_objs,libnpurt/tests/$(t).c) \
 	$$(CC) $$(LDFLAGS) $$< $(RT_TEST_COMMON) $(RT_A) $(RT_LDLIBS) -o $$@))
 
 TESTS		+= $(patsubst %,$(BUILD)/tests/libnpurt/%,$(RT_RT_TESTS))
+
+# The image API: makes its PNG/JPEG files with the encoders (and zlib).
+$(call rt_objs,libnpurt/tests/test_media.c): CPPFLAGS += $(IMG_CFLAGS)
+$(BUILD)/tests/libnpurt/test_media: $(call rt_objs,libnpurt/tests/test_media.c) \
+	$(RT_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ $(RT_LDLIBS) -lz -lm -o $@
+TESTS		+= $(BUILD)/tests/libnpurt/test_media
+SAN_TESTS	+= build/tests/libnpurt/test_media
 SAN_TESTS	+= $(patsubst %,build/tests/libnpurt/%,$(RT_RT_TESTS))
 
 # ---- online compilation: single-op mode, shape cache ----

@@ -49,6 +49,9 @@ DRM_LIBS	:= $(shell $(PKG_CONFIG) --libs libdrm 2>/dev/null)
 PROTOBUF_C_CFLAGS := $(shell $(PKG_CONFIG) --cflags libprotobuf-c 2>/dev/null)
 PROTOBUF_C_LIBS	:= $(shell $(PKG_CONFIG) --libs libprotobuf-c 2>/dev/null)
 NUMA_LIBS	:= -lnuma
+# Image decoding in libnpurt (Documentation/media.rst)
+IMG_CFLAGS	:= $(shell $(PKG_CONFIG) --cflags libjpeg libpng 2>/dev/null)
+IMG_LIBS	:= $(shell $(PKG_CONFIG) --libs libjpeg libpng 2>/dev/null)
 
 UAPI_CFLAGS	:= -Iuapi $(DRM_CFLAGS)
 

@@ -11,9 +11,11 @@ PACKAGES="
 	python3-onnx python3-numpy python3-torch python3-torchvision
 	clang libclang-rt-14-dev llvm valgrind graphviz
 	qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static
-	cpio kmod time
+	cpio kmod time libdrm-tests
+	libopenmpi-dev openmpi-bin
 	linux-source-6.1 flex bison bc libelf-dev xz-utils
 	python3-docutils man-db
+	libjpeg62-turbo-dev libpng-dev python3-pil
 	debhelper dh-dkms dkms fakeroot lintian mmdebstrap
 "
 

@@ -12,7 +12,7 @@ E2E_TESTS	:= tests/models/demo.t $(E2E_MODELS:%=tests/models/%.t) \
 		   tests/models/streams_budget.t \
 		   tests/conformance/conformance.t
 
-TESTS		+= $(E2E_TESTS) tests/diag/diag.t
+TESTS		+= $(E2E_TESTS) tests/diag/diag.t tests/media/test_aipp.sh
 
 # make check (and check-san): the node tests and the smaller models through
 # npuc and npu-run built with ASan+UBSan. The two tools are built with the

@@ -289,8 +289,8 @@ def quantize_model(d):
         os.makedirs(cdir, exist_ok=True)
         for i, c in enumerate(cal):
             shutil.copy(c, os.path.join(cdir, "input_%d.npy" % i))
-        rc, log = e2e.run([quant, os.path.join(d, "model.onnx"), "--calib",
-                           cdir, "-o", out])
+        rc, log = e2e.run([quant, os.path.join(d, "model.onnx"), cdir,
+                           "-o", out])
         if rc == 0:
             return out, "npu-quant"
     argv = [sys.executable, os.path.join(HERE, "quantize_simple.py"),

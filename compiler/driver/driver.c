@@ -15,6 +15,7 @@
 #include "driver/npuc.h"
 #include "driver/passes_hook.h"
 #include "onnx/onnx_import.h"
+#include "passes/aipp.h"
 #include "om/om.h"
 #include "npuc_build_id.h"
 #include "shape/shape.h"
@@ -160,6 +161,7 @@ static void hash_options(struct cache_hasher *h, const struct npuc_options *o)
 	cache_hash_str(h, o->disable_passes);
 	cache_hash_u64(h, o->max_streams);
 	cache_hash_u64(h, (uint64_t)o->symbol_default);
+	cache_hash_str(h, o->aipp_conf);
 	cache_hash_u64(h, o->no_host_engine);
 	/* Loaded plugins: their ops decide what custom nodes become. */
 	for (int i = 0; i < npu_plugin_count(); i++) {
@@ -787,6 +789,16 @@ static int compile_imported(struct ir_graph *g, struct npuc_options *o,
 	char dir[4096];
 	int ret;
 
+	if (o->aipp_conf) {
+		struct aipp_conf ac;
+
+		ret = aipp_conf_parse(o->aipp_conf, "insert-op-conf", &ac, err,
+				      errlen);
+		if (!ret)
+			ret = aipp_insert(g, &ac, err, errlen);
+		if (ret)
+			goto out;
+	}
 	report_plugin_nodes(g, rep);
 	ret = shape_infer(g);
 	if (ret && !o->dynamic_batch && !o->dynamic_dims &&

@@ -40,6 +40,7 @@ struct npuc_options {
 	const struct npuc_target *target_desc;	/* wins over @target */
 	unsigned int plan_budget_ms;	/* 0: by -O level */
 	int64_t symbol_default;		/* > 0: symbols no gear binds */
+	const char *aipp_conf;		/* AIPP config text, or NULL */
 	const char *plugins;		/* "a.so:b.so" to load, or NULL */
 	bool no_host_engine;		/* plugin host kernels refused */
 };

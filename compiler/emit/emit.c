@@ -976,6 +976,116 @@ static int emit_transdata(struct ectx *e)
 	return err ? err : whole(e, out0(e), &t->operands[1]);
 }
 
+/*
+ * npu.Aipp (compiler/passes/aipp.c): the image input viewed at the crop
+ * window - [N, h, w, C] packed, Y [N, h, w] and UV [N, h/2, w/2, 2] of a
+ * YUV420SP frame stored as [N, H * 3 / 2, W] - and the f32 output in the
+ * layout the layout pass gave it (NCHW, or NC1HWC0 when it absorbed the
+ * TransData).
+ */
+static int emit_aipp(struct ectx *e)
+{
+	const struct ir_node *n = e->n;
+	const struct ir_tensor *x = in(e, 0);
+	struct drm_npu_aipp_params *p;
+	const int64_t *crop, *src, *pads, *mean, *m = NULL, *ib = NULL;
+	const int64_t *ob = NULL;
+	const float *mn, *vr;
+	struct drm_npu_task *t;
+	int64_t fmt = ir_attr_int(n, "format", 0), nn = x->shape.dim[0];
+	int64_t d[4], st[4], w, h, k = 0;
+	int err, i;
+
+	if (ir_attr_ints(n, "crop", &crop) != 4 ||
+	    ir_attr_ints(n, "src", &src) != 2 ||
+	    ir_attr_ints(n, "pads", &pads) != 4 ||
+	    ir_attr_ints(n, "mean", &mean) != 4 ||
+	    ir_attr_floats(n, "min", &mn) != 4 ||
+	    ir_attr_floats(n, "var_reci", &vr) != 4)
+		return eerr(e, -EINVAL, "malformed npu.Aipp attributes");
+	t = new_task(e, DRM_NPU_OP_AIPP);
+	if (!t)
+		return -ENOMEM;
+	p = &t->params.aipp;
+	p->in_format = (uint32_t)fmt;
+	p->flags = (uint32_t)ir_attr_int(n, "flags", 0);
+	p->pad_top = (uint32_t)pads[0];
+	p->pad_left = (uint32_t)pads[1];
+	p->pad_bottom = (uint32_t)pads[2];
+	p->pad_right = (uint32_t)pads[3];
+	p->pad_value = emit_f32_bits(ir_attr_float(n, "pad_value", 0));
+	if (p->flags & DRM_NPU_AIPP_CSC) {
+		if (ir_attr_ints(n, "matrix", &m) != 9 ||
+		    ir_attr_ints(n, "input_bias", &ib) != 3 ||
+		    ir_attr_ints(n, "output_bias", &ob) != 3)
+			return eerr(e, -EINVAL, "npu.Aipp: CSC without its "
+				    "matrix and biases");
+		for (i = 0; i < 9; i++)
+			p->matrix[i] = (int16_t)m[i];
+		for (i = 0; i < 3; i++) {
+			p->input_bias[i] = (uint8_t)ib[i];
+			p->output_bias[i] = (uint8_t)ob[i];
+		}
+	}
+	for (i = 0; i < 4; i++) {
+		p->mean[i] = (uint16_t)mean[i];
+		p->min[i] = mn[i] != 0 ? emit_f32_bits(mn[i]) : 0;
+		p->var_reci[i] = vr[i] != 0 ? emit_f32_bits(vr[i]) : 0;
+	}
+	w = src[0];
+	h = src[1];
+	d[0] = nn;
+	d[1] = crop[3];
+	d[2] = crop[2];
+	switch (fmt) {
+	case 0: case 1:		/* Y rows, then UV rows of the frame */
+		st[0] = h * 3 / 2 * w;
+		st[1] = w;
+		st[2] = 1;
+		err = view(e, x, 3, d, st, crop[1] * w + crop[0],
+			   &t->operands[k++]);
+		if (err)
+			return err;
+		d[1] = (crop[3] + 1) / 2;
+		d[2] = (crop[2] + 1) / 2;
+		d[3] = 2;
+		st[2] = 2;
+		st[3] = 1;
+		err = view(e, x, 4, d, st, h * w + crop[1] / 2 * w + crop[0],
+			   &t->operands[k++]);
+		break;
+	case 5:
+		st[0] = h * w;
+		st[1] = w;
+		st[2] = 1;
+		err = view(e, x, 3, d, st, crop[1] * w + crop[0],
+			   &t->operands[k++]);
+		break;
+	default:
+		d[3] = x->shape.dim[3];
+		st[3] = 1;
+		st[2] = d[3];
+		st[1] = w * d[3];
+		st[0] = h * w * d[3];
+		err = view(e, x, 4, d, st, (crop[1] * w + crop[0]) * d[3],
+			   &t->operands[k++]);
+	}
+	for (i = 0; i < (int)k && !err; i++)
+		t->operands[i].layout = DRM_NPU_LAYOUT_ND;
+	/* dynamic: the parameters of each execution, a model input */
+	if (!err && (p->flags & DRM_NPU_AIPP_DYNAMIC)) {
+		if (!in(e, 1) || ir_tensor_numel(in(e, 1)) !=
+		    DRM_NPU_AIPP_DYN_SIZE)
+			return eerr(e, -EINVAL, "dynamic npu.Aipp without its "
+				    "76-byte parameter input");
+		err = whole(e, in(e, 1), &t->operands[k++]);
+	}
+	if (!err)
+		err = whole(e, out0(e), &t->operands[k++]);
+	t->num_operands = (uint8_t)k;
+	return err;
+}
+
 static int emit_quant(struct ectx *e)
 {
 	const struct ir_node *n = e->n;
@@ -1280,6 +1390,7 @@ int emit_node(struct ir_graph *g, const struct ir_node *n,
 	case IR_OP_QCONV: err = emit_qconv(&e); break;
 	case IR_OP_QMATMUL: err = emit_qmatmul(&e); break;
 	case IR_OP_QADD: err = emit_qadd(&e); break;
+	case IR_OP_AIPP: err = emit_aipp(&e); break;
 	case IR_OP_QUANTIZE_LINEAR: case IR_OP_DEQUANTIZE_LINEAR:
 		err = emit_quant(&e);
 		break;

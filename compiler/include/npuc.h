@@ -50,6 +50,9 @@ extern "C" {
  *                 nor a gear fixes take this value, in one gear named
  *                 after them ("batch=1,seq=1"); 0: they are an error
  *                 (fields past an older caller's @size keep 0)
+ * @insert_op_conf: the text of an AIPP config (ATC's insert_op_conf,
+ *                 Documentation/media.rst) or NULL: the input it names
+ *                 becomes a u8 image and an AIPP task is inserted
  * @plugins: operator plugins to load, "a.so:b.so" (npuc_plugin.h), or
  *           NULL; those of $NPUC_PLUGIN_PATH are loaded as well
  * @no_host_engine: 1: refuse nodes that would run on the host engine
@@ -72,6 +75,7 @@ struct npuc_compile_options {
 	FILE *dump_file;
 	const char *target_device;
 	int64_t symbol_default;
+	const char *insert_op_conf;
 	const char *plugins;
 	int no_host_engine;
 };

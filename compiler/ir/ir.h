@@ -132,6 +132,7 @@ struct ir_shape {
 	/* int8 ops made by qdq-fuse (Documentation/quantization.rst) */\
 	X(QCONV, "npu.QConv") X(QMATMUL, "npu.QMatMul")		\
 	X(QADD, "npu.QAdd")						\
+	X(AIPP, "npu.Aipp")						\
 	X(CUSTOM, "npu.Custom")
 
 enum ir_op {

@@ -86,6 +86,7 @@ static int to_driver(const struct npuc_compile_options *in,
 	o->dump_ir_after = d.dump_ir_after;
 	o->dump_file = d.dump_file;
 	o->symbol_default = d.symbol_default;
+	o->aipp_conf = d.insert_op_conf;
 	o->plugins = d.plugins;
 	o->no_host_engine = d.no_host_engine != 0;
 	if (d.target_device) {

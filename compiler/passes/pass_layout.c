@@ -12,6 +12,7 @@
  */
 #include <stdlib.h>
 
+#include "aipp.h"
 #include "passes.h"
 
 static bool act_4d_dt(const struct ir_tensor *t, bool int8)
@@ -293,6 +294,14 @@ int pass_layout_nc1hwc0(struct ir_graph *g, struct pass_stats *st)
 	ret = ir_graph_toposort(g);
 	if (!ret)
 		ret = cancel_pairs(g, st);
+	if (!ret) {
+		/* AIPP writes the first convolution's 5HD input itself */
+		int f = aipp_fold_transdata(g);
+
+		st->rewritten += f;
+		if (f)
+			ret = ir_graph_toposort(g);
+	}
 out:
 	for (i = 0; i < g->num_nodes; i++)
 		g->nodes[i]->priv = NULL;

@@ -1273,6 +1273,29 @@ static int infer_quant(struct ir_graph *g, struct ir_node *n)
 	return 0;
 }
 
+/* npu.Aipp (compiler/passes/aipp.c): u8 image -> f32 [N, C, H', W']. */
+static int infer_aipp(struct ir_graph *g, struct ir_node *n)
+{
+	const struct ir_shape *x = in_shape(n, 0);
+	const int64_t *crop, *pads;
+	int64_t fmt = ir_attr_int(n, "format", -1), d[4];
+	bool csc = ir_attr_int(n, "flags", 0) & 1;
+	struct ir_shape o;
+
+	if (ir_attr_ints(n, "crop", &crop) != 4 ||
+	    ir_attr_ints(n, "pads", &pads) != 4 || fmt < 0 || fmt > 5 ||
+	    x->rank < 3 || n->inputs[0]->dtype != IR_U8)
+		return node_err(g, n, "malformed npu.Aipp (u8 image, format, "
+				"crop and pads attributes)");
+	d[0] = x->dim[0];
+	d[1] = fmt == 5 && !csc ? 1 : 3;
+	d[2] = crop[3] + pads[0] + pads[2];
+	d[3] = crop[2] + pads[1] + pads[3];
+	o = ir_shape_make(4, d);
+	set_out(n, 0, IR_F32, &o);
+	return 0;
+}
+
 static int infer_dispatch(struct ir_graph *g, struct ir_node *n)
 {
 	switch (n->op) {
@@ -1333,6 +1356,7 @@ static int infer_dispatch(struct ir_graph *g, struct ir_node *n)
 	case IR_OP_PAD: return infer_pad(g, n);
 	case IR_OP_RESIZE: return infer_resize(g, n);
 	case IR_OP_ATTENTION: return infer_attention(g, n);
+	case IR_OP_AIPP: return infer_aipp(g, n);
 	case IR_OP_QUANTIZE_LINEAR: case IR_OP_DEQUANTIZE_LINEAR:
 		return infer_quant(g, n);
 	case IR_OP_QCONV: return infer_qconv(g, n);

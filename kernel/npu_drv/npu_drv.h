@@ -52,6 +52,7 @@ struct npu_params {
 	u32 file_programs;
 	u32 file_program_mb;
 	u32 file_vram_pct;
+	u32 index;		/* instance number N of "npu_drv.N" */
 };
 
 enum npu_test_mode {
@@ -161,6 +162,7 @@ struct npu_drm_file {
 struct npu_gem_object {
 	struct drm_gem_object base;
 	struct npu_bo *bo;
+	bool peer;		/* imported from another npu_drv device */
 };
 
 static inline struct npu_gem_object *to_npu_gem(struct drm_gem_object *obj)

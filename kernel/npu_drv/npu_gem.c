@@ -95,9 +95,11 @@ static void npu_gem_free(struct drm_gem_object *obj)
 	struct npu_bo *bo = gem->bo;
 
 	/* From now on compaction's bo_moved no longer sees this object. */
-	npu_core_bo_map_lock(bo);
-	*npu_bo_home(bo) = NULL;
-	npu_core_bo_map_unlock(bo);
+	if (!gem->peer) {
+		npu_core_bo_map_lock(bo);
+		*npu_bo_home(bo) = NULL;
+		npu_core_bo_map_unlock(bo);
+	}
 	npu_bo_put(bo);
 
 	drm_gem_free_mmap_offset(obj);
@@ -107,7 +109,10 @@ static void npu_gem_free(struct drm_gem_object *obj)
 
 /*
  * PRIME: a buffer can be shared with another file of the same device (the
- * importer gets a handle to the very same GEM object). Nothing else may
+ * importer gets a handle to the very same GEM object), and a pinned buffer
+ * with another npu_drv device (peer access: the importer gets a GEM object
+ * of its own over the same core buffer, whose tasks then address the
+ * owner's VRAM directly; see npu_gem_prime_import()). Nothing else may
  * attach: compaction moves VRAM under any scatterlist handed out, and
  * mappings made through the dma-buf file could not be shot down. So
  * foreign attachments and dma-buf mmap are refused; importers mmap through
@@ -161,19 +166,45 @@ static struct dma_buf *npu_gem_prime_export(struct drm_gem_object *obj,
  * @drm: the importing device
  * @dma_buf: a dma-buf
  *
- * Return: our own GEM object with a new reference when @dma_buf was
- * exported by @drm, else ERR_PTR(-EOPNOTSUPP): VRAM cannot hold another
- * device's memory.
+ * A buffer of another npu_drv device (a peer NPU of this host) is imported
+ * as a new GEM object of @drm that shares the exporter's core buffer: the
+ * devices' tasks reach each other's VRAM directly (device-to-device copies
+ * with no host bounce), as GPUs do over PCIe peer-to-peer. It must be
+ * pinned on its owner (npu_core_bo_peer_check()); it is not mappable
+ * through @drm (map it through its own device). DRM keeps the dma-buf, and
+ * with it the exporter's object, alive while the importer has a handle.
+ *
+ * Return: a GEM object with a new reference, ERR_PTR(-EINVAL) for an
+ * unpinned peer buffer, or ERR_PTR(-EOPNOTSUPP) for another driver's
+ * dma-buf: VRAM cannot hold another device's memory.
  */
 struct drm_gem_object *npu_gem_prime_import(struct drm_device *drm,
 					    struct dma_buf *dma_buf)
 {
 	struct drm_gem_object *obj = dma_buf->priv;
+	struct npu_gem_object *gem;
+	struct npu_bo *bo;
+	int ret;
 
-	if (dma_buf->ops != &npu_dmabuf_ops || obj->dev != drm)
+	if (dma_buf->ops != &npu_dmabuf_ops)
 		return ERR_PTR(-EOPNOTSUPP);
-	drm_gem_object_get(obj);
-	return obj;
+	if (obj->dev == drm) {
+		drm_gem_object_get(obj);
+		return obj;
+	}
+	bo = to_npu_gem(obj)->bo;
+	ret = npu_core_bo_peer_check(to_npu_dev(drm)->core, bo);
+	if (ret)
+		return ERR_PTR(ret);
+	gem = kmem_cache_zalloc(npu_gem_cache, GFP_KERNEL);
+	if (!gem)
+		return ERR_PTR(-ENOMEM);
+	gem->base.funcs = &npu_gem_funcs;
+	drm_gem_private_object_init(drm, &gem->base, npu_bo_size(bo));
+	npu_bo_get(bo);
+	gem->bo = bo;
+	gem->peer = true;
+	return &gem->base;
 }
 
 static const struct drm_gem_object_funcs npu_gem_funcs = {
@@ -253,7 +284,7 @@ u64 npu_gem_mmap_offset(struct npu_bo *bo)
 
 	npu_core_bo_map_lock(bo);
 	gem = *npu_bo_home(bo);
-	if (gem)
+	if (gem && !gem->peer)
 		offset = drm_vma_node_offset_addr(&gem->base.vma_node);
 	npu_core_bo_map_unlock(bo);
 	return offset;

@@ -6,6 +6,7 @@
  * device is software, the driver model around it is the real one.
  */
 #include <linux/module.h>
+#include <linux/mod_devicetable.h>
 #include <linux/platform_device.h>
 #include <linux/slab.h>
 #include <linux/version.h>
@@ -325,8 +326,8 @@ static int npu_device_init(struct npu_drm_device *ndev)
 	ndev->vram = vzalloc(ndev->vram_size);
 	if (!ndev->vram)
 		return -ENOMEM;
-	ndev->irq_wq = alloc_ordered_workqueue("npu_irq.%d", 0,
-					       ndev->pdev->id);
+	ndev->irq_wq = alloc_ordered_workqueue("npu_irq.%u", 0,
+					       ndev->params.index);
 	if (!ndev->irq_wq)
 		return -ENOMEM;
 
@@ -406,9 +407,26 @@ static int npu_remove(struct platform_device *pdev)
 }
 #endif
 
+/*
+ * Each instance has a platform device name of its own, "npu_drv.N" with no
+ * separate id, so that its MODALIAS ("platform:npu_drv.N") differs from the
+ * other instances'. libdrm's drmGetDevices2() identifies a platform device
+ * without a device-tree node by its MODALIAS and folds nodes with equal
+ * identities into one device: with one shared name ("npu_drv" plus an id)
+ * every instance looked like the same device. The sysfs names stay
+ * "npu_drv.N" as before.
+ */
+static const struct platform_device_id npu_platform_ids[] = {
+	{ "npu_drv.0" }, { "npu_drv.1" }, { "npu_drv.2" }, { "npu_drv.3" },
+	{ "npu_drv.4" }, { "npu_drv.5" }, { "npu_drv.6" }, { "npu_drv.7" },
+	{ }
+};
+MODULE_DEVICE_TABLE(platform, npu_platform_ids);
+
 static struct platform_driver npu_platform_driver = {
 	.probe = npu_probe,
 	.remove = npu_remove,
+	.id_table = npu_platform_ids,
 	.driver = {
 		.name = NPU_DRV_NAME,
 		.dev_groups = npu_dev_groups,
@@ -466,10 +484,14 @@ static int __init npu_init(void)
 	if (ret)
 		goto err_caches;
 
+	BUILD_BUG_ON(ARRAY_SIZE(npu_platform_ids) != NPU_MAX_DEVICES + 1);
 	for (i = 0; i < num_devices; i++) {
 		struct platform_device *pdev;
 
-		pdev = platform_device_register_data(NULL, NPU_DRV_NAME, i,
+		params.index = i;
+		pdev = platform_device_register_data(NULL,
+						     npu_platform_ids[i].name,
+						     PLATFORM_DEVID_NONE,
 						     &params, sizeof(params));
 		if (IS_ERR(pdev)) {
 			ret = PTR_ERR(pdev);

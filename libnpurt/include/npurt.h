@@ -137,7 +137,9 @@ typedef struct npurt_device_info {
 
 /*
  * [MT-safe] Number of devices: every npu_drv node, or the in-process
- * device when there is none ($NPU_DEVICE, when set, names the only one).
+ * devices when there is none ($NPU_SIM_DEVICES of them, default 1: "sim",
+ * "sim:1", ...). $NPU_DEVICE, when set, names the only one, except
+ * NPU_DEVICE=sim: every in-process device.
  */
 npurt_status npurt_device_count(uint32_t *count);
 /* [MT-safe] Opens device @index (< count); devices are shared, refcounted. */
@@ -643,6 +645,53 @@ npurt_status npurt_op_cache_get_stats(npurt_context *ctx,
 npurt_status npurt_op_cache_set_capacity(npurt_context *ctx,
 					 uint32_t capacity);
 
+/* ---------------------------------------------------------------------- */
+/* Several devices: peer memory, device tasks, host functions (1.4)         */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * [MT-safe] Shareable device memory: a pinned buffer of its own (outside
+ * the caching allocator, never moved by compaction) that other devices of
+ * this host may import with npurt_mem_import_peer(). Mapped for the host
+ * like any block; freed with npurt_mem_free().
+ */
+npurt_status npurt_mem_alloc_shareable(npurt_context *ctx, size_t size,
+				       npurt_mem **mem);
+/*
+ * [MT-safe] Peer access: a block of @ctx that is @peer's memory (shareable
+ * memory of a context on another device, or the same one). Tasks and
+ * npurt_memcpy_d2d*() on @ctx's streams then read and write @peer's VRAM
+ * directly, device to device, with no host copy. It has no host mapping
+ * (host copies to or from it fail: copy through @peer's context). Free it
+ * with npurt_mem_free() before @peer. Devices: npu_drv nodes of this host
+ * (PRIME/dma-buf) or in-process devices of this process.
+ */
+npurt_status npurt_mem_import_peer(npurt_context *ctx, npurt_mem *peer,
+				   npurt_mem **mem);
+/*
+ * [MT-safe] Runs @num_tasks device tasks (struct drm_npu_task of
+ * <drm/npu_drm.h>, validated by the device) in order on @stream: operand
+ * slot i is @mems[i], its offset relative to the block's start. What
+ * libraries above the runtime (libnpucl) build their device work from,
+ * like a kernel launch.
+ */
+npurt_status npurt_launch_tasks(npurt_stream *stream, const void *tasks,
+				uint32_t num_tasks, npurt_mem *const *mems,
+				uint32_t num_mems);
+/*
+ * A host function in stream order: returns 0, or a negative errno that
+ * becomes the stream's sticky fault.
+ */
+typedef int (*npurt_host_fn)(void *user);
+/*
+ * [MT-safe] Runs @fn(@user) on the stream's host worker once the work
+ * queued before it is done; the work queued after it waits for @fn to
+ * return (cudaLaunchHostFunc). @fn may use other streams and devices,
+ * not @stream itself.
+ */
+npurt_status npurt_launch_host_func(npurt_stream *stream, npurt_host_fn fn,
+				    void *user);
+
 typedef enum npurt_mem_strategy {
 	/* each compiled shape allocates its own workspace, freed when the
 	 * shape is evicted */
@@ -785,6 +834,141 @@ typedef struct npurt_dump_config {
  */
 npurt_status npurt_model_set_dump(npurt_model *model,
 				  const npurt_dump_config *config);
+
+/* ---------------------------------------------------------------------- */
+/* Images: decode, the media unit (LIBNPURT_1.4, Documentation/media.rst)   */
+/* ---------------------------------------------------------------------- */
+
+/* Pixel formats (the device's enum drm_npu_img_format). */
+typedef enum npurt_pixel_format {
+	NPURT_PIXEL_NV12 = 0,		/* Y plane, then UV (U, V) plane */
+	NPURT_PIXEL_NV21 = 1,		/* Y plane, then VU plane */
+	NPURT_PIXEL_RGB888 = 2,
+	NPURT_PIXEL_BGR888 = 3,
+	NPURT_PIXEL_XRGB8888 = 4,	/* bytes B, G, R, X (DRM XR24) */
+	NPURT_PIXEL_YUV400 = 5,
+} npurt_pixel_format;
+
+/**
+ * struct npurt_image - an image in device memory
+ * @mem: the block (owned when made by npurt_image_alloc()/decode)
+ * @offset: byte of pixel (0, 0)
+ * @width, @height: pixels
+ * @format: enum npurt_pixel_format
+ * @stride: bytes from one row to the next (plane 0)
+ * @uv_offset: NV12/NV21: byte of the UV plane (rows of @stride bytes,
+ *             ceil(height / 2) of them)
+ */
+typedef struct npurt_image {
+	npurt_mem *mem;
+	size_t offset;
+	uint32_t width, height;
+	uint32_t format;
+	uint32_t stride;
+	size_t uv_offset;
+} npurt_image;
+
+/* Default decode pixel limit (64 Mpixels): decompression bombs. */
+#define NPURT_DECODE_MAX_PIXELS_DEFAULT	(64ull << 20)
+
+/**
+ * struct npurt_decode_options - npurt_image_decode*() options
+ * @max_pixels: refuse images declaring more pixels (0: the default)
+ * @flags: must be 0
+ */
+typedef struct npurt_decode_options {
+	uint64_t max_pixels;
+	uint32_t flags;
+	uint32_t reserved;
+} npurt_decode_options;
+
+/*
+ * [MT-safe] Decodes a JPEG (libjpeg-turbo) or PNG (libpng) in memory into a
+ * new RGB888 image in device memory. @name names the data in errors (a
+ * file name; may be NULL). A corrupt or truncated file (libjpeg's warnings
+ * count), an unknown format or an image above the pixel limit fails with
+ * NPURT_ERR_INVALID (corrupt, unknown format) or NPURT_ERR_UNSUPPORTED
+ * (above the limit), the reason naming the file and what is wrong; the
+ * process never exits or aborts. Free with npurt_image_free().
+ */
+npurt_status npurt_image_decode(npurt_context *ctx, const void *data,
+				size_t size, const char *name,
+				const npurt_decode_options *options,
+				npurt_image *image);
+/* [MT-safe] The same on a file (NPURT_ERR_IO if it cannot be read). */
+npurt_status npurt_image_decode_file(npurt_context *ctx, const char *path,
+				     const npurt_decode_options *options,
+				     npurt_image *image);
+/* [MT-safe] A new image of @width x @height in @format, dense rows. */
+npurt_status npurt_image_alloc(npurt_context *ctx, uint32_t width,
+			       uint32_t height, npurt_pixel_format format,
+			       npurt_image *image);
+/* [exclusive] Frees the image's block; NULL or an empty image is a no-op. */
+npurt_status npurt_image_free(npurt_image *image);
+
+typedef enum npurt_resize_mode {
+	NPURT_RESIZE_NEAREST = 0,
+	NPURT_RESIZE_BILINEAR = 1,	/* half-pixel: OpenCV INTER_LINEAR */
+} npurt_resize_mode;
+
+/**
+ * struct npurt_resize_options - what npurt_image_resize() does
+ * @mode: enum npurt_resize_mode
+ * @crop_x, @crop_y, @crop_w, @crop_h: source window (w or h 0: whole image)
+ * @pad_top, @pad_left, @pad_bottom, @pad_right: border inside @dst
+ * @border: border value per channel
+ */
+typedef struct npurt_resize_options {
+	uint32_t mode;
+	uint32_t crop_x, crop_y, crop_w, crop_h;
+	uint32_t pad_top, pad_left, pad_bottom, pad_right;
+	uint8_t border[4];
+} npurt_resize_options;
+
+/*
+ * [MT-safe] Stream-ordered media-unit tasks. npurt_image_resize(): packed
+ * (RGB888, BGR888, XRGB8888) or YUV400 @src, cropped and scaled into
+ * @dst (same format) less its border. npurt_image_convert(): any format
+ * to RGB888/BGR888 of the same size (@matrix for YUV sources: 0 BT.601
+ * full range (JPEG), 1 BT.601 narrow, 2 BT.709 narrow). NULL @stream: the
+ * call is synchronous.
+ */
+npurt_status npurt_image_resize(const npurt_image *src, npurt_image *dst,
+				const npurt_resize_options *options,
+				npurt_stream *stream);
+npurt_status npurt_image_convert(const npurt_image *src, npurt_image *dst,
+				 uint32_t matrix, npurt_stream *stream);
+
+/**
+ * struct npurt_aipp_params - the parameters of dynamic AIPP for one
+ * execution (a model compiled with "aipp_mode : dynamic" has an extra u8
+ * input "<image input>_aipp" of NPURT_AIPP_PARAMS_SIZE bytes)
+ * @csc: apply @matrix (Q8) with @input_bias and @output_bias
+ * @rbuv_swap: swap R/B (RGB formats) or U/V (YUV) first
+ * @mean, @min, @var_reci: y = (x - mean - min) * var_reci per channel
+ * @padding_value: written in the border
+ */
+typedef struct npurt_aipp_params {
+	int csc;
+	int rbuv_swap;
+	int16_t matrix[9];
+	uint8_t input_bias[3];
+	uint8_t output_bias[3];
+	uint8_t mean[4];
+	float min[4];
+	float var_reci[4];
+	float padding_value;
+} npurt_aipp_params;
+
+#define NPURT_AIPP_PARAMS_SIZE	76
+
+/*
+ * [MT-safe] Writes @params as the NPURT_AIPP_PARAMS_SIZE bytes the AIPP
+ * task reads (bind them to the "_aipp" input, host or device memory);
+ * NPURT_ERR_INVALID if @size is smaller or a float is not finite.
+ */
+npurt_status npurt_aipp_params_pack(const npurt_aipp_params *params,
+				    void *buf, size_t size);
 
 #ifdef __cplusplus
 }

@@ -60,9 +60,14 @@ const char *om_opcode_name(uint32_t opcode)
 		"GATHER", "WHERE", "PAD", "RESIZE", "TRANSDATA", "QUANTIZE",
 		"DEQUANTIZE", "ATTENTION", "SEM_SIGNAL", "SEM_WAIT",
 		"QCONV2D", "QMATMUL", "QADD",
+		[DRM_NPU_OP_IMG_CSC] = "IMG_CSC",
+		[DRM_NPU_OP_IMG_RESIZE] = "IMG_RESIZE",
+		[DRM_NPU_OP_AIPP] = "AIPP",
 	};
 
-	return opcode < DRM_NPU_OP_COUNT ? names[opcode] : "invalid";
+	/* the opcode space has gaps */
+	return opcode < DRM_NPU_OP_COUNT && names[opcode] ? names[opcode] :
+	       "invalid";
 }
 
 const char *om_section_type_name(uint32_t type)

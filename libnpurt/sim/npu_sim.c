@@ -42,6 +42,7 @@ struct npu_sim_prime {
 };
 
 struct npu_sim_dev {
+	unsigned int index;		/* NPU_SIM_DEVICES: 0..N-1 */
 	struct npu_sim_prime *primes;	/* prime_lock */
 	pthread_mutex_t prime_lock;
 	int memfd;
@@ -56,10 +57,19 @@ struct npu_sim_dev {
 
 struct npu_sim_file {
 	struct npu_file *core;
+	struct npu_sim_dev *sd;
 };
 
+/*
+ * The devices of this process: all NPU_SIM_DEVICES of them are created by
+ * the first open of any and destroyed by the last close of any, so that a
+ * buffer one device imported from another (peer access) never outlives
+ * its owner's VRAM.
+ */
 static pthread_mutex_t npu_sim_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct npu_sim_dev *npu_sim;
+static struct npu_sim_dev *npu_sims[NPU_SIM_MAX_DEVICES];
+static unsigned int npu_sim_count;	/* devices created */
+static unsigned int npu_sim_opens;	/* files open, all devices */
 
 /*
  * "User" memory is this process's own. A bad pointer must give EFAULT as in
@@ -202,7 +212,7 @@ static void sim_dev_free(struct npu_sim_dev *sd)
 	free(sd);
 }
 
-static int sim_dev_create(struct npu_sim_dev **out)
+static int sim_dev_create(unsigned int index, struct npu_sim_dev **out)
 {
 	struct npu_device_params p;
 	struct npu_sim_dev *sd;
@@ -230,6 +240,7 @@ static int sim_dev_create(struct npu_sim_dev **out)
 	sd = calloc(1, sizeof(*sd));
 	if (!sd)
 		return -ENOMEM;
+	sd->index = index;
 	pthread_mutex_init(&sd->map_lock, NULL);
 	pthread_mutex_init(&sd->prime_lock, NULL);
 	sd->vram_size = (u64)vram_mb << 20;
@@ -260,38 +271,18 @@ fail:
 	return err;
 }
 
-int npu_sim_open(struct npu_sim_file **out)
+int npu_sim_num_devices(void)
 {
-	struct npu_sim_file *f;
-	int err = 0;
+	u32 n;
 
-	f = calloc(1, sizeof(*f));
-	if (!f)
-		return -ENOMEM;
-	pthread_mutex_lock(&npu_sim_lock);
-	if (!npu_sim)
-		err = sim_dev_create(&npu_sim);
-	if (!err) {
-		err = npu_core_file_open(npu_sim->core, f, &f->core);
-		if (!err)
-			npu_sim->opens++;
-		else if (!npu_sim->opens)
-			goto destroy;
+	if (sim_env_u32("NPU_SIM_DEVICES", 1, 1, NPU_SIM_MAX_DEVICES, &n))
+		return -EINVAL;
+	if (n > 1 && getenv("NPU_SIM_GUARD") &&
+	    strcmp(getenv("NPU_SIM_GUARD"), "0")) {
+		npu_err("sim: NPU_SIM_GUARD=1 works with one device; unset NPU_SIM_DEVICES\n");
+		return -EINVAL;
 	}
-	pthread_mutex_unlock(&npu_sim_lock);
-	if (err) {
-		free(f);
-		return err;
-	}
-	*out = f;
-	return 0;
-destroy:
-	npu_core_destroy(npu_sim->core);
-	sim_dev_free(npu_sim);
-	npu_sim = NULL;
-	pthread_mutex_unlock(&npu_sim_lock);
-	free(f);
-	return err;
+	return (int)n;
 }
 
 /* Last close: mappings still alive keep references; drop them first. */
@@ -315,16 +306,78 @@ static void sim_dev_destroy(struct npu_sim_dev *sd)
 	sim_dev_free(sd);
 }
 
+/*
+ * Destroys every device (npu_sim_lock held, no file open). Buffers that a
+ * device imported from a peer hold references across devices: every
+ * device's files and mappings are gone first, then the cores, then VRAM.
+ */
+static void sim_destroy_all(void)
+{
+	unsigned int i;
+
+	for (i = npu_sim_count; i-- > 0;) {
+		sim_dev_destroy(npu_sims[i]);
+		npu_sims[i] = NULL;
+	}
+	npu_sim_count = 0;
+}
+
+static int sim_create_all(void)
+{
+	int n = npu_sim_num_devices();
+	int err;
+
+	if (n < 0)
+		return n;
+	for (npu_sim_count = 0; npu_sim_count < (unsigned int)n;
+	     npu_sim_count++) {
+		err = sim_dev_create(npu_sim_count, &npu_sims[npu_sim_count]);
+		if (err) {
+			sim_destroy_all();
+			return err;
+		}
+	}
+	return 0;
+}
+
+int npu_sim_open(unsigned int index, struct npu_sim_file **out)
+{
+	struct npu_sim_file *f;
+	int err = 0;
+
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	pthread_mutex_lock(&npu_sim_lock);
+	if (!npu_sim_opens)
+		err = sim_create_all();
+	if (!err && index >= npu_sim_count)
+		err = -ENODEV;
+	if (!err) {
+		f->sd = npu_sims[index];
+		err = npu_core_file_open(f->sd->core, f, &f->core);
+		if (!err)
+			npu_sim_opens++;
+	}
+	if (err && !npu_sim_opens && npu_sim_count)
+		sim_destroy_all();
+	pthread_mutex_unlock(&npu_sim_lock);
+	if (err) {
+		free(f);
+		return err;
+	}
+	*out = f;
+	return 0;
+}
+
 void npu_sim_close(struct npu_sim_file *f)
 {
 	if (!f)
 		return;
 	pthread_mutex_lock(&npu_sim_lock);
 	npu_core_file_close(f->core);
-	if (--npu_sim->opens == 0) {
-		sim_dev_destroy(npu_sim);
-		npu_sim = NULL;
-	}
+	if (--npu_sim_opens == 0)
+		sim_destroy_all();
 	pthread_mutex_unlock(&npu_sim_lock);
 	free(f);
 }
@@ -341,7 +394,7 @@ static int sim_gem_close(struct npu_sim_file *f, void *arg)
 static int sim_prime_export(struct npu_sim_file *f, void *arg)
 {
 	struct drm_prime_handle *ph = arg;
-	struct npu_sim_dev *sd = npu_sim;
+	struct npu_sim_dev *sd = f->sd;
 	struct npu_sim_prime *p;
 	struct npu_bo *bo;
 	struct stat st;
@@ -376,13 +429,19 @@ static int sim_prime_export(struct npu_sim_file *f, void *arg)
 	return 0;
 }
 
+/*
+ * Import finds the fd among the exports of every device of the process: a
+ * buffer of another device (a peer) is then used by this one's tasks in
+ * its owner's VRAM (npu_core_bo_peer_check(): pinned buffers only), the
+ * in-process equivalent of the kernel's PRIME peer import.
+ */
 static int sim_prime_import(struct npu_sim_file *f, void *arg)
 {
 	struct drm_prime_handle *ph = arg;
-	struct npu_sim_dev *sd = npu_sim;
-	struct npu_sim_prime *p;
+	struct npu_sim_prime *p = NULL;
 	struct npu_bo *bo = NULL;
 	struct stat st;
+	unsigned int i;
 	u32 handle;
 	int err;
 
@@ -390,13 +449,18 @@ static int sim_prime_import(struct npu_sim_file *f, void *arg)
 		return -EINVAL;
 	if (fstat(ph->fd, &st))
 		return -EBADF;
-	pthread_mutex_lock(&sd->prime_lock);
-	for (p = sd->primes; p; p = p->next)
-		if (p->st_dev == st.st_dev && p->st_ino == st.st_ino)
-			break;
-	if (p)
-		bo = npu_core_bo_find_mmap(sd->core, p->mmap_offset);
-	pthread_mutex_unlock(&sd->prime_lock);
+	/* the devices stay while @f is open: no npu_sim_lock needed */
+	for (i = 0; i < npu_sim_count && !p; i++) {
+		struct npu_sim_dev *sd = npu_sims[i];
+
+		pthread_mutex_lock(&sd->prime_lock);
+		for (p = sd->primes; p; p = p->next)
+			if (p->st_dev == st.st_dev && p->st_ino == st.st_ino)
+				break;
+		if (p)
+			bo = npu_core_bo_find_mmap(sd->core, p->mmap_offset);
+		pthread_mutex_unlock(&sd->prime_lock);
+	}
 	if (!p)
 		return -EINVAL;		/* not an NPU buffer fd */
 	if (!bo)
@@ -446,7 +510,7 @@ int npu_sim_ioctl(struct npu_sim_file *f, unsigned long req, void *arg)
 
 void *npu_sim_mmap(struct npu_sim_file *f, uint64_t offset, size_t len)
 {
-	struct npu_sim_dev *sd = npu_sim;
+	struct npu_sim_dev *sd = f->sd;
 	struct npu_sim_map *m;
 	struct npu_bo *bo;
 	u64 bo_off, start;
@@ -501,10 +565,9 @@ inval:
 
 int npu_sim_munmap(struct npu_sim_file *f, void *p, size_t len)
 {
-	struct npu_sim_dev *sd = npu_sim;
+	struct npu_sim_dev *sd = f->sd;
 	struct npu_sim_map **pm, *m = NULL;
 
-	(void)f;
 	pthread_mutex_lock(&sd->map_lock);
 	for (pm = &sd->maps; *pm; pm = &(*pm)->next) {
 		if ((*pm)->addr == p && (*pm)->len == len) {
@@ -525,6 +588,5 @@ int npu_sim_munmap(struct npu_sim_file *f, void *p, size_t len)
 int npu_sim_test_control(struct npu_sim_file *f, const char *knob,
 			 uint64_t val)
 {
-	(void)f;
-	return npu_core_test_control(npu_sim->core, knob, val);
+	return npu_core_test_control(f->sd->core, knob, val);
 }

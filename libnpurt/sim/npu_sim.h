@@ -2,14 +2,16 @@
 /*
  * npu_sim.h - the in-process home of the NPU device core.
  *
- * One emulated device per process, created on the first open and destroyed
- * when the last file closes; every open is a DRM-file equivalent with its
- * own handle tables. Device parameters come from the environment at
- * creation: NPU_SIM_VRAM_MB (512), NPU_SIM_CORES (4), NPU_SIM_QUEUES (8),
+ * NPU_SIM_DEVICES (1..8, default 1) emulated devices per process, all
+ * created on the first open of any and destroyed when the last file of any
+ * closes; every open is a DRM-file equivalent with its own handle tables.
+ * Device parameters come from the environment at creation and are the
+ * same for every device: NPU_SIM_VRAM_MB (512), NPU_SIM_CORES (4), NPU_SIM_QUEUES (8),
  * NPU_SIM_SEMS (256: a file may hold 64 of them), NPU_SIM_WATCHDOG_MS (2000),
  * NPU_SIM_JOB_BUDGET_MS (60000, 0 = no budget); and the guard-page test
  * mode NPU_SIM_GUARD (0; 1: every task sees only its own buffers, between
- * inaccessible guard regions of NPU_SIM_GUARD_MB MiB, 1024: npu_sim_guard.h).
+ * inaccessible guard regions of NPU_SIM_GUARD_MB MiB, 1024: npu_sim_guard.h;
+ * one device only).
  *
  * VRAM lives in a memfd. A buffer's CPU mapping is an mmap() of the memfd at
  * the buffer's VRAM offset, so the CPU and the emulated device share the
@@ -33,15 +35,26 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define NPU_SIM_MAX_DEVICES	8
+
 struct npu_sim_file;
 
 /**
- * npu_sim_open() - open the in-process device (creating it if needed)
+ * npu_sim_num_devices() - how many in-process devices there are
+ *
+ * Return: NPU_SIM_DEVICES (1 when unset), or -EINVAL for a bad value.
+ */
+int npu_sim_num_devices(void);
+
+/**
+ * npu_sim_open() - open an in-process device (creating them if needed)
+ * @index: the device, < npu_sim_num_devices()
  * @out: the new file
  *
- * Return: 0, -EINVAL (bad NPU_SIM_* value), -ENOMEM or another -errno.
+ * Return: 0, -ENODEV (no such device), -EINVAL (bad NPU_SIM_* value),
+ * -ENOMEM or another -errno.
  */
-int npu_sim_open(struct npu_sim_file **out);
+int npu_sim_open(unsigned int index, struct npu_sim_file **out);
 
 /**
  * npu_sim_close() - close a file; the last close destroys the device
@@ -58,7 +71,10 @@ void npu_sim_close(struct npu_sim_file *f);
  *
  * PRIME works between the files of this process: the exported fd names the
  * buffer but, unlike a dma-buf, does not keep it alive (import of a fd
- * whose buffer is gone: -ENOENT; of another fd: -EINVAL).
+ * whose buffer is gone: -ENOENT; of another fd: -EINVAL). A file may
+ * import a buffer of another device (peer access): pinned buffers only
+ * (-EINVAL otherwise), used by its tasks in the owner's VRAM; it cannot be
+ * mapped through the importer (BO_MMAP_OFFSET: -EINVAL).
  *
  * Return: 0 or -errno; other requests -EINVAL (unknown driver ioctl) or
  * -ENOTTY (not a DRM ioctl).

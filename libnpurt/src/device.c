@@ -3,8 +3,9 @@
  * device.c - library init/finalize and device enumeration.
  *
  * Devices are probed once at the first npurt_init(): every npu_drv node
- * (/dev/accel/accel*, /dev/dri/renderD*), or the in-process device when
- * there is none; $NPU_DEVICE names the only device when set.
+ * (/dev/accel/accel*, /dev/dri/renderD*), or the in-process devices
+ * (NPU_SIM_DEVICES of them) when there is none; $NPU_DEVICE names the only
+ * device when set, except "sim", which means every in-process device.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -123,12 +124,38 @@ static void scan_dir(const char *dir, const char *prefix)
 		free(ents);
 }
 
+/* The in-process devices: "sim", "sim:1", ... (NPU_SIM_DEVICES). */
+static int enumerate_sim(void)
+{
+	int n = npu_dev_sim_count();
+	npurt_device *d;
+	int ret;
+
+	if (n < 0)
+		return n;
+	for (int i = 0; i < n && num_devices < RT_MAX_DEVICES; i++) {
+		char spec[16];
+
+		if (i)
+			snprintf(spec, sizeof(spec), "sim:%d", i);
+		else
+			snprintf(spec, sizeof(spec), "sim");
+		ret = probe(spec, &d);
+		if (ret)
+			return ret;
+		devices[num_devices++] = d;
+	}
+	return 0;
+}
+
 static int enumerate(void)
 {
 	const char *env = getenv("NPU_DEVICE");
 	npurt_device *d;
 	int ret;
 
+	if (env && !strcmp(env, "sim"))
+		return enumerate_sim();
 	if (env && *env) {
 		ret = probe(env, &d);
 		if (ret)
@@ -140,11 +167,7 @@ static int enumerate(void)
 	scan_dir("/dev/dri", "renderD");
 	if (num_devices)
 		return 0;
-	ret = probe("sim", &d);
-	if (ret)
-		return ret;
-	devices[num_devices++] = d;
-	return 0;
+	return enumerate_sim();
 }
 
 NPURT_API npurt_status npurt_init(uint32_t flags)

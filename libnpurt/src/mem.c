@@ -222,6 +222,10 @@ NPURT_API npurt_status npurt_mem_free(npurt_mem *mem)
 
 	if (!mem)
 		return NPURT_OK;
+	if (mem->dedicated) {
+		rt_mem_free_dedicated(mem);
+		return NPURT_OK;
+	}
 	ctx = mem->ctx;
 	pthread_mutex_lock(&ctx->lock);
 	npurt_alloc_free(ctx->alloc, mem->block);
@@ -519,8 +523,7 @@ static npurt_status host_op(npurt_stream *s, void *dst, const void *src,
 	op->size = size;
 	op->fill = -1;
 	pthread_mutex_lock(&s->ctx->lock);
-	npurt_alloc_record_stream(s->ctx->alloc, m->block,
-				  s->id);
+	rt_mem_record_stream(s->ctx, m, s->id);
 	pthread_mutex_unlock(&s->ctx->lock);
 	pthread_mutex_lock(&s->lock);
 	st = rt_stream_host_op_locked(s, op);
@@ -625,10 +628,8 @@ static npurt_status d2d_submit(npurt_stream *s, npurt_mem *dst, size_t doff,
 	j.timeline = true;
 	j.take_event_waits = true;
 	pthread_mutex_lock(&s->ctx->lock);
-	npurt_alloc_record_stream(s->ctx->alloc, src->block,
-				  s->id);
-	npurt_alloc_record_stream(s->ctx->alloc, dst->block,
-				  s->id);
+	rt_mem_record_stream(s->ctx, src, s->id);
+	rt_mem_record_stream(s->ctx, dst, s->id);
 	pthread_mutex_unlock(&s->ctx->lock);
 	pthread_mutex_lock(&s->lock);
 	st = rt_stream_submit_locked(s, &j, NULL);

@@ -430,9 +430,7 @@ npurt_status rt_model_execute_plain(npurt_model *m, const npurt_io *in,
 		const npurt_io *io = i < m->nin ? &in[i] : &out[i - m->nin];
 
 		if (io->mem)
-			npurt_alloc_record_stream(m->ctx->alloc,
-						  io->mem->block,
-						  s->id);
+			rt_mem_record_stream(m->ctx, io->mem, s->id);
 	}
 	pthread_mutex_unlock(&m->ctx->lock);
 	/* Host tasks first: a dump waits for pieces that include them. */

@@ -128,6 +128,8 @@ struct rt_host_op {
 	int fill;			/* >= 0: memset value instead */
 	uint32_t post_sem;		/* 0 or a semaphore to set after */
 	uint64_t post_value;
+	npurt_host_fn fn;		/* npurt_launch_host_func: instead */
+	void *user;
 };
 
 struct npurt_stream {
@@ -202,8 +204,26 @@ npurt_status rt_stream_check_fault(npurt_stream *s, const char *func);
 /* ---- memory (mem.c) ---- */
 struct npurt_mem {
 	npurt_context *ctx;
-	struct npurt_block *block;
+	struct npurt_block *block;	/* the allocator's, or &own */
+	/*
+	 * Shareable memory (a pinned buffer object of its own, outside the
+	 * caching allocator) and peer imports (a handle to another device's
+	 * shareable memory, not mappable here): peer.c.
+	 */
+	bool dedicated;
+	bool peer;
+	struct npurt_block own;
 };
+
+/* The allocator's stream tracking, for the blocks that are its own. */
+static inline void rt_mem_record_stream(npurt_context *ctx,
+					const npurt_mem *m, uint64_t stream)
+{
+	if (!m->dedicated)
+		npurt_alloc_record_stream(ctx->alloc, m->block, stream);
+}
+/* peer.c: frees shareable and peer memory (context lock not held). */
+void rt_mem_free_dedicated(npurt_mem *m);
 npurt_status rt_alloc_init(npurt_context *ctx);
 /* CPU address of a block's byte 0 (context lock held). */
 uint8_t *rt_mem_ptr(const npurt_mem *m);

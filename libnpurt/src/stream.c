@@ -35,6 +35,8 @@ const char *rt_fault_reason_str(uint32_t reason)
 		return "cancelled behind an earlier fault";
 	case DRM_NPU_FAULT_BUDGET:
 		return "job ran past the device's job budget";
+	case DRM_NPU_FAULT_BAD_PARAMS:
+		return "dynamic AIPP parameters out of range";
 	default:
 		return "unknown fault";
 	}
@@ -461,7 +463,11 @@ static void run_host_op(npurt_stream *s, struct rt_host_op *op)
 	ret = rt_sem_wait(s->ctx, s->sem, op->seq - 1);
 	if (!ret && op->extra_sem)
 		ret = rt_sem_wait(s->ctx, op->extra_sem, op->extra_value);
-	if (!ret) {
+	if (!ret && op->fn) {
+		ret = op->fn(op->user);
+		if (ret > 0)
+			ret = -ret;
+	} else if (!ret) {
 		if (op->fill >= 0)
 			memset(op->dst, op->fill, op->size);
 		else
@@ -483,7 +489,7 @@ static void run_host_op(npurt_stream *s, struct rt_host_op *op)
 		if (!s->fault) {
 			s->fault = NPURT_ERR_INTERNAL;
 			snprintf(s->fault_reason, sizeof(s->fault_reason),
-				 "a host copy of the stream failed (%s)",
+				 "a host copy or function of the stream failed (%s)",
 				 strerror(ret ? -ret : EIO));
 		}
 		pthread_mutex_unlock(&s->lock);

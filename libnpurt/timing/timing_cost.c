@@ -26,7 +26,10 @@ enum npu_unit npu_timing_unit(uint32_t opcode)
 	case DRM_NPU_OP_SEM_SIGNAL:
 	case DRM_NPU_OP_SEM_WAIT:
 		return NPU_UNIT_SCHED;
-	default:
+	case DRM_NPU_OP_IMG_CSC:	/* DVPP: Documentation/media.rst */
+	case DRM_NPU_OP_IMG_RESIZE:
+		return NPU_UNIT_MEDIA;
+	default:			/* AIPP runs on the AI core's vector unit */
 		return NPU_UNIT_VECTOR;
 	}
 }
@@ -138,6 +141,8 @@ static uint64_t vector_ops(const struct drm_npu_task *t)
 	case DRM_NPU_OP_POOL2D:
 		return n * t->params.pool2d.kernel_h *
 		       (uint64_t)t->params.pool2d.kernel_w;
+	case DRM_NPU_OP_AIPP:
+		return 4 * n;		/* CSC, subtract, scale, store */
 	default:
 		return n;		/* one operation or move per element */
 	}

@@ -58,13 +58,36 @@ static int npu_open_node(const char *path, struct npu_dev *d)
 	return 0;
 }
 
-static int npu_open_sim(struct npu_dev *d)
+static int npu_open_sim(struct npu_dev *d, unsigned int index)
 {
-	int err = npu_sim_open(&d->sim);
+	int err = npu_sim_open(index, &d->sim);
 
-	if (!err)
+	if (!err && index)
+		snprintf(d->name, sizeof(d->name), "sim:%u", index);
+	else if (!err)
 		snprintf(d->name, sizeof(d->name), "sim");
 	return err;
+}
+
+/* "sim" (device 0) or "sim:N"; -1 if @spec names no in-process device. */
+static int npu_sim_index(const char *spec)
+{
+	char *end;
+	unsigned long v;
+
+	if (strcmp(spec, "sim") == 0)
+		return 0;
+	if (strncmp(spec, "sim:", 4) || !spec[4] || spec[4] == '-')
+		return -1;
+	v = strtoul(spec + 4, &end, 10);
+	if (*end || v >= NPU_SIM_MAX_DEVICES)
+		return -1;
+	return (int)v;
+}
+
+int npu_dev_sim_count(void)
+{
+	return npu_sim_num_devices();
 }
 
 /* The first accel or render node whose driver is npu_drv. */
@@ -88,7 +111,7 @@ static int npu_open_auto(struct npu_dev *d)
 		}
 		globfree(&g);
 	}
-	return npu_open_sim(d);
+	return npu_open_sim(d, 0);
 }
 
 int npu_dev_open(const char *spec, struct npu_dev **out)
@@ -106,8 +129,10 @@ int npu_dev_open(const char *spec, struct npu_dev **out)
 		spec = getenv("NPU_DEVICE");
 	if (!spec || !*spec || strcmp(spec, "auto") == 0)
 		err = npu_open_auto(d);
-	else if (strcmp(spec, "sim") == 0)
-		err = npu_open_sim(d);
+	else if (npu_sim_index(spec) >= 0)
+		err = npu_open_sim(d, (unsigned int)npu_sim_index(spec));
+	else if (strncmp(spec, "sim:", 4) == 0)
+		err = -ENODEV;
 	else
 		err = npu_open_node(spec, d);
 	if (err) {

@@ -31,17 +31,25 @@ struct npu_dev;
  * @spec: NULL or "" for automatic choice: $NPU_DEVICE if set ("sim" or a
  *        device path), else the first /dev/accel/accel* or
  *        /dev/dri/renderD* whose DRM driver is "npu_drv", else the
- *        in-process device. "sim" forces the in-process device; a path
+ *        in-process device. "sim" forces the in-process device 0, "sim:N"
+ *        its device N (< NPU_SIM_DEVICES, -ENODEV otherwise); a path
  *        opens that node (refused with -ENODEV if its driver is not npu_drv).
  * @out: the opened device
  *
- * The in-process device takes its parameters from the environment on first
- * open: NPU_SIM_VRAM_MB (512), NPU_SIM_CORES (4), NPU_SIM_QUEUES (8),
- * NPU_SIM_SEMS (64), NPU_SIM_WATCHDOG_MS (2000).
+ * The in-process devices take their parameters from the environment on
+ * first open: NPU_SIM_DEVICES (1), NPU_SIM_VRAM_MB (512), NPU_SIM_CORES (4),
+ * NPU_SIM_QUEUES (8), NPU_SIM_SEMS (64), NPU_SIM_WATCHDOG_MS (2000).
  *
  * Return: 0 or -errno.
  */
 int npu_dev_open(const char *spec, struct npu_dev **out);
+
+/**
+ * npu_dev_sim_count() - the number of in-process devices ("sim:0".."sim:N-1")
+ *
+ * Return: NPU_SIM_DEVICES (1 when unset), or -EINVAL for a bad value.
+ */
+int npu_dev_sim_count(void);
 
 /**
  * npu_dev_ioctl() - issue an ioctl

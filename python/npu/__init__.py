@@ -19,6 +19,7 @@ from .memory import (Buffer, empty_cache, max_memory_allocated, max_memory_reser
                      set_per_process_memory_fraction)
 from .session import InferenceSession, NodeArg
 from .compiler import CompiledModule, compile, compile_onnx, export_onnx
+from .media import aipp_params
 
 InferSession = InferenceSession  # ais_bench's name
 
@@ -31,4 +32,5 @@ __all__ = [
     "memory_stats", "memory_summary", "reset_peak_memory_stats",
     "set_per_process_memory_fraction", "InferenceSession", "InferSession",
     "NodeArg", "CompiledModule", "compile", "compile_onnx", "export_onnx",
+    "aipp_params",
 ]

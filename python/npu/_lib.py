@@ -111,7 +111,18 @@ class NpucOptions(ctypes.Structure):
                 ("cache_dir", c_char_p), ("max_streams", c_uint32),
                 ("target", c_char_p), ("plan_budget_ms", c_uint32),
                 ("dump_ir_after", c_char_p), ("dump_file", c_void_p),
-                ("target_device", c_char_p), ("symbol_default", c_int64)]
+                ("target_device", c_char_p), ("symbol_default", c_int64),
+                ("insert_op_conf", c_char_p)]
+
+
+class AippParams(ctypes.Structure):
+    _fields_ = [("csc", c_int), ("rbuv_swap", c_int),
+                ("matrix", ctypes.c_int16 * 9),
+                ("input_bias", ctypes.c_uint8 * 3),
+                ("output_bias", ctypes.c_uint8 * 3),
+                ("mean", ctypes.c_uint8 * 4), ("min", ctypes.c_float * 4),
+                ("var_reci", ctypes.c_float * 4),
+                ("padding_value", ctypes.c_float)]
 
 
 STAT_FN = ctypes.CFUNCTYPE(c_int, c_void_p, c_char_p, c_int64)
@@ -159,6 +170,8 @@ _PROTOS = {
     "npurt_model_execute": (c_int, [_H, POINTER(Io), c_uint32, POINTER(Io),
                                     c_uint32]),
     "npurt_model_get_shape_cache_stats": (c_int, [_H, POINTER(CacheStats)]),
+    "npurt_aipp_params_pack": (c_int, [POINTER(AippParams), c_void_p,
+                                       c_size_t]),
 }
 
 _NPUC_PROTOS = {

@@ -68,8 +68,9 @@ def compile(module, example_inputs, device=0, **options):  # noqa: A001
 
 
 def compile_onnx(model, input_shapes=None, opt_level=2, use_cache=False,
-                 name="model"):
-    """Compiles ONNX (a path or bytes) to .om bytes with libnpuc."""
+                 name="model", insert_op_conf=None):
+    """Compiles ONNX (a path or bytes) to .om bytes with libnpuc.
+    @insert_op_conf: the text of an AIPP config (npuc --insert-op-conf)."""
     lib = _lib.npuc()
     if not isinstance(model, (bytes, bytearray)):
         with open(model, "rb") as f:
@@ -81,6 +82,8 @@ def compile_onnx(model, input_shapes=None, opt_level=2, use_cache=False,
     o.use_cache = 1 if use_cache else 0
     if input_shapes:
         o.input_shapes = input_shapes.encode()
+    if insert_op_conf:
+        o.insert_op_conf = insert_op_conf.encode()
     res = ctypes.c_void_p()
     err = ctypes.create_string_buffer(1024)
     ret = lib.npuc_compile_memory(data, len(data), name.encode(), None,

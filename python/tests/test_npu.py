@@ -285,8 +285,47 @@ def test_compile():
        "a compiled module called with numpy returns numpy")
 
 
+def test_dynamic_aipp():
+    """A u8 image model with dynamic AIPP: two normalisations, one .om."""
+    if torch is None:
+        ok(True, "dynamic AIPP # SKIP torch is not installed")
+        return
+    import io
+    torch.manual_seed(3)
+    m = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3, padding=1),
+                            torch.nn.ReLU(), torch.nn.Flatten(),
+                            torch.nn.Linear(4 * 8 * 8, 5)).eval()
+    f = io.BytesIO()
+    torch.onnx.export(m, torch.randn(1, 3, 8, 8), f, input_names=["x"],
+                      output_names=["y"], opset_version=13)
+    conf = ("aipp_op {\n aipp_mode : dynamic\n input_format : RGB888_U8\n"
+            " src_image_size_w : 10\n src_image_size_h : 9\n crop : true\n"
+            " load_start_pos_w : 1\n load_start_pos_h : 1\n}\n")
+    om = npu.compile_onnx(f.getvalue(), insert_op_conf=conf)
+    sess = npu.InferenceSession(om)
+    names = [i.name for i in sess.get_inputs()]
+    img = np.random.default_rng(5).integers(0, 256, (1, 9, 10, 3),
+                                            dtype=np.uint8)
+    crop = img[:, 1:9, 1:9, :].astype(np.float32).transpose(0, 3, 1, 2)
+    worst = 0.0
+    for mean, std in (((0.485, 0.456, 0.406), (0.229, 0.224, 0.225)),
+                      ((0.5, 0.5, 0.5), (0.25, 0.25, 0.25))):
+        p = npu.aipp_params(min=[255 * v for v in mean],
+                            var_reci=[1 / (255 * v) for v in std])
+        y, = sess.run(None, {"x": img, "x_aipp": p})
+        x = (crop / 255 - np.array(mean, np.float32)[:, None, None]) / \
+            np.array(std, np.float32)[:, None, None]
+        with torch.no_grad():
+            want = m(torch.from_numpy(x.astype(np.float32))).numpy()
+        worst = max(worst, float(np.abs(y - want).max()))
+    ok(names == ["x", "x_aipp"] and p.dtype == np.uint8 and
+       p.shape == (76,) and worst < 1e-4,
+       "dynamic AIPP: npu.aipp_params() per run, two normalisations match "
+       "torch", "inputs %s, max diff %g" % (names, worst))
+
+
 def main():
-    for t in (test_session, test_memory, test_compile):
+    for t in (test_session, test_memory, test_compile, test_dynamic_aipp):
         try:
             t()
         except Exception:  # noqa: BLE001 - a crash is a failed test

@@ -98,6 +98,7 @@ void test_math(void);
 void test_stress(void);
 void test_fuzz(void);
 void test_chaos(void);
+void test_peer(void);
 void test_hostile(void);
 void test_bounded(void);
 void test_wakeup(void);

@@ -31,6 +31,7 @@ static const struct {
 	{ "hostile", test_hostile },
 	{ "bounded", test_bounded },
 	{ "wakeup", test_wakeup },
+	{ "peer", test_peer },
 };
 
 #define NUM_GROUPS	(sizeof(groups) / sizeof(groups[0]))

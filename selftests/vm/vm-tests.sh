@@ -78,6 +78,67 @@ for i in 1 2 3 4 5; do
 done
 check "5 load/unload cycles with num_devices=2" test $cycles_ok -eq 1
 
+# libdrm's drmGetDevices2() must see every instance as a device of its own
+# (a platform device is identified by its MODALIAS: one per instance).
+if [ -x /tests/drmdevice ]; then
+	load num_devices=2 vram_mb=16
+	out=$(/tests/drmdevice 2>&1)
+	diag "$(echo "$out" | grep -E 'device\[|fullname')"
+	# each device is printed once from drmGetDevices2 and once per node
+	# from drmGetDevice2: count the distinct indices and identities
+	ndev=$(echo "$out" | grep -o '^device\[[0-9]*\]' | sort -u | wc -l)
+	names=$(echo "$out" | sed -n 's/.*fullname[[:space:]]*//p' |
+		sort -u | tr '\n' ' ')
+	check "drmdevice: drmGetDevices2 reports 2 devices (got $ndev)" \
+		test "$ndev" -eq 2
+	check "drmdevice: identities npu_drv.0 and npu_drv.1 (got $names)" \
+		test "$names" = "npu_drv.0 npu_drv.1 "
+	unload
+else
+	skip "drmdevice reports both devices" "libdrm-tests not installed"
+fi
+
+# Peer access: a pinned buffer of one device, imported through PRIME by
+# the other, read and written by the other's tasks (test_peer.c).
+if [ -x /tests/npu_uapi_test ]; then
+	load num_devices=2 vram_mb=16
+	node0=$(npu_nodes | head -n 1)
+	out=$(/tests/npu_uapi_test --device "$node0" --group peer 2>&1)
+	rc=$?
+	diag "$out"
+	check "peer access between two devices ($(echo "$out" | grep -c '^ok') ok)" \
+		sh -c "[ $rc -eq 0 ] && ! echo \"\$0\" | grep -q -e '^not ok' -e SKIP && echo \"\$0\" | grep -q '^ok 10 '" "$out"
+	unload
+fi
+
+# The collectives over four kernel devices (peer access through PRIME):
+# the bits of the same run on four in-process devices (selftests/vm/
+# vmtest.sh made them; make check compares those with numpy).
+if [ -x /tests/npucl_test ] && [ -d /tests/npucl_ref ]; then
+	load num_devices=4 vram_mb=32
+	NPUCL_BUFFSIZE=65536 NPUCL_TEST_RANKS=4 NPUCL_TEST_QUICK=1 \
+		/tests/npucl_test /tmp/npucl \
+		> /tmp/npucl.log 2>&1
+	rc=$?
+	diag "$(grep -v '^ok' /tmp/npucl.log | head -20)"
+	check "npucl_test on 4 kernel devices ($(grep -c '^ok' /tmp/npucl.log) ok, exit $rc)" \
+		sh -c "[ $rc -eq 0 ] && ! grep -q '^not ok' /tmp/npucl.log"
+	cases=0
+	diffs=0
+	for d in /tests/npucl_ref/*/; do
+		c=$(basename "$d")
+		cases=$((cases + 1))
+		for f in "$d"out_*.bin; do
+			cmp -s "$f" "/tmp/npucl/$c/$(basename "$f")" ||
+				{ diffs=$((diffs + 1)); diag "differs: $c/$(basename "$f")"; }
+		done
+	done
+	check "collectives on kernel devices: the in-process bits ($cases cases, $diffs files differ)" \
+		test "$cases" -gt 10 -a "$diffs" -eq 0
+	rm -rf /tmp/npucl
+	unload
+fi
+
 if [ -x /tests/npu-smi ]; then
 	load num_devices=3 vram_mb=8
 	out=$(/tests/npu-smi --query=index,name,memory.total --format=csv --noheader 2>&1)

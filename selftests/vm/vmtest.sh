@@ -11,7 +11,7 @@
 # serial port) must be free of WARN, BUG, oops and leak reports.
 #
 # Run from the repository root after `make` (or through `make vmtest`).
-# Environment: BUILD (default build), KDIR, VMTEST_TIMEOUT (seconds, 240),
+# Environment: BUILD (default build), KDIR, VMTEST_TIMEOUT (seconds, 600),
 # VMTEST_ACCEL=kvm to use KVM instead of software emulation, VMTEST_KO=
 # a module built elsewhere (DKMS: debian/tests/check-deb.sh) to test
 # instead of building kernel/npu_drv.
@@ -35,7 +35,7 @@
 set -u
 BUILD=${BUILD:-build}
 WORK=${VMTEST_WORK:-$BUILD/vmtest}
-TIMEOUT=${VMTEST_TIMEOUT:-240}
+TIMEOUT=${VMTEST_TIMEOUT:-600}
 CMDLINE=${VMTEST_CMDLINE:-console=ttyS0 panic=-1 slub_debug=FZPU}
 MEM=${VMTEST_MEM:-1G}
 HERE=selftests/vm
@@ -159,6 +159,20 @@ add_program() {	# $1: host path, $2: name in /tests
 for p in npu_vmtest npu-smi npu_uapi_test npu_pool_devtest npu_fuzz_replay; do
 	add_program "$BUILD/bin/$p" "$p"
 done
+# The collectives' test, and what it computes on four in-process devices:
+# the VM runs it on four kernel devices and compares bit for bit.
+if [ -x "$BUILD/tests/libnpucl/npucl_test" ] &&
+   NPU_SIM_DEVICES=4 NPU_SIM_VRAM_MB=32 NPUCL_BUFFSIZE=65536 NPU_DEVICE= \
+	NPUCL_TEST_RANKS=4 NPUCL_TEST_QUICK=1 \
+	"$BUILD/tests/libnpucl/npucl_test" "$ROOT/tests/npucl_ref" \
+	> "$WORK/npucl-sim.log" 2>&1; then
+	rm -f "$ROOT"/tests/npucl_ref/*/in_*.bin
+	add_program "$BUILD/tests/libnpucl/npucl_test" npucl_test
+else
+	rm -rf "$ROOT/tests/npucl_ref"
+fi
+# libdrm's own enumeration client (Debian's libdrm-tests), if installed.
+add_program /usr/bin/drmdevice drmdevice
 # The fuzzer's seed corpus, replayed against the module (vm-tests.sh).
 if [ -d selftests/npu/fuzz/corpus ]; then
 	mkdir -p "$ROOT/tests/fuzz_corpus"

@@ -5,7 +5,7 @@
 # libnpuc.so.1 is found through the RUNPATH, $ORIGIN/../lib).
 
 NPURUN_SRCS	:= tools/npu-run/npu_run.c tools/npu-run/npy.c \
-		   tools/npu-run/diag.c
+		   tools/npu-run/diag.c tools/npu-run/images.c
 NPURUN_OBJS	:= $(patsubst %.c,$(BUILD)/obj/%.o,$(NPURUN_SRCS))
 
 $(NPURUN_OBJS): CPPFLAGS += -Ilibnpurt/include -Ilibnpurt/om -Itools/npu-run \
@@ -16,7 +16,7 @@ $(BUILD)/obj/tools/npu-run/npu_run.o: mk/version.mk
 $(BUILD)/bin/npu-run: $(NPURUN_OBJS) $(BUILD)/lib/libnpurt.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $(NPURUN_OBJS) $(BUILD)/lib/libnpurt.a \
-		$(DRM_LIBS) $(NUMA_LIBS) -ldl -lpthread -lm \
+		$(DRM_LIBS) $(NUMA_LIBS) $(IMG_LIBS) -ldl -lpthread -lm \
 		-Wl,-rpath,'$$ORIGIN/../lib' -o $@
 
 BINS		+= $(BUILD)/bin/npu-run

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "diag.h"
+#include "images.h"
 #include "npurt.h"
 #include "npy.h"
 #include "om.h"
@@ -60,6 +61,7 @@ struct opts {
 	const char *plugins[MAX_IO];	/* --plugin */
 	int num_plugins;
 	struct diag_opts diag;		/* diag.c */
+	struct images_opts images;	/* images.c: --images DIR */
 };
 
 struct io_buf {
@@ -155,6 +157,15 @@ static void usage(FILE *f)
 "                          per stream and the host API\n"
 "      --device SPEC       \"sim\", a device node, or auto (default)\n"
 "      --seed N            seed of random inputs (default 1)\n"
+"  images (Documentation/media.rst; a model compiled with an RGB888 AIPP\n"
+"  config, input 0 u8 [1, H, W, 3]):\n"
+"      --images DIR        decode each JPEG/PNG of DIR, resize it to the\n"
+"                          input on the media unit, run, print the top-k\n"
+"                          of output 0 (a bad file is reported, skipped)\n"
+"      --labels FILE       class names, one per line\n"
+"      --top-k N           classes printed per image (default 5)\n"
+"      --resize bilinear|nearest  resize mode (default bilinear)\n"
+"      --max-pixels N      decode pixel limit (default 64 Mpixels)\n"
 "      --plugin PATH       load an operator plugin for the model's host\n"
 "                          tasks (repeatable; also $NPUC_PLUGIN_PATH)\n"
 "an ONNX model is compiled online (libnpuc), its .om kept in the compile\n"
@@ -210,6 +221,11 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ "check-overflow", no_argument, NULL, 'O' },
 		{ "profile-summary", optional_argument, NULL, 'P' },
 		{ "profile-summary-json", required_argument, NULL, 'Q' },
+		{ "images", required_argument, NULL, 'G' },
+		{ "labels", required_argument, NULL, 'L' },
+		{ "top-k", required_argument, NULL, 'K' },
+		{ "resize", required_argument, NULL, 'R' },
+		{ "max-pixels", required_argument, NULL, 'x' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -232,6 +248,34 @@ static int parse(int argc, char **argv, struct opts *o)
 			o->inputs[o->num_inputs++] = optarg;
 			break;
 		case 'I': o->input_dir = optarg; break;
+		case 'G': o->images.dir = optarg; break;
+		case 'L': o->images.labels = optarg; break;
+		case 'K':
+			o->images.top_k = (int)strtol(optarg, &end, 10);
+			if (*end || o->images.top_k < 1 ||
+			    o->images.top_k > 64) {
+				fprintf(stderr, "npu-run: --top-k %s: use 1..64\n",
+					optarg);
+				return -1;
+			}
+			break;
+		case 'R':
+			if (strcmp(optarg, "bilinear") &&
+			    strcmp(optarg, "nearest")) {
+				fprintf(stderr, "npu-run: --resize %s: use "
+					"bilinear or nearest\n", optarg);
+				return -1;
+			}
+			o->images.nearest = !strcmp(optarg, "nearest");
+			break;
+		case 'x':
+			o->images.max_pixels = strtoull(optarg, &end, 10);
+			if (*end || !o->images.max_pixels) {
+				fprintf(stderr, "npu-run: --max-pixels %s: a "
+					"positive count\n", optarg);
+				return -1;
+			}
+			break;
 		case 'D': o->diag.dump_dir = optarg; break;
 		case 'F':
 			if (o->diag.num_filters == DIAG_MAX_FILTERS ||
@@ -1045,6 +1089,18 @@ int main(int argc, char **argv)
 		}
 		t_load = now_ns() - t0;
 		span("load", t0, t0 + t_load, -1);
+	}
+	if (o.images.dir) {
+		ret = run_images(ctx, m, &o.images, o.summary ? o.summary :
+				 stdout, o.json_f);
+		/* the summary stays, also when some files were refused */
+		if (o.json_f && ret != EXIT_RUNTIME) {
+			if (o.json_f == stdout ? fflush(o.json_f) :
+			    fclose(o.json_f))
+				ret = EXIT_USAGE;
+			o.json_f = NULL;
+		}
+		goto done;
 	}
 	npurt_model_get_info(m, &info);
 	npurt_model_get_placement(m, &pl);

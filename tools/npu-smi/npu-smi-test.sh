@@ -90,6 +90,14 @@ out=$(NPU_DEVICE=/dev/dri/no-such-node "$SMI" 2>&1)
 rc=$?
 t "a bad NPU_DEVICE: exit 1 with a message naming it" \
 	sh -c "test $rc -eq 1 && echo '$out' | grep -q 'no-such-node'"
+# several in-process devices: each its own line, and one by sim:N
+csv=$(NPU_SIM_DEVICES=3 "$SMI" --device sim --query=index,name --format=csv --noheader)
+t "NPU_SIM_DEVICES=3: --device sim lists sim, sim:1, sim:2" \
+	test "$(echo "$csv" | tr '\n' ';')" = "0, sim;1, sim:1;2, sim:2;"
+csv=$(NPU_SIM_DEVICES=3 "$SMI" --device sim:2 --query=index,name --format=csv --noheader)
+t "--device sim:2 shows that device only" test "$csv" = "2, sim:2"
+NPU_SIM_DEVICES=3 "$SMI" --device sim:3 >/dev/null 2>&1
+t "--device sim:3 of 3 devices: exit 1" test $? -eq 1
 "$SMI" infos >/dev/null 2>&1
 t "an unknown command: exit 2" test $? -eq 2
 out=$("$SMI" --version)

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "drm/npu_drm.h"
+#include "npu_transport.h"
 #include "smi.h"
 
 static void usage(FILE *f)
@@ -193,15 +194,26 @@ static int report(const struct opts *o)
 	static struct smi_proc procs[SMI_MAX_PROCS];
 	int ndev, nproc = 0;
 
-	if (o->device && !strcmp(o->device, "sim")) {
-		int r = smi_sim_device(&devs[0]);
+	if (o->device && !strncmp(o->device, "sim", 3)) {
+		/* "sim": every in-process device; "sim:N": that one */
+		int n = npu_dev_sim_count(), first = 0, r = 0;
 
-		if (r) {
-			fprintf(stderr, "npu-smi: in-process device: %s\n",
-				strerror(-r));
+		if (n > SMI_MAX_DEVICES)
+			n = SMI_MAX_DEVICES;
+		if (o->device[3] == ':') {
+			first = atoi(o->device + 4);
+			n = first + 1;
+		} else if (o->device[3]) {
+			n = -EINVAL;
+		}
+		for (ndev = 0; n > 0 && first + ndev < n && !r; ndev++)
+			r = smi_sim_device((unsigned int)(first + ndev),
+					   &devs[ndev]);
+		if (n < 0 || r) {
+			fprintf(stderr, "npu-smi: in-process device %s: %s\n",
+				o->device, strerror(n < 0 ? -n : -r));
 			return 1;
 		}
-		ndev = 1;
 	} else {
 		ndev = smi_find_devices(devs, SMI_MAX_DEVICES);
 		if (ndev && o->device)

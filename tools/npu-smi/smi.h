@@ -49,7 +49,7 @@ struct smi_proc {
 /* smi_dev.c */
 int smi_find_devices(struct smi_device *devs, int max);
 int smi_refresh_device(struct smi_device *dev);
-int smi_sim_device(struct smi_device *dev);
+int smi_sim_device(unsigned int index, struct smi_device *dev);
 void smi_sample_utilisation(struct smi_device *devs, int n,
 			    unsigned int window_ms);
 

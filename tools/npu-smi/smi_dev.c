@@ -184,18 +184,21 @@ int smi_find_devices(struct smi_device *devs, int max)
 
 /**
  * smi_sim_device() - describe a fresh in-process device (--device sim)
+ * @index: which of the NPU_SIM_DEVICES devices ("sim", "sim:1", ...)
  * @dev: out
  *
  * Return: 0 or -errno from the transport.
  */
-int smi_sim_device(struct smi_device *dev)
+int smi_sim_device(unsigned int index, struct smi_device *dev)
 {
 	struct drm_npu_device_info info;
 	struct drm_npu_mem_stats st;
 	struct npu_dev *d;
+	char spec[16];
 	int r;
 
-	r = npu_dev_open("sim", &d);
+	snprintf(spec, sizeof(spec), index ? "sim:%u" : "sim", index);
+	r = npu_dev_open(spec, &d);
 	if (r)
 		return r;
 	memset(&info, 0, sizeof(info));
@@ -226,6 +229,7 @@ int smi_sim_device(struct smi_device *dev)
 		dev->pause_ns = st.pause_ns;
 		dev->alloc_failures = st.alloc_failures;
 		dev->util_pct = -1;
+		dev->index = (int)index;
 	}
 	npu_dev_close(d);
 	return r;

@@ -30,6 +30,9 @@ static void usage(FILE *f)
 		"  --dynamic-dims=\"v,v;v,v\" one gear per ';' group, values for the inputs'\n"
 		"                        symbolic dims in order of appearance\n"
 		"  --input-format NCHW|NHWC|ND   layout of the inputs (recorded)\n"
+		"  --insert-op-conf FILE an AIPP config (ATC keys): the input it\n"
+		"                        names becomes a u8 image, preprocessed on the\n"
+		"                        device by an inserted AIPP task\n"
 		"  -O0..-O3              optimisation level (default -O2)\n"
 		"  --disable-pass=NAME,...   skip passes\n"
 		"  --dump-ir-after=PASS  dump the IR after a pass (\"all\" for every one)\n"
@@ -53,7 +56,7 @@ static void usage(FILE *f)
 		"  --version             print the version and exit\n"
 		"ATC spellings are accepted too: --model=MODEL.onnx, --output=NAME\n"
 		"(writes NAME.om), --framework=5 (ONNX, the only one), --input_shape,\n"
-		"--input_format, --dynamic_batch_size, --dynamic_dims, --soc_version=\n"
+		"--input_format, --insert_op_conf, --dynamic_batch_size, --dynamic_dims, --soc_version=\n"
 		"TARGET (a --target profile), --log=debug|info|warning|error|null\n"
 		"(debug and info print the compile report to stderr).\n"
 		"Exit status: 0 compiled, 1 compile error, 2 usage error.\n",
@@ -110,7 +113,7 @@ int main(int argc, char **argv)
 	       O_CACHE, O_NOCACHE, O_CACHEDIR, O_STREAMS, O_BUDGET, O_REPORT,
 	       O_JSON, O_TARGET, O_TARGET_DEV, O_MODEL, O_ATC_OUTPUT,
 	       O_FRAMEWORK, O_SOC, O_LOG, O_LIST_OPS, O_LIST_PASSES,
-	       O_VERSION, O_PLUGIN, O_NO_HOST };
+	       O_VERSION, O_AIPP, O_PLUGIN, O_NO_HOST };
 	static const struct option longopts[] = {
 		{ "input-shape", required_argument, NULL, O_SHAPE },
 		{ "dynamic-batch", required_argument, NULL, O_BATCH },
@@ -122,6 +125,8 @@ int main(int argc, char **argv)
 		{ "framework", required_argument, NULL, O_FRAMEWORK },
 		{ "input_shape", required_argument, NULL, O_SHAPE },
 		{ "input_format", required_argument, NULL, O_FORMAT },
+		{ "insert-op-conf", required_argument, NULL, O_AIPP },
+		{ "insert_op_conf", required_argument, NULL, O_AIPP },
 		{ "dynamic_batch_size", required_argument, NULL, O_BATCH },
 		{ "dynamic_dims", required_argument, NULL, O_DIMS },
 		{ "soc_version", required_argument, NULL, O_SOC },
@@ -269,6 +274,27 @@ int main(int argc, char **argv)
 			o.target = optarg;
 			break;
 		case O_TARGET_DEV: target_dev = optarg; break;
+		case O_AIPP: {
+			FILE *f = fopen(optarg, "rb");
+			char *text = malloc(1u << 20);
+			size_t n = 0;
+
+			if (!f || !text) {
+				fprintf(stderr, "npuc: --insert-op-conf %s: %s\n",
+					optarg, strerror(errno));
+				return 2;
+			}
+			n = fread(text, 1, (1u << 20) - 1, f);
+			if (!feof(f)) {
+				fprintf(stderr, "npuc: --insert-op-conf %s: "
+					"larger than 1 MiB\n", optarg);
+				return 2;
+			}
+			fclose(f);
+			text[n] = 0;
+			o.insert_op_conf = text;
+			break;
+		}
 		case O_PLUGIN: {
 			size_t have = strlen(plugins);
 

@@ -44,6 +44,7 @@ extern "C" {
 #define DRM_NPU_FEATURE_COMPACTION	(1ULL << 3)
 #define DRM_NPU_FEATURE_TIMELINE_SEM	(1ULL << 4)
 #define DRM_NPU_FEATURE_ATTENTION	(1ULL << 5)
+#define DRM_NPU_FEATURE_MEDIA		(1ULL << 8)	/* uapi 1.2: opcodes 50..52 */
 
 /* ---------------------------------------------------------------------- */
 /* Task descriptors                                                         */
@@ -131,6 +132,10 @@ enum drm_npu_opcode {
 	DRM_NPU_OP_QCONV2D = 21,	/* in, weight, [bias], [mult], out */
 	DRM_NPU_OP_QMATMUL = 22,	/* a, b, [bias], [mult], out */
 	DRM_NPU_OP_QADD = 23,		/* a, b, out: int8 add */
+	/* uapi 1.2: the media unit (DVPP) and AIPP */
+	DRM_NPU_OP_IMG_CSC = 50,	/* in, [uv], out u8: colour conversion */
+	DRM_NPU_OP_IMG_RESIZE = 51,	/* in u8, out u8: resize + border */
+	DRM_NPU_OP_AIPP = 52,		/* in, [uv], out f32: preprocessing */
 	DRM_NPU_OP_COUNT
 };
 
@@ -429,6 +434,130 @@ struct drm_npu_sem_params {
 	__u64 value;
 };
 
+/*
+ * Images (IMG_CSC, IMG_RESIZE, AIPP): u8 pixels, rows of pixels, a batch of
+ * images outermost. Packed formats are one operand [N, H, W, C]; YUV420SP
+ * is a Y operand [N, H, W] and a UV operand [N, ceil(H/2), ceil(W/2), 2]
+ * (the chroma of pixel (y, x) is UV[y / 2][x / 2]); YUV400 is [N, H, W].
+ * A crop is a view: the operand's offset and shape select the window.
+ */
+enum drm_npu_img_format {
+	DRM_NPU_IMG_NV12 = 0,		/* YUV420SP, UV bytes U, V */
+	DRM_NPU_IMG_NV21 = 1,		/* YUV420SP, UV bytes V, U */
+	DRM_NPU_IMG_RGB888 = 2,		/* bytes R, G, B */
+	DRM_NPU_IMG_BGR888 = 3,		/* bytes B, G, R */
+	DRM_NPU_IMG_XRGB8888 = 4,	/* DRM fourcc XR24: bytes B, G, R, X */
+	DRM_NPU_IMG_YUV400 = 5,		/* Y only */
+	DRM_NPU_IMG_FORMAT_COUNT
+};
+
+/* IMG_CSC YUV matrices (Documentation/media.rst gives the Q8 entries). */
+enum drm_npu_csc_matrix {
+	DRM_NPU_CSC_BT601_FULL = 0,	/* JFIF / JPEG */
+	DRM_NPU_CSC_BT601_NARROW = 1,	/* Y 16..235 */
+	DRM_NPU_CSC_BT709_NARROW = 2,
+	DRM_NPU_CSC_MATRIX_COUNT
+};
+
+/**
+ * struct drm_npu_img_csc_params - IMG_CSC: any format to RGB888/BGR888
+ * @in_format: enum drm_npu_img_format of operand 0 (and 1)
+ * @out_format: DRM_NPU_IMG_RGB888 or DRM_NPU_IMG_BGR888: out [N, H, W, 3]
+ * @matrix: enum drm_npu_csc_matrix, for YUV inputs (0 otherwise)
+ * @pad: zero
+ */
+struct drm_npu_img_csc_params {
+	__u32 in_format;
+	__u32 out_format;
+	__u32 matrix;
+	__u32 pad;
+};
+
+enum drm_npu_img_resize_mode {
+	DRM_NPU_IMG_NEAREST = 0,	/* src = floor(dst * in / out) */
+	DRM_NPU_IMG_BILINEAR = 1,	/* half-pixel, OpenCV INTER_LINEAR */
+	DRM_NPU_IMG_RESIZE_MODE_COUNT
+};
+
+/**
+ * struct drm_npu_img_resize_params - IMG_RESIZE: in [N, H, W, C] (C 1..4,
+ * the crop window is the view) scaled into out [N, OH, OW, C] less a
+ * border of @pad_* pixels filled with @border
+ */
+struct drm_npu_img_resize_params {
+	__u32 mode;			/* enum drm_npu_img_resize_mode */
+	__u32 pad_top, pad_left, pad_bottom, pad_right;
+	__u8 border[4];			/* per channel */
+	__u32 reserved[2];		/* zero */
+};
+
+#define DRM_NPU_AIPP_CSC		(1u << 0)	/* apply the matrix */
+#define DRM_NPU_AIPP_RBUV_SWAP		(1u << 1)	/* R<->B or U<->V first */
+/*
+ * Dynamic AIPP: the CSC/swap/normalisation parameters come from an extra
+ * operand (U8 [DRM_NPU_AIPP_DYN_SIZE], before the output) holding a
+ * struct drm_npu_aipp_dyn, read when the task runs: one registered
+ * program, parameters per execution. The task's own matrix, biases, mean,
+ * min, var_reci and pad_value must then be zero, CSC and RBUV_SWAP unset;
+ * not with YUV400. A struct with unknown flags, reserved bits or a mean
+ * above 255 stops the queue with DRM_NPU_FAULT_BAD_PARAMS.
+ */
+#define DRM_NPU_AIPP_DYNAMIC		(1u << 2)
+#define DRM_NPU_AIPP_FLAGS		(DRM_NPU_AIPP_CSC | DRM_NPU_AIPP_RBUV_SWAP | \
+					 DRM_NPU_AIPP_DYNAMIC)
+
+/**
+ * struct drm_npu_aipp_params - AIPP: u8 image to the first layer's f32
+ * @in_format: enum drm_npu_img_format
+ * @flags: DRM_NPU_AIPP_*
+ * @pad_top, @pad_left, @pad_bottom, @pad_right: border around the image
+ * @matrix: Q8 CSC matrix, row c gives output channel c (with CSC only)
+ * @input_bias, @output_bias: out_c = clamp((sum M[c][k] (in_k -
+ *                 input_bias_k) + 128) >> 8 + output_bias_c, 0, 255)
+ * @mean: per channel, u8 range
+ * @min: per channel, fp32 bits
+ * @var_reci: per channel, fp32 bits: y = (x - mean - min) * var_reci
+ * @pad_value: fp32 bits written in the border
+ * @reserved: zero
+ *
+ * Operands: in, [uv], out f32 [N, C, OH, OW] (NCHW) or [N, 1, OH, OW, 16]
+ * (NC1HWC0) with C = 3 (1 for YUV400 without CSC), OH = H + pad_top +
+ * pad_bottom, OW = W + pad_left + pad_right.
+ */
+struct drm_npu_aipp_params {
+	__u32 in_format;
+	__u32 flags;
+	__u32 pad_top, pad_left, pad_bottom, pad_right;
+	__s16 matrix[9];
+	__u8 input_bias[3];
+	__u8 output_bias[3];
+	__u16 mean[4];
+	__u32 min[4];
+	__u32 var_reci[4];
+	__u32 pad_value;
+	__u32 reserved;
+};
+
+/**
+ * struct drm_npu_aipp_dyn - dynamic AIPP parameters (operand data, little
+ * endian), the fields of struct drm_npu_aipp_params that do not change a
+ * shape
+ * @flags: DRM_NPU_AIPP_CSC | DRM_NPU_AIPP_RBUV_SWAP
+ */
+struct drm_npu_aipp_dyn {
+	__u32 flags;
+	__s16 matrix[9];
+	__u8 input_bias[3];
+	__u8 output_bias[3];
+	__u16 mean[4];
+	__u32 min[4];
+	__u32 var_reci[4];
+	__u32 pad_value;
+	__u32 reserved;
+};
+
+#define DRM_NPU_AIPP_DYN_SIZE		76
+
 #define DRM_NPU_TASK_PARAMS_SIZE	112
 
 /**
@@ -466,6 +595,9 @@ struct drm_npu_task {
 		struct drm_npu_qconv2d_params qconv2d;
 		struct drm_npu_qmatmul_params qmatmul;
 		struct drm_npu_qadd_params qadd;
+		struct drm_npu_img_csc_params img_csc;
+		struct drm_npu_img_resize_params img_resize;
+		struct drm_npu_aipp_params aipp;
 	} params;
 	struct drm_npu_operand operands[DRM_NPU_MAX_OPERANDS];
 };
@@ -609,6 +741,7 @@ enum drm_npu_fault_reason {
 	DRM_NPU_FAULT_BAD_INDEX = 5,	/* gather index out of range */
 	DRM_NPU_FAULT_CANCELLED = 6,	/* queued behind a faulting job */
 	DRM_NPU_FAULT_BUDGET = 7,	/* job ran past the job budget */
+	DRM_NPU_FAULT_BAD_PARAMS = 8,	/* uapi 1.2: dynamic AIPP parameters */
 };
 
 /**

@@ -267,6 +267,23 @@ int npu_ioctl_bo_create(struct npu_file *f, struct drm_npu_bo_create *args)
 	return 0;
 }
 
+int npu_core_bo_peer_check(struct npu_device *dev, struct npu_bo *bo)
+{
+	if (bo->dev == dev)
+		return 0;
+	/*
+	 * The importer's tasks address the buffer in its owner's VRAM,
+	 * which compaction must not move meanwhile: only pinned buffers.
+	 * A home that maps each task's buffers itself (task_map) knows
+	 * only its own VRAM.
+	 */
+	if (!(bo->flags & DRM_NPU_BO_PINNED))
+		return -EINVAL;
+	if (dev->ops.task_map || bo->dev->ops.task_map)
+		return -EOPNOTSUPP;
+	return 0;
+}
+
 int npu_ioctl_bo_mmap_offset(struct npu_file *f,
 			     struct drm_npu_bo_mmap_offset *args)
 {
@@ -278,6 +295,11 @@ int npu_ioctl_bo_mmap_offset(struct npu_file *f,
 	bo = npu_core_file_bo_lookup(f, args->handle);
 	if (!bo)
 		return -ENOENT;
+	if (bo->dev != f->dev) {
+		/* a peer device's buffer: map it through that device */
+		npu_bo_put(bo);
+		return -EINVAL;
+	}
 	if (f->dev->ops.bo_mmap_offset) {
 		u64 off = 0;
 
@@ -302,6 +324,7 @@ int npu_ioctl_bo_info(struct npu_file *f, struct drm_npu_bo_info *args)
 		return -ENOENT;
 	args->flags = bo->flags;
 	args->size = bo->size;
+	dev = bo->dev;		/* a peer's buffer: its own device's figures */
 	npu_mutex_lock(&dev->pool_lock);
 	args->moves = bo->node.moves;
 	npu_mutex_unlock(&dev->pool_lock);
@@ -327,6 +350,7 @@ int npu_ioctl_bo_wait(struct npu_file *f, struct drm_npu_bo_wait *args)
 	bo = npu_core_file_bo_lookup(f, args->handle);
 	if (!bo)
 		return -ENOENT;
+	dev = bo->dev;		/* a peer's buffer: jobs of its own device */
 	npu_mutex_lock(&dev->lock);
 	while (bo->busy) {
 		err = npu_waitq_wait_interruptible(&dev->done_wq, &dev->lock,

@@ -89,6 +89,9 @@ int npu_core_file_bo_import(struct npu_file *f, struct npu_bo *bo,
 	int err = 0;
 	u32 i;
 
+	err = npu_core_bo_peer_check(f->dev, bo);
+	if (err)
+		return err;
 	npu_mutex_lock(&f->lock);
 	for (i = 0; i < f->bos.cap; i++) {
 		if (f->bos.objs[i] == bo) {

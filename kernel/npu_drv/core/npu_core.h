@@ -433,12 +433,29 @@ struct npu_bo *npu_core_bo_find_mmap(struct npu_device *dev, u64 offset);
 u64 npu_bo_vram_offset(const struct npu_bo *bo);
 
 /**
+ * npu_core_bo_peer_check() - may @dev's tasks use @bo (peer access)?
+ * @dev: the importing device
+ * @bo: a buffer object of @dev or of another device of the same home
+ *
+ * A buffer of another device (a peer) is usable when it is pinned there:
+ * tasks of @dev then read and write it in its owner's VRAM, with no host
+ * copy. Its busy state and CPU mappings stay with its owner (BO_WAIT and
+ * BO_INFO report the owner's jobs; BO_MMAP_OFFSET through @dev: -EINVAL).
+ *
+ * Return: 0, -EINVAL (not pinned) or -EOPNOTSUPP (a home with task_map).
+ */
+int npu_core_bo_peer_check(struct npu_device *dev, struct npu_bo *bo);
+
+/**
  * npu_core_file_bo_import() - give a file a handle to a buffer (PRIME)
  * @file: the importing file (a home without bo_publish)
  * @bo: the buffer object, from npu_core_bo_find_mmap() or a lookup
  * @handle: out; the existing handle if @file has one for @bo already
  *
- * Return: 0, -ENOMEM or -ENOSPC (handle table full).
+ * @bo may belong to another device of the home: npu_core_bo_peer_check().
+ *
+ * Return: 0, -ENOMEM, -ENOSPC (handle table full) or the peer check's
+ * error.
  */
 int npu_core_file_bo_import(struct npu_file *file, struct npu_bo *bo,
 			    u32 *handle);

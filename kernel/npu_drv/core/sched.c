@@ -202,7 +202,8 @@ void npu_job_retire(struct npu_device *dev, struct npu_job *job, u32 status)
 	for (i = 0; i < job->num_signals; i++)
 		npu_sem_set(dev, job->signals[i].sem, job->signals[i].value);
 	for (i = 0; i < job->num_bos; i++)
-		job->bos[i]->busy--;
+		if (job->bos[i]->dev == dev)
+			job->bos[i]->busy--;
 	if (job->profile_bo)
 		job->profile_bo->busy--;
 	npu_list_del(&job->link);
@@ -546,7 +547,8 @@ static u32 npu_resolve(struct npu_device *dev, struct npu_job *job,
 	for (i = 0; i < task->num_operands; i++) {
 		struct npu_bo *bo = job->bos[task->operands[i].slot];
 
-		if (bo->hold) {
+		/* a peer's buffer is pinned: never held, never moved */
+		if (bo->dev == dev && bo->hold) {
 			npu_wait_unheld(dev, bo);
 			i = (u32)-1;	/* something may have moved: restart */
 			continue;
@@ -568,11 +570,17 @@ static u32 npu_resolve(struct npu_device *dev, struct npu_job *job,
 	for (i = 0; i < task->num_operands; i++) {
 		struct npu_bo *bo = job->bos[task->operands[i].slot];
 
-		args->data[i] = dev->vram + bo->node.start +
+		/*
+		 * A buffer of a peer device (imported through PRIME, pinned
+		 * there) is read and written in its own device's VRAM: the
+		 * device-to-device path, with no host copy in between.
+		 */
+		args->data[i] = bo->dev->vram + bo->node.start +
 				task->operands[i].offset;
 		map->start[i] = bo->node.start;
 		map->size[i] = bo->size;
-		bo->running++;
+		if (bo->dev == dev)
+			bo->running++;
 	}
 	map->num = task->num_operands;
 	npu_mutex_unlock(&dev->mem_lock);
@@ -598,8 +606,12 @@ static void npu_release(struct npu_device *dev, struct npu_job *job,
 	if (dev->ops.task_unmap && map->num)
 		dev->ops.task_unmap(dev->home_dev, map);
 	npu_mutex_lock(&dev->mem_lock);
-	for (i = 0; i < task->num_operands; i++)
-		job->bos[task->operands[i].slot]->running--;
+	for (i = 0; i < task->num_operands; i++) {
+		struct npu_bo *bo = job->bos[task->operands[i].slot];
+
+		if (bo->dev == dev)
+			bo->running--;
+	}
 	npu_waitq_wake_all(&dev->mem_wq);
 	npu_mutex_unlock(&dev->mem_lock);
 }

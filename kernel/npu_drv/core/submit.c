@@ -180,6 +180,8 @@ static int npu_submit_profile(struct npu_file *f, struct drm_npu_submit *a,
 	job->profile_bo = npu_core_file_bo_lookup(f, a->profile_bo);
 	if (!job->profile_bo)
 		return -ENOENT;
+	if (job->profile_bo->dev != f->dev)
+		return -EINVAL;		/* a peer's buffer: the device's own */
 	job->profile_offset = a->profile_offset;
 	bytes = (u64)(job->end - job->first) *
 		sizeof(struct drm_npu_task_profile);
@@ -246,7 +248,8 @@ int npu_ioctl_submit(struct npu_file *f, struct drm_npu_submit *a)
 	}
 	job->fence = ++job->queue->submitted;
 	for (i = 0; i < job->num_bos; i++)
-		job->bos[i]->busy++;
+		if (job->bos[i]->dev == dev)	/* peers: npu_bo_is_peer() */
+			job->bos[i]->busy++;
 	if (job->profile_bo)
 		job->profile_bo->busy++;
 	npu_list_add_tail(&job->link, &job->queue->jobs);

@@ -1159,6 +1159,223 @@ static int check_qadd(struct chk *c)
 	return 0;
 }
 
+/*
+ * Images (IMG_CSC, IMG_RESIZE, AIPP): U8 operands, batch outermost.
+ * Heights and widths are at most NPU_IMG_MAX_DIM (a media unit's limit),
+ * so resize tap arithmetic ((2 d + 1) in, d * in) stays far below 2^64.
+ * check_img_in() matches operand 0 (and the UV plane, operand 1) to
+ * @fmt and returns N, H, W; the kernels read pixel (n, y, x) with
+ * n < N, y < H, x < W, channel k < the matched C, and chroma
+ * (y / 2, x / 2) < (ceil(H / 2), ceil(W / 2)) = the UV shape.
+ */
+static u32 img_planes(u32 fmt)
+{
+	return fmt == DRM_NPU_IMG_NV12 || fmt == DRM_NPU_IMG_NV21 ? 2 : 1;
+}
+
+static int img_u8(struct chk *c, u32 i, u32 rank)
+{
+	const struct drm_npu_operand *o = npu_opnd(c->t, i);
+
+	if (o->dtype != DRM_NPU_DTYPE_U8)
+		return fail(c, i, "images are U8");
+	if (o->layout != DRM_NPU_LAYOUT_ND && o->layout != DRM_NPU_LAYOUT_NHWC)
+		return fail(c, i, "images are ND/NHWC");
+	if (o->rank != rank)
+		return fail(c, i, rank == 3 ? "Y/YUV400 plane must be [N, H, W]" :
+			    "image must be [N, H, W, C]");
+	if (o->shape[1] > NPU_IMG_MAX_DIM || o->shape[2] > NPU_IMG_MAX_DIM)
+		return fail(c, i, "image height/width above 65536");
+	return 0;
+}
+
+static int check_img_in(struct chk *c, u32 fmt)
+{
+	const struct drm_npu_operand *a = npu_opnd(c->t, 0), *uv;
+	int ret;
+
+	switch (fmt) {
+	case DRM_NPU_IMG_NV12:
+	case DRM_NPU_IMG_NV21:
+		ret = img_u8(c, 0, 3);
+		if (!ret)
+			ret = img_u8(c, 1, 4);
+		if (ret)
+			return ret;
+		uv = npu_opnd(c->t, 1);
+		if (uv->shape[0] != a->shape[0] ||
+		    uv->shape[1] != ((u64)a->shape[1] + 1) / 2 ||
+		    uv->shape[2] != ((u64)a->shape[2] + 1) / 2 ||
+		    uv->shape[3] != 2)
+			return fail(c, 1, "UV plane must be [N, ceil(H/2), ceil(W/2), 2]");
+		return 0;
+	case DRM_NPU_IMG_YUV400:
+		return img_u8(c, 0, 3);
+	case DRM_NPU_IMG_RGB888:
+	case DRM_NPU_IMG_BGR888:
+	case DRM_NPU_IMG_XRGB8888:
+		ret = img_u8(c, 0, 4);
+		if (ret)
+			return ret;
+		if (a->shape[3] != (fmt == DRM_NPU_IMG_XRGB8888 ? 4u : 3u))
+			return fail(c, 0, "packed pixels: C = 3 (RGB888/BGR888) or 4 (XRGB8888)");
+		return 0;
+	default:
+		return fail(c, NONE_BAD, "unknown image format");
+	}
+}
+
+static int check_img_csc(struct chk *c)
+{
+	const struct drm_npu_img_csc_params *p = &c->t->params.img_csc;
+	const struct drm_npu_operand *a, *o;
+	int ret;
+
+	if (p->in_format >= DRM_NPU_IMG_FORMAT_COUNT)
+		return fail(c, NONE_BAD, "unknown image format");
+	ret = check_operands(c, img_planes(p->in_format) + 1,
+			     img_planes(p->in_format) + 1);
+	if (ret)
+		return ret;
+	if (p->pad || !params_tail_zero(c->t, sizeof(*p)))
+		return fail(c, NONE_BAD, "pad/unused params must be zero");
+	if (p->out_format != DRM_NPU_IMG_RGB888 &&
+	    p->out_format != DRM_NPU_IMG_BGR888)
+		return fail(c, NONE_BAD, "IMG_CSC writes RGB888 or BGR888");
+	if (p->matrix >= DRM_NPU_CSC_MATRIX_COUNT ||
+	    (p->matrix && p->in_format >= DRM_NPU_IMG_RGB888 &&
+	     p->in_format != DRM_NPU_IMG_YUV400))
+		return fail(c, NONE_BAD, "unknown matrix (0 for RGB inputs)");
+	ret = check_img_in(c, p->in_format);
+	if (ret)
+		return ret;
+	ret = img_u8(c, c->t->num_operands - 1, 4);
+	if (ret)
+		return ret;
+	a = npu_opnd(c->t, 0);
+	o = npu_opnd(c->t, c->t->num_operands - 1);
+	if (o->shape[0] != a->shape[0] || o->shape[1] != a->shape[1] ||
+	    o->shape[2] != a->shape[2] || o->shape[3] != 3)
+		return fail(c, c->t->num_operands - 1, "out must be [N, H, W, 3]");
+	return 0;
+}
+
+/*
+ * IMG_RESIZE: the resized area (out less the border) is not empty when
+ * the output is not, and neither is the input: source taps are clamped to
+ * [0, in - 1] (npu_tap_of()).
+ */
+static int check_img_resize(struct chk *c)
+{
+	const struct drm_npu_img_resize_params *p = &c->t->params.img_resize;
+	const struct drm_npu_operand *in, *o;
+	u64 bh, bw;
+	int ret = check_operands(c, 2, 2);
+
+	if (ret)
+		return ret;
+	if (p->mode >= DRM_NPU_IMG_RESIZE_MODE_COUNT)
+		return fail(c, NONE_BAD, "unknown IMG_RESIZE mode");
+	if (p->reserved[0] || p->reserved[1] ||
+	    !params_tail_zero(c->t, sizeof(*p)))
+		return fail(c, NONE_BAD, "reserved/unused params must be zero");
+	ret = img_u8(c, 0, 4);
+	if (!ret)
+		ret = img_u8(c, 1, 4);
+	if (ret)
+		return ret;
+	in = npu_opnd(c->t, 0);
+	o = npu_opnd(c->t, 1);
+	if (o->shape[0] != in->shape[0] || o->shape[3] != in->shape[3] ||
+	    !in->shape[3] || in->shape[3] > 4)
+		return fail(c, 1, "same N and C (1..4) in and out");
+	if (!npu_numel(o))
+		return 0;
+	bh = (u64)p->pad_top + p->pad_bottom;
+	bw = (u64)p->pad_left + p->pad_right;
+	if (bh >= o->shape[1] || bw >= o->shape[2])
+		return fail(c, NONE_BAD, "border leaves no resized area");
+	if (!in->shape[1] || !in->shape[2])
+		return fail(c, 0, "cannot resize an empty image");
+	return 0;
+}
+
+/*
+ * AIPP: out [N, C, OH, OW] F32 (or NC1HWC0 [N, 1, OH, OW, 16]), OH and OW
+ * the input's plus the border, computed in 64 bits.
+ */
+static int check_aipp(struct chk *c)
+{
+	const struct drm_npu_aipp_params *p = &c->t->params.aipp;
+	const struct drm_npu_operand *a, *o, *dy;
+	int csc = !!(p->flags & DRM_NPU_AIPP_CSC), ret;
+	int dyn = !!(p->flags & DRM_NPU_AIPP_DYNAMIC);
+	u32 ch, i, oi, n;
+
+	if (p->in_format >= DRM_NPU_IMG_FORMAT_COUNT)
+		return fail(c, NONE_BAD, "unknown image format");
+	if (p->flags & ~DRM_NPU_AIPP_FLAGS)
+		return fail(c, NONE_BAD, "unknown AIPP flags");
+	n = img_planes(p->in_format) + dyn + 1;
+	ret = check_operands(c, n, n);
+	if (ret)
+		return ret;
+	if (p->reserved || !params_tail_zero(c->t, sizeof(*p)))
+		return fail(c, NONE_BAD, "reserved/unused params must be zero");
+	if (p->in_format == DRM_NPU_IMG_YUV400 &&
+	    (p->flags & (DRM_NPU_AIPP_RBUV_SWAP | DRM_NPU_AIPP_DYNAMIC)))
+		return fail(c, NONE_BAD, "RBUV_SWAP and DYNAMIC need a colour format");
+	if (!csc && (!bytes_zero(p->matrix, sizeof(p->matrix)) ||
+		     !bytes_zero(p->input_bias, sizeof(p->input_bias)) ||
+		     !bytes_zero(p->output_bias, sizeof(p->output_bias))))
+		return fail(c, NONE_BAD, "matrix/biases without CSC must be zero");
+	if (dyn && (csc || (p->flags & DRM_NPU_AIPP_RBUV_SWAP) ||
+		    !bytes_zero(p->mean, sizeof(p->mean)) ||
+		    !bytes_zero(p->min, sizeof(p->min)) ||
+		    !bytes_zero(p->var_reci, sizeof(p->var_reci)) ||
+		    p->pad_value))
+		return fail(c, NONE_BAD, "DYNAMIC: the parameters come from the operand");
+	ch = (p->in_format == DRM_NPU_IMG_YUV400 && !csc) ? 1 : 3;
+	for (i = 0; i < 4; i++) {
+		if (i >= ch && (p->mean[i] || p->min[i] || p->var_reci[i]))
+			return fail(c, NONE_BAD, "mean/min/var_reci past C must be zero");
+		if (p->mean[i] > 255 || !npu_bits_finite(p->min[i]) ||
+		    !npu_bits_finite(p->var_reci[i]))
+			return fail(c, NONE_BAD, "mean 0..255, min and var_reci finite");
+	}
+	if (!npu_bits_finite(p->pad_value))
+		return fail(c, NONE_BAD, "pad_value must be finite");
+	ret = check_img_in(c, p->in_format);
+	if (ret)
+		return ret;
+	if (dyn) {
+		/* read as one struct: the view must be dense bytes */
+		dy = npu_opnd(c->t, n - 2);
+		if (dy->dtype != DRM_NPU_DTYPE_U8 || dy->rank != 1 ||
+		    dy->shape[0] != DRM_NPU_AIPP_DYN_SIZE ||
+		    dy->strides[0] != 1)
+			return fail(c, n - 2, "dynamic parameters: U8 [76], stride 1");
+	}
+	a = npu_opnd(c->t, 0);
+	oi = c->t->num_operands - 1;
+	o = npu_opnd(c->t, oi);
+	if (o->dtype != DRM_NPU_DTYPE_F32)
+		return fail(c, oi, "AIPP writes F32");
+	if (o->rank >= 4 && (o->shape[2] > NPU_IMG_MAX_DIM ||
+			     o->shape[3] > NPU_IMG_MAX_DIM))
+		return fail(c, oi, "image height/width above 65536");
+	if (npu_is_nc1hwc0(o) ? o->shape[1] != 1 :
+	    (o->rank != 4 || (o->layout != DRM_NPU_LAYOUT_NCHW &&
+			      o->layout != DRM_NPU_LAYOUT_ND) ||
+	     o->shape[1] != ch))
+		return fail(c, oi, "out must be NCHW [N, C, OH, OW] or NC1HWC0 [N, 1, OH, OW, 16]");
+	if (o->shape[0] != a->shape[0] ||
+	    o->shape[2] != (u64)a->shape[1] + p->pad_top + p->pad_bottom ||
+	    o->shape[3] != (u64)a->shape[2] + p->pad_left + p->pad_right)
+		return fail(c, oi, "out H/W must be the image's plus the padding");
+	return 0;
+}
+
 static int check_sem(struct chk *c)
 {
 	int ret = check_operands(c, 0, 0);
@@ -1220,6 +1437,9 @@ static int check_opcode(struct chk *c)
 	case DRM_NPU_OP_QCONV2D:	return check_qconv2d(c);
 	case DRM_NPU_OP_QMATMUL:	return check_qmatmul(c);
 	case DRM_NPU_OP_QADD:		return check_qadd(c);
+	case DRM_NPU_OP_IMG_CSC:	return check_img_csc(c);
+	case DRM_NPU_OP_IMG_RESIZE:	return check_img_resize(c);
+	case DRM_NPU_OP_AIPP:		return check_aipp(c);
 	default:
 		return fail(c, NONE_BAD, "unknown opcode");
 	}

@@ -421,6 +421,11 @@ u64 npu_op_work_units(const struct drm_npu_task *t)
 		return qconv_units(t);
 	case DRM_NPU_OP_QMATMUL:
 		return qmm_units(t);
+	case DRM_NPU_OP_IMG_CSC:
+	case DRM_NPU_OP_IMG_RESIZE:
+		return npu_dims_prod(last, 0, 2);	/* N x OH rows */
+	case DRM_NPU_OP_AIPP:
+		return (u64)last->shape[0] * last->shape[2];
 	default:
 		return 0;
 	}
@@ -499,6 +504,13 @@ u64 npu_op_unit_cost(const struct drm_npu_task *t)
 		return qconv_unit_cost(t);
 	case DRM_NPU_OP_QMATMUL:
 		return qmm_unit_cost(t);
+	case DRM_NPU_OP_IMG_CSC:	/* a row of 3-channel pixels */
+		return npu_mul_sat(last->shape[2], 16);
+	case DRM_NPU_OP_IMG_RESIZE:	/* 4 taps per value */
+		return npu_mul_sat(npu_mul_sat(last->shape[2], last->shape[3]),
+				   8) + 1;
+	case DRM_NPU_OP_AIPP:		/* a row of pixels, 16 outputs each */
+		return npu_mul_sat(last->shape[3], 32);
 	default:
 		return npu_mul_sat(NPU_ROW_SEG, row_elem_cost(t));
 	}

@@ -41,6 +41,8 @@
  *   strides. Each check_*() in npu_ops_check.c says why that holds.
  */
 #define NPU_MAX_ELEMS		(1ull << 40)
+/* Image height/width limit of IMG_CSC, IMG_RESIZE and AIPP. */
+#define NPU_IMG_MAX_DIM		65536u
 #define NPU_MAX_UNIT_COST	(1ull << 27)
 #define NPU_ROW_SEG		(1u << 16)
 /* MATMUL: multiply-adds one unit aims for when it splits the columns. */
@@ -282,5 +284,8 @@ int npu_run_attention(const struct npu_op_args *a, u64 b, u64 e);
 int npu_run_qconv2d(const struct npu_op_args *a, u64 b, u64 e);
 int npu_run_qmatmul(const struct npu_op_args *a, u64 b, u64 e);
 int npu_run_qadd(const struct npu_op_args *a, u64 b, u64 e);
+int npu_run_img_csc(const struct npu_op_args *a, u64 b, u64 e);
+int npu_run_img_resize(const struct npu_op_args *a, u64 b, u64 e);
+int npu_run_aipp(const struct npu_op_args *a, u64 b, u64 e);
 
 #endif /* NPU_OPS_INTERNAL_H */

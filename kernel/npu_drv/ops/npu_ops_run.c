@@ -29,6 +29,9 @@ static const npu_run_fn npu_run_table[DRM_NPU_OP_COUNT] = {
 	[DRM_NPU_OP_QCONV2D] = npu_run_qconv2d,
 	[DRM_NPU_OP_QMATMUL] = npu_run_qmatmul,
 	[DRM_NPU_OP_QADD] = npu_run_qadd,
+	[DRM_NPU_OP_IMG_CSC] = npu_run_img_csc,
+	[DRM_NPU_OP_IMG_RESIZE] = npu_run_img_resize,
+	[DRM_NPU_OP_AIPP] = npu_run_aipp,
 };
 
 int npu_op_run(const struct npu_op_args *args, u64 begin, u64 end)

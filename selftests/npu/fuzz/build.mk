@@ -79,3 +79,25 @@ fuzz-seeds: $(NPU_FUZZ_REPLAY)
 	@mkdir -p $(NPU_FUZZ_CORPUS)
 	NPU_SIM_GUARD=1 $(NPU_FUZZ_REPLAY) --device sim \
 		--write-seeds $(NPU_FUZZ_CORPUS)
+
+# ---- the image decoder (libnpurt/src/image_decode.c) ----
+NPU_FUZZ_IMAGE_SRCS := libnpurt/src/image_decode.c $(NPU_FUZZ_SRC)/npu_fuzz_image.c
+NPU_FUZZ_IMAGE_REPLAY := $(BUILD)/bin/npu_fuzz_image_replay
+NPU_FUZZ_IMAGE	:= $(NPU_FUZZ_DIR)/npu_fuzz_image
+
+$(NPU_FUZZ_IMAGE_REPLAY): $(NPU_FUZZ_IMAGE_SRCS) libnpurt/src/image_decode.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -DNPU_FUZZ_IMAGE_MAIN -Ilibnpurt/src $(IMG_CFLAGS) \
+		$(NPU_FUZZ_IMAGE_SRCS) $(IMG_LIBS) -o $@
+
+$(NPU_FUZZ_IMAGE): $(NPU_FUZZ_IMAGE_SRCS) libnpurt/src/image_decode.h
+	@mkdir -p $(dir $@)
+	clang $(NPU_FUZZ_CFLAGS) $(NPU_FUZZ_SAN) -fsanitize=fuzzer \
+		-Ilibnpurt/src $(IMG_CFLAGS) $(NPU_FUZZ_IMAGE_SRCS) \
+		$(IMG_LIBS) -o $@
+
+BINS += $(NPU_FUZZ_IMAGE_REPLAY)
+ifeq ($(HAVE_LIBFUZZER),1)
+BINS += $(NPU_FUZZ_IMAGE)
+endif
+TESTS += $(NPU_FUZZ_SRC)/image_fuzz_check.sh

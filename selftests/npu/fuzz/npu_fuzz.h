@@ -23,6 +23,14 @@
 #include "../npu_test.h"
 
 #define NPU_FUZZ_MAX_TASKS	3
+/*
+ * Opcode bytes from NPU_FUZZ_EXTRA_BYTE on pick the opcodes added after
+ * ATTENTION, in the order of npu_fuzz_extra_ops[] (append only, so that a
+ * corpus entry keeps its meaning); bytes below keep the mapping b % 19.
+ */
+#define NPU_FUZZ_EXTRA_BYTE	247
+extern const uint8_t npu_fuzz_extra_ops[];
+extern const uint32_t npu_fuzz_num_extra_ops;
 
 /**
  * struct npu_fuzz_prog - a decoded fuzz input

@@ -756,6 +756,122 @@ static void t_qadd(struct rd *r, struct drm_npu_task *t)
 	opnd(r, &t->operands[2], 2, DRM_NPU_DTYPE_I8, rank, s);
 }
 
+/* ---- images (issue 19): the media unit and AIPP ---- */
+
+/* Operand 0 (and the UV plane) of an image in @fmt; N, H, W out. */
+static uint32_t img_in(struct rd *r, struct drm_npu_task *t, uint32_t fmt,
+		       uint32_t *nhw)
+{
+	uint32_t s[4], i;
+
+	for (i = 0; i < 3; i++)
+		nhw[i] = i ? dim(r) : small(r, 3);
+	s[0] = nhw[0];
+	s[1] = nhw[1];
+	s[2] = nhw[2];
+	switch (fmt) {
+	case DRM_NPU_IMG_NV12:
+	case DRM_NPU_IMG_NV21:
+		opnd(r, &t->operands[0], 0, DRM_NPU_DTYPE_U8, 3, s);
+		/* ceil(H/2) as a careless writer computes it (32 bits) */
+		s[1] = r8(r) & 1 ? (nhw[1] + 1) / 2 : nhw[1] / 2 + 1;
+		s[2] = (nhw[2] + 1) / 2;
+		s[3] = 2;
+		opnd(r, &t->operands[1], 1, DRM_NPU_DTYPE_U8, 4, s);
+		return 2;
+	case DRM_NPU_IMG_YUV400:
+		opnd(r, &t->operands[0], 0, DRM_NPU_DTYPE_U8, 3, s);
+		return 1;
+	default:
+		s[3] = fmt == DRM_NPU_IMG_XRGB8888 ? 4 : 3;
+		opnd(r, &t->operands[0], 0, DRM_NPU_DTYPE_U8, 4, s);
+		return 1;
+	}
+}
+
+static void t_img_csc(struct rd *r, struct drm_npu_task *t)
+{
+	struct drm_npu_img_csc_params *p = &t->params.img_csc;
+	uint32_t nhw[3], s[4], n;
+
+	t->opcode = DRM_NPU_OP_IMG_CSC;
+	p->in_format = small(r, DRM_NPU_IMG_FORMAT_COUNT);
+	p->out_format = r8(r) & 1 ? DRM_NPU_IMG_RGB888 : DRM_NPU_IMG_BGR888;
+	if (p->in_format < DRM_NPU_IMG_RGB888 ||
+	    p->in_format == DRM_NPU_IMG_YUV400)
+		p->matrix = small(r, DRM_NPU_CSC_MATRIX_COUNT);
+	n = img_in(r, t, p->in_format, nhw);
+	memcpy(s, nhw, sizeof(nhw));
+	s[3] = 3;
+	t->num_operands = (uint8_t)(n + 1);
+	opnd(r, &t->operands[n], (uint16_t)n, DRM_NPU_DTYPE_U8, 4, s);
+}
+
+static void t_img_resize(struct rd *r, struct drm_npu_task *t)
+{
+	struct drm_npu_img_resize_params *p = &t->params.img_resize;
+	uint32_t s[4], o[4], i;
+
+	t->opcode = DRM_NPU_OP_IMG_RESIZE;
+	t->num_operands = 2;
+	p->mode = small(r, DRM_NPU_IMG_RESIZE_MODE_COUNT);
+	s[0] = o[0] = small(r, 3);
+	s[3] = o[3] = 1 + small(r, 4);
+	for (i = 1; i < 3; i++) {
+		s[i] = dim(r);
+		o[i] = dim(r);
+	}
+	if (r8(r) < 64) {
+		p->pad_top = small(r, 3);
+		p->pad_left = small(r, 3);
+		p->pad_bottom = r8(r) < 8 ? dim(r) : small(r, 3);
+		p->pad_right = small(r, 3);
+		p->border[0] = r8(r);
+	}
+	opnd(r, &t->operands[0], 0, DRM_NPU_DTYPE_U8, 4, s);
+	opnd(r, &t->operands[1], 1, DRM_NPU_DTYPE_U8, 4, o);
+}
+
+static void t_aipp(struct rd *r, struct drm_npu_task *t)
+{
+	struct drm_npu_aipp_params *p = &t->params.aipp;
+	uint32_t nhw[3], o[5], n, ch, i;
+	int nc1 = r8(r) & 1;
+
+	t->opcode = DRM_NPU_OP_AIPP;
+	p->in_format = small(r, DRM_NPU_IMG_FORMAT_COUNT);
+	p->flags = small(r, 4);
+	if (p->in_format == DRM_NPU_IMG_YUV400)
+		p->flags &= DRM_NPU_AIPP_CSC;
+	if (p->flags & DRM_NPU_AIPP_CSC) {
+		for (i = 0; i < 9; i++)
+			p->matrix[i] = (int16_t)(r8(r) << 7);
+		p->input_bias[1] = 128;
+		p->output_bias[0] = r8(r);
+	}
+	ch = (p->in_format == DRM_NPU_IMG_YUV400 &&
+	      !(p->flags & DRM_NPU_AIPP_CSC)) ? 1 : 3;
+	for (i = 0; i < ch; i++) {
+		p->mean[i] = r8(r);
+		p->min[i] = F32_HALF;
+		p->var_reci[i] = r8(r) & 1 ? F32_TWO : F32_ONE;
+	}
+	if (r8(r) < 64) {
+		p->pad_top = small(r, 3);
+		p->pad_right = r8(r) < 8 ? dim(r) : small(r, 3);
+	}
+	n = img_in(r, t, p->in_format, nhw);
+	t->num_operands = (uint8_t)(n + 1);
+	o[0] = nhw[0];
+	o[1] = nc1 ? 1 : ch;
+	o[2] = nhw[1] + p->pad_top + p->pad_bottom;
+	o[3] = nhw[2] + p->pad_left + p->pad_right;
+	o[4] = 16;
+	opnd(r, &t->operands[n], (uint16_t)n, DRM_NPU_DTYPE_F32, nc1 ? 5 : 4, o);
+	t->operands[n].layout = nc1 ? DRM_NPU_LAYOUT_NC1HWC0 :
+				      DRM_NPU_LAYOUT_NCHW;
+}
+
 /* ---- raw mutations after the template ---- */
 
 static void mutate(struct rd *r, struct drm_npu_task *t)
@@ -812,13 +928,11 @@ void npu_fuzz_decode(const uint8_t *data, size_t size,
 	p->num_tasks = 1 + r8(&r) % NPU_FUZZ_MAX_TASKS;
 	for (i = 0; i < p->num_tasks; i++) {
 		struct drm_npu_task *t = &p->tasks[i];
-		uint8_t b = r8(&r);
-		/*
-		 * Bytes below 247 decode as before the int8 opcodes existed
-		 * (the corpus keeps its meaning); 247..255 pick them.
-		 */
-		uint8_t op = b < 247 ? b % (DRM_NPU_OP_ATTENTION + 1) :
-			     DRM_NPU_OP_QCONV2D + (b - 247) % 3;
+		uint8_t b = r8(&r), op = b % (DRM_NPU_OP_ATTENTION + 1);
+
+		if (b >= NPU_FUZZ_EXTRA_BYTE)
+			op = npu_fuzz_extra_ops[(b - NPU_FUZZ_EXTRA_BYTE) %
+						npu_fuzz_num_extra_ops];
 
 		switch (op) {
 		case DRM_NPU_OP_NOP:
@@ -879,6 +993,15 @@ void npu_fuzz_decode(const uint8_t *data, size_t size,
 		case DRM_NPU_OP_QADD:
 			t_qadd(&r, t);
 			break;
+		case DRM_NPU_OP_IMG_CSC:
+			t_img_csc(&r, t);
+			break;
+		case DRM_NPU_OP_IMG_RESIZE:
+			t_img_resize(&r, t);
+			break;
+		case DRM_NPU_OP_AIPP:
+			t_aipp(&r, t);
+			break;
 		default:
 			t_attention(&r, t);
 			break;
@@ -889,11 +1012,21 @@ void npu_fuzz_decode(const uint8_t *data, size_t size,
 	p->fill_len = r.n;
 }
 
+/* The opcode bytes NPU_FUZZ_EXTRA_BYTE.. pick, in order (append only). */
+const uint8_t npu_fuzz_extra_ops[] = {
+	DRM_NPU_OP_QCONV2D, DRM_NPU_OP_QMATMUL, DRM_NPU_OP_QADD,
+	DRM_NPU_OP_IMG_CSC, DRM_NPU_OP_IMG_RESIZE, DRM_NPU_OP_AIPP,
+};
+const uint32_t npu_fuzz_num_extra_ops = sizeof(npu_fuzz_extra_ops);
+
 static const char *const op_names[DRM_NPU_OP_COUNT] = {
 	"NOP", "COPY", "BINARY", "UNARY", "MATMUL", "CONV2D", "POOL2D",
 	"SOFTMAX", "REDUCE", "LAYERNORM", "BATCHNORM", "GATHER", "WHERE",
 	"PAD", "RESIZE", "TRANSDATA", "QUANTIZE", "DEQUANTIZE", "ATTENTION",
 	"SEM_SIGNAL", "SEM_WAIT", "QCONV2D", "QMATMUL", "QADD",
+	[DRM_NPU_OP_IMG_CSC] = "IMG_CSC",
+	[DRM_NPU_OP_IMG_RESIZE] = "IMG_RESIZE",
+	[DRM_NPU_OP_AIPP] = "AIPP",
 };
 
 void npu_fuzz_describe(const struct npu_fuzz_prog *p, char *out, size_t len)
@@ -910,8 +1043,8 @@ void npu_fuzz_describe(const struct npu_fuzz_prog *p, char *out, size_t len)
 	for (i = 0; i < p->num_tasks; i++) {
 		const struct drm_npu_task *t = &p->tasks[i];
 
-		PUT("%s%s", i ? "; " : "", t->opcode < DRM_NPU_OP_COUNT ?
-		    op_names[t->opcode] : "?");
+		PUT("%s%s", i ? "; " : "", t->opcode < DRM_NPU_OP_COUNT &&
+		    op_names[t->opcode] ? op_names[t->opcode] : "?");
 		for (j = 0; j < t->num_operands && j < DRM_NPU_MAX_OPERANDS;
 		     j++) {
 			const struct drm_npu_operand *o = &t->operands[j];

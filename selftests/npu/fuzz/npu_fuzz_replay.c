@@ -130,21 +130,31 @@ static uint8_t seed_byte(uint32_t below)
 /* Per opcode: up to 3 inputs that run, 2 that the validator refuses. */
 static int write_seeds(const char *dir)
 {
-	static const char *const names[] = {
+	static const char *const names[DRM_NPU_OP_COUNT] = {
 		"nop", "copy", "binary", "unary", "matmul", "conv2d", "pool2d",
 		"softmax", "reduce", "layernorm", "batchnorm", "gather",
 		"where", "pad", "resize", "transdata", "quantize",
 		"dequantize", "attention", "sem_signal", "sem_wait",
-		"qconv2d", "qmatmul", "qadd",
+		[DRM_NPU_OP_QCONV2D] = "qconv2d",
+		[DRM_NPU_OP_QMATMUL] = "qmatmul",
+		[DRM_NPU_OP_QADD] = "qadd",
+		[DRM_NPU_OP_IMG_CSC] = "img_csc",
+		[DRM_NPU_OP_IMG_RESIZE] = "img_resize",
+		[DRM_NPU_OP_AIPP] = "aipp",
 	};
 	struct npu_fuzz_prog p;
 	uint8_t in[64];
 	char path[4096], why[256];
-	uint32_t op, tries, i, total = 0;
+	uint32_t k, op, tries, i, total = 0;
 
-	for (op = 0; op <= DRM_NPU_OP_QADD; op++) {
+	for (k = 0; k <= DRM_NPU_OP_ATTENTION + npu_fuzz_num_extra_ops; k++) {
+		/* the opcode byte: itself, or NPU_FUZZ_EXTRA_BYTE + index */
+		uint8_t byte = (uint8_t)(k <= DRM_NPU_OP_ATTENTION ? k :
+				NPU_FUZZ_EXTRA_BYTE + k - DRM_NPU_OP_ATTENTION - 1);
 		uint32_t ran = 0, refused = 0;
 
+		op = k <= DRM_NPU_OP_ATTENTION ? k :
+		     npu_fuzz_extra_ops[k - DRM_NPU_OP_ATTENTION - 1];
 		/* SEM_* decode as ATTENTION: no seeds of their own */
 		if (op == DRM_NPU_OP_SEM_SIGNAL || op == DRM_NPU_OP_SEM_WAIT)
 			continue;
@@ -156,9 +166,7 @@ static int write_seeds(const char *dir)
 			FILE *f;
 
 			in[0] = 0;	/* one task */
-			/* the int8 opcodes decode from bytes 247.. */
-			in[1] = (uint8_t)(op >= DRM_NPU_OP_QCONV2D ?
-					  247 + op - DRM_NPU_OP_QCONV2D : op);
+			in[1] = byte;
 			for (i = 2; i < sizeof(in); i++)
 				in[i] = seed_byte(wild ? 256 : 150);
 			npu_fuzz_decode(in, sizeof(in), &p);

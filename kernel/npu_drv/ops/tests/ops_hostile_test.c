@@ -379,6 +379,54 @@ static void qmatmul_hostile(void)
 	       "QMATMUL K = 33 on page-end buffers: the tail loads stay inside");
 }
 
+/*
+ * Images (issue 19). NV12 with H = 65536 rows of zero stride: ceil(H / 2)
+ * computed in 64 bits, the last rows' chroma row H / 2 - 1 < the UV
+ * shape; an image dim past the media unit's limit is refused, so a
+ * resize tap (2 d + 1) * in cannot overflow; a border that would make
+ * the output 2^32 wide cannot match a u32 shape.
+ */
+static void media_limits(void)
+{
+	u32 y[3] = { 1, 1u << 16, 1 }, uv[4] = { 1, 1u << 15, 1, 2 };
+	u32 o[4] = { 1, 1u << 16, 1, 3 }, z3[3] = { 0 }, z4[4] = { 0 };
+	u32 big[4] = { 1, (1u << 16) + 1, 1, 3 }, img[4] = { 1, 1, 1, 3 };
+	u32 wide[4] = { 1, 1, 1u << 16, 4 }, ao[4] = { 1, 3, 1, 0 };
+	u32 px4[4] = { 1, 1, 1, 4 };
+	void *data[3] = { guarded(1), guarded(2), guarded(3) };
+
+	tl_task(&T, DRM_NPU_OP_IMG_CSC, 3);
+	T.params.img_csc.in_format = DRM_NPU_IMG_NV12;
+	T.params.img_csc.out_format = DRM_NPU_IMG_RGB888;
+	opnd(0, DRM_NPU_DTYPE_U8, 0, 3, y, z3);
+	opnd(1, DRM_NPU_DTYPE_U8, 0, 4, uv, z4);
+	opnd(2, DRM_NPU_DTYPE_U8, 0, 4, o, z4);
+	tap_ok(check() == 0 && npu_op_work_units(&T) == 1u << 16,
+	       "IMG_CSC NV12 of 65536 zero-stride rows: accepted");
+	tap_ok(run_units(data, (1u << 16) - 64, 1u << 16) == 0,
+	       "... the last rows' chroma stays inside the UV plane");
+
+	tl_task(&T, DRM_NPU_OP_IMG_RESIZE, 2);
+	T.params.img_resize.mode = DRM_NPU_IMG_BILINEAR;
+	opnd(0, DRM_NPU_DTYPE_U8, 0, 4, big, z4);
+	opnd(1, DRM_NPU_DTYPE_U8, 0, 4, img, z4);
+	tap_ok(check() != 0, "IMG_RESIZE from 65537 rows: refused (media limit)");
+	opnd(0, DRM_NPU_DTYPE_U8, 0, 4, px4, z4);
+	opnd(1, DRM_NPU_DTYPE_U8, 0, 4, wide, z4);
+	tap_ok(check() == 0 && npu_op_unit_cost(&T) <= 1ull << 27,
+	       "IMG_RESIZE to a 65536-wide row: a unit within the cost cap");
+	tap_ok(run_units(data, 0, 1) == 0,
+	       "... 1x1 -> 1x65536 bilinear taps stay at pixel 0");
+
+	tl_task(&T, DRM_NPU_OP_AIPP, 2);
+	T.params.aipp.in_format = DRM_NPU_IMG_RGB888;
+	T.params.aipp.pad_right = 0xffffffffu;
+	opnd(0, DRM_NPU_DTYPE_U8, 0, 4, img, z4);
+	opnd(1, F32, DRM_NPU_LAYOUT_NCHW, 4, ao, z4);
+	tap_ok(check() != 0,
+	       "AIPP whose border makes the output 2^32 wide: refused");
+}
+
 int main(void)
 {
 	signal(SIGALRM, SIG_DFL);	/* a hung kernel dies loudly */
@@ -396,5 +444,6 @@ int main(void)
 	attention_empty_keys();
 	qconv_hostile();
 	qmatmul_hostile();
+	media_limits();
 	return tap_done();
 }
