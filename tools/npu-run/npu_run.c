@@ -213,7 +213,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ "mem-strategy", required_argument, NULL, 'M' },
 		{ "max-shapes", required_argument, NULL, 'X' },
 		{ "no-cache", no_argument, NULL, 'N' },
-		{ "plugin", required_argument, NULL, 'G' },
+		{ "plugin", required_argument, NULL, 0x101 },
 		{ "duration", required_argument, NULL, 'T' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "dump", required_argument, NULL, 'D' },
@@ -308,7 +308,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		case 'Y': o->dynamic_dims = optarg; break;
 		case 'X': o->max_shapes = optarg; break;
 		case 'N': o->no_cache = 1; break;
-		case 'G':
+		case 0x101:
 			if (o->num_plugins == MAX_IO) {
 				fprintf(stderr, "npu-run: too many plugins\n");
 				return -1;
