@@ -17,7 +17,8 @@ fe_objs		= $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
 FE_SRCS		:= $(wildcard compiler/ir/*.c compiler/onnx/*.c \
 			      compiler/shape/*.c compiler/passes/*.c \
-			      compiler/emit/*.c compiler/interp/*.c)
+			      compiler/emit/*.c compiler/interp/*.c \
+			      compiler/plugin/*.c)
 FE_OBJS		:= $(call fe_objs,$(FE_SRCS))
 FE_LIB		:= $(BUILD)/lib/libnpuc_fe.a
 FE_CPPFLAGS	:= -Icompiler -I$(FE_GEN) $(UAPI_CFLAGS) -Ikernel/npu_drv \

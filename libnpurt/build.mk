@@ -64,7 +64,8 @@ fuzz-om: $(RT_FUZZ) $(BUILD)/tests/libnpurt/test_om
 RT_VERSION	:= $(shell sed -n 's/^\#define NPURT_VERSION_[A-Z]*[[:space:]]*\([0-9]*\)$$/\1/p' \
 		     libnpurt/include/npurt.h | paste -sd.)
 RT_SRCS		:= $(wildcard libnpurt/src/*.c)
-RT_OBJS		:= $(call rt_objs,$(RT_SRCS))
+# The plugin loader is the compiler's (compiler/plugin/plugin_load.c).
+RT_OBJS		:= $(call rt_objs,$(RT_SRCS) compiler/plugin/plugin_load.c)
 # Everything the runtime links (the in-process device comes with it).
 # Spelled out: those fragments are read after this one.
 RT_DEP_LIBS	:= $(RT_OM_LIB) $(BUILD)/lib/libnpurtalloc.a \
@@ -189,3 +190,11 @@ $(BUILD)/tests/libnpurt/mkmodels: $(call rt_objs,libnpurt/tests/mkmodels.c) \
 	$(CC) $(LDFLAGS) $^ -lpthread -o $@
 
 BINS		+= $(BUILD)/tests/libnpurt/mkmodels
+
+# ---- host tasks (plugin host kernels): run by examples/plugin/test_plugin.sh,
+# which compiles its models first ----
+RT_HOST_TEST	:= $(BUILD)/tests/libnpurt/test_host_tasks
+$(RT_HOST_TEST): $(call rt_objs,libnpurt/tests/test_host_tasks.c) $(RT_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $< $(RT_A) $(RT_LDLIBS) -lm -o $@
+BINS		+= $(RT_HOST_TEST)

@@ -19,6 +19,8 @@
 #include "om/om.h"
 #include "npuc_build_id.h"
 #include "shape/shape.h"
+#include "plugin/plugin_ir.h"
+#include "plugin/plugin_load.h"
 
 static double now_ms(void)
 {
@@ -133,6 +135,9 @@ static int resolve_target(const struct npuc_options *o, struct npuc_target *t,
 	return npuc_target_profile(o->target, t, err, errlen);
 }
 
+static void report_plugin_nodes(const struct ir_graph *g,
+				struct npuc_report *rep);
+
 static void hash_options(struct cache_hasher *h, const struct npuc_options *o)
 {
 	cache_hash_str(h, "npuc");
@@ -157,6 +162,14 @@ static void hash_options(struct cache_hasher *h, const struct npuc_options *o)
 	cache_hash_u64(h, o->max_streams);
 	cache_hash_u64(h, (uint64_t)o->symbol_default);
 	cache_hash_str(h, o->aipp_conf);
+	cache_hash_u64(h, o->no_host_engine);
+	/* Loaded plugins: their ops decide what custom nodes become. */
+	for (int i = 0; i < npu_plugin_count(); i++) {
+		const struct npu_plugin_lib *p = npu_plugin_at(i);
+
+		cache_hash_str(h, p->desc->name);
+		cache_hash_str(h, p->digest);
+	}
 	{
 		/* The target decides streams and semaphores: part of the key. */
 		struct npuc_target t;
@@ -598,6 +611,8 @@ static int lower_gear(struct ir_graph *g, const struct gear *gear,
 	if (!ret)
 		ret = lower_graph(g, &lo, w, (uint32_t)v, &vr->lower, err,
 				  errlen);
+	if (!ret && !rep->num_variants)
+		rep->num_host_tasks = vr->lower.num_host_tasks;
 	if (!ret)
 		rep->num_variants++;
 	return ret;
@@ -784,11 +799,38 @@ static int compile_imported(struct ir_graph *g, struct npuc_options *o,
 		if (ret)
 			goto out;
 	}
+	report_plugin_nodes(g, rep);
 	ret = shape_infer(g);
 	if (ret && !o->dynamic_batch && !o->dynamic_dims &&
 	    o->symbol_default <= 0) {
 		snprintf(err, errlen, "shape inference: %s", ir_graph_error(g));
 		goto out;
+	}
+	if (o->no_host_engine) {
+		char names[512] = "";
+		size_t used = 0;
+		int count = 0;
+
+		for (int i = 0; i < g->num_nodes; i++) {
+			const struct ir_node *n = g->nodes[i];
+
+			if (!plugin_is_host_node(n))
+				continue;
+			if (used < sizeof(names))
+				used += (size_t)snprintf(names + used,
+					sizeof(names) - used, "%s'%s' (%s)",
+					count ? ", " : "", n->name,
+					ir_attr_str(n, IR_CUSTOM_TYPE, "?"));
+			count++;
+		}
+		if (count) {
+			snprintf(err, errlen, "the host engine is off "
+				 "(--no-host-engine) and %d node(s) run only on "
+				 "the host: %s; allow the host engine or give "
+				 "their ops a decomposition", count, names);
+			ret = -ENOTSUP;
+			goto out;
+		}
 	}
 	/* With gears, shapes are inferred again once each gear binds its
 	 * dims; the symbolic graph may not infer everywhere. */
@@ -859,7 +901,50 @@ static int check_options(struct npuc_options *o, struct npuc_report *rep,
 	rep->opt_level = o->opt_level;
 	if (o->dump_ir_after)
 		o->no_cache = true;	/* a dump needs the passes to run */
+	/* Plugins: the named files, then $NPUC_PLUGIN_PATH. */
+	{
+		char *copy = o->plugins ? strdup(o->plugins) : NULL, *save;
+		int ret = 0;
+
+		if (o->plugins && !copy)
+			return -ENOMEM;
+		for (char *tok = copy ? strtok_r(copy, ":", &save) : NULL;
+		     tok && !ret; tok = strtok_r(NULL, ":", &save))
+			ret = npu_plugin_load(tok, NULL, err, errlen);
+		free(copy);
+		if (!ret)
+			ret = npu_plugin_load_path(getenv(NPU_PLUGIN_ENV), err,
+						   errlen);
+		if (ret)
+			return ret;
+	}
 	return 0;
+}
+
+/* The report's list of nodes plugins serve (before decompositions). */
+static void report_plugin_nodes(const struct ir_graph *g,
+				struct npuc_report *rep)
+{
+	for (int i = 0; i < g->num_nodes; i++) {
+		const struct ir_node *n = g->nodes[i];
+		const struct npu_plugin_lib *lib = NULL;
+		const struct npuc_plugin_op *op = plugin_op_of(n, &lib);
+		struct npuc_plugin_node *p;
+
+		if (!op)
+			continue;
+		if (rep->num_plugin_nodes++ >= NPUC_MAX_PLUGIN_NODES)
+			continue;
+		p = &rep->plugin_node[rep->num_plugin_nodes - 1];
+		snprintf(p->node, sizeof(p->node), "%s", n->name);
+		snprintf(p->op, sizeof(p->op), "%s::%s",
+			 op->domain && *op->domain ? op->domain : "ai.onnx",
+			 op->op_type);
+		snprintf(p->plugin, sizeof(p->plugin), "%s %s %s",
+			 lib->desc->name, lib->desc->version, lib->digest);
+		snprintf(p->placement, sizeof(p->placement), "%s",
+			 op->decompose ? "decomposed" : "host");
+	}
 }
 
 int npuc_compile_file(const char *path, const struct npuc_options *opt,

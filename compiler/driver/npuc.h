@@ -41,6 +41,24 @@ struct npuc_options {
 	unsigned int plan_budget_ms;	/* 0: by -O level */
 	int64_t symbol_default;		/* > 0: symbols no gear binds */
 	const char *aipp_conf;		/* AIPP config text, or NULL */
+	const char *plugins;		/* "a.so:b.so" to load, or NULL */
+	bool no_host_engine;		/* plugin host kernels refused */
+};
+
+#define NPUC_MAX_PLUGIN_NODES	32
+
+/**
+ * struct npuc_plugin_node - a node a plugin served (the report)
+ * @node: the ONNX node's name
+ * @op: "domain::OpType"
+ * @plugin: "name version digest"
+ * @placement: "decomposed" (into device ops) or "host" (its host kernel)
+ */
+struct npuc_plugin_node {
+	char node[64];
+	char op[64];
+	char plugin[64];
+	char placement[16];
 };
 
 struct npuc_variant_report {
@@ -85,6 +103,9 @@ struct npuc_report {
 	int cache;			/* enum cache_status, -1 no cache */
 	bool cache_corrupt_seen;	/* a damaged entry was replaced */
 	char cache_key[33];
+	uint32_t num_plugin_nodes;	/* all of them; the first listed */
+	struct npuc_plugin_node plugin_node[NPUC_MAX_PLUGIN_NODES];
+	uint32_t num_host_tasks;	/* host tasks of the first gear */
 };
 
 /**

@@ -55,6 +55,16 @@ void npuc_report_print(const struct npuc_report *r, FILE *f)
 		(unsigned long long)(r->target.vram_size >> 20),
 		r->target.streams_asked, r->target.max_streams,
 		r->target.stream_limit, r->target.semaphore_budget);
+	if (r->num_plugin_nodes) {
+		fprintf(f, "plugin nodes: %u (%u host tasks in the first variant)\n",
+			r->num_plugin_nodes, r->num_host_tasks);
+		for (uint32_t i = 0; i < r->num_plugin_nodes &&
+				     i < NPUC_MAX_PLUGIN_NODES; i++)
+			fprintf(f, "  node '%s' %s: plugin %s, %s\n",
+				r->plugin_node[i].node, r->plugin_node[i].op,
+				r->plugin_node[i].plugin,
+				r->plugin_node[i].placement);
+	}
 	for (uint32_t v = 0; v < r->num_variants; v++) {
 		const struct lower_report *l = &r->variant[v].lower;
 		const struct mp_result *p = &l->plan;
@@ -131,6 +141,19 @@ void npuc_report_json(const struct npuc_report *r, FILE *f)
 		(unsigned long long)r->target.vram_size,
 		r->target.streams_asked, r->target.max_streams,
 		r->target.stream_limit, r->target.semaphore_budget);
+	fprintf(f, ",\n  \"plugin_nodes\": [");
+	for (uint32_t i = 0; i < r->num_plugin_nodes &&
+			     i < NPUC_MAX_PLUGIN_NODES; i++) {
+		fprintf(f, "%s{\"node\": ", i ? ", " : "");
+		json_str(f, r->plugin_node[i].node);
+		fprintf(f, ", \"op\": ");
+		json_str(f, r->plugin_node[i].op);
+		fprintf(f, ", \"plugin\": ");
+		json_str(f, r->plugin_node[i].plugin);
+		fprintf(f, ", \"placement\": \"%s\"}",
+			r->plugin_node[i].placement);
+	}
+	fprintf(f, "],\n  \"host_tasks\": %u", r->num_host_tasks);
 	fprintf(f, ",\n  \"nodes_before\": %u,\n  \"nodes_after\": %u,\n  \"variants\": [",
 		r->nodes_before, r->nodes_after);
 	for (uint32_t v = 0; v < r->num_variants; v++) {

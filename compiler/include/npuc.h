@@ -53,6 +53,10 @@ extern "C" {
  * @insert_op_conf: the text of an AIPP config (ATC's insert_op_conf,
  *                 Documentation/media.rst) or NULL: the input it names
  *                 becomes a u8 image and an AIPP task is inserted
+ * @plugins: operator plugins to load, "a.so:b.so" (npuc_plugin.h), or
+ *           NULL; those of $NPUC_PLUGIN_PATH are loaded as well
+ * @no_host_engine: 1: refuse nodes that would run on the host engine
+ *                  (plugin host kernels), naming them; 0: place them there
  */
 struct npuc_compile_options {
 	size_t size;
@@ -72,6 +76,8 @@ struct npuc_compile_options {
 	const char *target_device;
 	int64_t symbol_default;
 	const char *insert_op_conf;
+	const char *plugins;
+	int no_host_engine;
 };
 
 /* Defaults: -O2, the cache on, the default target. */

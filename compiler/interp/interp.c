@@ -8,6 +8,7 @@
 
 #include "emit/emit.h"
 #include "interp.h"
+#include "plugin/plugin_ir.h"
 #include "ops/npu_ops.h"
 
 static unsigned long interp_ntasks;
@@ -137,7 +138,9 @@ int interp_eval_node(struct ir_graph *g, const struct ir_node *n,
 	if (ret)
 		goto done;
 	src = emit_view_source(n);
-	if (emit_is_host_op(n->op)) {
+	if (n->op == IR_OP_CUSTOM) {
+		ret = plugin_host_eval(g, n, in, out);
+	} else if (emit_is_host_op(n->op)) {
 		ret = emit_host_eval(g, n, in, out[0]);
 	} else if (src) {
 		void *s = h.bases[host_slot(&h, src)];
@@ -217,7 +220,24 @@ int interp_run_ex(struct ir_graph *g, const void *const *inputs,
 		}
 		if (ret)
 			break;
-		if (emit_is_host_op(n->op))
+		if (n->op == IR_OP_CUSTOM) {
+			const void *ci[64] = { NULL };
+			void *co[64] = { NULL };
+
+			for (j = 0; j < n->num_inputs && j < 64; j++) {
+				int sl = n->inputs[j] ?
+					 host_slot(&h, n->inputs[j]) : -1;
+
+				ci[j] = sl >= 0 ? h.bases[sl] : NULL;
+			}
+			for (j = 0; j < n->num_outputs && j < 64; j++) {
+				int sl = n->outputs[j] ?
+					 host_slot(&h, n->outputs[j]) : -1;
+
+				co[j] = sl >= 0 ? h.bases[sl] : NULL;
+			}
+			ret = plugin_host_eval(g, n, ci, co);
+		} else if (emit_is_host_op(n->op))
 			ret = emit_host_eval(g, n, NULL,
 				h.bases[host_slot(&h, n->outputs[0])]);
 		else if (!src)

@@ -156,7 +156,8 @@ struct ir_shape {
 	/* int8 ops made by qdq-fuse (Documentation/quantization.rst) */\
 	X(QCONV, "npu.QConv") X(QMATMUL, "npu.QMatMul")		\
 	X(QADD, "npu.QAdd")						\
-	X(AIPP, "npu.Aipp")
+	X(AIPP, "npu.Aipp")						\
+	X(CUSTOM, "npu.Custom")
 
 enum ir_op {
 	IR_OP_INVALID = 0,
@@ -315,6 +316,16 @@ struct ir_graph {
 	int num_dead, cap_dead;
 	char err[IR_ERR_LEN];
 };
+
+/*
+ * IR_OP_CUSTOM: an op a plugin serves (compiler/plugin, npuc_plugin.h).
+ * Its string attributes IR_CUSTOM_* name the ONNX domain and op type and
+ * the plugin; n->opset is the opset of its domain. Names of the "npu."
+ * prefix are never ONNX attributes of the node.
+ */
+#define IR_CUSTOM_DOMAIN	"npu.domain"
+#define IR_CUSTOM_TYPE		"npu.op_type"
+#define IR_CUSTOM_PLUGIN	"npu.plugin"
 
 /* --- types --------------------------------------------------------------- */
 size_t ir_dtype_size(enum ir_dtype dt);

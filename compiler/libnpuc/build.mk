@@ -61,7 +61,8 @@ install: install-npuc
 install-npuc: $(NPUC_LIB_SO)
 	install -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR) \
 		$(DESTDIR)$(PKGCONFIGDIR)
-	install -m 644 compiler/include/npuc.h $(DESTDIR)$(INCLUDEDIR)/
+	install -m 644 compiler/include/npuc.h \
+		compiler/include/npuc_plugin.h $(DESTDIR)$(INCLUDEDIR)/
 	install -m 644 $(NPUC_LIB_SO) $(DESTDIR)$(LIBDIR)/
 	ln -sf libnpuc.so.$(NPUC_LIB_VERSION) \
 		$(DESTDIR)$(LIBDIR)/$(NPUC_LIB_SONAME)

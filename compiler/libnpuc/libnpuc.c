@@ -87,6 +87,8 @@ static int to_driver(const struct npuc_compile_options *in,
 	o->dump_file = d.dump_file;
 	o->symbol_default = d.symbol_default;
 	o->aipp_conf = d.insert_op_conf;
+	o->plugins = d.plugins;
+	o->no_host_engine = d.no_host_engine != 0;
 	if (d.target_device) {
 		if (d.target) {
 			snprintf(err, errlen, "a target profile and a target "

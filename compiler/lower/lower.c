@@ -16,6 +16,7 @@
 #include "ops/npu_ops.h"
 #include "streams/streams.h"
 #include "om/om.h"
+#include "plugin/plugin_ir.h"
 
 #define WORKSPACE_ALIGN	64
 
@@ -69,13 +70,31 @@ struct lower {
 	struct opval *ov;
 	size_t num_ov, cap_ov;
 	bool ov_failed;			/* an allocation failed in note() */
+	/* host tasks, in unit order; their semaphores follow the streams' */
+	struct host_rec *hosts;
+	uint32_t num_hosts;
+	uint32_t first_host_sem;
+};
+
+/* A host task waiting for its program's base index (emit_programs()). */
+struct host_rec {
+	struct om_host_task_info info;
+	uint32_t local_task;		/* its SEM_SIGNAL in its program */
+	struct om_host_operand ops[2 * NPUC_PLUGIN_MAX_IO];
+	char *attrs;
 };
 
 /* Operand @k of task @task of stream @stream holds value @value. */
 struct opval {
 	uint32_t stream, task, value;
 	uint8_t k;
+	/* a host task's access (k == OV_HOST): no operand to read it from */
+	bool write;
+	uint16_t slot;
+	uint64_t begin, end;
 };
+
+#define OV_HOST	0xff
 
 static struct tinfo *info(const struct ir_tensor *t)
 {
@@ -924,6 +943,14 @@ static int verify_tasks(struct lower *l, const struct st_result *st,
 				  MP_TASK_WAIT : MP_TASK_OP;
 			m->sem = t->params.sem.index;
 			m->value = t->params.sem.value;
+			/*
+			 * A host task's pair: the host sets the value the
+			 * wait needs; in stream order the host's work lies
+			 * between the two, which is all the check models.
+			 */
+			if (m->kind != MP_TASK_OP &&
+			    m->sem >= l->first_host_sem)
+				m->kind = MP_TASK_OP;
 			m->inplace_ok = m->kind == MP_TASK_OP &&
 					emit_task_inplace_ok(t);
 		}
@@ -933,6 +960,15 @@ static int verify_tasks(struct lower *l, const struct st_result *st,
 			&prog[v->stream].tasks.tasks[v->task];
 		const struct drm_npu_operand *o = &t->operands[v->k];
 
+		if (v->k == OV_HOST) {
+			acc[a] = (struct mp_access){
+				.task = (uint32_t)(base[v->stream] + v->task),
+				.value = v->value, .space = v->slot,
+				.write = v->write, .begin = v->begin,
+				.end = v->end, .view = ~(uint64_t)v->value,
+			};
+			continue;
+		}
 		acc[a].task = (uint32_t)(base[v->stream] + v->task);
 		acc[a].value = v->value;
 		acc[a].space = o->slot;
@@ -1094,6 +1130,185 @@ static int record_provenance(struct lower *l, const struct st_result *st,
 }
 
 /* Step 4: tasks per stream, semaphores, the variant's programs and plan. */
+/* "name=i:5;name=f:0x1p+0;..." (om_format.h, struct om_host_task). */
+static char *serialize_attrs(const struct ir_node *n)
+{
+	size_t cap = 256, len = 0;
+	char *buf = malloc(cap);
+
+#define PUT(...) \
+	do { \
+		int w_; \
+		for (;;) { \
+			w_ = snprintf(buf + len, cap - len, __VA_ARGS__); \
+			if (w_ >= 0 && (size_t)w_ < cap - len) \
+				break; \
+			cap *= 2; \
+			char *q_ = realloc(buf, cap); \
+			if (!q_) { \
+				free(buf); \
+				return NULL; \
+			} \
+			buf = q_; \
+		} \
+		len += (size_t)w_; \
+	} while (0)
+	if (!buf)
+		return NULL;
+	buf[0] = '\0';
+	for (int a = 0; a < n->num_attrs; a++) {
+		const struct ir_attr *at = &n->attrs[a];
+
+		if (!strncmp(at->name, "npu.", 4) || at->type == IR_ATTR_TENSOR)
+			continue;
+		PUT("%s%s=", len ? ";" : "", at->name);
+		switch (at->type) {
+		case IR_ATTR_INT:
+			PUT("i:%lld", (long long)at->i);
+			break;
+		case IR_ATTR_FLOAT:
+			PUT("f:%a", (double)at->f);
+			break;
+		case IR_ATTR_STRING:
+			PUT("s:");
+			for (const char *c = at->s; c && *c; c++)
+				PUT("%02x", (unsigned char)*c);
+			break;
+		case IR_ATTR_INTS:
+			PUT("I:");
+			for (int k = 0; k < at->n; k++)
+				PUT("%s%lld", k ? "," : "",
+				    (long long)at->ints[k]);
+			break;
+		case IR_ATTR_FLOATS:
+			PUT("F:");
+			for (int k = 0; k < at->n; k++)
+				PUT("%s%a", k ? "," : "",
+				    (double)at->floats[k]);
+			break;
+		default:
+			break;
+		}
+	}
+#undef PUT
+	return buf;
+}
+
+static int host_operand(struct lower *l, const struct ir_node *n,
+			const struct ir_tensor *t, struct om_host_operand *o)
+{
+	struct emit_place ep;
+	int ret;
+
+	memset(o, 0, sizeof(*o));
+	if (!t) {
+		o->flags = OM_HOSTOP_ABSENT;
+		return 0;
+	}
+	if (t->layout != IR_LAYOUT_ND && t->layout != IR_LAYOUT_NCHW)
+		return fail(l, -ENOTSUP, "host node '%s': tensor '%s' is in "
+			    "layout %s; host kernels take dense row-major "
+			    "tensors", n->name, t->name,
+			    ir_layout_name(t->layout));
+	if (t->shape.rank > OM_MAX_RANK)
+		return fail(l, -ENOTSUP, "host node '%s': tensor '%s' has rank "
+			    "%d", n->name, t->name, t->shape.rank);
+	ret = place(l, t, &ep);
+	if (ret)
+		return ret;
+	o->slot = ep.slot;
+	o->offset = ep.offset;
+	o->dtype = (uint8_t)t->dtype;
+	o->rank = (uint8_t)t->shape.rank;
+	for (int d = 0; d < t->shape.rank; d++)
+		o->dims[d] = (uint64_t)t->shape.dim[d];
+	o->size_bytes = emit_tensor_bytes(t);
+	return 0;
+}
+
+/*
+ * A node of the host engine: the device signals the host task's
+ * semaphore to 1 and waits for the host to set it to 2 (Documentation/
+ * plugins.rst, "Host tasks"); the host task is recorded for the writer.
+ */
+static int host_unit(struct lower *l, struct program *p, struct unit *u,
+		     uint32_t stream)
+{
+	const struct ir_node *n = u->node;
+	const struct npu_plugin_lib *lib = NULL;
+	const struct npuc_plugin_op *op = plugin_op_of(n, &lib);
+	struct host_rec *h;
+	uint32_t sem = l->first_host_sem + l->num_hosts;
+	int ret;
+
+	if (!op || !op->host_kernel)
+		return fail(l, -ENOTSUP, "node '%s' (%s): no device kernel and "
+			    "no host kernel", n->name,
+			    ir_attr_str(n, IR_CUSTOM_TYPE, "?"));
+	if (n->num_inputs > NPUC_PLUGIN_MAX_IO ||
+	    n->num_outputs > NPUC_PLUGIN_MAX_IO)
+		return fail(l, -ENOTSUP, "node '%s': too many operands",
+			    n->name);
+	if (sem >= DRM_NPU_MAX_SEM_POINTS)
+		return fail(l, -ENOSPC, "node '%s': no semaphore left for "
+			    "host task %u (a model has at most %d)", n->name,
+			    l->num_hosts, DRM_NPU_MAX_SEM_POINTS);
+	h = &l->hosts[l->num_hosts];
+	memset(h, 0, sizeof(*h));
+	for (int k = 0; k < n->num_inputs; k++) {
+		ret = host_operand(l, n, n->inputs[k], &h->ops[k]);
+		if (ret)
+			return ret;
+	}
+	for (int k = 0; k < n->num_outputs; k++) {
+		if (!n->outputs[k])
+			return fail(l, -ENOTSUP, "host node '%s': output %d is "
+				    "absent", n->name, k);
+		ret = host_operand(l, n, n->outputs[k],
+				   &h->ops[n->num_inputs + k]);
+		if (ret)
+			return ret;
+	}
+	h->attrs = serialize_attrs(n);
+	if (!h->attrs)
+		return -ENOMEM;
+	h->info = (struct om_host_task_info){
+		.variant = l->variant, .stream = stream, .sem = sem,
+		.op = op->op_type, .domain = op->domain ? op->domain : "",
+		.node = n->name, .plugin = lib->desc->name,
+		.plugin_version = lib->desc->version,
+		.plugin_digest = lib->digest, .attrs = h->attrs,
+		.num_inputs = (uint32_t)n->num_inputs,
+		.num_outputs = (uint32_t)n->num_outputs,
+	};
+	h->local_task = (uint32_t)p->tasks.count;
+	l->num_hosts++;
+	ret = sem_task(p, DRM_NPU_OP_SEM_SIGNAL, sem, 1, n->name,
+		       u->node_index);
+	if (!ret)
+		ret = sem_task(p, DRM_NPU_OP_SEM_WAIT, sem, 2, n->name,
+			       u->node_index);
+	/* For the task-level check: reads at the signal, writes at the wait. */
+	for (int k = 0; !ret && k < n->num_inputs + n->num_outputs; k++) {
+		const struct ir_tensor *t = k < n->num_inputs ? n->inputs[k] :
+					    n->outputs[k - n->num_inputs];
+		const struct om_host_operand *o = &h->ops[k];
+		struct opval *v;
+
+		if (!t || (o->flags & OM_HOSTOP_ABSENT))
+			continue;
+		if (add_opval(l, stream, h->local_task + (k >= n->num_inputs),
+			      OV_HOST, value_of(l, t)))
+			return -ENOMEM;
+		v = &l->ov[l->num_ov - 1];
+		v->write = k >= n->num_inputs;
+		v->slot = o->slot;
+		v->begin = o->offset;
+		v->end = o->offset + o->size_bytes;
+	}
+	return ret;
+}
+
 static int emit_programs(struct lower *l, const struct st_result *st)
 {
 	struct emit_target tgt = { place, l, note };
@@ -1120,7 +1335,9 @@ static int emit_programs(struct lower *l, const struct st_result *st)
 		at = p->tasks.count;
 		l->cur = p;
 		l->cur_stream = st->stream[u];
-		if (!ret && un->node)
+		if (!ret && un->node && un->node->op == IR_OP_CUSTOM)
+			ret = host_unit(l, p, un, st->stream[u]);
+		else if (!ret && un->node)
 			ret = emit_node(l->g, un->node, &tgt, &p->tasks);
 		else if (!ret)
 			ret = copy_task(l, p, un);
@@ -1141,6 +1358,8 @@ static int emit_programs(struct lower *l, const struct st_result *st)
 		un->has_tasks = p->tasks.count > at;
 		un->last_task = p->tasks.count > at ? (uint32_t)p->tasks.count - 1 :
 				(uint32_t)at;
+		if (un->node && un->node->op == IR_OP_CUSTOM)
+			op = ir_attr_str(un->node, IR_CUSTOM_TYPE, op);
 		ret = label(p, at, op, name, un->node_index);
 		/* One signal serves all the node's waiters (streams.h). */
 		if (!ret && st->sig_sem[u] != UINT32_MAX)
@@ -1171,6 +1390,15 @@ static int emit_programs(struct lower *l, const struct st_result *st)
 		if (s < 64)
 			l->rep->tasks_per_stream[s] = (uint32_t)p->tasks.count;
 		l->rep->num_tasks += (uint32_t)p->tasks.count;
+	}
+	for (uint32_t i = 0; i < l->num_hosts && !ret; i++) {
+		struct host_rec *h = &l->hosts[i];
+
+		h->info.signal_task = base[h->info.stream] + h->local_task;
+		ret = om_writer_add_host_task(l->w, &h->info, h->ops);
+		if (ret)
+			snprintf(l->err, l->errlen, "host task of '%s': %s",
+				 h->info.node, om_writer_error(l->w));
 	}
 	if (!ret)
 		ret = om_writer_set_plan(l->w, l->variant,
@@ -1251,12 +1479,40 @@ int lower_graph(struct ir_graph *g, const struct lower_options *opt,
 		rep->num_cross_edges = (uint32_t)st.num_cross;
 		rep->num_sync_pairs = (uint32_t)st.num_sync;
 		rep->num_semaphores = st.num_sems;
+		l.first_host_sem = st.num_sems;
 		rep->streams_asked = st.streams_asked;
 		rep->semaphore_budget_used = st.budget_total;
 		ret = plan_memory(&l, &st);
 	}
+	if (!ret) {
+		size_t nh = 0;
+
+		for (int u = 0; u < l.num_units; u++)
+			nh += l.units[u].node &&
+			      l.units[u].node->op == IR_OP_CUSTOM;
+		l.hosts = calloc(nh + 1, sizeof(*l.hosts));
+		if (!l.hosts)
+			ret = -ENOMEM;
+	}
 	if (!ret)
 		ret = emit_programs(&l, &st);
+	if (!ret) {
+		rep->num_host_tasks = l.num_hosts;
+		rep->num_semaphores += l.num_hosts;
+		rep->semaphore_budget_used += l.num_hosts;
+		/* one semaphore per host task, on top of the streams' */
+		if (opt->max_semaphores &&
+		    rep->semaphore_budget_used > opt->max_semaphores) {
+			snprintf(err, errlen,
+				 "%u host tasks need a semaphore each: %u in all with the streams' and the runtime's; the target allows %u per model (compile for a larger target, or fewer streams with --max-streams)",
+				 l.num_hosts, rep->semaphore_budget_used,
+				 opt->max_semaphores);
+			ret = -ENOSPC;
+		}
+	}
+	for (uint32_t i = 0; l.hosts && i < l.num_hosts; i++)
+		free(l.hosts[i].attrs);
+	free(l.hosts);
 	if (ret && !err[0])
 		snprintf(err, errlen, "lowering failed: %s", strerror(-ret));
 out:

@@ -54,6 +54,7 @@ struct lower_report {
 	uint32_t num_cross_edges;	/* cross-stream dependencies */
 	uint32_t num_sync_pairs;	/* kept signal/wait pairs */
 	uint32_t num_semaphores;	/* device semaphores they use */
+	uint32_t num_host_tasks;	/* nodes on the host engine */
 	uint32_t streams_asked;		/* before the budget reduced them */
 	uint32_t semaphore_budget_used;	/* with the runtime's (streams.h) */
 	uint32_t num_workspace_tensors;

@@ -12,6 +12,7 @@
 
 #include "onnx/onnx.pb-c.h"
 #include "onnx_import.h"
+#include "../plugin/plugin_load.h"
 
 /* ONNX TensorProto.DataType values. */
 enum {
@@ -27,6 +28,7 @@ struct onnx_ctx {
 	char *err;
 	size_t errlen;
 	int64_t opset;
+	const Onnx__ModelProto *model;	/* for the opsets of other domains */
 	/*
 	 * Tensors the importer names itself (tensor attributes, unnamed
 	 * optional outputs): their automatic names must not take a user's.
@@ -627,6 +629,110 @@ static bool onnx_legacy_ok(enum ir_op op)
 	}
 }
 
+/* The opset the model imports of @domain (the default one: c->opset). */
+static int64_t onnx_domain_opset(const struct onnx_ctx *c, const char *domain)
+{
+	if (!*domain || !strcmp(domain, "ai.onnx"))
+		return c->opset;
+	for (size_t i = 0; c->model && i < c->model->n_opset_import; i++) {
+		const Onnx__OperatorSetIdProto *o = c->model->opset_import[i];
+
+		if (o && o->domain && !strcmp(o->domain, domain))
+			return o->version;
+	}
+	return 1;	/* ONNX: a domain the model does not import */
+}
+
+/* Whether npuc itself imports @np (its op, domain and opset). */
+static bool onnx_op_native(const struct onnx_ctx *c, const Onnx__NodeProto *np)
+{
+	const char *domain = np->domain ? np->domain : "";
+	enum ir_op op;
+
+	if (*domain && strcmp(domain, "ai.onnx"))
+		return false;
+	op = ir_op_from_name(np->op_type);
+	return op != IR_OP_INVALID &&
+	       !(op == IR_OP_LAYER_NORM && c->opset < 17);
+}
+
+/* The plugin op serving @np, or NULL. */
+static const struct npuc_plugin_op *onnx_plugin_op(const struct onnx_ctx *c,
+		const Onnx__NodeProto *np, const struct npu_plugin_lib **lib)
+{
+	const char *domain = np->domain ? np->domain : "";
+
+	return npu_plugin_find_op(domain, np->op_type,
+				  onnx_domain_opset(c, domain), lib);
+}
+
+/* Whether npuc imports @np at all: natively or through a plugin. */
+static bool onnx_op_known(const struct onnx_ctx *c, const Onnx__NodeProto *np)
+{
+	return onnx_op_native(c, np) || onnx_plugin_op(c, np, NULL);
+}
+
+static const char *const onnx_attr_type_names[] = {
+	"int", "float", "string", "ints", "floats", "tensor"
+};
+
+/*
+ * A node a plugin serves: its arity and attributes checked against the
+ * op's schema, the op's identity recorded (IR_CUSTOM_*).
+ */
+static int onnx_custom(struct onnx_ctx *c, const Onnx__NodeProto *np,
+		       struct ir_node *n, const char *name)
+{
+	const struct npu_plugin_lib *lib = NULL;
+	const struct npuc_plugin_op *op = onnx_plugin_op(c, np, &lib);
+	const char *pname = lib->desc->name;
+	int a, k;
+
+	if ((int)np->n_input < op->min_inputs ||
+	    (int)np->n_input > op->max_inputs ||
+	    (int)np->n_output < op->min_outputs ||
+	    (int)np->n_output > op->max_outputs)
+		return onnx_fail(c, -EINVAL, "node '%s' (%s, plugin %s): %zu "
+				 "inputs and %zu outputs; the op takes %d..%d "
+				 "inputs and %d..%d outputs", name,
+				 np->op_type, pname, np->n_input, np->n_output,
+				 op->min_inputs, op->max_inputs,
+				 op->min_outputs, op->max_outputs);
+	for (a = 0; a < n->num_attrs; a++) {
+		const struct ir_attr *at = &n->attrs[a];
+
+		for (k = 0; k < op->num_attrs; k++)
+			if (!strcmp(op->attrs[k].name, at->name))
+				break;
+		if (k == op->num_attrs)
+			return onnx_fail(c, -EINVAL, "node '%s' (%s, plugin %s):"
+					 " attribute '%s' is not in the op's "
+					 "schema", name, np->op_type, pname,
+					 at->name);
+		if ((int)at->type != op->attrs[k].type)
+			return onnx_fail(c, -EINVAL, "node '%s' (%s, plugin %s):"
+					 " attribute '%s' is of type %s; the "
+					 "schema wants %s", name, np->op_type,
+					 pname, at->name,
+					 onnx_attr_type_names[at->type],
+					 op->attrs[k].type >= 0 &&
+					 op->attrs[k].type < 5 ?
+					 onnx_attr_type_names[op->attrs[k].type]
+					 : "?");
+	}
+	for (k = 0; k < op->num_attrs; k++)
+		if (op->attrs[k].required && !ir_attr_find(n, op->attrs[k].name))
+			return onnx_fail(c, -EINVAL, "node '%s' (%s, plugin %s):"
+					 " required attribute '%s' is missing",
+					 name, np->op_type, pname,
+					 op->attrs[k].name);
+	if (ir_attr_set_str(n, IR_CUSTOM_DOMAIN, np->domain ? np->domain : "") ||
+	    ir_attr_set_str(n, IR_CUSTOM_TYPE, np->op_type) ||
+	    ir_attr_set_str(n, IR_CUSTOM_PLUGIN, pname))
+		return onnx_fail(c, -ENOMEM, "out of memory");
+	return 0;
+}
+
 static int onnx_node(struct onnx_ctx *c, const Onnx__NodeProto *np, int idx)
 {
 	const char *domain = np->domain ? np->domain : "";
@@ -643,16 +749,24 @@ static int onnx_node(struct onnx_ctx *c, const Onnx__NodeProto *np, int idx)
 		snprintf(namebuf, sizeof(namebuf), "%s_%d", np->op_type, idx);
 		name = namebuf;
 	}
-	if (*domain && strcmp(domain, "ai.onnx"))
-		return onnx_fail(c, -ENOTSUP, "node '%s': op '%s' of domain "
-				 "'%s' is not supported (only the default "
-				 "ONNX domain is)", name, np->op_type, domain);
-	op = ir_op_from_name(np->op_type);
-	if (op == IR_OP_INVALID || (op == IR_OP_LAYER_NORM && c->opset < 17))
-		return onnx_fail(c, -ENOTSUP, "node '%s': op '%s' (opset %lld) "
-				 "is not supported by npuc", name,
-				 np->op_type, (long long)c->opset);
-	if (c->opset < ONNX_IMPORT_LEGACY_OPSET && !onnx_legacy_ok(op))
+	if (!onnx_op_native(c, np)) {
+		const struct npu_plugin_lib *lib = NULL;
+		const struct npuc_plugin_op *pop = onnx_plugin_op(c, np, &lib);
+
+		if (!pop)
+			return onnx_fail(c, -ENOTSUP, "node '%s': op '%s' of "
+					 "domain '%s' (opset %lld) is not "
+					 "supported by npuc and no plugin "
+					 "serves it", name, np->op_type,
+					 *domain ? domain : "ai.onnx",
+					 (long long)onnx_domain_opset(c,
+								domain));
+		op = IR_OP_CUSTOM;
+	} else {
+		op = ir_op_from_name(np->op_type);
+	}
+	if (op != IR_OP_CUSTOM && c->opset < ONNX_IMPORT_LEGACY_OPSET &&
+	    !onnx_legacy_ok(op))
 		return onnx_fail(c, -ENOTSUP, "node '%s': op '%s' at opset %lld "
 				 "has semantics npuc does not support (they "
 				 "changed at opset 7); re-export with "
@@ -675,7 +789,7 @@ static int onnx_node(struct onnx_ctx *c, const Onnx__NodeProto *np, int idx)
 			(int)np->n_output, NULL);
 	if (!n)
 		return onnx_fail(c, -ENOMEM, "out of memory");
-	n->opset = (int)c->opset;
+	n->opset = (int)onnx_domain_opset(c, domain);
 	for (i = 0; i < np->n_input; i++) {
 		struct ir_tensor *t;
 
@@ -714,20 +828,9 @@ static int onnx_node(struct onnx_ctx *c, const Onnx__NodeProto *np, int idx)
 		if (err)
 			return err;
 	}
+	if (op == IR_OP_CUSTOM)
+		return onnx_custom(c, np, n, name);
 	return 0;
-}
-
-/* Whether npuc imports @np at all (its op, domain and opset). */
-static bool onnx_op_known(const struct onnx_ctx *c, const Onnx__NodeProto *np)
-{
-	const char *domain = np->domain ? np->domain : "";
-	enum ir_op op;
-
-	if (*domain && strcmp(domain, "ai.onnx"))
-		return false;
-	op = ir_op_from_name(np->op_type);
-	return op != IR_OP_INVALID &&
-	       !(op == IR_OP_LAYER_NORM && c->opset < 17);
 }
 
 #define ONNX_UNSUPPORTED_SHOWN	12
@@ -794,9 +897,11 @@ static int onnx_unsupported_ops(struct onnx_ctx *c, const Onnx__GraphProto *gp)
 					 " and %zu more", more);
 	return onnx_fail(c, -ENOTSUP, "%s; the supported operators are "
 			 "listed by `npuc --list-ops` and in "
-			 "Documentation/ops.rst (ONNX operators); export "
-			 "them as supported ones or run the model elsewhere",
-			 msg);
+			 "Documentation/ops.rst (ONNX operators); provide "
+			 "the others with an operator plugin (npuc --plugin "
+			 "PATH or $%s; %d loaded; Documentation/plugins.rst), "
+			 "or export them as supported ones",
+			 msg, NPU_PLUGIN_ENV, npu_plugin_count());
 }
 
 static int onnx_opset(struct onnx_ctx *c, const Onnx__ModelProto *m)
@@ -952,6 +1057,7 @@ int onnx_import_buffer(const void *data, size_t len, const char *base_dir,
 		onnx__model_proto__free_unpacked(m, NULL);
 		return onnx_fail(&c, -ENOMEM, "out of memory");
 	}
+	c.model = m;
 	ret = onnx_opset(&c, m);
 	if (!ret)
 		ret = onnx_graph(&c, m->graph);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "shape_internal.h"
+#include "plugin/plugin_ir.h"
 
 #define SVAL_MAX	64	/* longest integer tensor tracked as a value */
 
@@ -1371,6 +1372,8 @@ static int infer_dispatch(struct ir_graph *g, struct ir_node *n)
 		set_out(n, 0, (enum ir_dtype)ir_attr_int(n, "ydt", IR_I8),
 			in_shape(n, 0));
 		return 0;
+	case IR_OP_CUSTOM:
+		return plugin_infer_node(g, n);
 	default:
 		return node_err(g, n, "no shape rule for this op");
 	}
@@ -1403,6 +1406,7 @@ static int min_inputs(enum ir_op op)
 		return 2;	/* x, w; bias may be absent, mult follows */
 	case IR_OP_BATCH_NORM: return 5;
 	case IR_OP_LAYER_NORM: return 2;
+	case IR_OP_CUSTOM: return 0;	/* the plugin's bounds, at import */
 	default: return 1;
 	}
 }
@@ -1416,7 +1420,7 @@ int shape_infer_node(struct ir_graph *g, struct ir_node *n)
 		return node_err(g, n, "needs at least %d inputs, has %d",
 				min_inputs(n->op), n->num_inputs);
 
-	if (n->num_outputs < 1 || !n->outputs[0])
+	if (n->num_outputs < 1 || (!n->outputs[0] && n->op != IR_OP_CUSTOM))
 		return node_err(g, n, "has no output");
 	for (i = 0; i < n->num_inputs; i++)
 		if (!n->inputs[i] && (i < min_inputs(n->op) ||

@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "shape_internal.h"
+#include "plugin/plugin_ir.h"
 
 static bool used(const struct ir_tensor *t)
 {
@@ -1406,6 +1407,8 @@ int shape_legalize_node(struct ir_graph *g, struct ir_node *n)
 {
 	int i, need = 1;
 
+	if (n->op == IR_OP_CUSTOM)
+		return plugin_decompose_node(g, n);
 	drop_unused_optional_outputs(n);
 	/* malformed nodes are left to shape inference to report */
 	if (n->op == IR_OP_POW || n->op == IR_OP_CAST_LIKE ||

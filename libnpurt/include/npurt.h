@@ -521,6 +521,23 @@ npurt_status npurt_model_get_profile(npurt_model *model,
 				     uint32_t *count);
 
 /* ---------------------------------------------------------------------- */
+/* Operator plugins: host kernels (since 1.4)                               */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * [MT-safe] Loads an operator plugin (npuc_plugin.h) into the process for
+ * the host tasks of models loaded afterwards. A model whose host tasks
+ * name a plugin that is not loaded searches $NPUC_PLUGIN_PATH first, then
+ * fails to load with NPURT_ERR_UNSUPPORTED naming the node, the op and the
+ * plugin; a plugin of another digest than the model was compiled with
+ * gives NPURT_ERR_INCOMPATIBLE naming both. A host kernel that fails (an
+ * error return, a write outside its outputs) fails its execution like a
+ * device fault: NPURT_ERR_DEVICE_FAULT, sticky on the stream, naming the
+ * node, the op and the plugin. Documentation/plugins.rst. (since 1.4)
+ */
+npurt_status npurt_plugin_load(const char *path);
+
+/* ---------------------------------------------------------------------- */
 /* Online compilation: single operators, ONNX models (since 1.2)            */
 /* ---------------------------------------------------------------------- */
 

@@ -183,6 +183,23 @@ int om_writer_set_task_origin(struct om_writer *w, uint32_t task,
 int om_writer_add_tensor_origin(struct om_writer *w,
 				const struct om_tensor_origin_info *info);
 
+/**
+ * struct om_host_task_info - a host task as the writer takes it (strings
+ * are copied; see struct om_host_task)
+ */
+struct om_host_task_info {
+	uint32_t variant, stream, signal_task, sem;
+	const char *op, *domain, *node;
+	const char *plugin, *plugin_version, *plugin_digest;
+	const char *attrs;
+	uint32_t num_inputs, num_outputs;
+};
+
+/* A host task and its num_inputs + num_outputs operands (format 1.2). */
+int om_writer_add_host_task(struct om_writer *w,
+			    const struct om_host_task_info *info,
+			    const struct om_host_operand *operands);
+
 /*
  * Checks the whole model (as the reader will) and lays out the file.
  * *data is malloc'ed; the caller frees it.
@@ -300,6 +317,12 @@ const struct om_placement_desc *om_get_placement(const struct om_model *m,
 const void *om_get_weights(const struct om_model *m, uint64_t *size);
 
 uint32_t om_num_semaphores(const struct om_model *m);
+/* Host tasks (format 1.2): all of them, the @i-th, its operands. */
+uint32_t om_num_host_tasks(const struct om_model *m);
+const struct om_host_task *om_get_host_task(const struct om_model *m,
+					    uint32_t i);
+const struct om_host_operand *om_get_host_operands(const struct om_model *m,
+						   const struct om_host_task *h);
 const struct om_sem_desc *om_get_semaphore(const struct om_model *m,
 					   uint32_t index);
 

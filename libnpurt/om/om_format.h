@@ -38,7 +38,7 @@
 #define OM_MAGIC		"\x89NPUOM\r\n"	/* 8 bytes, no NUL */
 #define OM_MAGIC_SIZE		8
 #define OM_FORMAT_MAJOR		1
-#define OM_FORMAT_MINOR		1	/* 1: provenance sections */
+#define OM_FORMAT_MINOR		2	/* 1: provenance; 2: host tasks */
 
 #define OM_CHECKSUM_CRC32C	1
 
@@ -121,6 +121,9 @@ enum om_section_type {
 	OM_SEC_ORIGINS = 12,	/* struct om_task_origin[], parallel to TASKS */
 	OM_SEC_ORIGIN_NAMES = 13, /* uint32_t string offsets: ONNX node names */
 	OM_SEC_DEBUG_TENSORS = 14, /* struct om_debug_tensor[], by task */
+	/* format 1.2: host tasks (written together; never optional) */
+	OM_SEC_HOST_TASKS = 15,	/* struct om_host_task[] */
+	OM_SEC_HOST_OPERANDS = 16, /* struct om_host_operand[] */
 	OM_SEC_COUNT
 };
 
@@ -352,6 +355,72 @@ struct om_debug_tensor {
 	uint64_t reserved[2];
 };
 
+/**
+ * struct om_host_task - a node run on the host engine (format 1.2)
+ * @variant, @stream: the program whose device tasks order it
+ * @signal_task: global TASKS index of the SEM_SIGNAL (value 1 on model
+ *               semaphore @sem) after which the host runs it; the next task
+ *               of that program is a SEM_WAIT for value 2 on @sem, which
+ *               the host sets when it is done
+ * @sem: model semaphore index, used by this host task only
+ * @op, @domain: string offsets: the ONNX op type and domain it runs
+ * @node: string offset of the node's name
+ * @plugin, @plugin_version, @plugin_digest: string offsets naming the
+ *               plugin whose host kernel runs it (the digest: 16 hex digits
+ *               of the plugin file's FNV-1a hash)
+ * @attrs: string offset of the node's attributes, serialised as
+ *         "name=i:5;name=f:0x1.8p+1;name=s:HEX;name=I:1,2;name=F:0x1p+0,..."
+ *         (floats in C hex notation, strings hex-encoded), "" for none
+ * @first_operand: index in HOST_OPERANDS of its inputs, then its outputs
+ * @num_inputs, @num_outputs: operand counts (1..16 outputs)
+ * @flags: must be zero
+ * @reserved: must be zero
+ *
+ * Entries are ordered by variant, then by the order the host worker runs
+ * them (the compiled graph's topological order).
+ */
+struct om_host_task {
+	uint32_t variant;
+	uint32_t stream;
+	uint32_t signal_task;
+	uint32_t sem;
+	uint32_t op;
+	uint32_t domain;
+	uint32_t node;
+	uint32_t plugin;
+	uint32_t plugin_version;
+	uint32_t plugin_digest;
+	uint32_t attrs;
+	uint32_t first_operand;
+	uint16_t num_inputs;
+	uint16_t num_outputs;
+	uint32_t flags;
+	uint64_t reserved;
+};
+
+#define OM_HOSTOP_ABSENT	(1u << 0)	/* an absent optional input */
+
+/**
+ * struct om_host_operand - one dense tensor a host task reads or writes
+ * @slot: slot of its buffer (weights, workspace, a model input or output)
+ * @dtype: enum drm_npu_dtype
+ * @rank: valid entries of @dims (0..OM_MAX_RANK)
+ * @flags: OM_HOSTOP_*
+ * @offset: byte offset in the slot's buffer
+ * @size_bytes: its dense row-major bytes (the product of @dims times the
+ *              dtype size)
+ * @dims: extents, outermost first
+ */
+struct om_host_operand {
+	uint16_t slot;
+	uint8_t dtype;
+	uint8_t rank;
+	uint32_t flags;
+	uint64_t offset;
+	uint64_t size_bytes;
+	uint64_t dims[OM_MAX_RANK];
+};
+
 #define OM_STATIC_ASSERT(e) _Static_assert(e, #e)
 OM_STATIC_ASSERT(sizeof(struct om_header) == 128);
 OM_STATIC_ASSERT(sizeof(struct om_section) == 32);
@@ -365,5 +434,7 @@ OM_STATIC_ASSERT(sizeof(struct om_sem_desc) == 16);
 OM_STATIC_ASSERT(sizeof(struct om_task_debug) == 16);
 OM_STATIC_ASSERT(sizeof(struct om_task_origin) == 16);
 OM_STATIC_ASSERT(sizeof(struct om_debug_tensor) == 96);
+OM_STATIC_ASSERT(sizeof(struct om_host_task) == 64);
+OM_STATIC_ASSERT(sizeof(struct om_host_operand) == 72);
 
 #endif /* NPU_OM_FORMAT_H */

@@ -50,6 +50,11 @@ struct om_model {
 	const struct om_debug_tensor *dtensors;
 	uint32_t num_dtensors;
 	uint32_t *task_variant;		/* per task, when provenance */
+	/* host tasks (format 1.2) */
+	const struct om_host_task *hosts;
+	uint32_t num_hosts;
+	const struct om_host_operand *hops;
+	uint32_t num_hops;
 };
 
 struct sec_rule {
@@ -72,6 +77,8 @@ static const struct sec_rule sec_rules[OM_SEC_COUNT] = {
 	[OM_SEC_ORIGINS] = { sizeof(struct om_task_origin), false },
 	[OM_SEC_ORIGIN_NAMES] = { sizeof(uint32_t), false },
 	[OM_SEC_DEBUG_TENSORS] = { sizeof(struct om_debug_tensor), false },
+	[OM_SEC_HOST_TASKS] = { sizeof(struct om_host_task), false },
+	[OM_SEC_HOST_OPERANDS] = { sizeof(struct om_host_operand), false },
 };
 
 static bool all_zero(const void *p, size_t n)
@@ -829,6 +836,159 @@ static int check_programs(struct om_model *m, char *err)
 }
 
 /*
+ * Host tasks: each names its op and plugin, lives in a program of its
+ * variant whose task @signal_task is SEM_SIGNAL(sem, 1) followed by
+ * SEM_WAIT(sem, 2); no other task and no other host task uses @sem; every
+ * operand is dense and inside the slot's need as far as the file says
+ * (weights and workspace: their sizes; I/O: the variant's descriptors).
+ */
+static int check_hosts(struct om_model *m, char *err)
+{
+	uint32_t next = 0;
+
+	m->hosts = sec_data(m, OM_SEC_HOST_TASKS, &m->num_hosts);
+	m->hops = sec_data(m, OM_SEC_HOST_OPERANDS, &m->num_hops);
+	if (!m->hosts && !m->hops)
+		return 0;
+	if (!m->hosts || !m->hops)
+		return bad(err, "HOST_TASKS and HOST_OPERANDS come together");
+	for (uint32_t i = 0; i < m->num_hosts; i++) {
+		const struct om_host_task *h = &m->hosts[i];
+		const struct om_variant_desc *v;
+		const struct om_program_desc *p;
+		const struct drm_npu_task *a, *b;
+		uint32_t n = (uint32_t)h->num_inputs + h->num_outputs;
+		int ret = 0;
+
+		ret = check_str(m, h->op, true, "host task op", err);
+		if (!ret)
+			ret = check_str(m, h->plugin, true, "host task plugin",
+					err);
+		if (!ret)
+			ret = check_str(m, h->domain, false, "host task domain",
+					err);
+		if (!ret)
+			ret = check_str(m, h->node, false, "host task node", err);
+		if (!ret)
+			ret = check_str(m, h->plugin_version, false,
+					"host task plugin version", err);
+		if (!ret)
+			ret = check_str(m, h->plugin_digest, false,
+					"host task plugin digest", err);
+		if (!ret)
+			ret = check_str(m, h->attrs, false, "host task attrs",
+					err);
+		if (ret)
+			return ret;
+		if (h->flags || h->reserved || h->num_inputs > 16 ||
+		    !h->num_outputs || h->num_outputs > 16 ||
+		    h->first_operand != next ||
+		    (uint64_t)h->first_operand + n > m->num_hops)
+			return bad(err, "host task %u (%s): flags, operand counts "
+				   "or range [%u, +%u) of %u", i,
+				   om_string(m, h->op), h->first_operand, n,
+				   m->num_hops);
+		next += n;
+		if (h->variant >= m->model->num_variants ||
+		    h->sem >= m->model->num_semaphores ||
+		    m->sems[h->sem].increment != 2)
+			return bad(err, "host task %u (%s): variant %u or "
+				   "semaphore %u out of range or not of "
+				   "increment 2", i, om_string(m, h->op),
+				   h->variant, h->sem);
+		v = &m->variants[h->variant];
+		if (h->stream >= v->num_programs)
+			return bad(err, "host task %u (%s): stream %u; the "
+				   "variant has %u", i, om_string(m, h->op),
+				   h->stream, v->num_programs);
+		p = &m->programs[v->first_program + h->stream];
+		if (h->signal_task < p->first_task ||
+		    h->signal_task + 1 >= p->first_task + p->num_tasks)
+			return bad(err, "host task %u (%s): task %u outside "
+				   "its program", i, om_string(m, h->op),
+				   h->signal_task);
+		a = &m->tasks[h->signal_task];
+		b = &m->tasks[h->signal_task + 1];
+		if (a->opcode != DRM_NPU_OP_SEM_SIGNAL ||
+		    a->params.sem.index != h->sem || a->params.sem.value != 1 ||
+		    b->opcode != DRM_NPU_OP_SEM_WAIT ||
+		    b->params.sem.index != h->sem || b->params.sem.value != 2)
+			return bad(err, "host task %u (%s): tasks %u, %u are not "
+				   "SEM_SIGNAL(%u, 1), SEM_WAIT(%u, 2)", i,
+				   om_string(m, h->op), h->signal_task,
+				   h->signal_task + 1, h->sem, h->sem);
+		/* other tasks of its variant (variants never run at once) */
+		for (uint32_t q = 0; q < v->num_programs; q++) {
+			const struct om_program_desc *pq =
+				&m->programs[v->first_program + q];
+
+			for (uint32_t t = pq->first_task;
+			     t < pq->first_task + pq->num_tasks; t++) {
+				const struct drm_npu_task *x = &m->tasks[t];
+
+				if (t != h->signal_task &&
+				    t != h->signal_task + 1 &&
+				    (x->opcode == DRM_NPU_OP_SEM_SIGNAL ||
+				     x->opcode == DRM_NPU_OP_SEM_WAIT) &&
+				    x->params.sem.index == h->sem)
+					return bad(err, "host task %u (%s): task "
+						   "%u uses its semaphore %u "
+						   "too", i, om_string(m, h->op),
+						   t, h->sem);
+			}
+		}
+		for (uint32_t k = 0; k < n; k++) {
+			const struct om_host_operand *o =
+				&m->hops[h->first_operand + k];
+			uint64_t bytes = om_dtype_size(o->dtype), limit = 0;
+			bool absent = o->flags & OM_HOSTOP_ABSENT;
+
+			if ((o->flags & ~OM_HOSTOP_ABSENT) ||
+			    (absent && k >= h->num_inputs) ||
+			    o->rank > OM_MAX_RANK || (!absent && !bytes))
+				return bad(err, "host task %u operand %u: flags "
+					   "0x%x, rank %u, dtype %u", i, k,
+					   o->flags, o->rank, o->dtype);
+			if (absent)
+				continue;
+			for (uint32_t d = 0; d < o->rank; d++) {
+				if (o->dims[d] > (1ull << 40) ||
+				    (o->dims[d] &&
+				     bytes > UINT64_MAX / o->dims[d]))
+					return bad(err, "host task %u operand "
+						   "%u: dim %u too large", i,
+						   k, d);
+				bytes *= o->dims[d];
+			}
+			if (bytes != o->size_bytes)
+				return bad(err, "host task %u operand %u: %llu "
+					   "bytes for dims of %llu", i, k,
+					   (unsigned long long)o->size_bytes,
+					   (unsigned long long)bytes);
+			if (o->slot == OM_SLOT_WEIGHTS)
+				limit = m->weights_size;
+			else if (o->slot == OM_SLOT_WORKSPACE)
+				limit = m->plans[h->variant].workspace_size;
+			else if (o->slot < OM_SLOT_IO_BASE + m->nio)
+				limit = m->tensors[(uint64_t)m->nio *
+					(h->variant + 1) + o->slot -
+					OM_SLOT_IO_BASE].size_bytes;
+			if (o->offset > limit || bytes > limit - o->offset)
+				return bad(err, "host task %u operand %u: slot "
+					   "%u [%llu, +%llu) past its %llu "
+					   "bytes", i, k, o->slot,
+					   (unsigned long long)o->offset,
+					   (unsigned long long)bytes,
+					   (unsigned long long)limit);
+		}
+	}
+	if (next != m->num_hops)
+		return bad(err, "HOST_OPERANDS has %u entries; the host tasks "
+			   "use %u", m->num_hops, next);
+	return 0;
+}
+
+/*
  * Provenance: ORIGINS (one per task), ORIGIN_NAMES and DEBUG_TENSORS come
  * together; every range inside its table, every tensor owned by the task
  * whose range holds it, in a buffer of its task's variant.
@@ -973,6 +1133,8 @@ static int open_owned(uint8_t *bytes, size_t size, unsigned int flags,
 		ret = check_programs(m, err);
 	if (!ret)
 		ret = check_provenance(m, err);
+	if (!ret)
+		ret = check_hosts(m, err);
 	if (ret) {
 		om_close(m);
 		return ret;
@@ -1295,6 +1457,23 @@ const void *om_get_weights(const struct om_model *m, uint64_t *size)
 {
 	*size = m->weights_size;
 	return m->weights;
+}
+
+uint32_t om_num_host_tasks(const struct om_model *m)
+{
+	return m->num_hosts;
+}
+
+const struct om_host_task *om_get_host_task(const struct om_model *m,
+					    uint32_t i)
+{
+	return i < m->num_hosts ? &m->hosts[i] : NULL;
+}
+
+const struct om_host_operand *om_get_host_operands(const struct om_model *m,
+						   const struct om_host_task *h)
+{
+	return &m->hops[h->first_operand];
 }
 
 uint32_t om_num_semaphores(const struct om_model *m)

@@ -81,6 +81,16 @@ struct om_writer {
 	struct om_tensor_origin_info *torigins;
 	uint32_t num_torigins, cap_torigins;
 	uint64_t num_origin_names;
+	/* host tasks: string fields owned (char * in the uint32 slots' order) */
+	struct whost *hosts;
+	uint32_t num_hosts, cap_hosts;
+	struct om_host_operand *hops;
+	uint32_t num_hops, cap_hops;
+};
+
+struct whost {
+	struct om_host_task t;		/* string fields filled at build */
+	char *str[7];	/* op, domain, node, plugin, version, digest, attrs */
 };
 
 struct worigin {
@@ -188,6 +198,11 @@ void om_writer_destroy(struct om_writer *w)
 		free(w->origins[i].nodes);
 	}
 	free(w->origins);
+	for (uint32_t i = 0; i < w->num_hosts; i++)
+		for (int k = 0; k < 7; k++)
+			free(w->hosts[i].str[k]);
+	free(w->hosts);
+	free(w->hops);
 	for (uint32_t i = 0; i < w->num_torigins; i++)
 		free((char *)w->torigins[i].name);
 	free(w->torigins);
@@ -922,6 +937,7 @@ struct tables {
 	uint32_t *onames;
 	uint32_t num_onames;
 	struct om_debug_tensor *dtensors;
+	struct om_host_task *hosts;
 };
 
 static void tables_free(struct tables *t)
@@ -937,6 +953,7 @@ static void tables_free(struct tables *t)
 	free(t->origins);
 	free(t->onames);
 	free(t->dtensors);
+	free(t->hosts);
 }
 
 static int cmp_torigin(const void *a, const void *b)
@@ -1124,6 +1141,80 @@ out:
 	return ret;
 }
 
+int om_writer_add_host_task(struct om_writer *w,
+			    const struct om_host_task_info *info,
+			    const struct om_host_operand *operands)
+{
+	const char *src[7] = { info->op, info->domain, info->node,
+			       info->plugin, info->plugin_version,
+			       info->plugin_digest, info->attrs };
+	uint32_t n = info->num_inputs + info->num_outputs;
+	uint64_t cap;
+	struct whost *h;
+
+	if (info->num_inputs > 16 || !info->num_outputs ||
+	    info->num_outputs > 16 || !info->op || !info->plugin)
+		return fail(w, -EINVAL, "host task: bad operand counts or "
+			    "names");
+	cap = w->cap_hosts;
+	if (grow(&w->hosts, &cap, (uint64_t)w->num_hosts + 1,
+		 sizeof(*w->hosts)))
+		return fail(w, -ENOMEM, "out of memory");
+	w->cap_hosts = (uint32_t)cap;
+	cap = w->cap_hops;
+	if (grow(&w->hops, &cap, (uint64_t)w->num_hops + n,
+		 sizeof(*w->hops)))
+		return fail(w, -ENOMEM, "out of memory");
+	w->cap_hops = (uint32_t)cap;
+	h = &w->hosts[w->num_hosts];
+	memset(h, 0, sizeof(*h));
+	for (int i = 0; i < 7; i++) {
+		h->str[i] = strdup(src[i] ? src[i] : "");
+		if (!h->str[i]) {
+			for (int k = 0; k < i; k++)
+				free(h->str[k]);
+			return fail(w, -ENOMEM, "out of memory");
+		}
+	}
+	h->t.variant = info->variant;
+	h->t.stream = info->stream;
+	h->t.signal_task = info->signal_task;
+	h->t.sem = info->sem;
+	h->t.first_operand = w->num_hops;
+	h->t.num_inputs = (uint16_t)info->num_inputs;
+	h->t.num_outputs = (uint16_t)info->num_outputs;
+	memcpy(&w->hops[w->num_hops], operands, n * sizeof(*operands));
+	w->num_hops += n;
+	w->num_hosts++;
+	return 0;
+}
+
+static int build_hosts(struct om_writer *w, struct tables *t)
+{
+	if (!w->num_hosts)
+		return 0;
+	t->hosts = calloc(w->num_hosts, sizeof(*t->hosts));
+	if (!t->hosts)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < w->num_hosts; i++) {
+		struct whost *h = &w->hosts[i];
+		uint32_t off[7];
+
+		for (int k = 0; k < 7; k++)
+			if (strtab_add(&t->st, h->str[k], &off[k]))
+				return -ENOMEM;
+		t->hosts[i] = h->t;
+		t->hosts[i].op = off[0];
+		t->hosts[i].domain = off[1];
+		t->hosts[i].node = off[2];
+		t->hosts[i].plugin = off[3];
+		t->hosts[i].plugin_version = off[4];
+		t->hosts[i].plugin_digest = off[5];
+		t->hosts[i].attrs = off[6];
+	}
+	return 0;
+}
+
 int om_writer_serialize(struct om_writer *w, void **data, size_t *size)
 {
 	struct layout sec[OM_SEC_COUNT];
@@ -1143,6 +1234,8 @@ int om_writer_serialize(struct om_writer *w, void **data, size_t *size)
 	if (ret)
 		return ret;
 	ret = build_tables(w, &t);
+	if (!ret && build_hosts(w, &t))
+		ret = fail(w, -ENOMEM, "out of memory");
 	if (ret) {
 		tables_free(&t);
 		return ret;
@@ -1171,6 +1264,12 @@ int om_writer_serialize(struct om_writer *w, void **data, size_t *size)
 		    sizeof(*t.onames));
 		ADD(OM_SEC_DEBUG_TENSORS, t.dtensors, w->num_torigins,
 		    sizeof(*t.dtensors));
+	}
+	if (w->num_hosts) {
+		ADD(OM_SEC_HOST_TASKS, t.hosts, w->num_hosts,
+		    sizeof(*t.hosts));
+		ADD(OM_SEC_HOST_OPERANDS, w->hops, w->num_hops,
+		    sizeof(*w->hops));
 	}
 	if (w->weights_size > UINT32_MAX) {
 		tables_free(&t);
@@ -1227,7 +1326,8 @@ int om_writer_serialize(struct om_writer *w, void **data, size_t *size)
 		table[i].count = sec[i].count;
 		table[i].entry_size = sec[i].entry;
 		/* readers of format 1.0 skip the provenance */
-		if (sec[i].type >= OM_SEC_ORIGINS)
+		if (sec[i].type >= OM_SEC_ORIGINS &&
+		    sec[i].type <= OM_SEC_DEBUG_TENSORS)
 			table[i].flags = OM_SECF_OPTIONAL;
 		if (sec[i].size)
 			memcpy(buf + sec[i].off, sec[i].data, sec[i].size);

@@ -340,6 +340,9 @@ npurt_status rt_dump_execute(npurt_model *m, uint32_t v, uint64_t n,
 				if (x->opcode == DRM_NPU_OP_SEM_SIGNAL &&
 				    val[i] < x->params.sem.value)
 					val[i] = x->params.sem.value;
+				if (x->opcode == DRM_NPU_OP_SEM_SIGNAL &&
+				    rt_model_is_host_sem(m, v, i))
+					val[i] = x->params.sem.value + 1;
 				cut = !stopped && d->cut[p->first_task + pos[k]];
 				pos[k]++;
 			}

@@ -292,7 +292,8 @@ static int try_lanes(npurt_model *m, uint32_t lanes, struct lane_fail *f)
 		(lanes == 1 ? (m->num_sems ? 1 : 0) : m->num_sems);
 	int ret;
 
-	if (lanes == 1 && m->num_sems) {
+	/* Host tasks need their own semaphores: the host sets them. */
+	if (lanes == 1 && m->num_sems && !om_num_host_tasks(m->om)) {
 		ret = sem_create(ctx, &m->shared_sem);
 		if (ret)
 			goto sem_fail;
@@ -435,6 +436,17 @@ static npurt_status create_sync_objects(npurt_model *m, const char *func)
  * one global order: no lane can wait for work queued behind it, whatever
  * the grouping. A model whose streams cannot all finish is refused.
  */
+bool rt_model_is_host_sem(const npurt_model *m, uint32_t v, uint32_t i)
+{
+	for (uint32_t k = 0; k < om_num_host_tasks(m->om); k++) {
+		const struct om_host_task *h = om_get_host_task(m->om, k);
+
+		if (h->variant == v && h->sem == i)
+			return true;
+	}
+	return false;
+}
+
 static npurt_status build_schedule(npurt_model *m, uint32_t v,
 				   const char *func)
 {
@@ -473,6 +485,10 @@ static npurt_status build_schedule(npurt_model *m, uint32_t v,
 				if (k->opcode == DRM_NPU_OP_SEM_SIGNAL &&
 				    val[i] < k->params.sem.value)
 					val[i] = k->params.sem.value;
+				/* a host task: the host signals the next value */
+				if (k->opcode == DRM_NPU_OP_SEM_SIGNAL &&
+				    rt_model_is_host_sem(m, v, i))
+					val[i] = k->params.sem.value + 1;
 				pos[s]++;
 			}
 			if (pos[s] < p->num_tasks)
@@ -522,6 +538,7 @@ static void model_free(npurt_model *m)
 	rt_online_free(m->online);
 	if (m->stream)
 		rt_stream_free(m->stream);
+	rt_host_engine_free(m);
 	for (uint32_t v = 0; m->variants && v < m->num_variants; v++) {
 		for (uint32_t i = 0; i < m->variants[v].num_sets; i++)
 			progset_free(m, &m->variants[v].sets[i],
@@ -605,6 +622,8 @@ static npurt_status load_om(npurt_context *ctx, struct om_model *om,
 			       "out of memory");
 	}
 	st = alloc_resources(m, lo, func);
+	if (!st)
+		st = rt_host_engine_init(m, func);
 	if (!st)
 		st = create_sync_objects(m, func);
 	for (uint32_t v = 0; !st && v < m->num_variants; v++) {
@@ -1071,6 +1090,10 @@ NPURT_API npurt_status npurt_model_get_profile(npurt_model *m,
 						p->first_task + k, 1)->opcode);
 		}
 	}
+	n += rt_host_engine_profile(m, v, m->exec_count,
+				    records ? records + (n < max ? n : max) :
+				    NULL, n < max ? max - n : 0,
+				    m->variants[v].num_streams);
 	pthread_mutex_unlock(&m->lock);
 	*count = n;
 	return NPURT_OK;

@@ -433,6 +433,10 @@ npurt_status rt_model_execute_plain(npurt_model *m, const npurt_io *in,
 			rt_mem_record_stream(m->ctx, io->mem, s->id);
 	}
 	pthread_mutex_unlock(&m->ctx->lock);
+	/* Host tasks first: a dump waits for pieces that include them. */
+	st = rt_host_engine_queue(m, p.v, p.n, in, out, s, func);
+	if (st)
+		goto out;
 	if (m->dump) {
 		st = rt_dump_execute(m, p.v, p.n, p.ps, p.bos, p.bind, in, out,
 				     s, func);
@@ -441,6 +445,8 @@ npurt_status rt_model_execute_plain(npurt_model *m, const npurt_io *in,
 		st = submit_locked(m, &p, in, out, s, func);
 		pthread_mutex_unlock(&s->lock);
 	}
+	if (st)
+		rt_host_engine_cancel(m, p.n);
 	if (!st) {
 		m->exec_count = p.n;
 		m->profiled_variant = p.v;

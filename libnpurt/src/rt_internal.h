@@ -296,8 +296,26 @@ struct npurt_model {
 	bool ws_borrowed;		/* workspace_bo is not the model's */
 	struct rt_online *online;	/* loaded from ONNX (shape_cache.c) */
 	struct rt_dump *dump;		/* npurt_model_set_dump, or NULL */
-	uint8_t *workspace_map;		/* mapped for dumps */
+	uint8_t *workspace_map;		/* mapped for dumps, host tasks */
+	struct rt_host_engine *host;	/* host tasks (host_engine.c) */
 };
+
+/* ---- host tasks (host_engine.c) ---- */
+npurt_status rt_host_engine_init(npurt_model *m, const char *func);
+void rt_host_engine_free(npurt_model *m);
+npurt_status rt_host_engine_queue(npurt_model *m, uint32_t v, uint64_t exec,
+				  const npurt_io *in, const npurt_io *out,
+				  npurt_stream *s, const char *func);
+void rt_host_engine_cancel(npurt_model *m, uint64_t exec);
+/*
+ * Whether model semaphore @i is a host task's in variant @v: schedules
+ * computed ahead (merged lanes, dumps) take its SEM_SIGNAL(i, k) as
+ * reaching k + 1, the value the host sets.
+ */
+bool rt_model_is_host_sem(const npurt_model *m, uint32_t v, uint32_t i);
+uint32_t rt_host_engine_profile(npurt_model *m, uint32_t v, uint64_t exec,
+				npurt_task_record *r, uint32_t max,
+				uint32_t model_stream);
 
 /**
  * struct rt_load_opts - how an internal model is loaded (rt_model_load)

@@ -49,6 +49,18 @@ static uint64_t walk_model(const struct om_model *m)
 	}
 	for (uint32_t i = 0; i < om_num_semaphores(m); i++)
 		sum += om_get_semaphore(m, i)->increment;
+	for (uint32_t i = 0; i < om_num_host_tasks(m); i++) {
+		const struct om_host_task *h = om_get_host_task(m, i);
+		const struct om_host_operand *o = om_get_host_operands(m, h);
+
+		sum += strlen(om_string(m, h->op)) +
+		       strlen(om_string(m, h->plugin)) +
+		       strlen(om_string(m, h->attrs)) +
+		       strlen(om_string(m, h->plugin_digest));
+		for (uint32_t k = 0; k < (uint32_t)h->num_inputs +
+					 h->num_outputs; k++)
+			sum += o[k].size_bytes + o[k].dims[0];
+	}
 	for (uint64_t i = 0; i < wsize; i += 97)
 		sum += wb[i];
 	return sum;
@@ -362,6 +374,97 @@ static void test_hostile_task(void)
 	free(data);
 }
 
+static void test_damage_walk(const char *what, const void *data,
+			     size_t size);
+
+/* A model of one host task (format 1.2), built with @signal_task, @dim. */
+static int build_host(uint32_t signal_task, uint64_t dim, void **data,
+		      size_t *size, char *err)
+{
+	struct om_tensor_info x = { "x", DRM_NPU_DTYPE_F32, 0, 1, { 16 },
+				    { NULL } };
+	struct om_writer *w = om_writer_create();
+	struct drm_npu_task t[3];
+	struct om_host_operand ops[2] = {
+		{ .slot = 2, .dtype = DRM_NPU_DTYPE_F32, .rank = 1,
+		  .size_bytes = 64, .dims = { 16 } },
+		{ .slot = 3, .dtype = DRM_NPU_DTYPE_F32, .rank = 1,
+		  .size_bytes = dim * 4, .dims = { dim } },
+	};
+	struct om_host_task_info h = {
+		.variant = 0, .stream = 0, .signal_task = signal_task,
+		.sem = 0, .op = "Twice", .domain = "com.example",
+		.node = "twice1", .plugin = "example-ops",
+		.plugin_version = "1.0.0", .plugin_digest = "0123456789abcdef",
+		.attrs = "k=i:2;s=s:6869", .num_inputs = 1, .num_outputs = 1,
+	};
+	int v, ret;
+
+	x.name = "x";
+	om_writer_add_io(w, OM_IO_INPUT, &x, NULL);
+	x.name = "y";
+	om_writer_add_io(w, OM_IO_OUTPUT, &x, NULL);
+	v = om_writer_add_variant(w, NULL);
+	om_writer_set_plan(w, v, 0, 0);
+	memset(t, 0, sizeof(t));
+	t[0].opcode = DRM_NPU_OP_NOP;
+	t[1].opcode = DRM_NPU_OP_SEM_SIGNAL;
+	t[1].params.sem.index = 0;
+	t[1].params.sem.value = 1;
+	t[2].opcode = DRM_NPU_OP_SEM_WAIT;
+	t[2].params.sem.index = 0;
+	t[2].params.sem.value = 2;
+	om_writer_add_program(w, v, 0, t, 3, NULL);
+	om_writer_set_semaphores(w, 1, NULL);
+	om_writer_add_host_task(w, &h, ops);
+	ret = om_writer_serialize(w, data, size);
+	snprintf(err, OM_ERR_MAX, "%s", om_writer_error(w));
+	om_writer_destroy(w);
+	return ret;
+}
+
+static void test_host_tasks(void)
+{
+	const struct om_host_task *h;
+	const struct om_host_operand *o;
+	struct om_model *m = NULL;
+	char err[OM_ERR_MAX] = "";
+	void *data = NULL;
+	size_t size = 0;
+	int ret;
+
+	ret = build_host(1, 16, &data, &size, err);
+	if (!ret)
+		ret = om_open_memory(data, size, &m, err);
+	h = m ? om_get_host_task(m, 0) : NULL;
+	o = h ? om_get_host_operands(m, h) : NULL;
+	tap_ok(!ret && om_get_header(m)->format_minor == 2 &&
+	       om_num_host_tasks(m) == 1 && h->signal_task == 1 &&
+	       !strcmp(om_string(m, h->plugin), "example-ops") &&
+	       !strcmp(om_string(m, h->plugin_digest), "0123456789abcdef") &&
+	       !strcmp(om_string(m, h->attrs), "k=i:2;s=s:6869") &&
+	       om_get_semaphore(m, 0)->increment == 2 && o[1].slot == 3 &&
+	       o[1].size_bytes == 64,
+	       "host task: written and read back (format 1.2): %s",
+	       ret ? err : "ok");
+	om_close(m);
+	if (!ret) {
+		test_damage_walk("host task", data, size);
+		free(data);
+	}
+	data = NULL;
+	ret = build_host(0, 16, &data, &size, err);
+	tap_ok(ret && strstr(err, "are not SEM_SIGNAL(0, 1), SEM_WAIT(0, 2)"),
+	       "a host task not between its semaphore pair is refused: %s",
+	       err);
+	free(data);
+	data = NULL;
+	ret = build_host(1, 32, &data, &size, err);
+	tap_ok(ret && strstr(err, "operand 1: slot 3 [0, +128) past its 64"),
+	       "a host operand past its buffer is refused: %s", err);
+	free(data);
+}
+
 static void test_target(void)
 {
 	uint32_t batch = 1;
@@ -572,13 +675,14 @@ int main(int argc, char **argv)
 
 	if (argc == 3 && !strcmp(argv[1], "--write-corpus"))
 		return write_corpus(argv[2]);
-	tap_plan(38);
+	tap_plan(43);
 	test_crc();
 	test_provenance();
 	test_static_mlp();
 	test_dynamic_mlp();
 	test_writer_rules();
 	test_hostile_task();
+	test_host_tasks();
 	test_target();
 	test_file_roundtrip();
 	if (!rt_build_mlp(&batch, 1, 0, &data, &size)) {

@@ -27,6 +27,7 @@ struct sem_set {
 struct sem_history {
 	struct sem_set *v;
 	uint32_t n, cap;
+	int host;	/* a host task's (.om 1.2): the host sets value + 1 */
 };
 
 struct stream_state {
@@ -125,6 +126,12 @@ static int commit(struct sched *sc, struct npu_timing_report *r,
 	if (t->opcode == DRM_NPU_OP_SEM_SIGNAL &&
 	    sem_record(&sc->sems[t->params.sem.index], tt->end,
 		       t->params.sem.value))
+		return -ENOMEM;
+	/* host work is not modelled: the host answers at once */
+	if (t->opcode == DRM_NPU_OP_SEM_SIGNAL &&
+	    sc->sems[t->params.sem.index].host &&
+	    sem_record(&sc->sems[t->params.sem.index], tt->end,
+		       t->params.sem.value + 1))
 		return -ENOMEM;
 	st->ready = tt->end;
 	st->next++;
@@ -241,6 +248,12 @@ static int setup(struct sched *sc, const struct om_model *m,
 			       sizeof(*sc->unit_free));
 	if (!sc->streams || !sc->sems || !sc->unit_free)
 		return -ENOMEM;
+	for (uint32_t i = 0; i < om_num_host_tasks(m); i++) {
+		const struct om_host_task *h = om_get_host_task(m, i);
+
+		if (h->variant == variant && h->sem < sc->num_sems)
+			sc->sems[h->sem].host = 1;
+	}
 	*total = 0;
 	for (uint32_t s = 0; s < sc->num_streams; s++) {
 		const struct om_program_desc *pd = om_get_program(m, variant, s);

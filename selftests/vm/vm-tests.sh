@@ -242,6 +242,30 @@ else
 	skip "tinynet on the kernel node" "npuc/npu-run not built"
 fi
 
+# Host tasks on the kernel node: the plugin's RoIAlign runs on the host
+# engine between the device's semaphore signal and wait (the module's
+# SEM_WAIT/SEM_SIGNAL ioctls), against numpy; faulty kernels fail only
+# their executions.
+if [ -x /tests/npu-run ] && [ -f /tests/plugin/roi.om ]; then
+	P=/tests/plugin
+	out=$(NPUC_PLUGIN_PATH=$P/plugins /tests/npu-run $P/roi.om \
+		--device "$node" -i x=$P/roi_in_x.npy -i rois=$P/roi_in_rois.npy \
+		-i bidx=$P/roi_in_bidx.npy --compare $P/ref --loop 3 2>&1)
+	rc=$?
+	diag "$out"
+	check "host task (plugin RoIAlign) on $node: matches numpy" test $rc -eq 0
+	if [ -x /tests/test_host_tasks ]; then
+		out=$(/tests/test_host_tasks $P $P/plugins/libexample_ops.so \
+			$P/libfaulty_ops.so 2>&1)
+		rc=$?
+		diag "$out"
+		check "host engine on $node: faulty kernels fail only their execution" \
+			test $rc -eq 0
+	fi
+else
+	skip "host tasks on the kernel node" "plugin models not built"
+fi
+
 if [ -x /tests/npu_pool_devtest ]; then
 	run_tap "pool pattern test on the device" /tests/npu_pool_devtest
 fi

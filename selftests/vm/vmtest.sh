@@ -196,6 +196,39 @@ if [ -x "$BUILD/bin/npuc" ] && [ -x "$BUILD/bin/npu-run" ] &&
 		rm -rf "$M"
 	fi
 fi
+# Host tasks (operator plugins, Documentation/plugins.rst): the example
+# plugin's RoIAlign model and the faulty plugin's models, compiled here;
+# the VM runs them on the kernel node (the host engine there waits on and
+# signals the module's semaphores).
+P=$ROOT/tests/plugin
+if [ -x "$BUILD/bin/npuc" ] && [ -x "$BUILD/tests/libnpurt/test_host_tasks" ] &&
+   [ -f "$BUILD/examples/libexample_ops.so" ] &&
+   [ -f "$BUILD/examples/tests/libfaulty_ops.so" ] &&
+   mkdir -p "$P/plugins" &&
+   /usr/bin/python3 examples/plugin/make_models.py "$P" > "$WORK/plugin.log" 2>&1 &&
+   "$BUILD/bin/npuc" --no-cache --plugin "$BUILD/examples/libexample_ops.so" \
+		"$P/roi.onnx" -o "$P/roi.om" >> "$WORK/plugin.log" 2>&1; then
+	for m in 0 1 2 3 4; do
+		"$BUILD/bin/npuc" --no-cache \
+			--plugin "$BUILD/examples/tests/libfaulty_ops.so" \
+			"$P/faulty$m.onnx" -o "$P/faulty$m.om" >> "$WORK/plugin.log" 2>&1
+	done
+	for f in roi_in_x roi_in_rois roi_in_bidx roi_ref_0 roi_ref_1; do
+		/usr/bin/python3 -c 'import numpy as np,sys; np.load(sys.argv[1]).tofile(sys.argv[2])' \
+			"$P/$f.npy" "$P/$f.raw"
+	done
+	mkdir -p "$P/ref"
+	cp "$P/roi_ref_0.npy" "$P/ref/output_0.npy"
+	cp "$P/roi_ref_1.npy" "$P/ref/output_1.npy"
+	rm -f "$P"/*.onnx
+	cp "$BUILD/examples/libexample_ops.so" "$P/plugins/"
+	cp "$BUILD/examples/tests/libfaulty_ops.so" "$P/"
+	copy_libs "$BUILD/examples/libexample_ops.so"
+	add_program "$BUILD/tests/libnpurt/test_host_tasks" test_host_tasks
+	add_program "$BUILD/bin/npu-run" npu-run
+else
+	rm -rf "$P"
+fi
 [ -d "$ROOT/lib64" ] || ln -s lib "$ROOT/lib64"
 
 (cd "$ROOT" && find . | cpio -o -H newc --quiet) | gzip -1 > "$WORK/initramfs.gz"

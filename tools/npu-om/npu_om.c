@@ -255,6 +255,19 @@ int main(int argc, char **argv)
 		       *om_string(m, om_get_semaphore(m, s)->name) ? " " : "",
 		       om_string(m, om_get_semaphore(m, s)->name),
 		       (unsigned long long)om_get_semaphore(m, s)->increment);
+	for (uint32_t i = 0; i < om_num_host_tasks(m); i++) {
+		const struct om_host_task *h = om_get_host_task(m, i);
+
+		printf("host task %u: node \"%s\" %s%s%s, variant %u stream %u "
+		       "after task %u, semaphore %u; plugin %s %s digest %s; "
+		       "%u in, %u out\n", i, om_string(m, h->node),
+		       om_string(m, h->domain), *om_string(m, h->domain) ?
+		       "::" : "", om_string(m, h->op), h->variant, h->stream,
+		       h->signal_task, h->sem, om_string(m, h->plugin),
+		       om_string(m, h->plugin_version),
+		       om_string(m, h->plugin_digest), h->num_inputs,
+		       h->num_outputs);
+	}
 
 	for (uint32_t v = 0; v < d->num_variants; v++) {
 		const struct om_variant_desc *vd = om_get_variant(m, v);

@@ -58,6 +58,8 @@ struct opts {
 	const char *input_shape, *dynamic_dims, *mem_strategy, *max_shapes;
 	unsigned long shape_cache;
 	int no_cache;
+	const char *plugins[MAX_IO];	/* --plugin */
+	int num_plugins;
 	struct diag_opts diag;		/* diag.c */
 	struct images_opts images;	/* images.c: --images DIR */
 };
@@ -164,6 +166,8 @@ static void usage(FILE *f)
 "      --top-k N           classes printed per image (default 5)\n"
 "      --resize bilinear|nearest  resize mode (default bilinear)\n"
 "      --max-pixels N      decode pixel limit (default 64 Mpixels)\n"
+"      --plugin PATH       load an operator plugin for the model's host\n"
+"                          tasks (repeatable; also $NPUC_PLUGIN_PATH)\n"
 "an ONNX model is compiled online (libnpuc), its .om kept in the compile\n"
 "cache; any input shape runs (shapes compiled on demand, LRU-cached):\n"
 "      --input-shape S     shapes compiled at load (\"name:1,128\")\n"
@@ -209,6 +213,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ "mem-strategy", required_argument, NULL, 'M' },
 		{ "max-shapes", required_argument, NULL, 'X' },
 		{ "no-cache", no_argument, NULL, 'N' },
+		{ "plugin", required_argument, NULL, 0x101 },
 		{ "duration", required_argument, NULL, 'T' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "dump", required_argument, NULL, 'D' },
@@ -303,6 +308,13 @@ static int parse(int argc, char **argv, struct opts *o)
 		case 'Y': o->dynamic_dims = optarg; break;
 		case 'X': o->max_shapes = optarg; break;
 		case 'N': o->no_cache = 1; break;
+		case 0x101:
+			if (o->num_plugins == MAX_IO) {
+				fprintf(stderr, "npu-run: too many plugins\n");
+				return -1;
+			}
+			o->plugins[o->num_plugins++] = optarg;
+			break;
 		case 'M':
 			if (strcmp(optarg, "dynamic") &&
 			    strcmp(optarg, "preallocated")) {
@@ -877,7 +889,12 @@ static void write_trace(FILE *f, const char *model, uint64_t origin)
 
 		for (size_t j = 0; j < i && !named; j++)
 			named = trace.v[j].model_stream == r->model_stream;
-		if (!named)
+		if (!named && r->hw_queue == UINT32_MAX)
+			/* host tasks (plugins' host kernels) */
+			fprintf(f, ",\n{\"ph\":\"M\",\"pid\":1,\"tid\":%u,"
+				"\"name\":\"thread_name\",\"args\":{\"name\":"
+				"\"host engine\"}}", r->model_stream);
+		else if (!named)
 			fprintf(f, ",\n{\"ph\":\"M\",\"pid\":1,\"tid\":%u,"
 				"\"name\":\"thread_name\",\"args\":{\"name\":"
 				"\"stream %u (hw queue %u)\"}}",
@@ -1032,6 +1049,19 @@ int main(int argc, char **argv)
 		goto done;
 	}
 	npurt_device_get_info(dev, &di);
+	for (int i = 0; i < o.num_plugins; i++) {
+		/* the runtime's host tasks, and libnpuc's compiles online */
+		const char *old = getenv("NPUC_PLUGIN_PATH");
+		char path[8192];
+
+		if (npurt_plugin_load(o.plugins[i])) {
+			ret = rt_error("loading a plugin");
+			goto done;
+		}
+		snprintf(path, sizeof(path), "%s%s%s", old ? old : "",
+			 old && *old ? ":" : "", o.plugins[i]);
+		setenv("NPUC_PLUGIN_PATH", path, 1);
+	}
 	{
 		uint64_t t0 = now_ns();
 

@@ -45,6 +45,10 @@ static void usage(FILE *f)
 		"  --target-device SPEC  compile for the device SPEC (\"sim\", a node, or\n"
 		"                        \"auto\"), as its DEVICE_INFO reports it\n"
 		"  --plan-budget-ms N    memory planner time budget\n"
+		"  --plugin PATH         load an operator plugin (repeatable; also every\n"
+		"                        *.so of the directories in $NPUC_PLUGIN_PATH)\n"
+		"  --no-host-engine      refuse nodes that only a host kernel runs\n"
+		"                        (default: place them on the host engine)\n"
 		"  --report              print the compile report\n"
 		"  --report-json FILE    write the report as JSON\n"
 		"  --list-ops            the ONNX operators npuc imports\n"
@@ -109,7 +113,7 @@ int main(int argc, char **argv)
 	       O_CACHE, O_NOCACHE, O_CACHEDIR, O_STREAMS, O_BUDGET, O_REPORT,
 	       O_JSON, O_TARGET, O_TARGET_DEV, O_MODEL, O_ATC_OUTPUT,
 	       O_FRAMEWORK, O_SOC, O_LOG, O_LIST_OPS, O_LIST_PASSES,
-	       O_VERSION, O_AIPP };
+	       O_VERSION, O_AIPP, O_PLUGIN, O_NO_HOST };
 	static const struct option longopts[] = {
 		{ "input-shape", required_argument, NULL, O_SHAPE },
 		{ "dynamic-batch", required_argument, NULL, O_BATCH },
@@ -141,12 +145,15 @@ int main(int argc, char **argv)
 		{ "report-json", required_argument, NULL, O_JSON },
 		{ "target", required_argument, NULL, O_TARGET },
 		{ "target-device", required_argument, NULL, O_TARGET_DEV },
+		{ "plugin", required_argument, NULL, O_PLUGIN },
+		{ "no-host-engine", no_argument, NULL, O_NO_HOST },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct npuc_compile_options o;
 	const char *out = NULL, *json = NULL, *target_dev = NULL;
 	const char *model = NULL;
+	static char plugins[8192];
 	char atc_out[4096];
 	bool report = false, log_report = false;
 	npuc_result *res = NULL;
@@ -288,6 +295,20 @@ int main(int argc, char **argv)
 			o.insert_op_conf = text;
 			break;
 		}
+		case O_PLUGIN: {
+			size_t have = strlen(plugins);
+
+			if (have + strlen(optarg) + 2 > sizeof(plugins)) {
+				fprintf(stderr, "npuc: too many plugins\n");
+				return 2;
+			}
+			if (have)
+				plugins[have++] = ':';
+			strcpy(plugins + have, optarg);
+			o.plugins = plugins;
+			break;
+		}
+		case O_NO_HOST: o.no_host_engine = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
