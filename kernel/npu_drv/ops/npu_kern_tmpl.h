@@ -193,3 +193,57 @@ static void name(float *acc, const float *x, u64 xs, const float *w,	\
 		}							\
 	}								\
 }
+
+/*
+ * npu_kern.h's dq8_row and dq4_row: plain loops the level's flags
+ * vectorise (an exact int -> float conversion and one multiply).
+ */
+#define NPU_KERN_DQ(pfx)						\
+static void pfx##_dq8_row(float *y, const s8 *w, const float *s, u32 n) \
+{									\
+	u32 i;								\
+									\
+	for (i = 0; i < n; i++)						\
+		y[i] = (float)w[i] * s[i];				\
+}									\
+static void pfx##_dq4_row(float *y, const u8 *w, const float *s, u32 n) \
+{									\
+	u32 i;								\
+									\
+	for (i = 0; i < n / 2; i++) {					\
+		s32 lo = (s32)(w[i] & 15) - ((w[i] & 8) << 1);		\
+		s32 hi = (s32)(w[i] >> 4) - ((w[i] & 128) >> 3);	\
+									\
+		y[2 * i] = (float)lo * s[2 * i];			\
+		y[2 * i + 1] = (float)hi * s[2 * i + 1];		\
+	}								\
+}
+
+/* npu_kern.h's f16_row without F16C: the portable conversion */
+#define NPU_KERN_F16_ROW(name)						\
+static void name(float *y, const u16 *h, u32 n)				\
+{									\
+	u32 i;								\
+									\
+	for (i = 0; i < n; i++)						\
+		y[i] = npu_f16_to_f32(h[i]);				\
+}
+
+/* npu_kern.h's f16_row with F16C (vcvtph2ps, 8 lanes; exact) */
+#define NPU_KERN_F16C_ROW(name)						\
+static void name(float *y, const u16 *h, u32 n)				\
+{									\
+	typedef short hv8 __attribute__((__vector_size__(16)));		\
+	typedef float fv8 __attribute__((__vector_size__(32)));		\
+	hv8 hv;								\
+	fv8 fv;								\
+	u32 i;								\
+									\
+	for (i = 0; i + 8 <= n; i += 8) {				\
+		__builtin_memcpy(&hv, h + i, sizeof(hv));		\
+		fv = __builtin_ia32_vcvtph2ps256(hv);			\
+		__builtin_memcpy(y + i, &fv, sizeof(fv));		\
+	}								\
+	for (; i < n; i++)						\
+		y[i] = npu_f16_to_f32(h[i]);				\
+}

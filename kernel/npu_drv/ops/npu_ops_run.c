@@ -26,6 +26,7 @@ static const npu_run_fn npu_run_table[DRM_NPU_OP_COUNT] = {
 	[DRM_NPU_OP_QUANTIZE] = npu_run_quantize,
 	[DRM_NPU_OP_DEQUANTIZE] = npu_run_dequantize,
 	[DRM_NPU_OP_ATTENTION] = npu_run_attention,
+	[DRM_NPU_OP_MATMUL_WQ] = npu_run_matmul_wq,
 };
 
 int npu_op_run(const struct npu_op_args *args, u64 begin, u64 end)

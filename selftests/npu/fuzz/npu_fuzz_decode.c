@@ -307,6 +307,39 @@ static void t_matmul(struct rd *r, struct drm_npu_task *t)
 	     batch + 2, so);
 }
 
+/* MATMUL_WQ: a [.., M, K] F32/F16, w I8/I4 [K, N], s [G, N], [bias]. */
+static void t_matmul_wq(struct rd *r, struct drm_npu_task *t)
+{
+	struct drm_npu_matmul_wq_params *p = &t->params.matmul_wq;
+	uint32_t batch = small(r, 3), k = dim(r), n = dim(r), gs, g, bias;
+	uint32_t sa[DRM_NPU_MAX_RANK], so[DRM_NPU_MAX_RANK], sw[2], ss[2];
+	uint8_t adt = DTYPE(r, dt_float), i;
+
+	t->opcode = DRM_NPU_OP_MATMUL_WQ;
+	p->flags = r8(r) & DRM_NPU_MATMUL_HAS_BIAS;
+	bias = !!p->flags;
+	gs = r8(r) & 1 ? dim(r) : 32u << small(r, 3);
+	p->group_size = gs;
+	g = gs ? (uint32_t)(((uint64_t)k + gs - 1) / gs) : 0;
+	act_params(r, &p->act, 0);
+	for (i = 0; i <= batch; i++)
+		sa[i] = so[i] = dim(r);
+	sa[batch + 1] = k;
+	so[batch + 1] = n;
+	sw[0] = k;
+	sw[1] = n;
+	ss[0] = g;
+	ss[1] = n;
+	t->num_operands = 4 + bias;
+	opnd(r, &t->operands[0], 0, adt, batch + 2, sa);
+	opnd(r, &t->operands[1], 1, r8(r) & 1 ? DRM_NPU_DTYPE_I4 :
+	     DRM_NPU_DTYPE_I8, 2, sw);
+	opnd(r, &t->operands[2], 2, DRM_NPU_DTYPE_F32, 2, ss);
+	if (bias)
+		opnd(r, &t->operands[3], 3, DRM_NPU_DTYPE_F32, 1, &n);
+	opnd(r, &t->operands[3 + bias], 3 + bias, adt, batch + 2, so);
+}
+
 static void t_conv2d(struct rd *r, struct drm_npu_task *t)
 {
 	struct drm_npu_conv2d_params *p = &t->params.conv2d;
@@ -685,7 +718,10 @@ void npu_fuzz_decode(const uint8_t *data, size_t size,
 	p->num_tasks = 1 + r8(&r) % NPU_FUZZ_MAX_TASKS;
 	for (i = 0; i < p->num_tasks; i++) {
 		struct drm_npu_task *t = &p->tasks[i];
-		uint8_t op = r8(&r) % (DRM_NPU_OP_ATTENTION + 1);
+		uint8_t b = r8(&r);
+		/* bytes below 0xf8 keep their meaning for the old corpus */
+		uint8_t op = b >= 0xf8 ? DRM_NPU_OP_MATMUL_WQ :
+			     b % (DRM_NPU_OP_ATTENTION + 1);
 
 		switch (op) {
 		case DRM_NPU_OP_NOP:
@@ -737,6 +773,9 @@ void npu_fuzz_decode(const uint8_t *data, size_t size,
 		case DRM_NPU_OP_DEQUANTIZE:
 			t_quant(&r, t, op == DRM_NPU_OP_QUANTIZE);
 			break;
+		case DRM_NPU_OP_MATMUL_WQ:
+			t_matmul_wq(&r, t);
+			break;
 		default:
 			t_attention(&r, t);
 			break;
@@ -752,6 +791,7 @@ static const char *const op_names[DRM_NPU_OP_COUNT] = {
 	"SOFTMAX", "REDUCE", "LAYERNORM", "BATCHNORM", "GATHER", "WHERE",
 	"PAD", "RESIZE", "TRANSDATA", "QUANTIZE", "DEQUANTIZE", "ATTENTION",
 	"SEM_SIGNAL", "SEM_WAIT",
+	[DRM_NPU_OP_MATMUL_WQ] = "MATMUL_WQ",
 };
 
 void npu_fuzz_describe(const struct npu_fuzz_prog *p, char *out, size_t len)
