@@ -40,6 +40,8 @@ struct npuc_options {
 	const struct npuc_target *target_desc;	/* wins over @target */
 	unsigned int plan_budget_ms;	/* 0: by -O level */
 	int64_t symbol_default;		/* > 0: symbols no gear binds */
+	const char *precision;		/* --precision, NULL: keep dtypes */
+	const char *keep_dtype;		/* --keep-dtype list, or NULL */
 };
 
 struct npuc_variant_report {

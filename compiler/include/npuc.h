@@ -50,6 +50,11 @@ extern "C" {
  *                 nor a gear fixes take this value, in one gear named
  *                 after them ("batch=1,seq=1"); 0: they are an error
  *                 (fields past an older caller's @size keep 0)
+ * @precision: "must_keep_origin_dtype" (NULL: the default),
+ *             "allow_mix_precision" or "force_fp16" (ATC's precision_mode,
+ *             Documentation/quantization.rst)
+ * @keep_dtype: "OpType,node_name,..." kept in their dtype under
+ *              force_fp16, or NULL
  */
 struct npuc_compile_options {
 	size_t size;
@@ -68,6 +73,8 @@ struct npuc_compile_options {
 	FILE *dump_file;
 	const char *target_device;
 	int64_t symbol_default;
+	const char *precision;
+	const char *keep_dtype;
 };
 
 /* Defaults: -O2, the cache on, the default target. */

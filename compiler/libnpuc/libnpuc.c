@@ -86,6 +86,8 @@ static int to_driver(const struct npuc_compile_options *in,
 	o->dump_ir_after = d.dump_ir_after;
 	o->dump_file = d.dump_file;
 	o->symbol_default = d.symbol_default;
+	o->precision = d.precision;
+	o->keep_dtype = d.keep_dtype;
 	if (d.target_device) {
 		if (d.target) {
 			snprintf(err, errlen, "a target profile and a target "

@@ -1231,6 +1231,22 @@ static int infer_attention(struct ir_graph *g, struct ir_node *n)
 	return 0;
 }
 
+/*
+ * npu.MatMulWQ (pass_weight_only()): a [.., M, K], w, scales, [bias];
+ * out [.., M, N] in a's dtype, N from the "n" attribute (packed int4
+ * weights have ceil(N / 2) byte columns).
+ */
+static int infer_matmul_wq(struct ir_graph *g, struct ir_node *n)
+{
+	struct ir_shape o = *in_shape(n, 0);
+
+	if (o.rank < 1)
+		return node_err(g, n, "a needs rank >= 1");
+	o.dim[o.rank - 1] = ir_attr_int(n, "n", 0);
+	set_out(n, 0, n->inputs[0]->dtype, &o);
+	return 0;
+}
+
 static int infer_quant(struct ir_graph *g, struct ir_node *n)
 {
 	enum ir_dtype dt = IR_F32;
@@ -1301,6 +1317,7 @@ static int infer_dispatch(struct ir_graph *g, struct ir_node *n)
 	case IR_OP_PAD: return infer_pad(g, n);
 	case IR_OP_RESIZE: return infer_resize(g, n);
 	case IR_OP_ATTENTION: return infer_attention(g, n);
+	case IR_OP_MATMUL_WQ: return infer_matmul_wq(g, n);
 	case IR_OP_QUANTIZE_LINEAR: case IR_OP_DEQUANTIZE_LINEAR:
 		return infer_quant(g, n);
 	default:
@@ -1329,6 +1346,7 @@ static int min_inputs(enum ir_op op)
 	case IR_OP_QUANTIZE_LINEAR: case IR_OP_DEQUANTIZE_LINEAR:
 		return 2;
 	case IR_OP_WHERE: case IR_OP_RANGE: case IR_OP_ATTENTION:
+	case IR_OP_MATMUL_WQ:
 		return 3;
 	case IR_OP_BATCH_NORM: return 5;
 	case IR_OP_LAYER_NORM: return 2;
