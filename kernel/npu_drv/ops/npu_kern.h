@@ -103,6 +103,12 @@ struct npu_kern {
 	void (*f16_row)(float *y, const u16 *h, u32 n);
 	void (*dq8_row)(float *y, const s8 *w, const float *s, u32 n);
 	void (*dq4_row)(float *y, const u8 *w, const float *s, u32 n);
+	/*
+	 * y[i] = a * x[i] + y[i] rounded as the level's tiles round one
+	 * term (once with FMA, twice at the baseline): a row of products
+	 * with the bits of the tile kernels' sums.
+	 */
+	void (*fma_row)(float *y, const float *x, float a, u32 n);
 };
 
 /* Largest shapes of any level, for the callers' scratch tiles. */

@@ -43,6 +43,7 @@ NPU_KERN_TILE_S(avx2_cw16, 2, 4, 16)
 NPU_KERN_DW16(avx2_dw16)
 NPU_KERN_AXPY(avx2_axpy)
 NPU_KERN_DQ(avx2)
+NPU_KERN_FMA_ROW(avx2_fma_row)
 NPU_KERN_F16C_ROW(avx2_f16_row)
 
 typedef double avx2_gd __attribute__((__vector_size__(4 * sizeof(u64))));
@@ -67,6 +68,7 @@ const struct npu_kern npu_kern_avx2 = {
 	.f16_row = avx2_f16_row,
 	.dq8_row = avx2_dq8_row,
 	.dq4_row = avx2_dq4_row,
+	.fma_row = avx2_fma_row,
 };
 
 #ifdef __clang__

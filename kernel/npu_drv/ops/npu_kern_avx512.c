@@ -45,6 +45,7 @@ NPU_KERN_TILE_S(avx512_cw16, 6, 4, 16)
 NPU_KERN_DW16(avx512_dw16)
 NPU_KERN_AXPY(avx512_axpy)
 NPU_KERN_DQ(avx512)
+NPU_KERN_FMA_ROW(avx512_fma_row)
 NPU_KERN_F16C_ROW(avx512_f16_row)
 
 typedef double avx512_gd __attribute__((__vector_size__(8 * sizeof(u64))));
@@ -69,6 +70,7 @@ const struct npu_kern npu_kern_avx512 = {
 	.f16_row = avx512_f16_row,
 	.dq8_row = avx512_dq8_row,
 	.dq4_row = avx512_dq4_row,
+	.fma_row = avx512_fma_row,
 };
 
 #ifdef __clang__

@@ -86,12 +86,13 @@ static s32 wq_ld(const struct wq_ctx *c, const void *w, u64 e)
 
 /*
  * panel[q][j] = w[k0 + q, n0 + j] * s[(k0 + q) / gs, n0 + j] for q < kk,
- * j < nc; 0 for the columns nc..nr-1 of a last, narrow tile.
+ * j < nc, rows @nr floats apart; 0 for the columns nc..nr-1 of a last,
+ * narrow tile.
  */
 static void wq_panel(const struct wq_ctx *c, const void *w, const float *s,
-		     u64 k0, u32 kk, u64 n0, u32 nc, float *panel)
+		     u64 k0, u32 kk, u64 n0, u32 nc, float *panel, u32 nr)
 {
-	u32 nr = c->k->mm_nr, q, j;
+	u32 q, j;
 
 	for (q = 0; q < kk; q++) {
 		u64 k = k0 + q, e = k * c->wsk + n0 * c->wsn;
@@ -167,11 +168,58 @@ static noinline void wq_block(const struct wq_ctx *c,
 	for (k0 = 0; k0 < c->kdim; k0 += kk) {
 		kk = c->kdim - k0 < c->kb ? (u32)(c->kdim - k0) : c->kb;
 		wq_panel(c, args->data[1], args->data[2], k0, kk, n0, nc,
-			 panel);
+			 panel, c->k->mm_nr);
 		wq_pack_a(c, args->data[0], aoff, rows, k0, kk, apk);
 		t.n[3] = kk;
 		t.accum = k0 != 0;
 		c->k->mm(&t);
+	}
+}
+
+/*
+ * Units of at most WQ_GEMV_ROWS rows (decoding: M = 1 to a few): whole
+ * rows of the dequantized w, WQ_ROW floats wide, multiply-added into
+ * per-row accumulators (fma_row: the tiles' rounding, k in order), so
+ * the bits are the tile path's while each weight is dequantized once per
+ * unit in long vectorised rows.
+ */
+#define WQ_GEMV_ROWS	4
+#define WQ_ROW		128
+
+static noinline void wq_gemv(const struct wq_ctx *c,
+			     const struct npu_op_args *args, const u64 *aoff,
+			     const u64 *ooff, u32 rows, u64 n0, u64 n1)
+{
+	float acc[WQ_ROW], y[WQ_ROW];
+	const float *bias = c->bias ? args->data[3] : NULL;
+	void *out = args->data[c->bias ? 4 : 3];
+	const void *a = args->data[0];
+	u32 cw = (WQ_ROW / rows) & ~15u, nc, r, j;
+	u64 j0, k;
+
+	for (j0 = n0; j0 < n1; j0 += cw) {
+		nc = n1 - j0 < cw ? (u32)(n1 - j0) : cw;
+		memset(acc, 0, sizeof(acc));
+		for (k = 0; k < c->kdim; k++) {
+			wq_panel(c, args->data[1], args->data[2], k, 1, j0, nc,
+				 y, nc);
+			for (r = 0; r < rows; r++)
+				c->k->fma_row(acc + r * cw, y,
+					      npu_ld_f(c->a->dtype, a,
+						       aoff[r] + k * c->sak),
+					      nc);
+		}
+		for (r = 0; r < rows; r++) {
+			float *row = acc + r * cw;
+
+			for (j = 0; j < nc; j++)
+				if (bias)
+					row[j] += bias[(j0 + j) * c->bsn];
+			npu_act_row(&c->act, row, nc);
+			for (j = 0; j < nc; j++)
+				npu_st_f(c->out->dtype, out,
+					 ooff[r] + (j0 + j) * c->osn, row[j]);
+		}
 	}
 }
 
@@ -194,6 +242,10 @@ static void wq_unit(const struct wq_ctx *c, const struct npu_op_args *args,
 		npu_unravel(i0 + i, c->out->shape, c->r - 1, coord);
 		aoff[i] = npu_offset32(coord, c->a->strides, c->r - 1);
 		ooff[i] = npu_offset32(coord, c->out->strides, c->r - 1);
+	}
+	if (mr <= WQ_GEMV_ROWS) {
+		wq_gemv(c, args, aoff, ooff, mr, n0, n1);
+		return;
 	}
 	for (j0 = n0; j0 < n1; j0 += nr) {
 		nc = n1 - j0 < nr ? (u32)(n1 - j0) : nr;

@@ -158,6 +158,53 @@ static void correctness(void)
 		one(&cases[i]);
 }
 
+/*
+ * Units of up to 4 rows take the row-at-a-time path, bigger ones the
+ * tiles: a row's bits must not depend on which (the sums are the same
+ * terms, rounded alike, in the same order).
+ */
+static void gemv_vs_tiles(void)
+{
+	enum { M = 9, K = 200, N = 70 };
+	static float a[M * K], s[(K + 31) / 32 * N], y9[M * N], y1[N];
+	static u8 w[K * N];
+	u32 ash[2] = { M, K }, a1[2] = { 1, K }, wsh[2] = { K, N };
+	u32 ssh[2] = { (K + 31) / 32, N }, o9[2] = { M, N }, o1[2] = { 1, N };
+	void *data[4];
+	u32 isa, bits, i;
+	int same = 1;
+
+	tl_fill(a, M * K, -1, 1);
+	tl_fill(s, (K + 31) / 32 * N, 0.01f, 0.1f);
+	for (i = 0; i < sizeof(w); i++)
+		w[i] = (u8)tl_rand();
+	for (bits = 4; bits <= 8; bits += 4)
+		for (isa = NPU_ISA_BASELINE; isa <= NPU_ISA_AVX512; isa++) {
+			tl_isa = isa;
+			tl_task(&T, DRM_NPU_OP_MATMUL_WQ, 4);
+			op(1, bits == 4 ? I4 : I8, 2, wsh, NULL);
+			op(2, F32, 2, ssh, NULL);
+			T.params.matmul_wq.group_size = 32;
+			data[0] = a;
+			data[1] = w;
+			data[2] = s;
+			op(0, F32, 2, ash, NULL);
+			op(3, F32, 2, o9, NULL);
+			data[3] = y9;
+			if (tl_run(&T, data))
+				same = 0;
+			op(0, F32, 2, a1, NULL);
+			op(3, F32, 2, o1, NULL);
+			data[0] = a + 8 * K;
+			data[3] = y1;
+			if (tl_run(&T, data) || memcmp(y1, y9 + 8 * N, sizeof(y1)))
+				same = 0;
+		}
+	tl_isa = 0;
+	tap_ok(same, "one-row units (row path) = row 8 of a 9-row unit "
+	       "(tiles), bit for bit, w4 and w8 at every level");
+}
+
 /* The validator's rules for I4 and MATMUL_WQ. */
 static void rules(void)
 {
@@ -234,6 +281,7 @@ int main(void)
 {
 	tl_seed(13);
 	correctness();
+	gemv_vs_tiles();
 	rules();
 	return tap_done();
 }
