@@ -1105,6 +1105,9 @@ static const char *unsupported_dtype(enum ir_op op, enum ir_dtype dt)
 		       dt == IR_U8 ? NULL : "f32, f16, i8 and u8";
 	case IR_OP_AVERAGE_POOL: case IR_OP_GLOBAL_AVERAGE_POOL:
 		return dt == IR_F32 || dt == IR_F16 ? NULL : "f32 and f16";
+	case IR_OP_MATMUL: case IR_OP_GEMM:
+		/* MATMUL: every operand F32, or every one F16 */
+		return dt == IR_F32 || dt == IR_F16 ? NULL : "f32 and f16";
 	default:
 		return f32_only(op) && dt != IR_F32 ? "f32 only" : NULL;
 	}

@@ -4,9 +4,9 @@
  * precision_mode), Documentation/quantization.rst.
  *
  * The device stores F16 activations and runs the elementwise ops,
- * pooling, data movement and the weight-only product (MATMUL_WQ) on
- * them, with f32 arithmetic inside each kernel; CONV2D, MATMUL, the
- * norms, softmax and the transcendental activations take F32 only. So
+ * pooling, data movement, MATMUL and the weight-only product (MATMUL_WQ)
+ * on them, with f32 arithmetic inside each kernel; CONV2D, the norms,
+ * softmax and the transcendental activations take F32 only. So
  * every node gets a storage dtype for its float outputs and a compute
  * dtype (the storage dtype where the device takes it, else F32), and
  * the pass converts at the node's edges: a constant input is converted

@@ -302,6 +302,19 @@ static int all_f32(struct chk *c)
 	return 0;
 }
 
+/* Every operand F32, or every one F16 (f16 storage, f32 arithmetic). */
+static int all_f32_or_f16(struct chk *c)
+{
+	u32 dt = npu_opnd(c->t, 0)->dtype, i;
+
+	if (dt != DRM_NPU_DTYPE_F16)
+		return all_f32(c);
+	for (i = 1; i < c->t->num_operands; i++)
+		if (npu_opnd(c->t, i)->dtype != dt)
+			return fail(c, i, "operands must all be F32 or all F16");
+	return 0;
+}
+
 /* Batch dims of @x (all but its last two) broadcast to @out's. */
 static int batch_bcasts(const struct drm_npu_operand *x,
 			const struct drm_npu_operand *out)
@@ -340,7 +353,7 @@ static int check_matmul(struct chk *c)
 		return fail(c, NONE_BAD, "MATMUL pad/unused params must be zero");
 	if (!bias && p->beta)
 		return fail(c, NONE_BAD, "beta without HAS_BIAS must be zero");
-	ret = all_f32(c) ? -EINVAL : check_act(c, &p->act, 1);
+	ret = all_f32_or_f16(c) ? -EINVAL : check_act(c, &p->act, 1);
 	if (ret)
 		return ret;
 	a = npu_opnd(c->t, 0);

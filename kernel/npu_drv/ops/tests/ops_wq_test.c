@@ -5,7 +5,8 @@
  * dequantization (w * s in f32, as ONNX DequantizeLinear computes it):
  * every ISA level, whole and in random chunks, F32 and F16 activations,
  * per-channel and per-group scales, packed int4 with odd N and strided
- * views, and the validator's rules for the new dtype and opcode.
+ * views, and the validator's rules for the new dtype and opcode. Also
+ * MATMUL on F16 operands (f16 storage, f32 sums).
  */
 #include <errno.h>
 #include <math.h>
@@ -205,6 +206,69 @@ static void gemv_vs_tiles(void)
 	       "(tiles), bit for bit, w4 and w8 at every level");
 }
 
+/* MATMUL with every operand F16: batched, transposed B, bias, relu. */
+static void matmul_f16(void)
+{
+	enum { B = 2, M = 21, K = 37, N = 19 };
+	static u16 a[B * M * K], b[N * K], bias[N], y[B * M * N], y2[B * M * N];
+	static u16 y0[B * M * N];
+	static double ref[B * M * N];
+	static float got[B * M * N];
+	u32 ash[3] = { B, M, K }, bsh[2] = { N, K }, bis[1] = { N };
+	u32 osh[3] = { B, M, N }, isa, i, j, k, bt;
+	void *data[4] = { a, b, bias, y };
+	double err;
+	int same = 1, ok = 1;
+
+	for (i = 0; i < B * M * K; i++)
+		a[i] = npu_f32_to_f16(tl_uniform(-1, 1));
+	for (i = 0; i < N * K; i++)
+		b[i] = npu_f32_to_f16(tl_uniform(-1, 1));
+	for (i = 0; i < N; i++)
+		bias[i] = npu_f32_to_f16(tl_uniform(-1, 1));
+	for (bt = 0; bt < B; bt++)
+		for (i = 0; i < M; i++)
+			for (j = 0; j < N; j++) {
+				double s = npu_f16_to_f32(bias[j]);
+
+				for (k = 0; k < K; k++)
+					s += (double)npu_f16_to_f32(
+						a[(bt * M + i) * K + k]) *
+					     npu_f16_to_f32(b[j * K + k]);
+				ref[(bt * M + i) * N + j] = s > 0 ? s : 0;
+			}
+	tl_task(&T, DRM_NPU_OP_MATMUL, 4);
+	op(0, F16, 3, ash, NULL);
+	op(1, F16, 2, bsh, NULL);
+	op(2, F16, 1, bis, NULL);
+	op(3, F16, 3, osh, NULL);
+	T.params.matmul.flags = DRM_NPU_MATMUL_TRANS_B |
+				DRM_NPU_MATMUL_HAS_BIAS;
+	T.params.matmul.alpha = tl_f2u(1.0f);
+	T.params.matmul.beta = tl_f2u(1.0f);
+	T.params.matmul.act.kind = DRM_NPU_ACT_RELU;
+	for (isa = NPU_ISA_BASELINE; isa <= NPU_ISA_AVX512; isa++) {
+		tl_isa = isa;
+		data[3] = y;
+		ok &= !tl_run(&T, data);
+		data[3] = y2;
+		ok &= !tl_run_chunked(&T, data);
+		same &= !memcmp(y, y2, sizeof(y));
+		if (isa == NPU_ISA_BASELINE)
+			memcpy(y0, y, sizeof(y));
+		same &= !memcmp(y, y0, sizeof(y));
+	}
+	tl_isa = 0;
+	for (i = 0; i < B * M * N; i++)
+		got[i] = npu_f16_to_f32(y[i]);
+	err = tl_max_rel(got, ref, B * M * N, tl_rms(ref, B * M * N));
+	tap_ok(ok && same && err < 1.0 / 1024,
+	       "MATMUL F16 (batched, transB, bias, relu): rel err %.2g, "
+	       "chunked = whole, the same bits at every level", err);
+	op(2, F32, 1, bis, NULL);
+	tap_ok(check() == -EINVAL, "MATMUL mixing F16 and F32: refused");
+}
+
 /* The validator's rules for I4 and MATMUL_WQ. */
 static void rules(void)
 {
@@ -282,6 +346,7 @@ int main(void)
 	tl_seed(13);
 	correctness();
 	gemv_vs_tiles();
+	matmul_f16();
 	rules();
 	return tap_done();
 }
