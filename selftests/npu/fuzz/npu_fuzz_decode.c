@@ -282,9 +282,12 @@ static void t_matmul(struct rd *r, struct drm_npu_task *t)
 	uint32_t batch = small(r, 3), m = dim(r), k = dim(r), n = dim(r);
 	uint32_t sa[DRM_NPU_MAX_RANK], sb[DRM_NPU_MAX_RANK];
 	uint32_t so[DRM_NPU_MAX_RANK], bias, i;
+	uint8_t fb = r8(r);
+	/* bit 3 of the flags byte: every operand F16 */
+	uint8_t dt = fb & 8 ? DRM_NPU_DTYPE_F16 : DRM_NPU_DTYPE_F32;
 
 	t->opcode = DRM_NPU_OP_MATMUL;
-	p->flags = r8(r) & 7;
+	p->flags = fb & 7;
 	p->alpha = F32_ONE;
 	bias = !!(p->flags & DRM_NPU_MATMUL_HAS_BIAS);
 	if (bias)
@@ -299,12 +302,11 @@ static void t_matmul(struct rd *r, struct drm_npu_task *t)
 	so[batch] = m;
 	so[batch + 1] = n;
 	t->num_operands = 3 + bias;
-	opnd(r, &t->operands[0], 0, DRM_NPU_DTYPE_F32, batch + 2, sa);
-	opnd(r, &t->operands[1], 1, DRM_NPU_DTYPE_F32, batch + 2, sb);
+	opnd(r, &t->operands[0], 0, dt, batch + 2, sa);
+	opnd(r, &t->operands[1], 1, dt, batch + 2, sb);
 	if (bias)
-		opnd(r, &t->operands[2], 2, DRM_NPU_DTYPE_F32, 1, &n);
-	opnd(r, &t->operands[2 + bias], 2 + bias, DRM_NPU_DTYPE_F32,
-	     batch + 2, so);
+		opnd(r, &t->operands[2], 2, dt, 1, &n);
+	opnd(r, &t->operands[2 + bias], 2 + bias, dt, batch + 2, so);
 }
 
 /* MATMUL_WQ: a [.., M, K] F32/F16, w I8/I4 [K, N], s [G, N], [bias]. */
