@@ -279,10 +279,8 @@ static void name(float *y, const u16 *h, u32 n)				\
 #define NPU_KERN_F16C_ROW(name)						\
 static void name(float *y, const u16 *h, u32 n)				\
 {									\
-	typedef short hv8 __attribute__((__vector_size__(16)));		\
-	typedef float fv8 __attribute__((__vector_size__(32)));		\
-	hv8 hv;								\
-	fv8 fv;								\
+	short hv __attribute__((__vector_size__(16)));			\
+	float fv __attribute__((__vector_size__(32)));			\
 	u32 i;								\
 									\
 	for (i = 0; i + 8 <= n; i += 8) {				\
