@@ -9,6 +9,9 @@
  * pooling node switch their activations to NC1HWC0; a TransData node
  * converts at each boundary (one per tensor, shared by its consumers), and
  * TransData pairs that undo each other are cancelled. Weights stay OIHW.
+ * F16 activations take part with C0 = 16 like F32 ones, and so do the
+ * f16 <-> f32 Casts of the precision pass (a COPY between two NC1HWC0
+ * views of the same C0), so an f16 model's conversions stay in the chain.
  */
 #include <stdlib.h>
 
@@ -16,7 +19,8 @@
 
 static bool act_4d(const struct ir_tensor *t)
 {
-	return t && !t->data && t->dtype == IR_F32 && t->shape.rank == 4 &&
+	return t && !t->data && (t->dtype == IR_F32 || t->dtype == IR_F16) &&
+	       t->shape.rank == 4 &&
 	       ir_shape_is_static(&t->shape) &&
 	       (t->layout == IR_LAYOUT_ND || t->layout == IR_LAYOUT_NCHW ||
 		t->layout == IR_LAYOUT_NC1HWC0);
@@ -48,6 +52,7 @@ static bool friendly(const struct ir_node *n)
 	case IR_OP_ACTIVATION: case IR_OP_GELU:
 	case IR_OP_ADD: case IR_OP_MUL: case IR_OP_SUB: case IR_OP_MAX:
 	case IR_OP_MIN:
+	case IR_OP_CAST:	/* f16 <-> f32 only: act_4d() below */
 		break;
 	default:
 		return false;
