@@ -5,7 +5,7 @@
 # the runtime API (npurt(3)). `make man` builds them into $(BUILD)/man/;
 # `make install` installs them with the documentation pages.
 
-MAN1_PAGES	:= npuc npu-run npu-om npu-smi npu-plan
+MAN1_PAGES	:= npuc npu-run npu-om npu-smi npu-plan npu-quant
 MAN3_PAGES	:= npurt
 MAN_PAGES	:= $(MAN1_PAGES:%=$(BUILD)/man/%.1) $(MAN3_PAGES:%=$(BUILD)/man/%.3)
 

@@ -136,6 +136,9 @@ struct ir_shape {
 	X(GELU, "npu.Gelu")						\
 	X(ATTENTION, "npu.Attention")					\
 	X(TRANSDATA, "npu.TransData")					\
+	/* int8 ops made by qdq-fuse (Documentation/quantization.rst) */\
+	X(QCONV, "npu.QConv") X(QMATMUL, "npu.QMatMul")		\
+	X(QADD, "npu.QAdd")		\
 	X(MATMUL_WQ, "npu.MatMulWQ")
 
 enum ir_op {

@@ -212,6 +212,10 @@ int pass_weight_only(struct ir_graph *g, struct pass_stats *st)
 		if ((a->dtype != IR_F32 && a->dtype != IR_F16) ||
 		    a->shape.rank < 2 || !ir_shape_is_static(&a->shape))
 			continue;
+		/* quantized activations: an int8 QDQ product (qdq-fuse's) */
+		if (a->producer &&
+		    a->producer->op == IR_OP_DEQUANTIZE_LINEAR)
+			continue;
 		if (mm->op == IR_OP_GEMM) {
 			if (ir_attr_int(mm, "transA", 0) ||
 			    ir_attr_float(mm, "alpha", 1.0f) != 1.0f ||

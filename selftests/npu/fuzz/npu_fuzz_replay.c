@@ -134,21 +134,22 @@ static int write_seeds(const char *dir)
 		"nop", "copy", "binary", "unary", "matmul", "conv2d", "pool2d",
 		"softmax", "reduce", "layernorm", "batchnorm", "gather",
 		"where", "pad", "resize", "transdata", "quantize",
-		"dequantize", "attention", "matmul_wq",
-	};
-	/* the op byte of each template (MATMUL_WQ: any byte >= 0xf8) */
-	static const uint8_t op_byte[] = {
-		0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17,
-		18, 0xf8,
+		"dequantize", "attention", "sem_signal", "sem_wait",
+		"qconv2d", "qmatmul", "qadd",
+		[DRM_NPU_OP_MATMUL_WQ] = "matmul_wq",
 	};
 	struct npu_fuzz_prog p;
 	uint8_t in[64];
 	char path[4096], why[256];
 	uint32_t op, tries, i, total = 0;
 
-	for (op = 0; op < sizeof(op_byte); op++) {
+	for (op = 0; op <= DRM_NPU_OP_MATMUL_WQ; op++) {
 		uint32_t ran = 0, refused = 0;
 
+		/* SEM_* decode as ATTENTION: no seeds of their own */
+		if (op == DRM_NPU_OP_SEM_SIGNAL || op == DRM_NPU_OP_SEM_WAIT ||
+		    !names[op])
+			continue;
 		for (tries = 0; tries < 4000 && (ran < 3 || refused < 2);
 		     tries++) {
 			/* small choices only (< 150), or anything (refused) */
@@ -157,7 +158,10 @@ static int write_seeds(const char *dir)
 			FILE *f;
 
 			in[0] = 0;	/* one task */
-			in[1] = op_byte[op];
+			/* the int8 opcodes decode from bytes 247.., WQ 255 */
+			in[1] = (uint8_t)(op == DRM_NPU_OP_MATMUL_WQ ? 255 :
+					  op >= DRM_NPU_OP_QCONV2D ?
+					  247 + op - DRM_NPU_OP_QCONV2D : op);
 			for (i = 2; i < sizeof(in); i++)
 				in[i] = seed_byte(wild ? 256 : 150);
 			npu_fuzz_decode(in, sizeof(in), &p);
