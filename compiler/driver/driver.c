@@ -170,6 +170,8 @@ static void hash_options(struct cache_hasher *h, const struct npuc_options *o)
 		cache_hash_str(h, p->desc->name);
 		cache_hash_str(h, p->digest);
 	}
+	cache_hash_str(h, o->precision);
+	cache_hash_str(h, o->keep_dtype);
 	{
 		/* The target decides streams and semaphores: part of the key. */
 		struct npuc_target t;
@@ -534,6 +536,36 @@ static void level_defaults(const struct npuc_options *o,
 	lo->planners = o->opt_level == 0 ? MP_PLANNER_BIT(MP_GREEDY_SIZE) : 0;
 }
 
+/* --precision and --keep-dtype onto the graph (pass_precision()). */
+static int set_precision(struct ir_graph *g, const struct npuc_options *o,
+			 char *err, size_t errlen)
+{
+	const char *p = o->precision;
+
+	if (!p || !strcmp(p, "must_keep_origin_dtype"))
+		g->precision = IR_PREC_KEEP;
+	else if (!strcmp(p, "allow_mix_precision"))
+		g->precision = IR_PREC_MIX;
+	else if (!strcmp(p, "force_fp16"))
+		g->precision = IR_PREC_FP16;
+	else {
+		snprintf(err, errlen, "--precision %s: use "
+			 "must_keep_origin_dtype, allow_mix_precision or "
+			 "force_fp16", p);
+		return -EINVAL;
+	}
+	free(g->keep_dtype);
+	g->keep_dtype = NULL;
+	if (o->keep_dtype) {
+		g->keep_dtype = strdup(o->keep_dtype);
+		if (!g->keep_dtype) {
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
 /* Bind a gear's dims, infer shapes, run the passes: a graph to lower. */
 static int prepare_gear(struct ir_graph *src, const struct gear *gear,
 			bool in_place, const struct npuc_options *o,
@@ -553,6 +585,13 @@ static int prepare_gear(struct ir_graph *src, const struct gear *gear,
 	for (int k = 0; k < gear->num && !ret; k++)
 		ret = ir_graph_bind_sym(g, src->syms[gear->sym[k]],
 					gear->value[k]);
+	if (!ret)
+		ret = set_precision(g, o, err, errlen);
+	if (ret) {
+		if (!in_place)
+			ir_graph_free(g);
+		return ret;
+	}
 	if (!ret)
 		ret = shape_infer(g);
 	if (ret) {

@@ -43,6 +43,8 @@ struct npuc_options {
 	const char *aipp_conf;		/* AIPP config text, or NULL */
 	const char *plugins;		/* "a.so:b.so" to load, or NULL */
 	bool no_host_engine;		/* plugin host kernels refused */
+	const char *precision;		/* --precision, NULL: keep dtypes */
+	const char *keep_dtype;		/* --keep-dtype list, or NULL */
 };
 
 #define NPUC_MAX_PLUGIN_NODES	32

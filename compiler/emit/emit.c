@@ -679,6 +679,56 @@ static int emit_matmul(struct ectx *e)
 	return err;
 }
 
+/*
+ * npu.MatMulWQ -> MATMUL_WQ: w is I8 [K, N], or int4 stored as U8
+ * [K, ceil(N / 2)] bytes (two values a byte, low nibble first, each row
+ * starting on a byte) that the task views as I4 [K, N] with a row stride
+ * of 2 * ceil(N / 2) nibbles.
+ */
+static int emit_matmul_wq(struct ectx *e)
+{
+	const struct ir_node *n = e->n;
+	const struct ir_tensor *a = in(e, 0), *w = in(e, 1), *s = in(e, 2);
+	const struct ir_tensor *c = in(e, 3);
+	struct drm_npu_task *t = new_task(e, DRM_NPU_OP_MATMUL_WQ);
+	int64_t bits = ir_attr_int(n, "bits", 8);
+	int64_t nn = ir_attr_int(n, "n", 0), gs = ir_attr_int(n, "group_size", 0);
+	struct drm_npu_operand *wo;
+	int err, k = 0;
+
+	if (!t)
+		return -ENOMEM;
+	if (gs < 1 || gs > UINT32_MAX || w->shape.rank != 2 ||
+	    (bits != 4 && bits != 8))
+		return eerr(e, -EINVAL, "malformed weight-only product");
+	t->params.matmul_wq.group_size = (uint32_t)gs;
+	set_act(&t->params.matmul_wq.act, &n->act);
+	err = whole(e, a, &t->operands[k++]);
+	wo = &t->operands[k];
+	if (!err)
+		err = whole(e, w, &t->operands[k++]);
+	if (!err && bits == 4) {
+		if ((w->shape.dim[1] * 2 != nn && w->shape.dim[1] * 2 != nn + 1) ||
+		    nn > UINT32_MAX)
+			return eerr(e, -EINVAL, "int4 weights: %lld byte "
+				    "columns for N = %lld", (long long)
+				    w->shape.dim[1], (long long)nn);
+		wo->dtype = DRM_NPU_DTYPE_I4;
+		wo->shape[1] = (uint32_t)nn;
+		wo->strides[0] = (uint32_t)(w->shape.dim[1] * 2);
+	}
+	if (!err)
+		err = whole(e, s, &t->operands[k++]);
+	if (!err && c) {
+		t->params.matmul_wq.flags |= DRM_NPU_MATMUL_HAS_BIAS;
+		err = whole(e, c, &t->operands[k++]);
+	}
+	if (!err)
+		err = whole(e, out0(e), &t->operands[k++]);
+	t->num_operands = (uint8_t)k;
+	return err;
+}
+
 static int emit_pool(struct ectx *e)
 {
 	const struct ir_node *n = e->n;
@@ -1251,6 +1301,14 @@ static int emit_quant(struct ectx *e)
 	if (!sc || !sc->data || (zp && !zp->data))
 		return eerr(e, -ENOTSUP, "scale and zero point must be "
 			    "constants");
+	if (ir_attr_int(n, "output_dtype", 0))
+		return eerr(e, -ENOTSUP, "QuantizeLinear's output_dtype "
+			    "(opset 21) is not supported: give a zero point");
+	if (ir_attr_int(n, "block_size", 0))
+		return eerr(e, -ENOTSUP, "blocked DequantizeLinear "
+			    "(block_size) is supported only on the constant "
+			    "weights of a MatMul/Gemm (weight-only "
+			    "quantization)");
 	t = new_task(e, q ? DRM_NPU_OP_QUANTIZE : DRM_NPU_OP_DEQUANTIZE);
 	if (!t)
 		return -ENOMEM;
@@ -1450,9 +1508,17 @@ static const char *unsupported_dtype(enum ir_op op, enum ir_dtype dt)
 		       dt == IR_U8 ? NULL : "f32, f16, i8 and u8";
 	case IR_OP_AVERAGE_POOL: case IR_OP_GLOBAL_AVERAGE_POOL:
 		return dt == IR_F32 || dt == IR_F16 ? NULL : "f32 and f16";
+	case IR_OP_MATMUL: case IR_OP_GEMM:
+		/* MATMUL: every operand F32, or every one F16 */
+		return dt == IR_F32 || dt == IR_F16 ? NULL : "f32 and f16";
 	default:
 		return f32_only(op) && dt != IR_F32 ? "f32 only" : NULL;
 	}
+}
+
+bool emit_takes_dtype(enum ir_op op, enum ir_dtype dt)
+{
+	return !unsupported_dtype(op, dt);
 }
 
 const struct ir_tensor *emit_view_source(const struct ir_node *n)
@@ -1550,6 +1616,7 @@ int emit_node(struct ir_graph *g, const struct ir_node *n,
 	case IR_OP_ATANH:
 		err = emit_math(&e);
 		break;
+	case IR_OP_MATMUL_WQ: err = emit_matmul_wq(&e); break;
 	case IR_OP_TRANSDATA: err = emit_transdata(&e); break;
 	case IR_OP_QCONV: err = emit_qconv(&e); break;
 	case IR_OP_QMATMUL: err = emit_qmatmul(&e); break;

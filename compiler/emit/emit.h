@@ -91,6 +91,9 @@ const struct ir_tensor *emit_view_source(const struct ir_node *n);
 /* True for ops evaluated on the host only (Shape, ConstantOfShape, Range). */
 bool emit_is_host_op(enum ir_op op);
 
+/* Whether the device's kernel for @op takes @dt data (pass_precision()). */
+bool emit_takes_dtype(enum ir_op op, enum ir_dtype dt);
+
 /**
  * emit_host_eval() - evaluate a host-only op
  * @n: the node (Shape, ConstantOfShape, Range); inputs must be static

@@ -57,6 +57,11 @@ extern "C" {
  *           NULL; those of $NPUC_PLUGIN_PATH are loaded as well
  * @no_host_engine: 1: refuse nodes that would run on the host engine
  *                  (plugin host kernels), naming them; 0: place them there
+ * @precision: "must_keep_origin_dtype" (NULL: the default),
+ *             "allow_mix_precision" or "force_fp16" (ATC's precision_mode,
+ *             Documentation/quantization.rst)
+ * @keep_dtype: "OpType,node_name,..." kept in their dtype under
+ *              force_fp16, or NULL
  */
 struct npuc_compile_options {
 	size_t size;
@@ -78,6 +83,8 @@ struct npuc_compile_options {
 	const char *insert_op_conf;
 	const char *plugins;
 	int no_host_engine;
+	const char *precision;
+	const char *keep_dtype;
 };
 
 /* Defaults: -O2, the cache on, the default target. */

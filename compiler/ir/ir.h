@@ -48,6 +48,13 @@ enum ir_dtype {
 	IR_DTYPE_COUNT
 };
 
+/* npuc --precision (Documentation/quantization.rst). */
+enum ir_precision {
+	IR_PREC_KEEP = 0,	/* must_keep_origin_dtype (default) */
+	IR_PREC_MIX = 1,	/* allow_mix_precision */
+	IR_PREC_FP16 = 2,	/* force_fp16 */
+};
+
 /* Layouts: the values equal enum drm_npu_layout. */
 enum ir_layout {
 	IR_LAYOUT_ND = 0,
@@ -157,7 +164,8 @@ struct ir_shape {
 	X(QCONV, "npu.QConv") X(QMATMUL, "npu.QMatMul")		\
 	X(QADD, "npu.QAdd")						\
 	X(AIPP, "npu.Aipp")						\
-	X(CUSTOM, "npu.Custom")
+	X(CUSTOM, "npu.Custom")						\
+	X(MATMUL_WQ, "npu.MatMulWQ")
 
 enum ir_op {
 	IR_OP_INVALID = 0,
@@ -225,6 +233,11 @@ struct ir_tensor {
 	 * that order (pass_conv_weight_olast()).
 	 */
 	bool w_olast;
+	/*
+	 * An INT8 constant imported from ONNX INT4 (data type 22): its
+	 * values fit 4 bits, the weight-only pass stores them packed.
+	 */
+	bool int4;
 	void *data;			/* constant data (row-major), or NULL */
 	size_t nbytes;			/* bytes of data */
 	struct ir_node *producer;	/* NULL for inputs and constants */
@@ -298,6 +311,13 @@ struct ir_graph {
 	char **syms;			/* symbolic dim names, by id */
 	int num_syms, cap_syms;
 	int64_t opset;			/* default ONNX domain opset */
+	/*
+	 * Floating-point precision (npuc --precision, pass_precision()):
+	 * enum ir_precision, and the nodes kept in their own dtype ("op
+	 * type or node name, ..."; owned, NULL for none).
+	 */
+	int precision;
+	char *keep_dtype;
 	int next_id;
 	/*
 	 * Tensor names -> tensors: an open-addressing hash table kept by

@@ -50,6 +50,12 @@ struct ir_graph *ir_graph_clone(const struct ir_graph *g)
 	if (!c)
 		return NULL;
 	c->opset = g->opset;
+	c->precision = g->precision;
+	if (g->keep_dtype) {
+		c->keep_dtype = strdup(g->keep_dtype);
+		if (!c->keep_dtype)
+			goto fail;
+	}
 	tmap = calloc(g->num_tensors + 1, sizeof(*tmap));
 	if (!tmap)
 		goto fail;
@@ -66,6 +72,7 @@ struct ir_graph *ir_graph_clone(const struct ir_graph *g)
 		n->shape_known = t->shape_known;
 		n->layout = t->layout;
 		n->w_olast = t->w_olast;
+		n->int4 = t->int4;
 		if (t->origin && ir_tensor_set_origin(n, t->origin))
 			goto fail;
 		if (t->data && ir_tensor_set_data(n, t->data, t->nbytes))

@@ -178,6 +178,7 @@ void ir_graph_free(struct ir_graph *g)
 		ir_node_free(g->nodes[i]);
 	ir_graph_purge(g);
 	free(g->dead_nodes);
+	free(g->keep_dtype);
 	for (i = 0; i < g->num_tensors; i++)
 		ir_tensor_free(g->tensors[i]);
 	for (i = 0; i < g->num_syms; i++)

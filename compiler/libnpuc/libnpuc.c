@@ -89,6 +89,8 @@ static int to_driver(const struct npuc_compile_options *in,
 	o->aipp_conf = d.insert_op_conf;
 	o->plugins = d.plugins;
 	o->no_host_engine = d.no_host_engine != 0;
+	o->precision = d.precision;
+	o->keep_dtype = d.keep_dtype;
 	if (d.target_device) {
 		if (d.target) {
 			snprintf(err, errlen, "a target profile and a target "

@@ -890,7 +890,11 @@ static void operand_extent(const struct drm_npu_operand *o, uint64_t *begin,
 			return;
 		span += (uint64_t)(o->shape[i] - 1) * o->strides[i];
 	}
-	*end = o->offset + (span + 1) * ir_dtype_size((enum ir_dtype)o->dtype);
+	if (o->dtype == DRM_NPU_DTYPE_I4)	/* two a byte, rounded up */
+		*end = o->offset + (span + 2) / 2;
+	else
+		*end = o->offset + (span + 1) *
+		       ir_dtype_size((enum ir_dtype)o->dtype);
 }
 
 /*

@@ -18,7 +18,7 @@
 enum {
 	ONNX_FLOAT = 1, ONNX_UINT8 = 2, ONNX_INT8 = 3, ONNX_UINT16 = 4,
 	ONNX_INT16 = 5, ONNX_INT32 = 6, ONNX_INT64 = 7, ONNX_STRING = 8,
-	ONNX_BOOL = 9, ONNX_FLOAT16 = 10, ONNX_DOUBLE = 11,
+	ONNX_BOOL = 9, ONNX_FLOAT16 = 10, ONNX_DOUBLE = 11, ONNX_INT4 = 22,
 };
 
 struct onnx_ctx {
@@ -62,6 +62,7 @@ static enum ir_dtype onnx_dtype(int32_t t)
 	case ONNX_INT64: return IR_I64;
 	case ONNX_BOOL: return IR_BOOL;
 	case ONNX_FLOAT16: return IR_F16;
+	case ONNX_INT4: return IR_I8;	/* unpacked, ir_tensor.int4 */
 	default: return IR_DTYPE_INVALID;
 	}
 }
@@ -72,6 +73,8 @@ static const char *onnx_dtype_name(int32_t t)
 		"UNDEFINED", "FLOAT", "UINT8", "INT8", "UINT16", "INT16",
 		"INT32", "INT64", "STRING", "BOOL", "FLOAT16", "DOUBLE",
 		"UINT32", "UINT64", "COMPLEX64", "COMPLEX128", "BFLOAT16",
+		"FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2",
+		"FLOAT8E5M2FNUZ", "UINT4", "INT4",
 	};
 
 	return t >= 0 && t < (int32_t)(sizeof(names) / sizeof(names[0])) ?
@@ -229,6 +232,69 @@ static size_t onnx_typed_count(const Onnx__TensorProto *tp)
 	}
 }
 
+/*
+ * An ONNX INT4 tensor (data type 22, opset 21): two values a byte in the
+ * flattened order, the low nibble first, in raw_data, external data or
+ * int32_data (one packed byte per entry). Imported unpacked as INT8
+ * values with ir_tensor.int4 set; the weight-only pass packs them again
+ * in the device's layout.
+ */
+static int onnx_int4_tensor(struct onnx_ctx *c, const Onnx__TensorProto *tp,
+			    const char *name, const struct ir_shape *s,
+			    size_t n, struct ir_tensor **out)
+{
+	size_t packed = n / 2 + (n & 1), i;
+	uint8_t *p = malloc(packed ? packed : 1);
+	int8_t *v = malloc(n ? n : 1);
+	struct ir_tensor *t;
+	int err = 0;
+
+	if (!p || !v) {
+		free(p);
+		free(v);
+		return onnx_fail(c, -ENOMEM, "out of memory");
+	}
+	if (tp->has_data_location &&
+	    tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL) {
+		err = onnx_read_external(c, tp, p, packed);
+	} else if (tp->has_raw_data) {
+		if (tp->raw_data.len != packed)
+			err = onnx_fail(c, -EINVAL, "tensor '%s': INT4 "
+					"raw_data holds %zu bytes, its shape "
+					"needs %zu", name, tp->raw_data.len,
+					packed);
+		else if (packed)
+			memcpy(p, tp->raw_data.data, packed);
+	} else if (tp->n_int32_data == packed) {
+		for (i = 0; i < packed; i++)
+			p[i] = (uint8_t)tp->int32_data[i];
+	} else {
+		err = onnx_fail(c, -EINVAL, "tensor '%s': INT4 int32_data "
+				"holds %zu entries, its shape needs %zu",
+				name, tp->n_int32_data, packed);
+	}
+	for (i = 0; !err && i < n; i++) {
+		uint8_t b = (i & 1) ? p[i / 2] >> 4 : p[i / 2] & 15;
+
+		v[i] = (int8_t)((int)b - ((b & 8) << 1));
+	}
+	free(p);
+	if (err) {
+		free(v);
+		return err;
+	}
+	t = ir_tensor_new(c->g, name, IR_I8, s);
+	if (!t) {
+		free(v);
+		return onnx_fail(c, -ENOMEM, "out of memory");
+	}
+	t->data = v;
+	t->nbytes = n;
+	t->int4 = true;
+	*out = t;
+	return 0;
+}
+
 /* Make a constant IR tensor from a TensorProto. */
 static int onnx_tensor(struct onnx_ctx *c, const Onnx__TensorProto *tp,
 		       const char *name, struct ir_tensor **out)
@@ -260,6 +326,8 @@ static int onnx_tensor(struct onnx_ctx *c, const Onnx__TensorProto *tp,
 		s.dim[i] = tp->dims[i];
 	}
 	nbytes = n * ir_dtype_size(dt);
+	if (tp->data_type == ONNX_INT4)
+		return onnx_int4_tensor(c, tp, name, &s, n, out);
 	if (tp->has_data_location &&
 	    tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL) {
 		buf = malloc(nbytes ? nbytes : 1);

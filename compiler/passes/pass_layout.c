@@ -9,6 +9,9 @@
  * pooling node switch their activations to NC1HWC0; a TransData node
  * converts at each boundary (one per tensor, shared by its consumers), and
  * TransData pairs that undo each other are cancelled. Weights stay OIHW.
+ * F16 activations take part with C0 = 16 like F32 ones, and so do the
+ * f16 <-> f32 Casts of the precision pass (a COPY between two NC1HWC0
+ * views of the same C0), so an f16 model's conversions stay in the chain.
  */
 #include <stdlib.h>
 
@@ -17,7 +20,7 @@
 
 static bool act_4d_dt(const struct ir_tensor *t, bool int8)
 {
-	return t && !t->data && (t->dtype == IR_F32 ||
+	return t && !t->data && (t->dtype == IR_F32 || t->dtype == IR_F16 ||
 				 (int8 && (t->dtype == IR_I8 ||
 					   t->dtype == IR_U8))) &&
 	       t->shape.rank == 4 &&
@@ -82,6 +85,7 @@ static bool friendly(const struct ir_node *n)
 	case IR_OP_ACTIVATION: case IR_OP_GELU:
 	case IR_OP_ADD: case IR_OP_MUL: case IR_OP_SUB: case IR_OP_MAX:
 	case IR_OP_MIN:
+	case IR_OP_CAST:	/* f16 <-> f32 only: act_4d() below */
 		break;
 	default:
 		return false;

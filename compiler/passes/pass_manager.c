@@ -20,6 +20,9 @@ static const struct pass_info pm_registry[] = {
 	{ "qdq-fuse", "DequantizeLinear -> Conv/Gemm/MatMul -> "
 	  "QuantizeLinear -> int8 npu.QConv/npu.QMatMul, scales folded",
 	  pass_qdq_fuse, 1, true },
+	{ "weight-only", "DequantizeLinear(int8/int4 constant) -> MatMul/Gemm "
+	  "-> one weight-only product (MATMUL_WQ)", pass_weight_only, 0,
+	  true },
 	{ "const-fold", "evaluate nodes whose inputs are all constants",
 	  pass_const_fold, 1, true },
 	{ "reshape-simplify", "collapse chains of Reshape/Flatten/Squeeze/"
@@ -51,6 +54,9 @@ static const struct pass_info pm_registry[] = {
 	  "scale and zero point -> q", pass_qdq_cancel, 1, true },
 	{ "eltwise-act-fusion", "fuse an activation into the binary op "
 	  "before it", pass_eltwise_act_fusion, 1, true },
+	{ "precision", "F16 storage, F32 compute where the device needs it: "
+	  "conversions at the edges (--precision)", pass_precision, 0,
+	  false },
 	{ "layout-nc1hwc0", "NCHW -> NC1HWC0 for conv/pool/batchnorm chains, "
 	  "TransData at the boundaries", pass_layout_nc1hwc0, 2, false },
 	{ "dce-final", "remove what the layout pass left unused", pass_dce,

@@ -29,6 +29,8 @@ int pass_qconv_weight_pack(struct ir_graph *g, struct pass_stats *st);
 int pass_layout_nc1hwc0(struct ir_graph *g, struct pass_stats *st);
 int pass_conv_weight_olast(struct ir_graph *g, struct pass_stats *st);
 int pass_gemm_weight_kn(struct ir_graph *g, struct pass_stats *st);
+int pass_weight_only(struct ir_graph *g, struct pass_stats *st);
+int pass_precision(struct ir_graph *g, struct pass_stats *st);
 
 /* --- helpers (pass_util.c) ------------------------------------------------ */
 

@@ -1263,6 +1263,22 @@ static int infer_qmatmul(struct ir_graph *g, struct ir_node *n)
 	return 0;
 }
 
+/*
+ * npu.MatMulWQ (pass_weight_only()): a [.., M, K], w, scales, [bias];
+ * out [.., M, N] in a's dtype, N from the "n" attribute (packed int4
+ * weights have ceil(N / 2) byte columns).
+ */
+static int infer_matmul_wq(struct ir_graph *g, struct ir_node *n)
+{
+	struct ir_shape o = *in_shape(n, 0);
+
+	if (o.rank < 1)
+		return node_err(g, n, "a needs rank >= 1");
+	o.dim[o.rank - 1] = ir_attr_int(n, "n", 0);
+	set_out(n, 0, n->inputs[0]->dtype, &o);
+	return 0;
+}
+
 static int infer_quant(struct ir_graph *g, struct ir_node *n)
 {
 	enum ir_dtype dt = IR_F32;
@@ -1362,6 +1378,7 @@ static int infer_dispatch(struct ir_graph *g, struct ir_node *n)
 	case IR_OP_RNN_TASK: return shape_infer_rnn_task(g, n);
 	case IR_OP_TOPK_TASK: return shape_infer_topk_task(g, n);
 	case IR_OP_SCATTER_TASK: return shape_infer_scatter_task(g, n);
+	case IR_OP_MATMUL_WQ: return infer_matmul_wq(g, n);
 	case IR_OP_QUANTIZE_LINEAR: case IR_OP_DEQUANTIZE_LINEAR:
 		return infer_quant(g, n);
 	case IR_OP_QCONV: return infer_qconv(g, n);
@@ -1401,6 +1418,7 @@ static int min_inputs(enum ir_op op)
 		return 2;
 	case IR_OP_WHERE: case IR_OP_RANGE: case IR_OP_ATTENTION:
 	case IR_OP_RNN_TASK: case IR_OP_SCATTER_TASK:
+	case IR_OP_MATMUL_WQ:
 		return 3;
 	case IR_OP_QCONV: case IR_OP_QMATMUL: case IR_OP_QADD:
 		return 2;	/* x, w; bias may be absent, mult follows */

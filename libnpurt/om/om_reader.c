@@ -682,7 +682,9 @@ static int check_operand(const struct om_model *m, uint32_t variant,
 			   "(weights, workspace, %u inputs, %u outputs)", t, k,
 			   op->slot, OM_SLOT_IO_BASE + m->nio,
 			   m->model->num_inputs, m->model->num_outputs);
-	if (!om_dtype_size(op->dtype) || op->layout >= DRM_NPU_LAYOUT_COUNT ||
+	/* I4 (packed) only in tasks; npu_op_check_why() says where */
+	if ((!om_dtype_size(op->dtype) && op->dtype != DRM_NPU_DTYPE_I4) ||
+	    op->layout >= DRM_NPU_LAYOUT_COUNT ||
 	    op->rank > DRM_NPU_MAX_RANK || op->flags || op->pad)
 		return bad(err, "task %u operand %u: dtype %u layout %u rank "
 			   "%u flags 0x%x; expected a known dtype and layout, "

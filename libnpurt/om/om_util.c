@@ -23,6 +23,8 @@ static const struct {
 	[DRM_NPU_DTYPE_I32] = { "int32", "i32", 4 },
 	[DRM_NPU_DTYPE_I64] = { "int64", "i64", 8 },
 	[DRM_NPU_DTYPE_BOOL] = { "bool", "b8", 1 },
+	/* packed, task operands only (MATMUL_WQ weights): no whole size */
+	[DRM_NPU_DTYPE_I4] = { "int4", "i4", 0 },
 };
 
 uint32_t om_dtype_size(uint32_t dtype)
@@ -39,8 +41,9 @@ const char *om_dtype_name(uint32_t dtype)
 uint32_t om_dtype_from_name(const char *name)
 {
 	for (uint32_t i = 1; i < DRM_NPU_DTYPE_COUNT; i++)
-		if (!strcasecmp(name, dtypes[i].name) ||
-		    !strcasecmp(name, dtypes[i].alias))
+		if (dtypes[i].name && dtypes[i].size &&
+		    (!strcasecmp(name, dtypes[i].name) ||
+		     !strcasecmp(name, dtypes[i].alias)))
 			return i;
 	return 0;
 }
@@ -60,6 +63,7 @@ const char *om_opcode_name(uint32_t opcode)
 		"GATHER", "WHERE", "PAD", "RESIZE", "TRANSDATA", "QUANTIZE",
 		"DEQUANTIZE", "ATTENTION", "SEM_SIGNAL", "SEM_WAIT",
 		"QCONV2D", "QMATMUL", "QADD",
+		[DRM_NPU_OP_MATMUL_WQ] = "MATMUL_WQ",
 		[DRM_NPU_OP_RNN] = "RNN", [DRM_NPU_OP_TOPK] = "TOPK",
 		[DRM_NPU_OP_SCATTER] = "SCATTER", [DRM_NPU_OP_MATH] = "MATH",
 		[DRM_NPU_OP_IMG_CSC] = "IMG_CSC",

@@ -18,6 +18,7 @@ enum npu_unit npu_timing_unit(uint32_t opcode)
 	switch (opcode) {
 	case DRM_NPU_OP_CONV2D:
 	case DRM_NPU_OP_MATMUL:
+	case DRM_NPU_OP_MATMUL_WQ:
 	case DRM_NPU_OP_ATTENTION:
 	case DRM_NPU_OP_QCONV2D:
 	case DRM_NPU_OP_QMATMUL:
@@ -97,6 +98,9 @@ static uint64_t cube_macs(const struct drm_npu_task *t)
 	case DRM_NPU_OP_QMATMUL:
 		/* a [..., M, K]: every output sums K products */
 		return a->rank ? numel(out) * a->shape[a->rank - 1] : 0;
+	case DRM_NPU_OP_MATMUL_WQ:
+		/* a [.., M, K], w [K, N]: the dequantization rides along */
+		return numel(out) * (a->rank ? a->shape[a->rank - 1] : 1);
 	case DRM_NPU_OP_CONV2D:
 	case DRM_NPU_OP_QCONV2D:
 		/* N x OH x OW outputs, each the whole weight (O x I/g x KH x
@@ -171,6 +175,9 @@ static double task_bytes(const struct drm_npu_task *t,
 		const struct drm_npu_operand *o = opnd(t, i);
 		double b = (double)om_dtype_size(o->dtype) *
 			   (double)(i == out ? numel(o) : distinct(o));
+
+		if (o->dtype == DRM_NPU_DTYPE_I4)	/* two a byte */
+			b = (double)distinct(o) / 2;
 
 		if (i == 0 && o->layout != DRM_NPU_LAYOUT_NC1HWC0 &&
 		    (t->opcode == DRM_NPU_OP_CONV2D ||

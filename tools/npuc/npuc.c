@@ -49,6 +49,10 @@ static void usage(FILE *f)
 		"                        *.so of the directories in $NPUC_PLUGIN_PATH)\n"
 		"  --no-host-engine      refuse nodes that only a host kernel runs\n"
 		"                        (default: place them on the host engine)\n"
+		"  --precision MODE      must_keep_origin_dtype (default),\n"
+		"                        allow_mix_precision or force_fp16\n"
+		"  --keep-dtype LIST     op types or node names force_fp16 leaves\n"
+		"                        in f32 (e.g. Softmax,LayerNormalization)\n"
 		"  --report              print the compile report\n"
 		"  --report-json FILE    write the report as JSON\n"
 		"  --list-ops            the ONNX operators npuc imports\n"
@@ -110,7 +114,8 @@ static int write_file(const char *path, const void *data, size_t size)
 int main(int argc, char **argv)
 {
 	enum { O_SHAPE = 256, O_BATCH, O_DIMS, O_FORMAT, O_DISABLE, O_DUMP,
-	       O_CACHE, O_NOCACHE, O_CACHEDIR, O_STREAMS, O_BUDGET, O_REPORT,
+	       O_CACHE, O_NOCACHE, O_CACHEDIR, O_STREAMS, O_BUDGET, O_PRECISION,
+	       O_KEEP, O_REPORT,
 	       O_JSON, O_TARGET, O_TARGET_DEV, O_MODEL, O_ATC_OUTPUT,
 	       O_FRAMEWORK, O_SOC, O_LOG, O_LIST_OPS, O_LIST_PASSES,
 	       O_VERSION, O_AIPP, O_PLUGIN, O_NO_HOST };
@@ -141,6 +146,10 @@ int main(int argc, char **argv)
 		{ "cache-dir", required_argument, NULL, O_CACHEDIR },
 		{ "max-streams", required_argument, NULL, O_STREAMS },
 		{ "plan-budget-ms", required_argument, NULL, O_BUDGET },
+		{ "precision", required_argument, NULL, O_PRECISION },
+		{ "precision_mode", required_argument, NULL, O_PRECISION },
+		{ "keep-dtype", required_argument, NULL, O_KEEP },
+		{ "keep_dtype", required_argument, NULL, O_KEEP },
 		{ "report", no_argument, NULL, O_REPORT },
 		{ "report-json", required_argument, NULL, O_JSON },
 		{ "target", required_argument, NULL, O_TARGET },
@@ -245,6 +254,8 @@ int main(int argc, char **argv)
 			o.input_format = optarg;
 			break;
 		case O_DISABLE: o.disable_passes = optarg; break;
+		case O_PRECISION: o.precision = optarg; break;
+		case O_KEEP: o.keep_dtype = optarg; break;
 		case O_DUMP: o.dump_ir_after = optarg; break;
 		case O_CACHE: o.use_cache = 1; break;
 		case O_NOCACHE: o.use_cache = 0; break;

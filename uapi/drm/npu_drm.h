@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 #define DRM_NPU_UAPI_MAJOR		1
-#define DRM_NPU_UAPI_MINOR		3	/* 2: int8, media; 3: RNN, TOPK, SCATTER, MATH */
+#define DRM_NPU_UAPI_MINOR		3	/* 2: int8, media; 3: RNN..MATH, WQ */
 #define DRM_NPU_UAPI_VERSION \
 	((DRM_NPU_UAPI_MAJOR << 16) | DRM_NPU_UAPI_MINOR)
 
@@ -45,6 +45,7 @@ extern "C" {
 #define DRM_NPU_FEATURE_TIMELINE_SEM	(1ULL << 4)
 #define DRM_NPU_FEATURE_ATTENTION	(1ULL << 5)
 #define DRM_NPU_FEATURE_MEDIA		(1ULL << 8)	/* uapi 1.2: opcodes 50..52 */
+#define DRM_NPU_FEATURE_MATMUL_WQ	(1ULL << 9)	/* MATMUL_WQ, I4 */
 
 /* ---------------------------------------------------------------------- */
 /* Task descriptors                                                         */
@@ -65,6 +66,14 @@ enum drm_npu_dtype {
 	DRM_NPU_DTYPE_I32 = 5,
 	DRM_NPU_DTYPE_I64 = 6,
 	DRM_NPU_DTYPE_BOOL = 7,		/* one byte, 0 or 1 */
+	/*
+	 * Signed 4-bit, two per byte: element e of a view lies in byte
+	 * offset + e / 2, the low nibble for even e (ONNX INT4 packing).
+	 * Strides count elements (nibbles); a view's extent is
+	 * ceil((1 + sum((shape[i] - 1) * strides[i])) / 2) bytes. Only
+	 * MATMUL_WQ's weights take it.
+	 */
+	DRM_NPU_DTYPE_I4 = 8,
 	DRM_NPU_DTYPE_COUNT
 };
 
@@ -132,6 +141,8 @@ enum drm_npu_opcode {
 	DRM_NPU_OP_QCONV2D = 21,	/* in, weight, [bias], [mult], out */
 	DRM_NPU_OP_QMATMUL = 22,	/* a, b, [bias], [mult], out */
 	DRM_NPU_OP_QADD = 23,		/* a, b, out: int8 add */
+	/* uapi 1.3: weight-only product */
+	DRM_NPU_OP_MATMUL_WQ = 26,	/* a, w (I8/I4), scales, [bias], out */
 	/* uapi 1.3: the model families of detection, recurrent, decoding */
 	DRM_NPU_OP_RNN = 30,		/* xg, r, h0, [c0 | rbh], state (1.3) */
 	DRM_NPU_OP_TOPK = 31,		/* in, indices (I64) (1.3) */
@@ -216,6 +227,21 @@ struct drm_npu_matmul_params {
 #define DRM_NPU_MATMUL_TRANS_A		(1u << 0)
 #define DRM_NPU_MATMUL_TRANS_B		(1u << 1)
 #define DRM_NPU_MATMUL_HAS_BIAS		(1u << 2)
+
+/*
+ * MATMUL_WQ: weight-only quantized product (w8a16 / w4a16),
+ *   out[.., m, n] = act(sum_k a[.., m, k] * (w[k, n] * s[k / gs, n])
+ *                       + bias[n])
+ * a F32 or F16 [.., M, K]; w I8 or I4 [K, N]; s F32 [G, N] with
+ * G = ceil(K / gs); bias F32 [N]; out a's dtype, [.., M, N]. The
+ * dequantized weights exist only in the kernel's registers and panels.
+ */
+struct drm_npu_matmul_wq_params {
+	__u32 flags;			/* DRM_NPU_MATMUL_HAS_BIAS only */
+	__u32 group_size;		/* gs: k values per scale row, >= 1 */
+	__u32 pad[2];
+	struct drm_npu_act_params act;
+};
 
 struct drm_npu_conv2d_params {
 	__u32 flags;			/* DRM_NPU_CONV_HAS_BIAS */
@@ -678,6 +704,7 @@ struct drm_npu_task {
 		struct drm_npu_act_params unary;
 		struct drm_npu_binary_params binary;
 		struct drm_npu_matmul_params matmul;
+		struct drm_npu_matmul_wq_params matmul_wq;
 		struct drm_npu_conv2d_params conv2d;
 		struct drm_npu_pool2d_params pool2d;
 		struct drm_npu_softmax_params softmax;

@@ -319,7 +319,8 @@ int npu_ioctl_device_info(struct npu_file *f, struct drm_npu_device_info *args)
 			 DRM_NPU_FEATURE_NC1HWC0 | DRM_NPU_FEATURE_COMPACTION |
 			 DRM_NPU_FEATURE_TIMELINE_SEM |
 			 DRM_NPU_FEATURE_ATTENTION |
-			 DRM_NPU_FEATURE_MEDIA;
+			 DRM_NPU_FEATURE_MEDIA |
+			 DRM_NPU_FEATURE_MATMUL_WQ;
 	npu_mutex_lock(&dev->lock);
 	args->watchdog_ms = dev->watchdog_ms;
 	args->job_budget_ms = dev->job_budget_ms;

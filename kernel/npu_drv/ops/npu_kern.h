@@ -92,6 +92,23 @@ struct npu_kern {
 	void (*gelu_row)(float *x, u32 n);
 	/* y[i] = y[i] + a * x[i], multiply then add: the same bits */
 	void (*axpy)(float *y, const float *x, float a, u32 n);
+	/*
+	 * Weight-only and f16 operands (MATMUL_WQ): exact conversions and
+	 * one rounded multiply each, so every level gives the same bits.
+	 * f16_row: y[i] = (float)h[i] (F16C where the level has it);
+	 * dq8_row: y[i] = (float)w[i] * s[i];
+	 * dq4_row: y[i] = (float)nibble(i) * s[i] for the signed nibbles of
+	 * w, low nibble first, n even.
+	 */
+	void (*f16_row)(float *y, const u16 *h, u32 n);
+	void (*dq8_row)(float *y, const s8 *w, const float *s, u32 n);
+	void (*dq4_row)(float *y, const u8 *w, const float *s, u32 n);
+	/*
+	 * y[i] = a * x[i] + y[i] rounded as the level's tiles round one
+	 * term (once with FMA, twice at the baseline): a row of products
+	 * with the bits of the tile kernels' sums.
+	 */
+	void (*fma_row)(float *y, const float *x, float a, u32 n);
 };
 
 /* Largest shapes of any level, for the callers' scratch tiles. */

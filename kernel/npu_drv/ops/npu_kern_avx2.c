@@ -14,11 +14,11 @@
  * fuzzers, the TSan build) cannot.
  */
 #ifdef __clang__
-#pragma clang attribute push(__attribute__((target("avx2,fma"))), \
+#pragma clang attribute push(__attribute__((target("avx2,fma,f16c"))), \
 			     apply_to = function)
 #else
 #pragma GCC push_options
-#pragma GCC target("avx2,fma")
+#pragma GCC target("avx2,fma,f16c")
 #endif
 typedef float VF __attribute__((__vector_size__(8 * sizeof(u32))));
 #define VW		8
@@ -42,6 +42,9 @@ NPU_KERN_TILE_S(avx2_cw16, 2, 4, 16)
 
 NPU_KERN_DW16(avx2_dw16)
 NPU_KERN_AXPY(avx2_axpy)
+NPU_KERN_DQ(avx2)
+NPU_KERN_FMA_ROW(avx2_fma_row)
+NPU_KERN_F16C_ROW(avx2_f16_row)
 
 typedef double avx2_gd __attribute__((__vector_size__(4 * sizeof(u64))));
 typedef s64 avx2_gi __attribute__((__vector_size__(32)));
@@ -62,6 +65,10 @@ const struct npu_kern npu_kern_avx2 = {
 	.dw16 = avx2_dw16,
 	.gelu_row = avx2_gelu_row,
 	.axpy = avx2_axpy,
+	.f16_row = avx2_f16_row,
+	.dq8_row = avx2_dq8_row,
+	.dq4_row = avx2_dq4_row,
+	.fma_row = avx2_fma_row,
 };
 
 #ifdef __clang__

@@ -14,11 +14,11 @@
  * fuzzers, the TSan build) cannot.
  */
 #ifdef __clang__
-#pragma clang attribute push(__attribute__((target("avx512f,avx2,fma"))), \
+#pragma clang attribute push(__attribute__((target("avx512f,avx2,fma,f16c"))), \
 			     apply_to = function)
 #else
 #pragma GCC push_options
-#pragma GCC target("avx512f,avx2,fma")
+#pragma GCC target("avx512f,avx2,fma,f16c")
 #endif
 typedef float VF __attribute__((__vector_size__(16 * sizeof(u32))));
 #define VW		16
@@ -44,6 +44,9 @@ NPU_KERN_TILE_S(avx512_cw16, 6, 4, 16)
 
 NPU_KERN_DW16(avx512_dw16)
 NPU_KERN_AXPY(avx512_axpy)
+NPU_KERN_DQ(avx512)
+NPU_KERN_FMA_ROW(avx512_fma_row)
+NPU_KERN_F16C_ROW(avx512_f16_row)
 
 typedef double avx512_gd __attribute__((__vector_size__(8 * sizeof(u64))));
 typedef s64 avx512_gi __attribute__((__vector_size__(64)));
@@ -64,6 +67,10 @@ const struct npu_kern npu_kern_avx512 = {
 	.dw16 = avx512_dw16,
 	.gelu_row = avx512_gelu_row,
 	.axpy = avx512_axpy,
+	.f16_row = avx512_f16_row,
+	.dq8_row = avx512_dq8_row,
+	.dq4_row = avx512_dq4_row,
+	.fma_row = avx512_fma_row,
 };
 
 #ifdef __clang__

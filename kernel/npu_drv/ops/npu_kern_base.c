@@ -25,6 +25,9 @@ NPU_KERN_TILE_S(base_cv16, 2, 4, 16)
 
 NPU_KERN_DW16(base_dw16)
 NPU_KERN_AXPY(base_axpy)
+NPU_KERN_DQ(base)
+NPU_KERN_FMA_ROW(base_fma_row)
+NPU_KERN_F16_ROW(base_f16_row)
 
 typedef double base_gd __attribute__((__vector_size__(2 * sizeof(u64))));
 typedef s64 base_gi __attribute__((__vector_size__(16)));
@@ -45,4 +48,8 @@ const struct npu_kern npu_kern_baseline = {
 	.dw16 = base_dw16,
 	.gelu_row = base_gelu_row,
 	.axpy = base_axpy,
+	.f16_row = base_f16_row,
+	.dq8_row = base_dq8_row,
+	.dq4_row = base_dq4_row,
+	.fma_row = base_fma_row,
 };

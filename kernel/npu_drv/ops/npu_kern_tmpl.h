@@ -193,3 +193,101 @@ static void name(float *acc, const float *x, u64 xs, const float *w,	\
 		}							\
 	}								\
 }
+
+/*
+ * npu_kern.h's dq8_row and dq4_row, VW lanes at a time: int8 lanes
+ * widened and converted exactly, one multiply. The packed nibbles are
+ * spread without a shuffle: bytes widened to 16-bit lanes hold
+ * (hi << 8) | lo, which read as bytes are lo, hi in memory order.
+ */
+#define NPU_KERN_DQ(pfx)						\
+typedef s8 pfx##_vb __attribute__((__vector_size__(VW)));		\
+typedef s16 pfx##_vs __attribute__((__vector_size__(VW * 2)));		\
+typedef s32 pfx##_vi __attribute__((__vector_size__(VW * 4)));		\
+typedef u8 pfx##_vh __attribute__((__vector_size__(VW / 2)));		\
+typedef u16 pfx##_vu __attribute__((__vector_size__(VW)));		\
+static __always_inline VF pfx##_cvt8(pfx##_vb b)			\
+{									\
+	pfx##_vs h = __builtin_convertvector(b, pfx##_vs);		\
+									\
+	return __builtin_convertvector(__builtin_convertvector(h,	\
+					pfx##_vi), VF);			\
+}									\
+static void pfx##_dq8_row(float *y, const s8 *w, const float *s, u32 n) \
+{									\
+	pfx##_vb b;							\
+	u32 i;								\
+									\
+	for (i = 0; i + VW <= n; i += VW) {				\
+		__builtin_memcpy(&b, w + i, sizeof(b));			\
+		vstore(y + i, pfx##_cvt8(b) * vload(s + i));		\
+	}								\
+	for (; i < n; i++)						\
+		y[i] = (float)w[i] * s[i];				\
+}									\
+static void pfx##_dq4_row(float *y, const u8 *w, const float *s, u32 n) \
+{									\
+	pfx##_vh h;							\
+	pfx##_vu u;							\
+	pfx##_vb b;							\
+	u32 i;								\
+									\
+	for (i = 0; i + VW <= n; i += VW) {				\
+		__builtin_memcpy(&h, w + i / 2, sizeof(h));		\
+		u = __builtin_convertvector(h, pfx##_vu);		\
+		u = (u & 15) | ((u >> 4) << 8);				\
+		__builtin_memcpy(&b, &u, sizeof(b));			\
+		b = (b ^ 8) - 8;					\
+		vstore(y + i, pfx##_cvt8(b) * vload(s + i));		\
+	}								\
+	for (; i < n; i += 2) {						\
+		s32 lo = (s32)(w[i / 2] & 15) - ((w[i / 2] & 8) << 1);	\
+		s32 hi = (s32)(w[i / 2] >> 4) - ((w[i / 2] & 128) >> 3); \
+									\
+		y[i] = (float)lo * s[i];				\
+		y[i + 1] = (float)hi * s[i + 1];			\
+	}								\
+}
+
+/* npu_kern.h's fma_row: VFMA per lane, the tiles' rounding */
+#define NPU_KERN_FMA_ROW(name)						\
+static void name(float *y, const float *x, float a, u32 n)		\
+{									\
+	VF av = VBCAST(a);						\
+	u32 i;								\
+									\
+	for (i = 0; i + VW <= n; i += VW)				\
+		vstore(y + i, VFMA(av, vload(x + i), vload(y + i)));	\
+	for (; i < n; i++) {						\
+		VF t = VFMA(VBCAST(a), VBCAST(x[i]), VBCAST(y[i]));	\
+									\
+		y[i] = t[0];						\
+	}								\
+}
+
+/* npu_kern.h's f16_row without F16C: the portable conversion */
+#define NPU_KERN_F16_ROW(name)						\
+static void name(float *y, const u16 *h, u32 n)				\
+{									\
+	u32 i;								\
+									\
+	for (i = 0; i < n; i++)						\
+		y[i] = npu_f16_to_f32(h[i]);				\
+}
+
+/* npu_kern.h's f16_row with F16C (vcvtph2ps, 8 lanes; exact) */
+#define NPU_KERN_F16C_ROW(name)						\
+static void name(float *y, const u16 *h, u32 n)				\
+{									\
+	short hv __attribute__((__vector_size__(16)));			\
+	float fv __attribute__((__vector_size__(32)));			\
+	u32 i;								\
+									\
+	for (i = 0; i + 8 <= n; i += 8) {				\
+		__builtin_memcpy(&hv, h + i, sizeof(hv));		\
+		fv = __builtin_ia32_vcvtph2ps256(hv);			\
+		__builtin_memcpy(y + i, &fv, sizeof(fv));		\
+	}								\
+	for (; i < n; i++)						\
+		y[i] = npu_f16_to_f32(h[i]);				\
+}

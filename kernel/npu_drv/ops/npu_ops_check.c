@@ -28,6 +28,7 @@ struct chk {
 	const struct drm_npu_task *t;
 	u32 *bad;
 	const char **why;
+	u32 i4_ok;		/* operands (bits) that may be I4 */
 };
 
 /* Fail, naming an operand (or NONE_BAD for task/params problems). */
@@ -63,6 +64,19 @@ static int check_operand(struct chk *c, u32 i)
 	u32 d, es = npu_dtype_size(o->dtype);
 	u64 n;
 
+	/*
+	 * Packed I4 has no whole-byte element: npu_operand_end() counts its
+	 * extent in nibbles, and only the kernels that say so (MATMUL_WQ's
+	 * weights) index it; every other use is refused here, so no kernel
+	 * ever walks a packed view with a byte-sized element.
+	 */
+	if (o->dtype == DRM_NPU_DTYPE_I4) {
+		if (!(c->i4_ok & (1u << i)))
+			return fail(c, i, "I4 is taken only as MATMUL_WQ weights");
+		if (o->layout != DRM_NPU_LAYOUT_ND)
+			return fail(c, i, "I4 views are plain (ND)");
+		es = 1;
+	}
 	if (!es)
 		return fail(c, i, "unknown dtype");
 	if (o->layout >= DRM_NPU_LAYOUT_COUNT)
@@ -288,6 +302,19 @@ static int all_f32(struct chk *c)
 	return 0;
 }
 
+/* Every operand F32, or every one F16 (f16 storage, f32 arithmetic). */
+static int all_f32_or_f16(struct chk *c)
+{
+	u32 dt = npu_opnd(c->t, 0)->dtype, i;
+
+	if (dt != DRM_NPU_DTYPE_F16)
+		return all_f32(c);
+	for (i = 1; i < c->t->num_operands; i++)
+		if (npu_opnd(c->t, i)->dtype != dt)
+			return fail(c, i, "operands must all be F32 or all F16");
+	return 0;
+}
+
 /* Batch dims of @x (all but its last two) broadcast to @out's. */
 static int batch_bcasts(const struct drm_npu_operand *x,
 			const struct drm_npu_operand *out)
@@ -326,7 +353,7 @@ static int check_matmul(struct chk *c)
 		return fail(c, NONE_BAD, "MATMUL pad/unused params must be zero");
 	if (!bias && p->beta)
 		return fail(c, NONE_BAD, "beta without HAS_BIAS must be zero");
-	ret = all_f32(c) ? -EINVAL : check_act(c, &p->act, 1);
+	ret = all_f32_or_f16(c) ? -EINVAL : check_act(c, &p->act, 1);
 	if (ret)
 		return ret;
 	a = npu_opnd(c->t, 0);
@@ -356,6 +383,62 @@ static int check_matmul(struct chk *c)
 		return fail(c, 2 + bias, "out must be [..., M, N]");
 	if (bias && !bcasts_to(npu_opnd(c->t, 2), o))
 		return fail(c, 2, "bias does not broadcast to the output");
+	return 0;
+}
+
+/*
+ * MATMUL_WQ: out[.., m, n] for rows r < prod(out[:-1]) and n < N, reading
+ * a at the same row coordinates (a's leading dims equal out's, proved
+ * here) and k < K; w[k, n] below [K, N]; s[k / gs, n] with
+ * k / gs <= (K - 1) / gs < G = ceil(K / gs) (computed in 64 bits, so a
+ * gs near 2^32 cannot wrap G to 0); bias[n] below [N].
+ */
+static int check_matmul_wq(struct chk *c)
+{
+	const struct drm_npu_matmul_wq_params *p = &c->t->params.matmul_wq;
+	const struct drm_npu_operand *a, *w, *s, *o;
+	int bias = !!(p->flags & DRM_NPU_MATMUL_HAS_BIAS), ret;
+	u64 k, n, g;
+	u32 i;
+
+	if (p->flags & ~DRM_NPU_MATMUL_HAS_BIAS)
+		return fail(c, NONE_BAD, "unknown MATMUL_WQ flags");
+	c->i4_ok = 1u << 1;
+	ret = check_operands(c, 4 + bias, 4 + bias);
+	if (ret)
+		return ret;
+	if (p->pad[0] || p->pad[1] || !params_tail_zero(c->t, sizeof(*p)))
+		return fail(c, NONE_BAD, "MATMUL_WQ pad/unused params must be zero");
+	if (!p->group_size)
+		return fail(c, NONE_BAD, "MATMUL_WQ group_size must be >= 1");
+	ret = check_act(c, &p->act, 1);
+	if (ret)
+		return ret;
+	a = npu_opnd(c->t, 0);
+	w = npu_opnd(c->t, 1);
+	s = npu_opnd(c->t, 2);
+	o = npu_opnd(c->t, 3 + bias);
+	if (!dtype_is(a->dtype, DT_FLOAT) || a->rank < 2)
+		return fail(c, 0, "a: F32 or F16, rank >= 2");
+	if (o->dtype != a->dtype || o->rank != a->rank)
+		return fail(c, 3 + bias, "out: a's dtype and rank");
+	for (i = 0; i + 1 < a->rank; i++)
+		if (a->shape[i] != o->shape[i])
+			return fail(c, 3 + bias, "out must be a's [..., M] by N");
+	if (!dtype_is(w->dtype, DT(I8) | DT(I4)) || w->rank != 2)
+		return fail(c, 1, "w: I8 or I4, [K, N]");
+	k = a->shape[a->rank - 1];
+	n = o->shape[o->rank - 1];
+	if (w->shape[0] != k || w->shape[1] != n)
+		return fail(c, 1, "w must be [K, N]");
+	g = (k + p->group_size - 1) / p->group_size;
+	if (s->dtype != DRM_NPU_DTYPE_F32 || s->rank != 2 ||
+	    s->shape[0] != g || s->shape[1] != n)
+		return fail(c, 2, "scales: F32 [ceil(K / group_size), N]");
+	if (bias && (npu_opnd(c->t, 3)->dtype != DRM_NPU_DTYPE_F32 ||
+		     npu_opnd(c->t, 3)->rank != 1 ||
+		     npu_opnd(c->t, 3)->shape[0] != n))
+		return fail(c, 3, "bias: F32 [N]");
 	return 0;
 }
 
@@ -1621,6 +1704,7 @@ static int check_opcode(struct chk *c)
 	case DRM_NPU_OP_QUANTIZE:	return check_quant(c, 1);
 	case DRM_NPU_OP_DEQUANTIZE:	return check_quant(c, 0);
 	case DRM_NPU_OP_ATTENTION:	return check_attention(c);
+	case DRM_NPU_OP_MATMUL_WQ:	return check_matmul_wq(c);
 	case DRM_NPU_OP_SEM_SIGNAL:
 	case DRM_NPU_OP_SEM_WAIT:	return check_sem(c);
 	case DRM_NPU_OP_QCONV2D:	return check_qconv2d(c);

@@ -45,6 +45,8 @@ int npu_operand_end(const struct drm_npu_operand *op, u64 *end)
 	    op->layout >= DRM_NPU_LAYOUT_COUNT || op->slot >= DRM_NPU_MAX_SLOTS)
 		return -EINVAL;
 	esize = npu_dtype_size(op->dtype);
+	if (op->dtype == DRM_NPU_DTYPE_I4)
+		esize = 1;	/* nibbles: halved below */
 	if (!esize)
 		return -EINVAL;
 	for (i = op->rank; i < DRM_NPU_MAX_RANK; i++)
@@ -63,8 +65,11 @@ int npu_operand_end(const struct drm_npu_operand *op, u64 *end)
 			return -EINVAL;
 	}
 	/* elems is now the index of the last element; +1 for its count */
-	if (check_add_overflow(elems, (u64)1, &elems) ||
-	    check_mul_overflow(elems, esize, &bytes) ||
+	if (check_add_overflow(elems, (u64)1, &elems))
+		return -EINVAL;
+	if (op->dtype == DRM_NPU_DTYPE_I4)
+		elems = elems / 2 + (elems & 1);	/* two per byte */
+	if (check_mul_overflow(elems, esize, &bytes) ||
 	    check_add_overflow(op->offset, bytes, end))
 		return -EINVAL;
 	return 0;
@@ -292,6 +297,33 @@ static u64 matmul_units(const struct drm_npu_task *t)
 	       ((n + cols - 1) / cols);
 }
 
+/*
+ * MATMUL_WQ columns per unit: a multiple of 32 (the widest kernel) sized
+ * so that NPU_MM_MR rows x columns x K stays near NPU_MM_UNIT_TARGET.
+ */
+u64 npu_wq_cols(const struct drm_npu_task *t)
+{
+	const struct drm_npu_operand *a = npu_opnd(t, 0);
+	const struct drm_npu_operand *out = npu_opnd(t, t->num_operands - 1);
+	u64 n = out->shape[out->rank - 1], k = a->shape[a->rank - 1], cols;
+
+	cols = NPU_MM_UNIT_TARGET / (NPU_MM_MR * (k ? k : 1)) & ~31ull;
+	if (!cols)
+		cols = 32;
+	if (cols >= n)
+		return n ? n : 1;
+	return cols;
+}
+
+static u64 matmul_wq_units(const struct drm_npu_task *t)
+{
+	const struct drm_npu_operand *out = npu_opnd(t, t->num_operands - 1);
+	u64 rows = npu_rows(out), n = out->shape[out->rank - 1];
+	u64 cols = npu_wq_cols(t);
+
+	return (rows + NPU_MM_MR - 1) / NPU_MM_MR * ((n + cols - 1) / cols);
+}
+
 bool npu_pool_blocked(const struct drm_npu_task *t)
 {
 	return t->params.pool2d.kind < DRM_NPU_POOL_GLOBAL_AVG &&
@@ -403,6 +435,8 @@ u64 npu_op_work_units(const struct drm_npu_task *t)
 		return row_units(last);
 	case DRM_NPU_OP_MATMUL:
 		return matmul_units(t);
+	case DRM_NPU_OP_MATMUL_WQ:
+		return matmul_wq_units(t);
 	case DRM_NPU_OP_CONV2D:
 		return conv_units(t);
 	case DRM_NPU_OP_POOL2D:
@@ -507,6 +541,11 @@ u64 npu_op_unit_cost(const struct drm_npu_task *t)
 		k = (t->params.matmul.flags & DRM_NPU_MATMUL_TRANS_A) ?
 		    in->shape[in->rank - 2] : in->shape[in->rank - 1];
 		return npu_mul_sat(npu_mul_sat(NPU_MM_MR, npu_mm_cols(t)),
+				   k + 1);
+	case DRM_NPU_OP_MATMUL_WQ:
+		/* the products, and the dequantization of each weight */
+		k = in->shape[in->rank - 1];
+		return npu_mul_sat(npu_mul_sat(NPU_MM_MR + 1, npu_wq_cols(t)),
 				   k + 1);
 	case DRM_NPU_OP_CONV2D:
 		return conv_unit_cost(t);
@@ -648,9 +687,9 @@ static u32 npu_isa_detect(void)
 	if (max < 7)
 		return isa;
 	npu_cpuid(1, 0, r);
-	/* OSXSAVE (27), AVX (28), FMA (12) */
+	/* OSXSAVE (27), AVX (28), FMA (12), F16C (29) */
 	if (!(r[2] & (1u << 27)) || !(r[2] & (1u << 28)) ||
-	    !(r[2] & (1u << 12)))
+	    !(r[2] & (1u << 12)) || !(r[2] & (1u << 29)))
 		return isa;
 	xcr0 = npu_xgetbv0();
 	if ((xcr0 & 0x6) != 0x6)		/* SSE and AVX state */

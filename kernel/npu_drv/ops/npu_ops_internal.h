@@ -203,6 +203,9 @@ struct npu_conv_geom {
 
 void npu_conv_geom(const struct drm_npu_task *t, struct npu_conv_geom *g);
 
+/* MATMUL_WQ output columns per work unit (a multiple of 32, or all N). */
+u64 npu_wq_cols(const struct drm_npu_task *t);
+
 /* MATMUL output columns per work unit (a multiple of 8, or all of N). */
 u64 npu_mm_cols(const struct drm_npu_task *t);
 
@@ -291,5 +294,6 @@ int npu_run_rnn(const struct npu_op_args *a, u64 b, u64 e);
 int npu_run_topk(const struct npu_op_args *a, u64 b, u64 e);
 int npu_run_scatter(const struct npu_op_args *a, u64 b, u64 e);
 int npu_run_math(const struct npu_op_args *a, u64 b, u64 e);
+int npu_run_matmul_wq(const struct npu_op_args *a, u64 b, u64 e);
 
 #endif /* NPU_OPS_INTERNAL_H */

@@ -27,6 +27,7 @@ struct mm_ctx {
 	const struct npu_kern *kern;	/* NULL: the 4x8 tiles only */
 	u64 osm, osn, bsm, bsn;		/* row/column strides: out, bias */
 	bool fold;			/* batches folded into rows */
+	u32 dt;				/* F32, or F16 (mm_unit16()) */
 };
 
 static void mm_init(struct mm_ctx *c, const struct drm_npu_task *t, u32 isa)
@@ -83,7 +84,9 @@ static void mm_init(struct mm_ctx *c, const struct drm_npu_task *t, u32 isa)
 	c->beta = npu_u2f(p->beta);
 	npu_act_init(&c->act, &p->act);
 	/* the product kernels read rows of B as contiguous vectors */
-	c->kern = c->sbn == 1 && c->k ? npu_kern_get(isa) : NULL;
+	c->dt = c->a->dtype;
+	c->kern = c->sbn == 1 && c->k && c->dt == DRM_NPU_DTYPE_F32 ?
+		  npu_kern_get(isa) : NULL;
 	c->act.gelu_row = npu_kern_get(isa)->gelu_row;
 }
 
@@ -269,13 +272,100 @@ static void mm_unit(const struct mm_ctx *c, const struct npu_op_args *args,
 	}
 }
 
+/* k values per packed block of an F16 product (stack: 512 + 256 B). */
+#define MM16_KB	8
+
+/*
+ * An F16 MATMUL (every operand F16): the unit of mm_unit(), with A and B
+ * widened exactly to f32 in blocks of MM16_KB k values and the 4x8 tiles
+ * continuing their sums in k order (npu_gemm_tile_acc()), alpha, beta,
+ * bias and activation in f32, the result rounded to F16 once. The same
+ * bits at every ISA level (npu_gemm.c rounds product and sum apart).
+ */
+static noinline void mm_unit16(const struct mm_ctx *c,
+			       const struct npu_op_args *args, u64 unit)
+{
+	u32 coord[DRM_NPU_MAX_RANK] = { 0 };
+	u32 batch_rank = c->r - 2, mr, nr, i, j, q, kk, sb, nsb;
+	u64 cb = unit / c->bmb, bm = unit % c->bmb, bi = bm / c->mb;
+	u64 i0 = (bm % c->mb) * NPU_MM_MR, n0, n1 = (cb + 1) * c->cols, kb;
+	u64 aoff, boff, ooff, biasoff = 0;
+	float apk[NPU_MM_MR][MM16_KB], panel[MM16_KB][8];
+	float acc[4][4][8], row[8];
+	const void *a = args->data[0], *b = args->data[1];
+	const void *bias = c->bias ? args->data[2] : NULL;
+	void *out = args->data[c->bias ? 3 : 2];
+
+	npu_unravel(bi, c->out->shape, batch_rank, coord);
+	aoff = npu_offset(coord, c->ast, batch_rank) + i0 * c->sam;
+	boff = npu_offset(coord, c->bst, batch_rank);
+	ooff = npu_offset32(coord, c->out->strides, batch_rank);
+	if (bias)
+		biasoff = npu_offset(coord, c->biasst, batch_rank);
+	mr = c->m - i0 < NPU_MM_MR ? (u32)(c->m - i0) : NPU_MM_MR;
+	nsb = (mr + 3) / 4;
+	if (n1 > c->n)
+		n1 = c->n;
+	for (n0 = cb * c->cols; n0 < n1; n0 += 8) {
+		nr = n1 - n0 < 8 ? (u32)(n1 - n0) : 8;
+		if (!c->k)
+			memset(acc, 0, sizeof(acc));
+		for (kb = 0; kb < c->k; kb += kk) {
+			kk = c->k - kb < MM16_KB ? (u32)(c->k - kb) : MM16_KB;
+			for (i = 0; i < mr; i++)
+				for (q = 0; q < kk; q++)
+					apk[i][q] = npu_ld_f(c->dt, a, aoff +
+						i * c->sam + (kb + q) * c->sak);
+			for (q = 0; q < kk; q++)
+				for (j = 0; j < 8; j++)
+					panel[q][j] = npu_ld_f(c->dt, b, boff +
+						(kb + q) * c->sbk +
+						(n0 + (j < nr ? j : nr - 1)) *
+						c->sbn);
+			for (sb = 0; sb < nsb; sb++) {
+				u32 m4 = mr - sb * 4 < 4 ? mr - sb * 4 : 4;
+
+				if (kb)
+					npu_gemm_tile_acc(apk[sb * 4], MM16_KB,
+							  1, m4, &panel[0][0],
+							  8, 1, 8, kk,
+							  acc[sb]);
+				else
+					npu_gemm_tile(apk[sb * 4], MM16_KB, 1,
+						      m4, &panel[0][0], 8, 1,
+						      8, kk, acc[sb]);
+			}
+		}
+		for (i = 0; i < mr; i++) {
+			u64 oi = ooff + (i0 + i) * c->osm;
+			u64 bsi = biasoff + (i0 + i) * c->bsm;
+
+			for (j = 0; j < nr; j++) {
+				row[j] = c->alpha * acc[i / 4][i % 4][j];
+				if (bias)
+					row[j] += c->beta *
+						  npu_ld_f(c->dt, bias, bsi +
+							   (n0 + j) * c->bsn);
+			}
+			npu_act_row(&c->act, row, nr);
+			for (j = 0; j < nr; j++)
+				npu_st_f(c->dt, out, oi + (n0 + j) * c->osn,
+					 row[j]);
+		}
+	}
+}
+
 int npu_run_matmul(const struct npu_op_args *args, u64 begin, u64 end)
 {
 	struct mm_ctx c;
 	u64 u;
 
 	mm_init(&c, args->task, args->isa);
-	for (u = begin; u < end; u++)
-		mm_unit(&c, args, u);
+	for (u = begin; u < end; u++) {
+		if (c.dt == DRM_NPU_DTYPE_F16)
+			mm_unit16(&c, args, u);
+		else
+			mm_unit(&c, args, u);
+	}
 	return 0;
 }

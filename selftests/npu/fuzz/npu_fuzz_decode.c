@@ -282,9 +282,12 @@ static void t_matmul(struct rd *r, struct drm_npu_task *t)
 	uint32_t batch = small(r, 3), m = dim(r), k = dim(r), n = dim(r);
 	uint32_t sa[DRM_NPU_MAX_RANK], sb[DRM_NPU_MAX_RANK];
 	uint32_t so[DRM_NPU_MAX_RANK], bias, i;
+	uint8_t fb = r8(r);
+	/* bit 3 of the flags byte: every operand F16 */
+	uint8_t dt = fb & 8 ? DRM_NPU_DTYPE_F16 : DRM_NPU_DTYPE_F32;
 
 	t->opcode = DRM_NPU_OP_MATMUL;
-	p->flags = r8(r) & 7;
+	p->flags = fb & 7;
 	p->alpha = F32_ONE;
 	bias = !!(p->flags & DRM_NPU_MATMUL_HAS_BIAS);
 	if (bias)
@@ -299,12 +302,44 @@ static void t_matmul(struct rd *r, struct drm_npu_task *t)
 	so[batch] = m;
 	so[batch + 1] = n;
 	t->num_operands = 3 + bias;
-	opnd(r, &t->operands[0], 0, DRM_NPU_DTYPE_F32, batch + 2, sa);
-	opnd(r, &t->operands[1], 1, DRM_NPU_DTYPE_F32, batch + 2, sb);
+	opnd(r, &t->operands[0], 0, dt, batch + 2, sa);
+	opnd(r, &t->operands[1], 1, dt, batch + 2, sb);
 	if (bias)
-		opnd(r, &t->operands[2], 2, DRM_NPU_DTYPE_F32, 1, &n);
-	opnd(r, &t->operands[2 + bias], 2 + bias, DRM_NPU_DTYPE_F32,
-	     batch + 2, so);
+		opnd(r, &t->operands[2], 2, dt, 1, &n);
+	opnd(r, &t->operands[2 + bias], 2 + bias, dt, batch + 2, so);
+}
+
+/* MATMUL_WQ: a [.., M, K] F32/F16, w I8/I4 [K, N], s [G, N], [bias]. */
+static void t_matmul_wq(struct rd *r, struct drm_npu_task *t)
+{
+	struct drm_npu_matmul_wq_params *p = &t->params.matmul_wq;
+	uint32_t batch = small(r, 3), k = dim(r), n = dim(r), gs, g, bias;
+	uint32_t sa[DRM_NPU_MAX_RANK], so[DRM_NPU_MAX_RANK], sw[2], ss[2];
+	uint8_t adt = DTYPE(r, dt_float), i;
+
+	t->opcode = DRM_NPU_OP_MATMUL_WQ;
+	p->flags = r8(r) & DRM_NPU_MATMUL_HAS_BIAS;
+	bias = !!p->flags;
+	gs = r8(r) & 1 ? dim(r) : 32u << small(r, 3);
+	p->group_size = gs;
+	g = gs ? (uint32_t)(((uint64_t)k + gs - 1) / gs) : 0;
+	act_params(r, &p->act, 0);
+	for (i = 0; i <= batch; i++)
+		sa[i] = so[i] = dim(r);
+	sa[batch + 1] = k;
+	so[batch + 1] = n;
+	sw[0] = k;
+	sw[1] = n;
+	ss[0] = g;
+	ss[1] = n;
+	t->num_operands = 4 + bias;
+	opnd(r, &t->operands[0], 0, adt, batch + 2, sa);
+	opnd(r, &t->operands[1], 1, r8(r) & 1 ? DRM_NPU_DTYPE_I4 :
+	     DRM_NPU_DTYPE_I8, 2, sw);
+	opnd(r, &t->operands[2], 2, DRM_NPU_DTYPE_F32, 2, ss);
+	if (bias)
+		opnd(r, &t->operands[3], 3, DRM_NPU_DTYPE_F32, 1, &n);
+	opnd(r, &t->operands[3 + bias], 3 + bias, adt, batch + 2, so);
 }
 
 static void t_conv2d(struct rd *r, struct drm_npu_task *t)
@@ -1155,6 +1190,9 @@ void npu_fuzz_decode(const uint8_t *data, size_t size,
 		case DRM_NPU_OP_AIPP:
 			t_aipp(&r, t);
 			break;
+		case DRM_NPU_OP_MATMUL_WQ:
+			t_matmul_wq(&r, t);
+			break;
 		default:
 			t_attention(&r, t);
 			break;
@@ -1170,6 +1208,7 @@ const uint8_t npu_fuzz_extra_ops[] = {
 	DRM_NPU_OP_QCONV2D, DRM_NPU_OP_QMATMUL, DRM_NPU_OP_QADD,
 	DRM_NPU_OP_RNN, DRM_NPU_OP_TOPK, DRM_NPU_OP_SCATTER, DRM_NPU_OP_MATH,
 	DRM_NPU_OP_IMG_CSC, DRM_NPU_OP_IMG_RESIZE, DRM_NPU_OP_AIPP,
+	DRM_NPU_OP_MATMUL_WQ,
 };
 const uint32_t npu_fuzz_num_extra_ops = sizeof(npu_fuzz_extra_ops);
 
@@ -1183,6 +1222,7 @@ static const char *const op_names[DRM_NPU_OP_COUNT] = {
 	[DRM_NPU_OP_IMG_CSC] = "IMG_CSC",
 	[DRM_NPU_OP_IMG_RESIZE] = "IMG_RESIZE",
 	[DRM_NPU_OP_AIPP] = "AIPP",
+	[DRM_NPU_OP_MATMUL_WQ] = "MATMUL_WQ",
 };
 
 void npu_fuzz_describe(const struct npu_fuzz_prog *p, char *out, size_t len)

@@ -145,6 +145,7 @@ static int write_seeds(const char *dir)
 		[DRM_NPU_OP_IMG_CSC] = "img_csc",
 		[DRM_NPU_OP_IMG_RESIZE] = "img_resize",
 		[DRM_NPU_OP_AIPP] = "aipp",
+		[DRM_NPU_OP_MATMUL_WQ] = "matmul_wq",
 	};
 	struct npu_fuzz_prog p;
 	uint8_t in[64];
@@ -167,7 +168,8 @@ static int write_seeds(const char *dir)
 		op = k <= DRM_NPU_OP_ATTENTION ? k :
 		     npu_fuzz_extra_ops[k - DRM_NPU_OP_ATTENTION - 1];
 		/* SEM_* decode as ATTENTION: no seeds of their own */
-		if (op == DRM_NPU_OP_SEM_SIGNAL || op == DRM_NPU_OP_SEM_WAIT)
+		if (op == DRM_NPU_OP_SEM_SIGNAL || op == DRM_NPU_OP_SEM_WAIT ||
+		    !names[op])
 			continue;
 		for (tries = 0; tries < 4000 && (ran < 3 || refused < 2);
 		     tries++) {

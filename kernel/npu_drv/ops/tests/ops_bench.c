@@ -4,9 +4,11 @@
  * BERT-like shapes, single thread, timed in thread CPU time (the build
  * machine is shared). Not a test (prints figures only):
  *   build/bin/ops_bench [repeats]
+ *   build/bin/ops_bench [repeats] wq   (MATMUL_WQ beside f32 MATMUL)
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include "ops_testlib.h"
 
@@ -205,6 +207,65 @@ static void bench_act(const char *name, u32 kind, int reps)
 	free(y);
 }
 
+/*
+ * MATMUL_WQ (bits 8 or 4, F16 or F32 activations, groups of @gs along K)
+ * beside the F32 MATMUL of the same shape: the weight-only products of
+ * LLM serving, M = 1 (decode) to a few rows.
+ */
+static void bench_wq(u32 m, u32 k, u32 n, u32 bits, int a16, u32 gs,
+		     int reps)
+{
+	u32 as[2] = { m, k }, ws[2] = { k, n }, ys[2] = { m, n };
+	u32 g = (k + gs - 1) / gs, ss[2] = { g, n };
+	size_t wb = bits == 4 ? (size_t)k * n / 2 : (size_t)k * n;
+	float *a = malloc((size_t)m * k * 4), *s = malloc((size_t)g * n * 4);
+	float *y = malloc((size_t)m * n * 4), *bf = malloc((size_t)k * n * 4);
+	u16 *ah = malloc((size_t)m * k * 2);
+	u8 *w = malloc(wb);
+	struct drm_npu_task t;
+	void *data[4];
+	double sec, sec32;
+	size_t i;
+
+	tl_fill(a, (size_t)m * k, -1, 1);
+	tl_fill(s, (size_t)g * n, 0.01f, 0.02f);
+	tl_fill(bf, (size_t)k * n, -1, 1);
+	for (i = 0; i < (size_t)m * k; i++)
+		ah[i] = (u16)tl_rand();	/* any bits: timing only */
+	for (i = 0; i < wb; i++)
+		w[i] = (u8)tl_rand();
+	/* f32 reference product */
+	tl_task(&t, DRM_NPU_OP_MATMUL, 3);
+	tl_opnd(&t.operands[0], 0, DRM_NPU_DTYPE_F32, 2, as, NULL);
+	tl_opnd(&t.operands[1], 1, DRM_NPU_DTYPE_F32, 2, ws, NULL);
+	tl_opnd(&t.operands[2], 2, DRM_NPU_DTYPE_F32, 2, ys, NULL);
+	t.params.matmul.alpha = tl_f2u(1.0f);
+	data[0] = a;
+	data[1] = bf;
+	data[2] = y;
+	sec32 = run_timed(&t, data, reps);
+	tl_task(&t, DRM_NPU_OP_MATMUL_WQ, 4);
+	tl_opnd(&t.operands[0], 0, a16 ? DRM_NPU_DTYPE_F16 : DRM_NPU_DTYPE_F32,
+		2, as, NULL);
+	tl_opnd(&t.operands[1], 1, bits == 4 ? DRM_NPU_DTYPE_I4 :
+		DRM_NPU_DTYPE_I8, 2, ws, NULL);
+	tl_opnd(&t.operands[2], 2, DRM_NPU_DTYPE_F32, 2, ss, NULL);
+	tl_opnd(&t.operands[3], 3, a16 ? DRM_NPU_DTYPE_F16 : DRM_NPU_DTYPE_F32,
+		2, ys, NULL);
+	t.params.matmul_wq.group_size = gs;
+	data[0] = a16 ? (void *)ah : (void *)a;
+	data[1] = w;
+	data[2] = s;
+	data[3] = y;
+	sec = run_timed(&t, data, reps);
+	printf("matmul_wq w%ua%u g%-4u %5ux%ux%u %8.3f ms %7.2f GFLOP/s "
+	       "(f32 MATMUL %8.3f ms: %.2fx), weights %zu bytes vs %zu\n",
+	       bits, a16 ? 16 : 32, gs, m, k, n, sec * 1e3,
+	       2.0 * m * k * n / sec * 1e-9, sec32 * 1e3, sec32 / sec,
+	       wb + (size_t)g * n * 4, (size_t)k * n * 4);
+	free(a); free(s); free(y); free(bf); free(ah); free(w);
+}
+
 int main(int argc, char **argv)
 {
 	int reps = argc > 1 ? atoi(argv[1]) : 3;
@@ -216,6 +277,18 @@ int main(int argc, char **argv)
 	       tl_isa ? tl_isa : npu_op_isa_best());
 	if (peak <= 0)
 		peak = 1;
+	if (argc > 2 && !strcmp(argv[2], "wq")) {
+		static const u32 ms[] = { 1, 16, 128 };
+		u32 i;
+
+		for (i = 0; i < 3; i++) {
+			bench_wq(ms[i], 4096, 4096, 8, 0, 4096, reps);
+			bench_wq(ms[i], 4096, 4096, 8, 1, 128, reps);
+			bench_wq(ms[i], 4096, 4096, 4, 0, 128, reps);
+			bench_wq(ms[i], 4096, 4096, 4, 1, 32, reps);
+		}
+		return 0;
+	}
 	bench_mm("128x768x768 (BERT qkv)", 128, 768, 768, 0, reps);
 	bench_mm("128x768x3072 (BERT ffn)", 128, 768, 3072, 0, reps);
 	bench_mm("128x768x768 transB", 128, 768, 768, 1, reps);

@@ -13,7 +13,8 @@
  * Regression tests of issue 11's attacks: 32-bit plane and channel counts
  * of NC1HWC0 operands (POOL2D, TRANSDATA, CONV2D, BATCHNORM), MATMUL's
  * column loop with N near 2^32, CONV2D's output-width loop, and the
- * element-count check itself overflowing 64 bits.
+ * element-count check itself overflowing 64 bits; MATMUL_WQ's packed I4
+ * weights (rows on odd nibbles, extents ending mid-byte) and N near 2^32.
  */
 #include <errno.h>
 #include <signal.h>
@@ -212,6 +213,68 @@ static void matmul_n_near_2_32(void)
 	tap_ok(run_units(data, 0, 1) == 0 &&
 	       run_units(data, units - 1, units) == 0,
 	       "MATMUL N = 2^32 - 7: the first and last units end");
+}
+
+/*
+ * MATMUL_WQ with every operand ending at a guard page: packed I4 weights
+ * whose rows start on odd nibbles and end mid-byte, F16 activations, and
+ * N near 2^32 through zero strides (a u32 column loop would wrap).
+ */
+static void matmul_wq_edges(void)
+{
+	static const u32 ks[3] = { 3, 7, 33 }, ns[3] = { 5, 4, 31 };
+	static const u32 wst[3] = { 5, 5, 33 };
+	u32 i, bad = 0;
+
+	for (i = 0; i < 3; i++) {
+		u32 a[2] = { 3, ks[i] }, w[2] = { ks[i], ns[i] };
+		u32 wstr[2] = { wst[i], 1 }, s[2] = { 1, ns[i] };
+		u32 o[2] = { 3, ns[i] };
+		struct drm_npu_operand wo;
+		u64 wend;
+		void *data[4];
+
+		tl_task(&T, DRM_NPU_OP_MATMUL_WQ, 4);
+		opnd(0, DRM_NPU_DTYPE_F16, DRM_NPU_LAYOUT_ND, 2, a, NULL);
+		opnd(1, DRM_NPU_DTYPE_I4, DRM_NPU_LAYOUT_ND, 2, w, wstr);
+		opnd(2, F32, DRM_NPU_LAYOUT_ND, 2, s, NULL);
+		opnd(3, DRM_NPU_DTYPE_F16, DRM_NPU_LAYOUT_ND, 2, o, NULL);
+		T.params.matmul_wq.group_size = 64;
+		wo = T.operands[1];
+		if (check() || npu_operand_end(&wo, &wend)) {
+			bad++;
+			continue;
+		}
+		data[0] = guarded(2 * 3 * ks[i]);
+		data[1] = guarded(wend);
+		data[2] = guarded(4 * ns[i]);
+		data[3] = guarded(2 * 3 * ns[i]);
+		if (run_units(data, 0, npu_op_work_units(&T)))
+			bad++;
+	}
+	tap_ok(!bad, "MATMUL_WQ I4 rows on odd nibbles, F16, guard pages: "
+	       "no access past the extents");
+	{
+		u32 a[2] = { 1, 2 }, w[2] = { 2, 0xfffffff9u }, z[2] = { 0, 0 };
+		u32 s[2] = { 1, 0xfffffff9u }, o[2] = { 1, 0xfffffff9u };
+		void *data[4] = { guarded(8), guarded(1), guarded(4),
+				  guarded(4) };
+		u64 units;
+
+		tl_task(&T, DRM_NPU_OP_MATMUL_WQ, 4);
+		opnd(0, F32, DRM_NPU_LAYOUT_ND, 2, a, NULL);
+		opnd(1, DRM_NPU_DTYPE_I4, DRM_NPU_LAYOUT_ND, 2, w, z);
+		opnd(2, F32, DRM_NPU_LAYOUT_ND, 2, s, z);
+		opnd(3, F32, DRM_NPU_LAYOUT_ND, 2, o, z);
+		T.params.matmul_wq.group_size = 2;
+		units = npu_op_work_units(&T);
+		tap_ok(check() == 0 && units > 1 &&
+		       run_units(data, 0, 1) == 0 &&
+		       run_units(data, units - 1, units) == 0,
+		       "MATMUL_WQ N = 2^32 - 7 (zero strides): %llu column "
+		       "units, the first and last end",
+		       (unsigned long long)units);
+	}
 }
 
 /* CONV2D whose output row is 2^32 - 2 wide: one unit would never end. */
@@ -612,6 +675,7 @@ int main(void)
 	conv_c1_wrap();
 	batchnorm_c1_wrap();
 	matmul_n_near_2_32();
+	matmul_wq_edges();
 	conv_wide_row();
 	copy_2_40();
 	count_overflow();
