@@ -22,7 +22,7 @@ from .compiler import CompiledModule, compile, compile_onnx, export_onnx
 
 InferSession = InferenceSession  # ais_bench's name
 
-__version__ = "1.3.0"
+__version__ = "1.4.0"
 
 __all__ = [
     "NpuError", "Buffer", "library_path", "device_count", "device_info",
