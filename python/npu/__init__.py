@@ -7,6 +7,7 @@ and libnpuc.so.1 through ctypes; numpy in and out).
     y, = sess.run(None, {"x": x})
     npu.memory_allocated(), npu.memory_summary()
     fn = npu.compile(torch_module, (example,))       # graph mode
+    m = npu.to_device(torch_module); y = m(npu.to_device(x)).cpu()  # eager
 
 Documentation/python.rst is the guide and reference.
 """
@@ -22,6 +23,20 @@ from .compiler import CompiledModule, compile, compile_onnx, export_onnx
 
 InferSession = InferenceSession  # ais_bench's name
 
+
+def to_device(obj, device=0):
+    """Eager mode: a torch tensor, numpy array or module to the NPU
+    (npu.eager; imports torch on first use)."""
+    from . import eager
+    return eager.to_device(obj, device)
+
+
+def __getattr__(name):
+    if name in ("Tensor", "NpuEagerError", "op_cache_stats"):
+        from . import eager
+        return getattr(eager, name)
+    raise AttributeError("module 'npu' has no attribute %r" % name)
+
 __version__ = "1.4.0"
 
 __all__ = [
@@ -31,4 +46,5 @@ __all__ = [
     "memory_stats", "memory_summary", "reset_peak_memory_stats",
     "set_per_process_memory_fraction", "InferenceSession", "InferSession",
     "NodeArg", "CompiledModule", "compile", "compile_onnx", "export_onnx",
+    "to_device",
 ]

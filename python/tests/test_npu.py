@@ -285,8 +285,80 @@ def test_compile():
        "a compiled module called with numpy returns numpy")
 
 
+def test_eager():
+    if torch is None:
+        skip("eager mode (npu.to_device)", "torch is not installed")
+        return
+    import torchvision
+    torch.manual_seed(1)
+    nn = torch.nn
+    m = torchvision.models.resnet18(num_classes=10).eval()
+    # Random BatchNorm statistics (DESIGN §10): not an identity.
+    for mod in m.modules():
+        if isinstance(mod, nn.BatchNorm2d):
+            mod.running_mean.uniform_(-0.2, 0.2)
+            mod.running_var.uniform_(0.5, 2.0)
+            mod.weight.data.uniform_(0.5, 1.5)
+            mod.bias.data.uniform_(-0.2, 0.2)
+    x = torch.randn(1, 3, 64, 64)
+    with torch.no_grad():
+        want = m(x)
+    import copy
+    dm = npu.to_device(copy.deepcopy(m))
+    dx = npu.to_device(x)
+    ok(isinstance(dx, npu.Tensor) and isinstance(dm.conv1.weight, npu.Tensor)
+       and dx.shape == x.shape and dx.dtype == torch.float32,
+       "npu.to_device: tensors and a module's parameters in device memory")
+    with torch.no_grad():
+        y = dm(dx)
+    got = y.cpu()
+    spread = float(want.std())
+    diff = float((got - want).abs().max())
+    ok(isinstance(y, npu.Tensor) and type(got) is torch.Tensor and
+       got.shape == want.shape and spread > 1e-2 and
+       diff <= 1e-4 * max(1.0, float(want.abs().max())),
+       "torchvision resnet18 in eager mode agrees with torch "
+       "(max diff %.2g, spread %.2g)" % (diff, spread))
+    st0 = npu.op_cache_stats()
+    with torch.no_grad():
+        y2 = dm(dx).numpy()
+    st1 = npu.op_cache_stats()
+    ok(np.array_equal(y2, got.numpy()) and st1["misses"] == st0["misses"] and
+       st1["hits"] > st0["hits"],
+       "a second eager run compiles nothing: %d op cache hits, %d misses in "
+       "all" % (st1["hits"], st1["misses"]))
+    a = torch.randn(4, 8)
+    b = torch.randn(8, 5)
+    da, db = npu.to_device(a), npu.to_device(b)
+    r = ((da * 2.0 + 1.0) - da / 4.0).relu()
+    r2 = torch.softmax(da @ db, dim=-1).permute(1, 0)
+    want1 = ((a * 2.0 + 1.0) - a / 4.0).relu()
+    want2 = torch.softmax(a @ b, dim=-1).permute(1, 0)
+    ok(torch.allclose(r.cpu(), want1, atol=1e-5) and
+       torch.allclose(r2.cpu(), want2, atol=1e-5) and r2.shape == (5, 4),
+       "eager elementwise with scalars, matmul, softmax, permute agree")
+    e = raises(lambda: torch.cumsum(da, 0), npu.NpuEagerError)
+    ok(isinstance(e, npu.NpuEagerError) and "cumsum" in str(e),
+       "an unsupported torch op is refused by name: %s" % e)
+    # Eager vs graph mode on the same model: the seed's trade-off.
+    import time
+    fn = npu.compile(m, (x,))
+    fn(x)
+    t0 = time.perf_counter()
+    for _ in range(3):
+        fn(x)
+    tg = (time.perf_counter() - t0) / 3
+    t0 = time.perf_counter()
+    with torch.no_grad():
+        for _ in range(3):
+            dm(dx).cpu()
+    te = (time.perf_counter() - t0) / 3
+    print("# resnet18 1x3x64x64: graph %.1f ms, eager %.1f ms per run "
+          "(eager / graph %.2f)" % (tg * 1e3, te * 1e3, te / tg))
+
+
 def main():
-    for t in (test_session, test_memory, test_compile):
+    for t in (test_session, test_memory, test_compile, test_eager):
         try:
             t()
         except Exception:  # noqa: BLE001 - a crash is a failed test
