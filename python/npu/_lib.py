@@ -159,6 +159,12 @@ _PROTOS = {
     "npurt_model_execute": (c_int, [_H, POINTER(Io), c_uint32, POINTER(Io),
                                     c_uint32]),
     "npurt_model_get_shape_cache_stats": (c_int, [_H, POINTER(CacheStats)]),
+    "npurt_exec_create": (c_int, [_H, POINTER(_H)]),
+    "npurt_exec_destroy": (c_int, [_H]),
+    "npurt_exec_select_shapes": (c_int, [_H, POINTER(POINTER(c_uint64))]),
+    "npurt_exec_get_output": (c_int, [_H, c_uint32, POINTER(TensorDesc)]),
+    "npurt_exec_run": (c_int, [_H, POINTER(Io), c_uint32, POINTER(Io),
+                               c_uint32]),
 }
 
 _NPUC_PROTOS = {

@@ -69,13 +69,17 @@ class InferenceSession:
     ("x:1,3,224,224"), dynamic_dims, dynamic_batch, shape_cache_size,
     opt_level, use_compile_cache, cache_dir.
 
-    run() and infer() may be called from several threads; executions of one
-    session are serialised (they share the model's workspace).
+    run() and infer() may be called from several threads. For a .om each
+    thread runs in an execution context of its own (npurt_exec: its own
+    workspace and shape variant, the weights shared), so the threads'
+    executions run at once; executions of an ONNX model (whose online
+    shape cache is the model's state) are serialised.
     """
 
     def __init__(self, model, device=0, **options):
         self._model = None
         self._lock = threading.Lock()
+        self._execs = {}  # thread id -> npurt_exec (.om models)
         self.device = device
         _, self._ctx = _runtime.context(device)
         handle = ctypes.c_void_p()
@@ -204,29 +208,63 @@ class InferenceSession:
         for i, a in enumerate(arrays):
             ins[i].host = a.ctypes.data
             ins[i].size = a.nbytes
-        with self._lock:
-            # The variant (or, online, the compiled shape) is chosen from
-            # the inputs' shapes; a shape the model cannot take is refused
-            # here, before any byte is copied.
-            dims = [(ctypes.c_uint64 * max(a.ndim, 1))(*a.shape)
-                    for a in arrays]
-            ptrs = (ctypes.POINTER(ctypes.c_uint64) * max(n_in, 1))(
-                *[ctypes.cast(d, ctypes.POINTER(ctypes.c_uint64))
-                  for d in dims])
-            check(rt.npurt_model_select_shapes(self._model, ptrs))
-            outs_np = []
-            n_out = len(self._out_args)
-            outs = (_lib.Io * max(n_out, 1))()
-            for i in range(n_out):
-                d = self._desc(rt.npurt_model_get_output, i, 0)
-                shape = tuple(int(d.dims[k]) for k in range(d.rank))
-                o = np.empty(shape, dtype=DTYPES[d.dtype])
-                outs_np.append(o)
-                outs[i].host = o.ctypes.data
-                outs[i].size = o.nbytes
-            check(rt.npurt_model_execute(self._model, ins, n_in, outs,
-                                         n_out))
+        # The variant (or, online, the compiled shape) is chosen from the
+        # inputs' shapes; a shape the model cannot take is refused here,
+        # before any byte is copied.
+        dims = [(ctypes.c_uint64 * max(a.ndim, 1))(*a.shape)
+                for a in arrays]
+        ptrs = (ctypes.POINTER(ctypes.c_uint64) * max(n_in, 1))(
+            *[ctypes.cast(d, ctypes.POINTER(ctypes.c_uint64))
+              for d in dims])
+        n_out = len(self._out_args)
+        outs = (_lib.Io * max(n_out, 1))()
+        exe = self._thread_exec()
+        if exe is None:
+            # A model compiled online: its shape cache is the model's
+            # state, so its executions are serialised.
+            with self._lock:
+                check(rt.npurt_model_select_shapes(self._model, ptrs))
+                outs_np = self._alloc_outputs(
+                    outs, rt.npurt_model_get_output, self._model)
+                check(rt.npurt_model_execute(self._model, ins, n_in, outs,
+                                             n_out))
+            return outs_np
+        # A .om: this thread's execution context (its own workspace and
+        # variant), so threads run at once; the GIL is released in C.
+        check(rt.npurt_exec_select_shapes(exe, ptrs))
+        outs_np = self._alloc_outputs(outs, self._exec_output, exe)
+        check(rt.npurt_exec_run(exe, ins, n_in, outs, n_out))
         return outs_np
+
+    @staticmethod
+    def _exec_output(exe, i, generic, desc):
+        return rt.npurt_exec_get_output(exe, i, desc)
+
+    def _alloc_outputs(self, outs, get, handle):
+        res = []
+        for i in range(len(self._out_args)):
+            d = _lib.TensorDesc()
+            check(get(handle, i, 0, ctypes.byref(d)))
+            shape = tuple(int(d.dims[k]) for k in range(d.rank))
+            o = np.empty(shape, dtype=DTYPES[d.dtype])
+            res.append(o)
+            outs[i].host = o.ctypes.data
+            outs[i].size = o.nbytes
+        return res
+
+    def _thread_exec(self):
+        """The calling thread's npurt_exec context of a .om model (created
+        on first use, freed with the model), or None for ONNX."""
+        if self.is_onnx:
+            return None
+        tid = threading.get_ident()
+        exe = self._execs.get(tid)
+        if exe is None:
+            with self._lock:
+                exe = ctypes.c_void_p()
+                check(rt.npurt_exec_create(self._model, ctypes.byref(exe)))
+                self._execs[tid] = exe
+        return exe
 
     def run(self, output_names, input_feed, run_options=None):
         """ONNX Runtime's run(): @output_names (None: all) and a dict of
@@ -260,8 +298,9 @@ class InferenceSession:
     def close(self):
         """Unloads the model (also done when the session is collected)."""
         if self._model is not None:
-            rt.npurt_model_unload(self._model)
+            rt.npurt_model_unload(self._model)  # and its contexts
             self._model = None
+            self._execs = {}
             _runtime.sessions.discard(self)
 
     def __del__(self):
