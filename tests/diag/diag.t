@@ -46,10 +46,10 @@ def run(*argv):
 
 
 def main():
-    print("1..21")
+    print("1..23")
     for t in TOOLS:
         if not os.access(tool(t), os.X_OK):
-            for _ in range(21):
+            for _ in range(23):
                 ok(True, "# SKIP %s not built" % t)
             return
     tmp = tempfile.mkdtemp(prefix="npu-diag-")
@@ -239,6 +239,38 @@ def body(tmp):
                   "input=" + inp, "--bisect", os.path.join(m, "cnn.onnx"))
     ok(rc == 0 and "no divergence: all 7 tensors within" in log,
        "npu-run --bisect on the good model: no divergence (exit 0)", log)
+
+    # 22-23 the device's corrupt_op test mode (NPU_SIM_CORRUPT_OP = opcode
+    # + 1): a wrong MaxPool (POOL2D = 6) found by dump + compare and by
+    # bisect, everything before it at cosine >= 0.99999
+    env = dict(os.environ, NPU_SIM_CORRUPT_OP="7")
+    d4 = os.path.join(tmp, "d4")
+    p1 = subprocess.run([tool("npu-run"), oms["cnn"], "--device", "sim",
+                         "-i", "input=" + inp, "--dump", d4], env=env,
+                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                        text=True)
+    rc, log = run(tool("npu-compare"), os.path.join(m, "cnn.onnx"), d4,
+                  "--json", os.path.join(tmp, "c4.json"))
+    c4 = json.load(open(os.path.join(tmp, "c4.json"))) if rc == 1 else {}
+    fd = (c4.get("first_divergence") or {}).get("tensor")
+    before = []
+    for t in c4.get("tensors", []):
+        if t["tensor"] == fd:
+            break
+        before.append(t["cosine"])
+    ok(p1.returncode == 0 and fd == "/pool/MaxPool_output_0" and
+       len(before) == 2 and all(c >= 0.99999 for c in before),
+       "corrupt_op=POOL2D: npu-compare names /pool/MaxPool, the %d "
+       "tensors before it at cosine >= 0.99999" % len(before),
+       p1.stdout + log)
+    p2 = subprocess.run([tool("npu-run"), oms["cnn"], "--device", "sim",
+                         "-i", "input=" + inp, "--bisect",
+                         os.path.join(m, "cnn.onnx")], env=env,
+                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                        text=True)
+    ok(p2.returncode == 1 and "first divergent tensor (in data-flow "
+       "order): /pool/MaxPool_output_0" in p2.stdout,
+       "... and npu-run --bisect finds it", p2.stdout)
 
 
 if __name__ == "__main__":
