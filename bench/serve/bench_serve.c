@@ -3,10 +3,11 @@
  * bench_serve.c - one loaded model served by N threads (`make bench-serve`,
  * Documentation/runtime.rst "Concurrent executions").
  *
- *   bench_serve MODEL.om INPUT_DIR THREADS SECONDS MODE
+ *   bench_serve MODEL.om INPUT_DIR THREADS SECONDS MODE [MAX]
  *
  * MODE pool:     the threads call npurt_model_execute() on one model (its
- *                pool of execution contexts, weights loaded once);
+ *                pool of execution contexts, weights loaded once; at most
+ *                MAX executions at once, default THREADS);
  *      execs:    each thread runs its own npurt_exec context of the model;
  *      separate: the model loaded THREADS times, one per thread (what a
  *                server did before execution contexts).
@@ -130,9 +131,9 @@ int main(int argc, char **argv)
 	double t0, t1;
 	int threads, nmodels;
 
-	if (argc != 6) {
+	if (argc != 6 && argc != 7) {
 		fprintf(stderr, "usage: bench_serve MODEL.om INPUT_DIR THREADS "
-			"SECONDS pool|execs|separate\n");
+			"SECONDS pool|execs|separate [MAX]\n");
 		return 2;
 	}
 	threads = atoi(argv[3]);
@@ -152,7 +153,9 @@ int main(int argc, char **argv)
 		if (npurt_model_load_file(ctx, argv[1], &b.models[i]))
 			return fail(argv[1]);
 	if (!strcmp(b.mode, "pool") &&
-	    npurt_model_set_max_executions(b.models[0], (uint32_t)threads))
+	    npurt_model_set_max_executions(b.models[0], argc == 7 ?
+					   (uint32_t)atoi(argv[6]) :
+					   (uint32_t)threads))
 		return fail("npurt_model_set_max_executions");
 	npurt_model_get_info(b.models[0], &info);
 	b.nin = info.num_inputs;
