@@ -288,6 +288,46 @@ def test_compile():
        "a compiled module called with numpy returns numpy")
 
 
+def test_profiling():
+    import tempfile
+    x = np.load(os.path.join(TINY, "inputs", "input_0.npy"))
+    om = npu.compile_onnx(os.path.join(TINY, "model.onnx"))
+    for what, model in (("ONNX", os.path.join(TINY, "model.onnx")),
+                        (".om", om)):
+        s = npu.InferenceSession(model)
+        s.infer([x])
+        s.start_profiling()
+        y1 = s.infer([x])[0]
+        y2 = s.infer([x])[0]
+        fd, path = tempfile.mkstemp(suffix=".json")
+        os.close(fd)
+        try:
+            got = s.end_profiling(path)
+            tr = json.load(open(path))["traceEvents"]
+        finally:
+            os.unlink(path)
+        tasks = [e for e in tr if e["ph"] == "X" and e["pid"] == 1]
+        runs = [e for e in tr if e["ph"] == "X" and e["pid"] == 2]
+        per_run = {}
+        for e in tasks:
+            per_run.setdefault(e["args"]["run"], []).append(e)
+        inside = all(r["ts"] <= e["ts"] and
+                     e["ts"] + e["dur"] <= r["ts"] + r["dur"] + 1
+                     for r in runs for e in per_run.get(r["args"]["run"],
+                                                        []))
+        ok(got == path and len(runs) == 2 and len(per_run) == 2 and
+           len(per_run[0]) == len(per_run[1]) > 0 and
+           all(e["name"] and e["dur"] >= 0 for e in tasks) and inside and
+           np.array_equal(y1, y2) and
+           any(e["ph"] == "M" and e["name"] == "thread_name"
+               for e in tr),
+           "%s session: start/end_profiling write a Chrome trace, %d "
+           "device tasks per run inside the host's run spans"
+           % (what, len(per_run.get(0, []))), tr[:6])
+        s.infer([x])  # profiling off again: per-thread contexts
+        s.close()
+
+
 def test_eager():
     if torch is None:
         skip("eager mode (npu.to_device)", "torch is not installed")
@@ -361,7 +401,8 @@ def test_eager():
 
 
 def main():
-    for t in (test_session, test_memory, test_compile, test_eager):
+    for t in (test_session, test_memory, test_compile, test_profiling,
+              test_eager):
         try:
             t()
         except Exception:  # noqa: BLE001 - a crash is a failed test
