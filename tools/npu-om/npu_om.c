@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "om.h"
+#include "om_timing.h"
 
 static void print_version(const char *what, uint32_t v)
 {
@@ -114,9 +115,15 @@ static void print_task(const struct om_model *m, uint32_t global,
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: npu-om [-t|--tasks] [-f|--force] MODEL.om\n"
+	fprintf(f, "usage: npu-om [-t|--tasks] [-f|--force] [--timing] MODEL.om\n"
 		"  -t, --tasks   list every task of every stream\n"
 		"  -f, --force   show a file whose checksum is wrong\n"
+		"  --timing      model each variant on the device's timing model\n"
+		"                (with --tasks: every task's modeled start and end)\n"
+		"  --timing-json FILE   the modeled figures as JSON (- = stdout)\n"
+		"  --timing-trace FILE  a Chrome trace of the modeled schedule\n"
+		"  --timing-params K=V,...  override the modeled device\n"
+		"                (default from $NPU_TIMING; see timing-model.rst)\n"
 		"  --version     print the version and exit\n");
 }
 
@@ -127,6 +134,10 @@ int main(int argc, char **argv)
 		{ "force", no_argument, NULL, 'f' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "timing", no_argument, NULL, 'T' },
+		{ "timing-json", required_argument, NULL, 'J' },
+		{ "timing-trace", required_argument, NULL, 'R' },
+		{ "timing-params", required_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct om_header *h;
@@ -134,13 +145,25 @@ int main(int argc, char **argv)
 	struct om_model *m;
 	char err[OM_ERR_MAX], feat[128];
 	int tasks = 0, force = 0, c, ret;
+	struct om_timing_opts timing = { 0 };
+	const char *timing_spec = getenv("NPU_TIMING");
 	uint64_t wsize;
+
+	npu_timing_params_default(&timing.params);
 
 	while ((c = getopt_long(argc, argv, "tfh", lo, NULL)) != -1) {
 		if (c == 't') {
 			tasks = 1;
 		} else if (c == 'f') {
 			force = 1;
+		} else if (c == 'T') {
+			timing.text = 1;
+		} else if (c == 'J') {
+			timing.json = optarg;
+		} else if (c == 'R') {
+			timing.trace = optarg;
+		} else if (c == 'P') {
+			timing_spec = optarg;
 		} else if (c == 'V') {
 			printf("npu-om %s (.om format %u.%u)\n", NPU_VERSION,
 			       OM_FORMAT_MAJOR, OM_FORMAT_MINOR);
@@ -155,6 +178,11 @@ int main(int argc, char **argv)
 	}
 	if (optind != argc - 1) {
 		usage(stderr);
+		return 2;
+	}
+	if (timing_spec && npu_timing_params_parse(&timing.params, timing_spec,
+						   err, sizeof(err))) {
+		fprintf(stderr, "npu-om: %s\n", err);
 		return 2;
 	}
 	ret = om_open_file(argv[optind], &m, err);
@@ -182,6 +210,12 @@ int main(int argc, char **argv)
 	if (ret) {
 		fprintf(stderr, "npu-om: %s\n", err);
 		return 1;
+	}
+	if (timing.text || timing.json || timing.trace) {
+		timing.tasks = tasks;
+		ret = om_timing_show(m, &timing);
+		om_close(m);
+		return ret;
 	}
 	h = om_get_header(m);
 	d = om_get_model(m);

@@ -69,17 +69,17 @@ double npu_exp_d(double x)
 	k = (s64)(x * INV_LN2 + (x >= 0 ? 0.5 : -0.5));
 	r = (x - (double)k * LN2_HI) - (double)k * LN2_LO;
 	/* |r| <= 0.35: Taylor series to r^13 (truncation < 2e-16). */
-	p = 1.6059043836821614599e-10;			/* 1/13! */
-	p = p * r + 2.0876756987868098979e-09;		/* 1/12! */
-	p = p * r + 2.5052108385441718775e-08;
-	p = p * r + 2.7557319223985890653e-07;
-	p = p * r + 2.7557319223985890653e-06;
-	p = p * r + 2.4801587301587301587e-05;
-	p = p * r + 1.9841269841269841270e-04;
-	p = p * r + 1.3888888888888888889e-03;
-	p = p * r + 8.3333333333333333333e-03;
-	p = p * r + 4.1666666666666666667e-02;
-	p = p * r + 1.6666666666666666667e-01;
+	p = 0.00000000016059043836821614599;			/* 1/13! */
+	p = p * r + 0.0000000020876756987868098979;		/* 1/12! */
+	p = p * r + 0.000000025052108385441718775;
+	p = p * r + 0.00000027557319223985890653;
+	p = p * r + 0.0000027557319223985890653;
+	p = p * r + 0.000024801587301587301587;
+	p = p * r + 0.00019841269841269841270;
+	p = p * r + 0.0013888888888888888889;
+	p = p * r + 0.0083333333333333333333;
+	p = p * r + 0.041666666666666666667;
+	p = p * r + 0.16666666666666666667;
 	p = p * r + 0.5;
 	p = p * r + 1.0;
 	p = p * r + 1.0;
@@ -155,7 +155,7 @@ double npu_log1p_d(double x)
 		return nan_d();
 	if (x == -1.0)
 		return -dinf;
-	if (npu_fabs(x) < 1e-4)
+	if (npu_fabs(x) < 0.0001)
 		return x * (1.0 - x * (0.5 - x * (1.0 / 3 - x * (0.25 - x * 0.2))));
 	u = 1.0 + x;
 	if (u == dinf)
@@ -232,7 +232,7 @@ double npu_erf_d(double x)
 		t = -t * x2 * inv_n[n];
 		term = t * inv_odd[n];
 		sum += term;
-		if (npu_fabs(term) < 1e-17 * npu_fabs(sum))
+		if (npu_fabs(term) < 0.00000000000000001 * npu_fabs(sum))
 			break;
 	}
 	return TWO_OVER_SQRTPI * sum;
@@ -270,14 +270,14 @@ double npu_sqrt_d(double x)
 		return x;
 	if (x < 0)
 		return nan_d();
-	if (x < 1e-300) {			/* keep the guess in range */
+	if (x < 1.0 / 1e300) {			/* keep the guess in range */
 		x *= 1.3407807929942597e154;	/* 2^512 */
 		scale = 1;
 	}
 	y = npu_u2d((npu_d2u(x) >> 1) + 0x1ff8000000000000ull);
 	for (i = 0; i < 6; i++)
 		y = 0.5 * (y + x / y);
-	return scale ? y * 8.636168555094445e-78 : y;	/* 2^-256 */
+	return scale ? y / 1.157920892373162e77 : y;	/* / 2^256 */
 }
 
 /* Is y an integer, and an odd one? */
@@ -306,7 +306,7 @@ double npu_pow_d(double x, double y)
 	if (y == dinf || y == -dinf) {
 		if (x == -1.0)
 			return 1.0;
-		if ((npu_fabs(x) < 1.0) == (y < 0))
+		if (y < 0 ? npu_fabs(x) < 1.0 : npu_fabs(x) > 1.0)
 			return dinf;
 		return 0.0;
 	}
