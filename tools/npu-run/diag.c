@@ -441,7 +441,10 @@ static void task_cost(const struct drm_npu_task *t, double *flops,
 {
 	const struct drm_npu_operand *op = t->operands;
 	uint32_t n = t->num_operands;
-	const struct drm_npu_operand *out = n ? &op[n - 1] : NULL;
+	/* the operand it writes: QUANTIZE and DEQUANTIZE write operand 1 */
+	uint32_t oi = t->opcode == DRM_NPU_OP_QUANTIZE ||
+		      t->opcode == DRM_NPU_OP_DEQUANTIZE ? 1 : n - 1;
+	const struct drm_npu_operand *out = n && oi < n ? &op[oi] : NULL;
 
 	*flops = 0;
 	*bytes = 0;

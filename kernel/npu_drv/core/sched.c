@@ -732,7 +732,7 @@ static bool npu_help(struct npu_core_unit *self)
 
 /*
  * The "corrupt_op" test mode: flip one bit of every element of the task's
- * output (its last operand) - the lowest exponent bit of f32 and f16, the
+ * output - the lowest exponent bit of f32 and f16, the
  * lowest bit of the integer types. Integer code: it runs outside the FPU
  * section, in the module too.
  */
@@ -741,13 +741,16 @@ static void npu_corrupt_output(const struct npu_op_args *a)
 	const struct drm_npu_task *t = a->task;
 	const struct drm_npu_operand *o;
 	u64 idx[DRM_NPU_MAX_RANK] = { 0 };
-	u32 esize, bit, k;
+	u32 esize, bit, k, out;
 	u8 *base;
 
-	if (!t->num_operands || !a->data[t->num_operands - 1])
+	/* the operand the task writes: QUANTIZE and DEQUANTIZE write 1 */
+	out = t->opcode == DRM_NPU_OP_QUANTIZE ||
+	      t->opcode == DRM_NPU_OP_DEQUANTIZE ? 1 : t->num_operands - 1;
+	if (!t->num_operands || out >= t->num_operands || !a->data[out])
 		return;
-	o = &t->operands[t->num_operands - 1];
-	base = a->data[t->num_operands - 1];
+	o = &t->operands[out];
+	base = a->data[out];
 	esize = npu_dtype_size(o->dtype);
 	bit = o->dtype == DRM_NPU_DTYPE_F32 ? 23 :
 	      o->dtype == DRM_NPU_DTYPE_F16 ? 10 : 0;
