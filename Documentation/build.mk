@@ -8,7 +8,7 @@
 # fails when they differ from the header). `make man` builds them into
 # $(BUILD)/man/; `make install` installs them with the documentation pages.
 
-MAN1_PAGES	:= npuc npu-run npu-om npu-smi npu-plan
+MAN1_PAGES	:= npuc npu-run npu-om npu-smi npu-plan npu-quant
 NPURT_SECTIONS	:= error device stream memory model online profile
 MAN3_PAGES	:= npurt $(NPURT_SECTIONS:%=npurt_%)
 MAN_PAGES	:= $(MAN1_PAGES:%=$(BUILD)/man/%.1) $(MAN3_PAGES:%=$(BUILD)/man/%.3)

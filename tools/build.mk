@@ -4,7 +4,7 @@
 TESTS += tools/test_cli.sh
 
 # Every tool (each directory's build.mk builds its own).
-NPU_TOOLS := npuc npu-run npu-om npu-smi npu-plan
+NPU_TOOLS := npuc npu-run npu-om npu-smi npu-plan npu-quant
 
 .PHONY: install-tools
 install: install-tools

@@ -8,7 +8,7 @@
 # messages (options of npuc), is in that tool's --help.
 set -u
 B=${BUILD:-build}
-TOOLS="npuc npu-run npu-om npu-smi npu-plan"
+TOOLS="npuc npu-run npu-om npu-smi npu-plan npu-quant"
 VERSION=$(sed -n 's/^NPU_VERSION[ \t]*:=[ \t]*//p' mk/version.mk)
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
@@ -34,7 +34,7 @@ for tool in $TOOLS; do
 done
 
 # "TOOL --option" wherever users read it
-grep -rhoE '(npuc|npu-run|npu-smi|npu-om|npu-plan)( +\[?-[A-Za-z]+[^ ]*)* +--[a-z][a-z0-9_-]*' \
+grep -rhoE '(npuc|npu-run|npu-smi|npu-om|npu-plan|npu-quant)( +\[?-[A-Za-z]+[^ ]*)* +--[a-z][a-z0-9_-]*' \
 	--include='*.c' --include='*.h' --include='*.rst' --include='*.md' \
 	--include='*.py' --include='*.sh' \
 	compiler libnpurt tools kernel Documentation README.md models examples \

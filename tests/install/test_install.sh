@@ -14,7 +14,7 @@ trap 'rm -rf "$T"' EXIT
 TRIPLET=$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
 LIBDIR=/usr/lib/$TRIPLET
 R=$T/root
-TOOLS="npuc npu-run npu-om npu-smi npu-plan"
+TOOLS="npuc npu-run npu-om npu-smi npu-plan npu-quant"
 
 n=0
 fails=0
