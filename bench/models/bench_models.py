@@ -21,6 +21,11 @@ tests do) this
   * measures the fixed cost per run on a tiny model (Relu of 64 floats).
 
 --torch adds torch with one thread (the previous reference) per model.
+The models of INT8_MODELS also get an int8 twin (QDQ: tools/npu-quant
+when built, else quantize_simple.py), timed on the device beside the f32
+build in alternating batches: models[name]["int8"] holds both latencies,
+ratio_p50 / ratio_min (int8 / f32, < 1: int8 is faster) and the top-1
+agreement and relative error of the int8 logits (--no-int8 skips it).
 N is chosen so each side takes about --seconds per model and configuration.
 Writes --json (default build/bench/models.json).
 
@@ -29,6 +34,7 @@ Usage: bench_models.py [--json FILE] [--seconds S] [--rounds R] [--torch]
 """
 
 import argparse
+import glob
 import json
 import os
 import platform
@@ -255,6 +261,104 @@ def bench_model(d, om, inputs, orts, seconds, rounds):
     return res
 
 
+# Models that also get an int8 twin (QDQ, quantized at bench time).
+# mobilenet_v2 and squeezenet1_1 are left out: their int8 build is slower
+# than f32 today (depthwise and 1x1 convolutions of few channels run the
+# portable loops or a VNNI kernel bound by its epilogue, quantization.rst).
+INT8_MODELS = ("resnet18", "resnet50")
+
+
+def quantize_model(d):
+    """The int8 (QDQ) twin of d/model.onnx: tools/npu-quant when it is
+    built, else bench/models/quantize_simple.py (symmetric per-channel
+    weights, per-tensor min/max activations over three calibration
+    inputs). Returns (path, tool used)."""
+    import numpy as np
+    out = os.path.join(d, "model_int8.onnx")
+    x = np.load(os.path.join(d, "inputs", "input_0.npy"))
+    rng = np.random.default_rng(5)
+    cal = []
+    for i in range(3):
+        c = os.path.join(d, "calib_%d.npy" % i)
+        np.save(c, (x if i == 0 else x * 0.7 + 0.3 * rng.standard_normal(
+            x.shape)).astype(np.float32))
+        cal.append(c)
+    quant = e2e.tool("npu-quant")
+    if e2e.have("npu-quant"):
+        cdir = os.path.join(d, "calib")
+        os.makedirs(cdir, exist_ok=True)
+        for i, c in enumerate(cal):
+            shutil.copy(c, os.path.join(cdir, "input_%d.npy" % i))
+        rc, log = e2e.run([quant, os.path.join(d, "model.onnx"), cdir,
+                           "-o", out])
+        if rc == 0:
+            return out, "npu-quant"
+    argv = [sys.executable, os.path.join(HERE, "quantize_simple.py"),
+            os.path.join(d, "model.onnx")] + cal + ["-o", out]
+    rc, log = e2e.run(argv, timeout=1800)
+    if rc != 0:
+        raise RuntimeError("quantize_simple.py failed: " +
+                           log.strip()[-300:])
+    return out, "quantize_simple.py"
+
+
+def bench_int8(name, d, rec, seconds, rounds):
+    """int8 latency beside the f32 build of the same model on the
+    device, in alternating batches per configuration; the ratio
+    int8 / f32 (< 1: int8 is faster) and the int8 output's agreement with
+    the float one."""
+    import numpy as np
+    qpath, how = quantize_model(d)
+    om = os.path.join(d, "bench_int8.om")
+    rc, log = e2e.run([e2e.tool("npuc"), qpath, "-o", om, "--no-cache"])
+    if rc != 0:
+        return {"error": "npuc (int8) failed: " + log.strip()[-300:]}
+    f32_om = os.path.join(d, "bench.om")
+    res = {"quantizer": how}
+    rc, tasks = e2e.run([e2e.tool("npu-om"), "--tasks", om])
+    res["int8_conv_tasks"] = sum(1 for ln in tasks.splitlines()
+                                 if " QCONV2D " in ln and "@" in ln)
+    for cfg, pin in CONFIGS:
+        t_q, _ = npu_loop(om, d, 1, pin)
+        n = max(2, min(500, int(seconds / rounds /
+                                max(t_q[0] / 1e3, 1e-5))))
+        q_t, f_t = [], []
+        for _ in range(rounds):
+            q_t += npu_loop(om, d, n, pin)[0]
+            f_t += npu_loop(f32_om, d, n, pin)[0]
+        sq, sf = stats(q_t), stats(f_t)
+        res[cfg] = {"int8": sq, "f32": sf,
+                    "ratio_p50": round(sq["p50_ms"] / sf["p50_ms"], 3),
+                    "ratio_min": round(sq["min_ms"] / sf["min_ms"], 3)}
+    # accuracy on the model's input (also a calibration input) and on a
+    # held-out one
+    agree, errs = 0, []
+    x = np.load(os.path.join(d, "inputs", "input_0.npy"))
+    held = (x * 0.8 + 0.2 * np.random.default_rng(99).standard_normal(
+        x.shape)).astype(np.float32)
+    for k, xin in enumerate((x, held)):
+        idir = os.path.join(d, "int8_in%d" % k)
+        os.makedirs(idir, exist_ok=True)
+        np.save(os.path.join(idir, "input_0.npy"), xin)
+        outs = []
+        for m in (f32_om, om):
+            od = os.path.join(d, "int8_out%d" % k)
+            shutil.rmtree(od, ignore_errors=True)
+            rc, log = e2e.run([e2e.tool("npu-run"), m, "--device", "sim",
+                               "--input-dir", idir, "-o", od])
+            if rc != 0:
+                return dict(res, error="npu-run failed: " +
+                            log.strip()[-300:])
+            outs.append(np.load(sorted(glob.glob(os.path.join(
+                od, "*.npy")))[0]).astype(np.float64))
+        agree += int(outs[0].argmax() == outs[1].argmax())
+        errs.append(float(np.abs(outs[0] - outs[1]).max() /
+                          max(np.abs(outs[0]).max(), 1e-30)))
+    res["top1_agreement"] = "%d/2" % agree
+    res["max_rel_error_vs_f32"] = [round(e, 5) for e in errs]
+    return res
+
+
 def run_torch(name, seconds):
     import torch
     torch.set_num_threads(1)
@@ -290,6 +394,8 @@ def main():
                    help="node_modules holding onnxruntime-node")
     p.add_argument("--torch", action="store_true",
                    help="also time torch (one thread)")
+    p.add_argument("--no-int8", action="store_true",
+                   help="skip the int8 twins (INT8_MODELS)")
     p.add_argument("names", nargs="*")
     a = p.parse_args()
     names = a.names or list(export_models.MODELS)
@@ -318,6 +424,8 @@ def main():
                     "load_average": [round(x, 2) for x in os.getloadavg()],
                     "device": "sim (in-process)", "rounds": a.rounds},
            "ratio": "npu-run latency / ORT latency; > 1 = slower",
+           "int8": "models[name].int8: the QDQ twin on the device; "
+                   "ratio_p50 = int8 / f32 latency, < 1 = int8 faster",
            "configs": {"one_core": "taskset -c 0, ORT 1 intra-op thread",
                        "all_cores": "no pinning, ORT %d intra-op threads"
                        % (os.cpu_count() or 1)},
@@ -353,6 +461,26 @@ def main():
                          r["ort"]["p50_ms"], r["ratio_p50"],
                          r["npu"]["min_ms"], r["ort"]["min_ms"],
                          r["ratio_min"]), flush=True)
+        if om and "error" not in rec and name in INT8_MODELS and \
+                not a.no_int8:
+            try:
+                q = bench_int8(name, d, rec, a.seconds, a.rounds)
+            except RuntimeError as ex:
+                q = {"error": str(ex)}
+            rec["int8"] = q
+            if "error" in q:
+                print("%-14s int8 FAILED: %s" % (name, q["error"]),
+                      flush=True)
+            else:
+                for cfg, _ in CONFIGS:
+                    r = q[cfg]
+                    print("%-14s %-9s int8 %8.3f f32 %8.3f int8/f32 %5.2f"
+                          " (min %5.2f), top-1 %s" % (
+                              name, cfg.replace("_cores", "").replace(
+                                  "_core", ""), r["int8"]["p50_ms"],
+                              r["f32"]["p50_ms"], r["ratio_p50"],
+                              r["ratio_min"], q["top1_agreement"]),
+                          flush=True)
         if a.torch and name != TINY:
             rec["torch"] = run_torch(name, a.seconds)
         if name == TINY:

@@ -1014,6 +1014,143 @@ static int emit_quant(struct ectx *e)
 	return err;
 }
 
+/*
+ * npu.QConv (x, w, [bias i32], mult f32 [1 or O]) and npu.QMatMul (a,
+ * w [N, K], [bias], mult): the requantization from the attributes qzp
+ * ([a_zero, b_zero, y_zero]) and qclamp ([y_min, y_max]) that qdq-fuse
+ * computed; a one-element mult is the per-tensor scale.
+ */
+static int q_requant(struct ectx *e, struct drm_npu_requant *q,
+		     const struct ir_tensor *mult, uint32_t *flags)
+{
+	const int64_t *zp, *cl;
+
+	if (ir_attr_ints(e->n, "qzp", &zp) != 3 ||
+	    ir_attr_ints(e->n, "qclamp", &cl) != 2 ||
+	    !ir_tensor_is_const(mult) || mult->dtype != IR_F32)
+		return eerr(e, -EINVAL, "malformed int8 node (qzp, qclamp, "
+			    "mult)");
+	q->a_zero = (int32_t)zp[0];
+	q->b_zero = (int32_t)zp[1];
+	q->y_zero = (int32_t)zp[2];
+	q->y_min = (int32_t)cl[0];
+	q->y_max = (int32_t)cl[1];
+	if (ir_tensor_numel(mult) == 1)
+		q->scale = emit_f32_bits((float)ir_const_get_f(mult, 0));
+	else
+		*flags |= DRM_NPU_Q_PER_CHANNEL;
+	return 0;
+}
+
+static int emit_qconv(struct ectx *e)
+{
+	const struct ir_node *n = e->n;
+	const struct ir_tensor *bias = in(e, 2), *mult = in(e, 3);
+	struct drm_npu_qconv2d_params *p;
+	struct drm_npu_task *t;
+	const int64_t *v;
+	int err, k = 0;
+
+	t = new_task(e, DRM_NPU_OP_QCONV2D);
+	if (!t)
+		return -ENOMEM;
+	p = &t->params.qconv2d;
+	p->groups = (uint32_t)ir_attr_int(n, "group", 1);
+	p->stride_h = p->stride_w = 1;
+	p->dilation_h = p->dilation_w = 1;
+	if (ir_attr_ints(n, "strides", &v) == 2) {
+		p->stride_h = (uint32_t)v[0];
+		p->stride_w = (uint32_t)v[1];
+	}
+	if (ir_attr_ints(n, "dilations", &v) == 2) {
+		p->dilation_h = (uint32_t)v[0];
+		p->dilation_w = (uint32_t)v[1];
+	}
+	if (ir_attr_ints(n, "pads", &v) == 4) {
+		p->pad_top = (uint32_t)v[0];
+		p->pad_left = (uint32_t)v[1];
+		p->pad_bottom = (uint32_t)v[2];
+		p->pad_right = (uint32_t)v[3];
+	}
+	err = q_requant(e, &p->q, mult, &p->flags);
+	if (!err)
+		err = whole(e, in(e, 0), &t->operands[k++]);
+	if (!err)
+		err = whole(e, in(e, 1), &t->operands[k++]);
+	if (!err && bias) {
+		p->flags |= DRM_NPU_Q_HAS_BIAS;
+		err = whole(e, bias, &t->operands[k++]);
+	}
+	if (!err && (p->flags & DRM_NPU_Q_PER_CHANNEL))
+		err = whole(e, mult, &t->operands[k++]);
+	if (!err)
+		err = whole(e, out0(e), &t->operands[k++]);
+	t->num_operands = (uint8_t)k;
+	return err;
+}
+
+static int emit_qmatmul(struct ectx *e)
+{
+	const struct ir_tensor *bias = in(e, 2), *mult = in(e, 3);
+	struct drm_npu_qmatmul_params *p;
+	struct drm_npu_task *t;
+	int err, k = 0;
+
+	t = new_task(e, DRM_NPU_OP_QMATMUL);
+	if (!t)
+		return -ENOMEM;
+	p = &t->params.qmatmul;
+	p->flags = DRM_NPU_Q_TRANS_B;
+	err = q_requant(e, &p->q, mult, &p->flags);
+	if (!err)
+		err = whole(e, in(e, 0), &t->operands[k++]);
+	if (!err)
+		err = whole(e, in(e, 1), &t->operands[k++]);
+	if (!err && bias) {
+		p->flags |= DRM_NPU_Q_HAS_BIAS;
+		err = whole(e, bias, &t->operands[k++]);
+	}
+	if (!err && (p->flags & DRM_NPU_Q_PER_CHANNEL))
+		err = whole(e, mult, &t->operands[k++]);
+	if (!err)
+		err = whole(e, out0(e), &t->operands[k++]);
+	t->num_operands = (uint8_t)k;
+	return err;
+}
+
+/* npu.QAdd (a, b): scales, zero points and clamp from the attributes. */
+static int emit_qadd(struct ectx *e)
+{
+	struct drm_npu_qadd_params *p;
+	struct drm_npu_task *t;
+	const int64_t *zp, *cl;
+	const float *sc;
+	int err;
+
+	if (ir_attr_ints(e->n, "qzp", &zp) != 3 ||
+	    ir_attr_ints(e->n, "qclamp", &cl) != 2 ||
+	    ir_attr_floats(e->n, "qscale", &sc) != 3)
+		return eerr(e, -EINVAL, "malformed int8 add (qzp, qclamp, "
+			    "qscale)");
+	t = new_task(e, DRM_NPU_OP_QADD);
+	if (!t)
+		return -ENOMEM;
+	p = &t->params.qadd;
+	p->a_scale = emit_f32_bits(sc[0]);
+	p->b_scale = emit_f32_bits(sc[1]);
+	p->y_scale = emit_f32_bits(sc[2]);
+	p->a_zero = (int32_t)zp[0];
+	p->b_zero = (int32_t)zp[1];
+	p->y_zero = (int32_t)zp[2];
+	p->y_min = (int32_t)cl[0];
+	p->y_max = (int32_t)cl[1];
+	t->num_operands = 3;
+	err = whole(e, in(e, 0), &t->operands[0]);
+	if (!err)
+		err = whole(e, in(e, 1), &t->operands[1]);
+	return err ? err : whole(e, out0(e), &t->operands[2]);
+}
+
 /* --- dispatch ------------------------------------------------------------- */
 
 /* Ops whose device kernels take f32 operands only. */
@@ -1140,6 +1277,9 @@ int emit_node(struct ir_graph *g, const struct ir_node *n,
 	case IR_OP_RESIZE: err = emit_resize(&e); break;
 	case IR_OP_ATTENTION: err = emit_attention(&e); break;
 	case IR_OP_TRANSDATA: err = emit_transdata(&e); break;
+	case IR_OP_QCONV: err = emit_qconv(&e); break;
+	case IR_OP_QMATMUL: err = emit_qmatmul(&e); break;
+	case IR_OP_QADD: err = emit_qadd(&e); break;
 	case IR_OP_QUANTIZE_LINEAR: case IR_OP_DEQUANTIZE_LINEAR:
 		err = emit_quant(&e);
 		break;

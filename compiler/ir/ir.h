@@ -128,7 +128,10 @@ struct ir_shape {
 	X(LAYER_NORM, "LayerNormalization")				\
 	X(GELU, "npu.Gelu")						\
 	X(ATTENTION, "npu.Attention")					\
-	X(TRANSDATA, "npu.TransData")
+	X(TRANSDATA, "npu.TransData")					\
+	/* int8 ops made by qdq-fuse (Documentation/quantization.rst) */\
+	X(QCONV, "npu.QConv") X(QMATMUL, "npu.QMatMul")		\
+	X(QADD, "npu.QAdd")
 
 enum ir_op {
 	IR_OP_INVALID = 0,

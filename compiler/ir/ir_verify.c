@@ -49,6 +49,14 @@ static int ir_verify_tensor(struct ir_graph *g, const struct ir_tensor *t)
 	if (t->data) {
 		int64_t n = ir_tensor_numel(t);
 
+		/* an NC1HWC0 constant (packed int8 weights) stores C0 blocks */
+		if (n >= 0 && t->layout == IR_LAYOUT_NC1HWC0 &&
+		    t->shape.rank == 4) {
+			int64_t c0 = ir_dtype_size(t->dtype) == 1 ? 32 : 16;
+
+			n = t->shape.dim[0] * ((t->shape.dim[1] + c0 - 1) / c0) *
+			    t->shape.dim[2] * t->shape.dim[3] * c0;
+		}
 		if (n < 0 || (size_t)n * ir_dtype_size(t->dtype) != t->nbytes)
 			return ir_error(g, "verify: constant '%s' holds %zu "
 					"bytes, its shape needs %lld x %zu",

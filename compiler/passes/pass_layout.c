@@ -14,12 +14,39 @@
 
 #include "passes.h"
 
-static bool act_4d(const struct ir_tensor *t)
+static bool act_4d_dt(const struct ir_tensor *t, bool int8)
 {
-	return t && !t->data && t->dtype == IR_F32 && t->shape.rank == 4 &&
+	return t && !t->data && (t->dtype == IR_F32 ||
+				 (int8 && (t->dtype == IR_I8 ||
+					   t->dtype == IR_U8))) &&
+	       t->shape.rank == 4 &&
 	       ir_shape_is_static(&t->shape) &&
 	       (t->layout == IR_LAYOUT_ND || t->layout == IR_LAYOUT_NCHW ||
 		t->layout == IR_LAYOUT_NC1HWC0);
+}
+
+static bool act_4d(const struct ir_tensor *t)
+{
+	return act_4d_dt(t, false);
+}
+
+/*
+ * npu.QConv, npu.QAdd and an int8 MaxPool: int8 regions (C0 = 32); their
+ * activations are I8/U8.
+ */
+static bool friendly_qconv(const struct ir_node *n)
+{
+	if (n->op == IR_OP_QADD)	/* elementwise, both inputs */
+		return act_4d_dt(n->inputs[0], true) &&
+		       act_4d_dt(n->inputs[1], true) &&
+		       act_4d_dt(n->outputs[0], true) &&
+		       n->inputs[0]->dtype != IR_F32 &&
+		       n->inputs[1]->dtype != IR_F32 &&
+		       n->outputs[0]->dtype != IR_F32;
+	return act_4d_dt(n->inputs[0], true) &&
+	       act_4d_dt(n->outputs[0], true) &&
+	       n->inputs[0]->dtype != IR_F32 &&
+	       n->outputs[0]->dtype != IR_F32;
 }
 
 /* Inputs of @n that carry activations (the rest are parameters). */
@@ -28,6 +55,8 @@ static bool is_act_input(const struct ir_node *n, int i)
 	switch (n->op) {
 	case IR_OP_CONV:
 		return i == 0 || (n->has_residual && i == n->num_inputs - 1);
+	case IR_OP_QCONV:
+		return i == 0;
 	case IR_OP_BATCH_NORM: case IR_OP_CLIP:
 		return i == 0;
 	default:
@@ -39,6 +68,10 @@ static bool friendly(const struct ir_node *n)
 {
 	int i;
 
+	if (n->op == IR_OP_QCONV || n->op == IR_OP_QADD ||
+	    (n->op == IR_OP_MAX_POOL && n->inputs[0] &&
+	     (n->inputs[0]->dtype == IR_I8 || n->inputs[0]->dtype == IR_U8)))
+		return friendly_qconv(n);
 	switch (n->op) {
 	case IR_OP_CONV: case IR_OP_MAX_POOL: case IR_OP_AVERAGE_POOL:
 	case IR_OP_GLOBAL_AVERAGE_POOL: case IR_OP_GLOBAL_MAX_POOL:
@@ -79,7 +112,8 @@ static bool friendly(const struct ir_node *n)
 
 static bool anchor(const struct ir_node *n)
 {
-	return n->op == IR_OP_CONV || n->op == IR_OP_MAX_POOL ||
+	return n->op == IR_OP_CONV || n->op == IR_OP_QCONV ||
+	       n->op == IR_OP_MAX_POOL ||
 	       n->op == IR_OP_AVERAGE_POOL ||
 	       n->op == IR_OP_GLOBAL_AVERAGE_POOL ||
 	       n->op == IR_OP_GLOBAL_MAX_POOL;

@@ -17,6 +17,9 @@
 static const struct pass_info pm_registry[] = {
 	{ "identity-elim", "remove Identity, Dropout and no-op nodes",
 	  pass_identity_elim, 1, true },
+	{ "qdq-fuse", "DequantizeLinear -> Conv/Gemm/MatMul -> "
+	  "QuantizeLinear -> int8 npu.QConv/npu.QMatMul, scales folded",
+	  pass_qdq_fuse, 1, true },
 	{ "const-fold", "evaluate nodes whose inputs are all constants",
 	  pass_const_fold, 1, true },
 	{ "reshape-simplify", "collapse chains of Reshape/Flatten/Squeeze/"
@@ -52,6 +55,8 @@ static const struct pass_info pm_registry[] = {
 	  "TransData at the boundaries", pass_layout_nc1hwc0, 2, false },
 	{ "dce-final", "remove what the layout pass left unused", pass_dce,
 	  1, false },
+	{ "qconv-weight-pack", "int8 conv weights packed [O, C1, KH, KW, 32] "
+	  "for an NC1HWC0 input", pass_qconv_weight_pack, 1, false },
 	{ "conv-weight-olast", "store constant Conv weights with the output "
 	  "channel innermost, as the device's convolution reads them",
 	  pass_conv_weight_olast, 1, false },

@@ -24,6 +24,8 @@ int pass_layernorm_fusion(struct ir_graph *g, struct pass_stats *st);
 int pass_attention_fusion(struct ir_graph *g, struct pass_stats *st);
 int pass_eltwise_act_fusion(struct ir_graph *g, struct pass_stats *st);
 int pass_qdq_cancel(struct ir_graph *g, struct pass_stats *st);
+int pass_qdq_fuse(struct ir_graph *g, struct pass_stats *st);
+int pass_qconv_weight_pack(struct ir_graph *g, struct pass_stats *st);
 int pass_layout_nc1hwc0(struct ir_graph *g, struct pass_stats *st);
 int pass_conv_weight_olast(struct ir_graph *g, struct pass_stats *st);
 int pass_gemm_weight_kn(struct ir_graph *g, struct pass_stats *st);

@@ -1231,6 +1231,37 @@ static int infer_attention(struct ir_graph *g, struct ir_node *n)
 	return 0;
 }
 
+/*
+ * npu.QConv (x, w, [bias], mult) has Conv's geometry; npu.QMatMul (a,
+ * b [N, K], [bias], mult) gives a's shape with N last. Their output
+ * dtype is the QuantizeLinear's they replaced (attribute "ydt").
+ */
+static int infer_qconv(struct ir_graph *g, struct ir_node *n)
+{
+	enum ir_dtype yt = (enum ir_dtype)ir_attr_int(n, "ydt", IR_I8);
+	int ret = infer_conv(g, n);
+
+	if (!ret)
+		n->outputs[0]->dtype = yt;
+	return ret;
+}
+
+static int infer_qmatmul(struct ir_graph *g, struct ir_node *n)
+{
+	const struct ir_shape *a = in_shape(n, 0), *b;
+	struct ir_shape o;
+
+	if (!ir_in(n, 1))
+		return node_err(g, n, "needs a weight input");
+	b = in_shape(n, 1);
+	if (a->rank < 2 || b->rank != 2 || a->dim[a->rank - 1] != b->dim[1])
+		return node_err(g, n, "a must be [..., K] and b [N, K]");
+	o = *a;
+	o.dim[o.rank - 1] = b->dim[0];
+	set_out(n, 0, (enum ir_dtype)ir_attr_int(n, "ydt", IR_I8), &o);
+	return 0;
+}
+
 static int infer_quant(struct ir_graph *g, struct ir_node *n)
 {
 	enum ir_dtype dt = IR_F32;
@@ -1303,6 +1334,14 @@ static int infer_dispatch(struct ir_graph *g, struct ir_node *n)
 	case IR_OP_ATTENTION: return infer_attention(g, n);
 	case IR_OP_QUANTIZE_LINEAR: case IR_OP_DEQUANTIZE_LINEAR:
 		return infer_quant(g, n);
+	case IR_OP_QCONV: return infer_qconv(g, n);
+	case IR_OP_QMATMUL: return infer_qmatmul(g, n);
+	case IR_OP_QADD:
+		if (!ir_shape_equal(in_shape(n, 0), in_shape(n, 1)))
+			return node_err(g, n, "int8 add needs equal shapes");
+		set_out(n, 0, (enum ir_dtype)ir_attr_int(n, "ydt", IR_I8),
+			in_shape(n, 0));
+		return 0;
 	default:
 		return node_err(g, n, "no shape rule for this op");
 	}
@@ -1330,6 +1369,8 @@ static int min_inputs(enum ir_op op)
 		return 2;
 	case IR_OP_WHERE: case IR_OP_RANGE: case IR_OP_ATTENTION:
 		return 3;
+	case IR_OP_QCONV: case IR_OP_QMATMUL: case IR_OP_QADD:
+		return 2;	/* x, w; bias may be absent, mult follows */
 	case IR_OP_BATCH_NORM: return 5;
 	case IR_OP_LAYER_NORM: return 2;
 	default: return 1;

@@ -59,6 +59,7 @@ const char *om_opcode_name(uint32_t opcode)
 		"POOL2D", "SOFTMAX", "REDUCE", "LAYERNORM", "BATCHNORM",
 		"GATHER", "WHERE", "PAD", "RESIZE", "TRANSDATA", "QUANTIZE",
 		"DEQUANTIZE", "ATTENTION", "SEM_SIGNAL", "SEM_WAIT",
+		"QCONV2D", "QMATMUL", "QADD",
 	};
 
 	return opcode < DRM_NPU_OP_COUNT ? names[opcode] : "invalid";

@@ -19,6 +19,8 @@ enum npu_unit npu_timing_unit(uint32_t opcode)
 	case DRM_NPU_OP_CONV2D:
 	case DRM_NPU_OP_MATMUL:
 	case DRM_NPU_OP_ATTENTION:
+	case DRM_NPU_OP_QCONV2D:
+	case DRM_NPU_OP_QMATMUL:
 		return NPU_UNIT_CUBE;
 	case DRM_NPU_OP_NOP:
 	case DRM_NPU_OP_SEM_SIGNAL:
@@ -88,9 +90,14 @@ static uint64_t cube_macs(const struct drm_npu_task *t)
 		else
 			k = a->shape[a->rank - 1];
 		return numel(out) * k;
+	case DRM_NPU_OP_QMATMUL:
+		/* a [..., M, K]: every output sums K products */
+		return a->rank ? numel(out) * a->shape[a->rank - 1] : 0;
 	case DRM_NPU_OP_CONV2D:
+	case DRM_NPU_OP_QCONV2D:
 		/* N x OH x OW outputs, each the whole weight (O x I/g x KH x
-		 * KW, whatever order it is stored in) once */
+		 * KW, whatever order it is stored in; the packed int8 form
+		 * with its padding channels) once */
 		if (out->rank < 4)
 			return 0;
 		return (uint64_t)out->shape[0] * out->shape[2] *

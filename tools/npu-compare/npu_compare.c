@@ -8,7 +8,8 @@
  * DUMP_DIR is what `npu-run --dump` wrote (index.json and one .npy per
  * ONNX tensor, in the ONNX layout). The reference is the compiler's
  * interpreter running the imported ONNX graph as it is (no folding, no
- * fusion, no layout change: every ONNX tensor exists) on the same inputs,
+ * fusion, no layout change: every ONNX tensor exists; QDQ patterns as the
+ * int8 ops they mean, qdq-fuse) on the same inputs,
  * or a directory of .npy files from another runtime (--ref). Per ONNX
  * tensor, in the graph's topological order: cosine similarity, max
  * absolute and relative error and the shares of elements over 1/1000 and
@@ -32,6 +33,7 @@
 #include "ir/ir.h"
 #include "npy.h"
 #include "onnx/onnx_import.h"
+#include "passes/pass_manager.h"
 #include "shape/shape.h"
 
 #define MAX_INPUTS	64
@@ -478,6 +480,22 @@ int main(int argc, char **argv)
 		fprintf(stderr, "npu-compare: %s: %s\n", o.model,
 			ir_graph_error(g));
 		goto out;
+	}
+	/*
+	 * QDQ patterns mean the int8 ops of ONNX's QLinearConv/QLinearMatMul
+	 * (Documentation/quantization.rst): the reference computes them so,
+	 * as the device does; every ONNX tensor of the pattern that the
+	 * device dumps (the QuantizeLinear outputs) still exists.
+	 */
+	{
+		struct pass_stats pst = { 0 };
+
+		if (pm_run_one(g, "qdq-fuse", &pst) ||
+		    ir_graph_toposort(g) || shape_infer(g)) {
+			fprintf(stderr, "npu-compare: %s: %s\n", o.model,
+				ir_graph_error(g));
+			goto out;
+		}
 	}
 	if (o.list) {
 		/* Every node output in topological order, one per line

@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 #define DRM_NPU_UAPI_MAJOR		1
-#define DRM_NPU_UAPI_MINOR		1
+#define DRM_NPU_UAPI_MINOR		2
 #define DRM_NPU_UAPI_VERSION \
 	((DRM_NPU_UAPI_MAJOR << 16) | DRM_NPU_UAPI_MINOR)
 
@@ -127,6 +127,10 @@ enum drm_npu_opcode {
 	DRM_NPU_OP_ATTENTION = 18,	/* q, k, v, [mask], out */
 	DRM_NPU_OP_SEM_SIGNAL = 19,	/* no operands */
 	DRM_NPU_OP_SEM_WAIT = 20,	/* no operands */
+	/* uapi 1.2: int8 ops (Documentation/quantization.rst) */
+	DRM_NPU_OP_QCONV2D = 21,	/* in, weight, [bias], [mult], out */
+	DRM_NPU_OP_QMATMUL = 22,	/* a, b, [bias], [mult], out */
+	DRM_NPU_OP_QADD = 23,		/* a, b, out: int8 add */
 	DRM_NPU_OP_COUNT
 };
 
@@ -329,6 +333,91 @@ struct drm_npu_attention_params {
 
 #define DRM_NPU_ATTN_HAS_MASK		(1u << 0)
 
+/**
+ * struct drm_npu_requant - the requantization of an int8 op (uapi 1.2)
+ * @a_zero: zero point of the input (QCONV2D) or of A (QMATMUL)
+ * @b_zero: zero point of the weight (QCONV2D) or of B (QMATMUL)
+ * @y_zero: zero point of the output
+ * @scale: fp32 bits of the multiplier M = fl(fl(sa * sb) / sy), finite and
+ *         positive; 0 with DRM_NPU_Q_PER_CHANNEL (then operand "mult"
+ *         holds one f32 M per output channel)
+ * @y_min: smallest output value, >= the output dtype's minimum
+ * @y_max: largest output value, <= its maximum: a fused ReLU or Clip is
+ *         folded into [y_min, y_max]
+ *
+ * acc = sum((a - a_zero) * (b - b_zero)) + bias, in 32-bit two's
+ * complement (wrapping); out = min(max(rne(acc * M) + y_zero, y_min),
+ * y_max), where acc * M is one IEEE double multiplication (of two exact
+ * conversions) and rne rounds half to even: ONNX QLinearConv and
+ * QLinearMatMul. A NaN product gives y_max.
+ */
+struct drm_npu_requant {
+	__s32 a_zero;
+	__s32 b_zero;
+	__s32 y_zero;
+	__u32 scale;
+	__s32 y_min;
+	__s32 y_max;
+};
+
+/* QCONV2D, QMATMUL flags */
+#define DRM_NPU_Q_HAS_BIAS		(1u << 0)	/* I32 [O] or [N] */
+#define DRM_NPU_Q_PER_CHANNEL		(1u << 1)	/* F32 mult [O] or [N] */
+#define DRM_NPU_Q_TRANS_B		(1u << 2)	/* QMATMUL: b is [N, K] */
+
+/**
+ * struct drm_npu_qadd_params - DRM_NPU_OP_QADD (uapi 1.2)
+ * @a_scale, @b_scale, @y_scale: fp32 bits, finite and positive
+ * @a_zero, @b_zero, @y_zero: zero points, inside their operand's range
+ * @y_min, @y_max: output clamp (a fused ReLU), as drm_npu_requant's
+ *
+ * a, b and out are I8/U8 of one shape (any strides and layout, the same
+ * layout): out = min(max(rne(((a - a_zero) * a_scale + (b - b_zero) *
+ * b_scale) / y_scale) + y_zero, y_min), y_max), each step one fp32
+ * operation: DequantizeLinear, Add, QuantizeLinear as ONNX computes them.
+ */
+struct drm_npu_qadd_params {
+	__u32 a_scale;
+	__u32 b_scale;
+	__u32 y_scale;
+	__s32 a_zero;
+	__s32 b_zero;
+	__s32 y_zero;
+	__s32 y_min;
+	__s32 y_max;
+};
+
+/**
+ * struct drm_npu_qconv2d_params - DRM_NPU_OP_QCONV2D (uapi 1.2)
+ *
+ * The geometry is CONV2D's. Input and output are I8 or U8, NCHW or
+ * NC1HWC0 (C0 = 32); the weight is I8 or U8, OIHW (rank 4, any strides)
+ * or packed NC1HWC0 ([O, C1, KH, KW, 32], groups 1, with an NC1HWC0
+ * input of the same C1: the sum then runs over all C1 * 32 channels, the
+ * padding channels included, which npuc fills with zero weights).
+ */
+struct drm_npu_qconv2d_params {
+	__u32 flags;			/* DRM_NPU_Q_HAS_BIAS, _PER_CHANNEL */
+	__u32 groups;
+	__u32 stride_h, stride_w;
+	__u32 dilation_h, dilation_w;
+	__u32 pad_top, pad_left, pad_bottom, pad_right;
+	__u32 pad[2];
+	struct drm_npu_requant q;
+};
+
+/**
+ * struct drm_npu_qmatmul_params - DRM_NPU_OP_QMATMUL (uapi 1.2)
+ *
+ * a [..., M, K] and out [..., M, N] (same leading dims) I8/U8; b I8/U8,
+ * rank 2: [K, N], or [N, K] with DRM_NPU_Q_TRANS_B.
+ */
+struct drm_npu_qmatmul_params {
+	__u32 flags;		/* DRM_NPU_Q_HAS_BIAS, _PER_CHANNEL, _TRANS_B */
+	__u32 pad;
+	struct drm_npu_requant q;
+};
+
 /*
  * Semaphore tasks address the submission's semaphore bindings by index; the
  * effective value is binding.value + task value, so one registered program
@@ -374,6 +463,9 @@ struct drm_npu_task {
 		struct drm_npu_quant_params quant;
 		struct drm_npu_attention_params attention;
 		struct drm_npu_sem_params sem;
+		struct drm_npu_qconv2d_params qconv2d;
+		struct drm_npu_qmatmul_params qmatmul;
+		struct drm_npu_qadd_params qadd;
 	} params;
 	struct drm_npu_operand operands[DRM_NPU_MAX_OPERANDS];
 };

@@ -38,7 +38,8 @@ $(OPS_LIB): $(OPS_OBJS)
 # Unit tests: C programs printing TAP. Each links libnpuops.a, and libm
 # for the reference values only.
 OPS_TEST_NAMES	:= ops_conv_test ops_math_test ops_check_test ops_basic_test \
-		   ops_more_test ops_chunk_test ops_hostile_test
+		   ops_more_test ops_chunk_test ops_hostile_test \
+		   ops_qlinear_test
 OPS_TEST_BINS	:= $(addprefix $(BUILD)/bin/,$(OPS_TEST_NAMES))
 OPS_TEST_OBJS	:= $(call ops_objs,$(wildcard $(OPS_DIR)/tests/*.c))
 

@@ -931,6 +931,234 @@ static int check_attention(struct chk *c)
 	return 0;
 }
 
+/* Range of an int8 dtype: I8 [-128, 127], U8 [0, 255]. */
+static void q_range(u32 dt, s32 *lo, s32 *hi)
+{
+	*lo = dt == DRM_NPU_DTYPE_I8 ? -128 : 0;
+	*hi = dt == DRM_NPU_DTYPE_I8 ? 127 : 255;
+}
+
+static int q_in_range(u32 dt, s32 v)
+{
+	s32 lo, hi;
+
+	q_range(dt, &lo, &hi);
+	return v >= lo && v <= hi;
+}
+
+/*
+ * The requantization of QCONV2D/QMATMUL: a, b and out I8/U8, zero points
+ * inside their operand's range, [y_min, y_max] a non-empty part of out's
+ * range, the multiplier a finite positive fp32 (or 0 and per channel),
+ * bias I32 [@nch] and per-channel mult F32 [@nch] (kernels index them
+ * with an output channel < @nch only).
+ */
+static int check_requant(struct chk *c, const struct drm_npu_requant *q,
+			 u32 flags, u32 nch)
+{
+	const struct drm_npu_task *t = c->t;
+	u32 last = t->num_operands - 1, i = 2;
+	const struct drm_npu_operand *a = npu_opnd(t, 0), *b = npu_opnd(t, 1);
+	const struct drm_npu_operand *o = npu_opnd(t, last);
+
+	if (!dtype_is(a->dtype, DT(I8) | DT(U8)))
+		return fail(c, 0, "int8 op input must be I8 or U8");
+	if (!dtype_is(b->dtype, DT(I8) | DT(U8)))
+		return fail(c, 1, "int8 op weight/b must be I8 or U8");
+	if (!dtype_is(o->dtype, DT(I8) | DT(U8)))
+		return fail(c, last, "int8 op output must be I8 or U8");
+	if (!q_in_range(a->dtype, q->a_zero) ||
+	    !q_in_range(b->dtype, q->b_zero) ||
+	    !q_in_range(o->dtype, q->y_zero))
+		return fail(c, NONE_BAD, "zero point outside its operand's dtype range");
+	if (!q_in_range(o->dtype, q->y_min) ||
+	    !q_in_range(o->dtype, q->y_max) || q->y_min > q->y_max)
+		return fail(c, NONE_BAD, "y_min > y_max, or outside the output dtype");
+	if (flags & DRM_NPU_Q_PER_CHANNEL) {
+		if (q->scale)
+			return fail(c, NONE_BAD, "scale must be 0 with PER_CHANNEL");
+	} else if (!npu_bits_positive_finite(q->scale)) {
+		return fail(c, NONE_BAD, "scale must be a finite positive fp32");
+	}
+	if (flags & DRM_NPU_Q_HAS_BIAS) {
+		const struct drm_npu_operand *bo = npu_opnd(t, i);
+
+		if (bo->dtype != DRM_NPU_DTYPE_I32 || bo->rank != 1 ||
+		    bo->shape[0] != nch || npu_is_nc1hwc0(bo))
+			return fail(c, i, "bias must be I32 [output channels]");
+		i++;
+	}
+	if (flags & DRM_NPU_Q_PER_CHANNEL) {
+		const struct drm_npu_operand *mo = npu_opnd(t, i);
+
+		if (mo->dtype != DRM_NPU_DTYPE_F32 || mo->rank != 1 ||
+		    mo->shape[0] != nch || npu_is_nc1hwc0(mo))
+			return fail(c, i, "mult must be F32 [output channels]");
+	}
+	return 0;
+}
+
+static u32 q_extra(u32 flags)
+{
+	return !!(flags & DRM_NPU_Q_HAS_BIAS) +
+	       !!(flags & DRM_NPU_Q_PER_CHANNEL);
+}
+
+/*
+ * QCONV2D: CONV2D's geometry rules (the same output size, channels
+ * matched in 64 bits), then the requantization's. The packed weight
+ * form [O, C1, KH, KW, 32] needs groups 1 and an NC1HWC0 input of the
+ * same C1: the kernels read input channel blocks c1 < C1 and weight
+ * taps below the weight's own shape only.
+ */
+static int check_qconv2d(struct chk *c)
+{
+	const struct drm_npu_qconv2d_params *p = &c->t->params.qconv2d;
+	const struct drm_npu_operand *in, *w, *o;
+	u32 known = DRM_NPU_Q_HAS_BIAS | DRM_NPU_Q_PER_CHANNEL, extra, last;
+	int ret;
+	u64 ch;
+
+	if (p->flags & ~known)
+		return fail(c, NONE_BAD, "unknown QCONV2D flags");
+	extra = q_extra(p->flags);
+	ret = check_operands(c, 3 + extra, 3 + extra);
+	if (ret)
+		return ret;
+	last = 2 + extra;
+	if (p->pad[0] || p->pad[1] || !params_tail_zero(c->t, sizeof(*p)))
+		return fail(c, NONE_BAD, "QCONV2D pad/unused params must be zero");
+	if (!p->groups || !p->stride_h || !p->stride_w || !p->dilation_h ||
+	    !p->dilation_w)
+		return fail(c, NONE_BAD, "groups, strides and dilations must be >= 1");
+	if (p->pad_top >= 0x10000000u || p->pad_bottom >= 0x10000000u ||
+	    p->pad_left >= 0x10000000u || p->pad_right >= 0x10000000u)
+		return fail(c, NONE_BAD, "padding too large");
+	in = npu_opnd(c->t, 0);
+	w = npu_opnd(c->t, 1);
+	o = npu_opnd(c->t, last);
+	if (!activation_4d(in))
+		return fail(c, 0, "input must be NCHW (rank 4) or NC1HWC0");
+	if (!activation_4d(o))
+		return fail(c, last, "output must be NCHW (rank 4) or NC1HWC0");
+	if (npu_is_nc1hwc0(w)) {
+		if (p->groups != 1 || !npu_is_nc1hwc0(in) ||
+		    w->shape[1] != in->shape[1])
+			return fail(c, 1, "packed weight: groups 1, NC1HWC0 input of its C1");
+		if (!w->shape[1])
+			return fail(c, 1, "empty kernel");
+		ch = (u64)w->shape[1] * w->shape[4];
+	} else {
+		if (w->rank != 4)
+			return fail(c, 1, "weight must be OIHW (rank 4) or NC1HWC0");
+		if (!w->shape[1])
+			return fail(c, 1, "empty kernel");
+		ch = (u64)w->shape[1] * p->groups;
+		if (ch > 0xffffffffull || !channels_match(in, ch))
+			return fail(c, 0, "input channels != weight I * groups");
+	}
+	if (!w->shape[2] || !w->shape[3])
+		return fail(c, 1, "empty kernel");
+	if (w->shape[0] % p->groups)
+		return fail(c, 1, "output channels not divisible by groups");
+	if (o->shape[0] != in->shape[0] || !channels_match(o, w->shape[0]))
+		return fail(c, last, "output N/channels do not match input/weight");
+	if (o->shape[2] != npu_window_out(in->shape[2],
+					  p->pad_top + p->pad_bottom,
+					  w->shape[2], p->stride_h, p->dilation_h) ||
+	    o->shape[3] != npu_window_out(in->shape[3],
+					  p->pad_left + p->pad_right,
+					  w->shape[3], p->stride_w, p->dilation_w) ||
+	    !o->shape[2] || !o->shape[3])
+		return fail(c, last, "output H/W != (in + pads - dil*(k-1) - 1)/stride + 1");
+	return check_requant(c, &p->q, p->flags, w->shape[0]);
+}
+
+/*
+ * QMATMUL: a [..., M, K], out [..., M, N] with the same leading dims,
+ * b [K, N] (or [N, K] transposed), then the requantization's rules.
+ */
+static int check_qmatmul(struct chk *c)
+{
+	const struct drm_npu_qmatmul_params *p = &c->t->params.qmatmul;
+	const struct drm_npu_operand *a, *b, *o;
+	u32 known = DRM_NPU_Q_HAS_BIAS | DRM_NPU_Q_PER_CHANNEL |
+		    DRM_NPU_Q_TRANS_B, extra, last, k, n, i;
+	int ret;
+
+	if (p->flags & ~known)
+		return fail(c, NONE_BAD, "unknown QMATMUL flags");
+	extra = q_extra(p->flags);
+	ret = check_operands(c, 3 + extra, 3 + extra);
+	if (ret)
+		return ret;
+	last = 2 + extra;
+	if (p->pad || !params_tail_zero(c->t, sizeof(*p)))
+		return fail(c, NONE_BAD, "QMATMUL pad/unused params must be zero");
+	a = npu_opnd(c->t, 0);
+	b = npu_opnd(c->t, 1);
+	o = npu_opnd(c->t, last);
+	if (a->rank < 2 || npu_is_nc1hwc0(a))
+		return fail(c, 0, "a must be [..., M, K]");
+	if (b->rank != 2 || npu_is_nc1hwc0(b))
+		return fail(c, 1, "b must be rank 2");
+	if (o->rank != a->rank || npu_is_nc1hwc0(o))
+		return fail(c, last, "out must have a's rank");
+	for (i = 0; i + 1 < a->rank; i++)
+		if (a->shape[i] != o->shape[i])
+			return fail(c, last, "out must be [..., M, N] over a's leading dims");
+	k = b->shape[0];
+	n = b->shape[1];
+	if (p->flags & DRM_NPU_Q_TRANS_B) {
+		k = b->shape[1];
+		n = b->shape[0];
+	}
+	if (a->shape[a->rank - 1] != k)
+		return fail(c, 1, "inner dimensions of a and b differ");
+	if (o->shape[o->rank - 1] != n)
+		return fail(c, last, "out must be [..., M, N]");
+	return check_requant(c, &p->q, p->flags, n);
+}
+
+/*
+ * QADD: a, b and out I8/U8 of one shape and layout (the row walk indexes
+ * each below its own shape), scales finite positive, zero points and the
+ * clamp inside their operand's range.
+ */
+static int check_qadd(struct chk *c)
+{
+	const struct drm_npu_qadd_params *p = &c->t->params.qadd;
+	const struct drm_npu_operand *a, *b, *o;
+	int ret = check_operands(c, 3, 3);
+	u32 i;
+
+	if (ret)
+		return ret;
+	if (!params_tail_zero(c->t, sizeof(*p)))
+		return fail(c, NONE_BAD, "QADD unused params must be zero");
+	for (i = 0; i < 3; i++)
+		if (!dtype_is(npu_opnd(c->t, i)->dtype, DT(I8) | DT(U8)))
+			return fail(c, i, "QADD operands must be I8 or U8");
+	a = npu_opnd(c->t, 0);
+	b = npu_opnd(c->t, 1);
+	o = npu_opnd(c->t, 2);
+	if (!same_shape(a, o) || !same_shape(b, o) ||
+	    a->layout != o->layout || b->layout != o->layout)
+		return fail(c, 2, "QADD operands must have one shape and layout");
+	if (!npu_bits_positive_finite(p->a_scale) ||
+	    !npu_bits_positive_finite(p->b_scale) ||
+	    !npu_bits_positive_finite(p->y_scale))
+		return fail(c, NONE_BAD, "scales must be finite positive fp32");
+	if (!q_in_range(a->dtype, p->a_zero) ||
+	    !q_in_range(b->dtype, p->b_zero) ||
+	    !q_in_range(o->dtype, p->y_zero))
+		return fail(c, NONE_BAD, "zero point outside its operand's dtype range");
+	if (!q_in_range(o->dtype, p->y_min) ||
+	    !q_in_range(o->dtype, p->y_max) || p->y_min > p->y_max)
+		return fail(c, NONE_BAD, "y_min > y_max, or outside the output dtype");
+	return 0;
+}
+
 static int check_sem(struct chk *c)
 {
 	int ret = check_operands(c, 0, 0);
@@ -989,6 +1217,9 @@ static int check_opcode(struct chk *c)
 	case DRM_NPU_OP_ATTENTION:	return check_attention(c);
 	case DRM_NPU_OP_SEM_SIGNAL:
 	case DRM_NPU_OP_SEM_WAIT:	return check_sem(c);
+	case DRM_NPU_OP_QCONV2D:	return check_qconv2d(c);
+	case DRM_NPU_OP_QMATMUL:	return check_qmatmul(c);
+	case DRM_NPU_OP_QADD:		return check_qadd(c);
 	default:
 		return fail(c, NONE_BAD, "unknown opcode");
 	}

@@ -15,6 +15,7 @@
 #endif
 
 #include "npu_ops_internal.h"
+#include "npu_qkern.h"
 
 u32 npu_dtype_size(u32 dtype)
 {
@@ -310,6 +311,57 @@ static u64 pool_units(const struct drm_npu_task *t)
 	return npu_numel(out) / out->shape[3];
 }
 
+/* QCONV2D: one unit per (image, block of 16 output channels, output row). */
+static u64 qconv_units(const struct drm_npu_task *t)
+{
+	const struct drm_npu_operand *w = npu_opnd(t, 1);
+	const struct drm_npu_operand *o = npu_opnd(t, t->num_operands - 1);
+
+	return (u64)o->shape[0] * (((u64)w->shape[0] + NPU_Q_OCB - 1) /
+				   NPU_Q_OCB) * o->shape[2];
+}
+
+/* QCONV2D: 16 channels x output row x taps (packed: all C1 * 32). */
+static u64 qconv_unit_cost(const struct drm_npu_task *t)
+{
+	const struct drm_npu_operand *w = npu_opnd(t, 1);
+	const struct drm_npu_operand *o = npu_opnd(t, t->num_operands - 1);
+	u64 taps = npu_mul_sat((u64)w->shape[2] * w->shape[3], w->shape[1]);
+
+	if (npu_is_nc1hwc0(w))
+		taps = npu_mul_sat(taps, w->shape[4]);
+	return npu_mul_sat(npu_mul_sat(NPU_Q_OCB, o->shape[3]), taps + 1);
+}
+
+void npu_qmm_geom(const struct drm_npu_task *t, struct npu_qmm_geom *g)
+{
+	const struct drm_npu_operand *a = npu_opnd(t, 0);
+	const struct drm_npu_operand *o = npu_opnd(t, t->num_operands - 1);
+
+	g->k = a->shape[a->rank - 1];
+	g->n = o->shape[o->rank - 1];
+	g->m = o->shape[o->rank - 2];
+	g->rows = npu_dims_prod(o, 0, o->rank - 1);
+	g->rpu = npu_mul_sat(npu_mul_sat(NPU_Q_MM_ROWS, g->n), (u64)g->k + 1) <=
+		 NPU_MAX_UNIT_COST ? NPU_Q_MM_ROWS : 1;
+}
+
+static u64 qmm_units(const struct drm_npu_task *t)
+{
+	struct npu_qmm_geom g;
+
+	npu_qmm_geom(t, &g);
+	return (g.rows + g.rpu - 1) / g.rpu;
+}
+
+static u64 qmm_unit_cost(const struct drm_npu_task *t)
+{
+	struct npu_qmm_geom g;
+
+	npu_qmm_geom(t, &g);
+	return npu_mul_sat(npu_mul_sat(g.rpu, g.n), (u64)g.k + 1);
+}
+
 /* Elementwise-style ops: one unit per segment of a row of the output. */
 static u64 row_units(const struct drm_npu_operand *out)
 {
@@ -346,6 +398,7 @@ u64 npu_op_work_units(const struct drm_npu_task *t)
 	case DRM_NPU_OP_BATCHNORM:
 	case DRM_NPU_OP_QUANTIZE:
 	case DRM_NPU_OP_DEQUANTIZE:
+	case DRM_NPU_OP_QADD:
 		return row_units(last);
 	case DRM_NPU_OP_MATMUL:
 		return matmul_units(t);
@@ -364,6 +417,10 @@ u64 npu_op_work_units(const struct drm_npu_task *t)
 				     npu_opnd(t, 1)->rank);
 	case DRM_NPU_OP_ATTENTION:
 		return npu_dims_prod(last, 0, last->rank - 1);
+	case DRM_NPU_OP_QCONV2D:
+		return qconv_units(t);
+	case DRM_NPU_OP_QMATMUL:
+		return qmm_units(t);
 	default:
 		return 0;
 	}
@@ -438,6 +495,10 @@ u64 npu_op_unit_cost(const struct drm_npu_task *t)
 		return npu_dims_prod(in, t->params.gather.axis + 1, in->rank);
 	case DRM_NPU_OP_ATTENTION:
 		return attention_unit_cost(t);
+	case DRM_NPU_OP_QCONV2D:
+		return qconv_unit_cost(t);
+	case DRM_NPU_OP_QMATMUL:
+		return qmm_unit_cost(t);
 	default:
 		return npu_mul_sat(NPU_ROW_SEG, row_elem_cost(t));
 	}
@@ -560,10 +621,27 @@ static u32 npu_isa_detect(void)
 		isa = NPU_ISA_AVX512;
 	return isa;
 }
+
+/* AVX512_VNNI (leaf 7 ECX 11) with AVX512BW (EBX 30) and VL (EBX 31). */
+static u32 npu_vnni_detect(void)
+{
+	u32 r[4];
+
+	if (npu_isa_detect() != NPU_ISA_AVX512)
+		return 0;
+	npu_cpuid(7, 0, r);
+	return (r[2] & (1u << 11)) && (r[1] & (1u << 30)) &&
+	       (r[1] & (1u << 31));
+}
 #else
 static u32 npu_isa_detect(void)
 {
 	return NPU_ISA_BASELINE;
+}
+
+static u32 npu_vnni_detect(void)
+{
+	return 0;
 }
 #endif
 
@@ -580,3 +658,15 @@ u32 npu_op_isa_best(void)
 	return isa;
 }
 
+static u32 npu_vnni;	/* 0 unknown, 1 absent, 2 present */
+
+u32 npu_op_has_vnni(void)
+{
+	u32 v = NPU_READ_ONCE(npu_vnni);
+
+	if (!v) {
+		v = npu_vnni_detect() ? 2 : 1;
+		NPU_WRITE_ONCE(npu_vnni, v);
+	}
+	return v == 2;
+}

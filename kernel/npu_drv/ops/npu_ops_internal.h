@@ -223,6 +223,22 @@ bool npu_mm_fold(const struct drm_npu_task *t, struct npu_mm_fold *f);
  */
 bool npu_pool_blocked(const struct drm_npu_task *t);
 
+/*
+ * int8 ops (op_qlinear.c): QCONV2D units are 16 output channels of one
+ * output row; QMATMUL units NPU_Q_MM_ROWS rows of the output, or one row
+ * when that many would exceed the unit cost bound.
+ */
+#define NPU_Q_OCB	16
+#define NPU_Q_MM_ROWS	16
+
+struct npu_qmm_geom {
+	u32 m, n, k;
+	u64 rows;		/* product of out's dims but the last */
+	u64 rpu;		/* rows per unit */
+};
+
+void npu_qmm_geom(const struct drm_npu_task *t, struct npu_qmm_geom *g);
+
 /* Output size of a pooling/conv window along one axis (floor mode). */
 static inline u32 npu_window_out(u32 in, u32 pad, u32 k, u32 s, u32 d)
 {
@@ -263,5 +279,8 @@ int npu_run_transdata(const struct npu_op_args *a, u64 b, u64 e);
 int npu_run_quantize(const struct npu_op_args *a, u64 b, u64 e);
 int npu_run_dequantize(const struct npu_op_args *a, u64 b, u64 e);
 int npu_run_attention(const struct npu_op_args *a, u64 b, u64 e);
+int npu_run_qconv2d(const struct npu_op_args *a, u64 b, u64 e);
+int npu_run_qmatmul(const struct npu_op_args *a, u64 b, u64 e);
+int npu_run_qadd(const struct npu_op_args *a, u64 b, u64 e);
 
 #endif /* NPU_OPS_INTERNAL_H */

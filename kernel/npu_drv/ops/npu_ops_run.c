@@ -26,6 +26,9 @@ static const npu_run_fn npu_run_table[DRM_NPU_OP_COUNT] = {
 	[DRM_NPU_OP_QUANTIZE] = npu_run_quantize,
 	[DRM_NPU_OP_DEQUANTIZE] = npu_run_dequantize,
 	[DRM_NPU_OP_ATTENTION] = npu_run_attention,
+	[DRM_NPU_OP_QCONV2D] = npu_run_qconv2d,
+	[DRM_NPU_OP_QMATMUL] = npu_run_qmatmul,
+	[DRM_NPU_OP_QADD] = npu_run_qadd,
 };
 
 int npu_op_run(const struct npu_op_args *args, u64 begin, u64 end)

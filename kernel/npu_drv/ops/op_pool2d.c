@@ -157,6 +157,71 @@ static void max16_row(const struct pool_ctx *cx, u64 xp, u64 yp, u32 oy)
 	}
 }
 
+/*
+ * MAX over I8/U8 NC1HWC0 blocks of 32 contiguous channels (the int8
+ * layout): two 16-byte vectors, the lowest value of the type for a window
+ * in the padding only, as st() writes for window()'s -inf.
+ */
+typedef u8 npu_v16u __attribute__((__vector_size__(16)));
+typedef s8 npu_v16s __attribute__((__vector_size__(16)));
+
+static void max32_row(const struct pool_ctx *cx, u64 xp, u64 yp, u32 oy)
+{
+	const struct drm_npu_pool2d_params *p = cx->p;
+	u32 H = cx->in->shape[2], W = cx->in->shape[3];
+	u64 ow = cx->out->shape[3], sy = cx->in->strides[2];
+	u64 sx = cx->in->strides[3], ky, kx, ox;
+	s64 y0 = (s64)oy * p->stride_h - p->pad_top;
+	int sgn = cx->dt == DRM_NPU_DTYPE_I8;
+	const u8 *x = cx->x;
+	u8 *y = cx->y;
+	npu_v16u m[2], v;
+	npu_v16s ms[2], vs;
+	u32 k;
+
+	for (ox = 0; ox < ow; ox++) {
+		s64 x0 = (s64)ox * p->stride_w - p->pad_left;
+
+		for (k = 0; k < 2; k++) {
+			memset(&m[k], 0, sizeof(m[k]));
+			memset(&ms[k], 0x80, sizeof(ms[k]));
+		}
+		for (ky = 0; ky < p->kernel_h; ky++) {
+			s64 iy = y0 + (s64)ky * p->dilation_h;
+
+			if (iy < 0 || iy >= H)
+				continue;
+			for (kx = 0; kx < p->kernel_w; kx++) {
+				s64 ix = x0 + (s64)kx * p->dilation_w;
+				const u8 *xv;
+
+				if (ix < 0 || ix >= W)
+					continue;
+				xv = x + xp + (u64)iy * sy + (u64)ix * sx;
+				for (k = 0; k < 2; k++) {
+					if (sgn) {
+						memcpy(&vs, xv + 16 * k, 16);
+						ms[k] = (npu_v16s)(((vs > ms[k]) &
+								    vs) |
+								   (~(vs > ms[k]) &
+								    ms[k]));
+					} else {
+						memcpy(&v, xv + 16 * k, 16);
+						m[k] = (npu_v16u)(((v > m[k]) &
+								   v) |
+								  (~(v > m[k]) &
+								   m[k]));
+					}
+				}
+			}
+		}
+		for (k = 0; k < 2; k++)
+			memcpy(y + yp + ox * cx->out->strides[3] + 16 * k,
+			       sgn ? (const void *)&ms[k] : (const void *)&m[k],
+			       16);
+	}
+}
+
 static void global_plane(const struct pool_ctx *cx, u64 n, u64 pl)
 {
 	u64 xp = plane_off(cx->in, cx->c0, n, pl);
@@ -203,11 +268,21 @@ int npu_run_pool2d(const struct npu_op_args *args, u64 begin, u64 end)
 		bool vec = cx.dt == DRM_NPU_DTYPE_F32 && cx.c0 == 16 &&
 			   cx.p->kind == DRM_NPU_POOL_MAX &&
 			   cx.in->strides[4] == 1 && cx.out->strides[4] == 1;
+		bool vec8 = (cx.dt == DRM_NPU_DTYPE_I8 ||
+			     cx.dt == DRM_NPU_DTYPE_U8) && cx.c0 == 32 &&
+			    cx.p->kind == DRM_NPU_POOL_MAX &&
+			    cx.in->strides[4] == 1 && cx.out->strides[4] == 1;
 
 		for (u = begin; u < end; u++) {
 			oy = (u32)(u % oh);
 			c1 = (u / oh) % c1s;
 			n = u / oh / c1s;
+			if (vec8) {
+				max32_row(&cx, plane_off(cx.in, 32, n, c1 * 32),
+					  plane_off(cx.out, 32, n, c1 * 32) +
+					  (u64)oy * cx.out->strides[2], oy);
+				continue;
+			}
 			if (vec) {
 				max16_row(&cx, plane_off(cx.in, 16, n, c1 * 16),
 					  plane_off(cx.out, 16, n, c1 * 16) +

@@ -31,6 +31,36 @@ static void chan_params(const struct qctx *q, const struct npu_op_args *args,
 			       ch * q->zp->strides[0]) : q->p->zero_point;
 }
 
+/*
+ * Per-tensor QUANTIZE of a contiguous row segment: the same values as the
+ * general loop (round half to even of x / scale, NaN -> zero point,
+ * saturate) without branches, so that the compiler vectorizes it. The
+ * clamp comes first (its bounds are integers, so clamping before or after
+ * rounding is the same), which keeps |v| < 2^22 for the magic-number
+ * rounding.
+ */
+static void quant_row(const float *x, void *y, u32 odt, u64 n, float scale,
+		      s32 zp, s32 lo, s32 hi)
+{
+	const float magic = 12582912.0f;	/* 1.5 * 2^23 */
+	float flo = (float)(lo - zp), fhi = (float)(hi - zp);
+	u64 i;
+
+	for (i = 0; i < n; i++) {
+		float v = x[i] / scale;
+		s32 q;
+
+		v = v == v ? v : 0.0f;
+		v = v < flo ? flo : v;
+		v = v > fhi ? fhi : v;
+		q = (s32)((v + magic) - magic) + zp;
+		if (odt == DRM_NPU_DTYPE_I8)
+			((s8 *)y)[i] = (s8)q;
+		else
+			((u8 *)y)[i] = (u8)q;
+	}
+}
+
 static int run_quant(const struct npu_op_args *args, u64 begin, u64 end,
 		     int quantize)
 {
@@ -64,6 +94,14 @@ static int run_quant(const struct npu_op_args *args, u64 begin, u64 end,
 		s64 zp;
 
 		npu_row_offsets(&rw, u, &sg, offs);
+		if (quantize && !q.per_ch && rw.inner[0] == 1 &&
+		    rw.inner[1] == 1) {
+			quant_row((const float *)args->data[0] + offs[0],
+				  (u8 *)args->data[1] + offs[1], odt, sg.len,
+				  npu_u2f(q.p->scale), q.p->zero_point,
+				  (s32)lo, (s32)hi);
+			continue;
+		}
 		npu_unravel(sg.row, q.in->shape, r ? r - 1 : 0, oc);
 		chan_params(&q, args, q.per_ch ? oc[axis] : 0, &scale, &zp);
 		for (i = 0; i < sg.len; i++) {

@@ -8,6 +8,35 @@
  */
 #include "npu_ops_internal.h"
 
+/* @n elements of @es bytes, @ds and @ss elements apart (NULL src: zeros). */
+static void copy_strided(u8 *d, u64 ds, const u8 *src, u64 ss, u64 n, u32 es)
+{
+	u64 i;
+
+	if (!src) {
+		for (i = 0; i < n; i++)
+			memset(d + i * ds * es, 0, es);
+		return;
+	}
+	switch (es) {
+	case 1:
+		for (i = 0; i < n; i++)
+			d[i * ds] = src[i * ss];
+		break;
+	case 2:
+		for (i = 0; i < n; i++)
+			memcpy(d + 2 * i * ds, src + 2 * i * ss, 2);
+		break;
+	case 4:
+		for (i = 0; i < n; i++)
+			memcpy(d + 4 * i * ds, src + 4 * i * ss, 4);
+		break;
+	default:
+		for (i = 0; i < n; i++)
+			memcpy(d + i * ds * es, src + i * ss * es, es);
+	}
+}
+
 int npu_run_transdata(const struct npu_op_args *args, u64 begin, u64 end)
 {
 	const struct drm_npu_task *t = args->task;
@@ -17,32 +46,38 @@ int npu_run_transdata(const struct npu_op_args *args, u64 begin, u64 end)
 	u8 *y = args->data[1];
 	int to_5d = npu_is_nc1hwc0(out);
 	struct npu_seg sg;
-	u64 u, i;
+	u64 u, i, run;
 
-	for (u = begin; u < end; u++) {
+	for (u = begin; u < end; u += run) {
 		u32 oc[DRM_NPU_MAX_RANK] = { 0 };
 		u64 yo;
 
+		run = 1;
 		npu_seg_of(u, out->shape[out->rank - 1], &sg);
 		npu_unravel(sg.row, out->shape, out->rank - 1, oc);
 		yo = npu_offset32(oc, out->strides, out->rank - 1);
 		if (to_5d) {
-			/* row: n, c1, h, w; runs over c0 (one segment) */
+			/*
+			 * row: n, c1, h, w; runs over c0 (C0 <= NPU_ROW_SEG:
+			 * one segment, a unit is a row). The units up to the
+			 * end of this w row go together, channel by channel.
+			 */
 			u64 c0n = out->shape[4], C = in->shape[1];
 
+			run = out->shape[3] - oc[3];
+			if (run > end - u)
+				run = end - u;
 			for (i = 0; i < c0n; i++) {
 				/* C1 * C0 may pass 2^32: 64-bit channel */
 				u64 c = oc[1] * c0n + i;
 				u8 *dst = y + (yo + i * out->strides[4]) * es;
 
-				if (c >= C) {
-					memset(dst, 0, es);
-					continue;
-				}
-				memcpy(dst, x + ((u64)oc[0] * in->strides[0] +
-						 c * in->strides[1] +
-						 (u64)oc[2] * in->strides[2] +
-						 (u64)oc[3] * in->strides[3]) * es, es);
+				copy_strided(dst, out->strides[3], c >= C ? NULL :
+					     x + ((u64)oc[0] * in->strides[0] +
+						  c * in->strides[1] +
+						  (u64)oc[2] * in->strides[2] +
+						  (u64)oc[3] * in->strides[3]) *
+					     es, in->strides[3], run, es);
 			}
 		} else {
 			/* row: n, c, h; a segment of w */
@@ -52,9 +87,11 @@ int npu_run_transdata(const struct npu_op_args *args, u64 begin, u64 end)
 				 (u64)oc[2] * in->strides[2] +
 				 (u64)(c % c0n) * in->strides[4];
 
-			for (i = sg.start; i < (u64)sg.start + sg.len; i++)
-				memcpy(y + (yo + i * out->strides[3]) * es,
-				       x + (so + i * in->strides[3]) * es, es);
+			copy_strided(y + (yo + (u64)sg.start *
+					  out->strides[3]) * es,
+				     out->strides[3],
+				     x + (so + (u64)sg.start * in->strides[3]) *
+				     es, in->strides[3], sg.len, es);
 		}
 	}
 	return 0;

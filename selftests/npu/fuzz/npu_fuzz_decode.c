@@ -629,6 +629,133 @@ static void t_attention(struct rd *r, struct drm_npu_task *t)
 	     batch + 2, o);
 }
 
+/* int8 requantization params: mostly valid, sometimes off by a little. */
+static void requant_params(struct rd *r, struct drm_npu_requant *q,
+			   uint32_t flags)
+{
+	uint8_t b = r8(r);
+
+	q->a_zero = (int32_t)small(r, 5) - 2;
+	q->b_zero = b & 1 ? 0 : (int32_t)small(r, 3);
+	q->y_zero = (int32_t)small(r, 7) - 3;
+	q->y_min = -128;
+	q->y_max = 127;
+	if (b & 2)
+		q->y_min = q->y_zero;
+	q->scale = flags & DRM_NPU_Q_PER_CHANNEL ? 0 : 0x3c000000u;
+}
+
+static void t_qconv2d(struct rd *r, struct drm_npu_task *t)
+{
+	struct drm_npu_qconv2d_params *p = &t->params.qconv2d;
+	uint32_t in[5], w[5], out[5], cin, extra, i = 2;
+	uint8_t lay = r8(r);
+	int packed = (lay & 4) != 0;
+
+	t->opcode = DRM_NPU_OP_QCONV2D;
+	in[0] = dim(r);
+	cin = dim(r);
+	in[2] = dim(r);
+	in[3] = dim(r);
+	w[0] = dim(r);
+	w[2] = 1 + small(r, 3);
+	w[3] = 1 + small(r, 3);
+	p->groups = r8(r) & 1 && cin && !packed ? cin : 1;
+	if (p->groups > 1)
+		w[0] = p->groups;
+	w[1] = cin / p->groups;
+	in[1] = cin;
+	p->stride_h = 1 + small(r, 3);
+	p->stride_w = 1 + small(r, 3);
+	p->dilation_h = 1 + small(r, 2);
+	p->dilation_w = 1 + small(r, 2);
+	p->pad_top = small(r, 3);
+	p->pad_bottom = small(r, 3);
+	p->pad_left = small(r, 3);
+	p->pad_right = small(r, 3);
+	p->flags = r8(r) & (DRM_NPU_Q_HAS_BIAS | DRM_NPU_Q_PER_CHANNEL);
+	requant_params(r, &p->q, p->flags);
+	if (packed)
+		p->q.b_zero = 0;
+	extra = !!(p->flags & DRM_NPU_Q_HAS_BIAS) +
+		!!(p->flags & DRM_NPU_Q_PER_CHANNEL);
+	out[0] = in[0];
+	out[1] = w[0];
+	out[2] = window_out(in[2], p->pad_top + p->pad_bottom, w[2],
+			    p->stride_h, p->dilation_h);
+	out[3] = window_out(in[3], p->pad_left + p->pad_right, w[3],
+			    p->stride_w, p->dilation_w);
+	t->num_operands = 3 + extra;
+	act4(r, &t->operands[0], 0, DRM_NPU_DTYPE_I8, (lay & 1) || packed,
+	     in);
+	if (packed) {
+		w[4] = 32;
+		w[1] = t->operands[0].shape[1];
+		opnd(r, &t->operands[1], 1, DRM_NPU_DTYPE_I8, 5, w);
+		t->operands[1].layout = DRM_NPU_LAYOUT_NC1HWC0;
+	} else {
+		opnd(r, &t->operands[1], 1, DRM_NPU_DTYPE_I8, 4, w);
+	}
+	if (p->flags & DRM_NPU_Q_HAS_BIAS)
+		opnd(r, &t->operands[i], (uint16_t)i, DRM_NPU_DTYPE_I32, 1,
+		     &w[0]), i++;
+	if (p->flags & DRM_NPU_Q_PER_CHANNEL)
+		opnd(r, &t->operands[i], (uint16_t)i, DRM_NPU_DTYPE_F32, 1,
+		     &w[0]), i++;
+	act4(r, &t->operands[i], (uint16_t)i, lay & 8 ? DRM_NPU_DTYPE_U8 :
+	     DRM_NPU_DTYPE_I8, lay & 2, out);
+}
+
+static void t_qmatmul(struct rd *r, struct drm_npu_task *t)
+{
+	struct drm_npu_qmatmul_params *p = &t->params.qmatmul;
+	uint32_t a[3], b[2], o[3], extra, i = 2, m = dim(r), k = dim(r);
+	uint32_t n = dim(r);
+
+	t->opcode = DRM_NPU_OP_QMATMUL;
+	p->flags = r8(r) & (DRM_NPU_Q_HAS_BIAS | DRM_NPU_Q_PER_CHANNEL |
+			    DRM_NPU_Q_TRANS_B);
+	requant_params(r, &p->q, p->flags);
+	extra = !!(p->flags & DRM_NPU_Q_HAS_BIAS) +
+		!!(p->flags & DRM_NPU_Q_PER_CHANNEL);
+	a[0] = o[0] = 1 + small(r, 3);
+	a[1] = o[1] = m;
+	a[2] = k;
+	o[2] = n;
+	b[0] = p->flags & DRM_NPU_Q_TRANS_B ? n : k;
+	b[1] = p->flags & DRM_NPU_Q_TRANS_B ? k : n;
+	t->num_operands = 3 + extra;
+	opnd(r, &t->operands[0], 0, DRM_NPU_DTYPE_U8, 3, a);
+	opnd(r, &t->operands[1], 1, DRM_NPU_DTYPE_I8, 2, b);
+	if (p->flags & DRM_NPU_Q_HAS_BIAS)
+		opnd(r, &t->operands[i], (uint16_t)i, DRM_NPU_DTYPE_I32, 1, &n),
+		i++;
+	if (p->flags & DRM_NPU_Q_PER_CHANNEL)
+		opnd(r, &t->operands[i], (uint16_t)i, DRM_NPU_DTYPE_F32, 1, &n),
+		i++;
+	opnd(r, &t->operands[i], (uint16_t)i, DRM_NPU_DTYPE_I8, 3, o);
+}
+
+static void t_qadd(struct rd *r, struct drm_npu_task *t)
+{
+	struct drm_npu_qadd_params *p = &t->params.qadd;
+	uint32_t s[DRM_NPU_MAX_RANK], rank = shape_of(r, 5, s);
+	uint8_t b = r8(r);
+
+	t->opcode = DRM_NPU_OP_QADD;
+	p->a_scale = p->b_scale = 0x3c000000u;
+	p->y_scale = 0x3c800000u;
+	p->a_zero = (int32_t)small(r, 5) - 2;
+	p->b_zero = (int32_t)small(r, 5) - 2;
+	p->y_zero = (int32_t)small(r, 5) - 2;
+	p->y_min = b & 1 ? p->y_zero : -128;
+	p->y_max = 127;
+	t->num_operands = 3;
+	opnd(r, &t->operands[0], 0, DRM_NPU_DTYPE_I8, rank, s);
+	opnd(r, &t->operands[1], 1, DRM_NPU_DTYPE_I8, rank, s);
+	opnd(r, &t->operands[2], 2, DRM_NPU_DTYPE_I8, rank, s);
+}
+
 /* ---- raw mutations after the template ---- */
 
 static void mutate(struct rd *r, struct drm_npu_task *t)
@@ -685,7 +812,13 @@ void npu_fuzz_decode(const uint8_t *data, size_t size,
 	p->num_tasks = 1 + r8(&r) % NPU_FUZZ_MAX_TASKS;
 	for (i = 0; i < p->num_tasks; i++) {
 		struct drm_npu_task *t = &p->tasks[i];
-		uint8_t op = r8(&r) % (DRM_NPU_OP_ATTENTION + 1);
+		uint8_t b = r8(&r);
+		/*
+		 * Bytes below 247 decode as before the int8 opcodes existed
+		 * (the corpus keeps its meaning); 247..255 pick them.
+		 */
+		uint8_t op = b < 247 ? b % (DRM_NPU_OP_ATTENTION + 1) :
+			     DRM_NPU_OP_QCONV2D + (b - 247) % 3;
 
 		switch (op) {
 		case DRM_NPU_OP_NOP:
@@ -737,6 +870,15 @@ void npu_fuzz_decode(const uint8_t *data, size_t size,
 		case DRM_NPU_OP_DEQUANTIZE:
 			t_quant(&r, t, op == DRM_NPU_OP_QUANTIZE);
 			break;
+		case DRM_NPU_OP_QCONV2D:
+			t_qconv2d(&r, t);
+			break;
+		case DRM_NPU_OP_QMATMUL:
+			t_qmatmul(&r, t);
+			break;
+		case DRM_NPU_OP_QADD:
+			t_qadd(&r, t);
+			break;
 		default:
 			t_attention(&r, t);
 			break;
@@ -751,7 +893,7 @@ static const char *const op_names[DRM_NPU_OP_COUNT] = {
 	"NOP", "COPY", "BINARY", "UNARY", "MATMUL", "CONV2D", "POOL2D",
 	"SOFTMAX", "REDUCE", "LAYERNORM", "BATCHNORM", "GATHER", "WHERE",
 	"PAD", "RESIZE", "TRANSDATA", "QUANTIZE", "DEQUANTIZE", "ATTENTION",
-	"SEM_SIGNAL", "SEM_WAIT",
+	"SEM_SIGNAL", "SEM_WAIT", "QCONV2D", "QMATMUL", "QADD",
 };
 
 void npu_fuzz_describe(const struct npu_fuzz_prog *p, char *out, size_t len)

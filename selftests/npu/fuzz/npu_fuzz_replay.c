@@ -134,16 +134,20 @@ static int write_seeds(const char *dir)
 		"nop", "copy", "binary", "unary", "matmul", "conv2d", "pool2d",
 		"softmax", "reduce", "layernorm", "batchnorm", "gather",
 		"where", "pad", "resize", "transdata", "quantize",
-		"dequantize", "attention",
+		"dequantize", "attention", "sem_signal", "sem_wait",
+		"qconv2d", "qmatmul", "qadd",
 	};
 	struct npu_fuzz_prog p;
 	uint8_t in[64];
 	char path[4096], why[256];
 	uint32_t op, tries, i, total = 0;
 
-	for (op = 0; op <= DRM_NPU_OP_ATTENTION; op++) {
+	for (op = 0; op <= DRM_NPU_OP_QADD; op++) {
 		uint32_t ran = 0, refused = 0;
 
+		/* SEM_* decode as ATTENTION: no seeds of their own */
+		if (op == DRM_NPU_OP_SEM_SIGNAL || op == DRM_NPU_OP_SEM_WAIT)
+			continue;
 		for (tries = 0; tries < 4000 && (ran < 3 || refused < 2);
 		     tries++) {
 			/* small choices only (< 150), or anything (refused) */
@@ -152,7 +156,9 @@ static int write_seeds(const char *dir)
 			FILE *f;
 
 			in[0] = 0;	/* one task */
-			in[1] = (uint8_t)op;
+			/* the int8 opcodes decode from bytes 247.. */
+			in[1] = (uint8_t)(op >= DRM_NPU_OP_QCONV2D ?
+					  247 + op - DRM_NPU_OP_QCONV2D : op);
 			for (i = 2; i < sizeof(in); i++)
 				in[i] = seed_byte(wild ? 256 : 150);
 			npu_fuzz_decode(in, sizeof(in), &p);

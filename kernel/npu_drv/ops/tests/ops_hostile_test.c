@@ -304,6 +304,81 @@ static void unsplittable_units(void)
 	tap_ok(check() == 0, "REDUCE of 2^20 elements into one: accepted");
 }
 
+/* QCONV2D/QMATMUL (int8, uapi 1.2): the same attacks on the new opcodes. */
+static void qconv_task(u32 nops)
+{
+	tl_task(&T, DRM_NPU_OP_QCONV2D, nops);
+	T.params.qconv2d.groups = 1;
+	T.params.qconv2d.stride_h = T.params.qconv2d.stride_w = 1;
+	T.params.qconv2d.dilation_h = T.params.qconv2d.dilation_w = 1;
+	T.params.qconv2d.q.scale = tl_f2u(0.01f);
+	T.params.qconv2d.q.y_min = -128;
+	T.params.qconv2d.q.y_max = 127;
+}
+
+static void qconv_hostile(void)
+{
+	u32 in[5] = { 1, 0, 1, 1, 32 }, w[4] = { 1, 0xffffffe1u, 1, 1 };
+	u32 out[4] = { 1, 1, 1, 1 }, st4[4] = { 0, 0, 0, 0 };
+	u32 in2[4] = { 1, 1, 1, 0xffffffffu }, w2[4] = { 1, 1, 1, 2 };
+	u32 out2[4] = { 1, 1, 1, 0xfffffffeu };
+	u32 pin[5] = { 1, 2, 3, 3, 32 }, pw[5] = { 3, 2, 3, 3, 32 };
+	u32 pout[5] = { 1, 1, 3, 3, 32 };
+	void *data[3];
+
+	qconv_task(3);
+	opnd(0, DRM_NPU_DTYPE_I8, NC1, 5, in, z5);
+	opnd(1, DRM_NPU_DTYPE_I8, DRM_NPU_LAYOUT_ND, 4, w, st4);
+	opnd(2, DRM_NPU_DTYPE_I8, DRM_NPU_LAYOUT_NCHW, 4, out, st4);
+	tap_ok(check() == -EINVAL,
+	       "QCONV2D, NC1HWC0 input with C1 = 0 for 2^32 - 31 channels: refused");
+	qconv_task(3);
+	opnd(0, DRM_NPU_DTYPE_U8, DRM_NPU_LAYOUT_NCHW, 4, in2, st4);
+	opnd(1, DRM_NPU_DTYPE_I8, DRM_NPU_LAYOUT_ND, 4, w2, NULL);
+	opnd(2, DRM_NPU_DTYPE_U8, DRM_NPU_LAYOUT_NCHW, 4, out2, st4);
+	tap_ok(check() == -EINVAL,
+	       "QCONV2D with a 2^32 - 2 pixel output row: refused (unit cost)");
+	/* packed form, every operand at the end of its page */
+	qconv_task(3);
+	T.params.qconv2d.pad_top = T.params.qconv2d.pad_left = 1;
+	T.params.qconv2d.pad_bottom = T.params.qconv2d.pad_right = 1;
+	opnd(0, DRM_NPU_DTYPE_I8, NC1, 5, pin, NULL);
+	opnd(1, DRM_NPU_DTYPE_I8, NC1, 5, pw, NULL);
+	opnd(2, DRM_NPU_DTYPE_I8, NC1, 5, pout, NULL);
+	data[0] = guarded(2 * 9 * 32);
+	data[1] = guarded(3 * 2 * 9 * 32);
+	data[2] = guarded(9 * 32);
+	tap_ok(check() == 0 && run_units(data, 0, npu_op_work_units(&T)) == 0,
+	       "QCONV2D packed 3x3 on page-end buffers: no access past the extents");
+}
+
+static void qmatmul_hostile(void)
+{
+	u32 a[2] = { 1, 2 }, b[2] = { 0x8000000u, 2 }, o[2] = { 1, 0x8000000u };
+	u32 a3[3] = { 1, 3, 33 }, b3[2] = { 5, 33 }, o3[3] = { 1, 3, 5 };
+	u32 st2[2] = { 0, 0 };
+	void *data[3];
+
+	tl_task(&T, DRM_NPU_OP_QMATMUL, 3);
+	T.params.qmatmul.flags = DRM_NPU_Q_TRANS_B;
+	T.params.qmatmul.q.scale = tl_f2u(0.01f);
+	T.params.qmatmul.q.y_min = -128;
+	T.params.qmatmul.q.y_max = 127;
+	opnd(0, DRM_NPU_DTYPE_I8, DRM_NPU_LAYOUT_ND, 2, a, st2);
+	opnd(1, DRM_NPU_DTYPE_I8, DRM_NPU_LAYOUT_ND, 2, b, st2);
+	opnd(2, DRM_NPU_DTYPE_I8, DRM_NPU_LAYOUT_ND, 2, o, st2);
+	tap_ok(check() == -EINVAL,
+	       "QMATMUL with a 2^27-column row: refused (unit cost)");
+	opnd(0, DRM_NPU_DTYPE_I8, DRM_NPU_LAYOUT_ND, 3, a3, NULL);
+	opnd(1, DRM_NPU_DTYPE_I8, DRM_NPU_LAYOUT_ND, 2, b3, NULL);
+	opnd(2, DRM_NPU_DTYPE_I8, DRM_NPU_LAYOUT_ND, 3, o3, NULL);
+	data[0] = guarded(3 * 33);
+	data[1] = guarded(5 * 33);
+	data[2] = guarded(15);
+	tap_ok(check() == 0 && run_units(data, 0, npu_op_work_units(&T)) == 0,
+	       "QMATMUL K = 33 on page-end buffers: the tail loads stay inside");
+}
+
 int main(void)
 {
 	signal(SIGALRM, SIG_DFL);	/* a hung kernel dies loudly */
@@ -319,5 +394,7 @@ int main(void)
 	count_overflow();
 	unsplittable_units();
 	attention_empty_keys();
+	qconv_hostile();
+	qmatmul_hostile();
 	return tap_done();
 }
