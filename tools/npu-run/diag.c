@@ -431,8 +431,9 @@ static double elems(const struct drm_npu_operand *o)
 }
 
 /*
- * The arithmetic of one task: multiply-adds count 2 (CONV2D, MATMUL, the
- * two products of ATTENTION), every other op one per output element; and
+ * The arithmetic of one task: multiply-adds count 2 (CONV2D, MATMUL, their
+ * int8 forms, the two products of ATTENTION), every other op one per
+ * output element (integer operations for the int8 ops); and
  * the bytes its operands hold (read and written once: the least traffic
  * the task needs). From the task descriptor, as the device sees it.
  */
@@ -454,6 +455,7 @@ static void task_cost(const struct drm_npu_task *t, double *flops,
 		return;
 	switch (t->opcode) {
 	case DRM_NPU_OP_CONV2D:
+	case DRM_NPU_OP_QCONV2D:
 		/* out N, C, H, W (NCHW) or N, C1, H, W, C0: N*OH*OW output
 		 * pixels, each O * I*KH*KW multiply-adds (weight OIHW) */
 		if (n >= 3 && out->rank >= 4)
@@ -461,9 +463,11 @@ static void task_cost(const struct drm_npu_task *t, double *flops,
 				 out->shape[3] * elems(&op[1]);
 		break;
 	case DRM_NPU_OP_MATMUL:
+	case DRM_NPU_OP_QMATMUL:
 		if (n >= 3 && op[0].rank >= 1) {
 			uint32_t ra = op[0].rank;
-			uint32_t k = (t->params.matmul.flags &
+			uint32_t k = t->opcode == DRM_NPU_OP_MATMUL &&
+				     (t->params.matmul.flags &
 				      DRM_NPU_MATMUL_TRANS_A) && ra >= 2 ?
 				     op[0].shape[ra - 2] : op[0].shape[ra - 1];
 
