@@ -108,7 +108,7 @@ $(BUILD)/lib/libnpurt.pc: libnpurt/libnpurt.pc.in
 BINS		+= $(RT_SO) $(RT_A) $(BUILD)/lib/libnpurt.pc
 
 # ---- runtime tests (linked statically: no LD_LIBRARY_PATH needed) ----
-RT_RT_TESTS	:= test_runtime test_two_stream test_blocking
+RT_RT_TESTS	:= test_runtime test_two_stream test_blocking test_concurrent
 $(foreach t,$(RT_RT_TESTS),$(eval \
 $(BUILD)/tests/libnpurt/$(t): $(call rt_objs,libnpurt/tests/$(t).c) \
 	$(RT_TEST_COMMON) $(RT_A) ; \
@@ -198,3 +198,20 @@ $(RT_HOST_TEST): $(call rt_objs,libnpurt/tests/test_host_tasks.c) $(RT_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $< $(RT_A) $(RT_LDLIBS) -lm -o $@
 BINS		+= $(RT_HOST_TEST)
+
+# `make check-rt-tsan`: the concurrency test (one model, many threads,
+# execution contexts) built with ThreadSanitizer - the runtime, the .om
+# library, the allocator and the in-process device in one compiler call.
+# Not part of `make check`: it takes a minute to build.
+RT_TSAN_DIR	:= $(BUILD)/tsan
+.PHONY: check-rt-tsan
+check-rt-tsan:
+	@mkdir -p $(RT_TSAN_DIR)/bin
+	$(CC) $(CSTD) -O1 -g -fsanitize=thread -ffp-contract=off \
+		-fno-math-errno -fno-strict-aliasing $(RT_CPPFLAGS) \
+		-Ilibnpurt/tests $(RT_SRCS) $(RT_OM_SRCS) $(ALLOC_SRCS) \
+		$(TRANSPORT_SRCS) $(CORE_SRCS) $(POOL_SRCS) $(OPS_SRCS) \
+		libnpurt/tests/rt_models.c libnpurt/tests/test_concurrent.c \
+		-o $(RT_TSAN_DIR)/bin/test_concurrent $(RT_LDLIBS) -lm
+	TSAN_OPTIONS=halt_on_error=1 $(PROVE) -v -e '' \
+		$(RT_TSAN_DIR)/bin/test_concurrent

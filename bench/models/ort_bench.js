@@ -13,6 +13,11 @@
 // Reply:    {"ok": true, "times_ms": [N wall-clock times of session.run()],
 //            "create_ms": session creation time or null when cached}
 //           or {"ok": false, "error": MESSAGE}
+// Throughput (`make bench-serve`): with "concurrency": C and "seconds": S
+// instead of "loops", C chains of session.run() on the one session run at
+// once for S seconds (each chain awaits its run before the next, as C
+// server threads would); the reply is {"ok": true, "requests": R,
+// "seconds": elapsed, "create_ms": ...}.
 //
 // Run with NODE_PATH pointing at the node_modules that holds
 // onnxruntime-node (the bench target installs it into build/ort).
@@ -57,6 +62,24 @@ async function handle(req) {
     feeds[inp.name] = readTensor(inp);
   for (let i = 0; i < req.warmup; i++)
     await sess.run(feeds);
+  if (req.concurrency) {
+    const t0 = process.hrtime.bigint();
+    const end = t0 + BigInt(Math.round(req.seconds * 1e9));
+    let requests = 0;
+    const chain = async () => {
+      while (process.hrtime.bigint() < end) {
+        await sess.run(feeds);
+        requests++;
+      }
+    };
+    const chains = [];
+    for (let c = 0; c < req.concurrency; c++)
+      chains.push(chain());
+    await Promise.all(chains);
+    const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+    return { ok: true, requests: requests, seconds: seconds,
+             create_ms: createMs };
+  }
   const times = [];
   for (let i = 0; i < req.loops; i++) {
     const t0 = process.hrtime.bigint();

@@ -4,7 +4,7 @@
  * the render minor alike):
  *
  *   instant hang fault fault_range slow_us watchdog_ms file_quota job_budget_ms
- *   file_queues file_sems file_programs file_program_bytes
+ *   file_queues file_sems file_programs file_program_bytes corrupt_op
  *               test-mode knobs, read and written as decimal numbers; the
  *               names and meanings are the core's (npu_core_test_control()),
  *               the same that the transport's npu_dev_test_control() sets
@@ -28,7 +28,7 @@
 static const char * const npu_knob_names[NPU_NUM_KNOBS] = {
 	"instant", "hang", "fault", "fault_range", "slow_us", "watchdog_ms",
 	"file_quota", "job_budget_ms", "file_queues", "file_sems",
-	"file_programs", "file_program_bytes",
+	"file_programs", "file_program_bytes", "corrupt_op",
 };
 
 static int npu_knob_get(void *data, u64 *val)

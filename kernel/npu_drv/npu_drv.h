@@ -62,7 +62,7 @@ enum npu_test_mode {
 	NPU_TEST_MODE_FAULT,	/* every job faults with an injected fault */
 };
 
-#define NPU_NUM_KNOBS		12
+#define NPU_NUM_KNOBS		13
 
 /**
  * struct npu_knob - one test-mode knob file in debugfs

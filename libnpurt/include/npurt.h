@@ -103,6 +103,7 @@ typedef struct npurt_stream npurt_stream;
 typedef struct npurt_event npurt_event;
 typedef struct npurt_mem npurt_mem;
 typedef struct npurt_model npurt_model;
+typedef struct npurt_exec npurt_exec;
 
 /*
  * [MT-safe] Initialises the library (reference counted: each call needs a
@@ -461,9 +462,15 @@ typedef struct npurt_io {
 } npurt_io;
 
 /*
- * [MT-safe] Runs the model once, synchronously, on an internal stream.
- * Executions of one model are serialised (they share its workspace);
- * different models run concurrently.
+ * [MT-safe] Runs the model once, synchronously, in the selected variant.
+ * Calls from several threads run at once (since 1.4): each takes an
+ * execution context from the model's pool (its own workspace, I/O
+ * staging, semaphores and stream; the weights are the model's, loaded
+ * once), the model itself first, more created on demand up to
+ * npurt_model_set_max_executions() (default: the device's AI cores, or
+ * $NPURT_MODEL_EXECUTIONS), else the call waits for one to be free.
+ * Executions are serialised for a model loaded from ONNX, a dumping or a
+ * profiling one. Documentation/runtime.rst ("Concurrent executions").
  */
 npurt_status npurt_model_execute(npurt_model *model, const npurt_io *inputs,
 				 uint32_t num_inputs, const npurt_io *outputs,
@@ -481,6 +488,67 @@ npurt_status npurt_model_execute_async(npurt_model *model,
 				       const npurt_io *outputs,
 				       uint32_t num_outputs,
 				       npurt_stream *stream);
+
+/* ---------------------------------------------------------------------- */
+/* Execution contexts: concurrent executions of one model (since 1.4)       */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * [MT-safe] Sets how many executions of @model npurt_model_execute() runs
+ * at once (1 <= @max <= 64; 1: one after the other, as before 1.4). Each
+ * beyond the first costs one workspace, the I/O staging buffers, a
+ * device queue per model stream and a few semaphores; when the device
+ * runs out of any, the pool stays at the contexts it has.
+ */
+npurt_status npurt_model_set_max_executions(npurt_model *model,
+					    uint32_t max);
+/*
+ * [MT-safe] The execution contexts npurt_model_execute() has created
+ * (*@contexts, the model itself included) and may use (*@max). Either
+ * pointer may be NULL.
+ */
+npurt_status npurt_model_get_executions(npurt_model *model,
+					uint32_t *contexts, uint32_t *max);
+
+/*
+ * [MT-safe] Creates an execution context of @model for the caller: its
+ * own workspace, I/O staging, semaphores, queues, registered programs,
+ * stream and selected variant (initially the model's), sharing the
+ * model's weights and file. Executions of different contexts run at once
+ * and never wait for each other; a server keeps one per worker thread.
+ * NPURT_ERR_UNSUPPORTED for a model loaded from ONNX. A context lives
+ * until npurt_exec_destroy() or the model's unload.
+ */
+npurt_status npurt_exec_create(npurt_model *model, npurt_exec **exec);
+/* [exclusive] Waits for the context's executions, then frees it. */
+npurt_status npurt_exec_destroy(npurt_exec *exec);
+/*
+ * [handle] npurt_model_execute() and npurt_model_execute_async() on the
+ * context (the synchronous one on the context's own stream).
+ */
+npurt_status npurt_exec_run(npurt_exec *exec, const npurt_io *inputs,
+			    uint32_t num_inputs, const npurt_io *outputs,
+			    uint32_t num_outputs);
+npurt_status npurt_exec_run_async(npurt_exec *exec, const npurt_io *inputs,
+				  uint32_t num_inputs,
+				  const npurt_io *outputs,
+				  uint32_t num_outputs, npurt_stream *stream);
+/*
+ * [handle] The variant of the context's later executions, by index or by
+ * the inputs' shapes (as npurt_model_select_variant/_shapes); the
+ * model's and other contexts' selections are not affected.
+ */
+npurt_status npurt_exec_select_variant(npurt_exec *exec, uint32_t index);
+npurt_status npurt_exec_select_shapes(npurt_exec *exec,
+				      const uint64_t *const *shapes);
+/*
+ * [handle] Input/output @index in the context's selected variant: after a
+ * run, the shape its outputs were written with.
+ */
+npurt_status npurt_exec_get_input(npurt_exec *exec, uint32_t index,
+				  npurt_tensor_desc *desc);
+npurt_status npurt_exec_get_output(npurt_exec *exec, uint32_t index,
+				   npurt_tensor_desc *desc);
 
 /* ---------------------------------------------------------------------- */
 /* Profiling                                                                */

@@ -218,7 +218,7 @@ static int sim_dev_create(unsigned int index, struct npu_sim_dev **out)
 	struct npu_sim_dev *sd;
 	struct npu_sim_guard guard;
 	bool guarded;
-	u32 vram_mb, budget_ms;
+	u32 vram_mb, budget_ms, corrupt_op;
 	int err = 0;
 
 	memset(&p, 0, sizeof(p));
@@ -233,6 +233,9 @@ static int sim_dev_create(unsigned int index, struct npu_sim_dev **out)
 	err |= sim_env_u32("NPU_SIM_JOB_BUDGET_MS", NPU_JOB_BUDGET_DEFAULT_MS,
 			   0, NPU_JOB_BUDGET_MAX_MS, &budget_ms);
 	p.job_budget_ms = budget_ms;
+	/* test mode "corrupt_op" from the start (npu_core.h) */
+	err |= sim_env_u32("NPU_SIM_CORRUPT_OP", 0, 0, DRM_NPU_OP_COUNT,
+			   &corrupt_op);
 	memset(&guard, 0, sizeof(guard));
 	err |= npu_sim_guard_setup(&guard, &guarded);
 	if (err)
@@ -264,6 +267,8 @@ static int sim_dev_create(unsigned int index, struct npu_sim_dev **out)
 	err = npu_core_create(&p, &sd->core);
 	if (err)
 		goto fail;
+	if (corrupt_op)
+		npu_core_test_control(sd->core, "corrupt_op", corrupt_op);
 	*out = sd;
 	return 0;
 fail:

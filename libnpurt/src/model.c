@@ -162,16 +162,24 @@ static npurt_status alloc_resources(npurt_model *m,
 	void *map;
 	int ret;
 
-	/* Weights: slot 0, uploaded once. */
-	ret = rt_bo_create(ctx, wsize ? wsize : 1, &m->weights_bo, &map);
-	if (ret)
-		return rt_fail_bo(ctx, func, ret, wsize ? wsize : 1,
-				  "allocating the model's weights");
-	if (wsize)
-		memcpy(map, w, wsize);
-	npu_dev_munmap(ctx->nd, map, wsize ? wsize : 1);
-	m->weights_size = wsize;
-	m->bytes += wsize;
+	/* Weights: slot 0, uploaded once (an execution context's are its
+	 * model's). */
+	if (lo && lo->weights_bo) {
+		m->weights_bo = lo->weights_bo;
+		m->weights_size = lo->weights_size;
+		m->weights_borrowed = true;
+	} else {
+		ret = rt_bo_create(ctx, wsize ? wsize : 1, &m->weights_bo,
+				   &map);
+		if (ret)
+			return rt_fail_bo(ctx, func, ret, wsize ? wsize : 1,
+					  "allocating the model's weights");
+		if (wsize)
+			memcpy(map, w, wsize);
+		npu_dev_munmap(ctx->nd, map, wsize ? wsize : 1);
+		m->weights_size = wsize;
+		m->bytes += wsize;
+	}
 
 	for (uint32_t v = 0; v < d->num_variants; v++) {
 		uint64_t ws = om_get_plan(m->om, v)->workspace_size;
@@ -366,7 +374,7 @@ static npurt_status create_sync_objects(npurt_model *m, const char *func)
 	 * fit around it. A cache's model (op or shape cache) is run on the
 	 * caller's streams only: it gets one on first use, if ever.
 	 */
-	if (!m->internal) {
+	if (!m->internal || m->parent) {
 		npurt_status st = rt_stream_create(ctx, NPURT_PRIORITY_NORMAL,
 						   &m->stream);
 
@@ -569,10 +577,81 @@ static void model_free(npurt_model *m)
 		npu_dev_munmap(ctx->nd, m->workspace_map,
 			       (size_t)(m->workspace_size ?
 					m->workspace_size : 1));
-	rt_bo_destroy(ctx, m->weights_bo, NULL, 0);
-	om_close(m->om);
+	if (!m->weights_borrowed)
+		rt_bo_destroy(ctx, m->weights_bo, NULL, 0);
+	if (!m->om_borrowed)
+		om_close(m->om);
+	pthread_cond_destroy(&m->pool_cond);
+	pthread_mutex_destroy(&m->pool_lock);
 	pthread_mutex_destroy(&m->lock);
 	free(m);
+}
+
+static void model_init_locks(npurt_model *m)
+{
+	pthread_mutex_init(&m->lock, NULL);
+	pthread_mutex_init(&m->pool_lock, NULL);
+	pthread_cond_init(&m->pool_cond, NULL);
+}
+
+/*
+ * Executions of one model at once through npurt_model_execute(): the
+ * device's AI cores, or $NPURT_MODEL_EXECUTIONS.
+ */
+static uint32_t default_pool_max(npurt_context *ctx)
+{
+	const char *e = getenv("NPURT_MODEL_EXECUTIONS");
+	unsigned long n = ctx->dev->info.num_cores;
+
+	if (e && *e)
+		n = strtoul(e, NULL, 10);
+	if (n < 1)
+		n = 1;
+	if (n > RT_MAX_POOL)
+		n = RT_MAX_POOL;
+	return (uint32_t)n;
+}
+
+/*
+ * The device side of a model or execution context: weights (or its
+ * model's), workspace, staging, semaphores, queues and the programs of
+ * every variant.
+ */
+static npurt_status model_setup(npurt_model *m,
+				const struct rt_load_opts *lo,
+				const char *func)
+{
+	npurt_status st;
+
+	m->variants = calloc(m->num_variants, sizeof(*m->variants));
+	if (!m->variants)
+		return rt_fail(NPURT_ERR_NOMEM, func, "free host memory",
+			       "out of memory");
+	st = alloc_resources(m, lo, func);
+	if (!st)
+		st = rt_host_engine_init(m, func);
+	if (!st)
+		st = create_sync_objects(m, func);
+	for (uint32_t v = 0; !st && v < m->num_variants; v++) {
+		uint64_t *zero = calloc(m->nio ? m->nio : 1, sizeof(*zero));
+
+		m->variants[v].num_streams =
+			om_get_variant(m->om, v)->num_programs;
+		if (m->variants[v].num_streams > m->num_lanes)
+			st = build_schedule(m, v, func);
+		if (st) {
+			free(zero);
+			break;
+		}
+		st = zero ? rt_progset_create(m, v, zero,
+					      &m->variants[v].sets[0], func) :
+			    rt_fail(NPURT_ERR_NOMEM, func, "free host memory",
+				    "out of memory");
+		if (!st)
+			m->variants[v].num_sets = 1;
+		free(zero);
+	}
+	return st;
 }
 
 /* Everything after the file is validated: takes ownership of @om. */
@@ -604,7 +683,7 @@ static npurt_status load_om(npurt_context *ctx, struct om_model *om,
 	}
 	m->ctx = ctx;
 	m->om = om;
-	pthread_mutex_init(&m->lock, NULL);
+	model_init_locks(m);
 	d = om_get_model(m->om);
 	snprintf(m->name, sizeof(m->name), "%s",
 		 *om_model_name(m->om) ? om_model_name(m->om) : "unnamed");
@@ -615,36 +694,8 @@ static npurt_status load_om(npurt_context *ctx, struct om_model *om,
 	m->current_variant = d->default_variant;
 	m->max_streams = d->max_streams;
 	m->internal = lo && lo->internal;
-	m->variants = calloc(m->num_variants, sizeof(*m->variants));
-	if (!m->variants) {
-		model_free(m);
-		return rt_fail(NPURT_ERR_NOMEM, func, "free host memory",
-			       "out of memory");
-	}
-	st = alloc_resources(m, lo, func);
-	if (!st)
-		st = rt_host_engine_init(m, func);
-	if (!st)
-		st = create_sync_objects(m, func);
-	for (uint32_t v = 0; !st && v < m->num_variants; v++) {
-		uint64_t *zero = calloc(m->nio ? m->nio : 1, sizeof(*zero));
-
-		m->variants[v].num_streams =
-			om_get_variant(m->om, v)->num_programs;
-		if (m->variants[v].num_streams > m->num_lanes)
-			st = build_schedule(m, v, func);
-		if (st) {
-			free(zero);
-			break;
-		}
-		st = zero ? rt_progset_create(m, v, zero,
-					      &m->variants[v].sets[0], func) :
-			    rt_fail(NPURT_ERR_NOMEM, func, "free host memory",
-				    "out of memory");
-		if (!st)
-			m->variants[v].num_sets = 1;
-		free(zero);
-	}
+	m->pool_max = default_pool_max(ctx);
+	st = model_setup(m, lo, func);
 	if (st) {
 		npurt_error saved = *npurt_last_error();
 
@@ -666,6 +717,56 @@ static npurt_status load_om(npurt_context *ctx, struct om_model *om,
 	m->load_ns = rt_now_ns() - t0;
 	rt_log("loaded model \"%s\": %u variants, %u streams, %llu bytes",
 	       m->name, m->num_variants, m->max_streams,
+	       (unsigned long long)m->bytes);
+	*out = m;
+	return NPURT_OK;
+}
+
+npurt_status rt_model_clone(npurt_model *p, npurt_model **out,
+			    const char *func)
+{
+	struct rt_load_opts lo = {
+		.internal = true,
+		.weights_bo = p->weights_bo,
+		.weights_size = p->weights_size,
+	};
+	npurt_context *ctx = p->ctx;
+	uint64_t t0 = rt_now_ns();
+	npurt_model *m;
+	npurt_status st;
+
+	*out = NULL;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return rt_fail(NPURT_ERR_NOMEM, func, "free host memory",
+			       "out of memory for an execution context");
+	m->ctx = ctx;
+	m->om = p->om;
+	m->om_borrowed = true;
+	m->parent = p;
+	model_init_locks(m);
+	snprintf(m->name, sizeof(m->name), "%s", p->name);
+	m->nin = p->nin;
+	m->nout = p->nout;
+	m->nio = p->nio;
+	m->num_variants = p->num_variants;
+	m->current_variant = p->current_variant;
+	m->max_streams = p->max_streams;
+	m->internal = true;
+	m->pool_max = 1;
+	st = model_setup(m, &lo, func);
+	if (st) {
+		npurt_error saved = *npurt_last_error();
+
+		model_free(m);
+		*(npurt_error *)npurt_last_error() = saved;
+		return st;
+	}
+	pthread_mutex_lock(&ctx->lock);
+	ctx->model_bytes += m->bytes;
+	pthread_mutex_unlock(&ctx->lock);
+	m->load_ns = rt_now_ns() - t0;
+	rt_log("model \"%s\": execution context, %llu bytes", m->name,
 	       (unsigned long long)m->bytes);
 	*out = m;
 	return NPURT_OK;
@@ -759,6 +860,8 @@ NPURT_API npurt_status npurt_model_unload(npurt_model *model)
 	if (!model)
 		return NPURT_OK;
 	ctx = model->ctx;
+	/* Its execution contexts borrow its .om and weights: first. */
+	rt_model_pool_free(model);
 	pthread_mutex_lock(&model->lock);
 	rt_sem_wait(ctx, model->done_sem, model->exec_count);
 	pthread_mutex_unlock(&model->lock);

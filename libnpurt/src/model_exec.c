@@ -469,36 +469,3 @@ NPURT_API npurt_status npurt_model_execute_async(npurt_model *model,
 	return rt_model_execute(model, inputs, num_inputs, outputs,
 				num_outputs, stream, __func__);
 }
-
-NPURT_API npurt_status npurt_model_execute(npurt_model *model,
-					   const npurt_io *inputs,
-					   uint32_t num_inputs,
-					   const npurt_io *outputs,
-					   uint32_t num_outputs)
-{
-	npurt_status st;
-
-	if (!model)
-		return RT_FAIL(NPURT_ERR_INVALID, "pass a model",
-			       "model is NULL");
-	/* The model's own stream, created on first use. */
-	pthread_mutex_lock(&model->lock);
-	st = NPURT_OK;
-	if (!model->stream) {
-		st = rt_stream_create(model->ctx, NPURT_PRIORITY_NORMAL,
-				      &model->stream);
-		if (!st)
-			model->held_sems++;
-	}
-	pthread_mutex_unlock(&model->lock);
-	if (st)
-		return st;
-	st = rt_model_execute(model, inputs, num_inputs, outputs, num_outputs,
-			      model->stream, __func__);
-	if (!st)
-		st = rt_stream_sync(model->stream, __func__);
-	if (st == NPURT_ERR_DEVICE_FAULT)
-		/* The caller has no handle on the internal stream. */
-		npurt_stream_clear_error(model->stream);
-	return st;
-}

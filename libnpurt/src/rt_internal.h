@@ -231,6 +231,7 @@ uint8_t *rt_mem_ptr(const npurt_mem *m);
 /* ---- models (model.c, model_exec.c) ---- */
 #define RT_MAX_STREAMS	DRM_NPU_MAX_SEM_POINTS
 #define RT_PROG_CACHE	16
+#define RT_MAX_POOL	64		/* execution contexts of a model */
 
 struct rt_progset {
 	uint64_t *io_offsets;		/* per I/O slot offset patch */
@@ -298,6 +299,29 @@ struct npurt_model {
 	struct rt_dump *dump;		/* npurt_model_set_dump, or NULL */
 	uint8_t *workspace_map;		/* mapped for dumps, host tasks */
 	struct rt_host_engine *host;	/* host tasks (host_engine.c) */
+	/*
+	 * Execution contexts (model_pool.c): a context is a model of its own
+	 * (workspace, staging, semaphores, queues, programs, stream) that
+	 * borrows its parent's .om and weights. @pool serves
+	 * npurt_model_execute() (the model itself is its first member),
+	 * @execs are the user's (npurt_exec_create).
+	 */
+	npurt_model *parent;		/* set in an execution context */
+	bool om_borrowed, weights_borrowed;
+	pthread_mutex_t pool_lock;	/* @pool*, @self_busy, @execs */
+	pthread_cond_t pool_cond;
+	npurt_model *pool[RT_MAX_POOL];
+	bool pool_busy[RT_MAX_POOL];
+	uint32_t pool_count;		/* contexts besides the model */
+	uint32_t pool_max;		/* executions at once, model included */
+	bool pool_growing, self_busy;
+	struct npurt_exec *execs;
+};
+
+struct npurt_exec {
+	npurt_model *parent;
+	npurt_model *m;
+	struct npurt_exec *next;
 };
 
 /* ---- host tasks (host_engine.c) ---- */
@@ -328,12 +352,22 @@ struct rt_load_opts {
 	bool internal;
 	uint32_t workspace_bo;
 	uint64_t workspace_cap;
+	uint32_t weights_bo;		/* borrowed weights (model_pool.c) */
+	uint64_t weights_size;
 };
 
 npurt_status rt_model_load(npurt_context *ctx, const void *data, size_t size,
 			   const struct rt_load_opts *lo, npurt_model **out,
 			   const char *func);
 npurt_status rt_model_unload(npurt_model *m);
+/*
+ * An execution context of @p (model_pool.c): its own workspace, staging,
+ * semaphores, queues, programs and stream; @p's .om and weights.
+ */
+npurt_status rt_model_clone(npurt_model *p, npurt_model **out,
+			    const char *func);
+/* Unloads @m's execution contexts (npurt_model_unload, first). */
+void rt_model_pool_free(npurt_model *m);
 /* The model executions and descriptions act on: a cached shape's or @m. */
 npurt_model *rt_model_target(npurt_model *m);
 

@@ -96,7 +96,7 @@ int npu_dev_munmap(struct npu_dev *d, void *p, size_t len);
  * npu_dev_test_control() - set a test mode of the device
  * @d: the device
  * @knob: "instant", "hang", "fault", "fault_range", "slow_us", "watchdog_ms",
- *        "file_quota"
+ *        "file_quota", "corrupt_op"
  *        (see Documentation/hardware.rst, "Test modes")
  * @val: the value
  *

@@ -7,6 +7,7 @@ and libnpuc.so.1 through ctypes; numpy in and out).
     y, = sess.run(None, {"x": x})
     npu.memory_allocated(), npu.memory_summary()
     fn = npu.compile(torch_module, (example,))       # graph mode
+    m = npu.to_device(torch_module); y = m(npu.to_device(x)).cpu()  # eager
 
 Documentation/python.rst is the guide and reference.
 """
@@ -23,7 +24,21 @@ from .media import aipp_params
 
 InferSession = InferenceSession  # ais_bench's name
 
-__version__ = "1.3.0"
+
+def to_device(obj, device=0):
+    """Eager mode: a torch tensor, numpy array or module to the NPU
+    (npu.eager; imports torch on first use)."""
+    from . import eager
+    return eager.to_device(obj, device)
+
+
+def __getattr__(name):
+    if name in ("Tensor", "NpuEagerError", "op_cache_stats"):
+        from . import eager
+        return getattr(eager, name)
+    raise AttributeError("module 'npu' has no attribute %r" % name)
+
+__version__ = "1.4.0"
 
 __all__ = [
     "NpuError", "Buffer", "library_path", "device_count", "device_info",
@@ -33,4 +48,5 @@ __all__ = [
     "set_per_process_memory_fraction", "InferenceSession", "InferSession",
     "NodeArg", "CompiledModule", "compile", "compile_onnx", "export_onnx",
     "aipp_params",
+    "to_device",
 ]

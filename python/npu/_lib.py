@@ -125,6 +125,13 @@ class AippParams(ctypes.Structure):
                 ("padding_value", ctypes.c_float)]
 
 
+class TaskRecord(ctypes.Structure):
+    _fields_ = [("start_ns", c_uint64), ("end_ns", c_uint64),
+                ("model_stream", c_uint32), ("task", c_uint32),
+                ("core", c_uint32), ("hw_queue", c_uint32),
+                ("status", c_uint32), ("op", c_char_p), ("node", c_char_p)]
+
+
 STAT_FN = ctypes.CFUNCTYPE(c_int, c_void_p, c_char_p, c_int64)
 
 _H = c_void_p  # every opaque handle
@@ -172,6 +179,15 @@ _PROTOS = {
     "npurt_model_get_shape_cache_stats": (c_int, [_H, POINTER(CacheStats)]),
     "npurt_aipp_params_pack": (c_int, [POINTER(AippParams), c_void_p,
                                        c_size_t]),
+    "npurt_model_set_profiling": (c_int, [_H, c_int]),
+    "npurt_model_get_profile": (c_int, [_H, POINTER(TaskRecord), c_uint32,
+                                        POINTER(c_uint32)]),
+    "npurt_exec_create": (c_int, [_H, POINTER(_H)]),
+    "npurt_exec_destroy": (c_int, [_H]),
+    "npurt_exec_select_shapes": (c_int, [_H, POINTER(POINTER(c_uint64))]),
+    "npurt_exec_get_output": (c_int, [_H, c_uint32, POINTER(TensorDesc)]),
+    "npurt_exec_run": (c_int, [_H, POINTER(Io), c_uint32, POINTER(Io),
+                               c_uint32]),
 }
 
 _NPUC_PROTOS = {

@@ -90,14 +90,22 @@ def synchronize(device=None):
 sessions = weakref.WeakSet()
 
 
+# Set once the contexts are gone: device memory still referenced by
+# Python objects then goes with them (freeing it would touch a destroyed
+# context).
+closed = False
+
+
 @atexit.register
 def _shutdown():
+    global closed
     for s in list(sessions):
         try:
             s.close()
         except Exception:  # noqa: BLE001 - best effort at exit
             pass
     with _lock:
+        closed = True
         for dev, ctx in _devices.values():
             rt.npurt_context_destroy(ctx)
             rt.npurt_device_close(dev)

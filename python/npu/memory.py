@@ -8,7 +8,7 @@ caching allocator and the device's pool) and npurt_mem_foreach_stat()
 
 import ctypes
 
-from . import _lib
+from . import _lib, _runtime
 from ._lib import rt, check
 from ._runtime import context
 
@@ -164,7 +164,8 @@ class Buffer:
 
     def free(self):
         if self._mem:
-            rt.npurt_mem_free(self._mem)
+            if not _runtime.closed:
+                rt.npurt_mem_free(self._mem)
             self._mem = None
 
     def __del__(self):

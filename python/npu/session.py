@@ -8,6 +8,7 @@ and of ais_bench's InferSession (infer), over npurt_model_*.
 import ctypes
 import os
 import threading
+import time
 
 import numpy as np
 
@@ -69,13 +70,18 @@ class InferenceSession:
     ("x:1,3,224,224"), dynamic_dims, dynamic_batch, shape_cache_size,
     opt_level, use_compile_cache, cache_dir.
 
-    run() and infer() may be called from several threads; executions of one
-    session are serialised (they share the model's workspace).
+    run() and infer() may be called from several threads. For a .om each
+    thread runs in an execution context of its own (npurt_exec: its own
+    workspace and shape variant, the weights shared), so the threads'
+    executions run at once; executions of an ONNX model (whose online
+    shape cache is the model's state) are serialised.
     """
 
     def __init__(self, model, device=0, **options):
         self._model = None
         self._lock = threading.Lock()
+        self._execs = {}  # thread id -> npurt_exec (.om models)
+        self._profile = None  # runs recorded since start_profiling()
         self.device = device
         _, self._ctx = _runtime.context(device)
         handle = ctypes.c_void_p()
@@ -204,29 +210,129 @@ class InferenceSession:
         for i, a in enumerate(arrays):
             ins[i].host = a.ctypes.data
             ins[i].size = a.nbytes
-        with self._lock:
-            # The variant (or, online, the compiled shape) is chosen from
-            # the inputs' shapes; a shape the model cannot take is refused
-            # here, before any byte is copied.
-            dims = [(ctypes.c_uint64 * max(a.ndim, 1))(*a.shape)
-                    for a in arrays]
-            ptrs = (ctypes.POINTER(ctypes.c_uint64) * max(n_in, 1))(
-                *[ctypes.cast(d, ctypes.POINTER(ctypes.c_uint64))
-                  for d in dims])
-            check(rt.npurt_model_select_shapes(self._model, ptrs))
-            outs_np = []
-            n_out = len(self._out_args)
-            outs = (_lib.Io * max(n_out, 1))()
-            for i in range(n_out):
-                d = self._desc(rt.npurt_model_get_output, i, 0)
-                shape = tuple(int(d.dims[k]) for k in range(d.rank))
-                o = np.empty(shape, dtype=DTYPES[d.dtype])
-                outs_np.append(o)
-                outs[i].host = o.ctypes.data
-                outs[i].size = o.nbytes
-            check(rt.npurt_model_execute(self._model, ins, n_in, outs,
-                                         n_out))
+        # The variant (or, online, the compiled shape) is chosen from the
+        # inputs' shapes; a shape the model cannot take is refused here,
+        # before any byte is copied.
+        dims = [(ctypes.c_uint64 * max(a.ndim, 1))(*a.shape)
+                for a in arrays]
+        ptrs = (ctypes.POINTER(ctypes.c_uint64) * max(n_in, 1))(
+            *[ctypes.cast(d, ctypes.POINTER(ctypes.c_uint64))
+              for d in dims])
+        n_out = len(self._out_args)
+        outs = (_lib.Io * max(n_out, 1))()
+        exe = None if self._profile is not None else self._thread_exec()
+        if exe is None:
+            # A model compiled online: its shape cache is the model's
+            # state, so its executions are serialised.
+            with self._lock:
+                check(rt.npurt_model_select_shapes(self._model, ptrs))
+                outs_np = self._alloc_outputs(
+                    outs, rt.npurt_model_get_output, self._model)
+                t0 = time.perf_counter_ns()
+                check(rt.npurt_model_execute(self._model, ins, n_in, outs,
+                                             n_out))
+                if self._profile is not None:
+                    self._collect_profile(t0, time.perf_counter_ns())
+            return outs_np
+        # A .om: this thread's execution context (its own workspace and
+        # variant), so threads run at once; the GIL is released in C.
+        check(rt.npurt_exec_select_shapes(exe, ptrs))
+        outs_np = self._alloc_outputs(outs, self._exec_output, exe)
+        check(rt.npurt_exec_run(exe, ins, n_in, outs, n_out))
         return outs_np
+
+    def start_profiling(self):
+        """Records each later run's device tasks (npurt_model_set_profiling)
+        until end_profiling(); runs are then serialised on the model."""
+        with self._lock:
+            check(rt.npurt_model_set_profiling(self._model, 1))
+            self._profile = []
+
+    def _collect_profile(self, t0, t1):
+        cap = 4096
+        recs = (_lib.TaskRecord * cap)()
+        n = ctypes.c_uint32()
+        check(rt.npurt_model_get_profile(self._model, recs, cap,
+                                         ctypes.byref(n)))
+        run = len(self._profile)
+        tasks = [(r.start_ns, r.end_ns, r.model_stream, r.task, r.core,
+                  r.hw_queue, r.status, (r.op or b"").decode(),
+                  (r.node or b"").decode())
+                 for r in recs[:min(n.value, cap)]]
+        self._profile.append((run, t0, t1, tasks))
+
+    def end_profiling(self, path=None):
+        """Stops profiling and writes the runs since start_profiling() as
+        a Chrome trace (Perfetto opens it): one track per model stream with
+        each device task (op, node, core, status), and the host's run()
+        calls. Returns the file's path (default: npu_profile_<time>.json,
+        as ONNX Runtime names its own)."""
+        import json
+        with self._lock:
+            if self._profile is None:
+                raise RuntimeError("profiling was not started")
+            check(rt.npurt_model_set_profiling(self._model, 0))
+            runs, self._profile = self._profile, None
+        if path is None:
+            path = time.strftime("npu_profile_%Y-%m-%d_%H-%M-%S.json")
+        # Both clocks are CLOCK_MONOTONIC (device timestamps and
+        # perf_counter_ns on Linux).
+        origin = min([t0 for _, t0, _, _ in runs] +
+                     [t[0] for _, _, _, ts in runs for t in ts] or [0])
+        ev = [{"ph": "M", "pid": 1, "name": "process_name",
+               "args": {"name": "NPU: %s" % self.get_modelmeta()["name"]}},
+              {"ph": "M", "pid": 2, "name": "process_name",
+               "args": {"name": "host"}}]
+        streams = {}
+        for run, t0, t1, tasks in runs:
+            ev.append({"ph": "X", "pid": 2, "tid": 0, "name": "run",
+                       "ts": (t0 - origin) / 1e3, "dur": (t1 - t0) / 1e3,
+                       "args": {"run": run}})
+            for (s, e, stream, task, core, hwq, status, op, node) in tasks:
+                streams.setdefault(stream, hwq)
+                ev.append({"ph": "X", "pid": 1, "tid": stream, "name": op,
+                           "ts": (s - origin) / 1e3, "dur": (e - s) / 1e3,
+                           "args": {"task": task, "node": node,
+                                    "core": core, "status": status,
+                                    "run": run}})
+        for stream, hwq in sorted(streams.items()):
+            ev.append({"ph": "M", "pid": 1, "tid": stream,
+                       "name": "thread_name",
+                       "args": {"name": "stream %d (hw queue %d)"
+                                % (stream, hwq)}})
+        with open(path, "w") as f:
+            json.dump({"displayTimeUnit": "ns", "traceEvents": ev}, f)
+        return path
+
+    @staticmethod
+    def _exec_output(exe, i, generic, desc):
+        return rt.npurt_exec_get_output(exe, i, desc)
+
+    def _alloc_outputs(self, outs, get, handle):
+        res = []
+        for i in range(len(self._out_args)):
+            d = _lib.TensorDesc()
+            check(get(handle, i, 0, ctypes.byref(d)))
+            shape = tuple(int(d.dims[k]) for k in range(d.rank))
+            o = np.empty(shape, dtype=DTYPES[d.dtype])
+            res.append(o)
+            outs[i].host = o.ctypes.data
+            outs[i].size = o.nbytes
+        return res
+
+    def _thread_exec(self):
+        """The calling thread's npurt_exec context of a .om model (created
+        on first use, freed with the model), or None for ONNX."""
+        if self.is_onnx:
+            return None
+        tid = threading.get_ident()
+        exe = self._execs.get(tid)
+        if exe is None:
+            with self._lock:
+                exe = ctypes.c_void_p()
+                check(rt.npurt_exec_create(self._model, ctypes.byref(exe)))
+                self._execs[tid] = exe
+        return exe
 
     def run(self, output_names, input_feed, run_options=None):
         """ONNX Runtime's run(): @output_names (None: all) and a dict of
@@ -260,8 +366,9 @@ class InferenceSession:
     def close(self):
         """Unloads the model (also done when the session is collected)."""
         if self._model is not None:
-            rt.npurt_model_unload(self._model)
+            rt.npurt_model_unload(self._model)  # and its contexts
             self._model = None
+            self._execs = {}
             _runtime.sessions.discard(self)
 
     def __del__(self):

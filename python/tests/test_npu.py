@@ -133,22 +133,25 @@ def test_session():
                    TypeError)
         ok(isinstance(e, TypeError), "ONNX options on a .om are refused")
 
-        # Several threads on one session: outputs stay right.
+        # Several threads on one session, each in its own execution
+        # context: every output equals the single-threaded one.
         errs = []
+        wants = [s3.infer(x * (1.0 + 0.25 * k))[0] for k in range(4)]
 
         def worker(k):
             xi = x * (1.0 + 0.25 * k)
-            want = s3.infer(xi)[0]
             for _ in range(5):
-                if not np.array_equal(s3.infer(xi)[0], want):
+                if not np.array_equal(s3.infer(xi)[0], wants[k]):
                     errs.append(k)
         ts = [threading.Thread(target=worker, args=(k,)) for k in range(4)]
         for t in ts:
             t.start()
         for t in ts:
             t.join()
-        ok(not errs, "4 threads running one session get stable outputs",
-           errs)
+        ok(not errs and len(s3._execs) == 5,
+           "4 threads running one .om session, each in its own execution "
+           "context (%d in all), get the single-threaded outputs"
+           % len(s3._execs), errs)
         s3.close()
     finally:
         os.unlink(path)
@@ -324,8 +327,124 @@ def test_dynamic_aipp():
        "torch", "inputs %s, max diff %g" % (names, worst))
 
 
+def test_profiling():
+    import tempfile
+    x = np.load(os.path.join(TINY, "inputs", "input_0.npy"))
+    om = npu.compile_onnx(os.path.join(TINY, "model.onnx"))
+    for what, model in (("ONNX", os.path.join(TINY, "model.onnx")),
+                        (".om", om)):
+        s = npu.InferenceSession(model)
+        s.infer([x])
+        s.start_profiling()
+        y1 = s.infer([x])[0]
+        y2 = s.infer([x])[0]
+        fd, path = tempfile.mkstemp(suffix=".json")
+        os.close(fd)
+        try:
+            got = s.end_profiling(path)
+            tr = json.load(open(path))["traceEvents"]
+        finally:
+            os.unlink(path)
+        tasks = [e for e in tr if e["ph"] == "X" and e["pid"] == 1]
+        runs = [e for e in tr if e["ph"] == "X" and e["pid"] == 2]
+        per_run = {}
+        for e in tasks:
+            per_run.setdefault(e["args"]["run"], []).append(e)
+        inside = all(r["ts"] <= e["ts"] and
+                     e["ts"] + e["dur"] <= r["ts"] + r["dur"] + 1
+                     for r in runs for e in per_run.get(r["args"]["run"],
+                                                        []))
+        ok(got == path and len(runs) == 2 and len(per_run) == 2 and
+           len(per_run[0]) == len(per_run[1]) > 0 and
+           all(e["name"] and e["dur"] >= 0 for e in tasks) and inside and
+           np.array_equal(y1, y2) and
+           any(e["ph"] == "M" and e["name"] == "thread_name"
+               for e in tr),
+           "%s session: start/end_profiling write a Chrome trace, %d "
+           "device tasks per run inside the host's run spans"
+           % (what, len(per_run.get(0, []))), tr[:6])
+        s.infer([x])  # profiling off again: per-thread contexts
+        s.close()
+
+
+def test_eager():
+    if torch is None:
+        skip("eager mode (npu.to_device)", "torch is not installed")
+        return
+    import torchvision
+    torch.manual_seed(1)
+    nn = torch.nn
+    m = torchvision.models.resnet18(num_classes=10).eval()
+    # Random BatchNorm statistics (DESIGN §10): not an identity.
+    for mod in m.modules():
+        if isinstance(mod, nn.BatchNorm2d):
+            mod.running_mean.uniform_(-0.2, 0.2)
+            mod.running_var.uniform_(0.5, 2.0)
+            mod.weight.data.uniform_(0.5, 1.5)
+            mod.bias.data.uniform_(-0.2, 0.2)
+    x = torch.randn(1, 3, 64, 64)
+    with torch.no_grad():
+        want = m(x)
+    import copy
+    dm = npu.to_device(copy.deepcopy(m))
+    dx = npu.to_device(x)
+    ok(isinstance(dx, npu.Tensor) and isinstance(dm.conv1.weight, npu.Tensor)
+       and dx.shape == x.shape and dx.dtype == torch.float32,
+       "npu.to_device: tensors and a module's parameters in device memory")
+    with torch.no_grad():
+        y = dm(dx)
+    got = y.cpu()
+    spread = float(want.std())
+    diff = float((got - want).abs().max())
+    ok(isinstance(y, npu.Tensor) and type(got) is torch.Tensor and
+       got.shape == want.shape and spread > 1e-2 and
+       diff <= 1e-4 * max(1.0, float(want.abs().max())),
+       "torchvision resnet18 in eager mode agrees with torch "
+       "(max diff %.2g, spread %.2g)" % (diff, spread))
+    st0 = npu.op_cache_stats()
+    with torch.no_grad():
+        y2 = dm(dx).numpy()
+    st1 = npu.op_cache_stats()
+    ok(np.array_equal(y2, got.numpy()) and st1["misses"] == st0["misses"] and
+       st1["hits"] > st0["hits"],
+       "a second eager run compiles nothing: %d op cache hits, %d misses in "
+       "all" % (st1["hits"], st1["misses"]))
+    a = torch.randn(4, 8)
+    b = torch.randn(8, 5)
+    da, db = npu.to_device(a), npu.to_device(b)
+    r = ((da * 2.0 + 1.0) - da / 4.0).relu()
+    r2 = torch.softmax(da @ db, dim=-1).permute(1, 0)
+    want1 = ((a * 2.0 + 1.0) - a / 4.0).relu()
+    want2 = torch.softmax(a @ b, dim=-1).permute(1, 0)
+    ok(torch.allclose(r.cpu(), want1, atol=1e-5) and
+       torch.allclose(r2.cpu(), want2, atol=1e-5) and r2.shape == (5, 4),
+       "eager elementwise with scalars, matmul, softmax, permute agree")
+    e = raises(lambda: torch.cumsum(da, 0), npu.NpuEagerError)
+    ok(isinstance(e, npu.NpuEagerError) and "cumsum" in str(e),
+       "an unsupported torch op is refused by name: %s" % e)
+    # Eager vs graph mode on the same model: the seed's trade-off.
+    import time
+    fn = npu.compile(m, (x,))
+    gdiff = float((fn(x) - want).abs().max())
+    ok(gdiff <= 1e-4 * max(1.0, float(want.abs().max())),
+       "the same torchvision resnet18 through npu.compile (graph mode) "
+       "agrees with torch (max diff %.2g)" % gdiff)
+    t0 = time.perf_counter()
+    for _ in range(3):
+        fn(x)
+    tg = (time.perf_counter() - t0) / 3
+    t0 = time.perf_counter()
+    with torch.no_grad():
+        for _ in range(3):
+            dm(dx).cpu()
+    te = (time.perf_counter() - t0) / 3
+    print("# resnet18 1x3x64x64: graph %.1f ms, eager %.1f ms per run "
+          "(eager / graph %.2f)" % (tg * 1e3, te * 1e3, te / tg))
+
+
 def main():
-    for t in (test_session, test_memory, test_compile, test_dynamic_aipp):
+    for t in (test_session, test_memory, test_compile, test_dynamic_aipp,
+              test_profiling, test_eager):
         try:
             t()
         except Exception:  # noqa: BLE001 - a crash is a failed test

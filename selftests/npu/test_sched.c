@@ -448,6 +448,63 @@ out:
 	t_queue_destroy(T.d, q);
 }
 
+/*
+ * "corrupt_op": every element of the output of the chosen opcode's tasks
+ * gets the lowest exponent bit flipped (f32: doubled or halved), other
+ * opcodes are untouched; 0 turns it off.
+ */
+static void test_corrupt_op(void)
+{
+	struct drm_npu_task t = t_copy(0, 0, 1, 0, 64);
+	uint32_t q = t_queue(T.d, 0), prog;
+	uint32_t bos[2] = { t_bo(T.d, 4096), t_bo(T.d, 4096) };
+	uint32_t *a = t_map(T.d, bos[0], 4096), *b = t_map(T.d, bos[1], 4096);
+	bool flipped = true, other = true;
+	uint64_t f;
+	int i;
+
+	if (!a || !b || t_prog(T.d, &t, 1, &prog)) {
+		tap_ok(false, "corrupt_op: setup");
+		goto out;
+	}
+	for (i = 0; i < 64; i++) {
+		float v = (float)(i + 1) * 0.75f;
+
+		memcpy(&a[i], &v, 4);
+	}
+	if (t_control("corrupt_op", DRM_NPU_OP_COPY + 1)) {
+		tap_skip("no corrupt_op test mode", "corrupt_op: COPY outputs");
+		goto destroy;
+	}
+	t_submit(T.d, q, prog, bos, 2, &f);
+	t_wait(T.d, q, f, 20000);
+	for (i = 0; i < 64; i++)
+		flipped &= b[i] == (a[i] ^ (1u << 23));
+	t_control("corrupt_op", DRM_NPU_OP_BINARY + 1);
+	memset(b, 0, 4096);
+	t_submit(T.d, q, prog, bos, 2, &f);
+	t_wait(T.d, q, f, 20000);
+	for (i = 0; i < 64; i++)
+		other &= b[i] == a[i];
+	t_control("corrupt_op", 0);
+	memset(b, 0, 4096);
+	t_submit(T.d, q, prog, bos, 2, &f);
+	tap_ok(t_wait(T.d, q, f, 20000) == 0 && flipped && other &&
+	       !memcmp(a, b, 64 * 4),
+	       "corrupt_op: COPY's outputs have the exponent bit flipped, "
+	       "another opcode's setting leaves COPY exact, 0 turns it off");
+	tap_ok(t_control("corrupt_op", DRM_NPU_OP_COUNT + 1) == -EINVAL ||
+	       npu_dev_is_kernel(T.d),
+	       "corrupt_op: an opcode beyond the table -> EINVAL");
+destroy:
+	t_prog_destroy(T.d, prog);
+out:
+	t_unmap(T.d, a, 4096);
+	t_unmap(T.d, b, 4096);
+	t_close_bo(T.d, bos[0]);
+	t_close_bo(T.d, bos[1]);
+	t_queue_destroy(T.d, q);
+}
 
 /*
  * More queues than hardware queues: two command queues share one hardware
@@ -600,6 +657,7 @@ void test_sched(void)
 	test_gather_fault();
 	test_watchdog();
 	test_instant();
+	test_corrupt_op();
 	test_shared_hw_queue();
 	test_priority();
 }

@@ -5,8 +5,9 @@
 Provenance in the .om (npu-om --tasks), npu-run --dump (NC1HWC0 converted
 back, filters, two streams), npu-compare against the interpreter and
 against another dump, a fault injected by a perturbed Conv weight that
-npu-compare must localise, npu-run --check-overflow and
---profile-summary.
+npu-compare must localise and npu-run --bisect must find, npu-run
+--check-overflow and --profile-summary (with each op's GFLOP against the
+FLOPs of the ONNX graph's convolutions).
 """
 
 import json
@@ -45,10 +46,10 @@ def run(*argv):
 
 
 def main():
-    print("1..17")
+    print("1..23")
     for t in TOOLS:
         if not os.access(tool(t), os.X_OK):
-            for _ in range(17):
+            for _ in range(23):
                 ok(True, "# SKIP %s not built" % t)
             return
     tmp = tempfile.mkdtemp(prefix="npu-diag-")
@@ -193,6 +194,83 @@ def body(tmp):
        any(g["name"] == "/b2/conv/Conv" and g["tasks"] == 2
            for g in p["nodes"]),
        "... and per node (a residual Conv is two tasks)", log)
+
+    # 18 the Conv FLOPs of the summary are the ONNX graph's
+    import onnx
+    from onnx import shape_inference
+    g = shape_inference.infer_shapes(onnx.load(os.path.join(m, "cnn.onnx")))
+    dims = {v.name: [d.dim_value for d in v.type.tensor_type.shape.dim]
+            for v in list(g.graph.value_info) + list(g.graph.output)}
+    wdims = {i.name: list(i.dims) for i in g.graph.initializer}
+    want = sum(2.0 * dims[nd.output[0]][0] * dims[nd.output[0]][2] *
+               dims[nd.output[0]][3] * float(np.prod(wdims[nd.input[1]]))
+               for nd in g.graph.node if nd.op_type == "Conv")
+    conv = [x for x in p["op_types"] if x["name"] == "Conv"]
+    got = conv[0]["gflop"] * 1e9 if conv else -1
+    # the Conv op type's tasks: the convolutions' multiply-adds, plus one
+    # FLOP per element of the residual Conv's second (Add) task
+    ok(rc == 0 and want <= got <= 1.005 * want and
+       abs(conv[0]["gflops"] - conv[0]["gflop"] * 1e6 /
+           conv[0]["time_us"]) <= 1e-3 * conv[0]["gflops"] and
+       0.5 < p.get("coverage", 0) <= 1.0 and "GFLOP/s" in log,
+       "--profile-summary: Conv %.0f FLOP per run, the ONNX graph's "
+       "convolutions %.0f, "
+       "GFLOP/s = FLOP / time, tasks cover %.1f%% of the span" %
+       (got, want, 100 * p.get("coverage", 0)), log)
+
+    # 19-21 bisect
+    rc, log = run(tool("npu-compare"), os.path.join(m, "cnn.onnx"), tmp,
+                  "--list-tensors")
+    lines = log.split()
+    ok(rc == 0 and lines[0] == "/b1/conv/Conv_output_0" and
+       lines[-1] == "output" and
+       lines.index("/pool/MaxPool_output_0") <
+       lines.index("/b3/Relu_output_0"),
+       "npu-compare --list-tensors: the graph's tensors in topological "
+       "order", log)
+    rc, log = run(tool("npu-run"), oms["cnn_bad"], "--device", "sim", "-i",
+                  "input=" + inp, "--bisect", os.path.join(m, "cnn.onnx"))
+    ok(rc == 1 and "first divergent tensor (in data-flow order): "
+       "/b3/Relu_output_0" in log and bad in log and
+       "the tensor before it is within: /pool/MaxPool_output_0" in log,
+       "npu-run --bisect names the perturbed %s's tensor, op and error, "
+       "and the good tensor before it (exit 1)" % bad, log)
+    rc, log = run(tool("npu-run"), oms["cnn"], "--device", "sim", "-i",
+                  "input=" + inp, "--bisect", os.path.join(m, "cnn.onnx"))
+    ok(rc == 0 and "no divergence: all 7 tensors within" in log,
+       "npu-run --bisect on the good model: no divergence (exit 0)", log)
+
+    # 22-23 the device's corrupt_op test mode (NPU_SIM_CORRUPT_OP = opcode
+    # + 1): a wrong MaxPool (POOL2D = 6) found by dump + compare and by
+    # bisect, everything before it at cosine >= 0.99999
+    env = dict(os.environ, NPU_SIM_CORRUPT_OP="7")
+    d4 = os.path.join(tmp, "d4")
+    p1 = subprocess.run([tool("npu-run"), oms["cnn"], "--device", "sim",
+                         "-i", "input=" + inp, "--dump", d4], env=env,
+                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                        text=True)
+    rc, log = run(tool("npu-compare"), os.path.join(m, "cnn.onnx"), d4,
+                  "--json", os.path.join(tmp, "c4.json"))
+    c4 = json.load(open(os.path.join(tmp, "c4.json"))) if rc == 1 else {}
+    fd = (c4.get("first_divergence") or {}).get("tensor")
+    before = []
+    for t in c4.get("tensors", []):
+        if t["tensor"] == fd:
+            break
+        before.append(t["cosine"])
+    ok(p1.returncode == 0 and fd == "/pool/MaxPool_output_0" and
+       len(before) == 2 and all(c >= 0.99999 for c in before),
+       "corrupt_op=POOL2D: npu-compare names /pool/MaxPool, the %d "
+       "tensors before it at cosine >= 0.99999" % len(before),
+       p1.stdout + log)
+    p2 = subprocess.run([tool("npu-run"), oms["cnn"], "--device", "sim",
+                         "-i", "input=" + inp, "--bisect",
+                         os.path.join(m, "cnn.onnx")], env=env,
+                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                        text=True)
+    ok(p2.returncode == 1 and "first divergent tensor (in data-flow "
+       "order): /pool/MaxPool_output_0" in p2.stdout,
+       "... and npu-run --bisect finds it", p2.stdout)
 
 
 if __name__ == "__main__":

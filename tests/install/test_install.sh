@@ -84,6 +84,18 @@ undocumented=$(grep -oE '\bnpurt_[a-z0-9_]+\(' "$R/usr/include/npurt.h" | tr -d 
 		grep -q "\\b$f\\b" "$T/npurt.txt" || echo "$f"; done | tr '\n' ' ')
 t "npurt(3) renders and names every function of npurt.h${undocumented:+ (missing: $undocumented)}" \
 	sh -c "[ ! -s '$T/npurt.err' ] && [ -z '$undocumented' ]"
+# one page per API section: each renders, and each function of the
+# header is described on one of them
+: >"$T/sections.txt"
+for s in error device stream memory model online profile; do
+	MANWIDTH=80 man --nh --nj -l "$R/usr/share/man/man3/npurt_$s.3" \
+		>>"$T/sections.txt" 2>>"$T/sections.err"
+done
+undocumented=$(grep -oE '\bnpurt_[a-z0-9_]+\(' "$R/usr/include/npurt.h" | tr -d '(' |
+	sort -u | while read -r f; do
+		grep -q "\\b$f\\b" "$T/sections.txt" || echo "$f"; done | tr '\n' ' ')
+t "npurt_model(3), npurt_memory(3) ... (7 section pages) render and describe every function${undocumented:+ (missing: $undocumented)}" \
+	sh -c "[ ! -s '$T/sections.err' ] && [ -z '$undocumented' ]"
 
 t "the installed tools run (npuc compiles, npu-run runs on the in-process device)" \
 	sh -c "LD_LIBRARY_PATH='$R$LIBDIR' '$R/usr/bin/npuc' models/tinynet/model.onnx -o '$T/t.om' --no-cache >/dev/null &&

@@ -47,6 +47,7 @@ struct opts {
 	const char *json, *csv;
 	double cos_min, ratio_max;
 	int all;
+	int list;			/* --list-tensors */
 };
 
 /* A dumped tensor (from index.json, or found by its stem). */
@@ -89,6 +90,8 @@ static void usage(FILE *f)
 "      --json FILE        the table as JSON\n"
 "      --csv FILE         the table as CSV\n"
 "  -a, --all              list tensors without a dump too\n"
+"      --list-tensors     print every node output of MODEL.onnx in\n"
+"                         topological order and exit (DUMP_DIR unused)\n"
 "exit: 0 all within, 1 a tensor diverged, 2 usage or input error\n");
 }
 
@@ -104,6 +107,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ "json", required_argument, NULL, 'j' },
 		{ "csv", required_argument, NULL, 'C' },
 		{ "all", no_argument, NULL, 'a' },
+		{ "list-tensors", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -130,6 +134,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		case 'j': o->json = optarg; break;
 		case 'C': o->csv = optarg; break;
 		case 'a': o->all = 1; break;
+		case 'L': o->list = 1; break;
 		case 'c':
 		case 'R': {
 			double v = strtod(optarg, &end);
@@ -491,6 +496,17 @@ int main(int argc, char **argv)
 				ir_graph_error(g));
 			goto out;
 		}
+	}
+	if (o.list) {
+		/* Every node output in topological order, one per line
+		 * (npu-run --bisect orders its probes by it). */
+		for (int i = 0; i < g->num_nodes; i++)
+			for (int k = 0; k < g->nodes[i]->num_outputs; k++)
+				if (g->nodes[i]->outputs[k])
+					printf("%s\n",
+					       g->nodes[i]->outputs[k]->name);
+		ret = fflush(stdout) ? 2 : 0;
+		goto out;
 	}
 	order = calloc((size_t)g->num_tensors + 1, sizeof(*order));
 	if (!order)

@@ -21,9 +21,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <drm/npu_drm.h>
+
 #include "diag.h"
 #include "dumpfmt.h"
 #include "npy.h"
+#include "om.h"
 
 /* Range of a tensor seen in this execution (for the inputs of a task). */
 struct seen {
@@ -100,6 +103,8 @@ static int select_cb(void *user, const npurt_dump_tensor *t)
 {
 	const struct diag_opts *o = user;
 
+	if (o->select)
+		return o->select(o->select_arg, t);
 	if (!o->num_filters)
 		return 1;
 	for (int i = 0; i < o->num_filters; i++)
@@ -387,8 +392,10 @@ int diag_dump_end(npurt_model *m, const struct diag_opts *d)
 		if (fclose(dd.index))
 			dd.failed = 1;
 		dd.index = NULL;
-		printf("dump         %zu tensors, %.1f KiB in %s\n",
-		       dd.dumped, (double)dd.bytes / 1024, d->dump_dir);
+		if (!d->quiet)
+			printf("dump         %zu tensors, %.1f KiB in %s\n",
+			       dd.dumped, (double)dd.bytes / 1024,
+			       d->dump_dir);
 	}
 	if (d->check_overflow) {
 		if (dd.nonfinite_tensors) {
@@ -414,10 +421,80 @@ int diag_dump_end(npurt_model *m, const struct diag_opts *d)
 
 /* ---- profile summary ---- */
 
+static double elems(const struct drm_npu_operand *o)
+{
+	double n = 1;
+
+	for (uint32_t k = 0; k < o->rank && k < DRM_NPU_MAX_RANK; k++)
+		n *= o->shape[k];
+	return n;
+}
+
+/*
+ * The arithmetic of one task: multiply-adds count 2 (CONV2D, MATMUL, their
+ * int8 forms, the two products of ATTENTION), every other op one per
+ * output element (integer operations for the int8 ops); and
+ * the bytes its operands hold (read and written once: the least traffic
+ * the task needs). From the task descriptor, as the device sees it.
+ */
+static void task_cost(const struct drm_npu_task *t, double *flops,
+		      double *bytes)
+{
+	const struct drm_npu_operand *op = t->operands;
+	uint32_t n = t->num_operands;
+	/* the operand it writes: QUANTIZE and DEQUANTIZE write operand 1 */
+	uint32_t oi = t->opcode == DRM_NPU_OP_QUANTIZE ||
+		      t->opcode == DRM_NPU_OP_DEQUANTIZE ? 1 : n - 1;
+	const struct drm_npu_operand *out = n && oi < n ? &op[oi] : NULL;
+
+	*flops = 0;
+	*bytes = 0;
+	for (uint32_t i = 0; i < n && i < DRM_NPU_MAX_OPERANDS; i++)
+		*bytes += elems(&op[i]) * om_dtype_size(op[i].dtype);
+	if (!out)
+		return;
+	switch (t->opcode) {
+	case DRM_NPU_OP_CONV2D:
+	case DRM_NPU_OP_QCONV2D:
+		/* out N, C, H, W (NCHW) or N, C1, H, W, C0: N*OH*OW output
+		 * pixels, each O * I*KH*KW multiply-adds (weight OIHW) */
+		if (n >= 3 && out->rank >= 4)
+			*flops = 2.0 * out->shape[0] * out->shape[2] *
+				 out->shape[3] * elems(&op[1]);
+		break;
+	case DRM_NPU_OP_MATMUL:
+	case DRM_NPU_OP_QMATMUL:
+		if (n >= 3 && op[0].rank >= 1) {
+			uint32_t ra = op[0].rank;
+			uint32_t k = t->opcode == DRM_NPU_OP_MATMUL &&
+				     (t->params.matmul.flags &
+				      DRM_NPU_MATMUL_TRANS_A) && ra >= 2 ?
+				     op[0].shape[ra - 2] : op[0].shape[ra - 1];
+
+			*flops = 2.0 * elems(out) * k;
+		}
+		break;
+	case DRM_NPU_OP_ATTENTION:
+		/* Q K^T and P V: 2 * Sk * (Q's elements + out's) */
+		if (n >= 4 && op[1].rank >= 2)
+			*flops = 2.0 * op[1].shape[op[1].rank - 2] *
+				 (elems(&op[0]) + elems(out));
+		break;
+	case DRM_NPU_OP_NOP:
+	case DRM_NPU_OP_SEM_SIGNAL:
+	case DRM_NPU_OP_SEM_WAIT:
+		break;
+	default:
+		*flops = elems(out);
+		break;
+	}
+}
+
 struct group {
 	const char *key, *op;
 	uint64_t ns;
 	unsigned long count;
+	double flops, bytes;
 };
 
 static int cmp_group(const void *a, const void *b)
@@ -428,34 +505,55 @@ static int cmp_group(const void *a, const void *b)
 }
 
 static size_t add_group(struct group *g, size_t n, const char *key,
-			const char *op, uint64_t ns)
+			const char *op, uint64_t ns, double flops,
+			double bytes)
 {
 	for (size_t i = 0; i < n; i++)
 		if (!strcmp(g[i].key, key)) {
+			/* a node's op is its compute task's, not a
+			 * semaphore task's of the same node */
+			if (!strncmp(g[i].op, "Sem", 3))
+				g[i].op = op;
 			g[i].ns += ns;
 			g[i].count++;
+			g[i].flops += flops;
+			g[i].bytes += bytes;
 			return n;
 		}
-	g[n] = (struct group){ key, op, ns, 1 };
+	g[n] = (struct group){ key, op, ns, 1, flops, bytes };
 	return n + 1;
 }
 
+/* FLOP per ns = GFLOP/s; bytes per ns = GB/s */
+static double rate(double x, uint64_t ns)
+{
+	return ns ? x / (double)ns : 0.0;
+}
+
 static void table(FILE *out, const char *what, struct group *g, size_t n,
-		  uint64_t total, long runs, long top)
+		  uint64_t total, long runs, long top, int costs)
 {
 	fprintf(out, "profile      by %s (top %ld of %zu), per run:\n", what,
 		top < (long)n ? top : (long)n, n);
-	fprintf(out, "  %-40s %-18s %8s %11s %7s\n", what, "op", "tasks",
+	fprintf(out, "  %-40s %-18s %8s %11s %7s", what, "op", "tasks",
 		"time us", "share");
-	for (size_t i = 0; i < n && (long)i < top; i++)
-		fprintf(out, "  %-40.40s %-18.18s %8.1f %11.1f %6.1f%%\n",
+	fprintf(out, costs ? " %9s %9s %8s\n" : "\n", "GFLOP", "GFLOP/s",
+		"GB/s");
+	for (size_t i = 0; i < n && (long)i < top; i++) {
+		fprintf(out, "  %-40.40s %-18.18s %8.1f %11.1f %6.1f%%",
 			g[i].key, g[i].op, (double)g[i].count / (double)runs,
 			(double)g[i].ns / 1e3 / (double)runs,
 			total ? 100.0 * (double)g[i].ns / (double)total : 0.0);
+		if (costs)
+			fprintf(out, " %9.4f %9.2f %8.2f", g[i].flops / 1e9 /
+				(double)runs, rate(g[i].flops, g[i].ns),
+				rate(g[i].bytes, g[i].ns));
+		fprintf(out, "\n");
+	}
 }
 
 static void json_groups(FILE *f, const char *key, const struct group *g,
-			size_t n, uint64_t total, long runs)
+			size_t n, uint64_t total, long runs, int costs)
 {
 	char b[1024];
 
@@ -464,23 +562,75 @@ static void json_groups(FILE *f, const char *key, const struct group *g,
 		fprintf(f, "%s\n    {\"name\": \"%s\", ", i ? "," : "",
 			jstr(g[i].key, b, sizeof(b)));
 		fprintf(f, "\"op\": \"%s\", \"tasks\": %.3f, \"time_us\": %.3f, "
-			"\"share\": %.6f}", jstr(g[i].op, b, sizeof(b)),
+			"\"share\": %.6f", jstr(g[i].op, b, sizeof(b)),
 			(double)g[i].count / (double)runs,
 			(double)g[i].ns / 1e3 / (double)runs,
 			total ? (double)g[i].ns / (double)total : 0.0);
+		if (costs)
+			fprintf(f, ", \"gflop\": %.9g, \"gflops\": %.3f, "
+				"\"gbytes_per_s\": %.3f", g[i].flops / 1e9 /
+				(double)runs, rate(g[i].flops, g[i].ns),
+				rate(g[i].bytes, g[i].ns));
+		fprintf(f, "}");
 	}
 	fprintf(f, "\n  ]");
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/*
+ * The run's device span (first task's start to last task's end) and the
+ * part of it some task was running (the union of the task intervals).
+ */
+static void coverage(const npurt_task_record *r, const long *iter, size_t n,
+		     long it, uint64_t *span, uint64_t *busy)
+{
+	uint64_t *iv = malloc(2 * n * sizeof(*iv) + 1);
+	size_t k = 0;
+	uint64_t end = 0;
+
+	*span = *busy = 0;
+	if (!iv)
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (iter[i] == it && r[i].end_ns > r[i].start_ns) {
+			iv[2 * k] = r[i].start_ns;
+			iv[2 * k + 1] = r[i].end_ns;
+			k++;
+		}
+	qsort(iv, k, 2 * sizeof(*iv), cmp_u64);
+	for (size_t i = 0; i < k; i++) {
+		uint64_t s = iv[2 * i], e = iv[2 * i + 1];
+
+		if (s < end)
+			s = end;
+		if (e > s)
+			*busy += e - s;
+		if (e > end)
+			end = e;
+	}
+	if (k)
+		*span = end - iv[0];
+	free(iv);
+}
+
 void diag_profile_summary(const npurt_task_record *r, const long *iter,
 			  size_t n, long first_iter, const struct diag_opts *d,
+			  const struct om_model *om, uint32_t variant,
 			  FILE *out)
 {
 	struct group *ops = calloc(n + 1, sizeof(*ops));
 	struct group *nodes = calloc(n + 1, sizeof(*nodes));
 	size_t nops = 0, nnodes = 0;
-	uint64_t total = 0;
+	uint64_t total = 0, span = 0, busy = 0;
+	double flops = 0, bytes = 0;
 	long runs = 0, last = -1;
+	int costs = om != NULL;
 
 	if (!ops || !nodes) {
 		free(ops);
@@ -492,16 +642,38 @@ void diag_profile_summary(const npurt_task_record *r, const long *iter,
 
 		if (iter[i] < first_iter)
 			continue;
+		double f = 0, b = 0;
+
 		if (iter[i] != last) {
+			uint64_t s, u;
+
 			runs++;
 			last = iter[i];
+			coverage(r, iter, n, last, &s, &u);
+			span += s;
+			busy += u;
 		}
 		ns = r[i].end_ns > r[i].start_ns ?
 		     r[i].end_ns - r[i].start_ns : 0;
 		total += ns;
-		nops = add_group(ops, nops, r[i].op, r[i].op, ns);
+		if (om) {
+			const struct om_program_desc *p =
+				om_get_program(om, variant, r[i].model_stream);
+			const struct drm_npu_task *t = p && r[i].task <
+				p->num_tasks ? om_get_tasks(om, p->first_task +
+							    r[i].task, 1) :
+				NULL;
+
+			if (t)
+				task_cost(t, &f, &b);
+			else
+				costs = 0;
+		}
+		flops += f;
+		bytes += b;
+		nops = add_group(ops, nops, r[i].op, r[i].op, ns, f, b);
 		nnodes = add_group(nodes, nnodes, *r[i].node ? r[i].node :
-				   r[i].op, r[i].op, ns);
+				   r[i].op, r[i].op, ns, f, b);
 	}
 	if (!runs) {
 		fprintf(out, "profile      no profiled run\n");
@@ -514,8 +686,17 @@ void diag_profile_summary(const npurt_task_record *r, const long *iter,
 	fprintf(out, "profile      %.1f us device time per run (sum over "
 		"tasks), %ld run(s)\n", (double)total / 1e3 / (double)runs,
 		runs);
-	table(out, "op type", ops, nops, total, runs, d->profile_top);
-	table(out, "node", nodes, nnodes, total, runs, d->profile_top);
+	fprintf(out, "profile      the tasks cover %.2f%% of the runs' device "
+		"span (first task start to last task end, %.1f us per run)\n",
+		span ? 100.0 * (double)busy / (double)span : 0.0,
+		(double)span / 1e3 / (double)runs);
+	if (costs)
+		fprintf(out, "profile      %.3f GFLOP per run, %.2f GFLOP/s over "
+			"the task time, %.2f over the span\n",
+			flops / 1e9 / (double)runs, rate(flops, total),
+			rate(flops, span));
+	table(out, "op type", ops, nops, total, runs, d->profile_top, costs);
+	table(out, "node", nodes, nnodes, total, runs, d->profile_top, costs);
 	if (d->profile_json) {
 		FILE *f = fopen(d->profile_json, "w");
 
@@ -526,9 +707,19 @@ void diag_profile_summary(const npurt_task_record *r, const long *iter,
 			fprintf(f, "{\n  \"runs\": %ld,\n  \"device_us_per_run\":"
 				" %.3f,\n", runs, (double)total / 1e3 /
 				(double)runs);
-			json_groups(f, "op_types", ops, nops, total, runs);
+			fprintf(f, "  \"span_us_per_run\": %.3f,\n  \"coverage\": "
+				"%.6f,\n", (double)span / 1e3 / (double)runs,
+				span ? (double)busy / (double)span : 0.0);
+			if (costs)
+				fprintf(f, "  \"gflop_per_run\": %.9g,\n  "
+					"\"gflops\": %.3f,\n  \"gflops_span\": "
+					"%.3f,\n", flops / 1e9 / (double)runs,
+					rate(flops, total), rate(flops, span));
+			json_groups(f, "op_types", ops, nops, total, runs,
+				    costs);
 			fprintf(f, ",\n");
-			json_groups(f, "nodes", nodes, nnodes, total, runs);
+			json_groups(f, "nodes", nodes, nnodes, total, runs,
+				    costs);
 			fprintf(f, "\n}\n");
 			fclose(f);
 		}

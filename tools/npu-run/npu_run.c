@@ -184,12 +184,20 @@ static void usage(FILE *f)
 "      --check-overflow    name the first tensor with inf or NaN (exit 1)\n"
 "      --profile-summary[=N]  device time per op type and node, top N\n"
 "      --profile-summary-json FILE  the same as JSON\n"
+"      --bisect REF.onnx   find the first ONNX tensor that diverges from\n"
+"                          the reference interpreter on REF.onnx (npu-\n"
+"                          compare), by bisection; exit 1 when one does\n"
+"      --cos-min C, --ratio-max R  divergence thresholds of --bisect\n"
+"                          (0.9999, 0.001: as npu-compare)\n"
 "      --version           print the version and exit\n"
 "A progress line is shown on a terminal (stderr); Ctrl-C stops the runs\n"
 "and prints the statistics so far.\n"
 "exit: 0 ok, 1 comparison failed, 2 usage/input error, 3 runtime error,\n"
 "130 interrupted (statistics printed)\n");
 }
+
+/* Long options without a short letter (0x101: --plugin). */
+enum { OPT_COS_MIN = 0x110, OPT_RATIO_MAX };
 
 static int parse(int argc, char **argv, struct opts *o)
 {
@@ -226,6 +234,9 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ "top-k", required_argument, NULL, 'K' },
 		{ "resize", required_argument, NULL, 'R' },
 		{ "max-pixels", required_argument, NULL, 'x' },
+		{ "bisect", required_argument, NULL, 'B' },
+		{ "cos-min", required_argument, NULL, OPT_COS_MIN },
+		{ "ratio-max", required_argument, NULL, OPT_RATIO_MAX },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -234,6 +245,8 @@ static int parse(int argc, char **argv, struct opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->rtol = 1e-4;
+	o->diag.cos_min = 0.9999;
+	o->diag.ratio_max = 0.001;
 	o->atol = 1e-5;
 	o->loop = 1;
 	o->seed = 1;
@@ -284,6 +297,25 @@ static int parse(int argc, char **argv, struct opts *o)
 			o->diag.filters[o->diag.num_filters++] = optarg;
 			break;
 		case 'O': o->diag.check_overflow = 1; break;
+		case 'B': o->diag.bisect_ref = optarg; break;
+		case OPT_COS_MIN:
+		case OPT_RATIO_MAX: {
+			double v = strtod(optarg, &end);
+
+			if (!*optarg || *end || !(v >= 0.0 && v <= 1.0)) {
+				fprintf(stderr, "npu-run: --%s wants a number "
+					"in [0, 1], not \"%s\"\n",
+					c == OPT_COS_MIN ? "cos-min" :
+							   "ratio-max",
+					optarg);
+				return -1;
+			}
+			if (c == OPT_COS_MIN)
+				o->diag.cos_min = v;
+			else
+				o->diag.ratio_max = v;
+			break;
+		}
 		case 'P':
 			o->diag.profile_top = optarg ? strtol(optarg, &end, 10)
 						     : 10;
@@ -1138,6 +1170,20 @@ int main(int argc, char **argv)
 		}
 		bout[j] = (npurt_io){ out[j].mem, NULL, 0, out[j].d.size };
 	}
+	if (o.diag.bisect_ref) {
+		const void *hin[MAX_IO];
+
+		for (uint32_t i = 0; i < info.num_inputs; i++) {
+			hin[i] = in[i].host;
+			if (npurt_memcpy_h2d(in[i].mem, 0, in[i].host,
+					     in[i].d.size)) {
+				ret = rt_error("copying an input");
+				goto done;
+			}
+		}
+		ret = diag_bisect(m, &o.diag, bin, bout, hin, stdout);
+		goto done;
+	}
 	if ((o.profile || o.diag.profile_top) &&
 	    npurt_model_set_profiling(m, 1)) {
 		ret = rt_error("enabling profiling");
@@ -1372,9 +1418,19 @@ int main(int argc, char **argv)
 		write_trace(o.profile_f, info.name, origin);
 		o.profile_f = NULL;
 	}
-	if (o.diag.profile_top)
+	if (o.diag.profile_top) {
+		/* The .om's task descriptors give each task's FLOPs. */
+		struct om_model *om = NULL;
+		char err[OM_ERR_MAX];
+
+		if (!has_suffix(o.model, ".onnx") &&
+		    om_open_file(o.model, &om, err))
+			om = NULL;
 		diag_profile_summary(trace.v, trace.iter, trace.n, o.warmup,
-				     &o.diag, o.summary);
+				     &o.diag, om, info.current_variant,
+				     o.summary);
+		om_close(om);
+	}
 	ret = interrupted ? EXIT_SIGINT :
 	      compare_failed || diag_status ? EXIT_COMPARE : 0;
 done:

@@ -228,6 +228,8 @@ int npu_core_test_control(struct npu_device *dev, const char *knob, u64 val)
 		dev->test_fault_range = val;
 	else if (npu_streq(knob, "slow_us") && val <= 60000000ull)
 		dev->test_slow_us = val;
+	else if (npu_streq(knob, "corrupt_op") && val <= DRM_NPU_OP_COUNT)
+		dev->test_corrupt_op = (u32)val;
 	else if (npu_streq(knob, "watchdog_ms") &&
 		 val >= NPU_WATCHDOG_MIN_MS && val <= NPU_WATCHDOG_MAX_MS)
 		dev->watchdog_ms = (u32)val;
@@ -268,6 +270,8 @@ int npu_core_test_query(struct npu_device *dev, const char *knob, u64 *val)
 		*val = dev->test_fault_range;
 	else if (npu_streq(knob, "slow_us"))
 		*val = dev->test_slow_us;
+	else if (npu_streq(knob, "corrupt_op"))
+		*val = dev->test_corrupt_op;
 	else if (npu_streq(knob, "watchdog_ms"))
 		*val = dev->watchdog_ms;
 	else if (npu_streq(knob, "job_budget_ms"))

@@ -260,7 +260,11 @@ void npu_core_destroy(struct npu_device *dev);
  *        tasks with operands see operand 0's buffer as empty: the dispatch
  *        check raises DRM_NPU_FAULT_OUT_OF_RANGE naming operand 0),
  *        "slow_us" (every task takes at least @val
- *        microseconds), "watchdog_ms" (the watchdog period, 10..3600000),
+ *        microseconds), "corrupt_op" (0 = off, else opcode + 1: every
+ *        element of the output of that opcode's tasks gets the lowest bit
+ *        of its exponent flipped - f32 and f16 values doubled or halved,
+ *        integers their lowest bit: a wrong result for the diagnosis tools
+ *        to find), "watchdog_ms" (the watchdog period, 10..3600000),
  *        "job_budget_ms" (AI-core time per job, 0 = none or 10..86400000),
  *        "file_quota" (VRAM bytes per file for files opened from now on,
  *        0 = none), "file_queues", "file_sems", "file_programs",

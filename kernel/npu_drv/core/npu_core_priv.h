@@ -299,6 +299,7 @@ struct npu_device {
 	u64 test_fault;
 	u64 test_fault_range;
 	u64 test_slow_us;
+	u32 test_corrupt_op;	/* opcode + 1 whose outputs are corrupted */
 	u32 watchdog_ms;
 	u64 job_budget_ms;		/* 0 = none */
 	u32 isa;			/* enum npu_isa of the op kernels */

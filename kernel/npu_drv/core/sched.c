@@ -742,10 +742,55 @@ static bool npu_help(struct npu_core_unit *self)
 	return true;
 }
 
+/*
+ * The "corrupt_op" test mode: flip one bit of every element of the task's
+ * output - the lowest exponent bit of f32 and f16, the
+ * lowest bit of the integer types. Integer code: it runs outside the FPU
+ * section, in the module too.
+ */
+static void npu_corrupt_output(const struct npu_op_args *a)
+{
+	const struct drm_npu_task *t = a->task;
+	const struct drm_npu_operand *o;
+	u64 idx[DRM_NPU_MAX_RANK] = { 0 };
+	u32 esize, bit, k, out;
+	u8 *base;
+
+	/* the operand the task writes: QUANTIZE and DEQUANTIZE write 1 */
+	out = t->opcode == DRM_NPU_OP_QUANTIZE ||
+	      t->opcode == DRM_NPU_OP_DEQUANTIZE ? 1 : t->num_operands - 1;
+	if (!t->num_operands || out >= t->num_operands || !a->data[out])
+		return;
+	o = &t->operands[out];
+	base = a->data[out];
+	esize = npu_dtype_size(o->dtype);
+	bit = o->dtype == DRM_NPU_DTYPE_F32 ? 23 :
+	      o->dtype == DRM_NPU_DTYPE_F16 ? 10 : 0;
+	if (!esize || bit / 8 >= esize)
+		return;
+	for (k = 0; k < o->rank; k++)
+		if (!o->shape[k] || (!o->strides[k] && o->shape[k] > 1))
+			return;	/* empty, or broadcast: leave it */
+	for (;;) {
+		u64 off = 0;
+
+		for (k = 0; k < o->rank; k++)
+			off += idx[k] * o->strides[k];
+		base[off * esize + bit / 8] ^= (u8)(1u << (bit % 8));
+		for (k = o->rank; k > 0; k--) {
+			if (++idx[k - 1] < o->shape[k - 1])
+				break;
+			idx[k - 1] = 0;
+		}
+		if (!k)
+			return;
+	}
+}
+
 /* Execute task @ti of @job on core @c; no lock held on entry and exit. */
 static u32 npu_execute(struct npu_core_unit *c, struct npu_job *job, u32 ti,
 		       enum npu_inject inj, bool instant, u64 slow_us,
-		       u32 *bad_operand)
+		       u32 corrupt_op, u32 *bad_operand)
 {
 	struct npu_device *dev = c->dev;
 	const struct drm_npu_task *task = &job->prog->tasks[ti];
@@ -773,6 +818,8 @@ static u32 npu_execute(struct npu_core_unit *c, struct npu_job *job, u32 ti,
 			return st;
 		st = npu_compute(c, &args,
 				 npu_job_task_shareable(job, ti));
+		if (!st && corrupt_op == (u32)task->opcode + 1)
+			npu_corrupt_output(&args);
 		npu_release(dev, job, task, &map);
 		if (st)
 			return st;
@@ -793,6 +840,7 @@ static void npu_dispatch_one(struct npu_core_unit *c, struct npu_queue *q)
 	enum npu_inject inj = NPU_INJ_NONE;
 	bool instant = dev->test_instant;
 	u64 slow_us = dev->test_slow_us, end;
+	u32 corrupt_op = dev->test_corrupt_op;
 	u64 budget = dev->job_budget_ms * 1000000ull;
 	u32 ti = job->next, st, bad = ~0u;
 	bool over = budget && job->run_ns >= budget;
@@ -823,7 +871,8 @@ static void npu_dispatch_one(struct npu_core_unit *c, struct npu_queue *q)
 	if (over)	/* its earlier tasks used the budget up */
 		st = DRM_NPU_FAULT_BUDGET;
 	else
-		st = npu_execute(c, job, ti, inj, instant, slow_us, &bad);
+		st = npu_execute(c, job, ti, inj, instant, slow_us,
+				 corrupt_op, &bad);
 	end = npu_time_ns();
 	npu_write_profile(dev, job, ti, c->start_ns, end, c->index, st);
 
