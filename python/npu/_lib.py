@@ -112,7 +112,9 @@ class NpucOptions(ctypes.Structure):
                 ("target", c_char_p), ("plan_budget_ms", c_uint32),
                 ("dump_ir_after", c_char_p), ("dump_file", c_void_p),
                 ("target_device", c_char_p), ("symbol_default", c_int64),
-                ("insert_op_conf", c_char_p)]
+                ("insert_op_conf", c_char_p), ("plugins", c_char_p),
+                ("no_host_engine", c_int), ("precision", c_char_p),
+                ("keep_dtype", c_char_p)]
 
 
 class AippParams(ctypes.Structure):
@@ -254,6 +256,23 @@ def npuc():
         _declare(lib, _NPUC_PROTOS)
         _npuc = lib
     return _npuc
+
+
+def init_options(init, cls):
+    """cls filled by the C library's init function (npuc_options_init,
+    npurt_onnx_options_init), which writes sizeof() of its own struct: it
+    runs on a buffer larger than any version of the struct, and a struct
+    size other than this package's (a libnpuc or libnpurt of another
+    version) is an error rather than a write past a ctypes object."""
+    buf = ctypes.create_string_buffer(max(4096, 2 * ctypes.sizeof(cls)))
+    init(ctypes.cast(buf, POINTER(cls)))
+    size = c_size_t.from_buffer(buf).value
+    if size != ctypes.sizeof(cls):
+        raise RuntimeError("the C library's %s is %d bytes, this package's "
+                           "%d: the package and the library are of "
+                           "different versions" % (cls.__name__, size,
+                                                   ctypes.sizeof(cls)))
+    return cls.from_buffer_copy(buf, 0)
 
 
 def check(status, what=None):

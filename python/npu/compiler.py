@@ -76,8 +76,7 @@ def compile_onnx(model, input_shapes=None, opt_level=2, use_cache=False,
         with open(model, "rb") as f:
             model = f.read()
     data = bytes(model)
-    o = _lib.NpucOptions()
-    lib.npuc_options_init(ctypes.byref(o))
+    o = _lib.init_options(lib.npuc_options_init, _lib.NpucOptions)
     o.opt_level = opt_level
     o.use_cache = 1 if use_cache else 0
     if input_shapes:

@@ -132,8 +132,7 @@ class InferenceSession:
 
     @staticmethod
     def _onnx_options(options):
-        opts = _lib.OnnxOptions()
-        rt.npurt_onnx_options_init(ctypes.byref(opts))
+        opts = _lib.init_options(rt.npurt_onnx_options_init, _lib.OnnxOptions)
         for k, v in options.items():
             if not hasattr(opts, k) or k == "size":
                 raise TypeError("unknown option %r" % k)

@@ -6,6 +6,7 @@ Run by test_npu.t (prove, `make check`) with Debian's python3. Skips the
 whole plan without numpy, and the npu.compile() tests without torch.
 """
 
+import ctypes
 import json
 import os
 import subprocess
@@ -442,9 +443,25 @@ def test_eager():
           "(eager / graph %.2f)" % (tg * 1e3, te * 1e3, te / tg))
 
 
+def test_option_structs():
+    """The ctypes option structs are the C libraries' own size: their init
+    functions write sizeof() of the C struct (a shorter ctypes struct was a
+    heap overflow once a field was added in C only)."""
+    from npu import _lib
+    for init, cls in ((_lib.npuc().npuc_options_init, _lib.NpucOptions),
+                      (_lib.rt.npurt_onnx_options_init, _lib.OnnxOptions)):
+        try:
+            o = _lib.init_options(init, cls)
+            good = o.size == ctypes.sizeof(cls)
+            why = "%d bytes" % o.size
+        except RuntimeError as e:
+            good, why = False, str(e)
+        ok(good, "%s matches the C library's struct" % cls.__name__, why)
+
+
 def main():
-    for t in (test_session, test_memory, test_compile, test_dynamic_aipp,
-              test_profiling, test_eager):
+    for t in (test_option_structs, test_session, test_memory, test_compile,
+              test_dynamic_aipp, test_profiling, test_eager):
         try:
             t()
         except Exception:  # noqa: BLE001 - a crash is a failed test
