@@ -139,8 +139,12 @@ def test_session():
         errs = []
         wants = [s3.infer(x * (1.0 + 0.25 * k))[0] for k in range(4)]
 
+        # all four alive at once: a finished thread's ident may be reused
+        barrier = threading.Barrier(4)
+
         def worker(k):
             xi = x * (1.0 + 0.25 * k)
+            barrier.wait()
             for _ in range(5):
                 if not np.array_equal(s3.infer(xi)[0], wants[k]):
                     errs.append(k)
