@@ -19,58 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "legalize_build.h"
 #include "shape_internal.h"
-
-struct gb {
-	struct ir_graph *g;
-	char base[256];
-	int k;
-};
-
-static struct ir_tensor *gn(struct gb *b, enum ir_op op, int nin,
-			    struct ir_tensor **ins, enum ir_dtype dt,
-			    struct ir_tensor *out)
-{
-	char name[300];
-	struct ir_node *n;
-	int i;
-
-	for (i = 0; i < nin; i++)
-		if (!ins[i] && !(op == IR_OP_RESIZE && i == 1))
-			return NULL;
-	if (!out)
-		out = ir_tensor_new(b->g, NULL, dt, NULL);
-	if (!out)
-		return NULL;
-	snprintf(name, sizeof(name), "%s/%s_%d", b->base, ir_op_name(op),
-		 b->k++);
-	n = ir_node_new(b->g, op, name, nin, ins, 1, &out);
-	if (!n)
-		return NULL;
-	n->opset = 13;
-	return out;
-}
-
-static struct ir_tensor *gn2(struct gb *b, enum ir_op op,
-			     struct ir_tensor *x, struct ir_tensor *y,
-			     struct ir_tensor *out)
-{
-	struct ir_tensor *ins[2] = { x, y };
-
-	return x ? gn(b, op, 2, ins, x->dtype, out) : NULL;
-}
-
-static struct ir_tensor *take(struct gb *b, struct ir_graph *g,
-			      struct ir_node *n)
-{
-	struct ir_tensor *out = n->outputs[0];
-
-	b->g = g;
-	b->k = 0;
-	snprintf(b->base, sizeof(b->base), "%.250s", n->name);
-	ir_node_remove(g, n);
-	return out;
-}
 
 static int gerr(struct ir_graph *g, const struct ir_node *n, const char *w)
 {
@@ -101,7 +51,7 @@ static int legalize_eye_like(struct ir_graph *g, struct ir_node *n)
 	int64_t k = ir_attr_int(n, "k", 0), r, c, i, j;
 	size_t es = ir_dtype_size(dt), nb;
 	struct ir_tensor *t, *out;
-	struct gb b;
+	struct lz_builder b;
 	char *v;
 
 	if (x->shape.rank != 2 || !ir_shape_is_static(&x->shape))
@@ -129,8 +79,8 @@ static int legalize_eye_like(struct ir_graph *g, struct ir_node *n)
 	}
 	t = ir_const_new(g, NULL, dt, &x->shape, v, nb);
 	free(v);
-	out = take(&b, g, n);
-	return gn(&b, IR_OP_IDENTITY, 1, &t, dt, out) ? 1 : -ENOMEM;
+	out = lz_take(&b, g, n);
+	return lz_node(&b, IR_OP_IDENTITY, 1, &t, dt, out) ? 1 : -ENOMEM;
 }
 
 static int legalize_window(struct ir_graph *g, struct ir_node *n)
@@ -142,7 +92,7 @@ static int legalize_window(struct ir_graph *g, struct ir_node *n)
 	int64_t size, i;
 	double den, tw;
 	float *v;
-	struct gb b;
+	struct lz_builder b;
 
 	if (!sz->data || ir_tensor_numel(sz) != 1)
 		return gerr(g, n, "a size computed at run time is not supported "
@@ -162,34 +112,34 @@ static int legalize_window(struct ir_graph *g, struct ir_node *n)
 		v[i] = (float)i;
 	io = ir_const_new(g, NULL, IR_F32, &s, v, (size_t)size * 4);
 	free(v);
-	out = take(&b, g, n);
-	t = gn2(&b, IR_OP_MUL, io, ir_const_scalar_f32(g, NULL, (float)tw),
+	out = lz_take(&b, g, n);
+	t = lz_binary(&b, IR_OP_MUL, io, ir_const_scalar_f32(g, NULL, (float)tw),
 		NULL);
-	c1 = gn(&b, IR_OP_COS, 1, &t, IR_F32, NULL);
+	c1 = lz_node(&b, IR_OP_COS, 1, &t, IR_F32, NULL);
 	if (n->op == IR_OP_HANN_WINDOW) {
-		t = gn2(&b, IR_OP_SUB, ir_const_scalar_f32(g, NULL, 0.5f),
-			gn2(&b, IR_OP_MUL, c1,
+		t = lz_binary(&b, IR_OP_SUB, ir_const_scalar_f32(g, NULL, 0.5f),
+			lz_binary(&b, IR_OP_MUL, c1,
 			    ir_const_scalar_f32(g, NULL, 0.5f), NULL), NULL);
 	} else if (n->op == IR_OP_HAMMING_WINDOW) {
-		t = gn2(&b, IR_OP_SUB,
+		t = lz_binary(&b, IR_OP_SUB,
 			ir_const_scalar_f32(g, NULL, (float)(25.0 / 46.0)),
-			gn2(&b, IR_OP_MUL, c1, ir_const_scalar_f32(
+			lz_binary(&b, IR_OP_MUL, c1, ir_const_scalar_f32(
 				g, NULL, (float)(21.0 / 46.0)), NULL), NULL);
 	} else {
-		t = gn2(&b, IR_OP_MUL, t, ir_const_scalar_f32(g, NULL, 2.0f),
+		t = lz_binary(&b, IR_OP_MUL, t, ir_const_scalar_f32(g, NULL, 2.0f),
 			NULL);
-		c2 = gn(&b, IR_OP_COS, 1, &t, IR_F32, NULL);
-		t = gn2(&b, IR_OP_SUB, ir_const_scalar_f32(g, NULL, 0.42f),
-			gn2(&b, IR_OP_MUL, c1,
+		c2 = lz_node(&b, IR_OP_COS, 1, &t, IR_F32, NULL);
+		t = lz_binary(&b, IR_OP_SUB, ir_const_scalar_f32(g, NULL, 0.42f),
+			lz_binary(&b, IR_OP_MUL, c1,
 			    ir_const_scalar_f32(g, NULL, 0.5f), NULL), NULL);
-		t = gn2(&b, IR_OP_ADD, t, gn2(&b, IR_OP_MUL, c2,
+		t = lz_binary(&b, IR_OP_ADD, t, lz_binary(&b, IR_OP_MUL, c2,
 			ir_const_scalar_f32(g, NULL, 0.08f), NULL), NULL);
 	}
 	if (!t)
 		return -ENOMEM;
 	if (dt == IR_F32)
-		return gn(&b, IR_OP_IDENTITY, 1, &t, IR_F32, out) ? 1 : -ENOMEM;
-	t = gn(&b, IR_OP_CAST, 1, &t, dt, out);
+		return lz_node(&b, IR_OP_IDENTITY, 1, &t, IR_F32, out) ? 1 : -ENOMEM;
+	t = lz_node(&b, IR_OP_CAST, 1, &t, dt, out);
 	if (!t || ir_attr_set_int(t->producer, "to",
 				  ir_attr_int(n, "output_datatype", 1)))
 		return -ENOMEM;
@@ -201,7 +151,7 @@ static int legalize_upsample(struct ir_graph *g, struct ir_node *n)
 	struct ir_tensor *x = n->inputs[0], *sc = ir_in(n, 1), *out, *t;
 	const char *mode = ir_attr_str(n, "mode", "nearest");
 	struct ir_tensor *ins[3];
-	struct gb b;
+	struct lz_builder b;
 
 	if (n->opset >= 10)
 		return ir_error(g, "node '%s' (Upsample): Upsample at opset %d "
@@ -220,11 +170,11 @@ static int legalize_upsample(struct ir_graph *g, struct ir_node *n)
 	}
 	if (strcmp(mode, "nearest") && strcmp(mode, "linear"))
 		return gerr(g, n, "mode is not supported (nearest, linear)");
-	out = take(&b, g, n);
+	out = lz_take(&b, g, n);
 	ins[0] = x;
 	ins[1] = NULL;
 	ins[2] = sc;
-	t = gn(&b, IR_OP_RESIZE, 3, ins, x->dtype, out);
+	t = lz_node(&b, IR_OP_RESIZE, 3, ins, x->dtype, out);
 	if (!t || ir_attr_set_str(t->producer, "mode", mode) ||
 	    ir_attr_set_str(t->producer, "coordinate_transformation_mode",
 			    "asymmetric") ||
@@ -241,7 +191,7 @@ static int legalize_compress(struct ir_graph *g, struct ir_node *n)
 	struct ir_shape s = { .rank = 1 };
 	struct ir_tensor *ins[2];
 	int64_t *idx;
-	struct gb b;
+	struct lz_builder b;
 
 	if (!cd->data)
 		return gerr(g, n, "a condition computed at run time is not "
@@ -266,16 +216,16 @@ static int legalize_compress(struct ir_graph *g, struct ir_node *n)
 	s.dim[0] = cnt;
 	ins[1] = ir_const_new(g, NULL, IR_I64, &s, idx, (size_t)cnt * 8);
 	free(idx);
-	out = take(&b, g, n);
+	out = lz_take(&b, g, n);
 	ins[0] = x;
 	if (!ax) {		/* flattened */
 		struct ir_shape f = { .rank = 1, .dim = { total } };
 
-		ins[0] = gn2(&b, IR_OP_RESHAPE, x, ir_const_new(
+		ins[0] = lz_binary(&b, IR_OP_RESHAPE, x, ir_const_new(
 			g, NULL, IR_I64, &(struct ir_shape){ .rank = 1,
 			.dim = { 1 } }, &f.dim[0], 8), NULL);
 	}
-	t = gn(&b, IR_OP_GATHER, 2, ins, x->dtype, out);
+	t = lz_node(&b, IR_OP_GATHER, 2, ins, x->dtype, out);
 	if (!t || ir_attr_set_int(t->producer, "axis", axis))
 		return -ENOMEM;
 	return 1;
@@ -292,7 +242,7 @@ static int legalize_reverse_sequence(struct ir_graph *g, struct ir_node *n)
 	int64_t ba = ir_attr_int(n, "batch_axis", 1);
 	int64_t ta = ir_attr_int(n, "time_axis", 0), total, e, *iv;
 	struct ir_tensor *ins[2];
-	struct gb b;
+	struct lz_builder b;
 	int r = s->rank, d;
 
 	if (!sl->data)
@@ -323,9 +273,9 @@ static int legalize_reverse_sequence(struct ir_graph *g, struct ir_node *n)
 	}
 	ins[1] = ir_const_new(g, NULL, IR_I64, s, iv, (size_t)total * 8);
 	free(iv);
-	out = take(&b, g, n);
+	out = lz_take(&b, g, n);
 	ins[0] = x;
-	t = gn(&b, IR_OP_GATHER_ELEMENTS, 2, ins, x->dtype, out);
+	t = lz_node(&b, IR_OP_GATHER_ELEMENTS, 2, ins, x->dtype, out);
 	if (!t || ir_attr_set_int(t->producer, "axis", ta))
 		return -ENOMEM;
 	return 1;
@@ -346,7 +296,7 @@ static int legalize_max_unpool(struct ir_graph *g, struct ir_node *n)
 	int64_t total, one = 1, nx;
 	bool padded;
 	int nk, ns, np, i, sp = s->rank - 2;
-	struct gb b;
+	struct lz_builder b;
 
 	if (s->rank < 3 || !ir_shape_is_static(s) || x->dtype != IR_F32)
 		return gerr(g, n, "needs a static f32 input");
@@ -374,29 +324,29 @@ static int legalize_max_unpool(struct ir_graph *g, struct ir_node *n)
 	nx = ir_shape_numel(s);
 	if (total < 1 || total > ((int64_t)1 << 32) || nx > (1 << 22))
 		return gerr(g, n, "sizes are not supported");
-	out = take(&b, g, n);
+	out = lz_take(&b, g, n);
 	{
 		struct ir_shape zs = { .rank = 1, .dim = { total } };
 		struct ir_shape fs = { .rank = 1, .dim = { nx } };
 		struct ir_shape ss = { .rank = 1, .dim = { 1 } };
 		float zero = 0;
 
-		z = gn2(&b, IR_OP_EXPAND, ir_const_new(g, NULL, IR_F32, &ss,
+		z = lz_binary(&b, IR_OP_EXPAND, ir_const_new(g, NULL, IR_F32, &ss,
 						       &zero, 4),
 			ir_const_new(g, NULL, IR_I64, &ss, &zs.dim[0], 8),
 			NULL);
 		ins[0] = z;
-		ins[1] = gn2(&b, IR_OP_RESHAPE, ix, ir_const_new(
+		ins[1] = lz_binary(&b, IR_OP_RESHAPE, ix, ir_const_new(
 			g, NULL, IR_I64, &ss, &fs.dim[0], 8), NULL);
-		ins[2] = gn2(&b, IR_OP_RESHAPE, x, ir_const_new(
+		ins[2] = lz_binary(&b, IR_OP_RESHAPE, x, ir_const_new(
 			g, NULL, IR_I64, &ss, &fs.dim[0], 8), NULL);
 	}
 	(void)one;
-	t = gn(&b, IR_OP_SCATTER_ELEMENTS, 3, ins, IR_F32, NULL);
+	t = lz_node(&b, IR_OP_SCATTER_ELEMENTS, 3, ins, IR_F32, NULL);
 	if (!t || ir_attr_set_int(t->producer, "axis", 0))
 		return -ENOMEM;
 	padded = !ir_shape_equal(&o, &want);
-	t = gn2(&b, IR_OP_RESHAPE, t, ir_const_new(
+	t = lz_binary(&b, IR_OP_RESHAPE, t, ir_const_new(
 		g, NULL, IR_I64, &(struct ir_shape){ .rank = 1,
 		.dim = { o.rank } }, o.dim, (size_t)o.rank * 8),
 		padded ? NULL : out);
@@ -405,7 +355,7 @@ static int legalize_max_unpool(struct ir_graph *g, struct ir_node *n)
 
 		for (i = 0; i < o.rank; i++)
 			pv[o.rank + i] = want.dim[i] - o.dim[i];
-		t = gn2(&b, IR_OP_PAD, t, ir_const_new(
+		t = lz_binary(&b, IR_OP_PAD, t, ir_const_new(
 			g, NULL, IR_I64, &(struct ir_shape){ .rank = 1,
 			.dim = { 2 * o.rank } }, pv, (size_t)o.rank * 16),
 			out);

@@ -24,71 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "legalize_build.h"
 #include "shape_internal.h"
-
-struct lb {
-	struct ir_graph *g;
-	char base[256];
-	int k;
-};
-
-static struct ir_tensor *lg(struct lb *b, enum ir_op op, int nin,
-			    struct ir_tensor **ins, enum ir_dtype dt,
-			    struct ir_tensor *out)
-{
-	char name[300];
-	struct ir_node *n;
-	int i;
-
-	for (i = 0; i < nin; i++)
-		if (!ins[i])
-			return NULL;
-	if (!out)
-		out = ir_tensor_new(b->g, NULL, dt, NULL);
-	if (!out)
-		return NULL;
-	snprintf(name, sizeof(name), "%s/%s_%d", b->base, ir_op_name(op),
-		 b->k++);
-	n = ir_node_new(b->g, op, name, nin, ins, 1, &out);
-	if (!n)
-		return NULL;
-	n->opset = 13;
-	return out;
-}
-
-static struct ir_tensor *lg1(struct lb *b, enum ir_op op,
-			     struct ir_tensor *x, struct ir_tensor *out)
-{
-	return x ? lg(b, op, 1, &x, x->dtype, out) : NULL;
-}
-
-static struct ir_tensor *lg2(struct lb *b, enum ir_op op,
-			     struct ir_tensor *x, struct ir_tensor *y,
-			     struct ir_tensor *out)
-{
-	struct ir_tensor *ins[2] = { x, y };
-	bool cmp = op == IR_OP_EQUAL || op == IR_OP_LESS ||
-		   op == IR_OP_GREATER || op == IR_OP_AND || op == IR_OP_OR ||
-		   op == IR_OP_GREATER_OR_EQUAL;
-
-	return x ? lg(b, op, 2, ins, cmp ? IR_BOOL : x->dtype, out) : NULL;
-}
-
-static struct ir_tensor *lg_where(struct lb *b, struct ir_tensor *c,
-				  struct ir_tensor *x, struct ir_tensor *y,
-				  struct ir_tensor *out)
-{
-	struct ir_tensor *ins[3] = { c, x, y };
-
-	return x ? lg(b, IR_OP_WHERE, 3, ins, x->dtype, out) : NULL;
-}
-
-static struct ir_tensor *i64v(struct ir_graph *g, const int64_t *v, int n)
-{
-	struct ir_shape sh = { .rank = 1, .dim = { n } };
-
-	return ir_const_new(g, NULL, IR_I64, &sh, v, (size_t)n * 8);
-}
 
 static struct ir_tensor *i64s(struct ir_graph *g, int64_t v)
 {
@@ -102,29 +39,29 @@ static struct ir_tensor *f32s(struct ir_graph *g, float v)
 	return ir_const_scalar_f32(g, NULL, v);
 }
 
-static struct ir_tensor *reshape(struct lb *b, struct ir_tensor *x,
+static struct ir_tensor *reshape(struct lz_builder *b, struct ir_tensor *x,
 				 const int64_t *dims, int rank,
 				 struct ir_tensor *out)
 {
-	return lg2(b, IR_OP_RESHAPE, x, i64v(b->g, dims, rank), out);
+	return lz_binary(b, IR_OP_RESHAPE, x, lz_i64(b->g, dims, rank), out);
 }
 
-static struct ir_tensor *transpose(struct lb *b, struct ir_tensor *x,
+static struct ir_tensor *transpose(struct lz_builder *b, struct ir_tensor *x,
 				   const int64_t *perm, int n,
 				   struct ir_tensor *out)
 {
-	struct ir_tensor *t = lg1(b, IR_OP_TRANSPOSE, x, out);
+	struct ir_tensor *t = lz_unary(b, IR_OP_TRANSPOSE, x, out);
 
 	if (t && ir_attr_set_ints(t->producer, "perm", perm, n))
 		return NULL;
 	return t;
 }
 
-static struct ir_tensor *reduce(struct lb *b, enum ir_op op,
+static struct ir_tensor *reduce(struct lz_builder *b, enum ir_op op,
 				struct ir_tensor *x, const int64_t *axes,
 				int naxes, int keep, struct ir_tensor *out)
 {
-	struct ir_tensor *t = lg1(b, op, x, out);
+	struct ir_tensor *t = lz_unary(b, op, x, out);
 
 	if (!t || ir_attr_set_ints(t->producer, "axes", axes, naxes) ||
 	    ir_attr_set_int(t->producer, "keepdims", keep))
@@ -132,14 +69,14 @@ static struct ir_tensor *reduce(struct lb *b, enum ir_op op,
 	return t;
 }
 
-static struct ir_tensor *cast(struct lb *b, struct ir_tensor *x,
+static struct ir_tensor *cast(struct lz_builder *b, struct ir_tensor *x,
 			      enum ir_dtype dt, int onnx_to)
 {
 	struct ir_tensor *t;
 
 	if (!x || x->dtype == dt)
 		return x;
-	t = lg(b, IR_OP_CAST, 1, &x, dt, NULL);
+	t = lz_node(b, IR_OP_CAST, 1, &x, dt, NULL);
 	if (t && ir_attr_set_int(t->producer, "to", onnx_to))
 		return NULL;
 	return t;
@@ -147,19 +84,6 @@ static struct ir_tensor *cast(struct lb *b, struct ir_tensor *x,
 
 #define ONNX_INT64	7
 #define ONNX_FLOAT	1
-
-/* Start the decomposition of @n (which leaves the graph); its output 0. */
-static struct ir_tensor *take(struct lb *b, struct ir_graph *g,
-			      struct ir_node *n)
-{
-	struct ir_tensor *out = n->outputs[0];
-
-	b->g = g;
-	b->k = 0;
-	snprintf(b->base, sizeof(b->base), "%.250s", n->name);
-	ir_node_remove(g, n);
-	return out;
-}
 
 static int lerr(struct ir_graph *g, const struct ir_node *n, const char *w)
 {
@@ -182,7 +106,7 @@ static int legalize_d2s_s2d(struct ir_graph *g, struct ir_node *n)
 	bool d2s = n->op == IR_OP_DEPTH_TO_SPACE;
 	bool crd = d2s && !strcmp(ir_attr_str(n, "mode", "DCR"), "CRD");
 	int64_t nn, c, h, w;
-	struct lb b;
+	struct lz_builder b;
 
 	if (s->rank != 4 || !ir_shape_is_static(s))
 		return lerr(g, n, "needs a static 4-D input");
@@ -193,7 +117,7 @@ static int legalize_d2s_s2d(struct ir_graph *g, struct ir_node *n)
 	if (bs < 1 || bs > 4096 ||
 	    (d2s ? c % (bs * bs) : h % bs || w % bs))
 		return lerr(g, n, "blocksize does not divide the input");
-	out = take(&b, g, n);
+	out = lz_take(&b, g, n);
 	if (d2s) {
 		int64_t cc = c / (bs * bs);
 		int64_t dcr[6] = { nn, bs, bs, cc, h, w };
@@ -233,7 +157,7 @@ static int legalize_instance_norm(struct ir_graph *g, struct ir_node *n)
 	int64_t d3[3], cs[IR_MAX_RANK], sp = 1, i;
 	struct ir_shape os = { 0 };
 	float *one;
-	struct lb b;
+	struct lz_builder b;
 
 	if (x->dtype != IR_F32)
 		return lerr(g, n, "dtype is not supported (f32 only)");
@@ -255,11 +179,11 @@ static int legalize_instance_norm(struct ir_graph *g, struct ir_node *n)
 	os.dim[0] = sp;
 	ones = ir_const_new(g, NULL, IR_F32, &os, one, (size_t)sp * 4);
 	free(one);
-	out = take(&b, g, n);
+	out = lz_take(&b, g, n);
 	t = reshape(&b, x, d3, 3, NULL);
 	ins[0] = t;
 	ins[1] = ones;
-	t = lg(&b, IR_OP_LAYER_NORM, 2, ins, IR_F32, NULL);
+	t = lz_node(&b, IR_OP_LAYER_NORM, 2, ins, IR_F32, NULL);
 	if (!t || ir_attr_set_int(t->producer, "axis", 2) ||
 	    ir_attr_set_float(t->producer, "epsilon", eps))
 		return -ENOMEM;
@@ -267,8 +191,8 @@ static int legalize_instance_norm(struct ir_graph *g, struct ir_node *n)
 	/* scale and bias per channel: [C] -> [C, 1] */
 	cs[0] = s->dim[1];
 	cs[1] = 1;
-	t = lg2(&b, IR_OP_MUL, t, reshape(&b, sc, cs, 2, NULL), NULL);
-	t = lg2(&b, IR_OP_ADD, t, reshape(&b, bi, cs, 2, NULL), NULL);
+	t = lz_binary(&b, IR_OP_MUL, t, reshape(&b, sc, cs, 2, NULL), NULL);
+	t = lz_binary(&b, IR_OP_ADD, t, reshape(&b, bi, cs, 2, NULL), NULL);
 	return reshape(&b, t, s->dim, s->rank, out) ? 1 : -ENOMEM;
 }
 
@@ -279,7 +203,7 @@ static int legalize_mvn(struct ir_graph *g, struct ir_node *n)
 	int64_t axes[IR_MAX_RANK] = { 0, 2, 3 }, na = 3;
 	const struct ir_attr *a = ir_attr_find(n, "axes");
 	int r = x->shape.rank, i;
-	struct lb b;
+	struct lz_builder b;
 
 	if (x->dtype != IR_F32)
 		return lerr(g, n, "dtype is not supported (f32 only)");
@@ -293,14 +217,14 @@ static int legalize_mvn(struct ir_graph *g, struct ir_node *n)
 	for (i = 0; i < na; i++)
 		if (axes[i] < 0 || axes[i] >= r)
 			return lerr(g, n, "axes out of range");
-	out = take(&b, g, n);
+	out = lz_take(&b, g, n);
 	m = reduce(&b, IR_OP_REDUCE_MEAN, x, axes, (int)na, 1, NULL);
-	m2 = reduce(&b, IR_OP_REDUCE_MEAN, lg2(&b, IR_OP_MUL, x, x, NULL),
+	m2 = reduce(&b, IR_OP_REDUCE_MEAN, lz_binary(&b, IR_OP_MUL, x, x, NULL),
 		    axes, (int)na, 1, NULL);
-	v = lg2(&b, IR_OP_SUB, m2, lg2(&b, IR_OP_MUL, m, m, NULL), NULL);
-	v = lg2(&b, IR_OP_ADD, lg1(&b, IR_OP_SQRT, v, NULL),
+	v = lz_binary(&b, IR_OP_SUB, m2, lz_binary(&b, IR_OP_MUL, m, m, NULL), NULL);
+	v = lz_binary(&b, IR_OP_ADD, lz_unary(&b, IR_OP_SQRT, v, NULL),
 		f32s(g, 1e-9f), NULL);
-	return lg2(&b, IR_OP_DIV, lg2(&b, IR_OP_SUB, x, m, NULL), v, out) ?
+	return lz_binary(&b, IR_OP_DIV, lz_binary(&b, IR_OP_SUB, x, m, NULL), v, out) ?
 	       1 : -ENOMEM;
 }
 
@@ -317,7 +241,7 @@ static int legalize_lrn(struct ir_graph *g, struct ir_node *n)
 	float beta = ir_attr_float(n, "beta", 0.75f);
 	float bias = ir_attr_float(n, "bias", 1.0f);
 	int i;
-	struct lb b;
+	struct lz_builder b;
 
 	if (x->dtype != IR_F32)
 		return lerr(g, n, "dtype is not supported (f32 only)");
@@ -337,19 +261,19 @@ static int legalize_lrn(struct ir_graph *g, struct ir_node *n)
 	pads[1] = 0;
 	pads[2] = size - 1 - (size - 1) / 2;
 	pads[3] = 0;
-	out = take(&b, g, n);
-	t = reshape(&b, lg2(&b, IR_OP_MUL, x, x, NULL), d4, 4, NULL);
-	t = lg1(&b, IR_OP_AVERAGE_POOL, t, NULL);
+	out = lz_take(&b, g, n);
+	t = reshape(&b, lz_binary(&b, IR_OP_MUL, x, x, NULL), d4, 4, NULL);
+	t = lz_unary(&b, IR_OP_AVERAGE_POOL, t, NULL);
 	if (!t || ir_attr_set_ints(t->producer, "kernel_shape", k, 2) ||
 	    ir_attr_set_ints(t->producer, "pads", pads, 4) ||
 	    ir_attr_set_int(t->producer, "count_include_pad", 1))
 		return -ENOMEM;
 	t = reshape(&b, t, s->dim, s->rank, NULL);
 	/* alpha / size * sum = alpha * mean */
-	t = lg2(&b, IR_OP_ADD, lg2(&b, IR_OP_MUL, t, f32s(g, alpha), NULL),
+	t = lz_binary(&b, IR_OP_ADD, lz_binary(&b, IR_OP_MUL, t, f32s(g, alpha), NULL),
 		f32s(g, bias), NULL);
-	t = lg2(&b, IR_OP_POW, t, f32s(g, beta), NULL);
-	return lg2(&b, IR_OP_DIV, x, t, out) ? 1 : -ENOMEM;
+	t = lz_binary(&b, IR_OP_POW, t, f32s(g, beta), NULL);
+	return lz_binary(&b, IR_OP_DIV, x, t, out) ? 1 : -ENOMEM;
 }
 
 /* --- ArgMax, ArgMin ------------------------------------------------------- */
@@ -385,7 +309,7 @@ static int legalize_arg(struct ir_graph *g, struct ir_node *n)
 	bool keep = ir_attr_int(n, "keepdims", 1) != 0;
 	bool last = ir_attr_int(n, "select_last_index", 0) != 0;
 	int64_t cnt;
-	struct lb b;
+	struct lz_builder b;
 
 	if (x->dtype != IR_F32 && x->dtype != IR_I32 && x->dtype != IR_I64)
 		return lerr(g, n, "dtype is not supported (f32, i32, i64)");
@@ -397,17 +321,17 @@ static int legalize_arg(struct ir_graph *g, struct ir_node *n)
 	io = iota_f(g, cnt, r, (int)axis);
 	if (!io)
 		return -ENOMEM;
-	out = take(&b, g, n);
+	out = lz_take(&b, g, n);
 	m = reduce(&b, amax ? IR_OP_REDUCE_MAX : IR_OP_REDUCE_MIN, x, &axis,
 		   1, 1, NULL);
 	/* the first (last) index where x equals the extreme */
-	t = lg_where(&b, lg2(&b, IR_OP_EQUAL, x, m, NULL), io,
+	t = lz_where(&b, lz_binary(&b, IR_OP_EQUAL, x, m, NULL), io,
 		     f32s(g, last ? -1.0f : (float)cnt), NULL);
 	t = reduce(&b, last ? IR_OP_REDUCE_MAX : IR_OP_REDUCE_MIN, t, &axis,
 		   1, keep, NULL);
 	if (!t)
 		return -ENOMEM;
-	t = lg(&b, IR_OP_CAST, 1, &t, IR_I64, out);
+	t = lz_node(&b, IR_OP_CAST, 1, &t, IR_I64, out);
 	if (!t || ir_attr_set_int(t->producer, "to", ONNX_INT64))
 		return -ENOMEM;
 	return 1;
@@ -416,18 +340,18 @@ static int legalize_arg(struct ir_graph *g, struct ir_node *n)
 /* --- GatherElements, GatherND --------------------------------------------- */
 
 /* idx (i64) + dim where negative; an index outside [0, dim) -> @bad. */
-static struct ir_tensor *checked_index(struct lb *b, struct ir_tensor *idx,
+static struct ir_tensor *checked_index(struct lz_builder *b, struct ir_tensor *idx,
 				       struct ir_tensor *dim, int64_t bad)
 {
 	struct ir_graph *g = b->g;
 	struct ir_tensor *t, *ok;
 
-	t = lg_where(b, lg2(b, IR_OP_LESS, idx, i64s(g, 0), NULL),
-		     lg2(b, IR_OP_ADD, idx, dim, NULL), idx, NULL);
-	ok = lg2(b, IR_OP_AND,
-		 lg2(b, IR_OP_GREATER_OR_EQUAL, t, i64s(g, 0), NULL),
-		 lg2(b, IR_OP_LESS, t, dim, NULL), NULL);
-	return lg_where(b, ok, t, i64s(g, bad), NULL);
+	t = lz_where(b, lz_binary(b, IR_OP_LESS, idx, i64s(g, 0), NULL),
+		     lz_binary(b, IR_OP_ADD, idx, dim, NULL), idx, NULL);
+	ok = lz_binary(b, IR_OP_AND,
+		 lz_binary(b, IR_OP_GREATER_OR_EQUAL, t, i64s(g, 0), NULL),
+		 lz_binary(b, IR_OP_LESS, t, dim, NULL), NULL);
+	return lz_where(b, ok, t, i64s(g, bad), NULL);
 }
 
 static int legalize_gather_elements(struct ir_graph *g, struct ir_node *n)
@@ -439,7 +363,7 @@ static int legalize_gather_elements(struct ir_graph *g, struct ir_node *n)
 	int64_t st[IR_MAX_RANK], total = 1, cnt, k, flat;
 	struct ir_tensor *base;
 	int64_t *bv;
-	struct lb b;
+	struct lz_builder b;
 
 	if (ix->dtype != IR_I64 && ix->dtype != IR_I32)
 		return lerr(g, n, "indices must be int32 or int64");
@@ -478,16 +402,16 @@ static int legalize_gather_elements(struct ir_graph *g, struct ir_node *n)
 	free(bv);
 	if (!base)
 		return -ENOMEM;
-	out = take(&b, g, n);
+	out = lz_take(&b, g, n);
 	t = cast(&b, ix, IR_I64, ONNX_INT64);
 	t = checked_index(&b, t, i64s(g, xs->dim[axis]), total);
-	t = lg2(&b, IR_OP_ADD, lg2(&b, IR_OP_MUL, t, i64s(g, st[axis]), NULL),
+	t = lz_binary(&b, IR_OP_ADD, lz_binary(&b, IR_OP_MUL, t, i64s(g, st[axis]), NULL),
 		base, NULL);
 	{
 		struct ir_tensor *ins[2] = { reshape(&b, x, &total, 1, NULL),
 					     t };
 
-		t = lg(&b, IR_OP_GATHER, 2, ins, x->dtype, out);
+		t = lz_node(&b, IR_OP_GATHER, 2, ins, x->dtype, out);
 	}
 	if (!t || ir_attr_set_int(t->producer, "axis", 0))
 		return -ENOMEM;
@@ -500,7 +424,7 @@ static int legalize_gather_nd(struct ir_graph *g, struct ir_node *n)
 	const struct ir_shape *xs = &x->shape, *is = &ix->shape;
 	int64_t kk, st[IR_MAX_RANK], lead = 1, d[IR_MAX_RANK];
 	int i, q = is->rank;
-	struct lb b;
+	struct lz_builder b;
 
 	if (ir_attr_int(n, "batch_dims", 0))
 		return lerr(g, n, "batch_dims > 0 is not supported");
@@ -517,19 +441,19 @@ static int legalize_gather_nd(struct ir_graph *g, struct ir_node *n)
 	}
 	if (lead < 1)
 		return lerr(g, n, "empty data");
-	out = take(&b, g, n);
+	out = lz_take(&b, g, n);
 	/* flat = sum_j checked(indices[..., j]) * stride_j */
 	t = NULL;
 	for (i = 0; i < kk; i++) {
 		int64_t s0 = i, e0 = i + 1, ax = q - 1;
-		struct ir_tensor *si[4] = { ix, i64v(g, &s0, 1),
-					    i64v(g, &e0, 1),
-					    i64v(g, &ax, 1) }, *c;
+		struct ir_tensor *si[4] = { ix, lz_i64(g, &s0, 1),
+					    lz_i64(g, &e0, 1),
+					    lz_i64(g, &ax, 1) }, *c;
 
-		c = lg(&b, IR_OP_SLICE, 4, si, IR_I64, NULL);
+		c = lz_node(&b, IR_OP_SLICE, 4, si, IR_I64, NULL);
 		c = checked_index(&b, c, i64s(g, xs->dim[i]), lead);
-		c = lg2(&b, IR_OP_MUL, c, i64s(g, st[i]), NULL);
-		t = t ? lg2(&b, IR_OP_ADD, t, c, NULL) : c;
+		c = lz_binary(&b, IR_OP_MUL, c, i64s(g, st[i]), NULL);
+		t = t ? lz_binary(&b, IR_OP_ADD, t, c, NULL) : c;
 	}
 	/* drop the last dim of 1: [..., 1] -> [...] */
 	for (i = 0; i < q - 1; i++)
@@ -543,7 +467,7 @@ static int legalize_gather_nd(struct ir_graph *g, struct ir_node *n)
 		struct ir_tensor *ins[2] = {
 			reshape(&b, x, d, 1 + xs->rank - (int)kk, NULL), t };
 
-		t = lg(&b, IR_OP_GATHER, 2, ins, x->dtype, out);
+		t = lz_node(&b, IR_OP_GATHER, 2, ins, x->dtype, out);
 	}
 	if (!t || ir_attr_set_int(t->producer, "axis", 0))
 		return -ENOMEM;
@@ -556,7 +480,7 @@ static int legalize_gather_nd(struct ir_graph *g, struct ir_node *n)
  * @y moved @k places along @axis (of @len) towards the end, or towards
  * the start when @rev, zeros coming in: Pad + Slice.
  */
-static struct ir_tensor *shift(struct lb *b, struct ir_tensor *y, int r,
+static struct ir_tensor *shift(struct lz_builder *b, struct ir_tensor *y, int r,
 			       int64_t axis, int64_t len, int64_t k, bool rev)
 {
 	int64_t pads[2 * IR_MAX_RANK] = { 0 };
@@ -564,11 +488,11 @@ static struct ir_tensor *shift(struct lb *b, struct ir_tensor *y, int r,
 	struct ir_tensor *si[4];
 
 	pads[rev ? r + axis : axis] = k;
-	si[0] = lg2(b, IR_OP_PAD, y, i64v(b->g, pads, 2 * r), NULL);
-	si[1] = i64v(b->g, &s0, 1);
-	si[2] = i64v(b->g, &e0, 1);
-	si[3] = i64v(b->g, &axis, 1);
-	return y ? lg(b, IR_OP_SLICE, 4, si, y->dtype, NULL) : NULL;
+	si[0] = lz_binary(b, IR_OP_PAD, y, lz_i64(b->g, pads, 2 * r), NULL);
+	si[1] = lz_i64(b->g, &s0, 1);
+	si[2] = lz_i64(b->g, &e0, 1);
+	si[3] = lz_i64(b->g, &axis, 1);
+	return y ? lz_node(b, IR_OP_SLICE, 4, si, y->dtype, NULL) : NULL;
 }
 
 static int legalize_cumsum(struct ir_graph *g, struct ir_node *n)
@@ -579,7 +503,7 @@ static int legalize_cumsum(struct ir_graph *g, struct ir_node *n)
 	bool rev = ir_attr_int(n, "reverse", 0) != 0;
 	int r = s->rank;
 	int64_t axis, len, sh;
-	struct lb b;
+	struct lz_builder b;
 
 	if (!ax->data || ir_tensor_numel(ax) != 1)
 		return lerr(g, n, "an axis computed at run time is not "
@@ -590,13 +514,13 @@ static int legalize_cumsum(struct ir_graph *g, struct ir_node *n)
 	if (axis < 0 || axis >= r || !ir_shape_is_static(s))
 		return lerr(g, n, "axis out of range or shape not static");
 	len = s->dim[axis];
-	out = take(&b, g, n);
+	out = lz_take(&b, g, n);
 	/* exclusive: the inclusive sum of the input shifted by one */
 	t = excl ? shift(&b, x, r, axis, len, 1, rev) : x;
 	for (sh = 1; t && sh < len; sh *= 2)
-		t = lg2(&b, IR_OP_ADD, t, shift(&b, t, r, axis, len, sh, rev),
+		t = lz_binary(&b, IR_OP_ADD, t, shift(&b, t, r, axis, len, sh, rev),
 			NULL);
-	return lg1(&b, IR_OP_IDENTITY, t, out) ? 1 : -ENOMEM;
+	return lz_unary(&b, IR_OP_IDENTITY, t, out) ? 1 : -ENOMEM;
 }
 
 int shape_legalize_more(struct ir_graph *g, struct ir_node *n)

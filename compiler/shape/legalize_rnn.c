@@ -24,42 +24,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "legalize_build.h"
 #include "shape_internal.h"
 
-struct rb {
-	struct ir_graph *g;
-	char base[256];
-	int k;
-};
-
-static struct ir_tensor *rn(struct rb *b, enum ir_op op, int nin,
+/* The recurrent decomposition's nodes are all f32. */
+static struct ir_tensor *rn(struct lz_builder *b, enum ir_op op, int nin,
 			    struct ir_tensor **ins, struct ir_tensor *out)
 {
-	char name[300];
-	struct ir_node *n;
-	int i;
-
-	for (i = 0; i < nin; i++)
-		if (!ins[i])
-			return NULL;
-	if (!out)
-		out = ir_tensor_new(b->g, NULL, IR_F32, NULL);
-	if (!out)
-		return NULL;
-	snprintf(name, sizeof(name), "%s/%s_%d", b->base, ir_op_name(op),
-		 b->k++);
-	n = ir_node_new(b->g, op, name, nin, ins, 1, &out);
-	if (!n)
-		return NULL;
-	n->opset = 13;
-	return out;
-}
-
-static struct ir_tensor *i64c(struct ir_graph *g, const int64_t *v, int n)
-{
-	struct ir_shape sh = { .rank = 1, .dim = { n } };
-
-	return ir_const_new(g, NULL, IR_I64, &sh, v, (size_t)n * 8);
+	return lz_node(b, op, nin, ins, IR_F32, out);
 }
 
 static struct ir_tensor *f32c(struct ir_graph *g, int rank,
@@ -116,7 +88,7 @@ static bool default_acts(const struct ir_node *n, int dirs)
 }
 
 /* Transpose of @x by @perm (into @out if given). */
-static struct ir_tensor *perm_of(struct rb *b, struct ir_tensor *x,
+static struct ir_tensor *perm_of(struct lz_builder *b, struct ir_tensor *x,
 				 const int64_t *perm, int n,
 				 struct ir_tensor *out)
 {
@@ -138,7 +110,7 @@ static bool state_shape_ok(const struct ir_tensor *t, int layout, int dirs,
 }
 
 /* The peepholes [3H] of direction @d of P [D, 3H]. */
-static struct ir_tensor *peep_of(struct rb *b, struct ir_tensor *p, int d)
+static struct ir_tensor *peep_of(struct lz_builder *b, struct ir_tensor *p, int d)
 {
 	int64_t dd = d;
 	struct ir_shape s = { 0 };
@@ -168,7 +140,7 @@ static bool const_zero(const struct ir_tensor *t)
 }
 
 /* initial state [B, H] of direction @d: a slice of @t, or zeros. */
-static struct ir_tensor *init_state(struct rb *b, struct ir_tensor *t,
+static struct ir_tensor *init_state(struct lz_builder *b, struct ir_tensor *t,
 				    int d, int64_t bs, int64_t hid)
 {
 	int64_t dims[2] = { bs, hid };
@@ -211,7 +183,7 @@ int shape_legalize_rnn(struct ir_graph *g, struct ir_node *n)
 	int lbr = (int)ir_attr_int(n, "linear_before_reset", 0);
 	float clip = ir_attr_float(n, "clip", 0);
 	int64_t tl, bs, in_sz, hid, gh, i, j;
-	struct rb b = { .g = g };
+	struct lz_builder b = { .g = g };
 	bool y_used, yh_used, yc_used;
 	int layout = (int)ir_attr_int(n, "layout", 0);
 	struct ir_tensor *fin[3] = { 0 };
@@ -360,9 +332,9 @@ int shape_legalize_rnn(struct ir_graph *g, struct ir_node *n)
 			return -ENOMEM;
 		if (y_used) {
 			int64_t s0 = 0, e1 = 1, ax = 2, perm[4] = { 0, 2, 1, 3 };
-			struct ir_tensor *si[4] = { st, i64c(g, &s0, 1),
-						    i64c(g, &e1, 1),
-						    i64c(g, &ax, 1) };
+			struct ir_tensor *si[4] = { st, lz_i64(g, &s0, 1),
+						    lz_i64(g, &e1, 1),
+						    lz_i64(g, &ax, 1) };
 
 			t = rn(&b, IR_OP_SLICE, 4, si, NULL);
 			t = rn(&b, IR_OP_TRANSPOSE, 1, &t,
@@ -380,13 +352,13 @@ int shape_legalize_rnn(struct ir_graph *g, struct ir_node *n)
 			if (!(k ? yc_used : yh_used))
 				continue;
 			si[0] = st;
-			si[1] = i64c(g, s0, 2);
-			si[2] = i64c(g, e1, 2);
-			si[3] = i64c(g, ax, 2);
+			si[1] = lz_i64(g, s0, 2);
+			si[2] = lz_i64(g, e1, 2);
+			si[3] = lz_i64(g, ax, 2);
 			o = dirs == 1 ? (k ? yco : yho) : NULL;
 			t = rn(&b, IR_OP_SLICE, 4, si, NULL);
 			si[0] = t;
-			si[1] = i64c(g, sh, 3);
+			si[1] = lz_i64(g, sh, 3);
 			t = rn(&b, IR_OP_RESHAPE, 2, si, o);
 			if (!t)
 				return -ENOMEM;

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "legalize_build.h"
 #include "shape_internal.h"
 #include "plugin/plugin_ir.h"
 
@@ -843,75 +844,11 @@ static int legalize_resize(struct ir_graph *g, struct ir_node *n)
 	return 1;
 }
 
-/*
- * Decompositions of small ONNX ops into ops the device has. A struct bld
- * builds the replacement of a node that has been taken out of the graph:
- * every new node is named after it and gets opset 13 (axes of Reduce* as
- * an attribute, shapes and axes of Reshape/Expand/Unsqueeze/Slice as
- * inputs); a NULL input makes the step fail (out of memory).
- */
-struct bld {
-	struct ir_graph *g;
-	char base[256];
-	int k;
-};
-
-static struct ir_tensor *mk(struct bld *b, enum ir_op op, int nin,
-			    struct ir_tensor **ins, enum ir_dtype dt,
-			    struct ir_tensor *out)
-{
-	char name[300];
-	struct ir_node *n;
-	int i;
-
-	for (i = 0; i < nin; i++)
-		if (!ins[i])
-			return NULL;
-	if (!out)
-		out = ir_tensor_new(b->g, NULL, dt, NULL);
-	if (!out)
-		return NULL;
-	snprintf(name, sizeof(name), "%s/%s_%d", b->base, ir_op_name(op),
-		 b->k++);
-	n = ir_node_new(b->g, op, name, nin, ins, 1, &out);
-	if (!n)
-		return NULL;
-	n->opset = 13;
-	return out;
-}
-
-static struct ir_tensor *mk1(struct bld *b, enum ir_op op,
-			     struct ir_tensor *x, struct ir_tensor *out)
-{
-	return x ? mk(b, op, 1, &x, x->dtype, out) : NULL;
-}
-
-static struct ir_tensor *mk2(struct bld *b, enum ir_op op,
-			     struct ir_tensor *x, struct ir_tensor *y,
-			     struct ir_tensor *out)
-{
-	struct ir_tensor *ins[2] = { x, y };
-	bool cmp = op == IR_OP_EQUAL || op == IR_OP_LESS ||
-		   op == IR_OP_GREATER || op == IR_OP_AND || op == IR_OP_OR ||
-		   op == IR_OP_XOR;
-
-	return x ? mk(b, op, 2, ins, cmp ? IR_BOOL : x->dtype, out) : NULL;
-}
-
-static struct ir_tensor *mk_where(struct bld *b, struct ir_tensor *c,
-				  struct ir_tensor *x, struct ir_tensor *y,
-				  struct ir_tensor *out)
-{
-	struct ir_tensor *ins[3] = { c, x, y };
-
-	return x ? mk(b, IR_OP_WHERE, 3, ins, x->dtype, out) : NULL;
-}
-
 /* A reduction of @op over @axis, dims kept. */
-static struct ir_tensor *mk_reduce(struct bld *b, enum ir_op op,
+static struct ir_tensor *mk_reduce(struct lz_builder *b, enum ir_op op,
 				   struct ir_tensor *x, int64_t axis)
 {
-	struct ir_tensor *t = mk1(b, op, x, NULL);
+	struct ir_tensor *t = lz_unary(b, op, x, NULL);
 
 	if (!t || ir_attr_set_ints(t->producer, "axes", &axis, 1) ||
 	    ir_attr_set_int(t->producer, "keepdims", 1))
@@ -920,29 +857,12 @@ static struct ir_tensor *mk_reduce(struct bld *b, enum ir_op op,
 }
 
 /* Reshape/Expand of @x to the static shape @s. */
-static struct ir_tensor *mk_shape(struct bld *b, enum ir_op op,
+static struct ir_tensor *mk_shape(struct lz_builder *b, enum ir_op op,
 				  struct ir_tensor *x,
 				  const struct ir_shape *s,
 				  struct ir_tensor *out)
 {
-	return mk2(b, op, x, ints_const(b->g, s->dim, s->rank), out);
-}
-
-/*
- * Start a decomposition of @n: its output 0 is returned (its other
- * outputs must be unused) and @n leaves the graph; @n's inputs must have
- * been read before.
- */
-static struct ir_tensor *take(struct bld *b, struct ir_graph *g,
-			      struct ir_node *n)
-{
-	struct ir_tensor *out = n->outputs[0];
-
-	b->g = g;
-	b->k = 0;
-	snprintf(b->base, sizeof(b->base), "%.250s", n->name);
-	ir_node_remove(g, n);
-	return out;
+	return lz_binary(b, op, x, ints_const(b->g, s->dim, s->rank), out);
 }
 
 static bool dt_in(enum ir_dtype dt, unsigned int mask)
@@ -966,15 +886,15 @@ static int legalize_sign(struct ir_graph *g, struct ir_node *n)
 {
 	struct ir_tensor *x = n->inputs[0], *out, *t = x;
 	enum ir_dtype dt = x->dtype;
-	struct bld b;
+	struct lz_builder b;
 
 	if (!dt_in(dt, DT_F | DT_INT))
 		return bad_dtype(g, n, dt);
-	out = take(&b, g, n);
+	out = lz_take(&b, g, n);
 	if (dt != IR_U8)
-		t = mk_where(&b, mk2(&b, IR_OP_LESS, x, scalar_of(g, dt, 0),
+		t = lz_where(&b, lz_binary(&b, IR_OP_LESS, x, scalar_of(g, dt, 0),
 				     NULL), scalar_of(g, dt, -1), x, NULL);
-	t = mk_where(&b, mk2(&b, IR_OP_GREATER, x, scalar_of(g, dt, 0), NULL),
+	t = lz_where(&b, lz_binary(&b, IR_OP_GREATER, x, scalar_of(g, dt, 0), NULL),
 		     scalar_of(g, dt, 1), t, out);
 	return t ? 1 : -ENOMEM;
 }
@@ -987,25 +907,25 @@ static int legalize_sign(struct ir_graph *g, struct ir_node *n)
 static int legalize_round(struct ir_graph *g, struct ir_node *n)
 {
 	struct ir_tensor *x = n->inputs[0], *out, *f, *d, *h, *odd, *up;
-	struct bld b;
+	struct lz_builder b;
 
 	if (x->dtype != IR_F32)
 		return bad_dtype(g, n, x->dtype);
-	out = take(&b, g, n);
-	f = mk1(&b, IR_OP_FLOOR, x, NULL);
-	d = mk2(&b, IR_OP_SUB, x, f, NULL);
-	h = mk1(&b, IR_OP_FLOOR, mk2(&b, IR_OP_MUL, f,
+	out = lz_take(&b, g, n);
+	f = lz_unary(&b, IR_OP_FLOOR, x, NULL);
+	d = lz_binary(&b, IR_OP_SUB, x, f, NULL);
+	h = lz_unary(&b, IR_OP_FLOOR, lz_binary(&b, IR_OP_MUL, f,
 				     ir_const_scalar_f32(g, NULL, 0.5f), NULL),
 		NULL);
-	odd = mk2(&b, IR_OP_SUB, f, mk2(&b, IR_OP_ADD, h, h, NULL), NULL);
-	odd = mk2(&b, IR_OP_EQUAL, odd, ir_const_scalar_f32(g, NULL, 1), NULL);
-	up = mk2(&b, IR_OP_AND, odd,
-		 mk2(&b, IR_OP_EQUAL, d, ir_const_scalar_f32(g, NULL, 0.5f),
+	odd = lz_binary(&b, IR_OP_SUB, f, lz_binary(&b, IR_OP_ADD, h, h, NULL), NULL);
+	odd = lz_binary(&b, IR_OP_EQUAL, odd, ir_const_scalar_f32(g, NULL, 1), NULL);
+	up = lz_binary(&b, IR_OP_AND, odd,
+		 lz_binary(&b, IR_OP_EQUAL, d, ir_const_scalar_f32(g, NULL, 0.5f),
 		     NULL), NULL);
-	up = mk2(&b, IR_OP_OR, up,
-		 mk2(&b, IR_OP_GREATER, d, ir_const_scalar_f32(g, NULL, 0.5f),
+	up = lz_binary(&b, IR_OP_OR, up,
+		 lz_binary(&b, IR_OP_GREATER, d, ir_const_scalar_f32(g, NULL, 0.5f),
 		     NULL), NULL);
-	return mk_where(&b, up, mk2(&b, IR_OP_ADD, f,
+	return lz_where(&b, up, lz_binary(&b, IR_OP_ADD, f,
 				    ir_const_scalar_f32(g, NULL, 1), NULL),
 			f, out) ? 1 : -ENOMEM;
 }
@@ -1022,29 +942,29 @@ static int legalize_mod(struct ir_graph *g, struct ir_node *n)
 	bool fmod = ir_attr_int(n, "fmod", 0) != 0;
 	enum ir_dtype dt = a->dtype;
 	struct ir_tensor *z = scalar_of(g, dt, 0), *fix;
-	struct bld b;
+	struct lz_builder b;
 
 	if (c->dtype != dt || !dt_in(dt, DT_F | DT_INT))
 		return bad_dtype(g, n, dt);
 	if (dt == IR_F32 && !fmod)
 		return ir_error(g, "node '%s' (Mod): fmod=0 on floats is not "
 				"supported (ONNX requires fmod=1)", n->name);
-	out = take(&b, g, n);
-	q = mk2(&b, IR_OP_DIV, a, c, NULL);
+	out = lz_take(&b, g, n);
+	q = lz_binary(&b, IR_OP_DIV, a, c, NULL);
 	if (dt == IR_F32)
-		q = mk_where(&b, mk2(&b, IR_OP_LESS, q, z, NULL),
-			     mk1(&b, IR_OP_CEIL, q, NULL),
-			     mk1(&b, IR_OP_FLOOR, q, NULL), NULL);
+		q = lz_where(&b, lz_binary(&b, IR_OP_LESS, q, z, NULL),
+			     lz_unary(&b, IR_OP_CEIL, q, NULL),
+			     lz_unary(&b, IR_OP_FLOOR, q, NULL), NULL);
 	if (fmod || dt == IR_U8)
-		return mk2(&b, IR_OP_SUB, a, mk2(&b, IR_OP_MUL, q, c, NULL),
+		return lz_binary(&b, IR_OP_SUB, a, lz_binary(&b, IR_OP_MUL, q, c, NULL),
 			   out) ? 1 : -ENOMEM;
-	r = mk2(&b, IR_OP_SUB, a, mk2(&b, IR_OP_MUL, q, c, NULL), NULL);
-	fix = mk2(&b, IR_OP_XOR, mk2(&b, IR_OP_LESS, r, z, NULL),
-		  mk2(&b, IR_OP_LESS, c, z, NULL), NULL);
-	fix = mk2(&b, IR_OP_AND, fix,
-		  mk1(&b, IR_OP_NOT, mk2(&b, IR_OP_EQUAL, r, z, NULL), NULL),
+	r = lz_binary(&b, IR_OP_SUB, a, lz_binary(&b, IR_OP_MUL, q, c, NULL), NULL);
+	fix = lz_binary(&b, IR_OP_XOR, lz_binary(&b, IR_OP_LESS, r, z, NULL),
+		  lz_binary(&b, IR_OP_LESS, c, z, NULL), NULL);
+	fix = lz_binary(&b, IR_OP_AND, fix,
+		  lz_unary(&b, IR_OP_NOT, lz_binary(&b, IR_OP_EQUAL, r, z, NULL), NULL),
 		  NULL);
-	return mk_where(&b, fix, mk2(&b, IR_OP_ADD, r, c, NULL), r, out)
+	return lz_where(&b, fix, lz_binary(&b, IR_OP_ADD, r, c, NULL), r, out)
 		? 1 : -ENOMEM;
 }
 
@@ -1055,26 +975,26 @@ static int legalize_isnan_isinf(struct ir_graph *g, struct ir_node *n)
 	bool pos = ir_attr_int(n, "detect_positive", 1) != 0;
 	bool neg = ir_attr_int(n, "detect_negative", 1) != 0;
 	bool isnan_op = n->op == IR_OP_IS_NAN;
-	struct bld b;
+	struct lz_builder b;
 
 	if (x->dtype != IR_F32)
 		return bad_dtype(g, n, x->dtype);
-	out = take(&b, g, n);
+	out = lz_take(&b, g, n);
 	if (isnan_op)
-		return mk1(&b, IR_OP_NOT, mk2(&b, IR_OP_EQUAL, x, x, NULL),
+		return lz_unary(&b, IR_OP_NOT, lz_binary(&b, IR_OP_EQUAL, x, x, NULL),
 			   out) ? 1 : -ENOMEM;
 	if (!pos && !neg)	/* nothing is detected: x < x is all false */
-		return mk2(&b, IR_OP_LESS, x, x, out) ? 1 : -ENOMEM;
+		return lz_binary(&b, IR_OP_LESS, x, x, out) ? 1 : -ENOMEM;
 	if (pos)
-		p = mk2(&b, IR_OP_EQUAL, x,
+		p = lz_binary(&b, IR_OP_EQUAL, x,
 			ir_const_scalar_f32(g, NULL, INFINITY),
 			neg ? NULL : out);
 	if (neg)
-		m = mk2(&b, IR_OP_EQUAL, x,
+		m = lz_binary(&b, IR_OP_EQUAL, x,
 			ir_const_scalar_f32(g, NULL, -INFINITY),
 			pos ? NULL : out);
 	if (pos && neg)
-		return mk2(&b, IR_OP_OR, p, m, out) ? 1 : -ENOMEM;
+		return lz_binary(&b, IR_OP_OR, p, m, out) ? 1 : -ENOMEM;
 	return p || m ? 1 : -ENOMEM;
 }
 
@@ -1083,21 +1003,21 @@ static int legalize_celu(struct ir_graph *g, struct ir_node *n)
 {
 	struct ir_tensor *x = n->inputs[0], *out, *e;
 	float alpha = ir_attr_float(n, "alpha", 1.0f);
-	struct bld b;
+	struct lz_builder b;
 
 	if (x->dtype != IR_F32)
 		return bad_dtype(g, n, x->dtype);
 	if (!(alpha != 0 && isfinite(alpha)))
 		return ir_error(g, "node '%s' (Celu): alpha must be finite and "
 				"non-zero", n->name);
-	out = take(&b, g, n);
-	e = mk1(&b, IR_OP_ELU, mk2(&b, IR_OP_DIV, x,
+	out = lz_take(&b, g, n);
+	e = lz_unary(&b, IR_OP_ELU, lz_binary(&b, IR_OP_DIV, x,
 				   ir_const_scalar_f32(g, NULL, alpha), NULL),
 		NULL);
 	if (!e || ir_attr_set_float(e->producer, "alpha", 1.0f))
 		return -ENOMEM;
-	e = mk2(&b, IR_OP_MUL, e, ir_const_scalar_f32(g, NULL, alpha), NULL);
-	return mk_where(&b, mk2(&b, IR_OP_LESS, x, scalar_of(g, IR_F32, 0),
+	e = lz_binary(&b, IR_OP_MUL, e, ir_const_scalar_f32(g, NULL, alpha), NULL);
+	return lz_where(&b, lz_binary(&b, IR_OP_LESS, x, scalar_of(g, IR_F32, 0),
 				NULL), e, x, out) ? 1 : -ENOMEM;
 }
 
@@ -1108,7 +1028,7 @@ static int legalize_shrink(struct ir_graph *g, struct ir_node *n)
 	float l = ir_attr_float(n, "lambd", 0.5f);
 	float bias = ir_attr_float(n, "bias", 0.0f);
 	enum ir_dtype dt = x->dtype;
-	struct bld b;
+	struct lz_builder b;
 
 	if (!dt_in(dt, DT_F | DT_INT))
 		return bad_dtype(g, n, dt);
@@ -1118,14 +1038,14 @@ static int legalize_shrink(struct ir_graph *g, struct ir_node *n)
 		return ir_error(g, "node '%s' (Shrink): lambd and bias must be "
 				"integers of the input's range on %s", n->name,
 				ir_dtype_name(dt));
-	out = take(&b, g, n);
-	hi = mk_where(&b, mk2(&b, IR_OP_GREATER, x, scalar_of(g, dt, l), NULL),
-		      mk2(&b, IR_OP_SUB, x, scalar_of(g, dt, bias), NULL),
+	out = lz_take(&b, g, n);
+	hi = lz_where(&b, lz_binary(&b, IR_OP_GREATER, x, scalar_of(g, dt, l), NULL),
+		      lz_binary(&b, IR_OP_SUB, x, scalar_of(g, dt, bias), NULL),
 		      scalar_of(g, dt, 0), dt == IR_U8 ? out : NULL);
 	if (dt == IR_U8)	/* x < -lambd never holds */
 		return hi ? 1 : -ENOMEM;
-	return mk_where(&b, mk2(&b, IR_OP_LESS, x, scalar_of(g, dt, -l), NULL),
-			mk2(&b, IR_OP_ADD, x, scalar_of(g, dt, bias), NULL),
+	return lz_where(&b, lz_binary(&b, IR_OP_LESS, x, scalar_of(g, dt, -l), NULL),
+			lz_binary(&b, IR_OP_ADD, x, scalar_of(g, dt, bias), NULL),
 			hi, out) ? 1 : -ENOMEM;
 }
 
@@ -1169,7 +1089,7 @@ static int legalize_hardmax(struct ir_graph *g, struct ir_node *n)
 	int r = xs->rank;
 	bool coerce = n->opset < 13;
 	struct ir_shape s2 = { .rank = 2, .dim = { 1, 1 } }, orig = *xs;
-	struct bld b;
+	struct lz_builder b;
 	int i;
 
 	if (x->dtype != IR_F32)
@@ -1192,7 +1112,7 @@ static int legalize_hardmax(struct ir_graph *g, struct ir_node *n)
 		return ir_error(g, "node '%s' (Hardmax): axis too long",
 				n->name);
 	}
-	out = take(&b, g, n);
+	out = lz_take(&b, g, n);
 	if (coerce) {
 		x = mk_shape(&b, IR_OP_RESHAPE, x, &s2, NULL);
 		xs = &s2;
@@ -1201,11 +1121,11 @@ static int legalize_hardmax(struct ir_graph *g, struct ir_node *n)
 	}
 	io = iota(g, IR_F32, xs->dim[axis], r, (int)axis);
 	m = mk_reduce(&b, IR_OP_REDUCE_MAX, x, axis);
-	t = mk_where(&b, mk2(&b, IR_OP_EQUAL, x, m, NULL), io,
+	t = lz_where(&b, lz_binary(&b, IR_OP_EQUAL, x, m, NULL), io,
 		     ir_const_scalar_f32(g, NULL, (float)xs->dim[axis]), NULL);
 	t = mk_reduce(&b, IR_OP_REDUCE_MIN, t, axis);
 	fin = coerce ? NULL : out;
-	t = mk_where(&b, mk2(&b, IR_OP_EQUAL, io, t, NULL),
+	t = lz_where(&b, lz_binary(&b, IR_OP_EQUAL, io, t, NULL),
 		     ir_const_scalar_f32(g, NULL, 1),
 		     ir_const_scalar_f32(g, NULL, 0), fin);
 	if (t && coerce)
@@ -1224,7 +1144,7 @@ static int legalize_tile(struct ir_graph *g, struct ir_node *n)
 	struct ir_shape s = x->shape, u;
 	int64_t rep[IR_MAX_RANK], total;
 	int r = s.rank, i, j, last = -1;
-	struct bld b;
+	struct lz_builder b;
 
 	if (!rt->data)
 		return ir_error(g, "node '%s' (Tile): repeats computed at "
@@ -1249,9 +1169,9 @@ static int legalize_tile(struct ir_graph *g, struct ir_node *n)
 			return ir_error(g, "node '%s' (Tile): output too "
 					"large", n->name);
 	}
-	out = take(&b, g, n);
+	out = lz_take(&b, g, n);
 	if (last < 0)
-		return mk1(&b, IR_OP_IDENTITY, x, out) ? 1 : -ENOMEM;
+		return lz_unary(&b, IR_OP_IDENTITY, x, out) ? 1 : -ENOMEM;
 	if (r + 1 > IR_MAX_RANK)
 		return ir_error(g, "node '%s' (Tile): rank %d is too large",
 				b.base, r);
@@ -1290,7 +1210,7 @@ static int legalize_one_hot(struct ir_graph *g, struct ir_node *n)
 	struct ir_tensor *val = n->inputs[2], *out, *t, *on, *off, *dc;
 	int64_t axis = ir_attr_int(n, "axis", -1), depth, zero = 0, one = 1;
 	int r = ind->shape.rank;
-	struct bld b;
+	struct lz_builder b;
 
 	if (!dep->data || ir_tensor_numel(dep) != 1)
 		return ir_error(g, "node '%s' (OneHot): a depth computed at "
@@ -1311,18 +1231,18 @@ static int legalize_one_hot(struct ir_graph *g, struct ir_node *n)
 	if (!dt_in(ind->dtype, DT_F | DT_INT) ||
 	    !dt_in(val->dtype, DT_F | DT_INT))
 		return bad_dtype(g, n, ind->dtype);
-	out = take(&b, g, n);
+	out = lz_take(&b, g, n);
 	t = ind;
 	if (ind->dtype != IR_I64) {
-		t = mk(&b, IR_OP_CAST, 1, &ind, IR_I64, NULL);
+		t = lz_node(&b, IR_OP_CAST, 1, &ind, IR_I64, NULL);
 		if (!t || ir_attr_set_int(t->producer, "to", 7))
 			return -ENOMEM;
 	}
 	dc = scalar_of(g, IR_I64, (double)depth);
-	t = mk_where(&b, mk2(&b, IR_OP_LESS, t, scalar_of(g, IR_I64, 0),
-			     NULL), mk2(&b, IR_OP_ADD, t, dc, NULL), t, NULL);
-	t = mk2(&b, IR_OP_UNSQUEEZE, t, ints_const(g, &axis, 1), NULL);
-	t = mk2(&b, IR_OP_EQUAL, t, iota(g, IR_I64, depth, r + 1, (int)axis),
+	t = lz_where(&b, lz_binary(&b, IR_OP_LESS, t, scalar_of(g, IR_I64, 0),
+			     NULL), lz_binary(&b, IR_OP_ADD, t, dc, NULL), t, NULL);
+	t = lz_binary(&b, IR_OP_UNSQUEEZE, t, ints_const(g, &axis, 1), NULL);
+	t = lz_binary(&b, IR_OP_EQUAL, t, iota(g, IR_I64, depth, r + 1, (int)axis),
 		NULL);
 	{
 		struct ir_tensor *sl[4] = { val, ints_const(g, &one, 1),
@@ -1330,12 +1250,12 @@ static int legalize_one_hot(struct ir_graph *g, struct ir_node *n)
 		int64_t two = 2;
 
 		sl[2] = ints_const(g, &two, 1);
-		on = mk(&b, IR_OP_SLICE, 4, sl, val->dtype, NULL);
+		on = lz_node(&b, IR_OP_SLICE, 4, sl, val->dtype, NULL);
 		sl[1] = ints_const(g, &zero, 1);
 		sl[2] = ints_const(g, &one, 1);
-		off = mk(&b, IR_OP_SLICE, 4, sl, val->dtype, NULL);
+		off = lz_node(&b, IR_OP_SLICE, 4, sl, val->dtype, NULL);
 	}
-	return mk_where(&b, t, on, off, out) ? 1 : -ENOMEM;
+	return lz_where(&b, t, on, off, out) ? 1 : -ENOMEM;
 }
 
 /*
@@ -1347,31 +1267,31 @@ static int legalize_sinh_cosh(struct ir_graph *g, struct ir_node *n)
 {
 	struct ir_tensor *x = n->inputs[0], *out, *e, *em, *t, *x2, *p;
 	bool sinh_op = n->op == IR_OP_SINH;
-	struct bld b;
+	struct lz_builder b;
 	int k;
 
 	if (x->dtype != IR_F32)
 		return bad_dtype(g, n, x->dtype);
-	out = take(&b, g, n);
-	e = mk1(&b, IR_OP_EXP, x, NULL);
-	em = mk1(&b, IR_OP_EXP, mk1(&b, IR_OP_NEG, x, NULL), NULL);
-	t = mk2(&b, sinh_op ? IR_OP_SUB : IR_OP_ADD, e, em, NULL);
-	t = mk2(&b, IR_OP_MUL, t, ir_const_scalar_f32(g, NULL, 0.5f),
+	out = lz_take(&b, g, n);
+	e = lz_unary(&b, IR_OP_EXP, x, NULL);
+	em = lz_unary(&b, IR_OP_EXP, lz_unary(&b, IR_OP_NEG, x, NULL), NULL);
+	t = lz_binary(&b, sinh_op ? IR_OP_SUB : IR_OP_ADD, e, em, NULL);
+	t = lz_binary(&b, IR_OP_MUL, t, ir_const_scalar_f32(g, NULL, 0.5f),
 		sinh_op ? NULL : out);
 	if (!sinh_op)
 		return t ? 1 : -ENOMEM;
 	/* x (1 + x2/3! (1 + x2/(4*5) (1 + x2/(6*7) (...)))) by Horner */
-	x2 = mk2(&b, IR_OP_MUL, x, x, NULL);
+	x2 = lz_binary(&b, IR_OP_MUL, x, x, NULL);
 	p = ir_const_scalar_f32(g, NULL, 1);
 	for (k = 10; k >= 2; k -= 2) {
-		p = mk2(&b, IR_OP_MUL, p, x2, NULL);
-		p = mk2(&b, IR_OP_MUL, p, ir_const_scalar_f32(
+		p = lz_binary(&b, IR_OP_MUL, p, x2, NULL);
+		p = lz_binary(&b, IR_OP_MUL, p, ir_const_scalar_f32(
 				g, NULL, 1.0f / (float)(k * (k + 1))), NULL);
-		p = mk2(&b, IR_OP_ADD, p, ir_const_scalar_f32(g, NULL, 1),
+		p = lz_binary(&b, IR_OP_ADD, p, ir_const_scalar_f32(g, NULL, 1),
 			NULL);
 	}
-	p = mk2(&b, IR_OP_MUL, p, x, NULL);
-	return mk_where(&b, mk2(&b, IR_OP_LESS, mk1(&b, IR_OP_ABS, x, NULL),
+	p = lz_binary(&b, IR_OP_MUL, p, x, NULL);
+	return lz_where(&b, lz_binary(&b, IR_OP_LESS, lz_unary(&b, IR_OP_ABS, x, NULL),
 				ir_const_scalar_f32(g, NULL, 0.5f), NULL),
 			p, t, out) ? 1 : -ENOMEM;
 }

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: MIT
+/*
+ * legalize_build.c - the node builder the decompositions share
+ * (legalize_build.h).
+ */
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "legalize_build.h"
+
+struct ir_tensor *lz_take(struct lz_builder *b, struct ir_graph *g,
+			  struct ir_node *n)
+{
+	struct ir_tensor *out = n->outputs[0];
+
+	b->g = g;
+	b->k = 0;
+	snprintf(b->base, sizeof(b->base), "%.250s", n->name);
+	ir_node_remove(g, n);
+	return out;
+}
+
+struct ir_tensor *lz_node(struct lz_builder *b, enum ir_op op, int nin,
+			  struct ir_tensor **ins, enum ir_dtype dt,
+			  struct ir_tensor *out)
+{
+	char name[300];
+	struct ir_node *n;
+	int i;
+
+	for (i = 0; i < nin; i++)
+		if (!ins[i] && !(op == IR_OP_RESIZE && i == 1))
+			return NULL;
+	if (!out)
+		out = ir_tensor_new(b->g, NULL, dt, NULL);
+	if (!out)
+		return NULL;
+	snprintf(name, sizeof(name), "%s/%s_%d", b->base, ir_op_name(op),
+		 b->k++);
+	n = ir_node_new(b->g, op, name, nin, ins, 1, &out);
+	if (!n)
+		return NULL;
+	n->opset = 13;
+	return out;
+}
+
+struct ir_tensor *lz_unary(struct lz_builder *b, enum ir_op op,
+			   struct ir_tensor *x, struct ir_tensor *out)
+{
+	return x ? lz_node(b, op, 1, &x, x->dtype, out) : NULL;
+}
+
+static bool writes_bool(enum ir_op op)
+{
+	return op == IR_OP_EQUAL || op == IR_OP_LESS || op == IR_OP_GREATER ||
+	       op == IR_OP_GREATER_OR_EQUAL || op == IR_OP_AND ||
+	       op == IR_OP_OR || op == IR_OP_XOR;
+}
+
+struct ir_tensor *lz_binary(struct lz_builder *b, enum ir_op op,
+			    struct ir_tensor *x, struct ir_tensor *y,
+			    struct ir_tensor *out)
+{
+	struct ir_tensor *ins[2] = { x, y };
+
+	if (!x)
+		return NULL;
+	return lz_node(b, op, 2, ins, writes_bool(op) ? IR_BOOL : x->dtype,
+		       out);
+}
+
+struct ir_tensor *lz_where(struct lz_builder *b, struct ir_tensor *c,
+			   struct ir_tensor *x, struct ir_tensor *y,
+			   struct ir_tensor *out)
+{
+	struct ir_tensor *ins[3] = { c, x, y };
+
+	return x ? lz_node(b, IR_OP_WHERE, 3, ins, x->dtype, out) : NULL;
+}
+
+struct ir_tensor *lz_i64(struct ir_graph *g, const int64_t *v, int n)
+{
+	struct ir_shape sh = { .rank = 1, .dim = { n } };
+
+	return ir_const_new(g, NULL, IR_I64, &sh, v, (size_t)n * 8);
+}
