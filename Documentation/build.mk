@@ -32,7 +32,7 @@ man-pages:
 	$(PYTHON) Documentation/man/gen_npurt_pages.py \
 		libnpurt/include/npurt.h Documentation/man
 
-TESTS		+= Documentation/man/test_man_pages.sh
+TESTS		+= Documentation/man/test_man_pages.sh Documentation/test_rst.sh
 
 install: install-man install-doc
 install-man: $(MAN_PAGES)
