@@ -19,6 +19,7 @@ $(NPU_UAPI_TEST): $(NPU_UAPI_TEST_OBJS) $(TRANSPORT_LIBS)
 
 BINS += $(NPU_UAPI_TEST)
 TESTS += selftests/npu/run_uapi_test.sh selftests/npu/sim_env_test.sh \
+	selftests/npu/uapi_layout.sh \
 	selftests/npu/run_one_core.sh
 SAN_TESTS += build/bin/npu_uapi_test
 

@@ -9,7 +9,8 @@
  *
  * Rules (Documentation/process/botching-up-ioctls.rst):
  *  - every struct is naturally aligned, padded explicitly, and the same size
- *    on 32- and 64-bit userspace (checked by static asserts below);
+ *    on 32- and 64-bit userspace (selftests/npu/uapi_layout.sh checks:
+ *    no implicit padding, fixed-size types only);
  *  - user pointers are __u64;
  *  - every pad and reserved field must be zero, every unknown flag bit is
  *    rejected with -EINVAL, so they can be given meaning later;
