@@ -92,7 +92,7 @@ fi
 MODULE=${VMTEST_KO:-$MODBUILD/npu_drv.ko}
 if [ -n "${VMTEST_KO:-}" ]; then
 	[ -f "$MODULE" ] || { echo "1..1"; echo "not ok 1 - VMTEST_KO=$MODULE: no such file"; exit 1; }
-elif ! make -s --no-print-directory -C "$MODBUILD" KDIR="$(cd "$KDIR" && pwd)" \
+elif ! make -s --no-print-directory -C "$MODBUILD" KDIR="$(cd "$KDIR" && pwd)" NPU_WERROR=1 \
 		>"$WORK/kbuild.log" 2>&1; then
 	echo "1..1"
 	echo "not ok 1 - build npu_drv.ko against $KDIR"

@@ -31,7 +31,7 @@ extern "C" {
 #endif
 
 #define DRM_NPU_UAPI_MAJOR		1
-#define DRM_NPU_UAPI_MINOR		4	/* 2: int8, media; 3: RNN..MATH, WQ; 4: see uapi.rst */
+#define DRM_NPU_UAPI_MINOR		4	/* history: uapi.rst */
 #define DRM_NPU_UAPI_VERSION \
 	((DRM_NPU_UAPI_MAJOR << 16) | DRM_NPU_UAPI_MINOR)
 

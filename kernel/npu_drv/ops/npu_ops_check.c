@@ -761,7 +761,8 @@ static int check_gather(struct chk *c)
 
 			for (q = 0; q < ix->rank; q++)
 				if (o->shape[j++] != ix->shape[q])
-					return fail(c, 2, "out shape != data[:axis] + indices + data[axis+1:]");
+					return fail(c, 2,
+						    "out shape != data[:axis] + indices + data[axis+1:]");
 			continue;
 		}
 		if (o->shape[j++] != d->shape[i])
@@ -1678,7 +1679,8 @@ static int check_nop(struct chk *c)
 static int check_unit_cost(struct chk *c)
 {
 	if (npu_op_unit_cost(c->t) > NPU_MAX_UNIT_COST)
-		return fail(c, NONE_BAD, "one work unit exceeds 2^27 element operations: split the task");
+		return fail(c, NONE_BAD,
+			    "one work unit exceeds 2^27 element operations: split the task");
 	return 0;
 }
 

@@ -40,13 +40,13 @@
  *   the bytes [offset, end) that the validator computed from the shape and
  *   strides. Each check_*() in npu_ops_check.c says why that holds.
  */
-#define NPU_MAX_ELEMS		(1ull << 40)
+#define NPU_MAX_ELEMS		BIT_ULL(40)
 /* Image height/width limit of IMG_CSC, IMG_RESIZE and AIPP. */
 #define NPU_IMG_MAX_DIM		65536u
-#define NPU_MAX_UNIT_COST	(1ull << 27)
-#define NPU_ROW_SEG		(1u << 16)
+#define NPU_MAX_UNIT_COST	BIT_ULL(27)
+#define NPU_ROW_SEG		BIT(16)
 /* MATMUL: multiply-adds one unit aims for when it splits the columns. */
-#define NPU_MM_UNIT_TARGET	(1ull << 22)
+#define NPU_MM_UNIT_TARGET	BIT_ULL(22)
 
 static inline const struct drm_npu_operand *
 npu_opnd(const struct drm_npu_task *t, u32 i)

@@ -481,7 +481,10 @@ int npu_run_qconv2d(const struct npu_op_args *args, u64 begin, u64 end)
 	struct npu_qrq r;
 	struct qconv q;
 	u64 u, ob;
-	int fast = 0, packed, dw;
+	int packed, dw;
+#ifdef NPU_QKERN_VNNI
+	int fast;
+#endif
 
 	qconv_setup(t, &q);
 	dw = qconv_dw_ok(&q);
@@ -515,6 +518,7 @@ int npu_run_qconv2d(const struct npu_op_args *args, u64 begin, u64 end)
 
 /* --- QMATMUL --------------------------------------------------------------- */
 
+#ifdef NPU_QKERN_VNNI
 /* Rows of @x (all dims but the last) one stride apart: row r at r * rs. */
 static int q_rows_uniform(const struct drm_npu_operand *x, u32 lead)
 {
@@ -526,6 +530,7 @@ static int q_rows_uniform(const struct drm_npu_operand *x, u32 lead)
 			return 0;
 	return 1;
 }
+#endif
 
 int npu_run_qmatmul(const struct npu_op_args *args, u64 begin, u64 end)
 {
