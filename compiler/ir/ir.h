@@ -375,6 +375,8 @@ int ir_graph_toposort(struct ir_graph *g);
 void ir_graph_gc(struct ir_graph *g);
 struct ir_tensor *ir_graph_find_tensor(const struct ir_graph *g,
 				       const char *name);
+/* The hash of the graph's name table (FNV-1a), for other name sets. */
+uint64_t ir_name_hash(const char *s);
 /* A deep copy (used by tests to compare before/after a pass). */
 struct ir_graph *ir_graph_clone(const struct ir_graph *g);
 

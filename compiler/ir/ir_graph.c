@@ -76,7 +76,7 @@ static void ir_node_free(struct ir_node *n)
 static struct ir_tensor ir_name_tomb;
 #define IR_TOMB (&ir_name_tomb)
 
-static uint64_t ir_name_hash(const char *s)
+uint64_t ir_name_hash(const char *s)
 {
 	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a */
 

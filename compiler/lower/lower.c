@@ -1027,18 +1027,40 @@ static uint32_t task_in(const struct program *p, uint32_t t)
 	       (uint32_t)p->tasks.count - 1 : t;
 }
 
-/* Was an ONNX tensor of this name recorded already (by an earlier task)? */
-static bool origin_seen(const char **seen, size_t n, const char *name)
+/*
+ * The ONNX tensor names recorded so far: an open-addressing set, so that
+ * provenance costs O(1) per tensor (a scan made 64k-node compiles
+ * quadratic). Room for every tensor of the graph at load <= 1/2.
+ */
+struct name_set {
+	const char **slot;
+	uint32_t mask;
+};
+
+static int name_set_init(struct name_set *s, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(seen[i], name))
-			return true;
-	return false;
+	size_t cap = 16;
+
+	while (cap < 2 * n + 2)
+		cap <<= 1;
+	s->slot = calloc(cap, sizeof(*s->slot));
+	s->mask = (uint32_t)(cap - 1);
+	return s->slot ? 0 : -ENOMEM;
+}
+
+/* The slot of @name: where it is, or the empty one where it would go. */
+static const char **name_set_find(const struct name_set *s, const char *name)
+{
+	uint32_t i = (uint32_t)ir_name_hash(name) & s->mask;
+
+	while (s->slot[i] && strcmp(s->slot[i], name))
+		i = (i + 1) & s->mask;
+	return &s->slot[i];
 }
 
 /* The ONNX tensor @t holds, complete after global task @task. */
 static int add_tensor_origin(struct lower *l, const struct ir_tensor *t,
-			     uint32_t task, const char **seen, size_t *nseen)
+			     uint32_t task, struct name_set *seen)
 {
 	struct om_tensor_origin_info in = { 0 };
 	struct emit_place pl;
@@ -1047,7 +1069,7 @@ static int add_tensor_origin(struct lower *l, const struct ir_tensor *t,
 
 	if (!t->origin || !r || r->kind == R_CONST || r->kind == R_INPUT ||
 	    t->shape.rank > OM_MAX_RANK || !t->shape_known ||
-	    origin_seen(seen, *nseen, t->origin))
+	    *name_set_find(seen, t->origin))
 		return 0;
 	ret = place(l, t, &pl);
 	if (ret)
@@ -1065,7 +1087,7 @@ static int add_tensor_origin(struct lower *l, const struct ir_tensor *t,
 	if (ret)
 		return fail(l, ret, "provenance of '%s': %s", t->name,
 			    om_writer_error(l->w));
-	seen[(*nseen)++] = t->origin;
+	*name_set_find(seen, t->origin) = t->origin;
 	return 0;
 }
 
@@ -1078,11 +1100,10 @@ static int record_provenance(struct lower *l, const struct st_result *st,
 			     const struct program *prog, const uint32_t *base)
 {
 	struct ir_graph *g = l->g;
-	const char **seen = calloc((size_t)g->num_tensors + 1, sizeof(*seen));
-	size_t nseen = 0;
+	struct name_set seen;
 	int ret = 0;
 
-	if (!seen)
+	if (name_set_init(&seen, (size_t)g->num_tensors))
 		return fail(l, -ENOMEM, "out of memory");
 	for (int u = 0; u < l->num_units && !ret; u++) {
 		const struct unit *un = &l->units[u];
@@ -1105,7 +1126,7 @@ static int record_provenance(struct lower *l, const struct st_result *st,
 		for (int k = 0; k < un->node->num_outputs && !ret; k++)
 			if (un->node->outputs[k])
 				ret = add_tensor_origin(l, un->node->outputs[k],
-							last, seen, &nseen);
+							last, &seen);
 	}
 	/* views: complete when their source's writer is */
 	for (int i = 0; i < g->num_nodes && !ret; i++) {
@@ -1126,10 +1147,9 @@ static int record_provenance(struct lower *l, const struct st_result *st,
 			continue;
 		ret = add_tensor_origin(l, n->outputs[0],
 					base[st->stream[o->writer]] +
-					task_in(p, un->last_task), seen,
-					&nseen);
+					task_in(p, un->last_task), &seen);
 	}
-	free(seen);
+	free(seen.slot);
 	return ret;
 }
 

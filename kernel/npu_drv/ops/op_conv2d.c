@@ -69,6 +69,20 @@ static void store_row(const struct conv_ctx *cx, u32 n, u32 o, u64 pix_off,
 }
 
 /*
+ * From lane C0 - 1 of a C1 block to lane 0 of the next, in elements: may
+ * be negative (a C1 stride below 15 lane strides), so it is applied as a
+ * signed step. Computed in u64, where it wraps without undefined
+ * behaviour: with C1 = 1 the C1 stride is unbounded (a size-1 dim hides
+ * its stride), but then no step crosses a block and the value is unused.
+ */
+static s64 conv_block_step(const struct drm_npu_operand *in, u32 c0)
+{
+	if (!c0)
+		return 0;
+	return (s64)(in->strides[1] - (u64)(c0 - 1) * in->strides[4]);
+}
+
+/*
  * acc[i][j] for output channels o0 + i (i < nb <= 4) and output columns
  * ox0 + min(j, cnt - 1) (j < 8) of row oy: lanes past @cnt repeat the last
  * column (in-bounds reads, results not stored). Inlined with a constant
@@ -98,8 +112,8 @@ conv_tile(const struct conv_ctx *cx, u32 n, u32 g, u32 o0, u32 nb, u32 oy,
 	const float *xc = cx->x + (u64)n * cx->in->strides[0] +
 			  chan_off(cx->in, G->in_c0, cin);
 	u64 cstep = G->in_c0 ? cx->in->strides[4] : cx->in->strides[1];
-	u64 bstep = G->in_c0 ? cx->in->strides[1] -
-			       (u64)(G->in_c0 - 1) * cx->in->strides[4] : 0;
+	/* lane C0 - 1 of a block to lane 0 of the next: may go back */
+	s64 bstep = conv_block_step(cx->in, G->in_c0);
 
 	for (c = 0; c < G->cg; c++) {
 		const float *wc = wo + (u64)c * ws1;
@@ -185,8 +199,7 @@ static void taps_begin(const struct conv_ctx *cx, u32 n, u32 g,
 	it->xc = cx->x + (u64)n * cx->in->strides[0] +
 		 chan_off(cx->in, G->in_c0, cin);
 	it->cstep = G->in_c0 ? cx->in->strides[4] : cx->in->strides[1];
-	it->bstep = G->in_c0 ? (s64)cx->in->strides[1] -
-			       (s64)(G->in_c0 - 1) * cx->in->strides[4] : 0;
+	it->bstep = conv_block_step(cx->in, G->in_c0);
 }
 
 static void taps_next(const struct conv_ctx *cx, struct tap_iter *it)

@@ -41,7 +41,7 @@ if [ ! -x "$FUZZ" ]; then
 	echo "ok 2 - bounded libFuzzer run # SKIP $FUZZ not built (clang and libclang-rt-14-dev: scripts/install-deps.sh)"
 	exit 0
 fi
-rm -rf "$WORK"
+rm -rf "$WORK" "$FINDINGS"
 mkdir -p "$WORK" "$FINDINGS"
 cp "$CORPUS"/* "$WORK/"
 # -timeout: a unit that never ends (the watchdog cannot stop a kernel loop)
@@ -57,7 +57,18 @@ if [ $rc -eq 0 ]; then
 	echo "ok 2 - bounded libFuzzer run (${SECS}s): ${execs:-?} executions, $cov, no finding"
 else
 	echo "not ok 2 - bounded libFuzzer run (${SECS}s): exit $rc after ${execs:-?} executions ($cov)"
-	grep -E 'npu_fuzz: FINDING|npu_fuzz: program|npu_sim guard|ERROR: |SUMMARY|runtime error|Test unit written|npu: warning' \
-		"$BUILD/fuzz/check.log" | head -n 20 | sed 's/^/# /'
-	echo "# full log: $BUILD/fuzz/check.log"
+	# prove shows stderr but not TAP comments: the finding goes to both,
+	# with the input itself in base64, so that a CI log is enough to
+	# replay it (base64 -d > f; npu_fuzz_replay --device sim f)
+	{
+		grep -E 'npu_fuzz: FINDING|npu_fuzz: program|npu_sim guard|ERROR: |SUMMARY|runtime error|Test unit written|npu: warning' \
+			"$BUILD/fuzz/check.log" | head -n 40
+		grep -E -A12 '^==[0-9]+==ERROR|runtime error' "$BUILD/fuzz/check.log" |
+			head -n 60
+		for f in "$FINDINGS"/*; do
+			[ -f "$f" ] || continue
+			echo "finding input $(basename "$f"): $(base64 -w0 "$f")"
+		done
+		echo "full log: $BUILD/fuzz/check.log"
+	} | sed 's/^/# /' | tee /dev/stderr
 fi
