@@ -2,12 +2,14 @@
 #
 # The device's timing model ($(BUILD)/lib/libnputiming.a): modeled cycles
 # of a compiled model on a target (npu_timing.h, timing-model.rst). Used by
-# npu-om --timing and make bench-efficiency; reads models with libnpuom.
+# npu-om --timing, npu-run's --json and --profile (the modeled view beside
+# wall time) and make bench-efficiency; reads models with libnpuom.
 
 TIMING_SRCS	:= libnpurt/timing/timing_params.c \
 		   libnpurt/timing/timing_cost.c \
 		   libnpurt/timing/timing_sched.c \
-		   libnpurt/timing/timing_report.c
+		   libnpurt/timing/timing_report.c \
+		   libnpurt/timing/timing_trace.c
 TIMING_LIB	:= $(BUILD)/lib/libnputiming.a
 timing_objs	= $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 TIMING_CPPFLAGS	:= -Ilibnpurt/timing -Ilibnpurt/om $(UAPI_CFLAGS)

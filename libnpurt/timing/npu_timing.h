@@ -169,4 +169,15 @@ double npu_timing_bandwidth_util(const struct npu_timing_report *r);
 /* The report as one JSON object (no trailing newline). */
 void npu_timing_report_json(const struct npu_timing_report *r, FILE *f);
 
+/*
+ * The tasks of @r as Chrome trace events, comma-separated (a comma first
+ * unless *@first; *@first is cleared): process @pid_base + core per AI
+ * core (named "modeled core N"), a thread per unit; semaphore tasks in
+ * process @pid_base + 1000 + stream. Times in modeled microseconds.
+ */
+void npu_timing_trace_events(FILE *f, const struct om_model *m,
+			     uint32_t variant,
+			     const struct npu_timing_report *r,
+			     uint32_t pid_base, int *first);
+
 #endif /* NPU_TIMING_H */

@@ -60,34 +60,6 @@ static void print_summary(const struct npu_timing_report *r)
 	       npu_timing_us(p, r->overlap_cycles));
 }
 
-/* One Chrome trace "process" per core, a thread per unit; times in us. */
-static void trace_variant(FILE *f, const struct om_model *m, uint32_t v,
-			  const struct npu_timing_report *r, int *first)
-{
-	for (uint32_t i = 0; i < r->num_tasks; i++) {
-		const struct npu_timed_task *t = &r->tasks[i];
-		const struct om_task_debug *dbg = om_get_task_debug(m, t->task);
-		const char *node = dbg ? om_string(m, dbg->node) : "";
-
-		fprintf(f, "%s{\"name\":\"%s%s%s\",\"ph\":\"X\",\"ts\":%.3f,"
-			"\"dur\":%.3f,\"pid\":%u,\"tid\":\"%s\","
-			"\"args\":{\"variant\":%u,\"stream\":%u,\"task\":%u,"
-			"\"macs\":%llu,\"ops\":%llu,\"bytes\":%llu}}",
-			*first ? "" : ",\n",
-			om_opcode_name(om_get_tasks(m, t->task, 1)->opcode),
-			*node ? " " : "", node,
-			npu_timing_us(&r->params, t->start),
-			npu_timing_us(&r->params, t->end - t->start),
-			t->core == UINT32_MAX ? 1000 + t->stream : t->core,
-			t->core == UINT32_MAX ? "queue" :
-			npu_timing_unit_name(t->cost.unit), v, t->stream,
-			t->task, (unsigned long long)t->cost.macs,
-			(unsigned long long)t->cost.ops,
-			(unsigned long long)t->cost.bytes);
-		*first = 0;
-	}
-}
-
 static int open_out(const char *path, FILE **f)
 {
 	if (!strcmp(path, "-")) {
@@ -149,7 +121,7 @@ int om_timing_show(const struct om_model *m, const struct om_timing_opts *o)
 			fprintf(json, "}");
 		}
 		if (trace)
-			trace_variant(trace, m, v, &r, &first);
+			npu_timing_trace_events(trace, m, v, &r, 0, &first);
 		npu_timing_report_free(&r);
 	}
 	if (json)

@@ -9,13 +9,14 @@ NPURUN_SRCS	:= tools/npu-run/npu_run.c tools/npu-run/npy.c \
 NPURUN_OBJS	:= $(patsubst %.c,$(BUILD)/obj/%.o,$(NPURUN_SRCS))
 
 $(NPURUN_OBJS): CPPFLAGS += -Ilibnpurt/include -Ilibnpurt/om -Itools/npu-run \
+			    -Ilibnpurt/timing \
 			    $(UAPI_CFLAGS)
 $(BUILD)/obj/tools/npu-run/npu_run.o: CPPFLAGS += $(VERSION_CPPFLAGS)
 $(BUILD)/obj/tools/npu-run/npu_run.o: mk/version.mk
 
-$(BUILD)/bin/npu-run: $(NPURUN_OBJS) $(BUILD)/lib/libnpurt.a
+$(BUILD)/bin/npu-run: $(NPURUN_OBJS) $(TIMING_LIB) $(BUILD)/lib/libnpurt.a
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) $(NPURUN_OBJS) $(BUILD)/lib/libnpurt.a \
+	$(CC) $(LDFLAGS) $(NPURUN_OBJS) $(TIMING_LIB) $(BUILD)/lib/libnpurt.a \
 		$(DRM_LIBS) $(NUMA_LIBS) $(IMG_LIBS) -ldl -lpthread -lm \
 		-Wl,-rpath,'$$ORIGIN/../lib' -o $@
 

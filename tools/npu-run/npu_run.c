@@ -23,6 +23,7 @@
 #include "images.h"
 #include "npurt.h"
 #include "npy.h"
+#include "npu_timing.h"
 #include "om.h"
 
 #define MAX_IO		256
@@ -904,7 +905,56 @@ static double pct(const uint64_t *v, size_t n, double p)
 	return (double)v[i ? i - 1 : 0] / 1e6;
 }
 
-static void write_trace(FILE *f, const char *model, uint64_t origin)
+/*
+ * The modeled view (timing-model.rst): the variant that ran, on the
+ * device's timing model ($NPU_TIMING overrides its parameters), beside
+ * the wall times of --json and --profile. A .om only: an ONNX model
+ * compiled online has no file to read the tasks from.
+ */
+struct modeled {
+	struct om_model *om;
+	struct npu_timing_report r;
+	uint32_t variant;
+	int ok;
+};
+
+static void modeled_run(const char *path, uint32_t variant,
+			struct modeled *md)
+{
+	struct npu_timing_params p;
+	const char *spec = getenv("NPU_TIMING");
+	char err[OM_ERR_MAX];
+
+	npu_timing_params_default(&p);
+	if (spec && npu_timing_params_parse(&p, spec, err, sizeof(err))) {
+		fprintf(stderr, "npu-run: NPU_TIMING: %s; the modeled view is "
+			"left out\n", err);
+		return;
+	}
+	if (has_suffix(path, ".onnx") || om_open_file(path, &md->om, err)) {
+		md->om = NULL;
+		return;
+	}
+	if (npu_timing_model(md->om, variant, &p, &md->r, err, sizeof(err))) {
+		fprintf(stderr, "npu-run: timing model: %s; the modeled view "
+			"is left out\n", err);
+		return;
+	}
+	md->variant = variant;
+	md->ok = 1;
+}
+
+static void modeled_free(struct modeled *md)
+{
+	if (md->ok)
+		npu_timing_report_free(&md->r);
+	om_close(md->om);
+	md->ok = 0;
+	md->om = NULL;
+}
+
+static void write_trace(FILE *f, const char *model, uint64_t origin,
+			const struct modeled *md)
 {
 	int first = 1;
 
@@ -950,7 +1000,10 @@ static void write_trace(FILE *f, const char *model, uint64_t origin)
 			(double)(spans.v[i].start - origin) / 1e3,
 			(double)(spans.v[i].end - spans.v[i].start) / 1e3,
 			spans.v[i].iter);
-	(void)first;
+	first = 0;
+	if (md->ok)	/* processes 100 + core: the modeled schedule */
+		npu_timing_trace_events(f, md->om, md->variant, &md->r, 100,
+					&first);
 	fprintf(f, "\n]}\n");
 	fclose(f);
 }
@@ -1062,6 +1115,7 @@ int main(int argc, char **argv)
 	npurt_model *m = NULL;
 	struct opts o;
 	uint64_t *lat = NULL, h2d = 0, d2h = 0, first = 0, t_load, origin;
+	struct modeled md = { 0 };
 	uint64_t busy = 0, t_timed = 0;
 	size_t lat_cap;
 	double tput;
@@ -1356,6 +1410,17 @@ int main(int argc, char **argv)
 			cmp[j].ok ? "OK" : "FAILED", cmp[j].max_abs,
 			cmp[j].max_rel, cmp[j].bad, cmp[j].n);
 
+	if (o.json_f || o.profile_f)
+		modeled_run(o.model, info.current_variant, &md);
+	if (md.ok)
+		fprintf(so, "modeled      %.3f us on the device's timing model "
+			"(cube %.1f%% busy, vector %.1f%%, %.1f%% of the VRAM "
+			"bandwidth)\n", npu_timing_us(&md.r.params,
+						       md.r.latency_cycles),
+			100 * npu_timing_unit_busy(&md.r, NPU_UNIT_CUBE),
+			100 * npu_timing_unit_busy(&md.r, NPU_UNIT_VECTOR),
+			100 * npu_timing_bandwidth_util(&md.r));
+
 	if (o.json_f) {
 		FILE *f = o.json_f;
 
@@ -1385,6 +1450,12 @@ int main(int argc, char **argv)
 			(unsigned long long)ms.device_peak_used,
 			(unsigned long long)ms.reserved_bytes_current,
 			interrupted ? "true" : "false");
+		fprintf(f, "  \"modeled\": ");
+		if (md.ok)
+			npu_timing_report_json(&md.r, f);
+		else
+			fprintf(f, "null");
+		fprintf(f, ",\n");
 		fprintf(f, "  \"min_ms\": %.6f,\n  \"latencies_ms\": [",
 			steady ? (double)lat[0] / 1e6 : 0.0);
 		for (long j = 0; j < steady; j++)
@@ -1415,7 +1486,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (o.profile_f) {
-		write_trace(o.profile_f, info.name, origin);
+		write_trace(o.profile_f, info.name, origin, &md);
 		o.profile_f = NULL;
 	}
 	if (o.diag.profile_top) {
@@ -1434,6 +1505,7 @@ int main(int argc, char **argv)
 	ret = interrupted ? EXIT_SIGINT :
 	      compare_failed || diag_status ? EXIT_COMPARE : 0;
 done:
+	modeled_free(&md);
 	free(lat);
 	/* a failed run leaves no empty or partial summary behind */
 	if (o.json_f && o.json_f != stdout) {

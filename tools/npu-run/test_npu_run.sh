@@ -3,7 +3,8 @@
 #
 # npu-run end to end (TAP): models written through the .om writer API with
 # host-computed references; --compare, --json, --profile (both streams of a
-# two-stream model on their own tracks), variants from input shapes, exit
+# two-stream model on their own tracks, and the modeled schedule beside
+# the wall times), variants from input shapes, exit
 # statuses and input error messages; the paths that used to mislead: a
 # missing or empty --input-dir, --json -, an -o that cannot be created, out
 # of device memory and of semaphores, --duration, the progress line on a
@@ -15,7 +16,7 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 PY=/usr/bin/python3
 
-echo "1..32"
+echo "1..34"
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 nok() { n=$((n + 1)); echo "not ok $n - $1"; }
@@ -32,6 +33,12 @@ check "report has compare OK, latency and throughput" \
 check "JSON summary parses and says ok" \
 	"$PY -c 'import json,sys; d=json.load(open(sys.argv[1])); \
 assert d[\"compare\"][\"ok\"] and d[\"runs\"] == 5 and d[\"p99_ms\"] >= d[\"p50_ms\"] > 0' $T/mlp.json"
+$B/bin/npu-om --timing-json "$T/mlp-timing.json" "$T/mlp.om" >/dev/null 2>&1
+check "JSON summary: the modeled view, the same as npu-om --timing-json's" \
+	"$PY -c 'import json,sys; d=json.load(open(sys.argv[1]))[\"modeled\"]; \
+t=json.load(open(sys.argv[2]))[\"variants\"][0][\"modeled\"]; \
+assert d == t and d[\"latency_us\"] > 0 and d[\"macs\"] > 0' $T/mlp.json $T/mlp-timing.json &&
+	 grep -q '^modeled .* us on the device.s timing model' $T/out1"
 
 $RUN "$T/mlp.om" --input-dir "$T/mlp_in" --compare "$T/mlp_bad" \
 	>"$T/out2" 2>&1
@@ -71,6 +78,13 @@ x=[e for e in d if e[\"ph\"]==\"X\"]; \
 assert {e[\"tid\"] for e in x if e[\"pid\"]==1} == {0,1}; \
 assert {\"h2d\",\"execute\",\"d2h\"} <= {e[\"name\"] for e in x if e[\"pid\"]==2}; \
 assert any(e[\"name\"]==\"MatMul\" for e in x)' $T/trace.json"
+check "... and the modeled schedule beside it: both streams' tasks on modeled cores" \
+	"$PY -c 'import json,sys; d=json.load(open(sys.argv[1]))[\"traceEvents\"]; \
+m=[e for e in d if e[\"ph\"]==\"X\" and e[\"pid\"]>=100]; \
+w=[e for e in d if e[\"ph\"]==\"X\" and e[\"pid\"]==1]; \
+assert {e[\"args\"][\"stream\"] for e in m} == {0,1}; \
+assert {e[\"tid\"] for e in m} <= {\"cube\",\"vector\",\"queue\"}; \
+assert len({e[\"args\"][\"task\"] for e in m}) * 3 == len(w)' $T/trace.json"
 
 head -c 1000 "$T/mlp.om" >"$T/trunc.om"
 $RUN "$T/trunc.om" >"$T/out7" 2>&1
