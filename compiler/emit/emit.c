@@ -1511,6 +1511,12 @@ static const char *unsupported_dtype(enum ir_op op, enum ir_dtype dt)
 	case IR_OP_MATMUL: case IR_OP_GEMM:
 		/* MATMUL: every operand F32, or every one F16 */
 		return dt == IR_F32 || dt == IR_F16 ? NULL : "f32 and f16";
+	case IR_OP_REDUCE_SUM: case IR_OP_REDUCE_MEAN: case IR_OP_REDUCE_MAX:
+	case IR_OP_REDUCE_MIN: case IR_OP_REDUCE_PROD:
+	case IR_OP_REDUCE_SUM_SQUARE: case IR_OP_RESIZE: case IR_OP_TOPK_TASK:
+		/* REDUCE, RESIZE and TOPK: F32 arithmetic, or integers */
+		return dt == IR_F32 || dt == IR_I32 || dt == IR_I64 ? NULL :
+		       "f32, i32 and i64";
 	default:
 		return f32_only(op) && dt != IR_F32 ? "f32 only" : NULL;
 	}

@@ -73,6 +73,16 @@ static bool skipped(enum ir_op op)
 	}
 }
 
+static bool is_word(const char *s, const char *p, size_t len)
+{
+	return s && strlen(s) == len && !strncmp(s, p, len);
+}
+
+/*
+ * On the keep-list: its op type, its name, or one of the ONNX nodes it
+ * was made from (a fused Conv+Relu is kept when either is named; fusion
+ * runs before this pass).
+ */
 static bool in_keep_list(const struct ir_graph *g, const struct ir_node *n)
 {
 	const char *p = g->keep_dtype, *e;
@@ -83,10 +93,11 @@ static bool in_keep_list(const struct ir_graph *g, const struct ir_node *n)
 
 		e = strchr(p, ',');
 		len = e ? (size_t)(e - p) : strlen(p);
-		if ((strlen(opn) == len && !strncmp(opn, p, len)) ||
-		    (n->name && strlen(n->name) == len &&
-		     !strncmp(n->name, p, len)))
+		if (is_word(opn, p, len) || is_word(n->name, p, len))
 			return true;
+		for (int k = 0; k < n->num_origins; k++)
+			if (is_word(n->origins[k], p, len))
+				return true;
 		p = e ? e + 1 : NULL;
 	}
 	return false;
@@ -131,11 +142,19 @@ static int memo_add(struct conv_memo *m, struct ir_tensor *s,
 	return 0;
 }
 
-/* A Cast of @x to @dt writing @out (made when NULL). */
+/*
+ * A Cast of @x to @dt writing @out (made when NULL), made for node @for:
+ * it carries the provenance of the ONNX node whose value it converts
+ * (x's producer; @for's own for a graph input), so that a value that
+ * leaves the F16 range there (npu-run --check-overflow) is blamed on an
+ * ONNX node, not on a node the compiler made.
+ */
 static struct ir_tensor *add_cast(struct ir_graph *g, struct ir_tensor *x,
 				  enum ir_dtype dt, struct ir_tensor *out,
+				  const struct ir_node *for_node,
 				  struct pass_stats *st)
 {
+	const struct ir_node *from = x->producer ? x->producer : for_node;
 	struct ir_node *c;
 	char name[256];
 
@@ -150,7 +169,8 @@ static struct ir_tensor *add_cast(struct ir_graph *g, struct ir_tensor *x,
 	snprintf(name, sizeof(name), "precision.cast.%s", out->name);
 	c = ir_node_new(g, IR_OP_CAST, name, 1, &x, 1, &out);
 	if (!c || ir_attr_set_int(c, "to", dt == IR_F16 ? ONNX_T_FLOAT16 :
-				  ONNX_T_FLOAT))
+				  ONNX_T_FLOAT) ||
+	    (from && ir_node_add_origins(c, from)))
 		return NULL;
 	st->rewritten++;
 	return out;
@@ -220,7 +240,7 @@ static int convert_inputs(struct ir_graph *g, struct ir_node *n,
 				return ir_error(g, "out of memory");
 		} else if (!y) {
 			y = x->data ? convert_const(g, x, cd) :
-				      add_cast(g, x, cd, NULL, st);
+				      add_cast(g, x, cd, NULL, n, st);
 			if (!y || memo_add(m, x, y))
 				return ir_error(g, "out of memory");
 		}
@@ -258,7 +278,7 @@ static int convert_outputs(struct ir_graph *g, struct ir_node *n,
 			return ir_error(g, "out of memory");
 		c->shape_known = t->shape_known;
 		if (ir_node_set_output(n, i, c) ||
-		    !add_cast(g, c, t->dtype, t, st))
+		    !add_cast(g, c, t->dtype, t, n, st))
 			return ir_error(g, "out of memory");
 	}
 	return 0;

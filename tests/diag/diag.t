@@ -7,7 +7,9 @@ back, filters, two streams), npu-compare against the interpreter and
 against another dump, a fault injected by a perturbed Conv weight that
 npu-compare must localise and npu-run --bisect must find, npu-run
 --check-overflow and --profile-summary (with each op's GFLOP against the
-FLOPs of the ONNX graph's convolutions).
+FLOPs of the ONNX graph's convolutions), and an f16 compile that overflows:
+caught by --check-overflow naming the ONNX node, repaired by the keep-list
+that npu-compare --bisect finds.
 """
 
 import json
@@ -46,10 +48,10 @@ def run(*argv):
 
 
 def main():
-    print("1..23")
+    print("1..28")
     for t in TOOLS:
         if not os.access(tool(t), os.X_OK):
-            for _ in range(23):
+            for _ in range(28):
                 ok(True, "# SKIP %s not built" % t)
             return
     tmp = tempfile.mkdtemp(prefix="npu-diag-")
@@ -274,6 +276,81 @@ def body(tmp):
     ok(p2.returncode == 1 and "first divergent tensor (in data-flow "
        "order): /pool/MaxPool_output_0" in p2.stdout,
        "... and npu-run --bisect finds it", p2.stdout)
+
+    f16_overflow(tmp, m)
+
+
+def cosine(a, b):
+    a, b = a.astype(np.float64).ravel(), b.astype(np.float64).ravel()
+    if not np.isfinite(a).all():
+        return 0.0
+    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+
+
+def f16_overflow(tmp, m):
+    """24-28: an f16 compile that overflows, found and repaired."""
+    onnx_path = os.path.join(m, "softmax16.onnx")
+    x = os.path.join(m, "x16.npy")
+    ref = np.load(os.path.join(m, "softmax16_ref.npy"))
+    om16 = os.path.join(tmp, "softmax16.om")
+    rc, log = run(tool("npuc"), onnx_path, "-o", om16, "--no-cache",
+                  "--precision", "force_fp16")
+    rc2, log2 = run(tool("npu-run"), om16, "--device", "sim", "-i",
+                    "input=" + x, "--check-overflow")
+    ok(rc == 0 and rc2 == 1 and "ONNX nodes: /Exp" in log2 and
+       "an f16 tensor: values beyond +-65504 overflow" in log2,
+       "f16 compile: --check-overflow names the ONNX Exp (the Cast to f16 "
+       "after it carries its provenance), exit 1", log + log2)
+
+    work = os.path.join(tmp, "bisect16")
+    rc, log = run(tool("npu-compare"), onnx_path, work, "--bisect", "-i",
+                  "input=" + x)
+    keep = os.path.join(work, "keep_dtype.txt")
+    names = [ln[7:] for ln in open(keep).read().splitlines()
+             if ln.startswith("OpName:")] if rc == 0 else []
+    ncand = log.count("candidate nodes") and int(
+        log.split("candidate nodes")[0].split()[-1])
+    ok(rc == 0 and "/Exp" in names and 0 < len(names) <= ncand // 2,
+       "npu-compare --bisect: a keep-list of %d of %s nodes with the Exp: "
+       "%s" % (len(names), ncand, ", ".join(names)), log)
+
+    omk = os.path.join(tmp, "softmax16k.om")
+    outd = os.path.join(tmp, "out16")
+    rc, log = run(tool("npuc"), onnx_path, "-o", omk, "--no-cache",
+                  "--precision", "force_fp16", "--keep-dtype", "@" + keep)
+    rc2, log2 = run(tool("npu-run"), omk, "--device", "sim", "-i",
+                    "input=" + x, "--check-overflow", "-o", outd)
+    got = np.load(os.path.join(outd, "output_0.npy")) if rc2 == 0 else ref * 0
+    c = cosine(got, ref)
+    ok(rc == 0 and rc2 == 0 and "overflow     none" in log2 and c >= 0.999,
+       "npuc --keep-dtype @keep-list: no overflow, output cosine %.6f "
+       "against torch (>= 0.999)" % c, log + log2)
+
+    # minimal: without any one of its nodes the target is missed
+    worse = []
+    for drop in names:
+        kf = os.path.join(tmp, "keep-minus.txt")
+        with open(kf, "w") as f:
+            f.write("".join("OpName:%s\n" % k for k in names if k != drop))
+        rc, _ = run(tool("npuc"), onnx_path, "-o", omk, "--no-cache",
+                    "--precision", "force_fp16", "--keep-dtype", "@" + kf)
+        rc2, _ = run(tool("npu-run"), omk, "--device", "sim", "-i",
+                     "input=" + x, "-o", outd)
+        if rc == 0 and rc2 == 0:
+            worse.append(cosine(np.load(os.path.join(outd, "output_0.npy")),
+                                ref))
+    ok(len(worse) == len(names) > 0 and all(w < 0.999 for w in worse),
+       "... and it is minimal: dropping any one node gives cosine %s" %
+       ", ".join("%.3f" % w for w in worse))
+
+    bad = os.path.join(tmp, "bad.keep")
+    with open(bad, "w") as f:
+        f.write("# a comment\nOpType:Exp\n/a,/b\n")
+    rc, log = run(tool("npuc"), onnx_path, "-o", omk, "--no-cache",
+                  "--precision", "force_fp16", "--keep-dtype", "@" + bad)
+    ok(rc == 2 and "bad.keep:3: '/a,/b': an entry is one op type or node "
+       "name" in log, "a bad keep-list line is refused naming file and "
+       "line", log)
 
 
 if __name__ == "__main__":

@@ -12,8 +12,12 @@ writes into OUT_DIR:
                     cnn_bad.txt (a fault whose first divergent node is known)
   two_branch.onnx   two independent conv branches (two streams)
   overflow.onnx     x * 1e30 -> Exp: float32 overflows to inf at the Exp
+  softmax16.onnx    Linear -> x30 -> exp / sum(exp) -> Linear: fine in
+                    float32, the Exp overflows the f16 range (65504) in an
+                    f16 compile (npuc --precision force_fp16)
   input.npy         the input of cnn (1, 3, 16, 16)
   small.npy         the input of overflow (1, 8)
+  x16.npy, softmax16_ref.npy   the input of softmax16 (4, 32), its output
 """
 
 import os
@@ -73,6 +77,17 @@ class Overflow(nn.Module):
         return torch.exp(torch.relu(x * 1e30) + 1.0) * 0.5
 
 
+class Softmax16(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(32, 32)
+        self.fc2 = nn.Linear(32, 16)
+
+    def forward(self, x):
+        e = torch.exp(self.fc1(x) * 30.0)
+        return self.fc2(e / e.sum(-1, keepdim=True))
+
+
 def export(model, x, path, preserve):
     kw = {}
     if preserve:
@@ -114,6 +129,12 @@ def main():
     s = torch.randn(1, 8, generator=gen)
     np.save(os.path.join(out, "small.npy"), s.numpy())
     export(Overflow().eval(), s, os.path.join(out, "overflow.onnx"), False)
+    sm = Softmax16().eval()
+    x16 = torch.randn(4, 32, generator=gen)
+    np.save(os.path.join(out, "x16.npy"), x16.numpy())
+    with torch.no_grad():
+        np.save(os.path.join(out, "softmax16_ref.npy"), sm(x16).numpy())
+    export(sm, x16, os.path.join(out, "softmax16.onnx"), False)
 
 
 if __name__ == "__main__":

@@ -2,8 +2,9 @@
 # npu-compare: a dump of npu-run against the compiler's interpreter (or
 # another runtime's tensors), per ONNX tensor (Documentation/diagnosis.rst).
 
-NPUCMP_OBJS	:= $(BUILD)/obj/tools/npu-compare/npu_compare.o
-$(NPUCMP_OBJS): CPPFLAGS += $(FE_CPPFLAGS) -Itools/npu-run
+NPUCMP_OBJS	:= $(BUILD)/obj/tools/npu-compare/npu_compare.o \
+		   $(BUILD)/obj/tools/npu-compare/keep_bisect.o
+$(NPUCMP_OBJS): CPPFLAGS += $(FE_CPPFLAGS) -Itools/npu-run -Itools/npu-compare
 $(NPUCMP_OBJS): | $(FE_PB_H)
 
 $(BUILD)/bin/npu-compare: $(NPUCMP_OBJS) $(BUILD)/obj/tools/npu-run/npy.o \

@@ -25,10 +25,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "dumpfmt.h"
 #include "emit/emit.h"
+#include "keep_bisect.h"
 #include "interp/interp.h"
 #include "ir/ir.h"
 #include "npy.h"
@@ -48,6 +50,8 @@ struct opts {
 	double cos_min, ratio_max;
 	int all;
 	int list;			/* --list-tensors */
+	int bisect;			/* --bisect: DUMP_DIR is a work dir */
+	struct kb_opts kb;
 };
 
 /* A dumped tensor (from index.json, or found by its stem). */
@@ -92,6 +96,14 @@ static void usage(FILE *f)
 "  -a, --all              list tensors without a dump too\n"
 "      --list-tensors     print every node output of MODEL.onnx in\n"
 "                         topological order and exit (DUMP_DIR unused)\n"
+"      --bisect           find ONNX nodes to keep in f32 so that a\n"
+"                         --precision compile reaches --target-cos; DUMP_DIR\n"
+"                         is a work dir (trials, outputs, keep-list)\n"
+"      --precision MODE   the compile to repair (force_fp16)\n"
+"      --target-cos C     the output cosine to reach (0.999)\n"
+"      --keep-out FILE    the keep-list (DUMP_DIR/keep_dtype.txt), for\n"
+"                         npuc --keep-dtype @FILE\n"
+"      --max-trials N     compiles and runs at most (200)\n"
 "exit: 0 all within, 1 a tensor diverged, 2 usage or input error\n");
 }
 
@@ -108,6 +120,11 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ "csv", required_argument, NULL, 'C' },
 		{ "all", no_argument, NULL, 'a' },
 		{ "list-tensors", no_argument, NULL, 'L' },
+		{ "bisect", no_argument, NULL, 'B' },
+		{ "precision", required_argument, NULL, 'P' },
+		{ "target-cos", required_argument, NULL, 'T' },
+		{ "keep-out", required_argument, NULL, 'K' },
+		{ "max-trials", required_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -117,6 +134,9 @@ static int parse(int argc, char **argv, struct opts *o)
 	memset(o, 0, sizeof(*o));
 	o->cos_min = 0.9999;
 	o->ratio_max = 0.001;
+	o->kb.precision = "force_fp16";
+	o->kb.target_cos = 0.999;
+	o->kb.max_trials = 200;
 	while ((c = getopt_long(argc, argv, "i:ah", lo, NULL)) != -1) {
 		switch (c) {
 		case 'i':
@@ -135,6 +155,19 @@ static int parse(int argc, char **argv, struct opts *o)
 		case 'C': o->csv = optarg; break;
 		case 'a': o->all = 1; break;
 		case 'L': o->list = 1; break;
+		case 'B': o->bisect = 1; break;
+		case 'P': o->kb.precision = optarg; break;
+		case 'K': o->kb.keep_out = optarg; break;
+		case 'M':
+			o->kb.max_trials = (int)strtol(optarg, &end, 10);
+			if (*end || o->kb.max_trials < 2 ||
+			    o->kb.max_trials > 100000) {
+				fprintf(stderr, "npu-compare: --max-trials "
+					"%s: use 2..100000\n", optarg);
+				return -1;
+			}
+			break;
+		case 'T':
 		case 'c':
 		case 'R': {
 			double v = strtod(optarg, &end);
@@ -144,8 +177,15 @@ static int parse(int argc, char **argv, struct opts *o)
 					"\"%s\"\n", optarg);
 				return -1;
 			}
+			if (c == 'T' && v > 1) {
+				fprintf(stderr, "npu-compare: --target-cos "
+					"%s: a cosine is at most 1\n", optarg);
+				return -1;
+			}
 			if (c == 'c')
 				o->cos_min = v;
+			else if (c == 'T')
+				o->kb.target_cos = v;
 			else
 				o->ratio_max = v;
 			break;
@@ -451,6 +491,105 @@ static double jnum(double v)
 	return isfinite(v) ? v : -1;
 }
 
+/* The nodes --bisect may keep: float results, not a conversion. */
+static bool bisect_candidate(const struct ir_node *n)
+{
+	const struct ir_tensor *t = n->num_outputs ? n->outputs[0] : NULL;
+
+	return t && (t->dtype == IR_F32 || t->dtype == IR_F16) &&
+	       n->op != IR_OP_CAST && n->op != IR_OP_CAST_LIKE &&
+	       n->op != IR_OP_QUANTIZE_LINEAR &&
+	       n->op != IR_OP_DEQUANTIZE_LINEAR && n->op != IR_OP_CONSTANT &&
+	       !emit_view_source(n);
+}
+
+/*
+ * --bisect: the reference outputs from the interpreter, the inputs
+ * written to DUMP_DIR/inputs for the trials' npu-run, then the search
+ * (keep_bisect.c). Exit status as kb_run()'s.
+ */
+static int bisect(struct opts *o, struct ir_graph *g)
+{
+	void *ins[MAX_INPUTS] = { NULL };
+	struct npy_array arr[MAX_INPUTS];
+	struct kb_output *kout = NULL;
+	char **cand = NULL, dir[4096], keep[4096], err[256];
+	void **outs = NULL;
+	size_t nc = 0;
+	int ret = 2, r;
+
+	memset(arr, 0, sizeof(arr));
+	snprintf(dir, sizeof(dir), "%s/inputs", o->dump);
+	if ((mkdir(o->dump, 0755) && errno != EEXIST) ||
+	    (mkdir(dir, 0755) && errno != EEXIST)) {
+		fprintf(stderr, "npu-compare: --bisect: cannot make %s: %s\n",
+			dir, strerror(errno));
+		return 2;
+	}
+	if (g->num_inputs > MAX_INPUTS || load_inputs(o, g, ins, arr))
+		goto out;
+	for (int i = 0; i < g->num_inputs; i++) {
+		char path[4200];
+
+		snprintf(path, sizeof(path), "%s/input_%d.npy", dir, i);
+		if (npy_write(path, arr[i].dtype, arr[i].rank, arr[i].dims,
+			      arr[i].data, err)) {
+			fprintf(stderr, "npu-compare: --bisect: %s\n", err);
+			goto out;
+		}
+	}
+	outs = calloc((size_t)g->num_outputs + 1, sizeof(*outs));
+	kout = calloc((size_t)g->num_outputs + 1, sizeof(*kout));
+	cand = calloc((size_t)g->num_nodes + 1, sizeof(*cand));
+	if (!outs || !kout || !cand)
+		goto out;
+	for (int i = 0; i < g->num_outputs; i++) {
+		outs[i] = calloc(1, emit_tensor_bytes(g->outputs[i]) + 1);
+		if (!outs[i])
+			goto out;
+	}
+	r = interp_run_ex(g, (const void *const *)ins, outs, NULL, NULL);
+	if (r) {
+		fprintf(stderr, "npu-compare: the interpreter: %s\n",
+			r == -ENOMEM ? "out of memory" : ir_graph_error(g));
+		goto out;
+	}
+	for (int i = 0; i < g->num_outputs; i++) {
+		const struct ir_tensor *t = g->outputs[i];
+		size_t n = (size_t)ir_tensor_numel(t);
+		double *v = malloc((n ? n : 1) * sizeof(*v));
+
+		if (!v)
+			goto out;
+		for (size_t k = 0; k < n; k++)
+			v[k] = get(outs[i], t->dtype, k);
+		kout[i].ref = v;
+		kout[i].n = n;
+	}
+	for (int i = 0; i < g->num_nodes; i++)
+		if (bisect_candidate(g->nodes[i]))
+			cand[nc++] = g->nodes[i]->name;
+	snprintf(keep, sizeof(keep), "%s/keep_dtype.txt", o->dump);
+	o->kb.model = o->model;
+	o->kb.workdir = o->dump;
+	o->kb.input_dir = dir;
+	o->kb.input_shapes = o->input_shapes;
+	if (!o->kb.keep_out)
+		o->kb.keep_out = keep;
+	ret = kb_run(&o->kb, cand, nc, kout, g->num_outputs);
+out:
+	for (int i = 0; outs && i < g->num_outputs; i++)
+		free(outs[i]);
+	for (int i = 0; kout && i < g->num_outputs; i++)
+		free((void *)kout[i].ref);
+	for (int i = 0; i < g->num_inputs && i < MAX_INPUTS; i++)
+		npy_free(&arr[i]);
+	free(outs);
+	free(kout);
+	free(cand);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	struct onnx_import_opts imp = { 0 };
@@ -506,6 +645,10 @@ int main(int argc, char **argv)
 					printf("%s\n",
 					       g->nodes[i]->outputs[k]->name);
 		ret = fflush(stdout) ? 2 : 0;
+		goto out;
+	}
+	if (o.bisect) {
+		ret = bisect(&o, g);
 		goto out;
 	}
 	order = calloc((size_t)g->num_tensors + 1, sizeof(*order));

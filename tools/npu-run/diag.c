@@ -295,6 +295,13 @@ static int dump_cb(void *user, const npurt_dump_tensor *t)
 					*t->input_names[i] ?
 					t->input_names[i] : "(not recorded)");
 		}
+		if (t->dtype == NPURT_DTYPE_F16 && u < sizeof(dd.first_bad))
+			u += (size_t)snprintf(dd.first_bad + u,
+				sizeof(dd.first_bad) - u,
+				"\n             an f16 tensor: values beyond "
+				"+-65504 overflow; keep the ONNX node in f32 "
+				"(npuc --keep-dtype NODE), or let npu-compare "
+				"--bisect find a keep-list");
 		if (u < sizeof(dd.first_bad))
 			snprintf(dd.first_bad + u, sizeof(dd.first_bad) - u,
 				 "\n");

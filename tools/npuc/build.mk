@@ -6,13 +6,14 @@
 be_objs = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
 NPUC_BIN := $(BUILD)/bin/npuc
-$(call be_objs,tools/npuc/npuc.c): CPPFLAGS += -Icompiler/include \
-	-Ilibnpurt/om $(VERSION_CPPFLAGS)
+NPUC_SRCS := tools/npuc/npuc.c tools/npuc/keep_list.c
+$(call be_objs,$(NPUC_SRCS)): CPPFLAGS += -Icompiler/include \
+	-Ilibnpurt/om -Itools/npuc $(VERSION_CPPFLAGS)
 $(call be_objs,tools/npuc/npuc.c): mk/version.mk
 
-$(NPUC_BIN): $(call be_objs,tools/npuc/npuc.c) $(BUILD)/lib/libnpuc.so.1.0.0
+$(NPUC_BIN): $(call be_objs,$(NPUC_SRCS)) $(BUILD)/lib/libnpuc.so.1.0.0
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $< -L$(BUILD)/lib -lnpuc \
+	$(CC) $(LDFLAGS) -o $@ $(call be_objs,$(NPUC_SRCS)) -L$(BUILD)/lib -lnpuc \
 		-Wl,-rpath,'$$ORIGIN/../lib'
 
 BINS += $(NPUC_BIN)

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 
+#include "keep_list.h"
 #include "npuc.h"
 #include "om_format.h"
 
@@ -52,7 +53,9 @@ static void usage(FILE *f)
 		"  --precision MODE      must_keep_origin_dtype (default),\n"
 		"                        allow_mix_precision or force_fp16\n"
 		"  --keep-dtype LIST     op types or node names force_fp16 leaves\n"
-		"                        in f32 (e.g. Softmax,LayerNormalization)\n"
+		"                        in f32 (e.g. Softmax,LayerNormalization);\n"
+		"                        @FILE reads them from a keep-list file\n"
+		"                        (one a line, as npu-compare --bisect writes)\n"
 		"  --report              print the compile report\n"
 		"  --report-json FILE    write the report as JSON\n"
 		"  --list-ops            the ONNX operators npuc imports\n"
@@ -109,6 +112,14 @@ static int write_file(const char *path, const void *data, size_t size)
 		return e;
 	}
 	return 0;
+}
+
+/* The entries of --keep-dtype @FILE, freed at exit. */
+static char *keep_file;
+
+static void free_keep_file(void)
+{
+	free(keep_file);
 }
 
 int main(int argc, char **argv)
@@ -173,6 +184,7 @@ int main(int argc, char **argv)
 
 	npuc_options_init(&o);
 
+	atexit(free_keep_file);
 	while ((c = getopt_long(argc, argv, "o:O:h", longopts, NULL)) != -1) {
 		char *end;
 		long v;
@@ -255,7 +267,20 @@ int main(int argc, char **argv)
 			break;
 		case O_DISABLE: o.disable_passes = optarg; break;
 		case O_PRECISION: o.precision = optarg; break;
-		case O_KEEP: o.keep_dtype = optarg; break;
+		case O_KEEP:
+			if (optarg[0] == '@') {
+				free(keep_file);
+				keep_file = keep_list_read(optarg + 1, err,
+							   sizeof(err));
+				if (!keep_file) {
+					fprintf(stderr, "npuc: %s\n", err);
+					return 2;
+				}
+				o.keep_dtype = keep_file;
+			} else {
+				o.keep_dtype = optarg;
+			}
+			break;
 		case O_DUMP: o.dump_ir_after = optarg; break;
 		case O_CACHE: o.use_cache = 1; break;
 		case O_NOCACHE: o.use_cache = 0; break;
