@@ -33,11 +33,15 @@ CHECK_O0 = ("two_branch_cnn", "bert_encoder")
 # cross-stream semaphore's base per execution): the last of many runs must
 # give the same bits as a single run.
 CHECK_LOOP = ("two_branch_cnn", "squeezenet1_1", "bert_encoder")
+# Models dumped tensor by tensor (npu-run --dump, fused and NC1HWC0
+# tensors included) and compared with the compiler's interpreter on the
+# ONNX graph (npu-compare, Documentation/diagnosis.rst): all must agree.
+CHECK_DUMP = ("two_branch_cnn", "bert_encoder")
 
 
 def plan(name):
     return 5 + (name in MIN_STREAMS) + 2 * (name in CHECK_O0) + \
-        (name in CHECK_LOOP)
+        (name in CHECK_LOOP) + (name in CHECK_DUMP)
 
 
 def report_streams(report):
@@ -113,6 +117,23 @@ def check_reproducible(check, name, d, run_dir, om):
             same = a.read() == b.read()
     check(same, "%s: a second compile gives the same .om "
           "bytes" % name)
+
+
+def check_dump(t, check, name, d, run_dir, om):
+    """Every dumped tensor within npu-compare's thresholds."""
+    dump = os.path.join(run_dir, "dump")
+    argv = [e2e.tool("npu-run"), om, "--device", "sim", "--input-dir",
+            os.path.join(d, "inputs"), "--dump", dump]
+    rc, log = e2e.run(argv)
+    argv2 = [e2e.tool("npu-compare"), os.path.join(d, "model.onnx"), dump,
+             "--input-dir", os.path.join(d, "inputs")]
+    rc2, log2 = e2e.run(argv2) if rc == 0 else (rc, "")
+    n = [ln for ln in log2.splitlines() if ln.startswith("compared ")]
+    if not check(rc == 0 and rc2 == 0 and n and n[-1].endswith(
+            " 0 diverged"), "%s: every dumped tensor matches the "
+            "interpreter (%s)" % (name, n[-1] if n else "no comparison")):
+        t.diag("$ " + e2e.cmdline(argv) + "\n" + log + "$ " +
+               e2e.cmdline(argv2) + "\n" + log2)
 
 
 def keep_last(run_dir, last):
@@ -244,6 +265,11 @@ def main():
         check_reproducible(check, name, d, run_dir, om)
     if name in CHECK_LOOP:
         check_loop(t, check, name, d, run_dir, om, outdir)
+    if name in CHECK_DUMP:
+        if e2e.missing_tools("npu-run", "npu-compare"):
+            t.skip("%s: dump vs interpreter" % name, "npu-compare not built")
+        else:
+            check_dump(t, check, name, d, run_dir, om)
     t.exit()
 
 
