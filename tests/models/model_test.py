@@ -37,11 +37,13 @@ CHECK_LOOP = ("two_branch_cnn", "squeezenet1_1", "bert_encoder")
 # tensors included) and compared with the compiler's interpreter on the
 # ONNX graph (npu-compare, Documentation/diagnosis.rst): all must agree.
 CHECK_DUMP = ("two_branch_cnn", "bert_encoder")
+# ... and run with a corrupted MaxPool kernel, which npu-compare must name.
+CHECK_CORRUPT = ("two_branch_cnn",)
 
 
 def plan(name):
     return 5 + (name in MIN_STREAMS) + 2 * (name in CHECK_O0) + \
-        (name in CHECK_LOOP) + (name in CHECK_DUMP)
+        (name in CHECK_LOOP) + (name in CHECK_DUMP) + (name in CHECK_CORRUPT)
 
 
 def report_streams(report):
@@ -134,6 +136,32 @@ def check_dump(t, check, name, d, run_dir, om):
             "interpreter (%s)" % (name, n[-1] if n else "no comparison")):
         t.diag("$ " + e2e.cmdline(argv) + "\n" + log + "$ " +
                e2e.cmdline(argv2) + "\n" + log2)
+    if name not in CHECK_CORRUPT:
+        return
+    # the device's corrupt_op test mode (NPU_SIM_CORRUPT_OP = opcode + 1)
+    # on POOL2D: the first divergent tensor is a MaxPool's, every tensor
+    # before it in data-flow order within cosine 0.99999
+    bad = os.path.join(run_dir, "dump-corrupt")
+    js = os.path.join(run_dir, "corrupt.json")
+    rc, log = e2e.run(argv[:-1] + [bad], env={"NPU_SIM_CORRUPT_OP": "7"})
+    rc2, log2 = e2e.run([e2e.tool("npu-compare"),
+                         os.path.join(d, "model.onnx"), bad, "--input-dir",
+                         os.path.join(d, "inputs"), "--json", js])
+    fd, before = None, []
+    if rc == 0 and rc2 == 1:
+        with open(js) as f:
+            c = json.load(f)
+        fd = c.get("first_divergence") or {}
+        for x in c.get("tensors", []):
+            if x["tensor"] == fd.get("tensor"):
+                break
+            before.append(x["cosine"])
+    if not check(fd and fd.get("node", "").endswith("/MaxPool") and before and
+                 min(before) >= 0.99999,
+                 "%s: a corrupted POOL2D kernel: npu-compare names %s, "
+                 "the %d tensors before it at cosine >= 0.99999" %
+                 (name, fd and fd.get("node"), len(before))):
+        t.diag(log + log2)
 
 
 def keep_last(run_dir, last):
@@ -267,7 +295,9 @@ def main():
         check_loop(t, check, name, d, run_dir, om, outdir)
     if name in CHECK_DUMP:
         if e2e.missing_tools("npu-run", "npu-compare"):
-            t.skip("%s: dump vs interpreter" % name, "npu-compare not built")
+            for _ in range(1 + (name in CHECK_CORRUPT)):
+                t.skip("%s: dump vs interpreter" % name,
+                       "npu-compare not built")
         else:
             check_dump(t, check, name, d, run_dir, om)
     t.exit()
