@@ -14,7 +14,8 @@
 #   - man npuc works; the udev rule and modprobe options are in place;
 #   - DKMS builds and installs npu_drv for the headers' kernel; that .ko
 #     then runs the kernel module's VM suite (selftests/vm/vmtest.sh with
-#     VMTEST_KO) when QEMU and the kernel image are there.
+#     VMTEST_KO, whose first load is `modprobe npu_drv` from updates/dkms)
+#     when QEMU and the kernel image are there.
 # The chroot is kept in DEBDIR/chroot for inspection, rebuilt every run.
 set -u
 DEBS=${1:?usage: check-deb.sh DEBDIR}
@@ -56,7 +57,7 @@ st=$?
 t "mmdebstrap bookworm + apt install of $(echo $pkgs | wc -w) packages" test $st -eq 0
 [ $st -eq 0 ] || { echo "1..$n"; exit 1; }
 
-for p in npu-dkms libnpurt1 libnpurt-dev libnpuc1 libnpuc-dev npu-tools; do
+for p in npu-dkms libnpurt1 libnpurt-dev libnpuc1 libnpuc-dev npu-tools python3-npu; do
 	t "$p installed" sh -c "chroot '$CH' dpkg-query -W -f='\${Status}' $p | grep -q 'ok installed'"
 done
 
@@ -73,6 +74,20 @@ in_ch npu-run /demo/tinynet.om --device sim --input-dir /demo/tinynet/inputs \
 	>>"$DEBS/demo.log" 2>&1
 t "demo: the installed npu-run matches torch's output" \
 	sh -c "[ $? -eq 0 ] && grep -q 'compare .*: OK' '$DEBS/demo.log'"
+cat > "$CH/demo/py_demo.py" <<'PY'
+import numpy as np
+import npu
+s = npu.InferenceSession("/demo/tinynet/model.onnx")
+x = np.load("/demo/tinynet/inputs/input_0.npy")
+y, = s.run(None, {s.get_inputs()[0].name: x})
+ref = np.load("/demo/tinynet/expected/output_0.npy")
+err = float(np.abs(y - ref).max() / np.abs(ref).max())
+assert err <= 1e-4, err
+print("python3-npu: tinynet from ONNX, relative error %.3g" % err)
+PY
+in_ch python3 /demo/py_demo.py >"$DEBS/python.log" 2>&1
+t "python3-npu: import npu, InferenceSession on the ONNX model matches torch" \
+	sh -c "[ $? -eq 0 ] && grep -q 'relative error' '$DEBS/python.log'"
 t "npu-smi info honours NPU_DEVICE=sim" \
 	sh -c "chroot '$CH' env NPU_DEVICE=sim npu-smi info | grep -q in-process"
 

@@ -18,8 +18,10 @@ check() {
 	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
 }
 
+# The dependencies not loaded yet (modprobe may have loaded them).
 load_deps() {
 	while read -r m; do
+		grep -q "^$(basename "$m" .ko | tr - _) " /proc/modules && continue
 		insmod "/lib/modules/$m" || return 1
 	done < /lib/modules/load-order
 }
@@ -53,6 +55,18 @@ run_tap() {
 	fi
 }
 
+# As a user loads it: modprobe resolves the DRM dependencies through
+# depmod's modules.dep (the module under updates/dkms for a DKMS build).
+if [ -r "/lib/modules/$(uname -r)/modules.dep" ]; then
+	check "modprobe npu_drv ($(grep -o '[a-z/]*npu_drv.ko' \
+		"/lib/modules/$(uname -r)/modules.dep"), dependencies from modules.dep)" \
+		modprobe npu_drv
+	check "modprobe: the render node of npu_drv exists" \
+		test "$(count_nodes)" -eq 1
+	check "rmmod npu_drv after modprobe" unload
+else
+	skip "modprobe npu_drv" "no modules.dep for $(uname -r) in the initramfs"
+fi
 check "load DRM dependencies" load_deps
 check "insmod npu_drv" load
 check "render node of driver npu_drv exists" test "$(count_nodes)" -eq 1

@@ -5,7 +5,8 @@
 #
 # Builds the module against Debian's linux-headers-*-amd64, packs an
 # initramfs (busybox-static, the module and its DRM dependencies resolved
-# through modules.dep, the test programs with their shared libraries),
+# through modules.dep, also as a module tree with depmod's modules.dep for
+# `modprobe npu_drv`, the test programs with their shared libraries),
 # boots /boot/vmlinuz-<kver> with slub_debug on, runs vm-tests.sh inside and
 # turns its results (second serial port) into TAP. The kernel console (first
 # serial port) must be free of WARN, BUG, oops and leak reports.
@@ -142,6 +143,10 @@ add_module() {	# $1: path relative to $MODDIR
 	*) cp "$MODDIR/$1" "$ROOT/lib/modules/" ;;
 	esac
 	basename "$1" | sed 's/\.xz$//;s/\.zst$//' >> "$ROOT/lib/modules/load-order"
+	# ... and at its place in the kernel's tree, for modprobe
+	t=$ROOT/lib/modules/$KREL/$(echo "$1" | sed 's/\.xz$//;s/\.zst$//')
+	mkdir -p "$(dirname "$t")"
+	ln "$ROOT/lib/modules/$(basename "$t")" "$t"
 }
 for dep in $DEPS; do
 	path=$(awk -F: -v m="$dep" '{ n = $1; sub(".*/", "", n); sub("\\.ko.*", "", n);
@@ -149,6 +154,22 @@ for dep in $DEPS; do
 	[ -n "$path" ] || { echo "1..0 # SKIP module $dep not in $MODDIR"; exit 0; }
 	add_module "$path"
 done
+# A module tree for modprobe: the dependencies where the kernel has them,
+# npu_drv where DKMS (updates/dkms) or kbuild's modules_install (extra)
+# puts it, and modules.dep made by the host's depmod for that tree.
+# vm-tests.sh's first load is `modprobe npu_drv`.
+if command -v depmod >/dev/null 2>&1 || [ -x /sbin/depmod ]; then
+	DEPMOD=$(command -v depmod || echo /sbin/depmod)
+	sub=extra
+	[ -n "${VMTEST_KO:-}" ] && sub=updates/dkms
+	mkdir -p "$ROOT/lib/modules/$KREL/$sub"
+	ln "$ROOT/lib/modules/npu_drv.ko" "$ROOT/lib/modules/$KREL/$sub/npu_drv.ko"
+	for f in modules.builtin modules.builtin.modinfo modules.order; do
+		[ -r "$MODDIR/$f" ] && cp "$MODDIR/$f" "$ROOT/lib/modules/$KREL/"
+	done
+	"$DEPMOD" -b "$ROOT" "$KREL" 2> "$WORK/depmod.log" ||
+		rm -f "$ROOT/lib/modules/$KREL/modules.dep"
+fi
 
 # Test programs, with their shared libraries (static ones need none).
 add_program() {	# $1: host path, $2: name in /tests
