@@ -418,6 +418,37 @@ def torch_qat(path, seed=0):
     return path
 
 
+def ptq_float(path, seed=2):
+    """A float CNN with a two-layer head, for npu-quant (PTQ) to quantize:
+    convolutions (one depthwise), a residual Add, pooling, and a first
+    Gemm whose output a quantized Gemm reads (so both are int8 products;
+    the last one stays float: nothing quantizes the graph output)."""
+    import torch
+    torch.manual_seed(seed)
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.c1 = torch.nn.Conv2d(16, 32, 3, padding=1)
+            self.c2 = torch.nn.Conv2d(32, 32, 3, padding=1, groups=32)
+            self.c3 = torch.nn.Conv2d(32, 32, 1)
+            self.fc1 = torch.nn.Linear(32 * 8 * 8, 64)
+            self.fc2 = torch.nn.Linear(64, 10)
+
+        def forward(self, x):
+            x = torch.relu(self.c1(x))
+            x = x + torch.relu(self.c3(torch.relu(self.c2(x))))
+            x = torch.nn.functional.max_pool2d(x, 2)
+            x = torch.relu(self.fc1(x.flatten(1)))
+            return self.fc2(x)
+
+    net = Net().eval()
+    x = torch.randn(1, 16, 16, 16)
+    torch.onnx.export(net, x, path, opset_version=13,
+                      input_names=["x"], output_names=["y"])
+    return path
+
+
 def ort_qdq(path, seed=1):
     """ONNX Runtime's QDQ format: int8 weights, int32 bias, u8 acts."""
     rng = np.random.default_rng(seed)

@@ -17,6 +17,9 @@ model, both made here with /usr/bin/python3 (qdq_models.py):
   * npu-compare finds every dumped tensor equal to the compiler's
     interpreter.
 
+The same for a float CNN quantized here by npu-quant (post-training, 8
+calibration samples): int8 tasks, ONNX's int8 numerics, the dump.
+
 Debian 12's python3-onnx (1.12) has no onnx.reference; qdq_models.py is a
 numpy implementation of the operators' definitions.
 """
@@ -35,11 +38,13 @@ import npu_e2e as e2e  # noqa: E402
 MODELS = (("torch_qat", 0.1), ("ort_qdq", 0.2))   # name, output scale
 SEEDS = (11, 12, 13)
 PER_MODEL = 5
+PTQ_TESTS = 4
 
 
 def main():
-    t = e2e.Tap(len(MODELS) * PER_MODEL)
-    missing = e2e.missing_tools("npuc", "npu-run", "npu-om", "npu-compare")
+    t = e2e.Tap(len(MODELS) * PER_MODEL + PTQ_TESTS)
+    missing = e2e.missing_tools("npuc", "npu-run", "npu-om", "npu-compare",
+                                "npu-quant")
     try:
         import numpy as np
         import onnx
@@ -48,7 +53,7 @@ def main():
     except ImportError as ex:
         missing.append(str(ex))
     if missing:
-        for _ in range(len(MODELS) * PER_MODEL):
+        for _ in range(len(MODELS) * PER_MODEL + PTQ_TESTS):
             t.skip("int8 QDQ model", "missing: " + ", ".join(missing))
         t.exit()
     import warnings
@@ -118,9 +123,83 @@ def main():
             if not t.ok(rc1 == 0 and rc2 == 0, "%s: npu-compare: every "
                         "dumped tensor matches the interpreter" % name):
                 t.diag(log1 + log2)
+        ptq(t, tmp, qm, np)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     t.exit()
+
+
+def int8_tasks(tasks):
+    """The QCONV2D tasks of npu-om --tasks, and whether each has its
+    NC1HWC0 activations in C0 = 32."""
+    qconv = [ln for ln in tasks.splitlines()
+             if " QCONV2D " in ln and "@" in ln]
+    return qconv, bool(qconv) and all(ln.count(",32]") >= 2 for ln in qconv)
+
+
+def ptq(t, tmp, qm, np):
+    """A float model quantized by npu-quant (post-training) compiles to the
+    same int8 tasks and numerics as the QAT and ORT QDQ models."""
+    import onnx
+    fpath = qm.ptq_float(os.path.join(tmp, "ptq_float.onnx"))
+    calib = os.path.join(tmp, "calib")
+    os.makedirs(calib)
+    rng = np.random.default_rng(3)
+    for i in range(8):
+        np.save(os.path.join(calib, "s%d.npy" % i),
+                rng.standard_normal((1, 16, 16, 16)).astype(np.float32))
+    path = os.path.join(tmp, "ptq.onnx")
+    rc, log = e2e.run([e2e.tool("npu-quant"), fpath, calib, "-o", path,
+                       "-q"])
+    om = os.path.join(tmp, "ptq.om")
+    rc2, log2 = e2e.run([e2e.tool("npuc"), path, "-o", om, "--no-cache"]) \
+        if rc == 0 else (rc, "")
+    if not t.ok(rc == 0 and rc2 == 0, "npu_quant: npu-quant quantizes a "
+                "float CNN (8 calibration samples) and npuc compiles it"):
+        t.diag(log + log2)
+        for _ in range(PTQ_TESTS - 1):
+            t.skip("npu_quant", "no .om")
+        return
+    rc, tasks = e2e.run([e2e.tool("npu-om"), "--tasks", om])
+    qconv, c0_32 = int8_tasks(tasks)
+    nq = tasks.count(" QMATMUL ")
+    if not t.ok(rc == 0 and len(qconv) >= 3 and c0_32 and nq >= 1,
+                "npu_quant: %d int8 QCONV2D tasks on NC1HWC0 C0 = 32 "
+                "activations and %d QMATMUL task(s)" % (len(qconv), nq)):
+        t.diag(tasks)
+    # as ONNX defines the int8 ops; a float node between them (none here
+    # today) would add its own summation order, hence the 1e-5 bound
+    model = onnx.load(path)
+    worst, n = 0.0, 0
+    for seed in SEEDS:
+        x = np.random.default_rng(seed).standard_normal(
+            (1, 16, 16, 16)).astype(np.float32)
+        xin = os.path.join(tmp, "p%d.npy" % seed)
+        np.save(xin, x)
+        od = os.path.join(tmp, "ptq_out%d" % seed)
+        rc, log = e2e.run([e2e.tool("npu-run"), om, "-i", "x=" + xin,
+                           "-o", od])
+        if rc != 0:
+            t.diag(log)
+            worst = float("inf")
+            continue
+        out = np.load(os.path.join(od, "output_0.npy")).astype(np.float64)
+        ref = np.asarray(qm.qlinear_eval(model, {"x": x})[0], np.float64)
+        worst = max(worst, float(np.abs(out - ref).max() /
+                                 max(np.abs(ref).max(), 1e-30)))
+        n += out.size
+    t.ok(worst <= 1e-5, "npu_quant: the device equals ONNX QLinearConv/"
+         "QLinearMatMul semantics (max relative error %.2g over %d "
+         "outputs)" % (worst, n))
+    dump = os.path.join(tmp, "ptq_dump")
+    xin = os.path.join(tmp, "p%d.npy" % SEEDS[0])
+    rc1, log1 = e2e.run([e2e.tool("npu-run"), om, "-i", "x=" + xin,
+                         "--dump", dump])
+    rc2, log2 = e2e.run([e2e.tool("npu-compare"), path, dump, "-i",
+                         "x=" + xin])
+    if not t.ok(rc1 == 0 and rc2 == 0, "npu_quant: npu-compare: every "
+                "dumped tensor matches the interpreter"):
+        t.diag(log1 + log2)
 
 
 if __name__ == "__main__":

@@ -194,7 +194,8 @@ static void taps_begin(const struct conv_ctx *cx, u32 n, u32 g,
 	const struct npu_conv_geom *G = &cx->g;
 	u32 cin = g * G->cg;
 
-	it->kh = it->kw = 0;
+	it->kh = 0;
+	it->kw = 0;
 	it->cb = G->in_c0 ? cin % (u32)G->in_c0 : 0;
 	it->xc = cx->x + (u64)n * cx->in->strides[0] +
 		 chan_off(cx->in, G->in_c0, cin);
