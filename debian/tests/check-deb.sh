@@ -57,7 +57,7 @@ st=$?
 t "mmdebstrap bookworm + apt install of $(echo $pkgs | wc -w) packages" test $st -eq 0
 [ $st -eq 0 ] || { echo "1..$n"; exit 1; }
 
-for p in npu-dkms libnpurt1 libnpurt-dev libnpuc1 libnpuc-dev npu-tools python3-npu; do
+for p in npu-dkms libnpurt1 libnpurt-dev libnpuc1 libnpuc-dev libnpucl1 libnpucl-dev npu-tools python3-npu; do
 	t "$p installed" sh -c "chroot '$CH' dpkg-query -W -f='\${Status}' $p | grep -q 'ok installed'"
 done
 
