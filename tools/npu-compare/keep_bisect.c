@@ -59,8 +59,8 @@ static void tool_dir(char *buf, size_t len)
 	}
 }
 
-/* Runs @argv with its output in WORKDIR/trial.log; 0 if it exits 0. */
-static int run(const struct kb *b, char **argv)
+/* @argv in a child, stdout and stderr to WORKDIR/trial.log: its status. */
+static int spawn(const struct kb *b, char **argv)
 {
 	char log[PATH_MAX];
 	pid_t pid;
@@ -81,6 +81,21 @@ static int run(const struct kb *b, char **argv)
 	if (waitpid(pid, &st, 0) < 0)
 		return -errno;
 	return WIFEXITED(st) && !WEXITSTATUS(st) ? 0 : -EIO;
+}
+
+/*
+ * Runs @argv with its output in WORKDIR/trial.log; 0 if it exits 0, else
+ * says which tool failed and where its messages are.
+ */
+static int run(const struct kb *b, char **argv)
+{
+	int ret = spawn(b, argv);
+
+	if (ret)
+		fprintf(stderr, "npu-compare: --bisect: %s failed (see %s/"
+			"trial.log)\n", strrchr(argv[0], '/') ?
+			strrchr(argv[0], '/') + 1 : argv[0], b->o->workdir);
+	return ret;
 }
 
 static int write_list(const struct kb *b, const char *path, bool header)
@@ -164,7 +179,7 @@ static double trial(struct kb *b)
 	const struct kb_opts *o = b->o;
 	char list[PATH_MAX], keep[PATH_MAX + 1], om[PATH_MAX], out[PATH_MAX];
 	char npuc[PATH_MAX + 16], npurun[PATH_MAX + 16];
-	char *argv[16 + 2 * KB_MAX_INPUTS];
+	char *argv[16];
 	double cos = 2;
 	size_t kept = 0;
 	int a = 0;
@@ -191,11 +206,8 @@ static double trial(struct kb *b)
 		argv[a++] = (char *)o->input_shapes;
 	}
 	argv[a] = NULL;
-	if (run(b, argv)) {
-		fprintf(stderr, "npu-compare: --bisect: npuc failed (see %s/"
-			"trial.log)\n", o->workdir);
+	if (run(b, argv))
 		return -1;
-	}
 	a = 0;
 	argv[a++] = npurun;
 	argv[a++] = om;
@@ -204,11 +216,8 @@ static double trial(struct kb *b)
 	argv[a++] = "--input-dir";
 	argv[a++] = (char *)o->input_dir;
 	argv[a] = NULL;
-	if (run(b, argv)) {
-		fprintf(stderr, "npu-compare: --bisect: npu-run failed (see "
-			"%s/trial.log)\n", o->workdir);
+	if (run(b, argv))
 		return -1;
-	}
 	for (int k = 0; k < b->nout; k++) {
 		double c = out_cosine(b, k);
 

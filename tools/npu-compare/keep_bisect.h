@@ -8,7 +8,6 @@
 
 #include <drm/npu_drm.h>
 
-#define KB_MAX_INPUTS	64
 #define KB_DTYPE_F32	DRM_NPU_DTYPE_F32
 #define KB_DTYPE_F16	DRM_NPU_DTYPE_F16
 
