@@ -23,6 +23,8 @@ CL_SRCS		:= libnpucl/src/npucl.c
 CL_OBJS		:= $(patsubst %.c,$(BUILD)/obj/%.o,$(CL_SRCS))
 CL_SO		:= $(BUILD)/lib/libnpucl.so.1.0
 CL_A		:= $(BUILD)/lib/libnpucl.a
+# graph mode's operator plugin (below)
+CL_OPS_SO	:= $(BUILD)/lib/libnpucl_ops.so
 CL_CPPFLAGS	:= -Ilibnpucl/include -Ilibnpurt/include $(UAPI_CFLAGS) \
 		   $(CL_MPI_CPPFLAGS)
 
@@ -81,9 +83,26 @@ bench-coll: $(CL_BENCH)
 # ---- make install: the library and its header ----
 .PHONY: install-npucl
 install: install-npucl
-install-npucl: $(CL_SO)
+install-npucl: $(CL_SO) $(CL_OPS_SO)
 	install -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR)
 	install -m 644 libnpucl/include/npucl.h $(DESTDIR)$(INCLUDEDIR)/
 	install -m 644 $(CL_SO) $(DESTDIR)$(LIBDIR)/
 	ln -sf libnpucl.so.1.0 $(DESTDIR)$(LIBDIR)/libnpucl.so.1
 	ln -sf libnpucl.so.1 $(DESTDIR)$(LIBDIR)/libnpucl.so
+	install -d $(DESTDIR)$(LIBDIR)/npu/plugins
+	install -m 644 $(CL_OPS_SO) $(DESTDIR)$(LIBDIR)/npu/plugins/
+
+# ---- graph mode: the operator plugin of com.npu::AllReduce ----
+# (npucl_ops.c: a host kernel npuc places on the host engine) and the
+# tensor-parallel model test that compiles ONNX graphs with it.
+$(CL_OPS_SO): libnpucl/src/npucl_ops.c compiler/include/npuc_plugin.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) -O2 -fPIC -shared -Icompiler/include $< \
+		-lpthread -o $@
+CL_TPG_TEST	:= $(BUILD)/tests/libnpucl/tp_graph_test
+$(BUILD)/obj/libnpucl/tests/tp_graph_test.o: CPPFLAGS += $(CL_CPPFLAGS)
+$(CL_TPG_TEST): $(BUILD)/obj/libnpucl/tests/tp_graph_test.o $(CL_RT_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $< $(CL_RT_A) $(RT_LDLIBS) -lm -o $@
+BINS		+= $(CL_OPS_SO) $(CL_TPG_TEST)
+TESTS		+= libnpucl/tests/tp_graph.t

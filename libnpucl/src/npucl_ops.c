@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: MIT
+/*
+ * npucl_ops.c - collectives in graph mode (Documentation/collectives.rst):
+ * the operator plugin libnpucl_ops.so (npuc_plugin.h) serving
+ * com.npu::AllReduce. npuc places the node on the host engine: its HOST
+ * task runs between the device tasks of its stream, the model's other
+ * streams compute meanwhile, and semaphores order both (plugins.rst).
+ *
+ * The ranks of a group are models of one process, one per device (each
+ * compiled with its rank's weights and attributes), executing at the same
+ * time. Each rank's host task meets the others at the group's rendezvous
+ * and writes the reduction of every rank's input, taken in rank order, so
+ * that all ranks get the same bits (as libnpucl's AllReduce does). A rank
+ * waits at most NPUCL_GRAPH_TIMEOUT_MS (30 s) for the others, then fails
+ * its execution naming the group and how many ranks arrived.
+ *
+ *   AllReduce(x) -> y          y has x's type
+ *     rank (int, required), world_size (int, required, 1..64),
+ *     group (string, "world"), reduce (string: sum, max, min, prod)
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "npuc_plugin.h"
+
+#define MAX_RANKS	64
+
+enum red { RED_SUM, RED_MAX, RED_MIN, RED_PROD };
+
+/* One group's rendezvous: ranks arrive, read every input, depart. */
+struct group {
+	char name[64];
+	int size;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	uint64_t gen;			/* executions completed */
+	int arrived, departed;		/* of the current one */
+	const void *in[MAX_RANKS];
+	size_t bytes[MAX_RANKS];
+	int dtype[MAX_RANKS];
+	struct group *next;
+};
+
+static pthread_mutex_t groups_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct group *groups;
+
+static struct group *group_get(const char *name, int size)
+{
+	struct group *g;
+	pthread_condattr_t ca;
+
+	pthread_mutex_lock(&groups_mu);
+	for (g = groups; g; g = g->next)
+		if (g->size == size && !strcmp(g->name, name))
+			break;
+	if (!g && (g = calloc(1, sizeof(*g)))) {
+		snprintf(g->name, sizeof(g->name), "%s", name);
+		g->size = size;
+		pthread_mutex_init(&g->mu, NULL);
+		pthread_condattr_init(&ca);
+		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+		pthread_cond_init(&g->cv, &ca);
+		pthread_condattr_destroy(&ca);
+		g->next = groups;
+		groups = g;
+	}
+	pthread_mutex_unlock(&groups_mu);
+	return g;
+}
+
+static int parse_reduce(const char *s)
+{
+	static const char *const names[] = { "sum", "max", "min", "prod" };
+
+	for (int i = 0; i < 4; i++)
+		if (!strcmp(s, names[i]))
+			return i;
+	return -1;
+}
+
+static int check_attrs(const struct npuc_attrs *a, const char *node,
+		       char *err, size_t errlen)
+{
+	int64_t rank = a->get_int(a->ctx, "rank", -1);
+	int64_t size = a->get_int(a->ctx, "world_size", 0);
+	const char *red = a->get_string(a->ctx, "reduce", "sum");
+	const char *grp = a->get_string(a->ctx, "group", "world");
+
+	if (size < 1 || size > MAX_RANKS) {
+		snprintf(err, errlen, "AllReduce '%s': world_size %lld: use "
+			 "1..%d", node, (long long)size, MAX_RANKS);
+		return -EINVAL;
+	}
+	if (rank < 0 || rank >= size) {
+		snprintf(err, errlen, "AllReduce '%s': rank %lld outside "
+			 "0..%lld (world_size %lld)", node, (long long)rank,
+			 (long long)size - 1, (long long)size);
+		return -EINVAL;
+	}
+	if (parse_reduce(red) < 0) {
+		snprintf(err, errlen, "AllReduce '%s': reduce '%s': use sum, "
+			 "max, min or prod", node, red);
+		return -EINVAL;
+	}
+	if (!*grp || strlen(grp) >= sizeof(((struct group *)0)->name)) {
+		snprintf(err, errlen, "AllReduce '%s': group name of 1..63 "
+			 "characters", node);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int allreduce_infer(struct npuc_infer_ctx *c)
+{
+	int dt = c->inputs[0].dtype;
+	int ret = check_attrs(c->attrs, c->node_name, c->err, c->errlen);
+
+	if (ret)
+		return ret;
+	if (dt != NPUC_DT_F32 && dt != NPUC_DT_I32 && dt != NPUC_DT_I64) {
+		snprintf(c->err, c->errlen, "AllReduce '%s': input dtype %d: "
+			 "f32, i32 or i64", c->node_name, dt);
+		return -EINVAL;
+	}
+	c->outputs[0] = c->inputs[0];
+	return 0;
+}
+
+#define REDUCE(T)							\
+static void reduce_##T(T *y, const void *const *in, int n, size_t len,	\
+		       int op)						\
+{									\
+	for (size_t i = 0; i < len; i++) {				\
+		T v = ((const T *)in[0])[i];				\
+		for (int r = 1; r < n; r++) {				\
+			T w = ((const T *)in[r])[i];			\
+			switch (op) {					\
+			case RED_SUM: v = v + w; break;			\
+			case RED_PROD: v = v * w; break;		\
+			case RED_MAX: v = w > v ? w : v; break;		\
+			default: v = w < v ? w : v; break;		\
+			}						\
+		}							\
+		y[i] = v;						\
+	}								\
+}
+REDUCE(float)
+REDUCE(int32_t)
+REDUCE(int64_t)
+
+static long timeout_ms(void)
+{
+	const char *s = getenv("NPUCL_GRAPH_TIMEOUT_MS");
+	long v = s && *s ? strtol(s, NULL, 10) : 0;
+
+	return v > 0 ? v : 30000;
+}
+
+/* Waits on @g's condition until @done(g, @arg) or the deadline @dl. */
+static int wait_until(struct group *g, const struct timespec *dl,
+		      int (*done)(const struct group *, uint64_t),
+		      uint64_t arg)
+{
+	while (!done(g, arg))
+		if (pthread_cond_timedwait(&g->cv, &g->mu, dl) == ETIMEDOUT &&
+		    !done(g, arg))
+			return -ETIMEDOUT;
+	return 0;
+}
+
+static int gen_open(const struct group *g, uint64_t unused)
+{
+	(void)unused;
+	return g->arrived < g->size;
+}
+
+static int all_arrived(const struct group *g, uint64_t gen)
+{
+	return g->gen != gen || g->arrived == g->size;
+}
+
+static int gen_done(const struct group *g, uint64_t gen)
+{
+	return g->gen != gen;
+}
+
+/* Every rank's input as they are all present: the same checks for all. */
+static int inputs_agree(const struct group *g, int rank, char *err,
+			size_t errlen, const char *node)
+{
+	for (int r = 0; r < g->size; r++)
+		if (g->bytes[r] != g->bytes[rank] ||
+		    g->dtype[r] != g->dtype[rank]) {
+			snprintf(err, errlen, "AllReduce '%s' (group '%s'): "
+				 "rank %d has %zu bytes of dtype %d, rank %d "
+				 "%zu of dtype %d: every rank reduces the same "
+				 "shape", node, g->name, r, g->bytes[r],
+				 g->dtype[r], rank, g->bytes[rank],
+				 g->dtype[rank]);
+			return -EINVAL;
+		}
+	return 0;
+}
+
+static int allreduce_kernel(struct npuc_host_call *c)
+{
+	const struct npuc_attrs *a = c->attrs;
+	const struct npuc_host_tensor *x = &c->inputs[0];
+	struct npuc_host_tensor *y = &c->outputs[0];
+	int rank, size, op, ret;
+	struct group *g;
+	struct timespec dl;
+	long ms = timeout_ms();
+	uint64_t gen;
+	size_t es;
+
+	ret = check_attrs(a, c->node_name, c->err, c->errlen);
+	if (ret)
+		return ret;
+	rank = (int)a->get_int(a->ctx, "rank", 0);
+	size = (int)a->get_int(a->ctx, "world_size", 1);
+	op = parse_reduce(a->get_string(a->ctx, "reduce", "sum"));
+	es = x->dtype == NPUC_DT_I64 ? 8 : 4;
+	if (y->bytes < x->bytes) {
+		snprintf(c->err, c->errlen, "AllReduce '%s': output of %zu "
+			 "bytes for an input of %zu", c->node_name, y->bytes,
+			 x->bytes);
+		return -EINVAL;
+	}
+	g = group_get(a->get_string(a->ctx, "group", "world"), size);
+	if (!g) {
+		snprintf(c->err, c->errlen, "out of memory");
+		return -ENOMEM;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &dl);
+	dl.tv_sec += ms / 1000;
+	dl.tv_nsec += (ms % 1000) * 1000000L;
+	if (dl.tv_nsec >= 1000000000L) {
+		dl.tv_sec++;
+		dl.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&g->mu);
+	/* a full execution still being read: wait for its last reader */
+	ret = wait_until(g, &dl, gen_open, 0);
+	if (ret)
+		goto timeout;
+	gen = g->gen;
+	if (g->in[rank]) {
+		snprintf(c->err, c->errlen, "AllReduce '%s' (group '%s'): two "
+			 "models run as rank %d: give each rank its own rank "
+			 "attribute", c->node_name, g->name, rank);
+		pthread_mutex_unlock(&g->mu);
+		return -EINVAL;
+	}
+	g->in[rank] = x->data;
+	g->bytes[rank] = x->bytes;
+	g->dtype[rank] = x->dtype;
+	if (++g->arrived == g->size)
+		pthread_cond_broadcast(&g->cv);
+	ret = wait_until(g, &dl, all_arrived, gen);
+	if (ret) {
+		g->in[rank] = NULL;	/* not part of this execution after all */
+		g->arrived--;
+		goto timeout;
+	}
+	pthread_mutex_unlock(&g->mu);
+	/* every input stays valid until its rank departs, after our reads */
+	ret = inputs_agree(g, rank, c->err, c->errlen, c->node_name);
+	if (!ret && x->dtype == NPUC_DT_F32)
+		reduce_float(y->data, g->in, size, x->bytes / es, op);
+	else if (!ret && x->dtype == NPUC_DT_I32)
+		reduce_int32_t(y->data, g->in, size, x->bytes / es, op);
+	else if (!ret)
+		reduce_int64_t(y->data, g->in, size, x->bytes / es, op);
+	pthread_mutex_lock(&g->mu);
+	if (++g->departed == g->size) {
+		memset(g->in, 0, sizeof(g->in));
+		g->arrived = 0;
+		g->departed = 0;
+		g->gen++;
+		pthread_cond_broadcast(&g->cv);
+	} else if (wait_until(g, &dl, gen_done, gen)) {
+		/* a rank that arrived stopped reading: nothing else to do */
+		snprintf(c->err, c->errlen, "AllReduce '%s' (group '%s'): "
+			 "rank %d waited %ld ms for the others to finish "
+			 "reading", c->node_name, g->name, rank, ms);
+		ret = -ETIMEDOUT;
+	}
+	pthread_mutex_unlock(&g->mu);
+	return ret;
+timeout:
+	snprintf(c->err, c->errlen, "AllReduce '%s' (group '%s'): rank %d "
+		 "waited %ld ms, %d of %d ranks arrived: every rank's model "
+		 "must execute at the same time (NPUCL_GRAPH_TIMEOUT_MS)",
+		 c->node_name, g->name, rank, ms, g->arrived, g->size);
+	pthread_mutex_unlock(&g->mu);
+	return -ETIMEDOUT;
+}
+
+static const struct npuc_attr_schema allreduce_attrs[] = {
+	{ "rank", NPUC_ATTR_INT, 1 },
+	{ "world_size", NPUC_ATTR_INT, 1 },
+	{ "group", NPUC_ATTR_STRING, 0 },
+	{ "reduce", NPUC_ATTR_STRING, 0 },
+};
+
+static const struct npuc_plugin_op ops[] = {
+	{
+		.struct_size = sizeof(struct npuc_plugin_op),
+		.domain = "com.npu", .op_type = "AllReduce",
+		.min_inputs = 1, .max_inputs = 1,
+		.min_outputs = 1, .max_outputs = 1,
+		.attrs = allreduce_attrs,
+		.num_attrs = sizeof(allreduce_attrs) / sizeof(allreduce_attrs[0]),
+		.infer = allreduce_infer, .host_kernel = allreduce_kernel,
+	},
+};
+
+static const struct npuc_plugin plugin = {
+	.struct_size = sizeof(struct npuc_plugin),
+	.abi_version = NPUC_PLUGIN_ABI_VERSION,
+	.name = "npucl-ops",
+	.version = "1.0.0",
+	.ops = ops,
+	.num_ops = sizeof(ops) / sizeof(ops[0]),
+};
+
+const struct npuc_plugin *npuc_plugin_entry(void)
+{
+	return &plugin;
+}
