@@ -46,6 +46,7 @@ for f in "$LIBDIR/libnpurt.so.1" "$LIBDIR/libnpurt.so" "$LIBDIR/libnpurt.a" \
 	 "$LIBDIR/libnpuc.so.1" "$LIBDIR/libnpuc.so" "$LIBDIR/pkgconfig/libnpuc.pc" \
 	 /usr/include/npuc.h "$LIBDIR/libnpucl.so.1" "$LIBDIR/libnpucl.so" \
 	 /usr/include/npucl.h /usr/share/doc/npu/collectives.rst \
+	 "$LIBDIR/npu/plugins/libnpucl_ops.so" /usr/share/doc/npu/deploy.rst \
 	 /usr/include/npuc.h /usr/include/npuc_plugin.h \
 	 /usr/share/man/man3/npurt.3 /usr/share/doc/npu/ops.rst \
 	 /usr/share/doc/npu/npu-run.rst; do
