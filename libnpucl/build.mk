@@ -95,10 +95,10 @@ install-npucl: $(CL_SO) $(CL_OPS_SO)
 # ---- graph mode: the operator plugin of com.npu::AllReduce ----
 # (npucl_ops.c: a host kernel npuc places on the host engine) and the
 # tensor-parallel model test that compiles ONNX graphs with it.
-$(CL_OPS_SO): libnpucl/src/npucl_ops.c compiler/include/npuc_plugin.h
+$(BUILD)/obj/libnpucl/src/npucl_ops.o: CPPFLAGS += -Icompiler/include
+$(CL_OPS_SO): $(BUILD)/obj/libnpucl/src/npucl_ops.o
 	@mkdir -p $(dir $@)
-	$(CC) $(CSTD) $(WARN) -O2 -fPIC -shared -Icompiler/include $< \
-		-lpthread -o $@
+	$(CC) $(LDFLAGS) -shared $< -lpthread -o $@
 CL_TPG_TEST	:= $(BUILD)/tests/libnpucl/tp_graph_test
 $(BUILD)/obj/libnpucl/tests/tp_graph_test.o: CPPFLAGS += $(CL_CPPFLAGS)
 $(CL_TPG_TEST): $(BUILD)/obj/libnpucl/tests/tp_graph_test.o $(CL_RT_A)

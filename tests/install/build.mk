@@ -21,7 +21,8 @@ deb:
 	cd $(DEB_DIR)/src && dpkg-buildpackage -us -uc -b \
 		>../build.log 2>&1 || { tail -40 ../build.log; exit 1; }
 	lintian --fail-on $(LINTIAN_FAIL) --info --display-info \
-		$(DEB_DIR)/*.changes | tee $(DEB_DIR)/lintian.log
+		$(DEB_DIR)/*.changes > $(DEB_DIR)/lintian.log; st=$$?; \
+		cat $(DEB_DIR)/lintian.log; exit $$st
 	@ls -l $(DEB_DIR)/*.deb
 
 # The packages installed in a Debian chroot (or the VM): see
