@@ -16,6 +16,25 @@
 
 #include "passes.h"
 
+/*
+ * dst[c * rows + r] = src[r * cols + c], in 32 x 32 tiles: element by
+ * element, every store of a large weight missed the cache (a seventh of
+ * resnet50's compile time). The same values in the same places.
+ */
+static void transpose_f32(float *dst, const float *src, int64_t rows,
+			  int64_t cols)
+{
+	for (int64_t r0 = 0; r0 < rows; r0 += 32)
+		for (int64_t c0 = 0; c0 < cols; c0 += 32) {
+			int64_t r1 = r0 + 32 < rows ? r0 + 32 : rows;
+			int64_t c1 = c0 + 32 < cols ? c0 + 32 : cols;
+
+			for (int64_t r = r0; r < r1; r++)
+				for (int64_t c = c0; c < c1; c++)
+					dst[c * rows + r] = src[r * cols + c];
+		}
+}
+
 /* Every use of @w is a Conv's weight input. */
 static bool only_conv_weight(const struct ir_tensor *w)
 {
@@ -36,9 +55,8 @@ int pass_conv_weight_olast(struct ir_graph *g, struct pass_stats *st)
 
 	for (i = 0; i < g->num_tensors; i++) {
 		struct ir_tensor *w = g->tensors[i];
-		int64_t o, k, O, CK;
+		int64_t O, CK;
 		float *nd;
-		const float *d;
 
 		if (!w || !w->data || w->w_olast || w->dtype != IR_F32 ||
 		    w->shape.rank != 4 || w->layout == IR_LAYOUT_NC1HWC0 ||
@@ -53,10 +71,7 @@ int pass_conv_weight_olast(struct ir_graph *g, struct pass_stats *st)
 		nd = malloc(w->nbytes);
 		if (!nd)
 			return ir_error(g, "out of memory");
-		d = w->data;
-		for (o = 0; o < O; o++)
-			for (k = 0; k < CK; k++)
-				nd[k * O + o] = d[o * CK + k];
+		transpose_f32(nd, w->data, O, CK);
 		free(w->data);
 		w->data = nd;	/* same size, malloc'ed as ir_tensor_set_data() */
 		w->w_olast = true;
@@ -93,9 +108,8 @@ int pass_gemm_weight_kn(struct ir_graph *g, struct pass_stats *st)
 
 	for (i = 0; i < g->num_tensors; i++) {
 		struct ir_tensor *b = g->tensors[i];
-		int64_t n, k, r, c;
+		int64_t n, k;
 		float *nd;
-		const float *d;
 
 		if (!b || !b->data || b->dtype != IR_F32 || b->shape.rank != 2 ||
 		    !only_gemm_bt(b))
@@ -107,10 +121,7 @@ int pass_gemm_weight_kn(struct ir_graph *g, struct pass_stats *st)
 		nd = malloc(b->nbytes ? b->nbytes : 1);
 		if (!nd)
 			return ir_error(g, "out of memory");
-		d = b->data;
-		for (r = 0; r < n; r++)
-			for (c = 0; c < k; c++)
-				nd[c * n + r] = d[r * k + c];
+		transpose_f32(nd, b->data, n, k);
 		free(b->data);
 		b->data = nd;
 		b->shape.dim[0] = k;
