@@ -106,3 +106,10 @@ $(CL_TPG_TEST): $(BUILD)/obj/libnpucl/tests/tp_graph_test.o $(CL_RT_A)
 	$(CC) $(LDFLAGS) $< $(CL_RT_A) $(RT_LDLIBS) -lm -o $@
 BINS		+= $(CL_OPS_SO) $(CL_TPG_TEST)
 TESTS		+= libnpucl/tests/tp_graph.t
+# ... and again with everything built with ASan+UBSan
+SAN_TESTS	+= libnpucl/tests/tp_graph-san.t
+san-build: npucl-graph-san
+.PHONY: npucl-graph-san
+npucl-graph-san:
+	$(MAKE) SAN=1 BUILD=build-san build-san/bin/npuc \
+		build-san/lib/libnpucl_ops.so build-san/tests/libnpucl/tp_graph_test
