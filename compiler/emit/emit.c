@@ -962,6 +962,10 @@ static int emit_resize(struct ectx *e)
 		return -ENOMEM;
 	p = &t->params.resize;
 	t->num_operands = 2;
+	if (!strcmp(mode, "linear") && in(e, 0)->dtype != IR_F32)
+		return eerr(e, -ENOTSUP, "linear Resize on %s is not supported "
+			    "(the device interpolates f32; nearest takes any "
+			    "dtype)", ir_dtype_name(in(e, 0)->dtype));
 	if (!strcmp(mode, "linear"))
 		p->mode = DRM_NPU_RESIZE_LINEAR;
 	else if (strcmp(mode, "nearest"))
@@ -1513,8 +1517,8 @@ static const char *unsupported_dtype(enum ir_op op, enum ir_dtype dt)
 		return dt == IR_F32 || dt == IR_F16 ? NULL : "f32 and f16";
 	case IR_OP_REDUCE_SUM: case IR_OP_REDUCE_MEAN: case IR_OP_REDUCE_MAX:
 	case IR_OP_REDUCE_MIN: case IR_OP_REDUCE_PROD:
-	case IR_OP_REDUCE_SUM_SQUARE: case IR_OP_RESIZE: case IR_OP_TOPK_TASK:
-		/* REDUCE, RESIZE and TOPK: F32 arithmetic, or integers */
+	case IR_OP_REDUCE_SUM_SQUARE: case IR_OP_TOPK_TASK:
+		/* REDUCE and TOPK: F32 arithmetic, or integers */
 		return dt == IR_F32 || dt == IR_I32 || dt == IR_I64 ? NULL :
 		       "f32, i32 and i64";
 	default:
@@ -1525,6 +1529,15 @@ static const char *unsupported_dtype(enum ir_op op, enum ir_dtype dt)
 bool emit_takes_dtype(enum ir_op op, enum ir_dtype dt)
 {
 	return !unsupported_dtype(op, dt);
+}
+
+/* The rules that depend on a node's attributes too: linear Resize. */
+bool emit_node_takes_dtype(const struct ir_node *n, enum ir_dtype dt)
+{
+	if (n->op == IR_OP_RESIZE &&
+	    strcmp(ir_attr_str(n, "mode", "nearest"), "nearest"))
+		return dt == IR_F32;
+	return emit_takes_dtype(n->op, dt);
 }
 
 const struct ir_tensor *emit_view_source(const struct ir_node *n)

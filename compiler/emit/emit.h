@@ -93,6 +93,8 @@ bool emit_is_host_op(enum ir_op op);
 
 /* Whether the device's kernel for @op takes @dt data (pass_precision()). */
 bool emit_takes_dtype(enum ir_op op, enum ir_dtype dt);
+/* The same for node @n, whose attributes may narrow it (linear Resize). */
+bool emit_node_takes_dtype(const struct ir_node *n, enum ir_dtype dt);
 
 /**
  * emit_host_eval() - evaluate a host-only op

@@ -328,9 +328,14 @@ int pass_precision(struct ir_graph *g, struct pass_stats *st)
 		sd = od;
 		if (g->precision == IR_PREC_FP16)
 			sd = in_keep_list(g, n) ? IR_F32 : IR_F16;
-		cd = emit_takes_dtype(n->op, sd) ? sd : IR_F32;
+		cd = emit_node_takes_dtype(n, sd) ? sd : IR_F32;
 		if (g->precision == IR_PREC_MIX)
 			sd = cd;
+		if (n->op == IR_OP_CUSTOM && n->outputs[0] &&
+		    is_float(n->outputs[0]->dtype))
+			/* a plugin's kernel takes the types its inference
+			 * gave: Casts around it, its outputs kept */
+			sd = cd = n->outputs[0]->dtype;
 		err = convert_inputs(g, n, cd, sd == IR_F16 && cd == IR_F32 &&
 				     g->precision == IR_PREC_FP16, &m, st);
 		if (!err)

@@ -11,8 +11,12 @@
  * time. Each rank's host task meets the others at the group's rendezvous
  * and writes the reduction of every rank's input, taken in rank order, so
  * that all ranks get the same bits (as libnpucl's AllReduce does). A rank
- * waits at most NPUCL_GRAPH_TIMEOUT_MS (30 s) for the others, then fails
- * its execution naming the group and how many ranks arrived.
+ * waits at most NPUCL_GRAPH_TIMEOUT_MS (30 s) for the others to arrive,
+ * then fails its execution naming the group and how many ranks arrived.
+ * Ranks that disagree (node, reduction, type, size, world size) or drifted
+ * apart (one that timed out is an execution ahead of the others) fail on
+ * every rank with the same message, never with a mixed reduction; once
+ * all have arrived a rank leaves only after every rank has read its input.
  *
  *   AllReduce(x) -> y          y has x's type
  *     rank (int, required), world_size (int, required, 1..64),
@@ -32,7 +36,19 @@
 
 enum red { RED_SUM, RED_MAX, RED_MIN, RED_PROD };
 
-/* One group's rendezvous: ranks arrive, read every input, depart. */
+/*
+ * One group's rendezvous: ranks arrive, read every input, depart. What a
+ * rank brings is kept per rank and compared before anything is reduced:
+ * every rank sees the same table, so all agree on the verdict.
+ */
+struct arrival {
+	const void *in;
+	size_t bytes;
+	int dtype, op;
+	uint64_t seq;			/* the rank's executions of the group */
+	const char *node;
+};
+
 struct group {
 	char name[64];
 	int size;
@@ -40,15 +56,15 @@ struct group {
 	pthread_cond_t cv;
 	uint64_t gen;			/* executions completed */
 	int arrived, departed;		/* of the current one */
-	const void *in[MAX_RANKS];
-	size_t bytes[MAX_RANKS];
-	int dtype[MAX_RANKS];
+	uint64_t seq[MAX_RANKS];
+	struct arrival at[MAX_RANKS];
 	struct group *next;
 };
 
 static pthread_mutex_t groups_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct group *groups;
 
+/* The group of @name (made with @size ranks by its first caller). */
 static struct group *group_get(const char *name, int size)
 {
 	struct group *g;
@@ -56,7 +72,7 @@ static struct group *group_get(const char *name, int size)
 
 	pthread_mutex_lock(&groups_mu);
 	for (g = groups; g; g = g->next)
-		if (g->size == size && !strcmp(g->name, name))
+		if (!strcmp(g->name, name))
 			break;
 	if (!g && (g = calloc(1, sizeof(*g)))) {
 		snprintf(g->name, sizeof(g->name), "%s", name);
@@ -131,17 +147,22 @@ static int allreduce_infer(struct npuc_infer_ctx *c)
 	return 0;
 }
 
-#define REDUCE(T)							\
-static void reduce_##T(T *y, const void *const *in, int n, size_t len,	\
-		       int op)						\
+/*
+ * In rank order, in the element type; integer sums and products in its
+ * unsigned twin, so that they wrap (two's complement) instead of being
+ * undefined behaviour.
+ */
+#define REDUCE(T, U)							\
+static void reduce_##T(T *y, const struct arrival *at, int n,		\
+		       size_t len, int op)				\
 {									\
 	for (size_t i = 0; i < len; i++) {				\
-		T v = ((const T *)in[0])[i];				\
+		T v = ((const T *)at[0].in)[i];				\
 		for (int r = 1; r < n; r++) {				\
-			T w = ((const T *)in[r])[i];			\
+			T w = ((const T *)at[r].in)[i];			\
 			switch (op) {					\
-			case RED_SUM: v = v + w; break;			\
-			case RED_PROD: v = v * w; break;		\
+			case RED_SUM: v = (T)((U)v + (U)w); break;	\
+			case RED_PROD: v = (T)((U)v * (U)w); break;	\
 			case RED_MAX: v = w > v ? w : v; break;		\
 			default: v = w < v ? w : v; break;		\
 			}						\
@@ -149,9 +170,9 @@ static void reduce_##T(T *y, const void *const *in, int n, size_t len,	\
 		y[i] = v;						\
 	}								\
 }
-REDUCE(float)
-REDUCE(int32_t)
-REDUCE(int64_t)
+REDUCE(float, float)
+REDUCE(int32_t, uint32_t)
+REDUCE(int64_t, uint64_t)
 
 static long timeout_ms(void)
 {
@@ -161,50 +182,78 @@ static long timeout_ms(void)
 	return v > 0 ? v : 30000;
 }
 
-/* Waits on @g's condition until @done(g, @arg) or the deadline @dl. */
-static int wait_until(struct group *g, const struct timespec *dl,
-		      int (*done)(const struct group *, uint64_t),
-		      uint64_t arg)
+static int all_arrived(const struct group *g)
 {
-	while (!done(g, arg))
+	return g->arrived == g->size;
+}
+
+/* Waits until all ranks arrived, or the deadline @dl passes. */
+static int wait_arrivals(struct group *g, const struct timespec *dl)
+{
+	while (!all_arrived(g))
 		if (pthread_cond_timedwait(&g->cv, &g->mu, dl) == ETIMEDOUT &&
-		    !done(g, arg))
+		    !all_arrived(g))
 			return -ETIMEDOUT;
 	return 0;
 }
 
-static int gen_open(const struct group *g, uint64_t unused)
+/*
+ * Every rank's arrival against rank 0's: the same execution (a rank that
+ * timed out earlier is an execution ahead), node, reduction, type and
+ * size. The same answer on every rank: they read one table.
+ */
+static int arrivals_agree(const struct group *g, char *err, size_t errlen)
 {
-	(void)unused;
-	return g->arrived < g->size;
-}
+	const struct arrival *a = &g->at[0];
 
-static int all_arrived(const struct group *g, uint64_t gen)
-{
-	return g->gen != gen || g->arrived == g->size;
-}
+	for (int r = 1; r < g->size; r++) {
+		const struct arrival *b = &g->at[r];
 
-static int gen_done(const struct group *g, uint64_t gen)
-{
-	return g->gen != gen;
-}
-
-/* Every rank's input as they are all present: the same checks for all. */
-static int inputs_agree(const struct group *g, int rank, char *err,
-			size_t errlen, const char *node)
-{
-	for (int r = 0; r < g->size; r++)
-		if (g->bytes[r] != g->bytes[rank] ||
-		    g->dtype[r] != g->dtype[rank]) {
-			snprintf(err, errlen, "AllReduce '%s' (group '%s'): "
-				 "rank %d has %zu bytes of dtype %d, rank %d "
-				 "%zu of dtype %d: every rank reduces the same "
-				 "shape", node, g->name, r, g->bytes[r],
-				 g->dtype[r], rank, g->bytes[rank],
-				 g->dtype[rank]);
+		if (b->seq != a->seq) {
+			snprintf(err, errlen, "AllReduce (group '%s'): rank 0 "
+				 "is at its execution %llu, rank %d at %llu: a "
+				 "rank failed or timed out before; reload the "
+				 "ranks' models", g->name,
+				 (unsigned long long)a->seq, r,
+				 (unsigned long long)b->seq);
+			return -EPROTO;
+		}
+		if (strcmp(b->node, a->node) || b->op != a->op ||
+		    b->dtype != a->dtype || b->bytes != a->bytes) {
+			snprintf(err, errlen, "AllReduce (group '%s'): rank 0 "
+				 "runs node '%s' (reduce %d, dtype %d, %zu "
+				 "bytes), rank %d node '%s' (reduce %d, dtype "
+				 "%d, %zu bytes): every rank runs the same node "
+				 "on the same shape", g->name, a->node, a->op,
+				 a->dtype, a->bytes, r, b->node, b->op,
+				 b->dtype, b->bytes);
 			return -EINVAL;
 		}
+	}
 	return 0;
+}
+
+/* Adds @ms to the monotonic clock's now. */
+static void deadline(struct timespec *dl, long ms)
+{
+	clock_gettime(CLOCK_MONOTONIC, dl);
+	dl->tv_sec += ms / 1000;
+	dl->tv_nsec += (ms % 1000) * 1000000L;
+	if (dl->tv_nsec >= 1000000000L) {
+		dl->tv_sec++;
+		dl->tv_nsec -= 1000000000L;
+	}
+}
+
+static void reduce(const struct group *g, void *y, int dtype, size_t len,
+		   int op)
+{
+	if (dtype == NPUC_DT_F32)
+		reduce_float(y, g->at, g->size, len, op);
+	else if (dtype == NPUC_DT_I32)
+		reduce_int32_t(y, g->at, g->size, len, op);
+	else
+		reduce_int64_t(y, g->at, g->size, len, op);
 }
 
 static int allreduce_kernel(struct npuc_host_call *c)
@@ -216,7 +265,6 @@ static int allreduce_kernel(struct npuc_host_call *c)
 	struct group *g;
 	struct timespec dl;
 	long ms = timeout_ms();
-	uint64_t gen;
 	size_t es;
 
 	ret = check_attrs(a, c->node_name, c->err, c->errlen);
@@ -225,11 +273,17 @@ static int allreduce_kernel(struct npuc_host_call *c)
 	rank = (int)a->get_int(a->ctx, "rank", 0);
 	size = (int)a->get_int(a->ctx, "world_size", 1);
 	op = parse_reduce(a->get_string(a->ctx, "reduce", "sum"));
+	if (x->dtype != NPUC_DT_F32 && x->dtype != NPUC_DT_I32 &&
+	    x->dtype != NPUC_DT_I64) {
+		snprintf(c->err, c->errlen, "AllReduce '%s': dtype %d: f32, "
+			 "i32 or i64", c->node_name, x->dtype);
+		return -EINVAL;
+	}
 	es = x->dtype == NPUC_DT_I64 ? 8 : 4;
-	if (y->bytes < x->bytes) {
-		snprintf(c->err, c->errlen, "AllReduce '%s': output of %zu "
-			 "bytes for an input of %zu", c->node_name, y->bytes,
-			 x->bytes);
+	if (x->bytes % es || y->bytes < x->bytes) {
+		snprintf(c->err, c->errlen, "AllReduce '%s': %zu input bytes "
+			 "and %zu output bytes for elements of %zu",
+			 c->node_name, x->bytes, y->bytes, es);
 		return -EINVAL;
 	}
 	g = group_get(a->get_string(a->ctx, "group", "world"), size);
@@ -237,69 +291,61 @@ static int allreduce_kernel(struct npuc_host_call *c)
 		snprintf(c->err, c->errlen, "out of memory");
 		return -ENOMEM;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &dl);
-	dl.tv_sec += ms / 1000;
-	dl.tv_nsec += (ms % 1000) * 1000000L;
-	if (dl.tv_nsec >= 1000000000L) {
-		dl.tv_sec++;
-		dl.tv_nsec -= 1000000000L;
+	if (g->size != size) {
+		snprintf(c->err, c->errlen, "AllReduce '%s': world_size %d, "
+			 "but group '%s' has %d ranks", c->node_name, size,
+			 g->name, g->size);
+		return -EINVAL;
 	}
+	deadline(&dl, ms);
 	pthread_mutex_lock(&g->mu);
-	/* a full execution still being read: wait for its last reader */
-	ret = wait_until(g, &dl, gen_open, 0);
-	if (ret)
-		goto timeout;
-	gen = g->gen;
-	if (g->in[rank]) {
+	/* a full execution still being read: its ranks leave soon */
+	while (all_arrived(g))
+		pthread_cond_wait(&g->cv, &g->mu);
+	if (g->at[rank].in) {
 		snprintf(c->err, c->errlen, "AllReduce '%s' (group '%s'): two "
 			 "models run as rank %d: give each rank its own rank "
 			 "attribute", c->node_name, g->name, rank);
 		pthread_mutex_unlock(&g->mu);
 		return -EINVAL;
 	}
-	g->in[rank] = x->data;
-	g->bytes[rank] = x->bytes;
-	g->dtype[rank] = x->dtype;
+	g->at[rank] = (struct arrival){ x->data, x->bytes, x->dtype, op,
+					++g->seq[rank], c->node_name };
 	if (++g->arrived == g->size)
 		pthread_cond_broadcast(&g->cv);
-	ret = wait_until(g, &dl, all_arrived, gen);
-	if (ret) {
-		g->in[rank] = NULL;	/* not part of this execution after all */
-		g->arrived--;
-		goto timeout;
+	if (wait_arrivals(g, &dl)) {
+		memset(&g->at[rank], 0, sizeof(g->at[rank]));
+		g->arrived--;	/* not part of this execution after all */
+		snprintf(c->err, c->errlen, "AllReduce '%s' (group '%s'): "
+			 "rank %d waited %ld ms, %d of %d ranks arrived (it "
+			 "included): every rank's model must execute at the "
+			 "same time (NPUCL_GRAPH_TIMEOUT_MS)", c->node_name,
+			 g->name, rank, ms, g->arrived + 1, g->size);
+		pthread_mutex_unlock(&g->mu);
+		return -ETIMEDOUT;
 	}
 	pthread_mutex_unlock(&g->mu);
-	/* every input stays valid until its rank departs, after our reads */
-	ret = inputs_agree(g, rank, c->err, c->errlen, c->node_name);
-	if (!ret && x->dtype == NPUC_DT_F32)
-		reduce_float(y->data, g->in, size, x->bytes / es, op);
-	else if (!ret && x->dtype == NPUC_DT_I32)
-		reduce_int32_t(y->data, g->in, size, x->bytes / es, op);
-	else if (!ret)
-		reduce_int64_t(y->data, g->in, size, x->bytes / es, op);
+	/* all arrived: the table is stable until the last one departs */
+	ret = arrivals_agree(g, c->err, c->errlen);
+	if (!ret)
+		reduce(g, y->data, x->dtype, x->bytes / es, op);
 	pthread_mutex_lock(&g->mu);
 	if (++g->departed == g->size) {
-		memset(g->in, 0, sizeof(g->in));
+		memset(g->at, 0, sizeof(g->at));
 		g->arrived = 0;
 		g->departed = 0;
 		g->gen++;
 		pthread_cond_broadcast(&g->cv);
-	} else if (wait_until(g, &dl, gen_done, gen)) {
-		/* a rank that arrived stopped reading: nothing else to do */
-		snprintf(c->err, c->errlen, "AllReduce '%s' (group '%s'): "
-			 "rank %d waited %ld ms for the others to finish "
-			 "reading", c->node_name, g->name, rank, ms);
-		ret = -ETIMEDOUT;
+	} else {
+		/* every rank that arrived reads, then departs: no timeout,
+		 * our input must outlive its readers */
+		uint64_t gen = g->gen;
+
+		while (g->gen == gen)
+			pthread_cond_wait(&g->cv, &g->mu);
 	}
 	pthread_mutex_unlock(&g->mu);
 	return ret;
-timeout:
-	snprintf(c->err, c->errlen, "AllReduce '%s' (group '%s'): rank %d "
-		 "waited %ld ms, %d of %d ranks arrived: every rank's model "
-		 "must execute at the same time (NPUCL_GRAPH_TIMEOUT_MS)",
-		 c->node_name, g->name, rank, ms, g->arrived, g->size);
-	pthread_mutex_unlock(&g->mu);
-	return -ETIMEDOUT;
 }
 
 static const struct npuc_attr_schema allreduce_attrs[] = {

@@ -41,7 +41,7 @@ struct kb {
 	double best;			/* output cosine of the current set */
 };
 
-/* npuc and npu-run beside this program, else on the PATH. */
+/* npuc and npu-run beside this program, else on the PATH ("" prefix). */
 static void tool_dir(char *buf, size_t len)
 {
 	char self[PATH_MAX];
@@ -54,8 +54,12 @@ static void tool_dir(char *buf, size_t len)
 	self[n] = 0;
 	slash = strrchr(self, '/');
 	if (slash) {
+		char probe[PATH_MAX + 8];
+
 		*slash = 0;
-		snprintf(buf, len, "%s/", self);
+		snprintf(probe, sizeof(probe), "%s/npuc", self);
+		if (!access(probe, X_OK))
+			snprintf(buf, len, "%s/", self);
 	}
 }
 
@@ -76,6 +80,8 @@ static int spawn(const struct kb *b, char **argv)
 		if (!freopen(log, "w", stdout) || dup2(1, 2) < 0)
 			_exit(127);
 		execvp(argv[0], argv);
+		fprintf(stderr, "npu-compare: cannot run %s: %s\n", argv[0],
+			strerror(errno));
 		_exit(127);
 	}
 	if (waitpid(pid, &st, 0) < 0)
@@ -135,7 +141,10 @@ static double elem(const struct npy_array *a, size_t i)
 	}
 }
 
-/* The cosine of output @k of the last trial against the reference. */
+/*
+ * The cosine of output @k of the last trial against the reference: 2 for
+ * an output that is not compared (not float), NAN when it cannot be read.
+ */
 static double out_cosine(const struct kb *b, int k)
 {
 	const struct kb_output *r = &b->outs[k];
@@ -144,15 +153,22 @@ static double out_cosine(const struct kb *b, int k)
 	double dot = 0, na = 0, nb = 0;
 	size_t es, n;
 
+	if (!r->ref)
+		return 2;
 	snprintf(path, sizeof(path), "%s/out/output_%d.npy", b->o->workdir, k);
-	if (npy_read(path, &a, err))
-		return -1;
+	if (npy_read(path, &a, err)) {
+		fprintf(stderr, "npu-compare: --bisect: %s\n", err);
+		return NAN;
+	}
 	es = a.dtype == KB_DTYPE_F16 ? 2 : 4;
 	n = a.size / es;
 	if ((a.dtype != KB_DTYPE_F16 && a.dtype != KB_DTYPE_F32) ||
 	    n != r->n) {
+		fprintf(stderr, "npu-compare: --bisect: %s: %zu elements of "
+			"dtype %u, the reference has %zu floats\n", path, n,
+			a.dtype, r->n);
 		npy_free(&a);
-		return -1;
+		return NAN;
 	}
 	for (size_t i = 0; i < n; i++) {
 		double x = elem(&a, i), y = r->ref[i];
@@ -170,10 +186,11 @@ static double out_cosine(const struct kb *b, int k)
 	npy_free(&a);
 	if (na == 0 && nb == 0)
 		return 1;
-	return na == 0 || nb == 0 ? 0 : dot / (sqrt(na) * sqrt(nb));
+	dot = na == 0 || nb == 0 ? 0 : dot / (sqrt(na) * sqrt(nb));
+	return dot >= -1 ? dot : 0;	/* NaN (inf in the reference): fails */
 }
 
-/* One trial of the current keep set: the lowest output cosine, or -1. */
+/* One trial of the current keep set: the lowest output cosine, or NAN. */
 static double trial(struct kb *b)
 {
 	const struct kb_opts *o = b->o;
@@ -191,7 +208,7 @@ static double trial(struct kb *b)
 	snprintf(npuc, sizeof(npuc), "%snpuc", b->tools);
 	snprintf(npurun, sizeof(npurun), "%snpu-run", b->tools);
 	if (write_list(b, list, false))
-		return -1;
+		return NAN;
 	argv[a++] = npuc;
 	argv[a++] = (char *)o->model;
 	argv[a++] = "-o";
@@ -207,7 +224,7 @@ static double trial(struct kb *b)
 	}
 	argv[a] = NULL;
 	if (run(b, argv))
-		return -1;
+		return NAN;
 	a = 0;
 	argv[a++] = npurun;
 	argv[a++] = om;
@@ -217,10 +234,12 @@ static double trial(struct kb *b)
 	argv[a++] = (char *)o->input_dir;
 	argv[a] = NULL;
 	if (run(b, argv))
-		return -1;
+		return NAN;
 	for (int k = 0; k < b->nout; k++) {
 		double c = out_cosine(b, k);
 
+		if (isnan(c))
+			return NAN;
 		if (c < cos)
 			cos = c;
 	}
@@ -249,7 +268,7 @@ static int reduce(struct kb *b, size_t lo, size_t hi)
 	for (size_t i = lo; i < hi; i++)
 		b->keep[i] = false;
 	c = trial(b);
-	if (c < -0.5)
+	if (isnan(c))
 		return -EIO;
 	if (c >= b->o->target_cos) {
 		b->best = c;
@@ -281,14 +300,14 @@ int kb_run(const struct kb_opts *o, char *const *cand, size_t n,
 	       "target output cosine %g\n", o->model, o->precision, n,
 	       o->target_cos);
 	c0 = trial(&b);
-	if (c0 < -0.5)
+	if (isnan(c0))
 		goto out;
 	b.best = c0;
 	if (c0 < o->target_cos) {
 		for (size_t i = 0; i < n; i++)
 			b.keep[i] = true;
 		b.best = trial(&b);
-		if (b.best < -0.5)
+		if (isnan(b.best))
 			goto out;
 		if (b.best < o->target_cos) {
 			ret = 1;

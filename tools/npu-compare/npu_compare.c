@@ -516,7 +516,7 @@ static int bisect(struct opts *o, struct ir_graph *g)
 	char **cand = NULL, dir[4096], keep[4096], err[256];
 	void **outs = NULL;
 	size_t nc = 0;
-	int ret = 2, r;
+	int ret = 2, r, nfloat = 0;
 
 	memset(arr, 0, sizeof(arr));
 	snprintf(dir, sizeof(dir), "%s/inputs", o->dump);
@@ -526,7 +526,12 @@ static int bisect(struct opts *o, struct ir_graph *g)
 			dir, strerror(errno));
 		return 2;
 	}
-	if (g->num_inputs > MAX_INPUTS || load_inputs(o, g, ins, arr))
+	if (g->num_inputs > MAX_INPUTS) {
+		fprintf(stderr, "npu-compare: --bisect: %d inputs; at most %d\n",
+			g->num_inputs, MAX_INPUTS);
+		goto out;
+	}
+	if (load_inputs(o, g, ins, arr))
 		goto out;
 	for (int i = 0; i < g->num_inputs; i++) {
 		char path[4200];
@@ -557,14 +562,23 @@ static int bisect(struct opts *o, struct ir_graph *g)
 	for (int i = 0; i < g->num_outputs; i++) {
 		const struct ir_tensor *t = g->outputs[i];
 		size_t n = (size_t)ir_tensor_numel(t);
-		double *v = malloc((n ? n : 1) * sizeof(*v));
+		double *v;
 
+		if (t->dtype != IR_F32 && t->dtype != IR_F16)
+			continue;	/* not compared: no reference kept */
+		v = malloc((n ? n : 1) * sizeof(*v));
 		if (!v)
 			goto out;
+		nfloat++;
 		for (size_t k = 0; k < n; k++)
 			v[k] = get(outs[i], t->dtype, k);
 		kout[i].ref = v;
 		kout[i].n = n;
+	}
+	if (!nfloat) {
+		fprintf(stderr, "npu-compare: --bisect: %s has no float output "
+			"to compare\n", o->model);
+		goto out;
 	}
 	for (int i = 0; i < g->num_nodes; i++)
 		if (bisect_candidate(g->nodes[i]))

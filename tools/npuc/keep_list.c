@@ -46,22 +46,24 @@ static int append(char **list, size_t *len, const char *name)
 char *keep_list_read(const char *path, char *err, size_t errlen)
 {
 	FILE *f = fopen(path, "r");
-	char line[4096], *list = NULL;
-	size_t len = 0;
+	char *line = NULL, *list = NULL;
+	size_t cap = 0, len = 0;
 	unsigned int no = 0;
+	ssize_t got;
 
 	if (!f) {
 		snprintf(err, errlen, "--keep-dtype @%s: cannot read: %s",
 			 path, strerror(errno));
 		return NULL;
 	}
-	while (fgets(line, sizeof(line), f)) {
+	errno = 0;
+	while ((got = getline(&line, &cap, f)) >= 0) {
 		char *s;
 
 		no++;
-		if (!strchr(line, '\n') && !feof(f)) {
-			snprintf(err, errlen, "--keep-dtype @%s:%u: line longer "
-				 "than %zu bytes", path, no, sizeof(line) - 2);
+		if (strlen(line) != (size_t)got) {
+			snprintf(err, errlen, "--keep-dtype @%s:%u: a NUL byte: "
+				 "a keep-list is text", path, no);
 			goto fail;
 		}
 		s = trim(line);
@@ -69,22 +71,30 @@ char *keep_list_read(const char *path, char *err, size_t errlen)
 			continue;
 		if (!strncmp(s, "OpType:", 7) || !strncmp(s, "OpName:", 7))
 			s = trim(s + 7);
-		if (!*s || strchr(s, ',')) {
+		if (!*s) {
+			snprintf(err, errlen, "--keep-dtype @%s:%u: an empty "
+				 "entry: name an op type or a node", path, no);
+			goto fail;
+		}
+		if (strchr(s, ',')) {
 			snprintf(err, errlen, "--keep-dtype @%s:%u: '%s': an "
 				 "entry is one op type or node name (no "
-				 "commas)", path, no, line);
+				 "commas)", path, no, s);
 			goto fail;
 		}
 		if (append(&list, &len, s)) {
 			snprintf(err, errlen, "out of memory");
 			goto fail;
 		}
+		errno = 0;
 	}
-	if (ferror(f)) {
-		snprintf(err, errlen, "--keep-dtype @%s: read error", path);
+	if (ferror(f) || errno) {
+		snprintf(err, errlen, "--keep-dtype @%s: cannot read: %s", path,
+			 strerror(errno ? errno : EIO));
 		goto fail;
 	}
 	fclose(f);
+	free(line);
 	if (!list)
 		list = strdup("");	/* an empty file keeps nothing */
 	if (!list)
@@ -92,6 +102,7 @@ char *keep_list_read(const char *path, char *err, size_t errlen)
 	return list;
 fail:
 	fclose(f);
+	free(line);
 	free(list);
 	return NULL;
 }
