@@ -71,9 +71,11 @@ static void store_row(const struct conv_ctx *cx, u32 n, u32 o, u64 pix_off,
 /*
  * From lane C0 - 1 of a C1 block to lane 0 of the next, in elements: may
  * be negative (a C1 stride below 15 lane strides), so it is applied as a
- * signed step. Computed in u64, where it wraps without undefined
- * behaviour: with C1 = 1 the C1 stride is unbounded (a size-1 dim hides
- * its stride), but then no step crosses a block and the value is unused.
+ * signed step. Strides are u32, so the value lies within +-2^37 and the
+ * u64 difference converts back exactly. With C1 = 1 a size-1 dim may hide
+ * any C1 stride; then no step crosses a block the kernel reads (the walk
+ * may still form the pointer one step past the group's last channel, and
+ * never dereferences it).
  */
 static s64 conv_block_step(const struct drm_npu_operand *in, u32 c0)
 {
