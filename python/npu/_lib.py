@@ -136,6 +136,27 @@ class TaskRecord(ctypes.Structure):
 
 STAT_FN = ctypes.CFUNCTYPE(c_int, c_void_p, c_char_p, c_int64)
 
+
+class DumpTensor(ctypes.Structure):
+    """npurt_dump_tensor (npurt.h)."""
+    _fields_ = [("task", c_uint32), ("model_stream", c_uint32),
+                ("stream_task", c_uint32), ("op", c_char_p),
+                ("node", c_char_p), ("nodes", POINTER(c_char_p)),
+                ("num_nodes", c_uint32), ("name", c_char_p),
+                ("dtype", c_int), ("rank", c_uint32),
+                ("dims", c_uint64 * 6), ("stored_layout", c_char_p),
+                ("data", c_void_p), ("size", c_size_t),
+                ("device_ns", c_uint64), ("num_inputs", c_uint32),
+                ("input_names", c_char_p * 6)]
+
+
+DUMP_FN = ctypes.CFUNCTYPE(c_int, c_void_p, POINTER(DumpTensor))
+
+
+class DumpConfig(ctypes.Structure):
+    """npurt_dump_config (npurt.h); a NULL select dumps everything."""
+    _fields_ = [("select", DUMP_FN), ("fn", DUMP_FN), ("user", c_void_p)]
+
 _H = c_void_p  # every opaque handle
 _PROTOS = {
     "npurt_last_error": (POINTER(Error), []),
@@ -182,6 +203,7 @@ _PROTOS = {
     "npurt_aipp_params_pack": (c_int, [POINTER(AippParams), c_void_p,
                                        c_size_t]),
     "npurt_model_set_profiling": (c_int, [_H, c_int]),
+    "npurt_model_set_dump": (c_int, [_H, POINTER(DumpConfig)]),
     "npurt_model_get_profile": (c_int, [_H, POINTER(TaskRecord), c_uint32,
                                         POINTER(c_uint32)]),
     "npurt_exec_create": (c_int, [_H, POINTER(_H)]),

@@ -82,6 +82,7 @@ class InferenceSession:
         self._lock = threading.Lock()
         self._execs = {}  # thread id -> npurt_exec (.om models)
         self._profile = None  # runs recorded since start_profiling()
+        self._dumping = False  # dump() runs on the model, not a context
         self.device = device
         _, self._ctx = _runtime.context(device)
         handle = ctypes.c_void_p()
@@ -219,7 +220,8 @@ class InferenceSession:
               for d in dims])
         n_out = len(self._out_args)
         outs = (_lib.Io * max(n_out, 1))()
-        exe = None if self._profile is not None else self._thread_exec()
+        exe = None if self._profile is not None or self._dumping \
+            else self._thread_exec()
         if exe is None:
             # A model compiled online: its shape cache is the model's
             # state, so its executions are serialised.
@@ -239,6 +241,56 @@ class InferenceSession:
         outs_np = self._alloc_outputs(outs, self._exec_output, exe)
         check(rt.npurt_exec_run(exe, ins, n_in, outs, n_out))
         return outs_np
+
+    def dump(self, input_feed, select=None):
+        """Runs once and returns every ONNX tensor the device computed, as
+        npu-run --dump does (npurt_model_set_dump, Documentation/
+        diagnosis.rst): a dict of ONNX tensor name -> numpy array in the
+        ONNX layout (NC1HWC0 converted back), in execution order.
+        @select: None (all), a collection of tensor names, or a function
+        (name, op, onnx_nodes) -> bool. The run is serialised on the
+        model and runs its streams one after the other."""
+        if self._model is None:
+            raise RuntimeError("the session is closed")
+        names = None
+        if select is not None and not callable(select):
+            names = set(select)
+        got = []
+
+        def pick(user, t):
+            d = t.contents
+            name = d.name.decode()
+            if names is not None:
+                return int(name in names)
+            nodes = [d.nodes[i].decode() for i in range(d.num_nodes)]
+            return int(bool(select(name, (d.op or b"").decode(), nodes)))
+
+        def take(user, t):
+            d = t.contents
+            dt = DTYPES.get(d.dtype)
+            shape = tuple(int(d.dims[i]) for i in range(d.rank))
+            raw = ctypes.string_at(d.data, d.size) if d.size else b""
+            a = (np.frombuffer(raw, dtype=dt).reshape(shape).copy()
+                 if dt is not None else np.frombuffer(raw, np.uint8).copy())
+            got.append((d.name.decode(), a))
+            return 0
+
+        cfg = _lib.DumpConfig(
+            _lib.DUMP_FN(pick) if select is not None else _lib.DUMP_FN(),
+            _lib.DUMP_FN(take), None)
+        with self._lock:
+            check(rt.npurt_model_set_dump(self._model, ctypes.byref(cfg)))
+            self._dumping = True
+        try:
+            self.run(None, input_feed)
+        finally:
+            with self._lock:
+                rt.npurt_model_set_dump(self._model, None)
+                self._dumping = False
+        out = {}
+        for name, a in got:
+            out.setdefault(name, a)
+        return out
 
     def start_profiling(self):
         """Records each later run's device tasks (npurt_model_set_profiling)

@@ -372,6 +372,35 @@ def test_profiling():
         s.close()
 
 
+def test_dump():
+    """InferenceSession.dump(): every ONNX tensor of a run, as npu-run
+    --dump (npurt_model_set_dump); the last one is the output."""
+    x = np.load(os.path.join(TINY, "inputs", "input_0.npy"))
+    om = npu.compile_onnx(os.path.join(TINY, "model.onnx"))
+    for what, model in (("ONNX", os.path.join(TINY, "model.onnx")),
+                        (".om", om)):
+        s = npu.InferenceSession(model)
+        y = s.infer([x])[0]
+        d = s.dump({s.get_inputs()[0].name: x})
+        names = list(d)
+        last = d[names[-1]] if names else None
+        one = s.dump({s.get_inputs()[0].name: x}, select=names[1:2])
+        relu = s.dump({s.get_inputs()[0].name: x},
+                      select=lambda name, op, nodes:
+                      any("Relu" in n for n in nodes))
+        ok(len(names) >= 4 and last is not None and
+           np.array_equal(last.reshape(y.shape), y) and
+           list(one) == names[1:2] and
+           np.array_equal(one[names[1]], d[names[1]]) and
+           relu and set(relu) < set(d) and
+           np.array_equal(s.infer([x])[0], y),
+           "%s session: dump() gives %d ONNX tensors, the last equal to "
+           "the output; by names (%d) and by a filter (%d Relu tensors); "
+           "runs after it as before" % (what, len(names), len(one),
+                                        len(relu)), names)
+        s.close()
+
+
 def test_eager():
     if torch is None:
         skip("eager mode (npu.to_device)", "torch is not installed")
@@ -465,7 +494,7 @@ def test_option_structs():
 
 def main():
     for t in (test_option_structs, test_session, test_memory, test_compile,
-              test_dynamic_aipp, test_profiling, test_eager):
+              test_dynamic_aipp, test_profiling, test_dump, test_eager):
         try:
             t()
         except Exception:  # noqa: BLE001 - a crash is a failed test
