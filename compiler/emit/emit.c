@@ -958,14 +958,14 @@ static int emit_resize(struct ectx *e)
 	const struct ir_tensor *sc = ir_in(n, 2);
 	int i, err;
 
-	if (!t)
-		return -ENOMEM;
-	p = &t->params.resize;
-	t->num_operands = 2;
 	if (!strcmp(mode, "linear") && in(e, 0)->dtype != IR_F32)
 		return eerr(e, -ENOTSUP, "linear Resize on %s is not supported "
 			    "(the device interpolates f32; nearest takes any "
 			    "dtype)", ir_dtype_name(in(e, 0)->dtype));
+	if (!t)
+		return -ENOMEM;
+	p = &t->params.resize;
+	t->num_operands = 2;
 	if (!strcmp(mode, "linear"))
 		p->mode = DRM_NPU_RESIZE_LINEAR;
 	else if (strcmp(mode, "nearest"))

@@ -131,20 +131,26 @@ static int check_attrs(const struct npuc_attrs *a, const char *node,
 	return 0;
 }
 
+/* The reduced types; at inference and again in the kernel (a .om). */
+static int check_dtype(int dt, const char *node, char *err, size_t errlen)
+{
+	if (dt == NPUC_DT_F32 || dt == NPUC_DT_I32 || dt == NPUC_DT_I64)
+		return 0;
+	snprintf(err, errlen, "AllReduce '%s': input dtype %d: f32, i32 or "
+		 "i64", node, dt);
+	return -EINVAL;
+}
+
 static int allreduce_infer(struct npuc_infer_ctx *c)
 {
-	int dt = c->inputs[0].dtype;
 	int ret = check_attrs(c->attrs, c->node_name, c->err, c->errlen);
 
-	if (ret)
-		return ret;
-	if (dt != NPUC_DT_F32 && dt != NPUC_DT_I32 && dt != NPUC_DT_I64) {
-		snprintf(c->err, c->errlen, "AllReduce '%s': input dtype %d: "
-			 "f32, i32 or i64", c->node_name, dt);
-		return -EINVAL;
-	}
-	c->outputs[0] = c->inputs[0];
-	return 0;
+	if (!ret)
+		ret = check_dtype(c->inputs[0].dtype, c->node_name, c->err,
+				  c->errlen);
+	if (!ret)
+		c->outputs[0] = c->inputs[0];
+	return ret;
 }
 
 /*
@@ -268,17 +274,13 @@ static int allreduce_kernel(struct npuc_host_call *c)
 	size_t es;
 
 	ret = check_attrs(a, c->node_name, c->err, c->errlen);
+	if (!ret)
+		ret = check_dtype(x->dtype, c->node_name, c->err, c->errlen);
 	if (ret)
 		return ret;
 	rank = (int)a->get_int(a->ctx, "rank", 0);
 	size = (int)a->get_int(a->ctx, "world_size", 1);
 	op = parse_reduce(a->get_string(a->ctx, "reduce", "sum"));
-	if (x->dtype != NPUC_DT_F32 && x->dtype != NPUC_DT_I32 &&
-	    x->dtype != NPUC_DT_I64) {
-		snprintf(c->err, c->errlen, "AllReduce '%s': dtype %d: f32, "
-			 "i32 or i64", c->node_name, x->dtype);
-		return -EINVAL;
-	}
 	es = x->dtype == NPUC_DT_I64 ? 8 : 4;
 	if (x->bytes % es || y->bytes < x->bytes) {
 		snprintf(c->err, c->errlen, "AllReduce '%s': %zu input bytes "

@@ -909,7 +909,8 @@ static double pct(const uint64_t *v, size_t n, double p)
  * The modeled view (timing-model.rst): the variant that ran, on the
  * device's timing model ($NPU_TIMING overrides its parameters), beside
  * the wall times of --json and --profile. A .om only: an ONNX model
- * compiled online has no file to read the tasks from.
+ * compiled online has no file to read the tasks from. @om is the model
+ * file, also read by the profile summary.
  */
 struct modeled {
 	struct om_model *om;
@@ -917,6 +918,20 @@ struct modeled {
 	uint32_t variant;
 	int ok;
 };
+
+/*
+ * The model file's tasks, read once for the modeled view and the profile
+ * summary's FLOPs (NULL for an ONNX model or a file that cannot be read).
+ */
+static struct om_model *run_om(struct modeled *md, const char *path)
+{
+	char err[OM_ERR_MAX];
+
+	if (!md->om && !has_suffix(path, ".onnx") &&
+	    om_open_file(path, &md->om, err))
+		md->om = NULL;
+	return md->om;
+}
 
 static void modeled_run(const char *path, uint32_t variant,
 			struct modeled *md)
@@ -931,10 +946,8 @@ static void modeled_run(const char *path, uint32_t variant,
 			"left out\n", err);
 		return;
 	}
-	if (has_suffix(path, ".onnx") || om_open_file(path, &md->om, err)) {
-		md->om = NULL;
+	if (!run_om(md, path))
 		return;
-	}
 	if (npu_timing_model(md->om, variant, &p, &md->r, err, sizeof(err))) {
 		fprintf(stderr, "npu-run: timing model: %s; the modeled view "
 			"is left out\n", err);
@@ -1489,19 +1502,10 @@ int main(int argc, char **argv)
 		write_trace(o.profile_f, info.name, origin, &md);
 		o.profile_f = NULL;
 	}
-	if (o.diag.profile_top) {
-		/* The .om's task descriptors give each task's FLOPs. */
-		struct om_model *om = NULL;
-		char err[OM_ERR_MAX];
-
-		if (!has_suffix(o.model, ".onnx") &&
-		    om_open_file(o.model, &om, err))
-			om = NULL;
+	if (o.diag.profile_top)	/* the task descriptors give the FLOPs */
 		diag_profile_summary(trace.v, trace.iter, trace.n, o.warmup,
-				     &o.diag, om, info.current_variant,
-				     o.summary);
-		om_close(om);
-	}
+				     &o.diag, run_om(&md, o.model),
+				     info.current_variant, o.summary);
 	ret = interrupted ? EXIT_SIGINT :
 	      compare_failed || diag_status ? EXIT_COMPARE : 0;
 done:
