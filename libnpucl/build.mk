@@ -110,6 +110,8 @@ TESTS		+= libnpucl/tests/tp_graph.t
 SAN_TESTS	+= libnpucl/tests/tp_graph-san.t
 san-build: npucl-graph-san
 .PHONY: npucl-graph-san
-npucl-graph-san:
-	$(MAKE) SAN=1 BUILD=build-san build-san/bin/npuc \
-		build-san/lib/libnpucl_ops.so build-san/tests/libnpucl/tp_graph_test
+# after the other sanitizer sub-makes (they build npuc and the runtime):
+# two recursive makes writing the same files at once race (-j2)
+npucl-graph-san: e2e-san-tools npu-quant-san-tool
+	$(MAKE) SAN=1 BUILD=build-san build-san/lib/libnpucl_ops.so \
+		build-san/tests/libnpucl/tp_graph_test

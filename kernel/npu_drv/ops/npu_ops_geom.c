@@ -554,7 +554,9 @@ u64 npu_op_unit_cost(const struct drm_npu_task *t)
 	case DRM_NPU_OP_SOFTMAX:
 		return 3 * (u64)in->shape[t->params.softmax.axis];
 	case DRM_NPU_OP_REDUCE:
-		return npu_numel(in) / npu_numel(last) + 1;
+		/* each element steps the reduced dims' odometer: rank digits */
+		return npu_mul_sat(npu_numel(in) / npu_numel(last) + 1,
+				   2 * (u64)in->rank + 2);
 	case DRM_NPU_OP_LAYERNORM:
 		return 3 * npu_dims_prod(in, t->params.norm.axis, in->rank);
 	case DRM_NPU_OP_GATHER:
