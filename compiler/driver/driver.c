@@ -442,11 +442,43 @@ static int make_gears(const struct ir_graph *g, const struct npuc_options *o,
 
 /* ---- the .om model ----------------------------------------------------- */
 
+/* Whether an input of @g has symbolic dim @d (a symbol gears bind). */
+static bool input_symbol(const struct ir_graph *g, int64_t d)
+{
+	for (int i = 0; i < g->num_inputs; i++)
+		for (int k = 0; k < g->inputs[i]->shape.rank; k++)
+			if (g->inputs[i]->shape.dim[k] == d)
+				return true;
+	return false;
+}
+
+/*
+ * The symbol dim @d of I/O @t (output @i if @out) has in the imported
+ * graph @g: what symbolic shape inference found, else what the model file
+ * declares for the output; 0 if neither names it.
+ */
+static int64_t io_symbol(const struct ir_graph *g, const struct ir_tensor *t,
+			 bool out, int i, int rank, int d)
+{
+	const struct ir_shape *decl = out && g->out_decl ? &g->out_decl[i] :
+				      NULL;
+
+	if (t->shape_known && d < t->shape.rank &&
+	    IR_DIM_IS_SYM(t->shape.dim[d]))
+		return t->shape.dim[d];
+	if (decl && decl->rank == rank && IR_DIM_IS_SYM(decl->dim[d]))
+		return decl->dim[d];
+	return 0;
+}
+
 /*
  * Declare the model's I/O. Inputs come from the imported graph (their
- * symbolic dims keep their names); outputs from the first gear's graph,
- * a dim that differs between gears being dynamic (named after the generic
- * graph's symbol when shape inference could name it).
+ * symbolic dims keep their names); outputs from the first gear's graph.
+ * A dim is dynamic where it differs between gears or where it is a
+ * symbol of the inputs (that the gears bind: a model of one gear still
+ * says which dims its shapes may vary in, for padding to it); it is
+ * named after that symbol when shape inference or the file's output
+ * declaration can name it.
  */
 static int declare_io(struct om_writer *w, const struct ir_graph *g,
 		      struct ir_graph *const *gear, int num_gears,
@@ -476,7 +508,9 @@ static int declare_io(struct om_writer *w, const struct ir_graph *g,
 			info.rank = (uint32_t)t0->shape.rank;
 			for (int d = 0; d < t0->shape.rank; d++) {
 				int64_t dim = t0->shape.dim[d];
-				bool same = true;
+				int64_t sym = io_symbol(g, t, k, i,
+							    t0->shape.rank, d);
+				bool same = !sym || !input_symbol(g, sym);
 
 				for (int q = 1; q < num_gears; q++) {
 					const struct ir_tensor *tq = k ?
@@ -490,10 +524,8 @@ static int declare_io(struct om_writer *w, const struct ir_graph *g,
 					continue;
 				}
 				info.dims[d] = OM_DIM_DYNAMIC;
-				if (t->shape_known && d < t->shape.rank &&
-				    IR_DIM_IS_SYM(t->shape.dim[d]))
-					info.dim_names[d] =
-						ir_sym_name(g, t->shape.dim[d]);
+				if (sym)
+					info.dim_names[d] = ir_sym_name(g, sym);
 				else {
 					snprintf(names[d], sizeof(names[d]),
 						 "%s%d_d%d", k ? "out" : "in", i, d);

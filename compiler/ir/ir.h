@@ -308,6 +308,13 @@ struct ir_graph {
 	int num_inputs, cap_inputs;
 	struct ir_tensor **outputs;
 	int num_outputs, cap_outputs;
+	/*
+	 * The output shapes the model file declares (ONNX graph.output),
+	 * by output index; rank -1 where it declares none. Names a
+	 * dynamic output dim ("batch") where symbolic shape inference
+	 * cannot. Owned; NULL if the importer recorded none.
+	 */
+	struct ir_shape *out_decl;
 	char **syms;			/* symbolic dim names, by id */
 	int num_syms, cap_syms;
 	int64_t opset;			/* default ONNX domain opset */

@@ -189,6 +189,7 @@ void ir_graph_free(struct ir_graph *g)
 	free(g->tensors);
 	free(g->inputs);
 	free(g->outputs);
+	free(g->out_decl);
 	free(g->name);
 	free(g);
 }

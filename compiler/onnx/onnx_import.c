@@ -8,7 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "onnx/onnx.pb-c.h"
 #include "onnx_import.h"
@@ -29,6 +32,12 @@ struct onnx_ctx {
 	size_t errlen;
 	int64_t opset;
 	const Onnx__ModelProto *model;	/* for the opsets of other domains */
+	/*
+	 * Initializers take their raw_data buffer from the unpacked protobuf
+	 * instead of copying it (protobuf-c allocates it with malloc(), and
+	 * free_unpacked() skips a NULL one): one copy of the weights less.
+	 */
+	bool take_raw;
 	/*
 	 * Tensors the importer names itself (tensor attributes, unnamed
 	 * optional outputs): their automatic names must not take a user's.
@@ -340,11 +349,20 @@ static int onnx_tensor(struct onnx_ctx *c, const Onnx__TensorProto *tp,
 			return onnx_fail(c, -EINVAL, "tensor '%s': raw_data "
 					 "holds %zu bytes, its shape needs %zu",
 					 name, tp->raw_data.len, nbytes);
-		buf = malloc(nbytes ? nbytes : 1);
-		if (!buf)
-			return onnx_fail(c, -ENOMEM, "out of memory");
-		if (nbytes)
-			memcpy(buf, tp->raw_data.data, nbytes);
+		if (c->take_raw && nbytes) {
+			Onnx__TensorProto *own = (Onnx__TensorProto *)tp;
+
+			buf = own->raw_data.data;
+			own->raw_data.data = NULL;
+			own->raw_data.len = 0;
+			own->has_raw_data = false;
+		} else {
+			buf = malloc(nbytes ? nbytes : 1);
+			if (!buf)
+				return onnx_fail(c, -ENOMEM, "out of memory");
+			if (nbytes)
+				memcpy(buf, tp->raw_data.data, nbytes);
+		}
 		err = 0;
 	} else {
 		/* check the element count before allocating for it */
@@ -473,6 +491,55 @@ static int onnx_value_shape(struct onnx_ctx *c, const Onnx__ValueInfoProto *vi,
 		s->dim[i] = IR_DIM_SYM(id);
 	}
 	*known = true;
+	return 0;
+}
+
+/*
+ * Record the shape graph.output #@i declares (for the names of its dynamic
+ * dims in the .om); a declaration the importer cannot read is no error, the
+ * outputs' shapes come from shape inference.
+ */
+static int onnx_declare_output(struct onnx_ctx *c,
+			       const Onnx__ValueInfoProto *vi, int i, int n)
+{
+	const Onnx__TensorShapeProto *sp;
+	struct ir_shape s = { 0 };
+
+	if (!c->g->out_decl) {
+		c->g->out_decl = calloc((size_t)n, sizeof(*c->g->out_decl));
+		if (!c->g->out_decl)
+			return onnx_fail(c, -ENOMEM, "out of memory");
+		for (int k = 0; k < n; k++)
+			c->g->out_decl[k].rank = -1;
+	}
+	if (!vi->type || vi->type->value_case !=
+	    ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !vi->type->tensor_type ||
+	    !vi->type->tensor_type->shape)
+		return 0;
+	sp = vi->type->tensor_type->shape;
+	if (sp->n_dim > IR_MAX_RANK)
+		return 0;
+	for (size_t d = 0; d < sp->n_dim; d++) {
+		const Onnx__TensorShapeProto__Dimension *dm = sp->dim[d];
+		int id;
+
+		if (dm && dm->value_case ==
+		    ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
+		    dm->dim_value >= 0) {
+			s.dim[d] = dm->dim_value;
+			continue;
+		}
+		if (!dm || dm->value_case !=
+		    ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM ||
+		    !dm->dim_param || !*dm->dim_param)
+			return 0;	/* an unnamed dim: nothing to name */
+		id = ir_sym_intern(c->g, dm->dim_param);
+		if (id < 0)
+			return onnx_fail(c, -ENOMEM, "out of memory");
+		s.dim[d] = IR_DIM_SYM(id);
+	}
+	s.rank = (int)sp->n_dim;
+	c->g->out_decl[i] = s;
 	return 0;
 }
 
@@ -1012,7 +1079,9 @@ static int onnx_graph(struct onnx_ctx *c, const Onnx__GraphProto *gp)
 		if (ir_graph_find_tensor(c->g, tp->name))
 			return onnx_fail(c, -EINVAL, "initializer '%s' is "
 					 "defined twice", tp->name);
+		c->take_raw = true;
 		err = onnx_tensor(c, tp, tp->name, &t);
+		c->take_raw = false;
 		if (err)
 			return err;
 	}
@@ -1079,6 +1148,9 @@ static int onnx_graph(struct onnx_ctx *c, const Onnx__GraphProto *gp)
 					 "produced by any node", vi->name);
 		if (ir_graph_add_output(c->g, t))
 			return onnx_fail(c, -ENOMEM, "out of memory");
+		err = onnx_declare_output(c, vi, (int)i, (int)gp->n_output);
+		if (err)
+			return err;
 	}
 	/* every tensor read must come from somewhere */
 	for (i = 0; i < (size_t)c->g->num_tensors; i++) {
@@ -1149,8 +1221,7 @@ int onnx_import_file(const char *path, const struct onnx_import_opts *opts,
 	const char *slash;
 	struct stat st;
 	void *buf;
-	FILE *f;
-	int ret;
+	int fd, ret;
 
 	*out = NULL;
 	if (stat(path, &st) || !S_ISREG(st.st_mode)) {
@@ -1163,24 +1234,27 @@ int onnx_import_file(const char *path, const struct onnx_import_opts *opts,
 			 (long long)st.st_size);
 		return -EINVAL;
 	}
-	buf = malloc(st.st_size ? (size_t)st.st_size : 1);
-	f = fopen(path, "rb");
-	if (!buf || !f || (st.st_size &&
-	    fread(buf, 1, (size_t)st.st_size, f) != (size_t)st.st_size)) {
-		if (f)
-			fclose(f);
-		free(buf);
-		snprintf(err, errlen, "%s: cannot read the file", path);
+	/* mapped, not read: the unpacker copies what it keeps anyway */
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	buf = fd < 0 || !st.st_size ? MAP_FAILED :
+	      mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (fd >= 0)
+		close(fd);
+	if (st.st_size && buf == MAP_FAILED) {
+		snprintf(err, errlen, "%s: cannot read the file: %s", path,
+			 strerror(errno));
 		return -EIO;
 	}
-	fclose(f);
+	if (!st.st_size)
+		buf = NULL;
 	slash = strrchr(path, '/');
 	if (slash)
 		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
 	else
 		snprintf(dir, sizeof(dir), ".");
-	ret = onnx_import_buffer(buf, (size_t)st.st_size, dir, opts, out, err,
-				 errlen);
-	free(buf);
+	ret = onnx_import_buffer(buf ? buf : "", (size_t)st.st_size, dir, opts,
+				 out, err, errlen);
+	if (buf)
+		munmap(buf, (size_t)st.st_size);
 	return ret;
 }

@@ -988,6 +988,15 @@ static int infer_slice(struct ir_graph *g, struct ir_node *n)
 		if (a < 0 || !sp[i])
 			return node_err(g, n, "axis %lld or step %lld invalid",
 					(long long)ax[i], (long long)sp[i]);
+		/* a bound that is a symbolic dim (x[:, :seq]) has no value
+		 * until a gear binds it; read as an integer it would be
+		 * clamped to 0 and folded into every shape computed from
+		 * it */
+		if (IR_SVAL_IS_SYM(st[i]) || IR_SVAL_IS_SYM(en[i]) ||
+		    IR_SVAL_IS_SYM(sp[i]))
+			return node_err(g, n, "slice bounds on axis %d depend "
+					"on symbolic dims: give the shape "
+					"(gear or --input-shape)", a);
 		if (IR_DIM_IS_SYM(x->dim[a])) {
 			/* a full slice keeps a symbolic dim */
 			if (st[i] == 0 && en[i] >= INT32_MAX && sp[i] == 1)

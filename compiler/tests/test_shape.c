@@ -387,13 +387,55 @@ static void test_fold_expand_params(void)
 	ir_graph_free(g);
 }
 
+/*
+ * pos[:, :seq] with a symbolic seq (a position table sliced to the input's
+ * length, as torch exports it): the end is unknown until a gear binds seq.
+ * Read as an integer it was clamped to 0 and every shape computed from it
+ * was folded to constants (a BERT gear of batch 4 then reshaped to [64,32]
+ * instead of [256,32]); the slice now waits for the gear, and binds right.
+ */
+static void test_slice_symbolic_end(void)
+{
+	struct ir_graph *g = ir_graph_new("pos");
+	int bid = ir_sym_intern(g, "batch"), sid = ir_sym_intern(g, "seq");
+	struct ir_shape s = { .rank = 2, .dim = { IR_DIM_SYM(bid),
+						 IR_DIM_SYM(sid) } };
+	struct ir_tensor *x = ft_input(g, "x", s), *shp, *end, *sl, *ins[4];
+	struct ir_tensor *pos = ft_const(g, "pos", ft_shape(1, 64, 8, -1), 1,
+					 -1, 1);
+	int64_t zero[1] = { 0 }, one[1] = { 1 };
+	int ret;
+
+	shp = op2(g, IR_OP_SHAPE, NULL, x, NULL);
+	end = op2(g, IR_OP_SLICE, NULL, shp, ints(g, 1, one));
+	ir_node_add_input(end->producer, ints(g, 1, (int64_t[]){ 2 }));
+	ins[0] = pos;
+	ins[1] = ints(g, 1, zero);
+	ins[2] = end;
+	ins[3] = ints(g, 1, one);
+	sl = ft_op(g, IR_OP_SLICE, "pos_slice", 4, ins);
+	ir_graph_add_output(g, sl);
+	ret = shape_infer(g);
+	ft_ok(ret != 0 && strstr(g->err, "pos_slice") &&
+	      strstr(g->err, "symbolic"),
+	      "a slice ending at a symbolic dim waits for the gear: %s",
+	      ret ? g->err : sh(g, sl));
+	ir_graph_bind_sym(g, "batch", 4);
+	ir_graph_bind_sym(g, "seq", 10);
+	ret = shape_infer(g);
+	ft_ok(ret == 0 && !strcmp(sh(g, sl), "[1,10,8]"),
+	      "with seq = 10 bound it is %s", ret ? g->err : sh(g, sl));
+	ir_graph_free(g);
+}
+
 int main(void)
 {
-	ft_plan(22);
+	ft_plan(24);
 	test_legalized_values();
 	test_legalize();
 	test_broadcast();
 	test_symbolic();
+	test_slice_symbolic_end();
 	test_reshape_static();
 	test_ops();
 	test_fold_pad_params();

@@ -444,6 +444,16 @@ npurt_status npurt_model_variant_name(npurt_model *model, uint32_t index,
 npurt_status npurt_model_select_variant(npurt_model *model, uint32_t index);
 npurt_status npurt_model_select_shapes(npurt_model *model,
 				       const uint64_t *const *shapes);
+/*
+ * [MT-safe] (since 1.4) With @enable, npurt_model_select_shapes() of a
+ * shape that no gear has exactly selects the smallest gear whose every
+ * input dim is at least the shape's (before compiling on demand, for a
+ * model loaded from ONNX); npurt_model_execute() then pads each input
+ * with zeros to the gear and crops each output along its dims named by
+ * a padded symbol, and get_input/_output describe the requested shape.
+ * Host I/O and npurt_model_execute() only. Documentation/online.rst.
+ */
+npurt_status npurt_model_set_pad_to_gear(npurt_model *model, int enable);
 
 /**
  * struct npurt_io - one input or output buffer of an execution

@@ -233,6 +233,13 @@ int om_open_file(const char *path, struct om_model **out, char *err);
 int om_open_memory_ex(const void *data, size_t size, unsigned int flags,
 		      struct om_model **out, char *err);
 void om_close(struct om_model *m);
+/*
+ * Validate @data in place, as om_open_memory_ex() would, without copying
+ * it: only for a buffer nobody else can change during the call (the
+ * writer checks what it serialized).
+ */
+int om_check_memory(const void *data, size_t size, unsigned int flags,
+		    char *err);
 
 /* Bytes of the file as validated (for re-serialization or hashing). */
 const void *om_bytes(const struct om_model *m, size_t *size);

@@ -23,6 +23,7 @@
 struct om_model {
 	uint8_t *bytes;
 	size_t size;
+	bool borrowed;		/* om_check_memory(): @bytes are the caller's */
 	const struct om_header *hdr;
 	const struct om_section *secs;
 	const struct om_section *by_type[OM_SEC_COUNT];
@@ -1101,19 +1102,21 @@ static int check_provenance(struct om_model *m, char *err)
 /* ---------------------------------------------------------------------- */
 
 /* Validates @bytes (malloc'ed, @size) and takes ownership of them. */
-static int open_owned(uint8_t *bytes, size_t size, unsigned int flags,
-		      struct om_model **out, char *err)
+static int open_bytes(uint8_t *bytes, size_t size, unsigned int flags,
+		      bool borrowed, struct om_model **out, char *err)
 {
 	struct om_model *m = calloc(1, sizeof(*m));
 	int ret;
 
 	if (!m) {
-		free(bytes);
+		if (!borrowed)
+			free(bytes);
 		om_seterr(err, "out of memory");
 		return -ENOMEM;
 	}
 	m->bytes = bytes;
 	m->size = size;
+	m->borrowed = borrowed;
 	ret = check_header(m->bytes, size, flags, err);
 	if (ret) {
 		om_close(m);
@@ -1145,6 +1148,29 @@ static int open_owned(uint8_t *bytes, size_t size, unsigned int flags,
 	return 0;
 }
 
+static int open_bytes_owned(uint8_t *bytes, size_t size, unsigned int flags,
+			    struct om_model **out, char *err)
+{
+	return open_bytes(bytes, size, flags, false, out, err);
+}
+
+int om_check_memory(const void *data, size_t size, unsigned int flags,
+		    char *err)
+{
+	struct om_model *m;
+	int ret;
+
+	om_seterr(err, "no error");
+	if ((!data && size) || (flags & ~OM_OPEN_SKIP_CHECKSUM)) {
+		om_seterr(err, "om_check_memory: bad arguments");
+		return -EINVAL;
+	}
+	ret = open_bytes((uint8_t *)data, size, flags, true, &m, err);
+	if (!ret)
+		om_close(m);
+	return ret;
+}
+
 int om_open_memory_ex(const void *data, size_t size, unsigned int flags,
 		      struct om_model **out, char *err)
 {
@@ -1169,7 +1195,7 @@ int om_open_memory_ex(const void *data, size_t size, unsigned int flags,
 		return -ENOMEM;
 	}
 	memcpy(copy, data, size);
-	return open_owned(copy, size, flags, out, err);
+	return open_bytes_owned(copy, size, flags, out, err);
 }
 
 int om_open_memory(const void *data, size_t size, struct om_model **out,
@@ -1224,7 +1250,7 @@ int om_open_file(const char *path, struct om_model **out, char *err)
 	if (out)
 		*out = NULL;
 	if (out) {
-		ret = open_owned(buf, got, 0, out, err);
+		ret = open_bytes_owned(buf, got, 0, out, err);
 	} else {
 		free(buf);
 		ret = -EINVAL;
@@ -1242,7 +1268,8 @@ void om_close(struct om_model *m)
 {
 	if (!m)
 		return;
-	free(m->bytes);
+	if (!m->borrowed)
+		free(m->bytes);
 	free(m->task_variant);
 	free(m);
 }

@@ -1221,7 +1221,6 @@ int om_writer_serialize(struct om_writer *w, void **data, size_t *size)
 	struct om_section table[OM_SEC_COUNT];
 	struct om_header h;
 	struct tables t;
-	struct om_model *check;
 	char err[OM_ERR_MAX];
 	uint32_t n = 0;
 	uint64_t off;
@@ -1339,13 +1338,15 @@ int om_writer_serialize(struct om_writer *w, void **data, size_t *size)
 	       sizeof(h.checksum));
 	tables_free(&t);
 
-	/* What we write, the reader must accept: check it the same way. */
-	ret = om_open_memory(buf, (size_t)off, &check, err);
+	/*
+	 * What we write, the reader must accept: check it the same way, in
+	 * place (the buffer is ours) and without the checksum we just took.
+	 */
+	ret = om_check_memory(buf, (size_t)off, OM_OPEN_SKIP_CHECKSUM, err);
 	if (ret) {
 		free(buf);
 		return fail(w, ret, "the model is inconsistent: %s", err);
 	}
-	om_close(check);
 	*data = buf;
 	*size = (size_t)off;
 	return 0;

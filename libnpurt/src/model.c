@@ -544,6 +544,7 @@ static void model_free(npurt_model *m)
 
 	/* The shapes compiled online go first (they may use its memory). */
 	rt_online_free(m->online);
+	rt_pad_free(m);
 	if (m->stream)
 		rt_stream_free(m->stream);
 	rt_host_engine_free(m);
@@ -978,6 +979,8 @@ static npurt_status get_io(npurt_model *m, enum om_io_kind kind,
 	}
 	desc->layout = om_layout_name(t->layout);
 	desc->size = (size_t)t->size_bytes;
+	if (!generic && m->pad)
+		rt_pad_describe(m, kind == OM_IO_INPUT, index, desc);
 	return NPURT_OK;
 }
 
@@ -1061,6 +1064,7 @@ NPURT_API npurt_status npurt_model_select_variant(npurt_model *m,
 			       "use an index below num_variants",
 			       "variant %u; model \"%s\" has %u", index,
 			       m->name, m->num_variants);
+	rt_pad_clear(m);
 	if (m->online)
 		return rt_online_select_variant(m, index);
 	pthread_mutex_lock(&m->lock);
@@ -1074,6 +1078,7 @@ NPURT_API npurt_status npurt_model_select_shapes(npurt_model *m,
 {
 	char list[256] = "";
 	size_t used = 0;
+	npurt_status st;
 	int v;
 
 	if (!m || !shapes)
@@ -1084,6 +1089,9 @@ NPURT_API npurt_status npurt_model_select_shapes(npurt_model *m,
 	v = om_find_variant(m->om, shapes);
 	if (v >= 0)
 		return npurt_model_select_variant(m, (uint32_t)v);
+	st = rt_pad_select(m, shapes, __func__);
+	if (st != NPURT_ERR_NOT_FOUND)
+		return st;
 	for (uint32_t i = 0; i < m->num_variants && used < sizeof(list); i++) {
 		int n = snprintf(list + used, sizeof(list) - used, "%s%s",
 				 i ? ", " : "",
@@ -1095,9 +1103,11 @@ NPURT_API npurt_status npurt_model_select_shapes(npurt_model *m,
 		used += (size_t)n;
 	}
 	return RT_FAIL(NPURT_ERR_SHAPE,
-		       "use one of the compiled shapes or recompile with "
-		       "npuc --dynamic-batch",
-		       "model \"%s\" has no variant for these input shapes; "
+		       "use one of the compiled shapes, recompile with "
+		       "npuc --dynamic-batch, or pad to a larger gear "
+		       "(npurt_model_set_pad_to_gear)",
+		       "model \"%s\" has no variant for these input shapes "
+		       "(nor one that covers them, if padding is on); "
 		       "it has: %s", m->name, list);
 }
 

@@ -140,20 +140,20 @@ static void pool_put(npurt_model *model, int slot)
 	pthread_mutex_unlock(&model->pool_lock);
 }
 
-NPURT_API npurt_status npurt_model_execute(npurt_model *model,
-					   const npurt_io *inputs,
-					   uint32_t num_inputs,
-					   const npurt_io *outputs,
-					   uint32_t num_outputs)
+/*
+ * An execution in @v, or in the current selection (@v == UINT32_MAX), on a
+ * context of the pool.
+ */
+static npurt_status execute_pooled(npurt_model *model, uint32_t v,
+				   const npurt_io *inputs,
+				   uint32_t num_inputs,
+				   const npurt_io *outputs,
+				   uint32_t num_outputs, const char *func)
 {
 	npurt_model *c;
 	npurt_status st;
-	uint32_t v;
 	int slot;
 
-	if (!model)
-		return RT_FAIL(NPURT_ERR_INVALID, "pass a model",
-			       "model is NULL");
 	/*
 	 * One execution at a time where the state is the model's: shapes
 	 * compiled online, dumps, profiles (their records are the model's),
@@ -162,20 +162,37 @@ NPURT_API npurt_status npurt_model_execute(npurt_model *model,
 	if (model->online || model->dump || model->profiling ||
 	    model->internal || model->pool_max <= 1)
 		return execute_sync(model, inputs, num_inputs, outputs,
-				    num_outputs, __func__);
-	c = pool_get(model, &slot, __func__);
+				    num_outputs, func);
+	c = pool_get(model, &slot, func);
 	if (c != model) {
-		pthread_mutex_lock(&model->lock);
-		v = model->current_variant;
-		pthread_mutex_unlock(&model->lock);
+		if (v == UINT32_MAX) {
+			pthread_mutex_lock(&model->lock);
+			v = model->current_variant;
+			pthread_mutex_unlock(&model->lock);
+		}
 		pthread_mutex_lock(&c->lock);
 		c->current_variant = v;
 		pthread_mutex_unlock(&c->lock);
 	}
-	st = execute_sync(c, inputs, num_inputs, outputs, num_outputs,
-			  __func__);
+	st = execute_sync(c, inputs, num_inputs, outputs, num_outputs, func);
 	pool_put(model, slot);
 	return st;
+}
+
+NPURT_API npurt_status npurt_model_execute(npurt_model *model,
+					   const npurt_io *inputs,
+					   uint32_t num_inputs,
+					   const npurt_io *outputs,
+					   uint32_t num_outputs)
+{
+	if (!model)
+		return RT_FAIL(NPURT_ERR_INVALID, "pass a model",
+			       "model is NULL");
+	if (model->pad && rt_pad_active(model))
+		return rt_pad_execute(model, inputs, num_inputs, outputs,
+				      num_outputs, execute_pooled, __func__);
+	return execute_pooled(model, UINT32_MAX, inputs, num_inputs, outputs,
+			      num_outputs, __func__);
 }
 
 NPURT_API npurt_status npurt_model_set_max_executions(npurt_model *model,

@@ -297,6 +297,7 @@ struct npurt_model {
 	bool ws_borrowed;		/* workspace_bo is not the model's */
 	struct rt_online *online;	/* loaded from ONNX (shape_cache.c) */
 	struct rt_dump *dump;		/* npurt_model_set_dump, or NULL */
+	struct rt_pad *pad;		/* npurt_model_set_pad_to_gear */
 	uint8_t *workspace_map;		/* mapped for dumps, host tasks */
 	struct rt_host_engine *host;	/* host tasks (host_engine.c) */
 	/*
@@ -441,6 +442,23 @@ uint64_t rt_cache_bytes(const struct rt_cache *c);
 void rt_op_cache_destroy(npurt_context *ctx);
 void rt_online_free(struct rt_online *o);
 /* select_shapes of a model loaded from ONNX: a gear, a hit or a compile */
+/* ---- padding a shape up to a gear (pad_gear.c) ---- */
+typedef npurt_status (*rt_exec_fn)(npurt_model *m, uint32_t variant,
+				   const npurt_io *in, uint32_t nin,
+				   const npurt_io *out, uint32_t nout,
+				   const char *func);
+/* NPURT_ERR_NOT_FOUND (no error set): padding is off or no gear covers */
+npurt_status rt_pad_select(npurt_model *m, const uint64_t *const *shapes,
+			   const char *func);
+void rt_pad_clear(npurt_model *m);
+bool rt_pad_active(npurt_model *m);
+void rt_pad_describe(npurt_model *m, bool input, uint32_t index,
+		     npurt_tensor_desc *desc);
+npurt_status rt_pad_execute(npurt_model *m, const npurt_io *in,
+			    uint32_t nin, const npurt_io *out, uint32_t nout,
+			    rt_exec_fn run, const char *func);
+void rt_pad_free(npurt_model *m);
+
 npurt_status rt_online_select(npurt_model *m, const uint64_t *const *shapes,
 			      const char *func);
 npurt_status rt_online_select_variant(npurt_model *m, uint32_t index);

@@ -486,6 +486,7 @@ npurt_status rt_online_select(npurt_model *m, const uint64_t *const *shapes,
 			       "shapes on demand take at most 64 inputs");
 	v = om_find_variant(m->om, shapes);
 	pthread_mutex_lock(&ol->lock);
+	rt_pad_clear(m);
 	if (v >= 0) {
 		ol->active = NULL;
 		pthread_mutex_lock(&m->lock);
@@ -503,6 +504,14 @@ npurt_status rt_online_select(npurt_model *m, const uint64_t *const *shapes,
 		ol->active = e;
 		goto out;
 	}
+	/* A gear that covers the shape, when padding is on: no compile. */
+	st = rt_pad_select(m, shapes, func);
+	if (st != NPURT_ERR_NOT_FOUND) {
+		if (!st)
+			ol->active = NULL;
+		goto out;
+	}
+	st = NPURT_OK;
 	/* Room is made by evicting: the selection may go with it. */
 	ol->active = NULL;
 	st = compile_shape(m, ol, spec, &c, func);

@@ -7,7 +7,9 @@
  * sequence with repeats: every result matches torch, hits, misses and
  * evictions equal an LRU model of the same sequence (the gear is not a
  * lookup), and a repeated shape compiles nothing. The preallocated memory
- * strategy runs shapes in one workspace and refuses a larger one.
+ * strategy runs shapes in one workspace and refuses a larger one. With
+ * padding to gears on, a shape that a gear covers runs in it with no
+ * compile, its results the request's rows (host and device-block I/O).
  *
  * Usage: test_shape_cache [DIR]   (DIR: where the model is generated;
  * default: beside this program)
@@ -119,6 +121,124 @@ static int lru_access(struct lru *l, int k)
 	return hit;
 }
 
+/* Output 0's dims and input 0's as the selection describes them. */
+static int described(npurt_model *m, uint64_t b, uint64_t s)
+{
+	npurt_tensor_desc di, dout;
+
+	return !npurt_model_get_input(m, 0, 0, &di) &&
+	       !npurt_model_get_output(m, 0, 0, &dout) && di.rank == 2 &&
+	       di.dims[0] == b && di.dims[1] == s && di.size == b * s * 8 &&
+	       dout.rank == 2 && dout.dims[0] == b &&
+	       dout.dims[1] == CLASSES && dout.size == b * CLASSES * 4;
+}
+
+/* The same run with the input and the output in device blocks. */
+static npurt_status run_blocks(npurt_context *ctx, npurt_model *m,
+			       const struct tcase *c, float *out)
+{
+	size_t isz = (size_t)c->batch * c->seq * 8;
+	size_t osz = c->batch * CLASSES * sizeof(float);
+	npurt_mem *bi = NULL, *bo = NULL;
+	npurt_status st = npurt_mem_alloc(ctx, isz, &bi);
+
+	if (!st)
+		st = npurt_mem_alloc(ctx, osz, &bo);
+	if (!st)
+		st = npurt_memcpy_h2d(bi, 0, c->ids, isz);
+	if (!st) {
+		npurt_io in = { bi, NULL, 0, isz };
+		npurt_io o = { bo, NULL, 0, osz };
+
+		st = npurt_model_execute(m, &in, 1, &o, 1);
+	}
+	if (!st)
+		st = npurt_memcpy_d2h(out, bo, 0, osz);
+	npurt_mem_free(bi);
+	npurt_mem_free(bo);
+	return st;
+}
+
+/* 11-15: one gear (batch 4, seq 64), padding on. */
+static npurt_status pad_tests(npurt_context *ctx, const char *path,
+			      const struct tcase *cases)
+{
+	const struct tcase *b2 = &cases[20], *b1 = &cases[19];
+	uint64_t shape[2] = { 2, 64 };
+	const uint64_t *shapes[1] = { shape };
+	npurt_onnx_options o;
+	npurt_model_info info;
+	npurt_cache_stats cs;
+	npurt_model *m = NULL;
+	float out[CLASSES * 2];
+	double e1 = 9, e2 = 9, e3 = 9;
+	npurt_status st;
+	int desc_ok;
+
+	npurt_onnx_options_init(&o);
+	o.dynamic_dims = "4,64";
+	o.shape_cache_size = 4;
+	st = npurt_model_load_onnx(ctx, path, &o, &m);
+	if (!st)
+		st = npurt_model_set_pad_to_gear(m, 1);
+	tap_ok(!st, "gear batch=4,seq=64 only, padding to gears on (%s)",
+	       st ? rt_err() : "ok");
+	if (st)
+		return st;
+	st = npurt_model_select_shapes(m, shapes);
+	npurt_model_get_info(m, &info);
+	npurt_model_get_shape_cache_stats(m, &cs);
+	desc_ok = described(m, 2, 64);
+	tap_ok(!st && info.current_variant == 0 && cs.misses == 0 && desc_ok,
+	       "2x64 selects the gear 4x64 with no compile, and is "
+	       "described as [2,64] -> [2,%d] (%s)", CLASSES,
+	       st ? rt_err() : "ok");
+	if (!st)
+		st = run(m, b2, out);
+	if (!st)
+		e2 = rt_max_err(out, b2->ref, 2 * CLASSES, 1e-4, 1e-3);
+	if (!st)
+		st = run(m, b1, out);
+	if (!st)
+		e1 = rt_max_err(out, b1->ref, CLASSES, 1e-4, 1e-3);
+	tap_ok(!st && e1 <= 1 && e2 <= 1,
+	       "padded 2x64 and 1x64 match torch (worst %.3g, %.3g) (%s)",
+	       e2, e1, st ? rt_err() : "ok");
+	if (!st)
+		st = npurt_model_select_shapes(m, shapes);
+	if (!st)
+		st = run_blocks(ctx, m, b2, out);
+	if (!st)
+		e3 = rt_max_err(out, b2->ref, 2 * CLASSES, 1e-4, 1e-3);
+	tap_ok(!st && e3 <= 1, "the same through device blocks (worst %.3g) "
+	       "(%s)", e3, st ? rt_err() : "ok");
+	{
+		uint64_t s5[2] = { 5, 64 };
+		const uint64_t *sh5[1] = { s5 };
+		npurt_stream *s = NULL;
+		npurt_status ast = NPURT_ERR_INVALID, st5;
+		char why[512] = "";
+
+		if (!npurt_stream_create(ctx, NPURT_PRIORITY_NORMAL, &s)) {
+			npurt_io in = { NULL, b2->ids, 0, 2 * 64 * 8 };
+			npurt_io oo = { NULL, out, 0, sizeof(out) };
+
+			ast = npurt_model_execute_async(m, &in, 1, &oo, 1, s);
+			snprintf(why, sizeof(why), "%s", rt_err());
+			npurt_stream_destroy(s);
+		}
+		st5 = npurt_model_select_shapes(m, sh5);
+		npurt_model_get_shape_cache_stats(m, &cs);
+		npurt_model_get_info(m, &info);
+		tap_ok(ast == NPURT_ERR_UNSUPPORTED && !st5 && cs.misses == 1 &&
+		       info.current_variant == info.num_variants,
+		       "a padded selection refuses execute_async (%s); 5x64, "
+		       "which no gear covers, is compiled on demand", why);
+	}
+	npurt_model_unload(m);
+	return NPURT_OK;
+}
+
 int main(int argc, char **argv)
 {
 	char dir[PATH_MAX], path[PATH_MAX + 32];
@@ -134,7 +254,7 @@ int main(int argc, char **argv)
 	double worst = 0;
 	npurt_status st = NPURT_OK;
 
-	tap_plan(10);
+	tap_plan(15);
 	if (argc > 1) {
 		snprintf(dir, sizeof(dir), "%s", argv[1]);
 	} else {
@@ -306,6 +426,8 @@ int main(int argc, char **argv)
 		       "NPURT_ERR_SHAPE (%s)", rt_err());
 	}
 	npurt_model_unload(p);
+	p = NULL;
+	st = pad_tests(ctx, path, cases);
 out:
 	npurt_model_unload(m);
 	npurt_context_destroy(ctx);

@@ -59,6 +59,7 @@ struct opts {
 	const char *input_shape, *dynamic_dims, *mem_strategy, *max_shapes;
 	unsigned long shape_cache;
 	int no_cache;
+	int pad_to_gear;
 	const char *plugins[MAX_IO];	/* --plugin */
 	int num_plugins;
 	struct diag_opts diag;		/* diag.c */
@@ -174,6 +175,9 @@ static void usage(FILE *f)
 "      --input-shape S     shapes compiled at load (\"name:1,128\")\n"
 "      --dynamic-dims G    gears compiled at load (\"1,16;1,32\")\n"
 "      --shape-cache N     shapes kept compiled (default 100)\n"
+"      --pad-to-gear       run a shape no gear has in the smallest gear\n"
+"                          that covers it (inputs zero-padded, outputs\n"
+"                          cropped; also for a .om): no compile\n"
 "      --mem-strategy dynamic|preallocated  (preallocated needs\n"
 "      --max-shapes S      the largest shape, \"name:1,512\")\n"
 "      --no-cache          do not use the on-disk compile cache\n"
@@ -198,7 +202,7 @@ static void usage(FILE *f)
 }
 
 /* Long options without a short letter (0x101: --plugin). */
-enum { OPT_COS_MIN = 0x110, OPT_RATIO_MAX };
+enum { OPT_COS_MIN = 0x110, OPT_RATIO_MAX, OPT_PAD_TO_GEAR };
 
 static int parse(int argc, char **argv, struct opts *o)
 {
@@ -222,6 +226,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ "mem-strategy", required_argument, NULL, 'M' },
 		{ "max-shapes", required_argument, NULL, 'X' },
 		{ "no-cache", no_argument, NULL, 'N' },
+		{ "pad-to-gear", no_argument, NULL, OPT_PAD_TO_GEAR },
 		{ "plugin", required_argument, NULL, 0x101 },
 		{ "duration", required_argument, NULL, 'T' },
 		{ "version", no_argument, NULL, 'V' },
@@ -341,6 +346,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		case 'Y': o->dynamic_dims = optarg; break;
 		case 'X': o->max_shapes = optarg; break;
 		case 'N': o->no_cache = 1; break;
+		case OPT_PAD_TO_GEAR: o->pad_to_gear = 1; break;
 		case 0x101:
 			if (o->num_plugins == MAX_IO) {
 				fprintf(stderr, "npu-run: too many plugins\n");
@@ -1188,6 +1194,10 @@ int main(int argc, char **argv)
 		}
 		t_load = now_ns() - t0;
 		span("load", t0, t0 + t_load, -1);
+	}
+	if (o.pad_to_gear && npurt_model_set_pad_to_gear(m, 1)) {
+		ret = rt_error("--pad-to-gear");
+		goto done;
 	}
 	if (o.images.dir) {
 		ret = run_images(ctx, m, &o.images, o.summary ? o.summary :
