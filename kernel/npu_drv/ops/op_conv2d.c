@@ -461,21 +461,197 @@ struct conv_pm_shape {
 	npu_tile_fn fn, fn16;
 };
 
+/* A tile of a pixel group: pixels [ox, ox + mr) stored, computed from first */
+struct conv_pm_px {
+	s64 ix0;
+	u32 ox, first, mr, kw_lo, kw_hi;
+};
+
+/*
+ * Tiles that share each block of weights (a pixel group), and the weight
+ * bytes of a block: the block is read from memory once per group and then
+ * from the L1 cache by every tile of the group, instead of once per tile.
+ */
+#define CONV_PM_MAX_TILES	6
+#define CONV_PM_BLOCK_BYTES	16384
+
+/* The tile at pixel @ox: interior pixels in full tiles, edges one by one. */
+static void conv_pm_plan(const struct conv_ctx *cx,
+			 const struct conv_pm_shape *sh, u64 xa, u64 xb,
+			 u32 ox, struct conv_pm_px *p)
+{
+	const struct npu_conv_geom *G = &cx->g;
+	u64 first = ox;
+	s64 ix0 = (s64)ox * G->sw - G->pl;
+
+	if (ox < xa || ox >= xb) {
+		p->mr = 1;
+		conv_tap_range(ix0, G->kw, G->dw, G->w, &p->kw_lo, &p->kw_hi);
+		if (p->kw_lo >= p->kw_hi) {	/* an empty sum, as the rows */
+			p->kw_lo = 0;
+			p->kw_hi = 0;
+			ix0 = 0;
+		}
+	} else {
+		p->mr = xb - ox < sh->mr ? (u32)(xb - ox) : sh->mr;
+		if (p->mr < sh->mr && xb - xa >= sh->mr) {
+			first = xb - sh->mr;
+			ix0 = (s64)first * G->sw - G->pl;
+		}
+		p->kw_lo = 0;
+		p->kw_hi = G->kw;
+	}
+	p->ix0 = ix0;
+	p->ox = ox;
+	p->first = (u32)first;
+}
+
+/*
+ * The sums of @nt tiles into @acc (a tile's mr x nr floats each), from
+ * @base (the row's nest; a and b at the row's first tap). The outer level
+ * of the nest that runs more than once is cut into blocks of about
+ * CONV_PM_BLOCK_BYTES of weights, every tile running a block before the
+ * next (continuing its sums: acc holds floats, so the cut changes no bit).
+ */
+static noinline void
+conv_pm_sums(const struct conv_ctx *cx, const struct conv_pm_shape *sh,
+	     npu_tile_fn fn, const struct npu_tile *base,
+	     const struct conv_pm_px *px, u32 nt, float *acc)
+{
+	const struct npu_conv_geom *G = &cx->g;
+	u32 lv = base->n[0] > 1 ? 0 : 1, i;
+	u64 per = lv ? (u64)base->n[2] * G->kw : base->n[1] * base->n[2] * G->kw;
+	u64 rows = CONV_PM_BLOCK_BYTES / ((u64)sh->nr * sizeof(float));
+	u64 step = nt > 1 && per && per < rows ? rows / per : 1, kb = 0;
+	struct npu_tile u;
+
+	if (nt == 1 || step >= base->n[lv])
+		step = base->n[lv] ? base->n[lv] : 1;
+	do {
+		for (i = 0; i < nt; i++) {
+			const struct conv_pm_px *p = &px[i];
+
+			u = *base;
+			u.c = acc + (u64)i * sh->mr * sh->nr;
+			u.accum = kb > 0;
+			u.mr = p->ox == p->first ? p->mr : sh->mr;
+			u.n[3] = p->kw_hi - p->kw_lo;
+			u.a += (u64)(p->ix0 + (s64)p->kw_lo * G->dw) * cx->xs3;
+			u.b += (u64)p->kw_lo * cx->w->strides[3];
+			u.n[lv] = base->n[lv] - kb < step ? base->n[lv] - kb :
+							    step;
+			u.a += kb * base->sa[lv];
+			u.b += kb * base->sb[lv];
+			npu_tile_compact(&u);
+			fn(&u);
+			if (!cx->pm.tail || kb + step < base->n[lv])
+				continue;
+			/* the same sums continue over the last channels */
+			u = *base;
+			u.c = acc + (u64)i * sh->mr * sh->nr;
+			u.accum = 1;
+			u.mr = p->ox == p->first ? p->mr : sh->mr;
+			u.n[0] = 1;
+			u.n[1] = cx->pm.tail;
+			u.n[3] = p->kw_hi - p->kw_lo;
+			u.a += (u64)(p->ix0 + (s64)p->kw_lo * G->dw) * cx->xs3 +
+			       cx->pm.n[0] * cx->pm.sa[0];
+			u.b += (u64)p->kw_lo * cx->w->strides[3] +
+			       cx->pm.n[0] * cx->pm.sb[0];
+			npu_tile_compact(&u);
+			fn(&u);
+		}
+		kb += step;
+	} while (kb < base->n[lv]);
+}
+
+/* Bias, activation and store of the pixels of tile @p (sums at @acc). */
+static void conv_pm_store(const struct conv_ctx *cx,
+			  const struct conv_pm_shape *sh,
+			  const struct conv_pm_px *p, const float *acc,
+			  u64 ybase, u64 off0, u32 c, u32 cnt, u32 skip)
+{
+	u32 c0 = (u32)cx->g.out_c0, i, j, q;
+	float *row;
+
+	for (i = p->ox - p->first; i < p->ox - p->first + p->mr; i++) {
+		u64 yo = ybase + (u64)(p->first + i) * cx->ys3 + off0;
+
+		row = (float *)acc + i * sh->nr + skip;	/* in place */
+		if (cx->bias)
+			bias_add(row, cx->bias + (u64)c * cx->bias_st,
+				 cx->bias_st, cnt);
+		npu_act_row(&cx->act, row, cnt);
+		if (c0 && c % c0 == 0 && cx->out->strides[4] == 1) {
+			/* whole C0 blocks: contiguous channels */
+			for (j = 0; j < cnt; j += c0) {
+				memcpy(cx->y + yo, row + j,
+				       (cnt - j < c0 ? cnt - j : c0) *
+				       sizeof(float));
+				yo += cx->out->strides[1];
+			}
+			continue;
+		}
+		/* channel offsets stepped from c's, no division */
+		q = c0 ? c % c0 : 0;
+		for (j = 0; j < cnt; j++) {
+			cx->y[yo] = row[j];
+			if (c0 && ++q == c0) {
+				q = 0;
+				yo += cx->out->strides[1] -
+				      (u64)(c0 - 1) * cx->out->strides[4];
+			} else {
+				yo += c0 ? cx->out->strides[4] :
+					   cx->out->strides[1];
+			}
+		}
+	}
+}
+
+/*
+ * Pixels [@x0, @x1) of a row in groups of tiles (@xa, @xb: the interior
+ * pixels): the sums, then bias, activation and store. Its own frame: the
+ * tiles' sums are the biggest thing on the stack.
+ */
+static noinline void
+conv_pm_groups(const struct conv_ctx *cx, const struct conv_pm_shape *sh,
+	       npu_tile_fn fn, const struct npu_tile *t, u64 xa, u64 xb,
+	       u64 ybase, u64 off0, u32 start, u32 c, u32 cnt, u32 x0, u32 x1)
+{
+	float acc[NPU_KERN_MAX_TILE];
+	struct conv_pm_px px[CONV_PM_MAX_TILES];
+	u32 maxt = NPU_KERN_MAX_TILE / (sh->mr * sh->nr), nt, i, ox;
+
+	if (maxt > CONV_PM_MAX_TILES)
+		maxt = CONV_PM_MAX_TILES;
+	for (ox = x0; ox < x1;) {
+		for (nt = 0; nt < maxt && ox < x1; nt++) {
+			conv_pm_plan(cx, sh, xa, xb, ox, &px[nt]);
+			ox += px[nt].mr;
+		}
+		conv_pm_sums(cx, sh, fn, t, px, nt, acc);
+		for (i = 0; i < nt; i++)
+			conv_pm_store(cx, sh, &px[i],
+				      acc + (u64)i * sh->mr * sh->nr, ybase,
+				      off0, c, cnt, c - start);
+	}
+}
+
 /*
  * Channels [@c, @c + @cnt) of output row @oy, pixels [@x0, @x1): the tile
  * computes the nr channels from @start (<= @c, start + nr >= c + cnt).
+ * The row's tiles go in groups that share each block of weights
+ * (conv_pm_sums()).
  */
 static noinline void
 conv_pm_block(const struct conv_ctx *cx, const struct conv_pm_shape *sh,
 	      u32 n, u32 g, u32 start, u32 c, u32 cnt, u32 oy, u32 x0, u32 x1)
 {
 	const struct npu_conv_geom *G = &cx->g;
-	float acc[NPU_KERN_MAX_TILE], *row;
-	u64 ox, xa, xb, xbase, ybase, off0;
-	u32 skip = c - start, kh_lo, kh_hi, kw_lo, kw_hi, mr, i, j, q;
-	u32 c0 = (u32)G->out_c0;
-	s64 iy0 = (s64)oy * G->sh - G->pt, ix0;
-	struct npu_tile t, u;
+	u64 xa, xb, ybase, off0;
+	u32 kh_lo, kh_hi;
+	s64 iy0 = (s64)oy * G->sh - G->pt;
+	struct npu_tile t;
 	npu_tile_fn fn;
 
 	conv_tap_range(iy0, G->kh, G->dh, G->h, &kh_lo, &kh_hi);
@@ -487,7 +663,6 @@ conv_pm_block(const struct conv_ctx *cx, const struct conv_pm_shape *sh,
 	}
 	fn = (u64)G->sw * cx->xs3 == 16 ? sh->fn16 : sh->fn;
 	memset(&t, 0, sizeof(t));
-	t.c = acc;
 	t.ldc = sh->nr;
 	t.sam = (u64)G->sw * cx->xs3;
 	t.n[0] = cx->pm.n[0];
@@ -501,9 +676,10 @@ conv_pm_block(const struct conv_ctx *cx, const struct conv_pm_shape *sh,
 	t.sb[1] = cx->pm.sb[1];
 	t.sb[2] = cx->w->strides[2];
 	t.sb[3] = cx->w->strides[3];
-	xbase = (u64)n * cx->in->strides[0] +
-		chan_off(cx->in, G->in_c0, (u64)g * G->cg) +
-		(u64)(iy0 + (s64)kh_lo * G->dh) * cx->xs2;
+	t.a = cx->x + (u64)n * cx->in->strides[0] +
+	      chan_off(cx->in, G->in_c0, (u64)g * G->cg) +
+	      (u64)(iy0 + (s64)kh_lo * G->dh) * cx->xs2;
+	t.b = cx->wt + start + (u64)kh_lo * cx->w->strides[2];
 	ybase = (u64)n * cx->out->strides[0] + (u64)oy * cx->ys2;
 	off0 = chan_off(cx->out, G->out_c0, c);
 	/* interior pixels: every kw tap inside the row */
@@ -519,79 +695,8 @@ conv_pm_block(const struct conv_ctx *cx, const struct conv_pm_shape *sh,
 		xb = x1;
 	if (xb < xa)
 		xb = xa;
-	for (ox = x0; ox < x1; ox += mr) {
-		u64 first = ox;
-
-		ix0 = (s64)ox * G->sw - G->pl;
-		if (ox < xa || ox >= xb) {
-			mr = 1;
-			conv_tap_range(ix0, G->kw, G->dw, G->w, &kw_lo, &kw_hi);
-			if (kw_lo >= kw_hi) {	/* an empty sum, as above */
-				kw_lo = 0;
-				kw_hi = 0;
-				ix0 = 0;
-			}
-		} else {
-			mr = xb - ox < sh->mr ? (u32)(xb - ox) : sh->mr;
-			if (mr < sh->mr && xb - xa >= sh->mr) {
-				first = xb - sh->mr;
-				ix0 = (s64)first * G->sw - G->pl;
-			}
-			kw_lo = 0;
-			kw_hi = G->kw;
-		}
-		t.mr = ox == first ? mr : sh->mr;
-		t.n[3] = kw_hi - kw_lo;
-		t.a = cx->x + xbase + (u64)(ix0 + (s64)kw_lo * G->dw) * cx->xs3;
-		t.b = cx->wt + start + (u64)kh_lo * cx->w->strides[2] +
-		      (u64)kw_lo * cx->w->strides[3];
-		u = t;
-		npu_tile_compact(&u);
-		fn(&u);
-		if (cx->pm.tail) {
-			/* the same sums continue over the last channels */
-			u = t;
-			u.accum = 1;
-			u.n[0] = 1;
-			u.n[1] = cx->pm.tail;
-			u.a += cx->pm.n[0] * cx->pm.sa[0];
-			u.b += cx->pm.n[0] * cx->pm.sb[0];
-			npu_tile_compact(&u);
-			fn(&u);
-		}
-		for (i = (u32)(ox - first); i < (u32)(ox - first) + mr; i++) {
-			u64 yo = ybase + (first + i) * cx->ys3 + off0;
-
-			row = acc + i * sh->nr + skip;	/* in place */
-			if (cx->bias)
-				bias_add(row, cx->bias + (u64)c * cx->bias_st,
-					 cx->bias_st, cnt);
-			npu_act_row(&cx->act, row, cnt);
-			if (c0 && c % c0 == 0 && cx->out->strides[4] == 1) {
-				/* whole C0 blocks: contiguous channels */
-				for (j = 0; j < cnt; j += c0) {
-					memcpy(cx->y + yo, row + j,
-					       (cnt - j < c0 ? cnt - j : c0) *
-					       sizeof(float));
-					yo += cx->out->strides[1];
-				}
-				continue;
-			}
-			/* channel offsets stepped from c's, no division */
-			q = c0 ? c % c0 : 0;
-			for (j = 0; j < cnt; j++) {
-				cx->y[yo] = row[j];
-				if (c0 && ++q == c0) {
-					q = 0;
-					yo += cx->out->strides[1] -
-					      (u64)(c0 - 1) * cx->out->strides[4];
-				} else {
-					yo += c0 ? cx->out->strides[4] :
-						   cx->out->strides[1];
-				}
-			}
-		}
-	}
+	conv_pm_groups(cx, sh, fn, &t, xa, xb, ybase, off0, start, c, cnt,
+		       x0, x1);
 }
 
 /*
