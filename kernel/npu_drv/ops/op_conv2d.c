@@ -712,7 +712,13 @@ static void conv_pm_span(const struct conv_ctx *cx, u32 n, u32 g, u32 o0,
 	struct conv_pm_shape sh;
 	u32 gend = (g + 1) * cx->g.og, c, cnt, start;
 
-	if (cx->g.ocb > NPU_CONV_OCB)
+	/*
+	 * The wide tile where the unit has the channels for it, unless the
+	 * level's 16-channel tile holds more sums (AVX2: 6 x 16 against
+	 * 2 x 32; its 12 accumulators hide the FMA latency, 8 do not).
+	 */
+	if (cx->g.ocb > NPU_CONV_OCB &&
+	    k->cw_mr * k->cw_nr >= k->cv_mr * k->cv_nr)
 		sh = (struct conv_pm_shape){ k->cw_mr, k->cw_nr, k->cw,
 					     k->cw16 };
 	else
