@@ -466,7 +466,7 @@ NPURT_API npurt_status npurt_model_execute_async(npurt_model *model,
 						 uint32_t num_outputs,
 						 npurt_stream *stream)
 {
-	if (model && model->pad && rt_pad_active(model))
+	if (model && rt_pad_active(model))
 		return RT_FAIL(NPURT_ERR_UNSUPPORTED,
 			       "use npurt_model_execute, or select a gear's exact shape",
 			       "model \"%s\": the selected shape is padded to a gear, and the crop of its outputs needs a synchronous execution",

@@ -188,7 +188,7 @@ NPURT_API npurt_status npurt_model_execute(npurt_model *model,
 	if (!model)
 		return RT_FAIL(NPURT_ERR_INVALID, "pass a model",
 			       "model is NULL");
-	if (model->pad && rt_pad_active(model))
+	if (rt_pad_active(model))
 		return rt_pad_execute(model, inputs, num_inputs, outputs,
 				      num_outputs, execute_pooled, __func__);
 	return execute_pooled(model, UINT32_MAX, inputs, num_inputs, outputs,

@@ -113,9 +113,9 @@ static uint64_t gear_cover(npurt_model *m, uint32_t v,
 	return total ? total : 1;
 }
 
-/* The value the request gives symbol @name, or 0 if no input has it. */
-static uint64_t symbol_value(npurt_model *m, const char *name,
-			     const uint64_t *const *shapes)
+/* The value the request gives symbol @name; false if no input has it. */
+static bool symbol_value(npurt_model *m, const char *name,
+			 const uint64_t *const *shapes, uint64_t *val)
 {
 	for (uint32_t i = 0; i < m->nin; i++) {
 		const struct om_tensor_desc *g =
@@ -123,10 +123,12 @@ static uint64_t symbol_value(npurt_model *m, const char *name,
 
 		for (uint32_t d = 0; d < g->rank; d++)
 			if (g->dim_names[d] &&
-			    !strcmp(om_string(m->om, g->dim_names[d]), name))
-				return shapes[i][d];
+			    !strcmp(om_string(m->om, g->dim_names[d]), name)) {
+				*val = shapes[i][d];
+				return true;
+			}
 	}
-	return 0;
+	return false;
 }
 
 /* Fill p->dims for gear @v; refuse what padding cannot express. */
@@ -148,17 +150,21 @@ static npurt_status plan_crop(npurt_model *m, struct rt_pad *p, uint32_t v,
 				om_string(m->om, g->dim_names[d]) : NULL;
 			uint64_t val = in ? shapes[k][d] : t->dims[d];
 
-			if (!in && sym) {
-				val = symbol_value(m, sym, shapes);
-				if (!val || val > t->dims[d])
-					return rt_fail(NPURT_ERR_SHAPE, func,
-						       "compile a gear for the shape (npuc --dynamic-dims) or load the ONNX",
-						       "model \"%s\": output \"%s\" dim %u is \"%s\", which no input names; padding cannot tell how much of it to keep",
-						       m->name,
-						       om_string(m->om,
-								 t->name),
-						       d, sym);
-			}
+			if (!in && sym && !symbol_value(m, sym, shapes, &val))
+				return rt_fail(NPURT_ERR_SHAPE, func,
+					       "compile a gear for the shape (npuc --dynamic-dims) or load the ONNX",
+					       "model \"%s\": output \"%s\" dim %u is \"%s\", which no input names; padding cannot tell how much of it to keep",
+					       m->name,
+					       om_string(m->om, t->name), d,
+					       sym);
+			if (!in && sym && val > t->dims[d])
+				return rt_fail(NPURT_ERR_SHAPE, func,
+					       "compile a gear for the shape (npuc --dynamic-dims) or load the ONNX",
+					       "model \"%s\": output \"%s\" dim %u (\"%s\") would be %llu, more than the %llu of gear %u",
+					       m->name,
+					       om_string(m->om, t->name), d,
+					       sym, (unsigned long long)val,
+					       (unsigned long long)t->dims[d], v);
 			dims[d] = val;
 			padded |= val != t->dims[d];
 		}

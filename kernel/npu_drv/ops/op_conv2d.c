@@ -620,13 +620,14 @@ conv_pm_groups(const struct conv_ctx *cx, const struct conv_pm_shape *sh,
 {
 	float acc[NPU_KERN_MAX_TILE];
 	struct conv_pm_px px[CONV_PM_MAX_TILES];
-	u32 maxt = NPU_KERN_MAX_TILE / (sh->mr * sh->nr), nt, i, ox;
+	u32 maxt = NPU_KERN_MAX_TILE / (sh->mr * sh->nr), nt, i;
+	u64 ox;
 
 	if (maxt > CONV_PM_MAX_TILES)
 		maxt = CONV_PM_MAX_TILES;
 	for (ox = x0; ox < x1;) {
 		for (nt = 0; nt < maxt && ox < x1; nt++) {
-			conv_pm_plan(cx, sh, xa, xb, ox, &px[nt]);
+			conv_pm_plan(cx, sh, xa, xb, (u32)ox, &px[nt]);
 			ox += px[nt].mr;
 		}
 		conv_pm_sums(cx, sh, fn, t, px, nt, acc);
