@@ -1112,6 +1112,50 @@ static int emit_topk(struct ectx *e)
 	return err ? err : whole(e, out0(e), &t->operands[1]);
 }
 
+/* npu.NonZero: one NONZERO task, the data and its count. */
+static int emit_nonzero(struct ectx *e)
+{
+	struct drm_npu_task *t = new_task(e, DRM_NPU_OP_NONZERO);
+	int err;
+
+	if (!t)
+		return -ENOMEM;
+	t->num_operands = 3;
+	err = whole(e, in(e, 0), &t->operands[0]);
+	if (!err)
+		err = whole(e, out0(e), &t->operands[1]);
+	return err ? err : whole(e, e->n->outputs[1], &t->operands[2]);
+}
+
+/* npu.NMS: one NMS task (thresholds compiled in), the rows and count. */
+static int emit_nms(struct ectx *e)
+{
+	struct drm_npu_task *t = new_task(e, DRM_NPU_OP_NMS);
+	struct drm_npu_nms_params *p;
+	int err;
+
+	if (!t)
+		return -ENOMEM;
+	p = &t->params.nms;
+	t->num_operands = 4;
+	if (ir_attr_int(e->n, "center_point_box", 0))
+		p->flags |= DRM_NPU_NMS_CENTER_BOX;
+	if (ir_attr_find(e->n, "score_threshold")) {
+		p->flags |= DRM_NPU_NMS_HAS_SCORE_THRESHOLD;
+		p->score_threshold = emit_f32_bits(
+			ir_attr_float(e->n, "score_threshold", 0.0f));
+	}
+	p->max_per_class = (uint32_t)ir_attr_int(e->n, "max_per_class", 1);
+	p->iou_threshold = emit_f32_bits(ir_attr_float(e->n, "iou_threshold",
+						       0.0f));
+	err = whole(e, in(e, 0), &t->operands[0]);
+	if (!err)
+		err = whole(e, in(e, 1), &t->operands[1]);
+	if (!err)
+		err = whole(e, out0(e), &t->operands[2]);
+	return err ? err : whole(e, e->n->outputs[1], &t->operands[3]);
+}
+
 /*
  * npu.Scatter: the data copied into the output (a copy onto itself when
  * memory planning gave them one buffer), then one SCATTER task.
@@ -1491,7 +1535,7 @@ static bool f32_only(enum ir_op op)
 	case IR_OP_HARD_SWISH: case IR_OP_LEAKY_RELU: case IR_OP_QUANTIZE_LINEAR:
 	case IR_OP_RNN_TASK: case IR_OP_SIN: case IR_OP_COS: case IR_OP_TAN:
 	case IR_OP_ASIN: case IR_OP_ACOS: case IR_OP_ATAN: case IR_OP_ASINH:
-	case IR_OP_ACOSH: case IR_OP_ATANH:
+	case IR_OP_ACOSH: case IR_OP_ATANH: case IR_OP_NMS_TASK:
 		return true;
 	default:
 		return false;
@@ -1629,6 +1673,8 @@ int emit_node(struct ir_graph *g, const struct ir_node *n,
 	case IR_OP_ATTENTION: err = emit_attention(&e); break;
 	case IR_OP_RNN_TASK: err = emit_rnn(&e); break;
 	case IR_OP_TOPK_TASK: err = emit_topk(&e); break;
+	case IR_OP_NONZERO_TASK: err = emit_nonzero(&e); break;
+	case IR_OP_NMS_TASK: err = emit_nms(&e); break;
 	case IR_OP_SCATTER_TASK: err = emit_scatter(&e); break;
 	case IR_OP_SIN: case IR_OP_COS: case IR_OP_TAN: case IR_OP_ASIN:
 	case IR_OP_ACOS: case IR_OP_ATAN: case IR_OP_ASINH: case IR_OP_ACOSH:

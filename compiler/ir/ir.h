@@ -145,6 +145,7 @@ struct ir_shape {
 	X(SIN, "Sin") X(COS, "Cos") X(TAN, "Tan") X(ASIN, "Asin")	\
 	X(ACOS, "Acos") X(ATAN, "Atan") X(ASINH, "Asinh")		\
 	X(ACOSH, "Acosh") X(ATANH, "Atanh")				\
+	X(NON_ZERO, "NonZero") X(NON_MAX_SUPPRESSION, "NonMaxSuppression") \
 	X(EYE_LIKE, "EyeLike") X(HANN_WINDOW, "HannWindow")		\
 	X(HAMMING_WINDOW, "HammingWindow")				\
 	X(BLACKMAN_WINDOW, "BlackmanWindow")				\
@@ -159,6 +160,7 @@ struct ir_shape {
 	X(TRANSDATA, "npu.TransData")					\
 	X(RNN_TASK, "npu.Rnn")						\
 	X(TOPK_TASK, "npu.TopK")					\
+	X(NONZERO_TASK, "npu.NonZero") X(NMS_TASK, "npu.NMS")		\
 	X(SCATTER_TASK, "npu.Scatter")					\
 	/* int8 ops made by qdq-fuse (Documentation/quantization.rst) */\
 	X(QCONV, "npu.QConv") X(QMATMUL, "npu.QMatMul")		\
@@ -262,6 +264,13 @@ struct ir_tensor {
 	 * origin does not. Lowering records it per task (om-format.rst).
 	 */
 	char *origin;
+	/*
+	 * A data-dependent extent (legalize_count.c): dim @count_dim of
+	 * this tensor is its bound, and the device writes the real extent
+	 * to @count (int64, one element). NULL for every other tensor.
+	 */
+	struct ir_tensor *count;
+	int count_dim;
 };
 
 struct ir_node {

@@ -295,8 +295,12 @@ static int assign_storage(struct lower *l)
 				x->last_read = l->unit_of_node[i];
 		}
 	}
-	for (int j = 0; j < g->num_outputs; j++)
+	for (int j = 0; j < g->num_outputs; j++) {
 		info(g->outputs[j])->last_read = INT_MAX;
+		/* the runtime reads a count after the program: keep it */
+		if (g->outputs[j]->count)
+			info(g->outputs[j]->count)->last_read = INT_MAX;
+	}
 	for (int i = 0; i < g->num_nodes; i++) {
 		const struct ir_node *n = g->nodes[i];
 		const struct ir_tensor *src = emit_view_source(n);
@@ -1333,6 +1337,37 @@ static int host_unit(struct lower *l, struct program *p, struct unit *u,
 	return ret;
 }
 
+/*
+ * Outputs of data-dependent extent: where in the workspace the device
+ * leaves each one's count (the .om COUNTS section, om-format.rst).
+ */
+static int record_counts(struct lower *l)
+{
+	const struct ir_graph *g = l->g;
+
+	for (int j = 0; j < g->num_outputs; j++) {
+		const struct ir_tensor *t = g->outputs[j];
+		struct emit_place ep;
+		int ret;
+
+		if (!t->count)
+			continue;
+		ret = place(l, t->count, &ep);
+		if (!ret && ep.slot != OM_SLOT_WORKSPACE)
+			ret = -EINVAL;
+		if (!ret)
+			ret = om_writer_add_count(l->w, l->variant, (uint32_t)j,
+						  (uint32_t)t->count_dim,
+						  ep.offset);
+		if (ret) {
+			snprintf(l->err, l->errlen, "count of output '%s': %s",
+				 t->name, om_writer_error(l->w));
+			return ret;
+		}
+	}
+	return 0;
+}
+
 static int emit_programs(struct lower *l, const struct st_result *st)
 {
 	struct emit_target tgt = { place, l, note };
@@ -1428,6 +1463,8 @@ static int emit_programs(struct lower *l, const struct st_result *st)
 		ret = om_writer_set_plan(l->w, l->variant,
 					 (uint64_t)l->rep->plan.arena,
 					 (uint64_t)l->rep->plan.lower_bound);
+	if (!ret)
+		ret = record_counts(l);
 	for (int i = 0; i < l->num_work && !ret; i++) {
 		struct tinfo *r = l->work[i];
 		int fu = r->first, lu = r->root_last < l->num_units ?
@@ -1453,6 +1490,29 @@ out:
 	free(prog);
 	free(base);
 	return ret;
+}
+
+/*
+ * A tensor of data-dependent extent is a graph output that nothing else
+ * reads: a reader would need the count as a shape at compile time.
+ */
+static int check_counted(const struct ir_graph *g, char *err, size_t errlen)
+{
+	for (int i = 0; i < g->num_tensors; i++) {
+		const struct ir_tensor *t = g->tensors[i];
+		const char *op;
+
+		if (!t->count || (t->is_output && !t->num_uses))
+			continue;
+		op = t->producer ? ir_op_name(t->producer->op) : "?";
+		snprintf(err, errlen,
+			 "tensor '%s' (%s) has a data-dependent shape and %s: such outputs are supported as graph outputs only, read by no other node (split the model there, or run the rest on the host)",
+			 t->name, op,
+			 t->num_uses ? "is read by another node" :
+				       "is not a graph output");
+		return -ENOTSUP;
+	}
+	return 0;
 }
 
 int lower_graph(struct ir_graph *g, const struct lower_options *opt,
@@ -1484,6 +1544,9 @@ int lower_graph(struct ir_graph *g, const struct lower_options *opt,
 			return -EINVAL;
 		}
 	}
+	ret = check_counted(g, err, errlen);
+	if (ret)
+		return ret;
 	rep->num_nodes = (uint32_t)g->num_nodes;
 	l.ti = calloc((size_t)g->num_tensors + g->num_outputs + 1,
 		      sizeof(*l.ti));

@@ -31,6 +31,9 @@ int shape_legalize_more(struct ir_graph *g, struct ir_node *n);
 /* TopK onto npu.TopK + GatherElements (legalize_topk.c). */
 int shape_legalize_topk(struct ir_graph *g, struct ir_node *n);
 int shape_infer_topk_task(struct ir_graph *g, struct ir_node *n);
+/* NonZero, NonMaxSuppression onto tasks with a count (legalize_count.c). */
+int shape_legalize_count(struct ir_graph *g, struct ir_node *n);
+int shape_infer_count_task(struct ir_graph *g, struct ir_node *n);
 /* ScatterND/ScatterElements onto npu.Scatter (legalize_scatter.c). */
 int shape_legalize_scatter(struct ir_graph *g, struct ir_node *n);
 int shape_infer_scatter_task(struct ir_graph *g, struct ir_node *n);

@@ -21,7 +21,8 @@
  *    (legalize_convt.c), RNN, LSTM and GRU (legalize_rnn.c), and
  *    DepthToSpace ... CumSum (legalize_more.c), TopK (legalize_topk.c),
  *    ScatterND/ScatterElements/Scatter (legalize_scatter.c), EyeLike,
- *    the window functions, Upsample, Compress (legalize_gen.c).
+ *    the window functions, Upsample, Compress (legalize_gen.c), NonZero
+ *    and NonMaxSuppression (legalize_count.c).
  */
 #include <errno.h>
 #include <math.h>
@@ -1345,6 +1346,8 @@ int shape_legalize_node(struct ir_graph *g, struct ir_node *n)
 		need = 2;
 	if (n->op == IR_OP_ONE_HOT)
 		need = 3;
+	if (n->op == IR_OP_NON_MAX_SUPPRESSION)
+		need = 2;
 	if (n->num_inputs < need || n->num_outputs < 1 || !n->outputs[0])
 		return 0;
 	for (i = 0; i < n->num_inputs; i++)
@@ -1391,6 +1394,8 @@ int shape_legalize_node(struct ir_graph *g, struct ir_node *n)
 	case IR_OP_GATHER_ND: case IR_OP_CUM_SUM:
 		return shape_legalize_more(g, n);
 	case IR_OP_TOPK: return shape_legalize_topk(g, n);
+	case IR_OP_NON_ZERO: case IR_OP_NON_MAX_SUPPRESSION:
+		return shape_legalize_count(g, n);
 	case IR_OP_SCATTER_ND: case IR_OP_SCATTER_ELEMENTS: case IR_OP_SCATTER:
 		return shape_legalize_scatter(g, n);
 	case IR_OP_EYE_LIKE: case IR_OP_HANN_WINDOW: case IR_OP_HAMMING_WINDOW:

@@ -156,6 +156,13 @@ int om_writer_set_variant_shape(struct om_writer *w, uint32_t variant,
 /* Memory plan of a variant: workspace bytes (slot 1) and its lower bound. */
 int om_writer_set_plan(struct om_writer *w, uint32_t variant,
 		       uint64_t workspace_size, uint64_t lower_bound);
+/*
+ * Output @output of @variant has data-dependent extent along @dim: the
+ * device writes it as an int64 at workspace byte @offset (format 1.3).
+ * Add in (variant, output) order.
+ */
+int om_writer_add_count(struct om_writer *w, uint32_t variant,
+			uint32_t output, uint32_t dim, uint64_t offset);
 /* Records where a tensor lives in the workspace (informative, checked). */
 int om_writer_add_placement(struct om_writer *w, uint32_t variant,
 			    const char *name, uint64_t offset, uint64_t size,
@@ -279,6 +286,13 @@ int om_find_io(const struct om_model *m, const char *name,
 
 const struct om_variant_desc *om_get_variant(const struct om_model *m,
 					     uint32_t variant);
+/*
+ * The count of output @output of @variant when its extent is
+ * data-dependent (om_count_desc), else NULL.
+ */
+uint32_t om_num_counts(const struct om_model *m);
+const struct om_count_desc *om_get_count(const struct om_model *m,
+					 uint32_t variant, uint32_t output);
 /*
  * The variant whose input shapes equal @shapes (num_inputs arrays of the
  * inputs' ranks), or -ENOENT.

@@ -38,7 +38,7 @@
 #define OM_MAGIC		"\x89NPUOM\r\n"	/* 8 bytes, no NUL */
 #define OM_MAGIC_SIZE		8
 #define OM_FORMAT_MAJOR		1
-#define OM_FORMAT_MINOR		2	/* 1: provenance; 2: host tasks */
+#define OM_FORMAT_MINOR		3	/* 1: provenance; 2: host tasks; 3: counts */
 
 #define OM_CHECKSUM_CRC32C	1
 
@@ -124,6 +124,8 @@ enum om_section_type {
 	/* format 1.2: host tasks (written together; never optional) */
 	OM_SEC_HOST_TASKS = 15,	/* struct om_host_task[] */
 	OM_SEC_HOST_OPERANDS = 16, /* struct om_host_operand[] */
+	/* format 1.3: outputs of data-dependent extent (optional) */
+	OM_SEC_COUNTS = 17,	/* struct om_count_desc[] */
 	OM_SEC_COUNT
 };
 
@@ -211,6 +213,24 @@ struct om_tensor_desc {
 	uint64_t dims[OM_MAX_RANK];
 	uint32_t dim_names[OM_MAX_RANK];
 	uint64_t size_bytes;
+};
+
+/**
+ * struct om_count_desc - an output whose extent the data decides
+ * @variant, @output: which variant's output (at most one entry each)
+ * @dim: the dim of data-dependent extent; the output descriptor's dims[dim]
+ *       is its bound (the buffer holds that much)
+ * @flags: must be zero
+ * @offset: workspace byte offset (8-aligned, inside the variant's plan) of
+ *          the int64 the device writes the extent to; the data is packed
+ *          as a dense tensor of that extent at the start of the buffer
+ */
+struct om_count_desc {
+	uint32_t variant;
+	uint32_t output;
+	uint32_t dim;
+	uint32_t flags;
+	uint64_t offset;
 };
 
 /**

@@ -56,6 +56,9 @@ struct om_model {
 	uint32_t num_hosts;
 	const struct om_host_operand *hops;
 	uint32_t num_hops;
+	/* data-dependent extents (format 1.3, optional) */
+	const struct om_count_desc *counts;
+	uint32_t num_counts;
 };
 
 struct sec_rule {
@@ -80,6 +83,7 @@ static const struct sec_rule sec_rules[OM_SEC_COUNT] = {
 	[OM_SEC_DEBUG_TENSORS] = { sizeof(struct om_debug_tensor), false },
 	[OM_SEC_HOST_TASKS] = { sizeof(struct om_host_task), false },
 	[OM_SEC_HOST_OPERANDS] = { sizeof(struct om_host_operand), false },
+	[OM_SEC_COUNTS] = { sizeof(struct om_count_desc), false },
 };
 
 static bool all_zero(const void *p, size_t n)
@@ -839,6 +843,47 @@ static int check_programs(struct om_model *m, char *err)
 }
 
 /*
+ * Counts: in strictly increasing (variant, output) order; each names an
+ * output dim of its variant and an 8-aligned int64 inside the variant's
+ * workspace, which the runtime reads after an execution.
+ */
+static int check_counts(struct om_model *m, char *err)
+{
+	m->counts = sec_data(m, OM_SEC_COUNTS, &m->num_counts);
+	for (uint32_t i = 0; i < m->num_counts; i++) {
+		const struct om_count_desc *c = &m->counts[i];
+		const struct om_count_desc *p = i ? &m->counts[i - 1] : NULL;
+		const struct om_tensor_desc *t;
+		uint64_t ws;
+
+		if (c->variant >= m->model->num_variants ||
+		    c->output >= m->model->num_outputs || c->flags)
+			return bad(err, "count %u: variant %u output %u flags "
+				   "0x%x; the model has %u variants and %u "
+				   "outputs, flags must be 0", i, c->variant,
+				   c->output, c->flags, m->model->num_variants,
+				   m->model->num_outputs);
+		if (p && (p->variant > c->variant ||
+			  (p->variant == c->variant &&
+			   p->output >= c->output)))
+			return bad(err, "count %u: not in (variant, output) "
+				   "order, or a second count of one output", i);
+		t = om_get_io(m, c->variant, OM_IO_OUTPUT, c->output);
+		ws = m->plans[c->variant].workspace_size;
+		if (c->dim >= t->rank || c->offset % 8 || ws < 8 ||
+		    c->offset > ws - 8)
+			return bad(err, "count %u: dim %u of a rank-%u output, "
+				   "at workspace offset %llu of %llu bytes; "
+				   "expected a dim below the rank and an "
+				   "8-aligned int64 inside the workspace", i,
+				   c->dim, t->rank,
+				   (unsigned long long)c->offset,
+				   (unsigned long long)ws);
+	}
+	return 0;
+}
+
+/*
  * Host tasks: each names its op and plugin, lives in a program of its
  * variant whose task @signal_task is SEM_SIGNAL(sem, 1) followed by
  * SEM_WAIT(sem, 2); no other task and no other host task uses @sem; every
@@ -1140,6 +1185,8 @@ static int open_bytes(uint8_t *bytes, size_t size, unsigned int flags,
 		ret = check_provenance(m, err);
 	if (!ret)
 		ret = check_hosts(m, err);
+	if (!ret)
+		ret = check_counts(m, err);
 	if (ret) {
 		om_close(m);
 		return ret;
@@ -1352,6 +1399,21 @@ int om_find_io(const struct om_model *m, const char *name,
 		return 0;
 	}
 	return -ENOENT;
+}
+
+uint32_t om_num_counts(const struct om_model *m)
+{
+	return m->num_counts;
+}
+
+const struct om_count_desc *om_get_count(const struct om_model *m,
+					 uint32_t variant, uint32_t output)
+{
+	for (uint32_t i = 0; i < m->num_counts; i++)
+		if (m->counts[i].variant == variant &&
+		    m->counts[i].output == output)
+			return &m->counts[i];
+	return NULL;
 }
 
 const struct om_variant_desc *om_get_variant(const struct om_model *m,

@@ -86,6 +86,9 @@ struct om_writer {
 	uint32_t num_hosts, cap_hosts;
 	struct om_host_operand *hops;
 	uint32_t num_hops, cap_hops;
+	/* outputs of data-dependent extent, in (variant, output) order */
+	struct om_count_desc *counts;
+	uint32_t num_counts, cap_counts;
 };
 
 struct whost {
@@ -203,6 +206,7 @@ void om_writer_destroy(struct om_writer *w)
 			free(w->hosts[i].str[k]);
 	free(w->hosts);
 	free(w->hops);
+	free(w->counts);
 	for (uint32_t i = 0; i < w->num_torigins; i++)
 		free((char *)w->torigins[i].name);
 	free(w->torigins);
@@ -419,6 +423,52 @@ int om_writer_set_plan(struct om_writer *w, uint32_t variant,
 	v->workspace_size = workspace_size;
 	v->lower_bound = lower_bound;
 	v->plan_set = true;
+	return 0;
+}
+
+/* Output @output's declaration: the (num_inputs + output)-th I/O added. */
+static const struct io_decl *output_decl(const struct om_writer *w,
+					 uint32_t output)
+{
+	uint32_t k = 0;
+
+	for (uint32_t i = 0; i < w->num_inputs + w->num_outputs; i++)
+		if (w->io[i].kind == OM_IO_OUTPUT && k++ == output)
+			return &w->io[i];
+	return NULL;
+}
+
+int om_writer_add_count(struct om_writer *w, uint32_t variant,
+			uint32_t output, uint32_t dim, uint64_t offset)
+{
+	const struct io_decl *d;
+	struct om_count_desc *last;
+	uint64_t cap;
+
+	if (!get_variant(w, variant))
+		return -EINVAL;
+	d = output_decl(w, output);
+	if (!d || dim >= d->info.rank)
+		return fail(w, -EINVAL, "count of output %u dim %u: no such "
+			    "output dim (%u outputs)", output, dim,
+			    w->num_outputs);
+	if (offset % 8)
+		return fail(w, -EINVAL, "count of output %u at workspace "
+			    "offset %llu: not 8-aligned", output,
+			    (unsigned long long)offset);
+	last = w->num_counts ? &w->counts[w->num_counts - 1] : NULL;
+	if (last && (last->variant > variant ||
+		     (last->variant == variant && last->output >= output)))
+		return fail(w, -EINVAL, "counts must be added in (variant, "
+			    "output) order, once each");
+	cap = w->cap_counts;
+	if (grow(&w->counts, &cap, (uint64_t)w->num_counts + 1,
+		 sizeof(*w->counts)))
+		return fail(w, -ENOMEM, "out of memory");
+	w->cap_counts = (uint32_t)cap;
+	w->counts[w->num_counts++] = (struct om_count_desc){
+		.variant = variant, .output = output, .dim = dim,
+		.offset = offset };
 	return 0;
 }
 
@@ -1270,6 +1320,9 @@ int om_writer_serialize(struct om_writer *w, void **data, size_t *size)
 		ADD(OM_SEC_HOST_OPERANDS, w->hops, w->num_hops,
 		    sizeof(*w->hops));
 	}
+	if (w->num_counts)
+		ADD(OM_SEC_COUNTS, w->counts, w->num_counts,
+		    sizeof(*w->counts));
 	if (w->weights_size > UINT32_MAX) {
 		tables_free(&t);
 		return fail(w, -E2BIG, "weights of %llu bytes exceed the 4 GiB "

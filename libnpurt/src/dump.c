@@ -84,6 +84,7 @@ NPURT_API npurt_status npurt_model_set_dump(npurt_model *m,
 	uint32_t nt, ntens;
 	struct rt_dump *d;
 	const char *nodes[64];
+	int ret;
 
 	if (!m || (cfg && !cfg->fn))
 		return RT_FAIL(NPURT_ERR_INVALID,
@@ -104,20 +105,10 @@ NPURT_API npurt_status npurt_model_set_dump(npurt_model *m,
 			       "%u.%u)", m->name, om_get_header(m->om)->
 			       format_major, om_get_header(m->om)->format_minor);
 	}
-	if (!m->workspace_map) {
-		struct drm_npu_bo_mmap_offset mo = { .handle =
-						     m->workspace_bo };
-		int ret = npu_dev_ioctl(m->ctx->nd,
-					DRM_IOCTL_NPU_BO_MMAP_OFFSET, &mo);
-		void *p = ret ? NULL : npu_dev_mmap(m->ctx->nd, mo.offset,
-			(size_t)(m->workspace_size ? m->workspace_size : 1));
-
-		if (!p) {
-			pthread_mutex_unlock(&m->lock);
-			return RT_ERRNO(ret ? ret : -ENOMEM,
-					"mapping the workspace for a dump");
-		}
-		m->workspace_map = p;
+	ret = rt_map_workspace(m);
+	if (ret) {
+		pthread_mutex_unlock(&m->lock);
+		return RT_ERRNO(ret, "mapping the workspace for a dump");
 	}
 	nt = om_num_tasks(m->om);
 	ntens = om_num_debug_tensors(m->om);

@@ -312,6 +312,7 @@ npurt_status rt_host_engine_init(npurt_model *m, const char *func)
 	struct rt_host_engine *e;
 	bool searched = false;
 	char err[512];
+	int ret;
 
 	if (!n)
 		return NPURT_OK;
@@ -391,20 +392,10 @@ npurt_status rt_host_engine_init(npurt_model *m, const char *func)
 				       "model \"%s\": host task \"%s\": bad "
 				       "attributes", m->name, node);
 	}
-	if (!m->workspace_map) {
-		struct drm_npu_bo_mmap_offset mo = { .handle =
-						     m->workspace_bo };
-		int ret = npu_dev_ioctl(m->ctx->nd,
-					DRM_IOCTL_NPU_BO_MMAP_OFFSET, &mo);
-		void *p = ret ? NULL : npu_dev_mmap(m->ctx->nd, mo.offset,
-			(size_t)(m->workspace_size ? m->workspace_size : 1));
-
-		if (!p)
-			return rt_fail_errno(func, ret ? -ret : ENOMEM,
-					     "mapping the workspace for the "
-					     "host engine");
-		m->workspace_map = p;
-	}
+	ret = rt_map_workspace(m);
+	if (ret)
+		return rt_fail_errno(func, -ret, "mapping the workspace for the "
+				     "host engine");
 	return NPURT_OK;
 }
 

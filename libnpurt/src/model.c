@@ -941,6 +941,51 @@ NPURT_API npurt_status npurt_model_get_placement(npurt_model *m,
 	return NPURT_OK;
 }
 
+int rt_map_workspace(npurt_model *m)
+{
+	struct drm_npu_bo_mmap_offset mo = { .handle = m->workspace_bo };
+	void *p;
+	int ret;
+
+	if (m->workspace_map)
+		return 0;
+	ret = npu_dev_ioctl(m->ctx->nd, DRM_IOCTL_NPU_BO_MMAP_OFFSET, &mo);
+	if (ret)
+		return ret;
+	p = npu_dev_mmap(m->ctx->nd, mo.offset,
+			 (size_t)(m->workspace_size ? m->workspace_size : 1));
+	if (!p)
+		return -ENOMEM;
+	m->workspace_map = p;
+	return 0;
+}
+
+/*
+ * An output whose extent the data decides (om_count_desc): after an
+ * execution, dims[dim] is the extent the device wrote to the workspace
+ * (clamped to the bound, which the buffer holds); before one, the bound.
+ * Called with m->lock held.
+ */
+static void describe_count(npurt_model *m, uint32_t v, uint32_t index,
+			   npurt_tensor_desc *desc)
+{
+	const struct om_count_desc *c = om_get_count(m->om, v, index);
+	int64_t n;
+
+	if (!c || !m->exec_count || m->profiled_variant != v ||
+	    rt_map_workspace(m))
+		return;
+	/*
+	 * Our own stream's work is done (execute returns after it); an
+	 * async execution's caller synchronises before reading the output.
+	 */
+	memcpy(&n, m->workspace_map + c->offset, sizeof(n));
+	if (n < 0)
+		n = 0;
+	if ((uint64_t)n < desc->dims[c->dim])
+		desc->dims[c->dim] = (uint64_t)n;
+}
+
 static npurt_status get_io(npurt_model *m, enum om_io_kind kind,
 			   uint32_t index, int generic,
 			   npurt_tensor_desc *desc, const char *func)
@@ -960,14 +1005,15 @@ static npurt_status get_io(npurt_model *m, enum om_io_kind kind,
 	}
 	pthread_mutex_lock(&m->lock);
 	v = generic ? OM_VARIANT_GENERIC : m->current_variant;
-	pthread_mutex_unlock(&m->lock);
 	t = om_get_io(m->om, v, kind, index);
-	if (!t)
+	if (!t) {
+		pthread_mutex_unlock(&m->lock);
 		return rt_fail(NPURT_ERR_NOT_FOUND, func,
 			       "use an index below the model's count",
 			       "%s %u; the model has %u",
 			       kind == OM_IO_INPUT ? "input" : "output", index,
 			       kind == OM_IO_INPUT ? m->nin : m->nout);
+	}
 	memset(desc, 0, sizeof(*desc));
 	desc->name = name ? name : om_string(m->om, t->name);
 	desc->dtype = (npurt_dtype)t->dtype;
@@ -979,6 +1025,9 @@ static npurt_status get_io(npurt_model *m, enum om_io_kind kind,
 	}
 	desc->layout = om_layout_name(t->layout);
 	desc->size = (size_t)t->size_bytes;
+	if (!generic && kind == OM_IO_OUTPUT)
+		describe_count(m, v, index, desc);
+	pthread_mutex_unlock(&m->lock);
 	if (!generic && m->pad)
 		rt_pad_describe(m, kind == OM_IO_INPUT, index, desc);
 	return NPURT_OK;

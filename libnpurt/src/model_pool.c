@@ -157,10 +157,12 @@ static npurt_status execute_pooled(npurt_model *model, uint32_t v,
 	/*
 	 * One execution at a time where the state is the model's: shapes
 	 * compiled online, dumps, profiles (their records are the model's),
-	 * and the caches' models.
+	 * the caches' models, and outputs whose extent the data decides (the
+	 * extent is read from the model's own workspace).
 	 */
 	if (model->online || model->dump || model->profiling ||
-	    model->internal || model->pool_max <= 1)
+	    model->internal || model->pool_max <= 1 ||
+	    om_num_counts(model->om))
 		return execute_sync(model, inputs, num_inputs, outputs,
 				    num_outputs, func);
 	c = pool_get(model, &slot, func);

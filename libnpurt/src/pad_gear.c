@@ -145,6 +145,12 @@ static npurt_status plan_crop(npurt_model *m, struct rt_pad *p, uint32_t v,
 		uint64_t *dims = pad_dims(p, io);
 		bool padded = false;
 
+		if (!in && om_get_count(m->om, v, k))
+			return rt_fail(NPURT_ERR_UNSUPPORTED, func,
+				       "compile a gear for the shape (npuc --dynamic-dims) or load the ONNX",
+				       "model \"%s\": output \"%s\" has an extent the data decides; padding the inputs would change it",
+				       m->name, om_string(m->om, t->name));
+
 		for (uint32_t d = 0; d < t->rank; d++) {
 			const char *sym = g->dim_names[d] ?
 				om_string(m->om, g->dim_names[d]) : NULL;

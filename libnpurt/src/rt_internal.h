@@ -298,7 +298,8 @@ struct npurt_model {
 	struct rt_online *online;	/* loaded from ONNX (shape_cache.c) */
 	struct rt_dump *dump;		/* npurt_model_set_dump, or NULL */
 	struct rt_pad *pad;		/* npurt_model_set_pad_to_gear */
-	uint8_t *workspace_map;		/* mapped for dumps, host tasks */
+	uint8_t *workspace_map;		/* mapped for dumps, host tasks and
+					 * data-dependent output extents */
 	struct rt_host_engine *host;	/* host tasks (host_engine.c) */
 	/*
 	 * Execution contexts (model_pool.c): a context is a model of its own
@@ -324,6 +325,9 @@ struct npurt_exec {
 	npurt_model *m;
 	struct npurt_exec *next;
 };
+
+/* Maps the model's workspace once (m->workspace_map); 0 or -errno. */
+int rt_map_workspace(npurt_model *m);
 
 /* ---- host tasks (host_engine.c) ---- */
 npurt_status rt_host_engine_init(npurt_model *m, const char *func);

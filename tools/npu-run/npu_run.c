@@ -875,7 +875,11 @@ static int compare_output(const struct opts *o, uint32_t k,
 		npy_free(&ref);
 		return EXIT_USAGE;
 	}
-	r->n = out->d.size / om_dtype_size(out->d.dtype);
+	/* The elements the dims name (fewer than the buffer holds when the
+	 * data decides an extent). */
+	r->n = 1;
+	for (uint32_t d = 0; d < out->d.rank; d++)
+		r->n *= out->d.dims[d];
 	for (size_t i = 0; i < r->n; i++) {
 		double a = to_double(out->host, out->d.dtype, i);
 		double b = to_double(ref.data, ref.dtype, i);
@@ -1334,6 +1338,9 @@ int main(int argc, char **argv)
 				goto done;
 			}
 		t3 = now_ns();
+		/* An output the data sizes: dims[] say how much it holds. */
+		for (uint32_t j = 0; j < info.num_outputs; j++)
+			npurt_model_get_output(m, j, 0, &out[j].d);
 		span("h2d", t0, t1, it);
 		span("execute", t1, t2, it);
 		span("d2h", t2, t3, it);

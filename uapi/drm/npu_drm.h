@@ -31,7 +31,7 @@ extern "C" {
 #endif
 
 #define DRM_NPU_UAPI_MAJOR		1
-#define DRM_NPU_UAPI_MINOR		4	/* history: uapi.rst */
+#define DRM_NPU_UAPI_MINOR		5	/* history: uapi.rst */
 #define DRM_NPU_UAPI_VERSION \
 	((DRM_NPU_UAPI_MAJOR << 16) | DRM_NPU_UAPI_MINOR)
 
@@ -149,6 +149,9 @@ enum drm_npu_opcode {
 	DRM_NPU_OP_TOPK = 31,		/* in, indices (I64) (1.3) */
 	DRM_NPU_OP_SCATTER = 32,	/* indices, updates, out (1.3) */
 	DRM_NPU_OP_MATH = 33,		/* in, out: trigonometric (1.3) */
+	/* uapi 1.5: outputs of data-dependent extent (and a count) */
+	DRM_NPU_OP_NONZERO = 36,	/* in, out (I64), count (I64) */
+	DRM_NPU_OP_NMS = 37,		/* boxes, scores, out (I64), count */
 	/* uapi 1.2: the media unit (DVPP) and AIPP */
 	DRM_NPU_OP_IMG_CSC = 50,	/* in, [uv], out u8: colour conversion */
 	DRM_NPU_OP_IMG_RESIZE = 51,	/* in u8, out u8: resize + border */
@@ -548,6 +551,33 @@ struct drm_npu_math_params {
 };
 
 /*
+ * Data-dependent extents (uapi 1.5): NONZERO and NMS write as many rows as
+ * the data gives, packed at the start of out (whose shape is the bound),
+ * zero the rest, and write the number of rows to count (I64, one element).
+ *
+ * NONZERO: in (any dtype, dense), out I64 [rank(in), bound] with bound ==
+ * the elements of in; row d of the n nonzero elements' coordinates is
+ * written at out + d * n (so the first rank(in) * n elements are the
+ * packed [rank(in), n] result). No params (all zero).
+ *
+ * NMS: boxes F32 [B, N, 4], scores F32 [B, C, N], out I64 [bound, 3] with
+ * bound == B * C * min(N, max_per_class): for each batch and class, the
+ * boxes of score above score_threshold (with HAS_SCORE_THRESHOLD) in
+ * descending score (equal scores: lower index first), each kept unless
+ * its IoU with a box kept before exceeds iou_threshold, at most
+ * max_per_class; rows (batch, class, box).
+ */
+#define DRM_NPU_NMS_CENTER_BOX		(1u << 0)	/* [xc, yc, w, h] */
+#define DRM_NPU_NMS_HAS_SCORE_THRESHOLD	(1u << 1)
+
+struct drm_npu_nms_params {
+	__u32 flags;
+	__u32 max_per_class;		/* >= 1 */
+	__u32 iou_threshold;		/* fp32 bits, in [0, 1] */
+	__u32 score_threshold;		/* fp32 bits */
+};
+
+/*
  * Semaphore tasks address the submission's semaphore bindings by index; the
  * effective value is binding.value + task value, so one registered program
  * can run many times against a growing timeline.
@@ -727,6 +757,7 @@ struct drm_npu_task {
 		struct drm_npu_topk_params topk;
 		struct drm_npu_scatter_params scatter;
 		struct drm_npu_math_params math;
+		struct drm_npu_nms_params nms;
 	} params;
 	struct drm_npu_operand operands[DRM_NPU_MAX_OPERANDS];
 };

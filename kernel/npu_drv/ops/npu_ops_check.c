@@ -1649,6 +1649,97 @@ static int check_aipp(struct chk *c)
 	return 0;
 }
 
+/* Row-major dense: the kernel fills and packs @o as one flat array. */
+static int dense_row_major(const struct drm_npu_operand *o)
+{
+	u64 st = 1;
+	u32 i;
+
+	for (i = o->rank; i-- > 0;) {
+		if (o->shape[i] != 1 && o->strides[i] != st)
+			return 0;
+		st *= o->shape[i];
+	}
+	return 1;
+}
+
+/* A count operand: I64, one element. */
+static int check_count(struct chk *c, u32 i)
+{
+	const struct drm_npu_operand *n = npu_opnd(c->t, i);
+
+	if (n->dtype != DRM_NPU_DTYPE_I64 || npu_numel(n) != 1)
+		return fail(c, i, "count must be one I64 element");
+	return 0;
+}
+
+/*
+ * NONZERO: in (any dtype but I4), out I64 [rank(in), numel(in)] dense,
+ * count. One unit (two passes over in).
+ */
+static int check_nonzero(struct chk *c)
+{
+	const struct drm_npu_operand *in, *o;
+	int ret = check_operands(c, 3, 3);
+
+	if (ret)
+		return ret;
+	if (!params_tail_zero(c->t, 0))
+		return fail(c, NONE_BAD, "NONZERO has no params: all zero");
+	in = npu_opnd(c->t, 0);
+	o = npu_opnd(c->t, 1);
+	if (!dtype_is(in->dtype, DT_ANY) || in->layout == DRM_NPU_LAYOUT_NC1HWC0)
+		return fail(c, 0, "in: a plain tensor of a known dtype");
+	if (o->dtype != DRM_NPU_DTYPE_I64 || o->rank != 2 ||
+	    o->shape[0] != in->rank || (u64)o->shape[1] != npu_numel(in) ||
+	    !dense_row_major(o))
+		return fail(c, 1, "out must be dense I64 [rank(in), numel(in)]");
+	return check_count(c, 2);
+}
+
+/*
+ * NMS: boxes F32 [B, N, 4], scores F32 [B, C, N], out I64 dense
+ * [B * C * min(N, max_per_class), 3], count. One unit.
+ */
+static int check_nms(struct chk *c)
+{
+	const struct drm_npu_nms_params *p = &c->t->params.nms;
+	const struct drm_npu_operand *bx, *sc, *o;
+	u64 keep, bound;
+	int ret = check_operands(c, 4, 4);
+
+	if (ret)
+		return ret;
+	if (p->flags & ~(DRM_NPU_NMS_CENTER_BOX |
+			 DRM_NPU_NMS_HAS_SCORE_THRESHOLD))
+		return fail(c, NONE_BAD, "unknown NMS flags");
+	if (!params_tail_zero(c->t, sizeof(*p)))
+		return fail(c, NONE_BAD, "unused params must be zero");
+	/* integer code: +0.0 .. 1.0 are the bit patterns 0 .. 0x3f800000 */
+	if (!p->max_per_class || p->iou_threshold > 0x3f800000u)
+		return fail(c, NONE_BAD, "max_per_class >= 1, iou_threshold in [0, 1]");
+	if ((p->score_threshold & 0x7fffffffu) > 0x7f800000u)
+		return fail(c, NONE_BAD, "score_threshold is NaN");
+	if (!(p->flags & DRM_NPU_NMS_HAS_SCORE_THRESHOLD) && p->score_threshold)
+		return fail(c, NONE_BAD, "score_threshold set without its flag");
+	bx = npu_opnd(c->t, 0);
+	sc = npu_opnd(c->t, 1);
+	o = npu_opnd(c->t, 2);
+	if (bx->dtype != DRM_NPU_DTYPE_F32 || bx->rank != 3 ||
+	    bx->shape[2] != 4)
+		return fail(c, 0, "boxes must be F32 [B, N, 4]");
+	if (sc->dtype != DRM_NPU_DTYPE_F32 || sc->rank != 3 ||
+	    sc->shape[0] != bx->shape[0] || sc->shape[2] != bx->shape[1])
+		return fail(c, 1, "scores must be F32 [B, C, N] of the boxes' B and N");
+	keep = sc->shape[2] < p->max_per_class ? sc->shape[2] : p->max_per_class;
+	bound = npu_mul_sat(npu_mul_sat(sc->shape[0], sc->shape[1]), keep);
+	if (o->dtype != DRM_NPU_DTYPE_I64 || o->rank != 2 ||
+	    o->shape[1] != 3 || (u64)o->shape[0] != bound ||
+	    !dense_row_major(o))
+		return fail(c, 2, "out must be dense I64 [B * C * min(N, max_per_class), 3]");
+	return check_count(c, 3);
+}
+
 static int check_sem(struct chk *c)
 {
 	int ret = check_operands(c, 0, 0);
@@ -1716,6 +1807,8 @@ static int check_opcode(struct chk *c)
 	case DRM_NPU_OP_TOPK:		return check_topk(c);
 	case DRM_NPU_OP_SCATTER:	return check_scatter(c);
 	case DRM_NPU_OP_MATH:		return check_math(c);
+	case DRM_NPU_OP_NONZERO:	return check_nonzero(c);
+	case DRM_NPU_OP_NMS:		return check_nms(c);
 	case DRM_NPU_OP_IMG_CSC:	return check_img_csc(c);
 	case DRM_NPU_OP_IMG_RESIZE:	return check_img_resize(c);
 	case DRM_NPU_OP_AIPP:		return check_aipp(c);

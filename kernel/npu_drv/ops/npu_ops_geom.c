@@ -467,6 +467,9 @@ u64 npu_op_work_units(const struct drm_npu_task *t)
 		return npu_numel(last) / last->shape[t->params.topk.axis];
 	case DRM_NPU_OP_SCATTER:	/* all of it, in order */
 		return npu_numel(npu_opnd(t, 1)) ? 1 : 0;
+	case DRM_NPU_OP_NONZERO:	/* the count is written even if 0 */
+	case DRM_NPU_OP_NMS:
+		return 1;
 	default:
 		return 0;
 	}
@@ -509,8 +512,8 @@ static u64 attention_unit_cost(const struct drm_npu_task *t)
 	const struct drm_npu_operand *o = npu_opnd(t, t->num_operands - 1);
 	u64 sk = k->shape[k->rank - 2], dv = o->shape[o->rank - 1];
 
-	return npu_mul_sat(sk, (u64)q->shape[q->rank - 1] + dv + 1) +
-	       2 * dv + 1;
+	return npu_add_sat(npu_mul_sat(sk, (u64)q->shape[q->rank - 1] + dv + 1),
+			   2 * dv + 1);
 }
 
 /*
@@ -522,8 +525,24 @@ static u64 rnn_unit_cost(const struct drm_npu_task *t)
 	const struct drm_npu_operand *st = npu_opnd(t, t->num_operands - 1);
 	u64 hid = st->shape[3], gh = npu_opnd(t, 1)->shape[0], step;
 
-	step = npu_mul_sat(gh, hid + 1) + 8 * hid + 1;
-	return npu_mul_sat(st->shape[0], step) + 1;
+	step = npu_add_sat(npu_mul_sat(gh, hid + 1), 8 * hid + 1);
+	return npu_add_sat(npu_mul_sat(st->shape[0], step), 1);
+}
+
+/*
+ * NMS: per (batch, class), N scans of N scores to find the next box, and
+ * an IoU (~16 operations) with each of up to max_per_class kept boxes.
+ */
+static u64 nms_unit_cost(const struct drm_npu_task *t)
+{
+	const struct drm_npu_operand *sc = npu_opnd(t, 1);
+	u64 n = sc->shape[2], pair;
+
+	pair = npu_mul_sat(n, 2 * n + 16 * (u64)t->params.nms.max_per_class +
+			   16);
+	pair = npu_mul_sat(npu_mul_sat(sc->shape[0], sc->shape[1]),
+			   npu_add_sat(pair, 1));
+	return npu_add_sat(pair, npu_add_sat(npu_numel(npu_opnd(t, 2)), 1));
 }
 
 /* Element operations of the costliest unit of a checked task. */
@@ -570,18 +589,24 @@ u64 npu_op_unit_cost(const struct drm_npu_task *t)
 	case DRM_NPU_OP_IMG_CSC:	/* a row of 3-channel pixels */
 		return npu_mul_sat(last->shape[2], 16);
 	case DRM_NPU_OP_IMG_RESIZE:	/* 4 taps per value */
-		return npu_mul_sat(npu_mul_sat(last->shape[2], last->shape[3]),
-				   8) + 1;
+		return npu_add_sat(npu_mul_sat(npu_mul_sat(last->shape[2],
+							   last->shape[3]), 8), 1);
 	case DRM_NPU_OP_AIPP:		/* a row of pixels, 16 outputs each */
 		return npu_mul_sat(last->shape[3], 32);
 	case DRM_NPU_OP_RNN:
 		return rnn_unit_cost(t);
 	case DRM_NPU_OP_SCATTER:	/* per update: its coordinates */
-		return npu_mul_sat(npu_numel(npu_opnd(t, 1)), 2 * DRM_NPU_MAX_RANK)
-		       + npu_numel(in) + 1;
+		return npu_add_sat(npu_mul_sat(npu_numel(npu_opnd(t, 1)),
+					       2 * DRM_NPU_MAX_RANK),
+				   npu_add_sat(npu_numel(in), 1));
+	case DRM_NPU_OP_NONZERO:	/* two odometer passes, the fill */
+		return npu_add_sat(npu_mul_sat(npu_numel(in), 4 * (u64)in->rank + 4),
+				   npu_add_sat(npu_numel(npu_opnd(t, 1)), 1));
+	case DRM_NPU_OP_NMS:
+		return nms_unit_cost(t);
 	case DRM_NPU_OP_TOPK:	/* n insertions of up to k compares + moves */
-		return npu_mul_sat(in->shape[t->params.topk.axis],
-				   2 * (u64)t->params.topk.k + 2) + 1;
+		return npu_add_sat(npu_mul_sat(in->shape[t->params.topk.axis],
+					       2 * (u64)t->params.topk.k + 2), 1);
 	default:
 		return npu_mul_sat(NPU_ROW_SEG, row_elem_cost(t));
 	}

@@ -74,6 +74,14 @@ static inline u64 npu_mul_sat(u64 a, u64 b)
 	return check_mul_overflow(a, b, &r) ? ~0ull : r;
 }
 
+/* a + b, or U64_MAX: a saturated product plus a term must stay saturated. */
+static inline u64 npu_add_sat(u64 a, u64 b)
+{
+	u64 r;
+
+	return check_add_overflow(a, b, &r) ? ~0ull : r;
+}
+
 static inline u64 npu_numel(const struct drm_npu_operand *o)
 {
 	return npu_dims_prod(o, 0, o->rank);
@@ -294,6 +302,8 @@ int npu_run_rnn(const struct npu_op_args *a, u64 b, u64 e);
 int npu_run_topk(const struct npu_op_args *a, u64 b, u64 e);
 int npu_run_scatter(const struct npu_op_args *a, u64 b, u64 e);
 int npu_run_math(const struct npu_op_args *a, u64 b, u64 e);
+int npu_run_nonzero(const struct npu_op_args *a, u64 b, u64 e);
+int npu_run_nms(const struct npu_op_args *a, u64 b, u64 e);
 int npu_run_matmul_wq(const struct npu_op_args *a, u64 b, u64 e);
 
 #endif /* NPU_OPS_INTERNAL_H */

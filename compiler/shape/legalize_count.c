@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: MIT
+/*
+ * legalize_count.c - ops whose output extent the data decides: NonZero
+ * and NonMaxSuppression onto the device's NONZERO and NMS tasks.
+ *
+ * The task writes its rows packed at the start of an output of the
+ * largest extent the op can have (the bound: every element of NonZero's
+ * input, B * C * min(N, max_output_boxes_per_class) boxes of NMS) and
+ * the number of rows to a second output, an int64 count. The data
+ * tensor records which dim is counted and by which tensor (ir_tensor.
+ * count); lowering keeps the count alive to the end of the program and
+ * records its workspace place in the .om (COUNTS section), and the
+ * runtime reports the output's shape from it (Documentation/runtime.rst,
+ * "Outputs of data-dependent shape").
+ *
+ * Such an output must be a graph output: an op reading it would need the
+ * count as a shape, which a statically planned program does not have
+ * (lower.c refuses it with a message). A constant input is folded here
+ * instead, and then the shape is known.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "legalize_build.h"
+#include "shape_internal.h"
+
+/* The node @n is replaced by a constant of @shape (int64 @v). */
+static int fold_to(struct ir_graph *g, struct ir_node *n,
+		   const struct ir_shape *shape, const int64_t *v)
+{
+	struct lz_builder b;
+	struct ir_tensor *out, *c;
+	int64_t cnt = ir_shape_numel(shape), none = 0;
+
+	c = ir_const_new(g, NULL, IR_I64, shape, cnt ? v : &none,
+			 (size_t)cnt * sizeof(int64_t));
+	if (!c)
+		return -ENOMEM;
+	out = lz_take(&b, g, n);
+	return lz_unary(&b, IR_OP_IDENTITY, c, out) ? 1 : -ENOMEM;
+}
+
+/* The task writing @out (data) and a new count tensor. */
+static int count_task(struct ir_graph *g, struct ir_node *n, enum ir_op op,
+		      int nin, struct ir_tensor **ins, int dim)
+{
+	struct ir_tensor *out = n->outputs[0], *outs[2];
+	char name[300];
+
+	for (int i = 1; i < n->num_outputs; i++)
+		if (n->outputs[i])
+			ir_node_set_output(n, i, NULL);
+	ir_node_set_output(n, 0, NULL);
+	outs[0] = out;
+	outs[1] = ir_tensor_new(g, NULL, IR_I64, NULL);
+	if (!outs[1])
+		return -ENOMEM;
+	snprintf(name, sizeof(name), "%.250s/%s", n->name,
+		 op == IR_OP_NONZERO_TASK ? "nonzero" : "nms");
+	ir_node_remove(g, n);
+	if (!ir_node_new(g, op, name, nin, ins, 2, outs))
+		return -ENOMEM;
+	out->count = outs[1];
+	out->count_dim = dim;
+	return 1;
+}
+
+/* NonZero of a constant: its coordinates, row-major. */
+static int fold_nonzero(struct ir_graph *g, struct ir_node *n)
+{
+	const struct ir_tensor *x = n->inputs[0];
+	int64_t numel = ir_shape_numel(&x->shape), k = 0, nz = 0;
+	int r = x->shape.rank;
+	struct ir_shape s = { .rank = 2 };
+	int64_t *v;
+	int ret;
+
+	for (int64_t e = 0; e < numel; e++)
+		nz += ir_const_get_f(x, e) != 0.0;
+	v = malloc((size_t)(r * nz + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (int64_t e = 0; e < numel; e++) {
+		int64_t rem = e;
+
+		if (ir_const_get_f(x, e) == 0.0)
+			continue;
+		for (int d = r - 1; d >= 0; d--) {
+			v[d * nz + k] = rem % x->shape.dim[d];
+			rem /= x->shape.dim[d];
+		}
+		k++;
+	}
+	s.dim[0] = r;
+	s.dim[1] = nz;
+	ret = fold_to(g, n, &s, v);
+	free(v);
+	return ret;
+}
+
+static int legalize_nonzero(struct ir_graph *g, struct ir_node *n)
+{
+	struct ir_tensor *x = n->inputs[0];
+	int64_t numel = ir_shape_numel(&x->shape);
+
+	if (numel < 0)
+		return ir_error(g, "node '%s' (NonZero): the input's shape must "
+				"be static (compile a gear of the dynamic dims)",
+				n->name);
+	if (ir_tensor_is_const(x) || !numel)
+		return fold_nonzero(g, n);
+	if (numel > UINT32_MAX)
+		return ir_error(g, "node '%s' (NonZero): %lld elements; a "
+				"device dim holds at most 2^32 - 1", n->name,
+				(long long)numel);
+	return count_task(g, n, IR_OP_NONZERO_TASK, 1, &x, 1);
+}
+
+static int nms_const(struct ir_graph *g, struct ir_node *n, int i,
+		     const char *what)
+{
+	const struct ir_tensor *t = ir_in(n, i);
+
+	if (t && (!t->data || ir_tensor_numel(t) != 1))
+		return ir_error(g, "node '%s' (NonMaxSuppression): %s must be "
+				"known at compile time (a constant of one "
+				"element)", n->name, what);
+	return 0;
+}
+
+static int legalize_nms(struct ir_graph *g, struct ir_node *n)
+{
+	struct ir_tensor *bx = n->inputs[0], *sc = n->inputs[1];
+	struct ir_tensor *mt = ir_in(n, 2), *it = ir_in(n, 3), *st = ir_in(n, 4);
+	int64_t center = ir_attr_int(n, "center_point_box", 0), max, keep, bound;
+	struct ir_tensor *ins[2] = { bx, sc };
+	float iou;
+	struct ir_node *t;
+	int ret;
+
+	if (nms_const(g, n, 2, "max_output_boxes_per_class") ||
+	    nms_const(g, n, 3, "iou_threshold") ||
+	    nms_const(g, n, 4, "score_threshold"))
+		return -EINVAL;
+	if (bx->dtype != IR_F32 || sc->dtype != IR_F32)
+		return ir_error(g, "node '%s' (NonMaxSuppression): boxes and "
+				"scores of dtype %s are not supported (f32)",
+				n->name, ir_dtype_name(bx->dtype));
+	if (!ir_shape_is_static(&bx->shape) || !ir_shape_is_static(&sc->shape) ||
+	    bx->shape.rank != 3 || sc->shape.rank != 3 ||
+	    bx->shape.dim[2] != 4 || sc->shape.dim[0] != bx->shape.dim[0] ||
+	    sc->shape.dim[2] != bx->shape.dim[1])
+		return ir_error(g, "node '%s' (NonMaxSuppression): boxes must "
+				"be [B, N, 4] and scores [B, C, N], static",
+				n->name);
+	if (center != 0 && center != 1)
+		return ir_error(g, "node '%s' (NonMaxSuppression): "
+				"center_point_box = %lld (0 or 1)", n->name,
+				(long long)center);
+	max = mt ? ir_const_get_i(mt, 0) : 0;
+	iou = it ? (float)ir_const_get_f(it, 0) : 0.0f;
+	if (!(iou >= 0.0f && iou <= 1.0f))
+		return ir_error(g, "node '%s' (NonMaxSuppression): "
+				"iou_threshold %g is outside [0, 1]", n->name,
+				(double)iou);
+	keep = max < 0 ? 0 : max < sc->shape.dim[2] ? max : sc->shape.dim[2];
+	bound = sc->shape.dim[0] * sc->shape.dim[1] * keep;
+	if (!bound) {
+		struct ir_shape s = { .rank = 2, .dim = { 0, 3 } };
+
+		return fold_to(g, n, &s, NULL);
+	}
+	if (bound > UINT32_MAX)
+		return ir_error(g, "node '%s' (NonMaxSuppression): up to %lld "
+				"boxes; a device dim holds at most 2^32 - 1",
+				n->name, (long long)bound);
+	ret = count_task(g, n, IR_OP_NMS_TASK, 2, ins, 0);
+	if (ret < 0)
+		return ret;
+	t = bx->uses[bx->num_uses - 1].node;
+	if (ir_attr_set_int(t, "center_point_box", center) ||
+	    ir_attr_set_int(t, "max_per_class", keep) ||
+	    ir_attr_set_float(t, "iou_threshold", iou) ||
+	    (st && ir_attr_set_float(t, "score_threshold",
+				     (float)ir_const_get_f(st, 0))))
+		return -ENOMEM;
+	return 1;
+}
+
+int shape_legalize_count(struct ir_graph *g, struct ir_node *n)
+{
+	if (n->op == IR_OP_NON_ZERO)
+		return legalize_nonzero(g, n);
+	return legalize_nms(g, n);
+}
+
+/* npu.NonZero: [rank(x), numel(x)]; npu.NMS: [bound, 3]; count [1]. */
+int shape_infer_count_task(struct ir_graph *g, struct ir_node *n)
+{
+	const struct ir_tensor *x = n->inputs[0];
+	struct ir_tensor *o = n->outputs[0], *c = n->outputs[1];
+
+	o->dtype = IR_I64;
+	o->shape.rank = 2;
+	if (n->op == IR_OP_NONZERO_TASK) {
+		o->shape.dim[0] = x->shape.rank;
+		o->shape.dim[1] = ir_shape_numel(&x->shape);
+	} else {
+		const struct ir_tensor *s = n->inputs[1];
+
+		o->shape.dim[0] = s->shape.dim[0] * s->shape.dim[1] *
+				  ir_attr_int(n, "max_per_class", 1);
+		o->shape.dim[1] = 3;
+	}
+	o->shape_known = true;
+	if (c) {
+		c->dtype = IR_I64;
+		c->shape.rank = 1;
+		c->shape.dim[0] = 1;
+		c->shape_known = true;
+	}
+	(void)g;
+	return 0;
+}

@@ -1,0 +1,397 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * ops_count_test.c - NONZERO and NMS, the ops whose output extent the data
+ * decides (uapi 1.5): the packed rows and the count against references
+ * written here independently (a sort, not the kernel's repeated scan),
+ * the zeroed tail of the bound, and the descriptors the checker refuses
+ * (bad params, an out that is not the bound, a count that is not one I64,
+ * a cost that saturates).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ops_testlib.h"
+
+#define F32	DRM_NPU_DTYPE_F32
+#define I64	DRM_NPU_DTYPE_I64
+
+static struct drm_npu_task T;
+
+static int check(void)
+{
+	u32 bad;
+
+	return npu_op_check(&T, &bad);
+}
+
+/* ---- NONZERO ---- */
+
+/* Reference: coordinates of the nonzeros of a dense [r0, r1, r2] array. */
+static u64 nz_ref(const float *x, const u32 *sh, s64 *ref, u64 bound)
+{
+	u64 n = 0, e, numel = (u64)sh[0] * sh[1] * sh[2];
+
+	for (e = 0; e < numel; e++)
+		n += x[e] != 0.0f;
+	for (e = 0, bound = 0; e < numel; e++) {
+		if (x[e] == 0.0f)
+			continue;
+		ref[0 * n + bound] = (s64)(e / ((u64)sh[1] * sh[2]));
+		ref[1 * n + bound] = (s64)(e / sh[2] % sh[1]);
+		ref[2 * n + bound] = (s64)(e % sh[2]);
+		bound++;
+	}
+	return n;
+}
+
+static void nonzero_dense(void)
+{
+	u32 sh[3] = { 3, 5, 7 }, osh[2] = { 3, 105 }, one[1] = { 1 };
+	float x[105];
+	s64 out[315], ref[315] = { 0 }, count = -1;
+	void *data[3] = { x, out, &count };
+	u64 n, i;
+	int tail_zero = 1;
+
+	for (i = 0; i < 105; i++)
+		x[i] = tl_rand() % 3 ? 0.0f : tl_uniform(-2, 2);
+	x[0] = -0.0f;	/* negative zero is zero */
+	x[104] = NAN;	/* NaN is nonzero */
+	tl_task(&T, DRM_NPU_OP_NONZERO, 3);
+	tl_opnd(&T.operands[0], 0, F32, 3, sh, NULL);
+	tl_opnd(&T.operands[1], 1, I64, 2, osh, NULL);
+	tl_opnd(&T.operands[2], 2, I64, 1, one, NULL);
+	memset(out, 0x5a, sizeof(out));
+	n = nz_ref(x, sh, ref, 105);
+	tap_ok(tl_run(&T, data) == 0 && count == (s64)n &&
+	       !memcmp(out, ref, 3 * n * sizeof(s64)),
+	       "NONZERO [3,5,7] F32: %llu coordinates packed as [3, n]",
+	       (unsigned long long)n);
+	for (i = 3 * n; i < 315; i++)
+		tail_zero &= out[i] == 0;
+	tap_ok(tail_zero, "NONZERO: the bound past 3 * n is zeroed");
+}
+
+/* A transposed view (strides of [7,5] read as [5,7]): coordinates of the view. */
+static void nonzero_strided(void)
+{
+	u32 sh[2] = { 5, 7 }, st[2] = { 1, 5 }, osh[2] = { 2, 35 }, one[1] = { 1 };
+	s8 x[35];
+	s64 out[70], count = 0;
+	void *data[3] = { x, out, &count };
+	u64 i, j, n = 0, bad = 0;
+
+	for (i = 0; i < 35; i++)
+		x[i] = (s8)(i % 4 == 1 ? i : 0);
+	tl_task(&T, DRM_NPU_OP_NONZERO, 3);
+	tl_opnd(&T.operands[0], 0, DRM_NPU_DTYPE_I8, 2, sh, st);
+	tl_opnd(&T.operands[1], 1, I64, 2, osh, NULL);
+	tl_opnd(&T.operands[2], 2, I64, 1, one, NULL);
+	tap_ok(tl_run(&T, data) == 0, "NONZERO over a strided I8 view: runs");
+	for (i = 0; i < 5; i++)
+		for (j = 0; j < 7; j++) {
+			if (!x[i + 5 * j])
+				continue;
+			bad += n >= (u64)count || out[n] != (s64)i ||
+			       out[count + n] != (s64)j;
+			n++;
+		}
+	tap_ok(!bad && n == (u64)count,
+	       "NONZERO strided: %lld coordinates in the view's row-major order",
+	       (long long)count);
+}
+
+static void nonzero_edges(void)
+{
+	u32 one[1] = { 1 }, sh0[2] = { 0, 1 }, zsh[2] = { 2, 0 }, e[2] = { 3, 4 };
+	float x = 3.0f, xs[12] = { 0 };
+	s64 out[24], count = -1;
+	void *data[3] = { &x, out, &count };
+
+	tl_task(&T, DRM_NPU_OP_NONZERO, 3);
+	tl_opnd(&T.operands[0], 0, F32, 0, NULL, NULL);
+	tl_opnd(&T.operands[1], 1, I64, 2, sh0, NULL);
+	tl_opnd(&T.operands[2], 2, I64, 1, one, NULL);
+	tap_ok(tl_run(&T, data) == 0 && count == 1,
+	       "NONZERO of a nonzero scalar: out [0, 1], count 1");
+	{
+		u32 in0[2] = { 2, 0 };
+
+		tl_opnd(&T.operands[0], 0, F32, 2, in0, NULL);
+		tl_opnd(&T.operands[1], 1, I64, 2, zsh, NULL);
+		count = -1;
+		tap_ok(tl_run(&T, data) == 0 && count == 0,
+		       "NONZERO of an empty [2, 0]: count 0 (written though nothing is read)");
+	}
+	data[0] = xs;
+	tl_opnd(&T.operands[0], 0, F32, 2, e, NULL);
+	{
+		u32 osh[2] = { 2, 12 };
+
+		tl_opnd(&T.operands[1], 1, I64, 2, osh, NULL);
+	}
+	count = -1;
+	tap_ok(tl_run(&T, data) == 0 && count == 0, "NONZERO of all zeros: count 0");
+}
+
+static void nonzero_refused(void)
+{
+	u32 sh[2] = { 3, 4 }, osh[2] = { 2, 12 }, bad_o[2] = { 2, 11 };
+	u32 one[1] = { 1 }, two[1] = { 2 }, gap[2] = { 13, 1 };
+
+	tl_task(&T, DRM_NPU_OP_NONZERO, 3);
+	tl_opnd(&T.operands[0], 0, F32, 2, sh, NULL);
+	tl_opnd(&T.operands[1], 1, I64, 2, bad_o, NULL);
+	tl_opnd(&T.operands[2], 2, I64, 1, one, NULL);
+	tap_ok(check() == -EINVAL, "NONZERO: out short of numel(in) columns refused");
+	tl_opnd(&T.operands[1], 1, I64, 2, osh, gap);
+	tap_ok(check() == -EINVAL, "NONZERO: an out with a row gap refused");
+	tl_opnd(&T.operands[1], 1, F32, 2, osh, NULL);
+	tap_ok(check() == -EINVAL, "NONZERO: an F32 out refused");
+	tl_opnd(&T.operands[1], 1, I64, 2, osh, NULL);
+	tl_opnd(&T.operands[2], 2, I64, 1, two, NULL);
+	tap_ok(check() == -EINVAL, "NONZERO: a count of two elements refused");
+	tl_opnd(&T.operands[2], 2, DRM_NPU_DTYPE_I32, 1, one, NULL);
+	tap_ok(check() == -EINVAL, "NONZERO: an I32 count refused");
+	tl_opnd(&T.operands[2], 2, I64, 1, one, NULL);
+	T.params.raw[0] = 1;
+	tap_ok(check() == -EINVAL, "NONZERO: nonzero params refused");
+	T.params.raw[0] = 0;
+	tap_ok(check() == 0, "NONZERO: the same task, well formed, accepted");
+}
+
+/* ---- NMS ---- */
+
+struct ref_box {
+	float s;
+	u32 i;
+};
+
+static int by_score(const void *a, const void *b)
+{
+	const struct ref_box *x = a, *y = b;
+
+	if (x->s != y->s)
+		return x->s > y->s ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+static double iou(const float *a, const float *b)
+{
+	double ay0 = fmin(a[0], a[2]), ay1 = fmax(a[0], a[2]);
+	double ax0 = fmin(a[1], a[3]), ax1 = fmax(a[1], a[3]);
+	double by0 = fmin(b[0], b[2]), by1 = fmax(b[0], b[2]);
+	double bx0 = fmin(b[1], b[3]), bx1 = fmax(b[1], b[3]);
+	double ih = fmin(ay1, by1) - fmax(ay0, by0);
+	double iw = fmin(ax1, bx1) - fmax(ax0, bx0);
+	double aa = (ay1 - ay0) * (ax1 - ax0), ab = (by1 - by0) * (bx1 - bx0);
+
+	if (ih <= 0 || iw <= 0 || aa <= 0 || ab <= 0)
+		return 0;
+	return ih * iw / (aa + ab - ih * iw);
+}
+
+/* Reference NMS over boxes [B, N, 4], scores [B, C, N]: rows written. */
+static u64 nms_ref(const float *bx, const float *sc, u32 B, u32 C, u32 N,
+		   u32 max, float iou_thr, float score_thr, s64 *rows)
+{
+	struct ref_box *o = calloc(N ? N : 1, sizeof(*o));
+	u32 *kept = calloc(N ? N : 1, sizeof(*kept));
+	u64 r = 0;
+
+	for (u32 b = 0; b < B; b++)
+		for (u32 c = 0; c < C; c++) {
+			u32 m = 0, nk = 0;
+
+			for (u32 i = 0; i < N; i++) {
+				float s = sc[((u64)b * C + c) * N + i];
+
+				if (s > score_thr)
+					o[m++] = (struct ref_box){ s, i };
+			}
+			qsort(o, m, sizeof(*o), by_score);
+			for (u32 j = 0; j < m && nk < max; j++) {
+				const float *cand = bx + ((u64)b * N + o[j].i) * 4;
+				int keep = 1;
+
+				for (u32 k = 0; k < nk && keep; k++)
+					keep = iou(bx + ((u64)b * N + kept[k]) * 4,
+						   cand) <= iou_thr;
+				if (!keep)
+					continue;
+				kept[nk++] = o[j].i;
+				rows[r * 3] = b;
+				rows[r * 3 + 1] = c;
+				rows[r * 3 + 2] = o[j].i;
+				r++;
+			}
+		}
+	free(o);
+	free(kept);
+	return r;
+}
+
+static void nms_task(u32 B, u32 C, u32 N, u32 max, float iou_thr,
+		     float score_thr, int has_thr)
+{
+	u32 bsh[3] = { B, N, 4 }, ssh[3] = { B, C, N }, one[1] = { 1 };
+	u32 osh[2] = { B * C * (N < max ? N : max), 3 };
+
+	tl_task(&T, DRM_NPU_OP_NMS, 4);
+	tl_opnd(&T.operands[0], 0, F32, 3, bsh, NULL);
+	tl_opnd(&T.operands[1], 1, F32, 3, ssh, NULL);
+	tl_opnd(&T.operands[2], 2, I64, 2, osh, NULL);
+	tl_opnd(&T.operands[3], 3, I64, 1, one, NULL);
+	T.params.nms.max_per_class = max;
+	T.params.nms.iou_threshold = tl_f2u(iou_thr);
+	if (has_thr) {
+		T.params.nms.flags = DRM_NPU_NMS_HAS_SCORE_THRESHOLD;
+		T.params.nms.score_threshold = tl_f2u(score_thr);
+	}
+}
+
+static void nms_random(void)
+{
+	enum { B = 2, C = 3, N = 40, MAX = 10 };
+	float *bx = malloc(sizeof(float) * B * N * 4);
+	float *sc = malloc(sizeof(float) * B * C * N);
+	s64 out[B * C * MAX * 3], ref[B * C * MAX * 3], count = -1;
+	void *data[4] = { bx, sc, out, &count };
+	u64 i, r, tail = 1;
+
+	for (i = 0; i < (u64)B * N; i++) {
+		float y = tl_uniform(0, 10), x = tl_uniform(0, 10);
+		float h = tl_uniform(0.5f, 4), w = tl_uniform(0.5f, 4);
+
+		/* corners in either order: the op takes min and max */
+		bx[i * 4 + 0] = i % 2 ? y + h : y;
+		bx[i * 4 + 1] = x;
+		bx[i * 4 + 2] = i % 2 ? y : y + h;
+		bx[i * 4 + 3] = x + w;
+	}
+	tl_fill(sc, (size_t)B * C * N, 0, 1);
+	sc[5] = sc[6];		/* a tie: the lower index goes first */
+	sc[7] = NAN;		/* never kept */
+	nms_task(B, C, N, MAX, 0.3f, 0.2f, 1);
+	memset(out, 0x5a, sizeof(out));
+	r = nms_ref(bx, sc, B, C, N, MAX, 0.3f, 0.2f, ref);
+	tap_ok(tl_run(&T, data) == 0 && count == (s64)r &&
+	       !memcmp(out, ref, r * 3 * sizeof(s64)),
+	       "NMS B=2 C=3 N=40 max=10: %llu rows as the sorted reference",
+	       (unsigned long long)r);
+	for (i = r * 3; i < sizeof(out) / sizeof(out[0]); i++)
+		tail &= out[i] == 0;
+	tap_ok(tail, "NMS: the bound past the rows is zeroed");
+
+	nms_task(B, C, N, 1000, 1.0f, 0, 0);	/* nothing suppressed */
+	{
+		s64 *big = malloc(sizeof(s64) * B * C * N * 3);
+		s64 *rb = malloc(sizeof(s64) * B * C * N * 3);
+
+		data[2] = big;
+		r = nms_ref(bx, sc, B, C, N, 1000, 1.0f, -INFINITY, rb);
+		tap_ok(tl_run(&T, data) == 0 && count == (s64)r &&
+		       r == (u64)B * C * N - 1 &&
+		       !memcmp(big, rb, r * 3 * sizeof(s64)),
+		       "NMS iou 1, no score threshold: all %llu boxes but the NaN, in score order",
+		       (unsigned long long)r);
+		free(big);
+		free(rb);
+	}
+	free(bx);
+	free(sc);
+}
+
+/* Two identical boxes and a center-format pair: IoU 1 suppresses. */
+static void nms_center(void)
+{
+	float bx[3 * 4] = { 5, 5, 2, 2,   5, 5, 2, 2,   5.5f, 5, 2, 2 };
+	float sc[3] = { 0.5f, 0.9f, 0.7f };
+	s64 out[9], count = -1;
+	void *data[4] = { bx, sc, out, &count };
+
+	nms_task(1, 1, 3, 3, 0.5f, 0, 0);
+	T.params.nms.flags = DRM_NPU_NMS_CENTER_BOX;
+	/* box 2 overlaps box 1 by IoU 1.5 / 2.5 = 0.6 > 0.5: suppressed */
+	tap_ok(tl_run(&T, data) == 0 && count == 1 && out[2] == 1,
+	       "NMS center boxes: the best of three overlapping kept alone");
+	T.params.nms.iou_threshold = tl_f2u(0.7f);
+	tap_ok(tl_run(&T, data) == 0 && count == 2 && out[2] == 1 &&
+	       out[5] == 2, "NMS center boxes, iou 0.7: boxes 1 and 2 kept");
+}
+
+static void nms_refused(void)
+{
+	nms_task(1, 2, 8, 4, 0.5f, 0, 0);
+	tap_ok(check() == 0, "NMS: a well-formed task accepted");
+	T.params.nms.iou_threshold = tl_f2u(1.5f);
+	tap_ok(check() == -EINVAL, "NMS: iou_threshold 1.5 refused");
+	T.params.nms.iou_threshold = tl_f2u(-0.0f);
+	tap_ok(check() == -EINVAL, "NMS: iou_threshold -0 refused");
+	T.params.nms.iou_threshold = tl_f2u(NAN);
+	tap_ok(check() == -EINVAL, "NMS: iou_threshold NaN refused");
+	T.params.nms.iou_threshold = tl_f2u(0.5f);
+	T.params.nms.max_per_class = 0;
+	tap_ok(check() == -EINVAL, "NMS: max_per_class 0 refused");
+	T.params.nms.max_per_class = 4;
+	T.params.nms.flags = 4;
+	tap_ok(check() == -EINVAL, "NMS: an unknown flag refused");
+	T.params.nms.flags = 0;
+	T.params.nms.score_threshold = tl_f2u(0.5f);
+	tap_ok(check() == -EINVAL, "NMS: a score threshold without its flag refused");
+	T.params.nms.flags = DRM_NPU_NMS_HAS_SCORE_THRESHOLD;
+	T.params.nms.score_threshold = 0x7fc00000u;
+	tap_ok(check() == -EINVAL, "NMS: a NaN score threshold refused");
+	T.params.nms.score_threshold = 0;
+	T.params.raw[sizeof(T.params.nms)] = 1;
+	tap_ok(check() == -EINVAL, "NMS: nonzero params past the struct refused");
+	T.params.raw[sizeof(T.params.nms)] = 0;
+	{
+		u32 osh[2] = { 1 * 2 * 4 - 1, 3 };
+
+		tl_opnd(&T.operands[2], 2, I64, 2, osh, NULL);
+		tap_ok(check() == -EINVAL, "NMS: an out one row short of the bound refused");
+	}
+	{
+		u32 bsh[3] = { 1, 7, 4 };
+
+		nms_task(1, 2, 8, 4, 0.5f, 0, 0);
+		tl_opnd(&T.operands[0], 0, F32, 3, bsh, NULL);
+		tap_ok(check() == -EINVAL, "NMS: boxes and scores of different N refused");
+	}
+}
+
+/*
+ * N = 2^28 boxes, max_per_class = 2^32 - 1: the pair cost is past 2^64;
+ * the saturated product plus 1 wrapped to 0 (a cost the cap let through).
+ */
+static void nms_cost_saturates(void)
+{
+	u32 bsh[3] = { 1, 1u << 28, 4 }, ssh[3] = { 1, 1, 1u << 28 };
+	u32 osh[2] = { 1u << 28, 3 }, one[1] = { 1 };
+
+	tl_task(&T, DRM_NPU_OP_NMS, 4);
+	tl_opnd(&T.operands[0], 0, F32, 3, bsh, NULL);
+	tl_opnd(&T.operands[1], 1, F32, 3, ssh, NULL);
+	tl_opnd(&T.operands[2], 2, I64, 2, osh, NULL);
+	tl_opnd(&T.operands[3], 3, I64, 1, one, NULL);
+	T.params.nms.max_per_class = ~0u;
+	tap_ok(npu_op_unit_cost(&T) == ~0ull,
+	       "NMS N=2^28, max 2^32-1: the unit cost saturates (was wrapped to a small number)");
+	tap_ok(check() == -E2BIG || check() == -EINVAL,
+	       "... and the checker refuses the task (%d)", check());
+}
+
+int main(void)
+{
+	tl_seed(18);
+	nonzero_dense();
+	nonzero_strided();
+	nonzero_edges();
+	nonzero_refused();
+	nms_random();
+	nms_center();
+	nms_refused();
+	nms_cost_saturates();
+	return tap_done();
+}
