@@ -1127,33 +1127,57 @@ static int emit_nonzero(struct ectx *e)
 	return err ? err : whole(e, e->n->outputs[1], &t->operands[2]);
 }
 
-/* npu.NMS: one NMS task (thresholds compiled in), the rows and count. */
+static void nms_params(const struct ir_node *n, struct drm_npu_nms_params *p)
+{
+	if (ir_attr_int(n, "center_point_box", 0))
+		p->flags |= DRM_NPU_NMS_CENTER_BOX;
+	if (ir_attr_find(n, "score_threshold")) {
+		p->flags |= DRM_NPU_NMS_HAS_SCORE_THRESHOLD;
+		p->score_threshold = emit_f32_bits(
+			ir_attr_float(n, "score_threshold", 0.0f));
+	}
+	p->max_per_class = (uint32_t)ir_attr_int(n, "max_per_class", 1);
+	p->iou_threshold = emit_f32_bits(ir_attr_float(n, "iou_threshold",
+						       0.0f));
+}
+
+/*
+ * npu.NMS: an NMS task (thresholds compiled in) suppresses each (batch,
+ * class) pair into its own keep rows of the output, on as many cores as
+ * there are; a PACK_ROWS task then packs the rows and writes the count.
+ */
 static int emit_nms(struct ectx *e)
 {
+	const struct ir_node *n = e->n;
+	const struct ir_tensor *o = out0(e), *pc = n->outputs[3];
 	struct drm_npu_task *t = new_task(e, DRM_NPU_OP_NMS);
-	struct drm_npu_nms_params *p;
+	int64_t rows[3] = { pc->shape.dim[0], 0, 3 };
 	int err;
 
 	if (!t)
 		return -ENOMEM;
-	p = &t->params.nms;
-	t->num_operands = 4;
-	if (ir_attr_int(e->n, "center_point_box", 0))
-		p->flags |= DRM_NPU_NMS_CENTER_BOX;
-	if (ir_attr_find(e->n, "score_threshold")) {
-		p->flags |= DRM_NPU_NMS_HAS_SCORE_THRESHOLD;
-		p->score_threshold = emit_f32_bits(
-			ir_attr_float(e->n, "score_threshold", 0.0f));
-	}
-	p->max_per_class = (uint32_t)ir_attr_int(e->n, "max_per_class", 1);
-	p->iou_threshold = emit_f32_bits(ir_attr_float(e->n, "iou_threshold",
-						       0.0f));
+	nms_params(n, &t->params.nms);
+	rows[1] = t->params.nms.max_per_class;
+	t->num_operands = 5;
 	err = whole(e, in(e, 0), &t->operands[0]);
 	if (!err)
 		err = whole(e, in(e, 1), &t->operands[1]);
 	if (!err)
-		err = whole(e, out0(e), &t->operands[2]);
-	return err ? err : whole(e, e->n->outputs[1], &t->operands[3]);
+		err = whole(e, n->outputs[2], &t->operands[2]);
+	if (!err)
+		err = whole(e, o, &t->operands[3]);
+	if (!err)
+		err = whole(e, pc, &t->operands[4]);
+	if (err)
+		return err;
+	t = new_task(e, DRM_NPU_OP_PACK_ROWS);
+	if (!t)
+		return -ENOMEM;
+	t->num_operands = 3;
+	err = whole(e, pc, &t->operands[0]);
+	if (!err)
+		err = view(e, o, 3, rows, NULL, 0, &t->operands[1]);
+	return err ? err : whole(e, n->outputs[1], &t->operands[2]);
 }
 
 /*
@@ -1704,6 +1728,11 @@ int emit_task_output(const struct drm_npu_task *t)
 {
 	/* the device's own rule (QUANTIZE/DEQUANTIZE write operand 1) */
 	return t->num_operands ? (int)npu_op_output(t) : -1;
+}
+
+bool emit_task_writes(const struct drm_npu_task *t, int k)
+{
+	return k >= 0 && k < t->num_operands && npu_op_writes(t, (u32)k);
 }
 
 bool emit_task_inplace_ok(const struct drm_npu_task *t)

@@ -115,6 +115,9 @@ int emit_matmul_shape(const struct ir_node *n, struct ir_shape *out);
 /* Index of the operand a task writes (its output). */
 int emit_task_output(const struct drm_npu_task *t);
 
+/* Does the task write operand @k (its output, or NMS's scratch...)? */
+bool emit_task_writes(const struct drm_npu_task *t, int k);
+
 /*
  * May the output of @t be the very same view as one of its inputs (ops.rst:
  * COPY of one dtype, BINARY, UNARY, WHERE, SOFTMAX, LAYERNORM, BATCHNORM)?

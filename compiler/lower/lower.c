@@ -980,7 +980,7 @@ static int verify_tasks(struct lower *l, const struct st_result *st,
 		acc[a].task = (uint32_t)(base[v->stream] + v->task);
 		acc[a].value = v->value;
 		acc[a].space = o->slot;
-		acc[a].write = v->k == emit_task_output(t);
+		acc[a].write = emit_task_writes(t, v->k);
 		acc[a].view = view_key(o);
 		operand_extent(o, &acc[a].begin, &acc[a].end);
 	}

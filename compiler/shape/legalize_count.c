@@ -41,11 +41,14 @@ static int fold_to(struct ir_graph *g, struct ir_node *n,
 	return lz_unary(&b, IR_OP_IDENTITY, c, out) ? 1 : -ENOMEM;
 }
 
-/* The task writing @out (data) and a new count tensor. */
+/*
+ * The task writing @out (data), a new count tensor and @nwork more new
+ * tensors the task works in (NMS: its scratch and per-pair counts).
+ */
 static int count_task(struct ir_graph *g, struct ir_node *n, enum ir_op op,
-		      int nin, struct ir_tensor **ins, int dim)
+		      int nin, struct ir_tensor **ins, int dim, int nwork)
 {
-	struct ir_tensor *out = n->outputs[0], *outs[2];
+	struct ir_tensor *out = n->outputs[0], *outs[4];
 	char name[300];
 
 	for (int i = 1; i < n->num_outputs; i++)
@@ -53,13 +56,15 @@ static int count_task(struct ir_graph *g, struct ir_node *n, enum ir_op op,
 			ir_node_set_output(n, i, NULL);
 	ir_node_set_output(n, 0, NULL);
 	outs[0] = out;
-	outs[1] = ir_tensor_new(g, NULL, IR_I64, NULL);
-	if (!outs[1])
-		return -ENOMEM;
+	for (int i = 1; i < 2 + nwork; i++) {
+		outs[i] = ir_tensor_new(g, NULL, IR_I64, NULL);
+		if (!outs[i])
+			return -ENOMEM;
+	}
 	snprintf(name, sizeof(name), "%.250s/%s", n->name,
 		 op == IR_OP_NONZERO_TASK ? "nonzero" : "nms");
 	ir_node_remove(g, n);
-	if (!ir_node_new(g, op, name, nin, ins, 2, outs))
+	if (!ir_node_new(g, op, name, nin, ins, 2 + nwork, outs))
 		return -ENOMEM;
 	out->count = outs[1];
 	out->count_dim = dim;
@@ -114,7 +119,7 @@ static int legalize_nonzero(struct ir_graph *g, struct ir_node *n)
 		return ir_error(g, "node '%s' (NonZero): %lld elements; a "
 				"device dim holds at most 2^32 - 1", n->name,
 				(long long)numel);
-	return count_task(g, n, IR_OP_NONZERO_TASK, 1, &x, 1);
+	return count_task(g, n, IR_OP_NONZERO_TASK, 1, &x, 1, 0);
 }
 
 static int nms_const(struct ir_graph *g, struct ir_node *n, int i,
@@ -171,11 +176,13 @@ static int legalize_nms(struct ir_graph *g, struct ir_node *n)
 
 		return fold_to(g, n, &s, NULL);
 	}
-	if (bound > UINT32_MAX)
-		return ir_error(g, "node '%s' (NonMaxSuppression): up to %lld "
-				"boxes; a device dim holds at most 2^32 - 1",
-				n->name, (long long)bound);
-	ret = count_task(g, n, IR_OP_NMS_TASK, 2, ins, 0);
+	if (bound > UINT32_MAX || sc->shape.dim[2] > INT32_MAX)
+		return ir_error(g, "node '%s' (NonMaxSuppression): %lld boxes, "
+				"up to %lld kept; the device takes at most "
+				"2^31 - 1 boxes and keeps at most 2^32 - 1",
+				n->name, (long long)sc->shape.dim[2],
+				(long long)bound);
+	ret = count_task(g, n, IR_OP_NMS_TASK, 2, ins, 0, 2);
 	if (ret < 0)
 		return ret;
 	t = bx->uses[bx->num_uses - 1].node;
@@ -195,31 +202,44 @@ int shape_legalize_count(struct ir_graph *g, struct ir_node *n)
 	return legalize_nms(g, n);
 }
 
-/* npu.NonZero: [rank(x), numel(x)]; npu.NMS: [bound, 3]; count [1]. */
+static void set_shape(struct ir_tensor *t, enum ir_dtype dt, int rank,
+		      int64_t d0, int64_t d1)
+{
+	if (!t)
+		return;
+	t->dtype = dt;
+	t->shape.rank = rank;
+	t->shape.dim[0] = d0;
+	t->shape.dim[1] = d1;
+	t->shape_known = true;
+}
+
+/*
+ * npu.NonZero: [rank(x), numel(x)]; npu.NMS: [B * C * keep, 3], and its
+ * scratch (int32 [B * C, N]) and per-pair counts (int64 [B * C]); the
+ * count [1].
+ */
 int shape_infer_count_task(struct ir_graph *g, struct ir_node *n)
 {
 	const struct ir_tensor *x = n->inputs[0];
-	struct ir_tensor *o = n->outputs[0], *c = n->outputs[1];
 
-	o->dtype = IR_I64;
-	o->shape.rank = 2;
 	if (n->op == IR_OP_NONZERO_TASK) {
-		o->shape.dim[0] = x->shape.rank;
-		o->shape.dim[1] = ir_shape_numel(&x->shape);
+		set_shape(n->outputs[0], IR_I64, 2, x->shape.rank,
+			  ir_shape_numel(&x->shape));
 	} else {
 		const struct ir_tensor *s = n->inputs[1];
+		int64_t pairs = s->shape.dim[0] * s->shape.dim[1];
 
-		o->shape.dim[0] = s->shape.dim[0] * s->shape.dim[1] *
-				  ir_attr_int(n, "max_per_class", 1);
-		o->shape.dim[1] = 3;
+		set_shape(n->outputs[0], IR_I64, 2,
+			  pairs * ir_attr_int(n, "max_per_class", 1), 3);
+		if (n->num_outputs > 3) {
+			set_shape(n->outputs[2], IR_I32, 2, pairs,
+				  s->shape.dim[2]);
+			set_shape(n->outputs[3], IR_I64, 1, pairs, 0);
+		}
 	}
-	o->shape_known = true;
-	if (c) {
-		c->dtype = IR_I64;
-		c->shape.rank = 1;
-		c->shape.dim[0] = 1;
-		c->shape_known = true;
-	}
+	if (n->num_outputs > 1)
+		set_shape(n->outputs[1], IR_I64, 1, 1, 0);
 	(void)g;
 	return 0;
 }

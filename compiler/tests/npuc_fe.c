@@ -217,6 +217,38 @@ static int write_file(const char *path, const void *buf, size_t len)
 	return bad ? -EIO : 0;
 }
 
+/* The extents of the graph's outputs of data-dependent extent. */
+struct counts {
+	const struct ir_graph *g;
+	int64_t *extent;	/* per output; -1: not counted */
+};
+
+static int note_count(void *user, const struct ir_node *n, int k,
+		      const void *data)
+{
+	struct counts *c = user;
+
+	for (int i = 0; i < c->g->num_outputs; i++)
+		if (c->g->outputs[i]->count == n->outputs[k])
+			memcpy(&c->extent[i], data, sizeof(int64_t));
+	return 0;
+}
+
+/*
+ * Bytes of output @t to write: all of it, or for an output of
+ * data-dependent extent the dense tensor of @extent along its counted
+ * dim that the device packs at the start (runtime.rst).
+ */
+static size_t output_bytes(const struct ir_tensor *t, int64_t extent)
+{
+	size_t all = emit_tensor_bytes(t);
+	int64_t bound = t->count ? t->shape.dim[t->count_dim] : 0;
+
+	if (!t->count || bound <= 0 || extent < 0 || extent > bound)
+		return all;
+	return all / (size_t)bound * (size_t)extent;
+}
+
 /*
  * Interpret @g on DIR/input_K.bin; write each output K to DIR/@tag_K.bin.
  * The inputs are the graph's, so they are the same before and after the
@@ -226,11 +258,15 @@ static int interp_dump(struct ir_graph *g, const char *dir, const char *tag)
 {
 	const void **ins = calloc((size_t)g->num_inputs + 1, sizeof(*ins));
 	void **outs = calloc((size_t)g->num_outputs + 1, sizeof(*outs));
+	struct counts cn = { g, calloc((size_t)g->num_outputs + 1,
+				       sizeof(int64_t)) };
 	char path[4096];
 	int i, ret = -ENOMEM;
 
-	if (!ins || !outs)
+	if (!ins || !outs || !cn.extent)
 		goto out;
+	for (i = 0; i < g->num_outputs; i++)
+		cn.extent[i] = -1;
 	for (i = 0; i < g->num_inputs; i++) {
 		size_t len;
 
@@ -250,7 +286,7 @@ static int interp_dump(struct ir_graph *g, const char *dir, const char *tag)
 		if (!outs[i])
 			goto out;
 	}
-	ret = interp_run(g, ins, outs);
+	ret = interp_run_ex(g, ins, outs, note_count, &cn);
 	if (ret) {
 		fprintf(stderr, "npuc-fe: interpreter (%s): %s\n", tag,
 			ir_graph_error(g));
@@ -259,7 +295,7 @@ static int interp_dump(struct ir_graph *g, const char *dir, const char *tag)
 	for (i = 0; i < g->num_outputs; i++) {
 		snprintf(path, sizeof(path), "%s/%s_%d.bin", dir, tag, i);
 		ret = write_file(path, outs[i],
-				 emit_tensor_bytes(g->outputs[i]));
+				 output_bytes(g->outputs[i], cn.extent[i]));
 		if (ret) {
 			fprintf(stderr, "npuc-fe: cannot write %s\n", path);
 			goto out;
@@ -272,6 +308,7 @@ out:
 		free(outs[i]);
 	free(ins);
 	free(outs);
+	free(cn.extent);
 	return ret;
 }
 

@@ -421,7 +421,10 @@ npurt_status npurt_model_get_placement(npurt_model *model,
 				       npurt_model_placement *placement);
 /*
  * [MT-safe] Describes input/output @index as the current variant sees it
- * (@generic != 0: the variant-independent description).
+ * (@generic != 0: the variant-independent description). An output whose
+ * extent the data decides (NonZero, NonMaxSuppression) has the bound's
+ * size; after an execution its dims give the extent the device wrote
+ * (Documentation/runtime.rst, "Outputs of data-dependent shape").
  */
 npurt_status npurt_model_get_input(npurt_model *model, uint32_t index,
 				   int generic, npurt_tensor_desc *desc);

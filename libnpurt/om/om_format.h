@@ -124,7 +124,7 @@ enum om_section_type {
 	/* format 1.2: host tasks (written together; never optional) */
 	OM_SEC_HOST_TASKS = 15,	/* struct om_host_task[] */
 	OM_SEC_HOST_OPERANDS = 16, /* struct om_host_operand[] */
-	/* format 1.3: outputs of data-dependent extent (optional) */
+	/* format 1.3: outputs of data-dependent extent (never optional) */
 	OM_SEC_COUNTS = 17,	/* struct om_count_desc[] */
 	OM_SEC_COUNT
 };

@@ -56,7 +56,7 @@ struct om_model {
 	uint32_t num_hosts;
 	const struct om_host_operand *hops;
 	uint32_t num_hops;
-	/* data-dependent extents (format 1.3, optional) */
+	/* data-dependent extents (format 1.3) */
 	const struct om_count_desc *counts;
 	uint32_t num_counts;
 };

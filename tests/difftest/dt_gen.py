@@ -40,6 +40,7 @@ DepthToSpace SpaceToDepth InstanceNormalization MeanVarianceNormalization
 LRN ArgMax ArgMin GatherElements GatherND CumSum TopK ScatterND
 ScatterElements Sin Cos Tan Asin Acos Atan Asinh Acosh Atanh EyeLike
 HannWindow HammingWindow BlackmanWindow Compress ReverseSequence MaxUnpool
+NonZero NonMaxSuppression
 """.split())
 
 MAX_NUMEL = 6144
@@ -63,6 +64,8 @@ class Gen:
         self.max_nodes = max_nodes
         self.min_nodes = min_nodes
         self.ops_used = set()
+        # outputs of data-dependent extent: graph outputs, never read
+        self.counted = []
 
     # ------------------------------------------------------------ helpers
 
@@ -91,12 +94,12 @@ class Gen:
         """Roll the graph back if the block raises Reject."""
         g = self.g
         snap = (len(g.nodes), list(g.inputs), dict(g.feeds), dict(g.inits),
-                list(self.pool), set(self.ops_used))
+                list(self.pool), set(self.ops_used), list(self.counted))
         try:
             yield
         except (Reject, ValueError, IndexError, ZeroDivisionError,
                 FloatingPointError, NotImplementedError, TypeError):
-            n, ins, feeds, inits, pool, used = snap
+            n, ins, feeds, inits, pool, used, counted = snap
             for nd in g.nodes[n:]:
                 for o in nd.outputs:
                     self.vals.pop(o, None)
@@ -105,6 +108,7 @@ class Gen:
             g.inputs, g.feeds, g.inits = ins, feeds, inits
             self.pool = pool
             self.ops_used = used
+            self.counted = counted
             raise Reject()
 
     def shape(self, name):
@@ -1185,6 +1189,30 @@ class Gen:
             return vals
         return self.node("Cast", [vals], {"to": "float32"})
 
+    def t_count(self):
+        """NonZero or NonMaxSuppression: outputs whose extent the data
+        decides, so graph outputs that no node reads (pool=False)."""
+        if self.coin():
+            x = self.pick_f()
+            if self.coin(0.6):
+                x = self.node("Relu", [x])      # exact zeros
+            elif self.coin():
+                x = self.node("Greater", [x, self.const(np.float32(0))])
+            y = self.node("NonZero", [x], pool=False)
+        else:
+            b, c, n = 1 + self.r(2), 1 + self.r(3), 1 + self.r(12)
+            boxes = self.new_input((b, n, 4), lo=0.0, hi=8.0)
+            scores = self.new_input((b, c, n), lo=0.0, hi=1.0)
+            ins = [boxes, scores, self.iconst([1 + self.r(n + 1)]),
+                   self.const(np.float32(self.choice([0.0, 0.3, 0.5, 0.7,
+                                                      1.0])))]
+            if self.coin(0.6):
+                ins.append(self.const(np.float32(self.choice([0.2, 0.5]))))
+            attrs = {"center_point_box": 1} if self.coin(0.3) else {}
+            y = self.node("NonMaxSuppression", ins, attrs, pool=False)
+        self.counted.append(y)
+        return y
+
     def t_scatter(self):
         """ScatterND / ScatterElements (a COPY and the device's SCATTER)
         with computed updates and data; unique indices unless a reduction
@@ -1452,7 +1480,7 @@ class Gen:
         ("t_concat", 4), ("t_split", 3), ("t_slice", 4), ("t_gather", 3),
         ("t_expand", 2), ("t_pad", 3), ("t_resize", 3), ("t_trilu", 1),
         ("t_small", 4), ("t_convt", 2), ("t_rnn", 2), ("t_more", 4),
-        ("t_topk", 2), ("t_scatter", 2), ("t_trig", 2),
+        ("t_topk", 2), ("t_scatter", 2), ("t_trig", 2), ("t_count", 1),
         ("t_gen", 2),
         ("t_shape_chain", 2), ("t_cast", 3), ("t_qdq", 2), ("t_fold", 2),
         ("t_cse", 2), ("t_branches", 4), ("t_conv_chain", 4),
@@ -1491,6 +1519,7 @@ class Gen:
                  self.vals[o].size > 0]
         if inner and self.coin(0.2):
             outs.append(self.choice(inner))
+        outs += [o for o in self.counted if o not in outs]
         outs = [o for o in outs if self.vals[o].size > 0]
         if not outs:
             raise Reject()

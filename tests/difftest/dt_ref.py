@@ -329,6 +329,79 @@ def _topk(x, k, axis=-1, largest=1, sorted=1):
 sorted_ = sorted
 
 
+def _corners(b, center):
+    """[y0, x0, y1, x1] (min, max per axis) of ONNX NMS boxes."""
+    b = np.asarray(b, np.float64)
+    if center:
+        xc, yc, w, h = b[..., 0], b[..., 1], b[..., 2], b[..., 3]
+        return np.stack([yc - h / 2, xc - w / 2, yc + h / 2, xc + w / 2], -1)
+    return np.stack([np.minimum(b[..., 0], b[..., 2]),
+                     np.minimum(b[..., 1], b[..., 3]),
+                     np.maximum(b[..., 0], b[..., 2]),
+                     np.maximum(b[..., 1], b[..., 3])], -1)
+
+
+def _iou(a, b):
+    ih = min(a[2], b[2]) - max(a[0], b[0])
+    iw = min(a[3], b[3]) - max(a[1], b[1])
+    aa = (a[2] - a[0]) * (a[3] - a[1])
+    ab = (b[2] - b[0]) * (b[3] - b[1])
+    if ih <= 0 or iw <= 0 or aa <= 0 or ab <= 0:
+        return 0.0
+    return ih * iw / (aa + ab - ih * iw)
+
+
+def _nms_args(ins, a):
+    mx = int(np.asarray(ins[2]).reshape(-1)[0]) if len(ins) > 2 and \
+        ins[2] is not None else 0
+    iou = float(np.asarray(ins[3]).reshape(-1)[0]) if len(ins) > 3 and \
+        ins[3] is not None else 0.0
+    st = float(np.asarray(ins[4]).reshape(-1)[0]) if len(ins) > 4 and \
+        ins[4] is not None else None
+    return mx, iou, st, a.get("center_point_box", 0)
+
+
+def _nms(boxes, scores, ins, a):
+    """ONNX NonMaxSuppression: rows (batch, class, box), greedy per class
+    in descending score (equal scores: lower index first)."""
+    mx, iou, st, center = _nms_args(ins, a)
+    bx = _corners(boxes, center)
+    rows = []
+    for b in range(scores.shape[0]):
+        for c in range(scores.shape[1]):
+            s = scores[b, c].tolist()
+            cand = [i for i in range(len(s)) if st is None or s[i] > st]
+            cand.sort(key=lambda i: (-s[i], i))
+            kept = []
+            for i in cand:
+                if len(kept) >= mx:
+                    break
+                if all(_iou(bx[b, j], bx[b, i]) <= iou for j in kept):
+                    kept.append(i)
+            rows += [[b, c, i] for i in kept]
+    return np.array(rows, np.int64).reshape(-1, 3)
+
+
+def _nms_fragile(boxes, scores, ins, a):
+    """A pair's IoU or a score within a hair of its threshold, or two
+    scores of a class within a hair: float32 may honestly decide apart."""
+    mx, iou, st, center = _nms_args(ins, a)
+    bx = _corners(boxes, center)
+    for b in range(scores.shape[0]):
+        n = bx.shape[1]
+        for i in range(n):
+            for j in range(i + 1, n):
+                if abs(_iou(bx[b, i], bx[b, j]) - iou) < 1e-4:
+                    return "an IoU next to iou_threshold"
+        for c in range(scores.shape[1]):
+            t = np.sort(scores[b, c])
+            if st is not None and (np.abs(t - st) < 1e-5).any():
+                return "a score next to score_threshold"
+            if t.size > 1 and (np.diff(t) < 1e-6).any():
+                return "two scores within a hair of each other"
+    return None
+
+
 def _scatter(x, ix, up, nd, axis=0, reduction="none"):
     """ScatterND / ScatterElements, updates applied in order."""
     y = np.array(x, copy=True)
@@ -773,6 +846,13 @@ def _fragile(n, ins, exact):
             t = np.sort(x, axis=-1)
             if (t[..., -1] - t[..., -2] < 1e-3).any():
                 return "two maxima within a hair of each other"
+    if op == "NonZero" and not exact[0] and _is_float(ins[0]) and \
+            ((np.abs(ins[0]) < 1e-4) & (ins[0] != 0)).any():
+        return "a value within a hair of zero"
+    if op == "NonMaxSuppression" and ins[0].size and ins[1].size:
+        why = _nms_fragile(ins[0], ins[1], ins, n.attrs)
+        if why:
+            return why
     if op == "TopK" and not exact[0] and ins[0].size and _is_float(ins[0]):
         x = np.moveaxis(ins[0], _axis(n.attrs.get("axis", -1),
                                       ins[0].ndim), -1)
@@ -984,6 +1064,11 @@ def _eval_node(n, ins, in_dt, fdt):
             return [TRIG[op](x)], same
     if op in ("ScatterND", "ScatterElements"):
         return [_scatter(x, ins[1], ins[2], op == "ScatterND", **a)], same
+    if op == "NonZero":
+        return [np.array(np.nonzero(x), np.int64).reshape(x.ndim, -1)], \
+            ["int64"]
+    if op == "NonMaxSuppression":
+        return [_nms(x, ins[1], ins, a)], ["int64"]
     if op == "TopK":
         outs = _topk(x, ins[1], **a)
         return outs[:len(n.outputs)], [dt0, "int64"][:len(n.outputs)]

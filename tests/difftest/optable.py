@@ -229,6 +229,8 @@ def case(op, key, val):
         return more_case(b, op, key, val)
     if op == "TopK":
         return topk_case(b, key, val)
+    if op in ("NonZero", "NonMaxSuppression"):
+        return count_case(b, op, key, val)
     if op in ("Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Asinh", "Acosh",
               "Atanh"):
         if key != "range":
@@ -563,6 +565,53 @@ def topk_case(b, key, val):
     if key == "outputs" and val in ("values", "indices"):
         g.outputs = ["y" if val == "values" else "y1"]
     return g
+
+
+def count_case(b, op, key, val):
+    """NonZero and NonMaxSuppression: outputs of data-dependent extent."""
+    if op == "NonZero":
+        if key == "dtype":
+            x = b.x((3, 5), val)
+            v = RNG.integers(-1, 2, size=(3, 5))
+            b.g.feeds[x] = v.astype(val) if val != "bool" else v > 0
+            return b.node(op, [x])
+        if key == "rank":
+            shape = (7, 3, 2, 2, 2)[:int(val)]
+            x = b.x(shape, "float32")
+            b.g.feeds[x] = np.where(RNG.random(shape) < 0.5, 0.0,
+                                    b.g.feeds[x]).astype(np.float32)
+            return b.node(op, [x])
+        if key == "input" and val == "computed":
+            x = b.x((4, 6), "float32", -1.0, 1.0)
+            r = b.node("Relu", [x], outs=["r"])
+            r.nodes.append(Node("NonZero", ["r"], ["y"], {}))
+            r.outputs = ["y"]
+            return r
+        return None
+    n, c = 10, 3
+    yx = RNG.uniform(0, 6, size=(2, n, 2))
+    hw = RNG.uniform(0.5, 3, size=(2, n, 2))
+    boxes = np.concatenate([yx, yx + hw], axis=2).astype(np.float32)
+    attrs, mx, st = {}, 4, None
+    if key == "center_point_box":
+        attrs["center_point_box"] = int(val)
+        if int(val):
+            boxes = np.concatenate([yx + hw / 2, hw], axis=2)[..., [1, 0, 3, 2]]
+    elif key == "score_threshold":
+        st = None if val == "none" else float(val)
+    elif key == "max_output_boxes_per_class":
+        mx = int(val)
+    elif key != "batch":
+        return None
+    bs = 1 if key != "batch" else int(val)
+    bx = b.x((bs, n, 4), "float32")
+    b.g.feeds[bx] = boxes[:bs].astype(np.float32)
+    sc = b.x((bs, c, n), "float32", 0.0, 1.0)
+    ins = [bx, sc, b.c(np.array([mx], np.int64)),
+           b.c(np.array([0.4], np.float32))]
+    if st is not None:
+        ins.append(b.c(np.array([st], np.float32)))
+    return b.node(op, ins, attrs)
 
 
 def scatter_case(b, op, key, val):

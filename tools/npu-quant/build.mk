@@ -21,7 +21,10 @@ TESTS		+= tools/npu-quant/test_npu_quant.sh
 SAN_TESTS	+= tools/npu-quant/test_npu_quant-san.sh
 san-build: npu-quant-san-tool
 .PHONY: npu-quant-san-tool
-npu-quant-san-tool:
+# after e2e-san-tools: two recursive makes archiving the same libraries
+# of build-san/ at once race under -j (a link saw a half-written
+# libnpuops.a)
+npu-quant-san-tool: e2e-san-tools
 	$(MAKE) SAN=1 BUILD=build-san build-san/bin/npu-quant
 
 # The PTQ accuracy report (bench/quant/quant_report.py,

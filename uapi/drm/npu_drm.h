@@ -151,7 +151,8 @@ enum drm_npu_opcode {
 	DRM_NPU_OP_MATH = 33,		/* in, out: trigonometric (1.3) */
 	/* uapi 1.5: outputs of data-dependent extent (and a count) */
 	DRM_NPU_OP_NONZERO = 36,	/* in, out (I64), count (I64) */
-	DRM_NPU_OP_NMS = 37,		/* boxes, scores, out (I64), count */
+	DRM_NPU_OP_NMS = 37,		/* boxes, scores, scratch, out, counts */
+	DRM_NPU_OP_PACK_ROWS = 38,	/* counts, data (I64), count (I64) */
 	/* uapi 1.2: the media unit (DVPP) and AIPP */
 	DRM_NPU_OP_IMG_CSC = 50,	/* in, [uv], out u8: colour conversion */
 	DRM_NPU_OP_IMG_RESIZE = 51,	/* in u8, out u8: resize + border */
@@ -551,21 +552,30 @@ struct drm_npu_math_params {
 };
 
 /*
- * Data-dependent extents (uapi 1.5): NONZERO and NMS write as many rows as
- * the data gives, packed at the start of out (whose shape is the bound),
- * zero the rest, and write the number of rows to count (I64, one element).
+ * Data-dependent extents (uapi 1.5): NONZERO and PACK_ROWS write as many
+ * rows as the data gives, packed at the start of out (whose shape is the
+ * bound), zero the rest, and write the number of rows to count (I64, one
+ * element).
  *
  * NONZERO: in (any dtype, dense), out I64 [rank(in), bound] with bound ==
  * the elements of in; row d of the n nonzero elements' coordinates is
  * written at out + d * n (so the first rank(in) * n elements are the
- * packed [rank(in), n] result). No params (all zero).
+ * packed [rank(in), n] result). No params (all zero). One work unit.
  *
- * NMS: boxes F32 [B, N, 4], scores F32 [B, C, N], out I64 [bound, 3] with
- * bound == B * C * min(N, max_per_class): for each batch and class, the
- * boxes of score above score_threshold (with HAS_SCORE_THRESHOLD) in
- * descending score (equal scores: lower index first), each kept unless
- * its IoU with a box kept before exceeds iou_threshold, at most
- * max_per_class; rows (batch, class, box).
+ * NMS: boxes F32 [B, N, 4], scores F32 [B, C, N], scratch I32 [B * C, N],
+ * out I64 [B * C * keep, 3] with keep == min(N, max_per_class), counts I64
+ * [B * C]; one work unit per (batch, class) pair p = b * C + c. For each
+ * pair, the boxes of score above score_threshold (with
+ * HAS_SCORE_THRESHOLD; a NaN score never) in descending score (equal
+ * scores: lower index first), each kept unless its IoU with a box kept
+ * before exceeds iou_threshold, at most keep; rows (batch, class, box)
+ * at out rows [p * keep, p * keep + counts[p]). Scratch holds the pair's
+ * candidates. N <= 2^31 - 1.
+ *
+ * PACK_ROWS: counts I64 [P], data I64 [P, K, W], count I64 [1]: the first
+ * counts[p] (clamped to [0, K]) rows of each group p are moved, in order,
+ * to the front of data, the rest zeroed; count receives the rows. NMS's
+ * out viewed as [B * C, keep, 3] packs into ONNX's [rows, 3]. No params.
  */
 #define DRM_NPU_NMS_CENTER_BOX		(1u << 0)	/* [xc, yc, w, h] */
 #define DRM_NPU_NMS_HAS_SCORE_THRESHOLD	(1u << 1)

@@ -113,10 +113,21 @@ static bool npu_same_view(const struct drm_npu_operand *a,
 	return true;
 }
 
+/* Do operands @i and @o of a task touch a common byte of their slot? */
+static bool npu_opnds_overlap(const struct drm_npu_task *t, const u64 *ends,
+			      u32 i, u32 o)
+{
+	const struct drm_npu_operand *a = &t->operands[i], *b = &t->operands[o];
+
+	return a->slot == b->slot && ends[i] > b->offset &&
+	       ends[o] > a->offset && ends[i] != a->offset &&
+	       ends[o] != b->offset;
+}
+
 /*
  * May the work units of task @ti run on several cores at once? Only if no
- * unit can write what another unit reads or writes: the output
- * (npu_op_output()) names distinct elements, and it overlaps no other
+ * unit can write what another unit reads or writes: each operand the task
+ * writes (npu_op_writes()) names distinct elements and overlaps no other
  * operand of the same slot - except an elementwise op in place on the very
  * same view. Otherwise the task stays on one core, in unit order.
  */
@@ -124,7 +135,6 @@ static bool npu_task_shareable(const struct npu_program *prog, u32 ti)
 {
 	const struct drm_npu_task *t = &prog->tasks[ti];
 	const u64 *ends = &prog->op_end[(u64)ti * DRM_NPU_MAX_OPERANDS];
-	const struct drm_npu_operand *out;
 	bool elementwise = t->opcode == DRM_NPU_OP_COPY ||
 			   t->opcode == DRM_NPU_OP_BINARY ||
 			   t->opcode == DRM_NPU_OP_UNARY ||
@@ -133,22 +143,18 @@ static bool npu_task_shareable(const struct npu_program *prog, u32 ti)
 
 	if (t->num_operands == 0)
 		return false;
-	o = npu_op_output(t);
-	out = &t->operands[o];
-	if (!npu_view_injective(out))
-		return false;
-	for (i = 0; i < t->num_operands; i++) {
-		const struct drm_npu_operand *in = &t->operands[i];
-
-		if (i == o)
+	for (o = 0; o < t->num_operands; o++) {
+		if (!npu_op_writes(t, o))
 			continue;
-
-		if (in->slot != out->slot || ends[i] <= out->offset ||
-		    ends[o] <= in->offset || ends[i] == in->offset ||
-		    ends[o] == out->offset)
-			continue;	/* disjoint or empty */
-		if (!elementwise || !npu_same_view(in, out))
+		if (!npu_view_injective(&t->operands[o]))
 			return false;
+		for (i = 0; i < t->num_operands; i++) {
+			if (i == o || !npu_opnds_overlap(t, ends, i, o))
+				continue;	/* itself, disjoint or empty */
+			if (!elementwise ||
+			    !npu_same_view(&t->operands[i], &t->operands[o]))
+				return false;
+		}
 	}
 	return true;
 }

@@ -145,25 +145,28 @@ bool npu_job_task_shareable(const struct npu_job *job, u32 ti)
 {
 	const struct drm_npu_task *t = &job->prog->tasks[ti];
 	const u64 *ends = &job->prog->op_end[(u64)ti * DRM_NPU_MAX_OPERANDS];
-	const struct drm_npu_operand *out;
 	u32 o, i;
 
 	if (!job->prog->shareable[ti])
 		return false;
 	if (job->distinct_bos)
 		return true;
-	o = npu_op_output(t);
-	out = &t->operands[o];
-	for (i = 0; i < t->num_operands; i++) {
-		const struct drm_npu_operand *in = &t->operands[i];
+	for (o = 0; o < t->num_operands; o++) {
+		const struct drm_npu_operand *out = &t->operands[o];
 
-		if (i == o || in->slot == out->slot ||
-		    job->bos[in->slot] != job->bos[out->slot])
-			continue;	/* checked with the program */
-		if (ends[i] <= out->offset || ends[o] <= in->offset ||
-		    ends[i] == in->offset || ends[o] == out->offset)
-			continue;	/* disjoint or empty */
-		return false;
+		if (!npu_op_writes(t, o))
+			continue;
+		for (i = 0; i < t->num_operands; i++) {
+			const struct drm_npu_operand *in = &t->operands[i];
+
+			if (i == o || in->slot == out->slot ||
+			    job->bos[in->slot] != job->bos[out->slot])
+				continue;	/* checked with the program */
+			if (ends[i] <= out->offset || ends[o] <= in->offset ||
+			    ends[i] == in->offset || ends[o] == out->offset)
+				continue;	/* disjoint or empty */
+			return false;
+		}
 	}
 	return true;
 }

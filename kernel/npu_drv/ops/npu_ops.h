@@ -112,6 +112,17 @@ u64 npu_op_work_units(const struct drm_npu_task *task);
 u32 npu_op_output(const struct drm_npu_task *task);
 
 /**
+ * npu_op_writes() - does a task write operand @k?
+ * @task: a task that passed npu_op_check()
+ * @k: an operand index below task->num_operands
+ *
+ * Return: true for npu_op_output(), and for the further operands the
+ * ops of data-dependent extent write: NONZERO's out (1), NMS's scratch,
+ * out and counts (2..4), PACK_ROWS's data (1, read and written in place).
+ */
+bool npu_op_writes(const struct drm_npu_task *task, u32 k);
+
+/**
  * npu_op_unit_cost() - element operations of the costliest work unit
  * @task: a task that passed npu_op_check()
  *

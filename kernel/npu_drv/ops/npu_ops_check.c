@@ -1697,19 +1697,17 @@ static int check_nonzero(struct chk *c)
 	return check_count(c, 2);
 }
 
-/*
- * NMS: boxes F32 [B, N, 4], scores F32 [B, C, N], out I64 dense
- * [B * C * min(N, max_per_class), 3], count. One unit.
- */
-static int check_nms(struct chk *c)
+/* A dense I64 operand of rank @rank: the kernel addresses it flat. */
+static int dense_i64(const struct drm_npu_operand *o, u32 rank)
+{
+	return o->dtype == DRM_NPU_DTYPE_I64 && o->rank == rank &&
+	       dense_row_major(o);
+}
+
+static int check_nms_params(struct chk *c)
 {
 	const struct drm_npu_nms_params *p = &c->t->params.nms;
-	const struct drm_npu_operand *bx, *sc, *o;
-	u64 keep, bound;
-	int ret = check_operands(c, 4, 4);
 
-	if (ret)
-		return ret;
 	if (p->flags & ~(DRM_NPU_NMS_CENTER_BOX |
 			 DRM_NPU_NMS_HAS_SCORE_THRESHOLD))
 		return fail(c, NONE_BAD, "unknown NMS flags");
@@ -1722,22 +1720,67 @@ static int check_nms(struct chk *c)
 		return fail(c, NONE_BAD, "score_threshold is NaN");
 	if (!(p->flags & DRM_NPU_NMS_HAS_SCORE_THRESHOLD) && p->score_threshold)
 		return fail(c, NONE_BAD, "score_threshold set without its flag");
+	return 0;
+}
+
+/*
+ * NMS: boxes F32 [B, N, 4], scores F32 [B, C, N], scratch I32 [B * C, N],
+ * out I64 [B * C * min(N, max_per_class), 3], counts I64 [B * C], all
+ * three dense. One unit per (batch, class).
+ */
+static int check_nms(struct chk *c)
+{
+	const struct drm_npu_operand *bx, *sc, *ws, *o, *n;
+	u64 keep, pairs;
+	int ret = check_operands(c, 5, 5);
+
+	if (!ret)
+		ret = check_nms_params(c);
+	if (ret)
+		return ret;
 	bx = npu_opnd(c->t, 0);
 	sc = npu_opnd(c->t, 1);
-	o = npu_opnd(c->t, 2);
+	ws = npu_opnd(c->t, 2);
+	o = npu_opnd(c->t, 3);
+	n = npu_opnd(c->t, 4);
 	if (bx->dtype != DRM_NPU_DTYPE_F32 || bx->rank != 3 ||
-	    bx->shape[2] != 4)
-		return fail(c, 0, "boxes must be F32 [B, N, 4]");
+	    bx->shape[2] != 4 || bx->shape[1] > 0x7fffffffu)
+		return fail(c, 0, "boxes must be F32 [B, N, 4], N < 2^31");
 	if (sc->dtype != DRM_NPU_DTYPE_F32 || sc->rank != 3 ||
 	    sc->shape[0] != bx->shape[0] || sc->shape[2] != bx->shape[1])
 		return fail(c, 1, "scores must be F32 [B, C, N] of the boxes' B and N");
-	keep = sc->shape[2] < p->max_per_class ? sc->shape[2] : p->max_per_class;
-	bound = npu_mul_sat(npu_mul_sat(sc->shape[0], sc->shape[1]), keep);
-	if (o->dtype != DRM_NPU_DTYPE_I64 || o->rank != 2 ||
-	    o->shape[1] != 3 || (u64)o->shape[0] != bound ||
-	    !dense_row_major(o))
-		return fail(c, 2, "out must be dense I64 [B * C * min(N, max_per_class), 3]");
-	return check_count(c, 3);
+	pairs = (u64)sc->shape[0] * sc->shape[1];
+	keep = sc->shape[2] < c->t->params.nms.max_per_class ?
+	       sc->shape[2] : c->t->params.nms.max_per_class;
+	if (ws->dtype != DRM_NPU_DTYPE_I32 || ws->rank != 2 ||
+	    ws->shape[0] != pairs || ws->shape[1] != sc->shape[2] ||
+	    !dense_row_major(ws))
+		return fail(c, 2, "scratch must be dense I32 [B * C, N]");
+	if (!dense_i64(o, 2) || o->shape[1] != 3 ||
+	    (u64)o->shape[0] != npu_mul_sat(pairs, keep))
+		return fail(c, 3, "out must be dense I64 [B * C * min(N, max_per_class), 3]");
+	if (!dense_i64(n, 1) || n->shape[0] != pairs)
+		return fail(c, 4, "counts must be dense I64 [B * C]");
+	return 0;
+}
+
+/* PACK_ROWS: counts I64 [P], data I64 [P, K, W], count. One unit. */
+static int check_pack_rows(struct chk *c)
+{
+	const struct drm_npu_operand *n, *d;
+	int ret = check_operands(c, 3, 3);
+
+	if (ret)
+		return ret;
+	if (!params_tail_zero(c->t, 0))
+		return fail(c, NONE_BAD, "PACK_ROWS has no params: all zero");
+	n = npu_opnd(c->t, 0);
+	d = npu_opnd(c->t, 1);
+	if (!dense_i64(n, 1))
+		return fail(c, 0, "counts must be dense I64 [P]");
+	if (!dense_i64(d, 3) || d->shape[0] != n->shape[0])
+		return fail(c, 1, "data must be dense I64 [P, K, W] of the counts' P");
+	return check_count(c, 2);
 }
 
 static int check_sem(struct chk *c)
@@ -1809,6 +1852,7 @@ static int check_opcode(struct chk *c)
 	case DRM_NPU_OP_MATH:		return check_math(c);
 	case DRM_NPU_OP_NONZERO:	return check_nonzero(c);
 	case DRM_NPU_OP_NMS:		return check_nms(c);
+	case DRM_NPU_OP_PACK_ROWS:	return check_pack_rows(c);
 	case DRM_NPU_OP_IMG_CSC:	return check_img_csc(c);
 	case DRM_NPU_OP_IMG_RESIZE:	return check_img_resize(c);
 	case DRM_NPU_OP_AIPP:		return check_aipp(c);

@@ -409,6 +409,19 @@ u32 npu_op_output(const struct drm_npu_task *t)
 	return t->num_operands ? t->num_operands - 1 : 0;
 }
 
+bool npu_op_writes(const struct drm_npu_task *t, u32 k)
+{
+	switch (t->opcode) {
+	case DRM_NPU_OP_NONZERO:
+	case DRM_NPU_OP_PACK_ROWS:
+		return k >= 1;
+	case DRM_NPU_OP_NMS:
+		return k >= 2;
+	default:
+		return k == npu_op_output(t);
+	}
+}
+
 u64 npu_op_work_units(const struct drm_npu_task *t)
 {
 	const struct drm_npu_operand *last;
@@ -468,8 +481,10 @@ u64 npu_op_work_units(const struct drm_npu_task *t)
 	case DRM_NPU_OP_SCATTER:	/* all of it, in order */
 		return npu_numel(npu_opnd(t, 1)) ? 1 : 0;
 	case DRM_NPU_OP_NONZERO:	/* the count is written even if 0 */
-	case DRM_NPU_OP_NMS:
+	case DRM_NPU_OP_PACK_ROWS:
 		return 1;
+	case DRM_NPU_OP_NMS:		/* a (batch, class) pair each */
+		return npu_dims_prod(npu_opnd(t, 1), 0, 2);
 	default:
 		return 0;
 	}
@@ -530,19 +545,18 @@ static u64 rnn_unit_cost(const struct drm_npu_task *t)
 }
 
 /*
- * NMS: per (batch, class), N scans of N scores to find the next box, and
- * an IoU (~16 operations) with each of up to max_per_class kept boxes.
+ * NMS, one (batch, class): the heap built (~2 compares a box) and popped
+ * (~2 log2 N compares a box, ~4 operations each), and an IoU (~16
+ * operations) of each candidate with up to keep kept boxes.
  */
 static u64 nms_unit_cost(const struct drm_npu_task *t)
 {
-	const struct drm_npu_operand *sc = npu_opnd(t, 1);
-	u64 n = sc->shape[2], pair;
+	u64 n = npu_opnd(t, 1)->shape[2], lg = 1, keep;
 
-	pair = npu_mul_sat(n, 2 * n + 16 * (u64)t->params.nms.max_per_class +
-			   16);
-	pair = npu_mul_sat(npu_mul_sat(sc->shape[0], sc->shape[1]),
-			   npu_add_sat(pair, 1));
-	return npu_add_sat(pair, npu_add_sat(npu_numel(npu_opnd(t, 2)), 1));
+	keep = n < t->params.nms.max_per_class ? n : t->params.nms.max_per_class;
+	while (lg < 32 && (1ull << lg) < n)
+		lg++;
+	return npu_add_sat(npu_mul_sat(n, 8 * lg + 8 + 16 * keep), 1);
 }
 
 /* Element operations of the costliest unit of a checked task. */
@@ -604,6 +618,8 @@ u64 npu_op_unit_cost(const struct drm_npu_task *t)
 				   npu_add_sat(npu_numel(npu_opnd(t, 1)), 1));
 	case DRM_NPU_OP_NMS:
 		return nms_unit_cost(t);
+	case DRM_NPU_OP_PACK_ROWS:	/* each row moved or zeroed */
+		return npu_add_sat(npu_numel(npu_opnd(t, 1)), in->shape[0] + 1);
 	case DRM_NPU_OP_TOPK:	/* n insertions of up to k compares + moves */
 		return npu_add_sat(npu_mul_sat(in->shape[t->params.topk.axis],
 					       2 * (u64)t->params.topk.k + 2), 1);

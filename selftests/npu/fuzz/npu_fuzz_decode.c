@@ -915,6 +915,65 @@ static void t_math(struct rd *r, struct drm_npu_task *t)
 	opnd(r, &t->operands[1], 1, DRM_NPU_DTYPE_F32, rank, s);
 }
 
+/* ---- data-dependent extents (uapi 1.5) ---- */
+
+/* NONZERO: in of any dtype, out [rank, numel] (its bound), a count. */
+static void t_nonzero(struct rd *r, struct drm_npu_task *t)
+{
+	uint32_t s[DRM_NPU_MAX_RANK] = { 0 }, rank = shape_of(r, 5, s), i;
+	uint32_t o[2] = { rank, 1 }, one[1] = { 1 };
+	uint64_t n = 1;
+
+	for (i = 0; i < rank; i++)
+		n *= s[i];
+	o[1] = (uint32_t)n;	/* the wrap of a huge numel is for the checker */
+	t->opcode = DRM_NPU_OP_NONZERO;
+	t->num_operands = 3;
+	opnd(r, &t->operands[0], 0, DTYPE(r, dt_any), rank, s);
+	opnd(r, &t->operands[1], 1, DRM_NPU_DTYPE_I64, 2, o);
+	opnd(r, &t->operands[2], 2, DRM_NPU_DTYPE_I64, 1, one);
+}
+
+/* NMS: boxes [B, N, 4], scores [B, C, N], scratch, out, counts. */
+static void t_nms(struct rd *r, struct drm_npu_task *t)
+{
+	struct drm_npu_nms_params *p = &t->params.nms;
+	uint32_t b = 1 + small(r, 3), c = 1 + small(r, 4), n = dim(r), keep;
+	uint32_t bs[3] = { b, n, 4 }, ss[3] = { b, c, n }, ws[2] = { b * c, n };
+	uint32_t os[2], ps[1] = { b * c };
+
+	t->opcode = DRM_NPU_OP_NMS;
+	t->num_operands = 5;
+	p->flags = r8(r) & 3;
+	p->max_per_class = r8(r) & 1 ? dim(r) : 1 + small(r, 16);
+	p->iou_threshold = r8(r) & 1 ? r32(r) : 0x3f000000u;
+	if (p->flags & DRM_NPU_NMS_HAS_SCORE_THRESHOLD)
+		p->score_threshold = r8(r) & 1 ? r32(r) : 0x3e800000u;
+	keep = n < p->max_per_class ? n : p->max_per_class;
+	os[0] = b * c * keep;
+	os[1] = 3;
+	opnd(r, &t->operands[0], 0, DRM_NPU_DTYPE_F32, 3, bs);
+	opnd(r, &t->operands[1], 1, DRM_NPU_DTYPE_F32, 3, ss);
+	opnd(r, &t->operands[2], 2, DRM_NPU_DTYPE_I32, 2, ws);
+	opnd(r, &t->operands[3], 3, DRM_NPU_DTYPE_I64, 2, os);
+	opnd(r, &t->operands[4], 4, DRM_NPU_DTYPE_I64, 1, ps);
+}
+
+/* PACK_ROWS: counts [P] (from the fill bytes), data [P, K, W], count. */
+static void t_pack_rows(struct rd *r, struct drm_npu_task *t)
+{
+	uint32_t ps[1] = { 1 + small(r, 8) }, ds[3], one[1] = { 1 };
+
+	ds[0] = ps[0];
+	ds[1] = dim(r);
+	ds[2] = 1 + small(r, 4);
+	t->opcode = DRM_NPU_OP_PACK_ROWS;
+	t->num_operands = 3;
+	opnd(r, &t->operands[0], 0, DRM_NPU_DTYPE_I64, 1, ps);
+	opnd(r, &t->operands[1], 1, DRM_NPU_DTYPE_I64, 3, ds);
+	opnd(r, &t->operands[2], 2, DRM_NPU_DTYPE_I64, 1, one);
+}
+
 /*
  * Issue 18's opcodes (30..): op bytes 250, 251, ... pick these, in order.
  */
@@ -1193,6 +1252,15 @@ void npu_fuzz_decode(const uint8_t *data, size_t size,
 		case DRM_NPU_OP_MATMUL_WQ:
 			t_matmul_wq(&r, t);
 			break;
+		case DRM_NPU_OP_NONZERO:
+			t_nonzero(&r, t);
+			break;
+		case DRM_NPU_OP_NMS:
+			t_nms(&r, t);
+			break;
+		case DRM_NPU_OP_PACK_ROWS:
+			t_pack_rows(&r, t);
+			break;
 		default:
 			t_attention(&r, t);
 			break;
@@ -1208,7 +1276,8 @@ const uint8_t npu_fuzz_extra_ops[] = {
 	DRM_NPU_OP_QCONV2D, DRM_NPU_OP_QMATMUL, DRM_NPU_OP_QADD,
 	DRM_NPU_OP_RNN, DRM_NPU_OP_TOPK, DRM_NPU_OP_SCATTER, DRM_NPU_OP_MATH,
 	DRM_NPU_OP_IMG_CSC, DRM_NPU_OP_IMG_RESIZE, DRM_NPU_OP_AIPP,
-	DRM_NPU_OP_MATMUL_WQ,
+	DRM_NPU_OP_MATMUL_WQ, DRM_NPU_OP_NONZERO, DRM_NPU_OP_NMS,
+	DRM_NPU_OP_PACK_ROWS,
 };
 const uint32_t npu_fuzz_num_extra_ops = sizeof(npu_fuzz_extra_ops);
 
@@ -1223,6 +1292,8 @@ static const char *const op_names[DRM_NPU_OP_COUNT] = {
 	[DRM_NPU_OP_IMG_RESIZE] = "IMG_RESIZE",
 	[DRM_NPU_OP_AIPP] = "AIPP",
 	[DRM_NPU_OP_MATMUL_WQ] = "MATMUL_WQ",
+	[DRM_NPU_OP_NONZERO] = "NONZERO", [DRM_NPU_OP_NMS] = "NMS",
+	[DRM_NPU_OP_PACK_ROWS] = "PACK_ROWS",
 };
 
 void npu_fuzz_describe(const struct npu_fuzz_prog *p, char *out, size_t len)

@@ -231,17 +231,24 @@ static u64 nms_ref(const float *bx, const float *sc, u32 B, u32 C, u32 N,
 	return r;
 }
 
+static u32 nB, nC, nN, nKeep;
+
 static void nms_task(u32 B, u32 C, u32 N, u32 max, float iou_thr,
 		     float score_thr, int has_thr)
 {
-	u32 bsh[3] = { B, N, 4 }, ssh[3] = { B, C, N }, one[1] = { 1 };
-	u32 osh[2] = { B * C * (N < max ? N : max), 3 };
+	u32 bsh[3] = { B, N, 4 }, ssh[3] = { B, C, N }, wsh[2] = { B * C, N };
+	u32 osh[2] = { B * C * (N < max ? N : max), 3 }, psh[1] = { B * C };
 
-	tl_task(&T, DRM_NPU_OP_NMS, 4);
+	nB = B;
+	nC = C;
+	nN = N;
+	nKeep = N < max ? N : max;
+	tl_task(&T, DRM_NPU_OP_NMS, 5);
 	tl_opnd(&T.operands[0], 0, F32, 3, bsh, NULL);
 	tl_opnd(&T.operands[1], 1, F32, 3, ssh, NULL);
-	tl_opnd(&T.operands[2], 2, I64, 2, osh, NULL);
-	tl_opnd(&T.operands[3], 3, I64, 1, one, NULL);
+	tl_opnd(&T.operands[2], 2, DRM_NPU_DTYPE_I32, 2, wsh, NULL);
+	tl_opnd(&T.operands[3], 3, I64, 2, osh, NULL);
+	tl_opnd(&T.operands[4], 4, I64, 1, psh, NULL);
 	T.params.nms.max_per_class = max;
 	T.params.nms.iou_threshold = tl_f2u(iou_thr);
 	if (has_thr) {
@@ -250,13 +257,42 @@ static void nms_task(u32 B, u32 C, u32 N, u32 max, float iou_thr,
 	}
 }
 
+/*
+ * The NMS task of nms_task() over @bx and @sc, its pairs in random
+ * chunks, then PACK_ROWS: the packed rows in @out, their number in
+ * @count. 0, or the first error.
+ */
+static int nms_run(float *bx, float *sc, s64 *out, s64 *count)
+{
+	struct drm_npu_task nms = T, pack;
+	u32 pairs = nB * nC, psh[1] = { pairs };
+	u32 dsh[3] = { pairs, nKeep, 3 }, one[1] = { 1 };
+	s32 *ws = malloc(sizeof(s32) * pairs * (nN ? nN : 1));
+	s64 *pc = malloc(sizeof(s64) * pairs);
+	void *d1[5] = { bx, sc, ws, out, pc }, *d2[3] = { pc, out, count };
+	u32 bad;
+	int ret;
+
+	ret = npu_op_check(&nms, &bad);
+	if (!ret)
+		ret = tl_run_chunked(&nms, d1);
+	tl_task(&pack, DRM_NPU_OP_PACK_ROWS, 3);
+	tl_opnd(&pack.operands[0], 0, I64, 1, psh, NULL);
+	tl_opnd(&pack.operands[1], 1, I64, 3, dsh, NULL);
+	tl_opnd(&pack.operands[2], 2, I64, 1, one, NULL);
+	if (!ret)
+		ret = tl_run(&pack, d2);
+	free(ws);
+	free(pc);
+	return ret;
+}
+
 static void nms_random(void)
 {
 	enum { B = 2, C = 3, N = 40, MAX = 10 };
 	float *bx = malloc(sizeof(float) * B * N * 4);
 	float *sc = malloc(sizeof(float) * B * C * N);
 	s64 out[B * C * MAX * 3], ref[B * C * MAX * 3], count = -1;
-	void *data[4] = { bx, sc, out, &count };
 	u64 i, r, tail = 1;
 
 	for (i = 0; i < (u64)B * N; i++) {
@@ -275,22 +311,21 @@ static void nms_random(void)
 	nms_task(B, C, N, MAX, 0.3f, 0.2f, 1);
 	memset(out, 0x5a, sizeof(out));
 	r = nms_ref(bx, sc, B, C, N, MAX, 0.3f, 0.2f, ref);
-	tap_ok(tl_run(&T, data) == 0 && count == (s64)r &&
+	tap_ok(nms_run(bx, sc, out, &count) == 0 && count == (s64)r &&
 	       !memcmp(out, ref, r * 3 * sizeof(s64)),
-	       "NMS B=2 C=3 N=40 max=10: %llu rows as the sorted reference",
+	       "NMS B=2 C=3 N=40 max=10, pairs in random chunks: %llu rows as the sorted reference",
 	       (unsigned long long)r);
 	for (i = r * 3; i < sizeof(out) / sizeof(out[0]); i++)
 		tail &= out[i] == 0;
-	tap_ok(tail, "NMS: the bound past the rows is zeroed");
+	tap_ok(tail, "NMS: PACK_ROWS zeroes the bound past the rows");
 
 	nms_task(B, C, N, 1000, 1.0f, 0, 0);	/* nothing suppressed */
 	{
 		s64 *big = malloc(sizeof(s64) * B * C * N * 3);
 		s64 *rb = malloc(sizeof(s64) * B * C * N * 3);
 
-		data[2] = big;
 		r = nms_ref(bx, sc, B, C, N, 1000, 1.0f, -INFINITY, rb);
-		tap_ok(tl_run(&T, data) == 0 && count == (s64)r &&
+		tap_ok(nms_run(bx, sc, big, &count) == 0 && count == (s64)r &&
 		       r == (u64)B * C * N - 1 &&
 		       !memcmp(big, rb, r * 3 * sizeof(s64)),
 		       "NMS iou 1, no score threshold: all %llu boxes but the NaN, in score order",
@@ -302,21 +337,74 @@ static void nms_random(void)
 	free(sc);
 }
 
+/* 3000 boxes in 4 classes against the reference: the heap at depth 12. */
+static void nms_many(void)
+{
+	enum { C = 4, N = 3000, MAX = 200 };
+	float *bx = malloc(sizeof(float) * N * 4);
+	float *sc = malloc(sizeof(float) * C * N);
+	s64 *out = malloc(sizeof(s64) * C * MAX * 3);
+	s64 *ref = malloc(sizeof(s64) * C * MAX * 3), count = -1;
+	u64 i, r;
+
+	for (i = 0; i < N; i++) {
+		float y = tl_uniform(0, 300), x = tl_uniform(0, 300);
+
+		bx[i * 4 + 0] = y;
+		bx[i * 4 + 1] = x;
+		bx[i * 4 + 2] = y + tl_uniform(2, 40);
+		bx[i * 4 + 3] = x + tl_uniform(2, 40);
+	}
+	for (i = 0; i < C * N; i++)	/* coarse scores: many ties */
+		sc[i] = (float)(tl_rand() % 64) / 64.0f;
+	nms_task(1, C, N, MAX, 0.45f, 0.25f, 1);
+	r = nms_ref(bx, sc, 1, C, N, MAX, 0.45f, 0.25f, ref);
+	tap_ok(nms_run(bx, sc, out, &count) == 0 && count == (s64)r &&
+	       !memcmp(out, ref, r * 3 * sizeof(s64)),
+	       "NMS C=4 N=3000 max=200, 64 score levels (ties): %llu rows as the reference",
+	       (unsigned long long)r);
+	free(bx);
+	free(sc);
+	free(out);
+	free(ref);
+}
+
+/* Counts past K or negative (a racing writer) are clamped: no overrun. */
+static void pack_rows_clamps(void)
+{
+	u32 psh[1] = { 3 }, dsh[3] = { 3, 2, 3 }, one[1] = { 1 };
+	s64 pc[3] = { 5, -7, 1 }, d[18], count = -1;
+	void *data[3] = { pc, d, &count };
+	int i, ok;
+
+	for (i = 0; i < 18; i++)
+		d[i] = i + 1;
+	tl_task(&T, DRM_NPU_OP_PACK_ROWS, 3);
+	tl_opnd(&T.operands[0], 0, I64, 1, psh, NULL);
+	tl_opnd(&T.operands[1], 1, I64, 3, dsh, NULL);
+	tl_opnd(&T.operands[2], 2, I64, 1, one, NULL);
+	ok = tl_run(&T, data) == 0 && count == 3 && d[6] == 13 && d[8] == 15;
+	for (i = 9; i < 18; i++)
+		ok &= d[i] == 0;
+	tap_ok(ok, "PACK_ROWS: counts 5 (K = 2) and -7 clamped to 2 and 0: 3 rows");
+	tl_opnd(&T.operands[1], 1, I64, 3, (u32[3]){ 2, 2, 3 }, NULL);
+	tap_ok(check() == -EINVAL, "PACK_ROWS: data of another P than the counts refused");
+}
+
 /* Two identical boxes and a center-format pair: IoU 1 suppresses. */
 static void nms_center(void)
 {
 	float bx[3 * 4] = { 5, 5, 2, 2,   5, 5, 2, 2,   5.5f, 5, 2, 2 };
 	float sc[3] = { 0.5f, 0.9f, 0.7f };
 	s64 out[9], count = -1;
-	void *data[4] = { bx, sc, out, &count };
 
 	nms_task(1, 1, 3, 3, 0.5f, 0, 0);
 	T.params.nms.flags = DRM_NPU_NMS_CENTER_BOX;
 	/* box 2 overlaps box 1 by IoU 1.5 / 2.5 = 0.6 > 0.5: suppressed */
-	tap_ok(tl_run(&T, data) == 0 && count == 1 && out[2] == 1,
+	tap_ok(nms_run(bx, sc, out, &count) == 0 && count == 1 && out[2] == 1,
 	       "NMS center boxes: the best of three overlapping kept alone");
 	T.params.nms.iou_threshold = tl_f2u(0.7f);
-	tap_ok(tl_run(&T, data) == 0 && count == 2 && out[2] == 1 &&
+	tap_ok(nms_run(bx, sc, out, &count) == 0 && count == 2 && out[2] == 1 &&
 	       out[5] == 2, "NMS center boxes, iou 0.7: boxes 1 and 2 kept");
 }
 
@@ -347,10 +435,17 @@ static void nms_refused(void)
 	tap_ok(check() == -EINVAL, "NMS: nonzero params past the struct refused");
 	T.params.raw[sizeof(T.params.nms)] = 0;
 	{
-		u32 osh[2] = { 1 * 2 * 4 - 1, 3 };
+		u32 osh[2] = { 1 * 2 * 4 - 1, 3 }, wsh[2] = { 2, 7 };
+		u32 psh[1] = { 3 };
 
-		tl_opnd(&T.operands[2], 2, I64, 2, osh, NULL);
+		tl_opnd(&T.operands[3], 3, I64, 2, osh, NULL);
 		tap_ok(check() == -EINVAL, "NMS: an out one row short of the bound refused");
+		nms_task(1, 2, 8, 4, 0.5f, 0, 0);
+		tl_opnd(&T.operands[2], 2, DRM_NPU_DTYPE_I32, 2, wsh, NULL);
+		tap_ok(check() == -EINVAL, "NMS: a scratch short of N refused");
+		nms_task(1, 2, 8, 4, 0.5f, 0, 0);
+		tl_opnd(&T.operands[4], 4, I64, 1, psh, NULL);
+		tap_ok(check() == -EINVAL, "NMS: counts of 3 for 2 pairs refused");
 	}
 	{
 		u32 bsh[3] = { 1, 7, 4 };
@@ -362,24 +457,18 @@ static void nms_refused(void)
 }
 
 /*
- * N = 2^28 boxes, max_per_class = 2^32 - 1: the pair cost is past 2^64;
- * the saturated product plus 1 wrapped to 0 (a cost the cap let through).
+ * N = 2^28 boxes, max_per_class = 2^32 - 1: a pair costs ~2^60 operations
+ * (every candidate against up to 2^28 kept boxes): refused, not wrapped.
  */
 static void nms_cost_saturates(void)
 {
-	u32 bsh[3] = { 1, 1u << 28, 4 }, ssh[3] = { 1, 1, 1u << 28 };
-	u32 osh[2] = { 1u << 28, 3 }, one[1] = { 1 };
-
-	tl_task(&T, DRM_NPU_OP_NMS, 4);
-	tl_opnd(&T.operands[0], 0, F32, 3, bsh, NULL);
-	tl_opnd(&T.operands[1], 1, F32, 3, ssh, NULL);
-	tl_opnd(&T.operands[2], 2, I64, 2, osh, NULL);
-	tl_opnd(&T.operands[3], 3, I64, 1, one, NULL);
-	T.params.nms.max_per_class = ~0u;
-	tap_ok(npu_op_unit_cost(&T) == ~0ull,
-	       "NMS N=2^28, max 2^32-1: the unit cost saturates (was wrapped to a small number)");
-	tap_ok(check() == -E2BIG || check() == -EINVAL,
-	       "... and the checker refuses the task (%d)", check());
+	nms_task(1, 1, 1u << 28, ~0u, 0.5f, 0, 0);
+	tap_ok(npu_op_unit_cost(&T) >= 1ull << 60,
+	       "NMS N=2^28, max 2^32-1: a unit costs 2^60 operations");
+	tap_ok(check() == -EINVAL, "... and the checker refuses the task");
+	nms_task(1, 80, 25200, 100, 0.5f, 0, 0);
+	tap_ok(check() == 0 && npu_op_work_units(&T) == 80,
+	       "NMS of a 640x640 YOLO head (80 classes, 25200 boxes, 100 each): accepted, 80 units");
 }
 
 int main(void)
@@ -390,6 +479,8 @@ int main(void)
 	nonzero_edges();
 	nonzero_refused();
 	nms_random();
+	nms_many();
+	pack_rows_clamps();
 	nms_center();
 	nms_refused();
 	nms_cost_saturates();
