@@ -50,8 +50,8 @@ check "RoIAlign compiles to a host task (plugin from \$NPUC_PLUGIN_PATH)" \
 	"grep -q \"node 'roi1' com.example::RoIAlign: plugin example-ops 1.0.0 [0-9a-f]*, host\" $T/r2 &&
 	 grep -q '\"host_tasks\": 1' $T/roi.json"
 $B/bin/npu-om "$T/roi.om" >"$T/om" 2>&1
-check "the .om (format 1.2) has the host task with plugin and digest" \
-	"grep -q 'format *1.2' $T/om && grep -q HOST_TASKS $T/om &&
+check "the .om (format 1.2 or later) has the host task with plugin and digest" \
+	"grep -Eq 'format *1\\.([2-9]|[1-9][0-9])' $T/om && grep -q HOST_TASKS $T/om &&
 	 grep -q 'host task 0: node \"roi1\" com.example::RoIAlign.*plugin example-ops 1.0.0 digest [0-9a-f]\{16\}' $T/om"
 $NPUC --plugin $EX --no-host-engine "$T/roi.onnx" -o "$T/x.om" >"$T/o3" 2>&1
 check "--no-host-engine refuses it naming the node" \
