@@ -17,6 +17,7 @@
 #include "streams/streams.h"
 #include "om/om.h"
 #include "plugin/plugin_ir.h"
+#include "shape/shape.h"
 
 #define WORKSPACE_ALIGN	64
 
@@ -1493,23 +1494,37 @@ out:
 }
 
 /*
- * A tensor of data-dependent extent is a graph output that nothing else
- * reads: a reader would need the count as a shape at compile time.
+ * A tensor of data-dependent extent is read only by nodes that carry the
+ * extent on (shape_propagate_counts()), and what carries it ends in graph
+ * outputs: any other reader would need the count as a shape at compile
+ * time.
  */
 static int check_counted(const struct ir_graph *g, char *err, size_t errlen)
 {
 	for (int i = 0; i < g->num_tensors; i++) {
 		const struct ir_tensor *t = g->tensors[i];
-		const char *op;
+		const struct ir_node *r = NULL;
 
-		if (!t->count || (t->is_output && !t->num_uses))
+		if (!t->count)
 			continue;
-		op = t->producer ? ir_op_name(t->producer->op) : "?";
-		snprintf(err, errlen,
-			 "tensor '%s' (%s) has a data-dependent shape and %s: such outputs are supported as graph outputs only, read by no other node (split the model there, or run the rest on the host)",
-			 t->name, op,
-			 t->num_uses ? "is read by another node" :
-				       "is not a graph output");
+		for (int u = 0; u < t->num_uses && !r; u++) {
+			const struct ir_node *n = t->uses[u].node;
+
+			if (n->num_outputs != 1 || !n->outputs[0] ||
+			    n->outputs[0]->count != t->count)
+				r = n;
+		}
+		if (!r && (t->num_uses || t->is_output))
+			continue;
+		if (r)
+			snprintf(err, errlen,
+				 "tensor '%s' has a data-dependent extent along dim %d, and node '%s' (%s) reads it in a way that needs the extent as a shape (only rows-independent ops carry it on: elementwise, Cast, Reshape/Transpose keeping the dim outermost, Slice/Concat/Softmax across other dims, Gather by its rows, MatMul on A's rows; Documentation/compiler-ir.rst); split the model there, or run the rest on the host",
+				 t->name, t->count_dim, r->name,
+				 ir_op_name(r->op));
+		else
+			snprintf(err, errlen,
+				 "tensor '%s' has a data-dependent extent and is not a graph output",
+				 t->name);
 		return -ENOTSUP;
 	}
 	return 0;
@@ -1544,6 +1559,7 @@ int lower_graph(struct ir_graph *g, const struct lower_options *opt,
 			return -EINVAL;
 		}
 	}
+	shape_propagate_counts(g);
 	ret = check_counted(g, err, errlen);
 	if (ret)
 		return ret;

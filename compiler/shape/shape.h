@@ -46,6 +46,13 @@ int64_t shape_dim_mul(struct ir_graph *g, int64_t a, int64_t b);
 int shape_node_ints(const struct ir_node *n, int input, const char *attr,
 		    int64_t *out, int max);
 
+/*
+ * Marks the tensors that inherit a data-dependent extent from the nodes
+ * they read (count_propagate.c); @g in topological order. Run at the end
+ * of shape_infer() and again by lowering, after the passes.
+ */
+void shape_propagate_counts(struct ir_graph *g);
+
 /* Normalise a possibly negative @axis for @rank; -1 if out of range. */
 int shape_axis(int64_t axis, int rank);
 

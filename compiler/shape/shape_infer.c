@@ -1543,5 +1543,6 @@ restart:
 			i--;
 		}
 	}
+	shape_propagate_counts(g);
 	return 0;
 }

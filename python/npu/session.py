@@ -234,13 +234,14 @@ class InferenceSession:
                                              n_out))
                 if self._profile is not None:
                     self._collect_profile(t0, time.perf_counter_ns())
-            return outs_np
+                return self._shape_outputs(outs_np, rt.npurt_model_get_output,
+                                           self._model)
         # A .om: this thread's execution context (its own workspace and
         # variant), so threads run at once; the GIL is released in C.
         check(rt.npurt_exec_select_shapes(exe, ptrs))
         outs_np = self._alloc_outputs(outs, self._exec_output, exe)
         check(rt.npurt_exec_run(exe, ins, n_in, outs, n_out))
-        return outs_np
+        return self._shape_outputs(outs_np, self._exec_output, exe)
 
     def dump(self, input_feed, select=None):
         """Runs once and returns every ONNX tensor the device computed, as
@@ -366,9 +367,26 @@ class InferenceSession:
             check(get(handle, i, 0, ctypes.byref(d)))
             shape = tuple(int(d.dims[k]) for k in range(d.rank))
             o = np.empty(shape, dtype=DTYPES[d.dtype])
+            if d.size > o.nbytes:
+                # an extent the data decides (NonZero, NMS): the buffer
+                # holds the bound; _shape_outputs() views the extent
+                o = np.empty(-(-d.size // o.itemsize), dtype=o.dtype)
             res.append(o)
             outs[i].host = o.ctypes.data
             outs[i].size = o.nbytes
+        return res
+
+    def _shape_outputs(self, res, get, handle):
+        """The outputs as the run left them: an output of data-dependent
+        extent viewed with the extent the device wrote (Documentation/
+        runtime.rst, "Outputs of data-dependent shape")."""
+        for i, o in enumerate(res):
+            d = _lib.TensorDesc()
+            check(get(handle, i, 0, ctypes.byref(d)))
+            shape = tuple(int(d.dims[k]) for k in range(d.rank))
+            if o.shape != shape:
+                n = int(np.prod(shape, dtype=np.int64))
+                res[i] = o.reshape(-1)[:n].reshape(shape)
         return res
 
     def _thread_exec(self):

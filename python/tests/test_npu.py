@@ -492,9 +492,50 @@ def test_option_structs():
         ok(good, "%s matches the C library's struct" % cls.__name__, why)
 
 
+def test_counted_outputs():
+    """NonZero: an output whose extent the data decides comes back with
+    the extent of each run, from the ONNX (online) and from a .om."""
+    try:
+        import onnx
+        from onnx import TensorProto, helper
+    except ImportError:
+        skip("NonZero outputs", "python3-onnx is not installed")
+        return
+    g = helper.make_graph(
+        [helper.make_node("NonZero", ["x"], ["y"])], "nz",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.INT64, None)])
+    mb = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    mb.ir_version = 8
+    data = mb.SerializeToString()
+    om = npu.compile_onnx(data)
+    path = os.path.join(BUILD, "test_npu_nz.%d.om" % os.getpid())
+    with open(path, "wb") as f:
+        f.write(om)
+    try:
+        for what, src in (("ONNX", data), (".om", path)):
+            with npu.InferenceSession(src) as sess:
+                good = True
+                for k in (5, 0, 12, 1):
+                    x = np.zeros(12, np.float32)
+                    x[RNG_NZ.permutation(12)[:k]] = 1.5
+                    x = x.reshape(3, 4)
+                    y = sess.infer([x])[0]
+                    good &= y.shape == (2, k) and \
+                        np.array_equal(y, np.array(np.nonzero(x)))
+                ok(good, "NonZero from the %s: each run's extent (5, 0, 12, "
+                   "1 of 12) and numpy's coordinates" % what)
+    finally:
+        os.unlink(path)
+
+
+RNG_NZ = np.random.default_rng(18)
+
+
 def main():
     for t in (test_option_structs, test_session, test_memory, test_compile,
-              test_dynamic_aipp, test_profiling, test_dump, test_eager):
+              test_dynamic_aipp, test_profiling, test_dump, test_eager,
+              test_counted_outputs):
         try:
             t()
         except Exception:  # noqa: BLE001 - a crash is a failed test

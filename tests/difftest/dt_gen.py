@@ -1199,6 +1199,11 @@ class Gen:
             elif self.coin():
                 x = self.node("Greater", [x, self.const(np.float32(0))])
             y = self.node("NonZero", [x], pool=False)
+            if len(self.shape(x)) == 1 and self.coin():
+                # [1, n]: rows-independent ops carry the extent on
+                y = self.node("Cast", [y], {"to": "float32"}, pool=False)
+                y = self.node("Mul", [y, self.const(np.float32(0.5))],
+                              pool=False)
         else:
             b, c, n = 1 + self.r(2), 1 + self.r(3), 1 + self.r(12)
             boxes = self.new_input((b, n, 4), lo=0.0, hi=8.0)
@@ -1210,6 +1215,18 @@ class Gen:
                 ins.append(self.const(np.float32(self.choice([0.2, 0.5]))))
             attrs = {"center_point_box": 1} if self.coin(0.3) else {}
             y = self.node("NonMaxSuppression", ins, attrs, pool=False)
+            if self.coin(0.6):
+                # a detector's post-processing: the kept boxes, gathered
+                # by the selection (the extent carried on, count_propagate.c)
+                self.counted.append(y)
+                ix = self.node("Gather", [y, self.const(np.array(2, np.int64))],
+                               {"axis": 1}, pool=False)
+                flat = self.node("Reshape", [boxes, self.iconst([-1, 4])],
+                                 pool=False)
+                y = self.node("Gather", [flat, ix], {"axis": 0}, pool=False)
+                if self.coin():
+                    y = self.node(self.choice(["Mul", "Add"]),
+                                  [y, self.fconst((4,))], pool=False)
         self.counted.append(y)
         return y
 

@@ -3,7 +3,8 @@
 """TAP test: the model families of issue 18 against torch.
 
 Each case is a small model of one family that needs more than a classifier
-CNN (segmentation, a UNet with ConvTranspose, recurrent nets), built with
+CNN (a detector with NMS, segmentation, a UNet with ConvTranspose,
+recurrent nets), built with
 random weights from a fixed seed, exported at test time with Debian's
 torch/torchvision (cached under build/models/families/<case>/, keyed by
 this file's hash and torch's version), compiled with npuc, run on the
@@ -99,6 +100,32 @@ def cases():
             a = self.c1(torch.cat([a, self.u1(b)], 1))
             return self.out(a)
 
+    class Detector(nn.Module):
+        """A one-stage detector: a conv backbone, box and score heads over
+        an 8x8 anchor grid, box decoding and torchvision's nms; returns
+        the kept boxes and their scores (NonMaxSuppression, then Gathers
+        by its selection: an output whose extent the data decides)."""
+
+        def __init__(self):
+            super().__init__()
+            self.body = nn.Sequential(
+                nn.Conv2d(3, 8, 3, stride=2, padding=1), nn.ReLU(),
+                nn.Conv2d(8, 16, 3, stride=2, padding=1), nn.ReLU())
+            self.box, self.cls = nn.Conv2d(16, 4, 1), nn.Conv2d(16, 1, 1)
+            ys, xs = torch.meshgrid(torch.arange(8.), torch.arange(8.),
+                                    indexing="ij")
+            self.register_buffer("anchors", torch.stack(
+                [xs.flatten(), ys.flatten()], 1) * 4 + 2)
+
+        def forward(self, x):
+            f = self.body(x)
+            d = self.box(f).flatten(2)[0].t()
+            s = torch.sigmoid(self.cls(f).flatten())
+            c, wh = self.anchors + d[:, :2], torch.exp(d[:, 2:]) * 24
+            b = torch.cat([c - wh / 2, c + wh / 2], 1)
+            keep = torchvision.ops.nms(b, s, 0.3)
+            return torch.cat([b[keep], s[keep, None]], 1)
+
     class Seg(nn.Module):
         """torchvision's segmentation models return a dict."""
 
@@ -132,7 +159,12 @@ def cases():
         return make
 
     g = torch.Generator().manual_seed(SEED)
+    def detector():
+        torch.manual_seed(SEED)
+        return Detector().eval()
+
     return {
+        "detector_nms": (detector, lambda: (r(1, 3, 32, 32, generator=g),)),
         "unet_convtranspose": (UNet, lambda: (r(1, 3, 32, 32, generator=g),)),
         "lraspp_mobilenet_v3": (
             seg(torchvision.models.segmentation.lraspp_mobilenet_v3_large,
