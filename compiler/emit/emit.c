@@ -1112,6 +1112,20 @@ static int emit_topk(struct ectx *e)
 	return err ? err : whole(e, out0(e), &t->operands[1]);
 }
 
+/* Operands 0 .. @n - 1 of @t: the whole of each of @ts. */
+static int whole_all(struct ectx *e, struct drm_npu_task *t,
+		     const struct ir_tensor *const *ts, int n)
+{
+	t->num_operands = (uint8_t)n;
+	for (int i = 0; i < n; i++) {
+		int err = whole(e, ts[i], &t->operands[i]);
+
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 /* npu.NonZero: one NONZERO task, the data and its count. */
 static int emit_nonzero(struct ectx *e)
 {
@@ -1125,6 +1139,43 @@ static int emit_nonzero(struct ectx *e)
 	if (!err)
 		err = whole(e, out0(e), &t->operands[1]);
 	return err ? err : whole(e, e->n->outputs[1], &t->operands[2]);
+}
+
+/*
+ * npu.Unique: a UNIQUE task over X viewed as [O, A, I] (Y too), then a
+ * SCATTER of perm's row 1 at its row 0: ONNX's inverse_indices.
+ */
+static int emit_unique(struct ectx *e)
+{
+	const struct ir_node *n = e->n;
+	int64_t oai[3] = { ir_attr_int(n, "npu_o", 1), ir_attr_int(n, "npu_a", 1),
+			   ir_attr_int(n, "npu_i", 1) };
+	int64_t row[1] = { oai[1] };
+	struct drm_npu_task *t = new_task(e, DRM_NPU_OP_UNIQUE);
+	int err;
+
+	if (!t)
+		return -ENOMEM;
+	if (ir_attr_int(n, "sorted", 1))
+		t->params.unique.flags = DRM_NPU_UNIQUE_SORTED;
+	err = whole_all(e, t, (const struct ir_tensor *[]){
+		in(e, 0), n->outputs[5], n->outputs[0], n->outputs[2],
+		n->outputs[3], n->outputs[1] }, 6);
+	/* in and Y as [O, A, I] */
+	if (!err)
+		err = view(e, in(e, 0), 3, oai, NULL, 0, &t->operands[0]);
+	if (!err)
+		err = view(e, n->outputs[0], 3, oai, NULL, 0, &t->operands[2]);
+	t = err ? NULL : new_task(e, DRM_NPU_OP_SCATTER);
+	if (!t)
+		return err ? err : -ENOMEM;
+	t->num_operands = 3;
+	t->params.scatter.flags = DRM_NPU_SCATTER_ELEMENTS;
+	err = view(e, n->outputs[5], 1, row, NULL, 0, &t->operands[0]);
+	if (!err)
+		err = view(e, n->outputs[5], 1, row, NULL, oai[1],
+			   &t->operands[1]);
+	return err ? err : whole(e, n->outputs[4], &t->operands[2]);
 }
 
 static void nms_params(const struct ir_node *n, struct drm_npu_nms_params *p)
@@ -1158,21 +1209,11 @@ static int emit_nms(struct ectx *e)
 		return -ENOMEM;
 	nms_params(n, &t->params.nms);
 	rows[1] = t->params.nms.max_per_class;
-	t->num_operands = 5;
-	err = whole(e, in(e, 0), &t->operands[0]);
-	if (!err)
-		err = whole(e, in(e, 1), &t->operands[1]);
-	if (!err)
-		err = whole(e, n->outputs[2], &t->operands[2]);
-	if (!err)
-		err = whole(e, o, &t->operands[3]);
-	if (!err)
-		err = whole(e, pc, &t->operands[4]);
-	if (err)
-		return err;
-	t = new_task(e, DRM_NPU_OP_PACK_ROWS);
+	err = whole_all(e, t, (const struct ir_tensor *[]){
+		in(e, 0), in(e, 1), n->outputs[2], o, pc }, 5);
+	t = err ? NULL : new_task(e, DRM_NPU_OP_PACK_ROWS);
 	if (!t)
-		return -ENOMEM;
+		return err ? err : -ENOMEM;
 	t->num_operands = 3;
 	err = whole(e, pc, &t->operands[0]);
 	if (!err)
@@ -1699,6 +1740,7 @@ int emit_node(struct ir_graph *g, const struct ir_node *n,
 	case IR_OP_TOPK_TASK: err = emit_topk(&e); break;
 	case IR_OP_NONZERO_TASK: err = emit_nonzero(&e); break;
 	case IR_OP_NMS_TASK: err = emit_nms(&e); break;
+	case IR_OP_UNIQUE_TASK: err = emit_unique(&e); break;
 	case IR_OP_SCATTER_TASK: err = emit_scatter(&e); break;
 	case IR_OP_SIN: case IR_OP_COS: case IR_OP_TAN: case IR_OP_ASIN:
 	case IR_OP_ACOS: case IR_OP_ATAN: case IR_OP_ASINH: case IR_OP_ACOSH:

@@ -146,6 +146,7 @@ struct ir_shape {
 	X(ACOS, "Acos") X(ATAN, "Atan") X(ASINH, "Asinh")		\
 	X(ACOSH, "Acosh") X(ATANH, "Atanh")				\
 	X(NON_ZERO, "NonZero") X(NON_MAX_SUPPRESSION, "NonMaxSuppression") \
+	X(UNIQUE, "Unique")						\
 	X(EYE_LIKE, "EyeLike") X(HANN_WINDOW, "HannWindow")		\
 	X(HAMMING_WINDOW, "HammingWindow")				\
 	X(BLACKMAN_WINDOW, "BlackmanWindow")				\
@@ -161,6 +162,7 @@ struct ir_shape {
 	X(RNN_TASK, "npu.Rnn")						\
 	X(TOPK_TASK, "npu.TopK")					\
 	X(NONZERO_TASK, "npu.NonZero") X(NMS_TASK, "npu.NMS")		\
+	X(UNIQUE_TASK, "npu.Unique")					\
 	X(SCATTER_TASK, "npu.Scatter")					\
 	/* int8 ops made by qdq-fuse (Documentation/quantization.rst) */\
 	X(QCONV, "npu.QConv") X(QMATMUL, "npu.QMatMul")		\
@@ -429,6 +431,22 @@ struct ir_tensor *ir_const_new(struct ir_graph *g, const char *name,
 struct ir_tensor *ir_const_scalar_f32(struct ir_graph *g, const char *name,
 				      float v);
 int ir_tensor_set_data(struct ir_tensor *t, const void *data, size_t nbytes);
+/*
+ * Does @n read or write a tensor of data-dependent extent (ir_tensor.
+ * count)? Such a node is never folded into constants: they would have
+ * the bound's shape.
+ */
+static inline bool ir_node_counted(const struct ir_node *n)
+{
+	for (int i = 0; i < n->num_inputs; i++)
+		if (n->inputs[i] && n->inputs[i]->count)
+			return true;
+	for (int i = 0; i < n->num_outputs; i++)
+		if (n->outputs[i] && n->outputs[i]->count)
+			return true;
+	return false;
+}
+
 static inline bool ir_tensor_is_const(const struct ir_tensor *t)
 {
 	return t && t->data != NULL;

@@ -230,7 +230,8 @@ void shape_propagate_counts(struct ir_graph *g)
 	for (int i = 0; i < g->num_nodes; i++) {
 		struct ir_node *n = g->nodes[i];
 
-		if (n->op == IR_OP_NONZERO_TASK || n->op == IR_OP_NMS_TASK)
+		if (n->op == IR_OP_NONZERO_TASK || n->op == IR_OP_NMS_TASK ||
+		    n->op == IR_OP_UNIQUE_TASK)
 			continue;
 		for (int k = 0; k < n->num_outputs; k++)
 			if (n->outputs[k])

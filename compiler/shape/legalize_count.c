@@ -195,10 +195,92 @@ static int legalize_nms(struct ir_graph *g, struct ir_node *n)
 	return 1;
 }
 
+/* Unique's [O, A, I] view of its input (a flattened Unique: [1, n, 1]). */
+static void unique_geometry(const struct ir_tensor *x, int64_t axis,
+			    int64_t *oai)
+{
+	oai[0] = oai[2] = 1;
+	oai[1] = ir_shape_numel(&x->shape);
+	if (axis < 0)
+		return;
+	oai[1] = x->shape.dim[axis];
+	for (int i = 0; i < x->shape.rank; i++)
+		if (i < axis)
+			oai[0] *= x->shape.dim[i];
+		else if (i > axis)
+			oai[2] *= x->shape.dim[i];
+}
+
+/*
+ * Unique: npu.Unique, outputs Y (the bound: X's shape), count, indices,
+ * counts (int64 [A]), inverse_indices (int64 [A], static) and perm (the
+ * task's work, int64 [2, A]); Y, indices and counts are counted.
+ */
+static int legalize_unique(struct ir_graph *g, struct ir_node *n)
+{
+	struct ir_tensor *x = n->inputs[0], *outs[6] = { NULL };
+	int64_t numel = ir_shape_numel(&x->shape), axis = -1, oai[3], sorted;
+	char name[300];
+	struct ir_node *t;
+
+	if (!ir_shape_is_static(&x->shape) || numel < 0)
+		return ir_error(g, "node '%s' (Unique): the input's shape must "
+				"be static (compile a gear of the dynamic dims)",
+				n->name);
+	if (ir_attr_find(n, "axis")) {
+		axis = ir_attr_int(n, "axis", 0);
+		if (axis < -x->shape.rank || axis >= x->shape.rank)
+			return ir_error(g, "node '%s' (Unique): axis %lld of a "
+					"rank-%d input", n->name,
+					(long long)axis, x->shape.rank);
+		if (axis < 0)
+			axis += x->shape.rank;
+	}
+	if (!numel || numel > INT32_MAX || x->dtype == IR_BOOL ||
+	    (x->dtype != IR_F32 && x->dtype != IR_F16 && x->dtype != IR_I32 &&
+	     x->dtype != IR_I64 && x->dtype != IR_I8 && x->dtype != IR_U8))
+		return ir_error(g, "node '%s' (Unique): %lld elements of %s; "
+				"the device takes 1 .. 2^31 - 1 of float32, "
+				"float16, int32, int64, int8 or uint8",
+				n->name, (long long)numel,
+				ir_dtype_name(x->dtype));
+	/* ONNX's Y, indices, inverse_indices, counts as the task's 0, 2, 4, 3 */
+	outs[0] = n->outputs[0];
+	outs[2] = n->num_outputs > 1 ? n->outputs[1] : NULL;
+	outs[4] = n->num_outputs > 2 ? n->outputs[2] : NULL;
+	outs[3] = n->num_outputs > 3 ? n->outputs[3] : NULL;
+	for (int i = 0; i < n->num_outputs; i++)
+		if (n->outputs[i])
+			ir_node_set_output(n, i, NULL);
+	for (int i = 0; i < 6; i++)
+		if (!outs[i] && !(outs[i] = ir_tensor_new(g, NULL, IR_I64, NULL)))
+			return -ENOMEM;
+	unique_geometry(x, axis, oai);
+	sorted = ir_attr_int(n, "sorted", 1);
+	snprintf(name, sizeof(name), "%.250s/unique", n->name);
+	ir_node_remove(g, n);
+	t = ir_node_new(g, IR_OP_UNIQUE_TASK, name, 1, &x, 6, outs);
+	if (!t || ir_attr_set_int(t, "axis", axis) ||
+	    ir_attr_set_int(t, "sorted", sorted) ||
+	    ir_attr_set_int(t, "npu_o", oai[0]) ||
+	    ir_attr_set_int(t, "npu_a", oai[1]) ||
+	    ir_attr_set_int(t, "npu_i", oai[2]))
+		return -ENOMEM;
+	outs[0]->count = outs[1];
+	outs[0]->count_dim = axis < 0 ? 0 : (int)axis;
+	outs[2]->count = outs[1];
+	outs[2]->count_dim = 0;
+	outs[3]->count = outs[1];
+	outs[3]->count_dim = 0;
+	return 1;
+}
+
 int shape_legalize_count(struct ir_graph *g, struct ir_node *n)
 {
 	if (n->op == IR_OP_NON_ZERO)
 		return legalize_nonzero(g, n);
+	if (n->op == IR_OP_UNIQUE)
+		return legalize_unique(g, n);
 	return legalize_nms(g, n);
 }
 
@@ -223,7 +305,21 @@ int shape_infer_count_task(struct ir_graph *g, struct ir_node *n)
 {
 	const struct ir_tensor *x = n->inputs[0];
 
-	if (n->op == IR_OP_NONZERO_TASK) {
+	if (n->op == IR_OP_UNIQUE_TASK) {
+		int64_t a = ir_attr_int(n, "npu_a", 1);
+		struct ir_tensor *y = n->outputs[0];
+
+		y->dtype = x->dtype;
+		y->shape = x->shape;
+		if (ir_attr_int(n, "axis", -1) < 0) {
+			y->shape.rank = 1;
+			y->shape.dim[0] = a;
+		}
+		y->shape_known = true;
+		for (int i = 2; i < 5; i++)
+			set_shape(n->outputs[i], IR_I64, 1, a, 0);
+		set_shape(n->outputs[5], IR_I64, 2, 2, a);
+	} else if (n->op == IR_OP_NONZERO_TASK) {
 		set_shape(n->outputs[0], IR_I64, 2, x->shape.rank,
 			  ir_shape_numel(&x->shape));
 	} else {

@@ -1386,7 +1386,7 @@ static int infer_dispatch(struct ir_graph *g, struct ir_node *n)
 	case IR_OP_AIPP: return infer_aipp(g, n);
 	case IR_OP_RNN_TASK: return shape_infer_rnn_task(g, n);
 	case IR_OP_TOPK_TASK: return shape_infer_topk_task(g, n);
-	case IR_OP_NONZERO_TASK: case IR_OP_NMS_TASK:
+	case IR_OP_NONZERO_TASK: case IR_OP_NMS_TASK: case IR_OP_UNIQUE_TASK:
 		return shape_infer_count_task(g, n);
 	case IR_OP_SCATTER_TASK: return shape_infer_scatter_task(g, n);
 	case IR_OP_MATMUL_WQ: return infer_matmul_wq(g, n);

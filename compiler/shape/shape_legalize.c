@@ -1394,7 +1394,7 @@ int shape_legalize_node(struct ir_graph *g, struct ir_node *n)
 	case IR_OP_GATHER_ND: case IR_OP_CUM_SUM:
 		return shape_legalize_more(g, n);
 	case IR_OP_TOPK: return shape_legalize_topk(g, n);
-	case IR_OP_NON_ZERO: case IR_OP_NON_MAX_SUPPRESSION:
+	case IR_OP_NON_ZERO: case IR_OP_NON_MAX_SUPPRESSION: case IR_OP_UNIQUE:
 		return shape_legalize_count(g, n);
 	case IR_OP_SCATTER_ND: case IR_OP_SCATTER_ELEMENTS: case IR_OP_SCATTER:
 		return shape_legalize_scatter(g, n);

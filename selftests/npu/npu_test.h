@@ -95,6 +95,7 @@ void test_queue_sem(void);
 void test_submit(void);
 void test_sched(void);
 void test_math(void);
+void test_count(void);
 void test_stress(void);
 void test_fuzz(void);
 void test_chaos(void);

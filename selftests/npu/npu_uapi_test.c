@@ -25,6 +25,7 @@ static const struct {
 	{ "submit", test_submit },
 	{ "sched", test_sched },
 	{ "math", test_math },
+	{ "count", test_count },
 	{ "stress", test_stress },
 	{ "fuzz", test_fuzz },
 	{ "chaos", test_chaos },

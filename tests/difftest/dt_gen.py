@@ -40,7 +40,7 @@ DepthToSpace SpaceToDepth InstanceNormalization MeanVarianceNormalization
 LRN ArgMax ArgMin GatherElements GatherND CumSum TopK ScatterND
 ScatterElements Sin Cos Tan Asin Acos Atan Asinh Acosh Atanh EyeLike
 HannWindow HammingWindow BlackmanWindow Compress ReverseSequence MaxUnpool
-NonZero NonMaxSuppression
+NonZero NonMaxSuppression Unique
 """.split())
 
 MAX_NUMEL = 6144
@@ -1190,8 +1190,26 @@ class Gen:
         return self.node("Cast", [vals], {"to": "float32"})
 
     def t_count(self):
-        """NonZero or NonMaxSuppression: outputs whose extent the data
-        decides, so graph outputs that no node reads (pool=False)."""
+        """NonZero, NonMaxSuppression or Unique: outputs whose extent the
+        data decides, so graph outputs that no node reads (pool=False)."""
+        if self.coin(0.3):
+            # few distinct values (and rows): small integers, as floats
+            # most of the time (exact, so never fragile)
+            shape = tuple(1 + self.r(5) for _ in range(1 + self.r(3)))
+            x = self.new_input(shape, self.choice(["int64", "int32"]))
+            if self.coin(0.7):
+                x = self.node("Cast", [x], {"to": "float32"})
+            attrs = {}
+            r = len(self.shape(x))
+            if r and self.coin():
+                attrs["axis"] = self.r(r) - (r if self.coin() else 0)
+            if self.coin(0.4):
+                attrs["sorted"] = 0
+            outs = self.node("Unique", [x], attrs, nout=4, pool=False)
+            self.counted += [outs[0], outs[1], outs[3]]
+            y = outs[2]         # inverse_indices: static, of X's size
+            self.counted.append(y)
+            return y
         if self.coin():
             x = self.pick_f()
             if self.coin(0.6):

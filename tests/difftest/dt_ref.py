@@ -382,6 +382,22 @@ def _nms(boxes, scores, ins, a):
     return np.array(rows, np.int64).reshape(-1, 3)
 
 
+def _unique(x, axis=None, sorted=1):
+    """ONNX Unique: Y, indices, inverse_indices, counts (numpy's unique,
+    reordered by first occurrence unless sorted)."""
+    y, idx, inv, cnt = np.unique(x, return_index=True, return_inverse=True,
+                                 return_counts=True, axis=axis)
+    inv = inv.reshape(-1)
+    if not sorted:
+        order = np.argsort(idx, kind="stable")
+        rank = np.empty_like(order)
+        rank[order] = np.arange(order.size)
+        y = np.take(y, order, axis=0 if axis is None else axis)
+        idx, cnt, inv = idx[order], cnt[order], rank[inv]
+    return [y, idx.astype(np.int64), inv.astype(np.int64),
+            cnt.astype(np.int64)]
+
+
 def _nms_fragile(boxes, scores, ins, a):
     """A pair's IoU or a score within a hair of its threshold, or two
     scores of a class within a hair: float32 may honestly decide apart."""
@@ -846,6 +862,12 @@ def _fragile(n, ins, exact):
             t = np.sort(x, axis=-1)
             if (t[..., -1] - t[..., -2] < 1e-3).any():
                 return "two maxima within a hair of each other"
+    if op == "Unique" and not exact[0] and _is_float(ins[0]) and \
+            ins[0].size > 1:
+        t = np.sort(ins[0].reshape(-1))
+        if (np.diff(t) < 1e-4 * np.maximum(1, np.abs(t[1:]))).any() and \
+                (np.diff(t) != 0).any():
+            return "two values within a hair of each other"
     if op == "NonZero" and not exact[0] and _is_float(ins[0]) and \
             ((np.abs(ins[0]) < 1e-4) & (ins[0] != 0)).any():
         return "a value within a hair of zero"
@@ -1069,6 +1091,10 @@ def _eval_node(n, ins, in_dt, fdt):
             ["int64"]
     if op == "NonMaxSuppression":
         return [_nms(x, ins[1], ins, a)], ["int64"]
+    if op == "Unique":
+        outs = _unique(x, **a)
+        return outs[:len(n.outputs)], \
+            [dt0, "int64", "int64", "int64"][:len(n.outputs)]
     if op == "TopK":
         outs = _topk(x, ins[1], **a)
         return outs[:len(n.outputs)], [dt0, "int64"][:len(n.outputs)]

@@ -229,6 +229,8 @@ def case(op, key, val):
         return more_case(b, op, key, val)
     if op == "TopK":
         return topk_case(b, key, val)
+    if op == "Unique":
+        return unique_case(b, key, val)
     if op in ("NonZero", "NonMaxSuppression"):
         return count_case(b, op, key, val)
     if op in ("Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Asinh", "Acosh",
@@ -565,6 +567,26 @@ def topk_case(b, key, val):
     if key == "outputs" and val in ("values", "indices"):
         g.outputs = ["y" if val == "values" else "y1"]
     return g
+
+
+def unique_case(b, key, val):
+    """Unique of [4, 5] with repeated values and rows (all 4 outputs)."""
+    attrs, dt = {}, "float32"
+    if key == "sorted":
+        attrs["sorted"] = int(val)
+    elif key == "axis":
+        if val != "none":
+            attrs["axis"] = int(val)
+    elif key == "dtype":
+        dt = val
+    else:
+        return None
+    v = RNG.integers(0, 3, size=(4, 5))
+    v[2] = v[0]                       # a repeated row
+    v[:, 3] = v[:, 1]                 # a repeated column
+    x = b.x((4, 5), dt)
+    b.g.feeds[x] = v.astype(dt)
+    return b.node("Unique", [x], attrs, nout=4)
 
 
 def count_case(b, op, key, val):

@@ -153,6 +153,7 @@ enum drm_npu_opcode {
 	DRM_NPU_OP_NONZERO = 36,	/* in, out (I64), count (I64) */
 	DRM_NPU_OP_NMS = 37,		/* boxes, scores, scratch, out, counts */
 	DRM_NPU_OP_PACK_ROWS = 38,	/* counts, data (I64), count (I64) */
+	DRM_NPU_OP_UNIQUE = 39,		/* in, perm, y, indices, counts, count */
 	/* uapi 1.2: the media unit (DVPP) and AIPP */
 	DRM_NPU_OP_IMG_CSC = 50,	/* in, [uv], out u8: colour conversion */
 	DRM_NPU_OP_IMG_RESIZE = 51,	/* in u8, out u8: resize + border */
@@ -577,6 +578,22 @@ struct drm_npu_math_params {
  * to the front of data, the rest zeroed; count receives the rows. NMS's
  * out viewed as [B * C, keep, 3] packs into ONNX's [rows, 3]. No params.
  */
+/*
+ * UNIQUE: in [O, A, I] (F32, F16, I8, U8, I32, I64), perm I64 [2, A]
+ * (work: row 0 the sorted slice order, row 1 the output slice of each, a
+ * SCATTER of row 1 at row 0 gives ONNX's inverse_indices), y [O, A, I]
+ * of in's dtype, indices I64 [A], counts I64 [A], count I64 [1]: the U
+ * distinct slices along dim 1 packed as a dense [O, U, I] at y's start,
+ * ascending (SORTED) or by first occurrence, their first index and
+ * number of occurrences; the rest zeroed. All but in dense. One unit.
+ */
+#define DRM_NPU_UNIQUE_SORTED		(1u << 0)
+
+struct drm_npu_unique_params {
+	__u32 flags;
+	__u32 pad;
+};
+
 #define DRM_NPU_NMS_CENTER_BOX		(1u << 0)	/* [xc, yc, w, h] */
 #define DRM_NPU_NMS_HAS_SCORE_THRESHOLD	(1u << 1)
 
@@ -768,6 +785,7 @@ struct drm_npu_task {
 		struct drm_npu_scatter_params scatter;
 		struct drm_npu_math_params math;
 		struct drm_npu_nms_params nms;
+		struct drm_npu_unique_params unique;
 	} params;
 	struct drm_npu_operand operands[DRM_NPU_MAX_OPERANDS];
 };

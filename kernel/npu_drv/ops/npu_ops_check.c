@@ -1783,6 +1783,43 @@ static int check_pack_rows(struct chk *c)
 	return check_count(c, 2);
 }
 
+/*
+ * UNIQUE: in [O, A, I] (not I4, not NC1HWC0), perm I64 [2, A], y of in's
+ * dtype [O, A, I], indices and counts I64 [A], count; all but in dense.
+ * A < 2^31. One unit.
+ */
+static int check_unique(struct chk *c)
+{
+	const struct drm_npu_operand *in, *p, *y;
+	int ret = check_operands(c, 6, 6);
+
+	if (ret)
+		return ret;
+	if (c->t->params.unique.flags & ~DRM_NPU_UNIQUE_SORTED ||
+	    !params_tail_zero(c->t, sizeof(u32)))
+		return fail(c, NONE_BAD, "UNIQUE: flags SORTED only, the rest zero");
+	in = npu_opnd(c->t, 0);
+	p = npu_opnd(c->t, 1);
+	y = npu_opnd(c->t, 2);
+	if (in->rank != 3 || in->dtype == DRM_NPU_DTYPE_I4 ||
+	    !dtype_is(in->dtype, DT_ANY) ||
+	    in->layout == DRM_NPU_LAYOUT_NC1HWC0 || in->shape[1] > 0x7fffffffu)
+		return fail(c, 0, "in must be a plain [O, A, I], A < 2^31, not I4");
+	if (!dense_i64(p, 2) || p->shape[0] != 2 || p->shape[1] != in->shape[1])
+		return fail(c, 1, "perm must be dense I64 [2, A]");
+	if (y->dtype != in->dtype || y->rank != 3 || !dense_row_major(y) ||
+	    y->shape[0] != in->shape[0] || y->shape[1] != in->shape[1] ||
+	    y->shape[2] != in->shape[2])
+		return fail(c, 2, "y must be dense [O, A, I] of in's dtype");
+	for (u32 k = 3; k < 5; k++) {
+		const struct drm_npu_operand *o = npu_opnd(c->t, k);
+
+		if (!dense_i64(o, 1) || o->shape[0] != in->shape[1])
+			return fail(c, k, "indices and counts must be dense I64 [A]");
+	}
+	return check_count(c, 5);
+}
+
 static int check_sem(struct chk *c)
 {
 	int ret = check_operands(c, 0, 0);
@@ -1853,6 +1890,7 @@ static int check_opcode(struct chk *c)
 	case DRM_NPU_OP_NONZERO:	return check_nonzero(c);
 	case DRM_NPU_OP_NMS:		return check_nms(c);
 	case DRM_NPU_OP_PACK_ROWS:	return check_pack_rows(c);
+	case DRM_NPU_OP_UNIQUE:		return check_unique(c);
 	case DRM_NPU_OP_IMG_CSC:	return check_img_csc(c);
 	case DRM_NPU_OP_IMG_RESIZE:	return check_img_resize(c);
 	case DRM_NPU_OP_AIPP:		return check_aipp(c);

@@ -414,6 +414,7 @@ bool npu_op_writes(const struct drm_npu_task *t, u32 k)
 	switch (t->opcode) {
 	case DRM_NPU_OP_NONZERO:
 	case DRM_NPU_OP_PACK_ROWS:
+	case DRM_NPU_OP_UNIQUE:
 		return k >= 1;
 	case DRM_NPU_OP_NMS:
 		return k >= 2;
@@ -482,6 +483,7 @@ u64 npu_op_work_units(const struct drm_npu_task *t)
 		return npu_numel(npu_opnd(t, 1)) ? 1 : 0;
 	case DRM_NPU_OP_NONZERO:	/* the count is written even if 0 */
 	case DRM_NPU_OP_PACK_ROWS:
+	case DRM_NPU_OP_UNIQUE:
 		return 1;
 	case DRM_NPU_OP_NMS:		/* a (batch, class) pair each */
 		return npu_dims_prod(npu_opnd(t, 1), 0, 2);
@@ -546,8 +548,10 @@ static u64 rnn_unit_cost(const struct drm_npu_task *t)
 
 /*
  * NMS, one (batch, class): the heap built (~2 compares a box) and popped
- * (~2 log2 N compares a box, ~4 operations each), and an IoU (~16
- * operations) of each candidate with up to keep kept boxes.
+ * (~2 log2 N compares a box), each compare two scores loaded from far
+ * apart (a strided score row misses the cache: ~8 operations each,
+ * measured), and an IoU (~16 operations) of each candidate with up to
+ * keep kept boxes.
  */
 static u64 nms_unit_cost(const struct drm_npu_task *t)
 {
@@ -556,7 +560,25 @@ static u64 nms_unit_cost(const struct drm_npu_task *t)
 	keep = n < t->params.nms.max_per_class ? n : t->params.nms.max_per_class;
 	while (lg < 32 && (1ull << lg) < n)
 		lg++;
-	return npu_add_sat(npu_mul_sat(n, 8 * lg + 8 + 16 * keep), 1);
+	return npu_add_sat(npu_mul_sat(n, 16 * lg + 16 + 16 * keep), 1);
+}
+
+/*
+ * UNIQUE: two heap sorts of A slices (~4 log2 A compares each, a slice
+ * compare O * I element loads of ~4 operations), the run walks (2 A
+ * compares) and the copies and zero fills.
+ */
+static u64 unique_unit_cost(const struct drm_npu_task *t)
+{
+	const struct drm_npu_operand *in = npu_opnd(t, 0);
+	u64 a = in->shape[1], slice = (u64)in->shape[0] * in->shape[2];
+	u64 lg = 1;
+
+	while (lg < 32 && (1ull << lg) < a)
+		lg++;
+	return npu_add_sat(npu_mul_sat(npu_mul_sat(a, 8 * lg + 4),
+				       npu_add_sat(npu_mul_sat(slice, 4), 2)),
+			   npu_add_sat(npu_numel(in), 1));
 }
 
 /* Element operations of the costliest unit of a checked task. */
@@ -618,8 +640,11 @@ u64 npu_op_unit_cost(const struct drm_npu_task *t)
 				   npu_add_sat(npu_numel(npu_opnd(t, 1)), 1));
 	case DRM_NPU_OP_NMS:
 		return nms_unit_cost(t);
+	case DRM_NPU_OP_UNIQUE:
+		return unique_unit_cost(t);
 	case DRM_NPU_OP_PACK_ROWS:	/* each row moved or zeroed */
-		return npu_add_sat(npu_numel(npu_opnd(t, 1)), in->shape[0] + 1);
+		return npu_add_sat(npu_numel(npu_opnd(t, 1)),
+				   (u64)in->shape[0] + 1);
 	case DRM_NPU_OP_TOPK:	/* n insertions of up to k compares + moves */
 		return npu_add_sat(npu_mul_sat(in->shape[t->params.topk.axis],
 					       2 * (u64)t->params.topk.k + 2), 1);

@@ -305,6 +305,7 @@ int npu_run_math(const struct npu_op_args *a, u64 b, u64 e);
 int npu_run_nonzero(const struct npu_op_args *a, u64 b, u64 e);
 int npu_run_nms(const struct npu_op_args *a, u64 b, u64 e);
 int npu_run_pack_rows(const struct npu_op_args *a, u64 b, u64 e);
+int npu_run_unique(const struct npu_op_args *a, u64 b, u64 e);
 int npu_run_matmul_wq(const struct npu_op_args *a, u64 b, u64 e);
 
 #endif /* NPU_OPS_INTERNAL_H */

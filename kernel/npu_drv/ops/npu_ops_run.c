@@ -39,6 +39,7 @@ static const npu_run_fn npu_run_table[DRM_NPU_OP_COUNT] = {
 	[DRM_NPU_OP_NONZERO] = npu_run_nonzero,
 	[DRM_NPU_OP_NMS] = npu_run_nms,
 	[DRM_NPU_OP_PACK_ROWS] = npu_run_pack_rows,
+	[DRM_NPU_OP_UNIQUE] = npu_run_unique,
 	[DRM_NPU_OP_MATMUL_WQ] = npu_run_matmul_wq,
 };
 

@@ -974,6 +974,28 @@ static void t_pack_rows(struct rd *r, struct drm_npu_task *t)
 	opnd(r, &t->operands[2], 2, DRM_NPU_DTYPE_I64, 1, one);
 }
 
+/* UNIQUE: in [O, A, I] of a few dtypes, perm, y, indices, counts, count. */
+static void t_unique(struct rd *r, struct drm_npu_task *t)
+{
+	static const uint8_t dts[] = {
+		DRM_NPU_DTYPE_F32, DRM_NPU_DTYPE_I32, DRM_NPU_DTYPE_I64,
+		DRM_NPU_DTYPE_U8, DRM_NPU_DTYPE_F16,
+	};
+	uint32_t s[3] = { 1 + small(r, 3), dim(r), 1 + small(r, 4) };
+	uint32_t p[2] = { 2, s[1] }, a[1] = { s[1] }, one[1] = { 1 };
+	uint8_t dt = DTYPE(r, dts);
+
+	t->opcode = DRM_NPU_OP_UNIQUE;
+	t->num_operands = 6;
+	t->params.unique.flags = r8(r) & 1;
+	opnd(r, &t->operands[0], 0, dt, 3, s);
+	opnd(r, &t->operands[1], 1, DRM_NPU_DTYPE_I64, 2, p);
+	opnd(r, &t->operands[2], 2, dt, 3, s);
+	opnd(r, &t->operands[3], 3, DRM_NPU_DTYPE_I64, 1, a);
+	opnd(r, &t->operands[4], 4, DRM_NPU_DTYPE_I64, 1, a);
+	opnd(r, &t->operands[5], 5, DRM_NPU_DTYPE_I64, 1, one);
+}
+
 /*
  * Issue 18's opcodes (30..): op bytes 250, 251, ... pick these, in order.
  */
@@ -1261,6 +1283,9 @@ void npu_fuzz_decode(const uint8_t *data, size_t size,
 		case DRM_NPU_OP_PACK_ROWS:
 			t_pack_rows(&r, t);
 			break;
+		case DRM_NPU_OP_UNIQUE:
+			t_unique(&r, t);
+			break;
 		default:
 			t_attention(&r, t);
 			break;
@@ -1277,7 +1302,7 @@ const uint8_t npu_fuzz_extra_ops[] = {
 	DRM_NPU_OP_RNN, DRM_NPU_OP_TOPK, DRM_NPU_OP_SCATTER, DRM_NPU_OP_MATH,
 	DRM_NPU_OP_IMG_CSC, DRM_NPU_OP_IMG_RESIZE, DRM_NPU_OP_AIPP,
 	DRM_NPU_OP_MATMUL_WQ, DRM_NPU_OP_NONZERO, DRM_NPU_OP_NMS,
-	DRM_NPU_OP_PACK_ROWS,
+	DRM_NPU_OP_PACK_ROWS, DRM_NPU_OP_UNIQUE,
 };
 const uint32_t npu_fuzz_num_extra_ops = sizeof(npu_fuzz_extra_ops);
 
@@ -1293,7 +1318,7 @@ static const char *const op_names[DRM_NPU_OP_COUNT] = {
 	[DRM_NPU_OP_AIPP] = "AIPP",
 	[DRM_NPU_OP_MATMUL_WQ] = "MATMUL_WQ",
 	[DRM_NPU_OP_NONZERO] = "NONZERO", [DRM_NPU_OP_NMS] = "NMS",
-	[DRM_NPU_OP_PACK_ROWS] = "PACK_ROWS",
+	[DRM_NPU_OP_PACK_ROWS] = "PACK_ROWS", [DRM_NPU_OP_UNIQUE] = "UNIQUE",
 };
 
 void npu_fuzz_describe(const struct npu_fuzz_prog *p, char *out, size_t len)

@@ -389,6 +389,11 @@ static void pack_rows_clamps(void)
 	tap_ok(ok, "PACK_ROWS: counts 5 (K = 2) and -7 clamped to 2 and 0: 3 rows");
 	tl_opnd(&T.operands[1], 1, I64, 3, (u32[3]){ 2, 2, 3 }, NULL);
 	tap_ok(check() == -EINVAL, "PACK_ROWS: data of another P than the counts refused");
+	/* P = 2^32 - 1 groups of K = 0: P + 1 wrapped the cost to 0 in 32 bits */
+	tl_opnd(&T.operands[0], 0, I64, 1, (u32[1]){ ~0u }, NULL);
+	tl_opnd(&T.operands[1], 1, I64, 3, (u32[3]){ ~0u, 0, 3 }, NULL);
+	tap_ok(npu_op_unit_cost(&T) == 1ull << 32 && check() == -EINVAL,
+	       "PACK_ROWS over 2^32 - 1 empty groups: costs 2^32, refused (a review finding)");
 }
 
 /* Two identical boxes and a center-format pair: IoU 1 suppresses. */
@@ -471,6 +476,139 @@ static void nms_cost_saturates(void)
 	       "NMS of a 640x640 YOLO head (80 classes, 25200 boxes, 100 each): accepted, 80 units");
 }
 
+/* ---- UNIQUE ---- */
+
+/* Slices s and t of a dense [o, a, i] int array: <0, 0, >0. */
+static int slice_cmp(const s32 *x, u32 o, u32 a, u32 in, u32 s, u32 t)
+{
+	for (u32 oi = 0; oi < o; oi++)
+		for (u32 ii = 0; ii < in; ii++) {
+			s32 u = x[(oi * a + s) * in + ii], v = x[(oi * a + t) * in + ii];
+
+			if (u != v)
+				return u < v ? -1 : 1;
+		}
+	return 0;
+}
+
+/* The UNIQUE task of a dense [O, A, I] of @dt: in, perm, y, ix, counts. */
+static void unique_task(u32 dt, const u32 *sh, int sorted)
+{
+	u32 ps[2] = { 2, sh[1] }, as[1] = { sh[1] }, one[1] = { 1 };
+
+	tl_task(&T, DRM_NPU_OP_UNIQUE, 6);
+	T.params.unique.flags = sorted ? DRM_NPU_UNIQUE_SORTED : 0;
+	tl_opnd(&T.operands[0], 0, dt, 3, sh, NULL);
+	tl_opnd(&T.operands[1], 1, I64, 2, ps, NULL);
+	tl_opnd(&T.operands[2], 2, dt, 3, sh, NULL);
+	tl_opnd(&T.operands[3], 3, I64, 1, as, NULL);
+	tl_opnd(&T.operands[4], 4, I64, 1, as, NULL);
+	tl_opnd(&T.operands[5], 5, I64, 1, one, NULL);
+}
+
+/*
+ * UNIQUE of a dense I32 [o, a, i] against a reference by brute force:
+ * the distinct slices (ascending, or by first occurrence), first indices,
+ * counts, the inverse from perm, and the zeroed tails.
+ */
+static void unique_case(u32 o, u32 a, u32 in, int sorted, u32 levels)
+{
+	u32 sh[3] = { o, a, in };
+	u64 n = (u64)o * a * in;
+	s32 *x = malloc(n * 4), *y = malloc(n * 4);
+	s64 *perm = malloc(a * 16), *ix = malloc(a * 8), *cn = malloc(a * 8);
+	u32 *first = malloc(a * 4), *order = malloc(a * 4), u = 0, bad = 0;
+	s64 count = -1;
+	void *data[6] = { x, perm, y, ix, cn, &count };
+
+	for (u64 e = 0; e < n; e++)
+		x[e] = (s32)(tl_rand() % levels) - (s32)(levels / 2);
+	unique_task(DRM_NPU_DTYPE_I32, sh, sorted);
+	memset(y, 0x5a, n * 4);
+	/* reference: first occurrences in index order */
+	for (u32 s = 0; s < a; s++) {
+		u32 k = 0;
+
+		while (k < u && slice_cmp(x, o, a, in, first[k], s))
+			k++;
+		if (k == u)
+			first[u++] = s;
+	}
+	for (u32 k = 0; k < u; k++)
+		order[k] = k;
+	if (sorted)	/* insertion sort of the distinct slices */
+		for (u32 k = 1; k < u; k++)
+			for (u32 j = k; j > 0 && slice_cmp(x, o, a, in,
+				first[order[j - 1]], first[order[j]]) > 0; j--) {
+				u32 v = order[j];
+
+				order[j] = order[j - 1];
+				order[j - 1] = v;
+			}
+	if (tl_run(&T, data) || count != u) {
+		tap_ok(0, "UNIQUE [%u, %u, %u] %s: runs, %lld distinct of %u",
+		       o, a, in, sorted ? "sorted" : "unsorted",
+		       (long long)count, u);
+		goto out;
+	}
+	for (u32 g = 0; g < u; g++) {
+		u32 s = first[order[g]], c = 0;
+
+		bad += ix[g] != s;
+		for (u32 t = 0; t < a; t++)
+			c += !slice_cmp(x, o, a, in, s, t);
+		bad += cn[g] != c;
+		for (u32 oi = 0; oi < o; oi++)
+			for (u32 ii = 0; ii < in; ii++)
+				bad += y[(oi * u + g) * in + ii] !=
+				       x[(oi * a + s) * in + ii];
+	}
+	for (u32 k = 0; k < a; k++) {	/* inverse: perm row 1 at row 0 */
+		u32 s = (u32)perm[k], g = (u32)perm[a + k];
+
+		bad += s >= a || g >= u ||
+		       slice_cmp(x, o, a, in, s, first[order[g]]) != 0;
+	}
+	for (u32 g = u; g < a; g++)
+		bad += ix[g] != 0 || cn[g] != 0;
+	for (u64 e = (u64)o * u * in; e < n; e++)
+		bad += y[e] != 0;
+	tap_ok(!bad, "UNIQUE [%u, %u, %u] %s: %u distinct slices, first indices, counts, inverse as the reference",
+	       o, a, in, sorted ? "sorted" : "by first occurrence", u);
+out:
+	free(x);
+	free(y);
+	free(perm);
+	free(ix);
+	free(cn);
+	free(first);
+	free(order);
+}
+
+/* F32: -0 equals +0, NaN equals NaN and sorts last. */
+static void unique_floats(void)
+{
+	float x[8] = { 2.0f, NAN, -0.0f, 1.0f, 0.0f, NAN, 2.0f, -3.0f }, y[8];
+	u32 sh[3] = { 1, 8, 1 }, ps[2] = { 2, 8 };
+	s64 perm[16], ix[8], cn[8], count = -1;
+	void *data[6] = { x, perm, y, ix, cn, &count };
+
+	unique_task(F32, sh, 1);
+	tap_ok(tl_run(&T, data) == 0 && count == 5 && y[0] == -3.0f &&
+	       y[1] == 0.0f && cn[1] == 2 && ix[1] == 2 && y[2] == 1.0f &&
+	       y[3] == 2.0f && cn[3] == 2 && isnan(y[4]) && cn[4] == 2 &&
+	       ix[4] == 1,
+	       "UNIQUE F32: -0 and +0 one value (first at 2), the two NaNs one, last");
+	tl_opnd(&T.operands[2], 2, DRM_NPU_DTYPE_I32, 3, sh, NULL);
+	tap_ok(check() == -EINVAL, "UNIQUE: y of another dtype than in refused");
+	tl_opnd(&T.operands[2], 2, F32, 3, sh, NULL);
+	tl_opnd(&T.operands[1], 1, I64, 2, (u32[2]){ 2, 7 }, NULL);
+	tap_ok(check() == -EINVAL, "UNIQUE: perm short of A refused");
+	tl_opnd(&T.operands[1], 1, I64, 2, ps, NULL);
+	T.params.unique.flags = 2;
+	tap_ok(check() == -EINVAL, "UNIQUE: an unknown flag refused");
+}
+
 int main(void)
 {
 	tl_seed(18);
@@ -484,5 +622,11 @@ int main(void)
 	nms_center();
 	nms_refused();
 	nms_cost_saturates();
+	unique_case(1, 50, 1, 1, 7);
+	unique_case(1, 50, 1, 0, 7);
+	unique_case(3, 40, 2, 1, 2);
+	unique_case(2, 33, 3, 0, 2);
+	unique_case(1, 1000, 1, 0, 100);
+	unique_floats();
 	return tap_done();
 }
