@@ -85,7 +85,7 @@ const char *om_section_type_name(uint32_t type)
 		"NONE", "STRINGS", "MODEL", "TENSORS", "VARIANTS",
 		"PROGRAMS", "TASKS", "WEIGHTS", "PLANS", "PLACEMENTS",
 		"SEMAPHORES", "DEBUG", "ORIGINS", "ORIGIN_NAMES",
-		"DEBUG_TENSORS", "HOST_TASKS", "HOST_OPERANDS",
+		"DEBUG_TENSORS", "HOST_TASKS", "HOST_OPERANDS", "COUNTS",
 	};
 
 	return type < OM_SEC_COUNT ? names[type] : "unknown";

@@ -37,6 +37,19 @@ static void print_dims(const struct om_model *m,
 	printf("]");
 }
 
+/* An output whose extent the data decides (format 1.3, COUNTS). */
+static void print_count(const struct om_model *m, uint32_t variant,
+			uint32_t output)
+{
+	const struct om_count_desc *c = om_get_count(m,
+		variant == OM_VARIANT_GENERIC ? 0 : variant, output);
+
+	if (c)
+		printf("  dim %u data-dependent, at most as shown (count at "
+		       "workspace +%llu)", c->dim,
+		       (unsigned long long)c->offset);
+}
+
 static void print_io(const struct om_model *m, uint32_t variant,
 		     const char *indent)
 {
@@ -55,6 +68,8 @@ static void print_io(const struct om_model *m, uint32_t variant,
 		print_dims(m, t);
 		if (t->size_bytes)
 			printf("  %llu bytes", (unsigned long long)t->size_bytes);
+		if (k)
+			print_count(m, variant, i - d->num_inputs);
 		printf("\n");
 	}
 }
