@@ -216,6 +216,44 @@ def branches40(gen):
     return model, (torch.randn(1, 4, 16, 16, generator=gen),)
 
 
+def detector_module():
+    """A one-stage detector: a conv backbone, box and score heads over an
+    8x8 anchor grid, box decoding and torchvision's nms; returns the kept
+    boxes and their scores, [n, 5] (NonMaxSuppression, then Gathers by its
+    selection: an output whose extent the data decides)."""
+    torch = _torch()
+    import torchvision
+    nn = torch.nn
+
+    class Detector(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.body = nn.Sequential(
+                nn.Conv2d(3, 8, 3, stride=2, padding=1), nn.ReLU(),
+                nn.Conv2d(8, 16, 3, stride=2, padding=1), nn.ReLU())
+            self.box, self.cls = nn.Conv2d(16, 4, 1), nn.Conv2d(16, 1, 1)
+            ys, xs = torch.meshgrid(torch.arange(8.), torch.arange(8.),
+                                    indexing="ij")
+            self.register_buffer("anchors", torch.stack(
+                [xs.flatten(), ys.flatten()], 1) * 4 + 2)
+
+        def forward(self, x):
+            f = self.body(x)
+            d = self.box(f).flatten(2)[0].t()
+            s = torch.sigmoid(self.cls(f).flatten())
+            c, wh = self.anchors + d[:, :2], torch.exp(d[:, 2:]) * 24
+            b = torch.cat([c - wh / 2, c + wh / 2], 1)
+            keep = torchvision.ops.nms(b, s, 0.3)
+            return torch.cat([b[keep], s[keep, None]], 1)
+
+    return Detector()
+
+
+def detector_nms(gen):
+    torch = _torch()
+    return detector_module(), (torch.randn(1, 3, 32, 32, generator=gen),)
+
+
 MODELS = {
     "resnet18": torchvision_model("resnet18"),
     "resnet50": torchvision_model("resnet50"),
@@ -226,6 +264,7 @@ MODELS = {
     "densenet121": torchvision_model("densenet121"),
     "dense_blocks": dense_blocks,
     "branches40": branches40,
+    "detector_nms": detector_nms,
 }
 
 

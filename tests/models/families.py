@@ -23,6 +23,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import npu_e2e as e2e  # noqa: E402
+import export_models  # noqa: E402
 import torch_ops  # noqa: E402
 
 SEED = 18
@@ -100,32 +101,6 @@ def cases():
             a = self.c1(torch.cat([a, self.u1(b)], 1))
             return self.out(a)
 
-    class Detector(nn.Module):
-        """A one-stage detector: a conv backbone, box and score heads over
-        an 8x8 anchor grid, box decoding and torchvision's nms; returns
-        the kept boxes and their scores (NonMaxSuppression, then Gathers
-        by its selection: an output whose extent the data decides)."""
-
-        def __init__(self):
-            super().__init__()
-            self.body = nn.Sequential(
-                nn.Conv2d(3, 8, 3, stride=2, padding=1), nn.ReLU(),
-                nn.Conv2d(8, 16, 3, stride=2, padding=1), nn.ReLU())
-            self.box, self.cls = nn.Conv2d(16, 4, 1), nn.Conv2d(16, 1, 1)
-            ys, xs = torch.meshgrid(torch.arange(8.), torch.arange(8.),
-                                    indexing="ij")
-            self.register_buffer("anchors", torch.stack(
-                [xs.flatten(), ys.flatten()], 1) * 4 + 2)
-
-        def forward(self, x):
-            f = self.body(x)
-            d = self.box(f).flatten(2)[0].t()
-            s = torch.sigmoid(self.cls(f).flatten())
-            c, wh = self.anchors + d[:, :2], torch.exp(d[:, 2:]) * 24
-            b = torch.cat([c - wh / 2, c + wh / 2], 1)
-            keep = torchvision.ops.nms(b, s, 0.3)
-            return torch.cat([b[keep], s[keep, None]], 1)
-
     class Seg(nn.Module):
         """torchvision's segmentation models return a dict."""
 
@@ -161,7 +136,7 @@ def cases():
     g = torch.Generator().manual_seed(SEED)
     def detector():
         torch.manual_seed(SEED)
-        return Detector().eval()
+        return export_models.detector_module().eval()
 
     return {
         "detector_nms": (detector, lambda: (r(1, 3, 32, 32, generator=g),)),
