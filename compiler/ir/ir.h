@@ -273,6 +273,8 @@ struct ir_tensor {
 	 */
 	struct ir_tensor *count;
 	int count_dim;
+	/* ... and its padding rows are zero (not garbage computed from it) */
+	bool count_zeroed;
 };
 
 struct ir_node {

@@ -1518,7 +1518,7 @@ static int check_counted(const struct ir_graph *g, char *err, size_t errlen)
 			continue;
 		if (r)
 			snprintf(err, errlen,
-				 "tensor '%s' has a data-dependent extent along dim %d, and node '%s' (%s) reads it in a way that needs the extent as a shape (only rows-independent ops carry it on: elementwise, Cast, Reshape/Transpose keeping the dim outermost, Slice/Concat/Softmax across other dims, Gather by its rows, MatMul on A's rows; Documentation/compiler-ir.rst); split the model there, or run the rest on the host",
+				 "tensor '%s' has a data-dependent extent along dim %d, and node '%s' (%s) reads it in a way that needs the extent as a shape (only rows-independent ops carry it on: elementwise, Cast, Reshape/Transpose keeping the dim outermost, Slice/Concat/Softmax across other dims, Gather by its rows while they are only moved or cast, not computed, MatMul on A's rows; Documentation/compiler-ir.rst); split the model there, or run the rest on the host",
 				 t->name, t->count_dim, r->name,
 				 ir_op_name(r->op));
 		else

@@ -8,7 +8,9 @@
  * zero. A node that treats the rows of that dim independently - an
  * elementwise op, a cast, a reshape or transpose that keeps the dim
  * outermost, a Slice or Softmax or Concat across the other dims, a Gather
- * by those rows, a MatMul with them as A's rows - computes its valid
+ * by those rows (when their padding is still the zeros the task wrote:
+ * an index computed from it could be out of range and fault), a MatMul
+ * with them as A's rows - computes its valid
  * rows from valid rows only and garbage from the padding, which stays
  * behind the valid prefix. Its output then has the same extent, counted
  * by the same count tensor, and may be a graph output itself (a detector's
@@ -113,8 +115,13 @@ static int gather_dim(const struct ir_node *n, const struct ir_tensor *x,
 
 	if (axis < 0)
 		axis += data->shape.rank;
-	if (x == ix && !data->count)
-		return axis + d;	/* rows of the output follow the index */
+	/*
+	 * Rows of the output follow the index: only indices whose padding
+	 * is zero (a row the data has), not garbage that could fault.
+	 */
+	if (x == ix && !data->count && ix->count_zeroed &&
+	    data->shape.dim[axis] > 0)
+		return axis + d;
 	if (x == data && !ix->count && d != axis)
 		return d < axis ? d : d - 1 + ix->shape.rank;
 	return -1;
@@ -196,10 +203,27 @@ static int64_t count_bound(const struct ir_node *n,
 	return -1;
 }
 
+/* Does @n move or convert elements only, so that zero padding stays 0? */
+static bool keeps_zeros(const struct ir_node *n, const struct ir_tensor *x)
+{
+	switch (n->op) {
+	case IR_OP_IDENTITY: case IR_OP_DROPOUT: case IR_OP_RESHAPE:
+	case IR_OP_FLATTEN: case IR_OP_SQUEEZE: case IR_OP_UNSQUEEZE:
+	case IR_OP_TRANSPOSE: case IR_OP_SLICE: case IR_OP_CAST:
+	case IR_OP_RELU:
+		return true;
+	case IR_OP_GATHER:	/* of the counted data, not by its rows */
+		return x == n->inputs[0];
+	default:
+		return false;
+	}
+}
+
 /* The count node @n's output 0 inherits, or none; see the top. */
 static void propagate_node(struct ir_node *n)
 {
 	struct ir_tensor *count = NULL, *o = n->outputs[0];
+	bool zeroed = true;
 	int od = -1;
 
 	if (n->num_outputs != 1 || !o)
@@ -217,12 +241,14 @@ static void propagate_node(struct ir_node *n)
 			return;
 		count = x->count;
 		od = d;
+		zeroed &= x->count_zeroed && keeps_zeros(n, x);
 	}
 	if (!count || !outermost(o, od) ||
 	    o->shape.dim[od] != count_bound(n, count))
 		return;
 	o->count = count;
 	o->count_dim = od;
+	o->count_zeroed = zeroed;
 }
 
 void shape_propagate_counts(struct ir_graph *g)
@@ -234,8 +260,10 @@ void shape_propagate_counts(struct ir_graph *g)
 		    n->op == IR_OP_UNIQUE_TASK)
 			continue;
 		for (int k = 0; k < n->num_outputs; k++)
-			if (n->outputs[k])
+			if (n->outputs[k]) {
 				n->outputs[k]->count = NULL;
+				n->outputs[k]->count_zeroed = false;
+			}
 		propagate_node(n);
 	}
 }

@@ -68,6 +68,7 @@ static int count_task(struct ir_graph *g, struct ir_node *n, enum ir_op op,
 		return -ENOMEM;
 	out->count = outs[1];
 	out->count_dim = dim;
+	out->count_zeroed = true;
 	return 1;
 }
 
@@ -266,12 +267,13 @@ static int legalize_unique(struct ir_graph *g, struct ir_node *n)
 	    ir_attr_set_int(t, "npu_a", oai[1]) ||
 	    ir_attr_set_int(t, "npu_i", oai[2]))
 		return -ENOMEM;
-	outs[0]->count = outs[1];
-	outs[0]->count_dim = axis < 0 ? 0 : (int)axis;
-	outs[2]->count = outs[1];
-	outs[2]->count_dim = 0;
-	outs[3]->count = outs[1];
-	outs[3]->count_dim = 0;
+	for (int i = 0; i < 4; i++) {
+		if (i == 1)
+			continue;
+		outs[i]->count = outs[1];
+		outs[i]->count_dim = i ? 0 : (axis < 0 ? 0 : (int)axis);
+		outs[i]->count_zeroed = true;
+	}
 	return 1;
 }
 
