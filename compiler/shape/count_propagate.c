@@ -86,13 +86,21 @@ static bool is_elementwise(enum ir_op op)
 	}
 }
 
-/* Output dim of a broadcasting op for input @x's dim @d. */
-static int bcast_dim(const struct ir_node *n, const struct ir_tensor *x, int d)
+/*
+ * Output dim of a broadcasting op (or a Concat across other dims, @concat)
+ * for input @x's dim @d. Every other input must have the same extent
+ * there: counted by the same count along the same dim, or (broadcasting
+ * only) 1 or absent. An uncounted input as long as the bound would meet a
+ * shorter extent at run time: ONNX broadcasts an extent of 1 against it,
+ * and refuses any other (a review finding: Add of NonZero's [1, n] and a
+ * [1, 8] constant).
+ */
+static int bcast_dim(const struct ir_node *n, const struct ir_tensor *x,
+		     int d, bool concat)
 {
 	const struct ir_tensor *o = n->outputs[0];
 	int od = d + o->shape.rank - x->shape.rank;
 
-	/* every other input: the bound along it, or broadcast (1 / absent) */
 	for (int i = 0; i < n->num_inputs; i++) {
 		const struct ir_tensor *t = n->inputs[i];
 		int td;
@@ -100,8 +108,9 @@ static int bcast_dim(const struct ir_node *n, const struct ir_tensor *x, int d)
 		if (!t || t == x)
 			continue;
 		td = od - (o->shape.rank - t->shape.rank);
-		if (td >= 0 && t->shape.dim[td] != 1 &&
-		    t->shape.dim[td] != x->shape.dim[d])
+		if (t->count == x->count && t->count_dim == td)
+			continue;
+		if (concat || (td >= 0 && t->shape.dim[td] != 1))
 			return -1;
 	}
 	return od;
@@ -160,7 +169,7 @@ static int output_dim(const struct ir_node *n, const struct ir_tensor *x,
 	int axis;
 
 	if (is_elementwise(n->op))
-		return bcast_dim(n, x, d);
+		return bcast_dim(n, x, d, false);
 	switch (n->op) {
 	case IR_OP_IDENTITY: case IR_OP_DROPOUT: case IR_OP_RESHAPE:
 	case IR_OP_FLATTEN: case IR_OP_SQUEEZE: case IR_OP_UNSQUEEZE:
@@ -176,11 +185,14 @@ static int output_dim(const struct ir_node *n, const struct ir_tensor *x,
 		axis = (int)ir_attr_int(n, "axis", 0);
 		if (axis < 0)
 			axis += x->shape.rank;
-		return axis == d ? -1 : bcast_dim(n, x, d);
+		return axis == d ? -1 : bcast_dim(n, x, d, true);
 	case IR_OP_SOFTMAX: case IR_OP_LOG_SOFTMAX:
-		axis = (int)ir_attr_int(n, "axis", -1);
+		/* before opset 13 over the flattened [axis:] (emit_softmax) */
+		axis = (int)ir_attr_int(n, "axis", n->opset >= 13 ? -1 : 1);
 		if (axis < 0)
 			axis += x->shape.rank;
+		if (n->opset < 13)
+			return axis <= d ? -1 : d;
 		return axis == d ? -1 : d;
 	case IR_OP_MATMUL:
 		/* A's rows (not K), B constant or uncounted */
