@@ -1663,6 +1663,13 @@ static int dense_row_major(const struct drm_npu_operand *o)
 	return 1;
 }
 
+/* A dense I64 operand of rank @rank: the kernel addresses it flat. */
+static int dense_i64(const struct drm_npu_operand *o, u32 rank)
+{
+	return o->dtype == DRM_NPU_DTYPE_I64 && o->rank == rank &&
+	       dense_row_major(o);
+}
+
 /* A count operand: I64, one element. */
 static int check_count(struct chk *c, u32 i)
 {
@@ -1690,18 +1697,10 @@ static int check_nonzero(struct chk *c)
 	o = npu_opnd(c->t, 1);
 	if (!dtype_is(in->dtype, DT_ANY) || in->layout == DRM_NPU_LAYOUT_NC1HWC0)
 		return fail(c, 0, "in: a plain tensor of a known dtype");
-	if (o->dtype != DRM_NPU_DTYPE_I64 || o->rank != 2 ||
-	    o->shape[0] != in->rank || (u64)o->shape[1] != npu_numel(in) ||
-	    !dense_row_major(o))
+	if (!dense_i64(o, 2) || o->shape[0] != in->rank ||
+	    (u64)o->shape[1] != npu_numel(in))
 		return fail(c, 1, "out must be dense I64 [rank(in), numel(in)]");
 	return check_count(c, 2);
-}
-
-/* A dense I64 operand of rank @rank: the kernel addresses it flat. */
-static int dense_i64(const struct drm_npu_operand *o, u32 rank)
-{
-	return o->dtype == DRM_NPU_DTYPE_I64 && o->rank == rank &&
-	       dense_row_major(o);
 }
 
 static int check_nms_params(struct chk *c)
@@ -1784,9 +1783,9 @@ static int check_pack_rows(struct chk *c)
 }
 
 /*
- * UNIQUE: in [O, A, I] (not I4, not NC1HWC0), perm I64 [2, A], y of in's
- * dtype [O, A, I], indices and counts I64 [A], count; all but in dense.
- * A < 2^31. One unit.
+ * UNIQUE: in [O, A, I] (F32, F16, I8, U8, I32, I64; not NC1HWC0), perm
+ * I64 [2, A], y of in's dtype [O, A, I], indices and counts I64 [A],
+ * count; all but in dense. A < 2^31. One unit.
  */
 static int check_unique(struct chk *c)
 {
@@ -1801,10 +1800,9 @@ static int check_unique(struct chk *c)
 	in = npu_opnd(c->t, 0);
 	p = npu_opnd(c->t, 1);
 	y = npu_opnd(c->t, 2);
-	if (in->rank != 3 || in->dtype == DRM_NPU_DTYPE_I4 ||
-	    !dtype_is(in->dtype, DT_ANY) ||
+	if (in->rank != 3 || !dtype_is(in->dtype, DT_ARITH) ||
 	    in->layout == DRM_NPU_LAYOUT_NC1HWC0 || in->shape[1] > 0x7fffffffu)
-		return fail(c, 0, "in must be a plain [O, A, I], A < 2^31, not I4");
+		return fail(c, 0, "in: a plain [O, A, I] of F32/F16/I8/U8/I32/I64, A < 2^31");
 	if (!dense_i64(p, 2) || p->shape[0] != 2 || p->shape[1] != in->shape[1])
 		return fail(c, 1, "perm must be dense I64 [2, A]");
 	if (y->dtype != in->dtype || y->rank != 3 || !dense_row_major(y) ||
