@@ -73,8 +73,17 @@ static inline u64 npu_time_ns(void)
 #define npu_err(fmt, ...)	fprintf(stderr, "npu: error: " fmt, ##__VA_ARGS__)
 #define npu_warn(fmt, ...)	fprintf(stderr, "npu: warning: " fmt, ##__VA_ARGS__)
 #define npu_info(fmt, ...)	fprintf(stderr, "npu: " fmt, ##__VA_ARGS__)
-/* a request refused by a per-file limit (the kernel rate-limits it) */
-#define npu_limit_info(fmt, ...)	npu_info(fmt, ##__VA_ARGS__)
+/*
+ * A request refused by a per-file limit: rate-limited as the kernel's
+ * pr_info_ratelimited() (10 a 5 s interval). The runtime retries such
+ * requests (fewer queues, a shape cache evicting), and reports its own
+ * error when it gives up.
+ */
+#define npu_limit_info(fmt, ...) \
+	do { \
+		if (npu_ratelimit()) \
+			npu_info(fmt, ##__VA_ARGS__); \
+	} while (0)
 #ifdef NPU_DEBUG
 #define npu_dbg(fmt, ...)	fprintf(stderr, "npu: debug: " fmt, ##__VA_ARGS__)
 #else
@@ -141,6 +150,25 @@ static inline u64 npu_time_ns(void)
 #include <pthread.h>
 
 #define NPU_NO_DEADLINE		(~0ull)
+
+/* true for the first 10 calls of each 5 s interval (npu_limit_info) */
+static inline bool npu_ratelimit(void)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	static u64 begin;
+	static unsigned int n;
+	u64 now = npu_time_ns();
+	bool ok;
+
+	pthread_mutex_lock(&lock);
+	if (!begin || now - begin >= 5000000000ull) {
+		begin = now;
+		n = 0;
+	}
+	ok = n++ < 10;
+	pthread_mutex_unlock(&lock);
+	return ok;
+}
 
 struct npu_mutex {
 	pthread_mutex_t m;

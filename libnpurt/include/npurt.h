@@ -40,7 +40,7 @@ extern "C" {
 #endif
 
 #define NPURT_VERSION_MAJOR	1
-#define NPURT_VERSION_MINOR	4
+#define NPURT_VERSION_MINOR	5
 #define NPURT_VERSION_PATCH	0
 #define NPURT_VERSION \
 	((NPURT_VERSION_MAJOR << 16) | (NPURT_VERSION_MINOR << 8) | \
@@ -1050,6 +1050,103 @@ typedef struct npurt_aipp_params {
  */
 npurt_status npurt_aipp_params_pack(const npurt_aipp_params *params,
 				    void *buf, size_t size);
+
+/* ---------------------------------------------------------------------- */
+/* Generation: decoder models with a KV cache (LIBNPURT_1.5)                */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * Receives token @index (0: the first new one) of a generation as soon as
+ * it is chosen; a nonzero return stops the generation after it.
+ */
+typedef int (*npurt_token_fn)(void *user, uint32_t index, int64_t token);
+
+/**
+ * struct npurt_generate_options - how npurt_model_generate() decodes
+ * @size: sizeof(npurt_generate_options) (npurt_generate_options_init sets
+ *     it)
+ * @max_new_tokens: tokens to generate at most (>= 1; @tokens holds them)
+ * @eos_token_id: stop after this token (< 0: never; -1 by default)
+ * @input_ids: the token input (NULL: "input_ids", else the model's only
+ *     rank-2 int64 input that is not a cache)
+ * @logits: the logits output, f32 [1, seq, vocab] (NULL: "logits", else
+ *     output 0)
+ * @on_token: called with each token as it is chosen, or NULL
+ * @user: passed to @on_token
+ */
+typedef struct npurt_generate_options {
+	size_t size;
+	uint32_t max_new_tokens;
+	int64_t eos_token_id;
+	const char *input_ids;
+	const char *logits;
+	npurt_token_fn on_token;
+	void *user;
+} npurt_generate_options;
+
+/**
+ * struct npurt_generate_stats - what a generation did
+ * @prompt_tokens, @new_tokens: tokens given and generated
+ * @prompt_ns: the prompt step (the time to the first new token)
+ * @decode_ns: the steps after it, one token each
+ * @tokens_per_s: (@new_tokens - 1) / @decode_ns (0 with one new token)
+ * @cache_tensors: past/present pairs kept on the device
+ * @cache_bytes: device memory of the cache (two blocks per pair, each for
+ *     the longest sequence of the generation)
+ * @cache_host_bytes: bytes of the cache that crossed between host and
+ *     device (0: it stayed on the device)
+ * @h2d_bytes, @d2h_bytes: every host copy of the generation, as the
+ *     runtime counted it (the token ids, a mask or positions in; one row
+ *     of logits per step out)
+ * @shapes_compiled: shapes compiled on demand during the generation (a
+ *     model loaded from ONNX; a shape met again is a cache hit)
+ * @compile_ns: the time those compiles took (within @prompt_ns and
+ *     @decode_ns)
+ */
+typedef struct npurt_generate_stats {
+	uint32_t prompt_tokens;
+	uint32_t new_tokens;
+	uint64_t prompt_ns;
+	uint64_t decode_ns;
+	double tokens_per_s;
+	uint32_t cache_tensors;
+	uint64_t cache_bytes;
+	uint64_t cache_host_bytes;
+	uint64_t h2d_bytes;
+	uint64_t d2h_bytes;
+	uint32_t shapes_compiled;
+	uint64_t compile_ns;
+} npurt_generate_stats;
+
+/* [MT-safe] Defaults: eos_token_id -1, the names above. (since 1.5) */
+void npurt_generate_options_init(npurt_generate_options *o);
+/*
+ * [handle] Greedy decoding with a growing KV cache (since 1.5). @model is
+ * a decoder exported with its cache as inputs and outputs: each input
+ * "past..." (or "past_key_values...") pairs with the output named
+ * "present..." (else the remaining inputs with the remaining outputs, in
+ * order), of one dynamic sequence dim that grows by the step's tokens
+ * (present = concat(past, new)). Inputs "attention_mask" (ones over past
+ * and new tokens) and "position_ids" (past length + i) are filled in when
+ * the model has them. The first step runs the @prompt_len tokens of
+ * @prompt with an empty cache, each later step the token chosen last
+ * (argmax of the last row of logits, the first index of the largest).
+ * The cache stays in device memory between steps: two blocks per pair,
+ * the present written into one while the past is read from the other,
+ * bound without a copy. Every step selects its shapes
+ * (npurt_model_select_shapes()): a model loaded from ONNX compiles an
+ * unseen length on demand, a .om needs a gear of every length. Batch 1.
+ * Writes the new tokens to @tokens (room for opts->max_new_tokens), their
+ * count to *@num_tokens and, when @stats is not NULL, the figures.
+ * Calls on the same model must be serialised by the caller; the model's
+ * selected shape afterwards is the last step's. Documentation/runtime.rst
+ * ("Generation with a KV cache").
+ */
+npurt_status npurt_model_generate(npurt_model *model, const int64_t *prompt,
+				  uint32_t prompt_len,
+				  const npurt_generate_options *opts,
+				  int64_t *tokens, uint32_t *num_tokens,
+				  npurt_generate_stats *stats);
 
 #ifdef __cplusplus
 }

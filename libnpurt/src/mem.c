@@ -291,7 +291,12 @@ NPURT_API npurt_status npurt_mem_foreach_stat(npurt_context *ctx,
 		return RT_FAIL(NPURT_ERR_INVALID, "pass a context and a callback",
 			       "bad arguments");
 	pthread_mutex_lock(&ctx->lock);
-	npurt_alloc_memory_stats(ctx->alloc, fn, arg);
+	if (!npurt_alloc_memory_stats(ctx->alloc, fn, arg) &&
+	    !fn(arg, "host_to_device_bytes",
+		(int64_t)__atomic_load_n(&ctx->h2d_bytes, __ATOMIC_RELAXED)))
+		fn(arg, "device_to_host_bytes",
+		   (int64_t)__atomic_load_n(&ctx->d2h_bytes,
+					    __ATOMIC_RELAXED));
 	pthread_mutex_unlock(&ctx->lock);
 	return NPURT_OK;
 }
@@ -470,6 +475,7 @@ NPURT_API npurt_status npurt_memcpy_h2d(npurt_mem *dst, size_t off,
 	if (p && size)
 		memcpy(p + off, src, size);
 	pthread_mutex_unlock(&dst->ctx->lock);
+	rt_count_copy(dst->ctx, true, size);
 	return p ? NPURT_OK : RT_FAIL(NPURT_ERR_INTERNAL, "report it",
 				      "block has no CPU mapping");
 }
@@ -489,6 +495,7 @@ NPURT_API npurt_status npurt_memcpy_d2h(void *dst, npurt_mem *src,
 	if (p && size)
 		memcpy(dst, p + off, size);
 	pthread_mutex_unlock(&src->ctx->lock);
+	rt_count_copy(src->ctx, false, size);
 	return p ? NPURT_OK : RT_FAIL(NPURT_ERR_INTERNAL, "report it",
 				      "block has no CPU mapping");
 }
@@ -551,6 +558,7 @@ NPURT_API npurt_status npurt_memcpy_h2d_async(npurt_mem *dst, size_t off,
 	pthread_mutex_lock(&dst->ctx->lock);
 	p = rt_mem_ptr(dst);
 	pthread_mutex_unlock(&dst->ctx->lock);
+	rt_count_copy(dst->ctx, true, size);
 	return host_op(stream, p + off, src, size, dst, __func__);
 }
 
@@ -572,6 +580,7 @@ NPURT_API npurt_status npurt_memcpy_d2h_async(void *dst, npurt_mem *src,
 	pthread_mutex_lock(&src->ctx->lock);
 	p = rt_mem_ptr(src);
 	pthread_mutex_unlock(&src->ctx->lock);
+	rt_count_copy(src->ctx, false, size);
 	return host_op(stream, dst, p + off, size, src, __func__);
 }
 

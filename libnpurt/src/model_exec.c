@@ -272,9 +272,11 @@ static npurt_status submit_locked(npurt_model *m, struct exec_plan *p,
 	for (uint32_t i = 0; i < m->nin; i++) {
 		if (in[i].mem)
 			continue;
-		st = queue_host_copy(s, m->stage_map[i], in[i].host,
-				     om_get_io(m->om, p->v, OM_IO_INPUT,
-					       i)->size_bytes,
+		size_t size = om_get_io(m->om, p->v, OM_IO_INPUT,
+					i)->size_bytes;
+
+		rt_count_copy(m->ctx, true, size);
+		st = queue_host_copy(s, m->stage_map[i], in[i].host, size,
 				     m->done_sem, p->n - 1, 0, 0, func);
 		if (st)
 			return st;
@@ -357,11 +359,13 @@ copies_out:
 	for (uint32_t i = 0; i < m->nout; i++) {
 		if (out[i].mem)
 			continue;
+		size_t size = om_get_io(m->om, p->v, OM_IO_OUTPUT,
+					i)->size_bytes;
+
+		rt_count_copy(m->ctx, false, size);
 		st = queue_host_copy(s, out[i].host, m->stage_map[m->nin + i],
-				     om_get_io(m->om, p->v, OM_IO_OUTPUT,
-					       i)->size_bytes, 0, 0,
-				     i == last_out ? m->done_sem : 0, p->n,
-				     func);
+				     size, 0, 0, i == last_out ? m->done_sem : 0,
+				     p->n, func);
 		if (st)
 			return st;
 	}

@@ -82,7 +82,22 @@ struct npurt_context {
 	uint64_t model_bytes;
 	uint64_t num_allocs, num_frees;
 	struct rt_op_cache *op_cache;	/* single-op mode (op_exec.c) */
+	/* bytes the runtime copied between host and device memory (memcpy
+	 * calls, model I/O staging), atomics: rt_count_copy() */
+	uint64_t h2d_bytes, d2h_bytes;
 };
+
+/*
+ * Counts a host copy of @bytes into (@to_device) or out of device memory;
+ * npurt_mem_foreach_stat() reports the totals ("host_to_device_bytes",
+ * "device_to_host_bytes"), so a caller can see what crossed.
+ */
+static inline void rt_count_copy(npurt_context *ctx, bool to_device,
+				 uint64_t bytes)
+{
+	__atomic_fetch_add(to_device ? &ctx->h2d_bytes : &ctx->d2h_bytes,
+			   bytes, __ATOMIC_RELAXED);
+}
 
 /* Creates a buffer object and maps it; 0 or -errno. */
 int rt_bo_create(npurt_context *ctx, uint64_t size, uint32_t *handle,

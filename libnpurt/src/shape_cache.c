@@ -398,9 +398,9 @@ static npurt_status describe_shapes(npurt_model *m,
 		       om_string(m->om, t->name));
 		key[k++] = t->rank;
 		for (uint32_t d = 0; d < t->rank; d++) {
-			if (shapes[i][d] == 0 || shapes[i][d] > INT32_MAX)
+			if (shapes[i][d] > INT32_MAX)
 				return rt_fail(NPURT_ERR_SHAPE, func,
-					       "give dims from 1 to 2^31 - 1",
+					       "give dims from 0 to 2^31 - 1",
 					       "input \"%s\" dim %u is %llu",
 					       om_string(m->om, t->name), d,
 					       (unsigned long long)

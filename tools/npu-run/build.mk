@@ -5,7 +5,8 @@
 # libnpuc.so.1 is found through the RUNPATH, $ORIGIN/../lib).
 
 NPURUN_SRCS	:= tools/npu-run/npu_run.c tools/npu-run/npy.c \
-		   tools/npu-run/diag.c tools/npu-run/images.c tools/npu-run/bisect.c
+		   tools/npu-run/diag.c tools/npu-run/images.c tools/npu-run/bisect.c \
+		   tools/npu-run/generate.c
 NPURUN_OBJS	:= $(patsubst %.c,$(BUILD)/obj/%.o,$(NPURUN_SRCS))
 
 $(NPURUN_OBJS): CPPFLAGS += -Ilibnpurt/include -Ilibnpurt/om -Itools/npu-run \

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "diag.h"
+#include "generate.h"
 #include "images.h"
 #include "npurt.h"
 #include "npy.h"
@@ -64,6 +65,7 @@ struct opts {
 	int num_plugins;
 	struct diag_opts diag;		/* diag.c */
 	struct images_opts images;	/* images.c: --images DIR */
+	struct generate_opts gen;	/* generate.c: --generate N */
 };
 
 struct io_buf {
@@ -181,6 +183,13 @@ static void usage(FILE *f)
 "      --mem-strategy dynamic|preallocated  (preallocated needs\n"
 "      --max-shapes S      the largest shape, \"name:1,512\")\n"
 "      --no-cache          do not use the on-disk compile cache\n"
+"  generation (a decoder exported with its KV cache as past*/present* I/O;\n"
+"  Documentation/npu-run.rst):\n"
+"      --generate N        greedy-decode N tokens after the prompt, the\n"
+"                          cache kept on the device; prints the tokens and\n"
+"                          tokens/s (--warmup/--loop: whole generations)\n"
+"      --prompt IDS        the prompt's token ids (\"1,7,3\"; default \"0\")\n"
+"      --eos ID            stop after this token\n"
 "  diagnosis (Documentation/diagnosis.rst):\n"
 "      --dump DIR          the first run's ONNX tensors as DIR/*.npy (ONNX\n"
 "                          layout) and DIR/index.json\n"
@@ -202,7 +211,8 @@ static void usage(FILE *f)
 }
 
 /* Long options without a short letter (0x101: --plugin). */
-enum { OPT_COS_MIN = 0x110, OPT_RATIO_MAX, OPT_PAD_TO_GEAR };
+enum { OPT_COS_MIN = 0x110, OPT_RATIO_MAX, OPT_PAD_TO_GEAR, OPT_GENERATE,
+       OPT_PROMPT, OPT_EOS };
 
 static int parse(int argc, char **argv, struct opts *o)
 {
@@ -243,6 +253,9 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ "bisect", required_argument, NULL, 'B' },
 		{ "cos-min", required_argument, NULL, OPT_COS_MIN },
 		{ "ratio-max", required_argument, NULL, OPT_RATIO_MAX },
+		{ "generate", required_argument, NULL, OPT_GENERATE },
+		{ "prompt", required_argument, NULL, OPT_PROMPT },
+		{ "eos", required_argument, NULL, OPT_EOS },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -256,6 +269,7 @@ static int parse(int argc, char **argv, struct opts *o)
 	o->atol = 1e-5;
 	o->loop = 1;
 	o->seed = 1;
+	o->gen.eos = -1;
 	while ((c = getopt_long(argc, argv, "i:o:h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'i':
@@ -268,6 +282,23 @@ static int parse(int argc, char **argv, struct opts *o)
 			break;
 		case 'I': o->input_dir = optarg; break;
 		case 'G': o->images.dir = optarg; break;
+		case OPT_GENERATE:
+			o->gen.new_tokens = strtol(optarg, &end, 10);
+			if (*end || !*optarg || o->gen.new_tokens < 1) {
+				fprintf(stderr, "npu-run: --generate %s: a "
+					"positive number of tokens\n", optarg);
+				return -1;
+			}
+			break;
+		case OPT_PROMPT: o->gen.prompt = optarg; break;
+		case OPT_EOS:
+			o->gen.eos = strtoll(optarg, &end, 10);
+			if (*end || !*optarg || o->gen.eos < 0) {
+				fprintf(stderr, "npu-run: --eos %s: a token "
+					"id >= 0\n", optarg);
+				return -1;
+			}
+			break;
 		case 'L': o->images.labels = optarg; break;
 		case 'K':
 			o->images.top_k = (int)strtol(optarg, &end, 10);
@@ -1201,6 +1232,24 @@ int main(int argc, char **argv)
 	}
 	if (o.pad_to_gear && npurt_model_set_pad_to_gear(m, 1)) {
 		ret = rt_error("--pad-to-gear");
+		goto done;
+	}
+	if (o.gen.new_tokens) {
+		ret = run_generate(ctx, m, &o.gen, o.warmup, o.loop,
+				   o.summary ? o.summary : stdout, o.json_f,
+				   o.profile_f);
+		/* the summary and the trace stay only when it ran */
+		if (!ret && o.json_f) {
+			if (o.json_f == stdout ? fflush(o.json_f) :
+			    fclose(o.json_f))
+				ret = EXIT_USAGE;
+			o.json_f = NULL;
+		}
+		if (!ret && o.profile_f) {
+			if (fclose(o.profile_f))
+				ret = EXIT_USAGE;
+			o.profile_f = NULL;
+		}
 		goto done;
 	}
 	if (o.images.dir) {
