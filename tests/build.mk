@@ -8,7 +8,7 @@ E2E_MODELS	:= resnet18 resnet50 mobilenet_v2 squeezenet1_1 \
 		   two_branch_cnn bert_encoder
 E2E_TESTS	:= tests/models/demo.t $(E2E_MODELS:%=tests/models/%.t) \
 		   tests/models/torch_ops.t tests/models/dynamic_batch.t \
-		   tests/models/families.t \
+		   tests/models/families.t tests/models/decoder_kv.t \
 		   tests/models/compiler_regress.t \
 		   tests/models/streams_budget.t tests/models/precision.t \
 		   tests/conformance/conformance.t
@@ -23,7 +23,8 @@ SAN_TESTS	+= tests/conformance/conformance-san.t tests/models/models-san.t
 san-build: e2e-san-tools
 .PHONY: e2e-san-tools
 e2e-san-tools:
-	$(MAKE) SAN=1 BUILD=build-san build-san/bin/npuc build-san/bin/npu-run
+	$(MAKE) SAN=1 BUILD=build-san build-san/bin/npuc build-san/bin/npu-run \
+		build-san/lib/libnpuc.so.$(NPUC_LIB_VERSION)
 
 
 .PHONY: demo conformance bench-models e2e-models

@@ -29,8 +29,8 @@ PAGES = [
      ["Streams and events"]),
     ("npurt_memory", "device memory, copies, images and the caching "
      "allocator", ["Memory", "Images"]),
-    ("npurt_model", "loading and running models, execution contexts",
-     ["Models", "Execution contexts"]),
+    ("npurt_model", "loading and running models, execution contexts, "
+     "generation", ["Models", "Execution contexts", "Generation"]),
     ("npurt_online", "online compilation: single operators, ONNX models",
      ["Online compilation", "Operator plugins"]),
     ("npurt_profile", "per-task profiles and tensor dumps of executions",

@@ -472,6 +472,27 @@ static int64_t io_symbol(const struct ir_graph *g, const struct ir_tensor *t,
 }
 
 /*
+ * Whether input symbol @sym has, in every gear, the value of dim @d of
+ * output @i: a file may declare an output dim "total" (past + seq of a
+ * KV cache) and bind an input's "total" (an attention mask) apart, which
+ * the default gear (every symbol 1) does not make agree. A name that
+ * disagrees names nothing.
+ */
+static bool symbol_agrees(const struct ir_graph *g,
+			  struct ir_graph *const *gear, int num_gears, int i,
+			  int d, int64_t sym)
+{
+	for (int q = 0; q < num_gears; q++)
+		for (int j = 0; j < g->num_inputs; j++)
+			for (int k = 0; k < g->inputs[j]->shape.rank; k++)
+				if (g->inputs[j]->shape.dim[k] == sym &&
+				    gear[q]->inputs[j]->shape.dim[k] !=
+				    gear[q]->outputs[i]->shape.dim[d])
+					return false;
+	return true;
+}
+
+/*
  * Declare the model's I/O. Inputs come from the imported graph (their
  * symbolic dims keep their names); outputs from the first gear's graph.
  * A dim is dynamic where it differs between gears or where it is a
@@ -510,7 +531,13 @@ static int declare_io(struct om_writer *w, const struct ir_graph *g,
 				int64_t dim = t0->shape.dim[d];
 				int64_t sym = io_symbol(g, t, k, i,
 							    t0->shape.rank, d);
-				bool same = !sym || !input_symbol(g, sym);
+				bool same;
+
+				if (k && sym && !symbol_agrees(g, gear,
+							       num_gears, i, d,
+							       sym))
+					sym = 0;
+				same = !sym || !input_symbol(g, sym);
 
 				for (int q = 1; q < num_gears; q++) {
 					const struct ir_tensor *tq = k ?

@@ -16,7 +16,8 @@ trap 'rm -rf "$NPU_CACHE_DIR"' EXIT
 export BUILD NPU_CACHE_DIR
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
-set -- two_branch_cnn bert_encoder mobilenet_v2 torch_ops dynamic_batch demo
+set -- two_branch_cnn bert_encoder mobilenet_v2 torch_ops dynamic_batch demo \
+	decoder_kv
 echo "1..$#"
 n=0
 for m in "$@"; do
