@@ -18,7 +18,13 @@ tests do) this
     thread per CPU);
   * reports p50 and min per side and the ratio npu / ORT of each (> 1:
     the emulated device is slower);
-  * measures the fixed cost per run on a tiny model (Relu of 64 floats).
+  * measures the fixed cost per run on a tiny model (Relu of 64 floats);
+  * generates 32 tokens with the decoders of DECODERS (tests/models/
+    decoder_kv.py's GPT-style decoder at two sizes, its KV cache static or
+    growing): npu-run --generate (the static form as a .om of two gears,
+    the growing one online) beside the same greedy loop on ORT
+    (ort_bench.js), tokens/s of each and the ratio ORT / npu tokens/s
+    (> 1: the device is slower), both sides' tokens checked against torch.
 
 --torch adds torch with one thread (the previous reference) per model.
 The models of INT8_MODELS also get an int8 twin (QDQ: tools/npu-quant
@@ -48,6 +54,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tests", "models"))
 import npu_e2e as e2e  # noqa: E402
 import export_models  # noqa: E402
+import decoder_kv  # noqa: E402
+
+# name -> (vocabulary, hidden, heads, layers, positions), cache forms
+DECODERS = {
+    "decoder_small": ((96, 48, 4, 2, 64), ("static", "growing")),
+    "decoder_256": ((512, 256, 8, 4, 128), ("static",)),
+}
 
 
 def find_number(doc, *words, exclude=()):
@@ -138,8 +151,11 @@ class Ort:
                                   text=True, bufsize=1)
 
     def run(self, model, inputs, threads, loops, warmup):
-        req = {"model": model, "inputs": inputs, "threads": threads,
-               "loops": loops, "warmup": warmup}
+        return self.request({"model": model, "inputs": inputs,
+                             "threads": threads, "loops": loops,
+                             "warmup": warmup})["times_ms"]
+
+    def request(self, req):
         self.p.stdin.write(json.dumps(req) + "\n")
         line = self.p.stdout.readline()
         if not line:
@@ -147,7 +163,7 @@ class Ort:
         rep = json.loads(line)
         if not rep["ok"]:
             raise RuntimeError("ORT: " + rep["error"])
-        return rep["times_ms"]
+        return rep
 
     def close(self):
         self.p.stdin.close()
@@ -259,6 +275,81 @@ def bench_model(d, om, inputs, orts, seconds, rounds):
             "npu_device": doc.get("device"),
             "npu_streams": doc.get("streams")}
     return res
+
+
+def npu_generate(model, loops, pin):
+    """npu-run --generate: the tokens and the timed generations' median
+    tokens/s."""
+    jpath = os.path.join(os.path.dirname(model), "bench-gen.json")
+    argv = [e2e.tool("npu-run"), model, "--device", "sim", "--generate",
+            str(decoder_kv.NEW), "--prompt",
+            ",".join(map(str, decoder_kv.PROMPT)), "--warmup", "1",
+            "--loop", str(loops), "--json", jpath]
+    if pin:
+        argv = ["taskset", "-c", "0"] + argv
+    rc, log = e2e.run(argv, timeout=900)
+    if rc != 0:
+        raise RuntimeError("npu-run failed: " + log.strip()[-300:])
+    with open(jpath) as f:
+        doc = json.load(f)
+    return doc["tokens"], doc["tokens_per_s_median"], doc
+
+
+def bench_decoder(name, orts, seconds, rounds):
+    """Tokens/s of each cache form of decoder @name on both sides."""
+    dims, forms = DECODERS[name]
+    decoder_kv.configure(*dims)
+    d = os.path.join(e2e.BUILD, "bench", name)
+    ref = decoder_kv.prepare(d)
+    vocab, dim, heads, layers, positions = dims
+    rec = {"vocab": vocab, "hidden": dim, "heads": heads, "layers": layers,
+           "positions": positions, "prompt_tokens": len(decoder_kv.PROMPT),
+           "new_tokens": decoder_kv.NEW,
+           "ratio": "ORT tokens/s / npu tokens/s; > 1 = slower"}
+    for form in forms:
+        r = ref[form]
+        model = r["onnx"]
+        if form == "static":    # deployed ahead of time: two gears
+            model = os.path.join(d, "static.om")
+            rc, log = e2e.run([e2e.tool("npuc"), r["onnx"], "-o", model,
+                               "--no-cache", "--dynamic-dims",
+                               "%d;1" % len(decoder_kv.PROMPT)])
+            if rc:
+                raise RuntimeError("npuc failed: " + log.strip()[-300:])
+        n = 0 if form == "growing" else positions
+        cache = [{"name": c, "shape": [1, heads, n, dim // heads]}
+                 for c in decoder_kv.cache_names()[0]]
+        res = {"model": os.path.basename(model)}
+        for cfg, pin in CONFIGS:
+            threads = 1 if pin else (os.cpu_count() or 1)
+            toks, rate = decoder_kv.NEW, None
+            t0 = time.time()
+            npu_generate(model, 1, pin)
+            loops = max(2, min(50, int(seconds / rounds /
+                                       max(time.time() - t0, 1e-3))))
+            npu_r, ort_r = [], []
+            for _ in range(rounds):
+                toks, rate, doc = npu_generate(model, loops, pin)
+                npu_r.append(rate)
+                rep = orts[cfg].request({
+                    "model": r["onnx"], "threads": threads,
+                    "generate": decoder_kv.NEW,
+                    "prompt": decoder_kv.PROMPT, "cache": cache,
+                    "warmup": 1, "loops": loops})
+                ort_r += rep["tokens_per_s"]
+            npu_tps = statistics.median(npu_r)
+            ort_tps = statistics.median(ort_r)
+            res[cfg] = {
+                "npu_tokens_per_s": round(npu_tps, 1),
+                "ort_tokens_per_s": round(ort_tps, 1),
+                "ratio": round(ort_tps / npu_tps, 3),
+                "npu_tokens_match_torch": toks == r["tokens"],
+                "ort_tokens_match_torch": rep["tokens"] == r["tokens"],
+                "npu_cache_host_bytes": doc["cache_host_bytes"],
+                "npu_shapes_compiled": doc["shapes_compiled"],
+                "generations": loops * rounds}
+        rec[form] = res
+    return rec
 
 
 # Models that also get an int8 twin (QDQ, quantized at bench time).
@@ -398,7 +489,7 @@ def main():
                    help="skip the int8 twins (INT8_MODELS)")
     p.add_argument("names", nargs="*")
     a = p.parse_args()
-    names = a.names or list(export_models.MODELS)
+    names = a.names or list(export_models.MODELS) + list(DECODERS)
     missing = e2e.missing_tools("npuc", "npu-run")
     if missing:
         print("bench_models.py: %s not built (expected in %s); run `make`"
@@ -435,7 +526,25 @@ def main():
     print("%-14s %-9s %10s %10s %7s %10s %10s %7s" % (
         "model", "cores", "npu p50", "ort p50", "ratio", "npu min",
         "ort min", "ratio"))
-    todo = [(n, None) for n in names] + [(TINY, None)]
+    todo = [(n, None) for n in names if n not in DECODERS] + [(TINY, None)]
+    for name in (n for n in names if n in DECODERS):
+        try:
+            rec = bench_decoder(name, orts, a.seconds, a.rounds)
+        except RuntimeError as ex:
+            rec = {"error": str(ex)}
+            failed += 1
+            print("%-14s FAILED: %s" % (name, rec["error"]), flush=True)
+        for form in DECODERS[name][1]:
+            for cfg, _ in CONFIGS if form in rec else ():
+                r = rec[form][cfg]
+                print("%-14s %-9s %-7s npu %8.1f tok/s  ort %8.1f tok/s  "
+                      "ratio %5.2f  tokens as torch: npu %s ort %s" % (
+                          name, cfg.replace("_cores", "").replace(
+                              "_core", ""), form, r["npu_tokens_per_s"],
+                          r["ort_tokens_per_s"], r["ratio"],
+                          r["npu_tokens_match_torch"],
+                          r["ort_tokens_match_torch"]), flush=True)
+        out.setdefault("decoders", {})[name] = rec
     for name, _ in todo:
         if name == TINY:
             d = make_tiny(os.path.join(e2e.BUILD, "bench"))

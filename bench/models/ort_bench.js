@@ -19,6 +19,16 @@
 // server threads would); the reply is {"ok": true, "requests": R,
 // "seconds": elapsed, "create_ms": ...}.
 //
+// Generation (`make bench-models`' decoders): with "generate": N and
+// "prompt": [ids], each of the N loops is one greedy generation of N new
+// tokens with the decoder's KV cache (inputs input_ids, attention_mask,
+// position_ids, cache_position filled in as npurt_model_generate() does;
+// every other input a cache fed by the output of its name with "present"
+// for "past_key_values"/"past", empty for a growing cache, zeros for a
+// static one); the reply is {"ok": true, "tokens": [last generation's],
+// "tokens_per_s": [per generation, the tokens after the first over their
+// time], "create_ms": ...}.
+//
 // Run with NODE_PATH pointing at the node_modules that holds
 // onnxruntime-node (the bench target installs it into build/ort).
 'use strict';
@@ -44,6 +54,81 @@ function readTensor(inp) {
   return new ort.Tensor(inp.dtype, new Ctor(copy), inp.shape);
 }
 
+function presentName(past) {
+  if (past.startsWith('past_key_values'))
+    return 'present' + past.slice('past_key_values'.length);
+  return 'present' + past.slice('past'.length);
+}
+
+function ids(n, f) {
+  const a = new BigInt64Array(n);
+  for (let i = 0; i < n; i++)
+    a[i] = BigInt(f(i));
+  return a;
+}
+
+// One step's feeds: seq tokens after past positions.
+function stepFeeds(sess, meta, toks, past, cache) {
+  const s = toks.length, feeds = {};
+  for (const name of sess.inputNames) {
+    const m = meta[name] || {};
+    if (name === 'input_ids')
+      feeds[name] = new ort.Tensor('int64', ids(s, (i) => toks[i]), [1, s]);
+    else if (name === 'position_ids')
+      feeds[name] = new ort.Tensor('int64', ids(s, (i) => past + i), [1, s]);
+    else if (name === 'cache_position')
+      feeds[name] = new ort.Tensor('int64', ids(s, (i) => past + i), [s]);
+    else if (name === 'attention_mask') {
+      const n = m.fixed ? m.len : past + s;
+      feeds[name] = new ort.Tensor('int64',
+        ids(n, (i) => (i < past + s ? 1 : 0)), [1, n]);
+    } else
+      feeds[name] = cache[name];
+  }
+  return feeds;
+}
+
+function argmaxLast(logits) {
+  const v = logits.dims[2], d = logits.data, base = d.length - v;
+  let best = 0;
+  for (let i = 1; i < v; i++)
+    if (d[base + i] > d[base + best])
+      best = i;
+  return best;
+}
+
+async function generate(sess, req) {
+  const meta = {}, rates = [];
+  let toks = [];
+  for (const c of req.cache)   // {name, shape}: the empty or zero cache
+    meta[c.name] = c;
+  if (req.mask_len)
+    meta.attention_mask = { fixed: true, len: req.mask_len };
+  for (let g = 0; g < req.warmup + req.loops; g++) {
+    const cache = {};
+    for (const c of req.cache)
+      cache[c.name] = new ort.Tensor('float32', new Float32Array(
+        c.shape.reduce((a, b) => a * b, 1)), c.shape);
+    let cur = req.prompt.slice(), past = 0, t1 = 0n;
+    toks = [];
+    while (toks.length < req.generate) {
+      const out = await sess.run(stepFeeds(sess, meta, cur, past, cache));
+      const next = argmaxLast(out.logits || out[sess.outputNames[0]]);
+      toks.push(next);
+      if (toks.length === 1)
+        t1 = process.hrtime.bigint();
+      past += cur.length;
+      for (const c of req.cache)
+        cache[c.name] = out[presentName(c.name)];
+      cur = [next];
+    }
+    if (g >= req.warmup)
+      rates.push((toks.length - 1) * 1e9 /
+                 Number(process.hrtime.bigint() - t1));
+  }
+  return { tokens: toks, tokens_per_s: rates };
+}
+
 async function handle(req) {
   const key = req.model + '\0' + req.threads;
   let sess = sessions.get(key);
@@ -56,6 +141,11 @@ async function handle(req) {
     });
     createMs = Number(process.hrtime.bigint() - t0) / 1e6;
     sessions.set(key, sess);
+  }
+  if (req.generate) {
+    const r = await generate(sess, req);
+    return { ok: true, tokens: r.tokens, tokens_per_s: r.tokens_per_s,
+             create_ms: createMs };
   }
   const feeds = {};
   for (const inp of req.inputs)

@@ -37,6 +37,13 @@ import npu_e2e as e2e  # noqa: E402
 
 SEED = 18
 VOCAB, DIM, HEADS, LAYERS, POSITIONS = 96, 48, 4, 2, 64
+
+
+def configure(vocab, dim, heads, layers, positions):
+    """Another size of the decoder (make bench-models' larger one)."""
+    global VOCAB, DIM, HEADS, LAYERS, POSITIONS
+    VOCAB, DIM, HEADS, LAYERS, POSITIONS = vocab, dim, heads, layers, \
+        positions
 PROMPT = [5, 17, 3, 88, 41]
 NEW = 32
 
@@ -167,8 +174,8 @@ def prepare(out):
     """Export both forms once; returns the directory and its reference."""
     import torch
     with open(os.path.abspath(__file__), "rb") as f:
-        stamp = hashlib.sha256(f.read() +
-                               torch.__version__.encode()).hexdigest()
+        stamp = hashlib.sha256(f.read() + torch.__version__.encode() + str(
+            (VOCAB, DIM, HEADS, LAYERS, POSITIONS)).encode()).hexdigest()
     sp, rp = os.path.join(out, "stamp"), os.path.join(out, "ref.json")
     if os.path.exists(sp) and open(sp).read().strip() == stamp and \
             os.path.exists(rp):
