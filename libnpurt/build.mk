@@ -108,7 +108,8 @@ $(BUILD)/lib/libnpurt.pc: libnpurt/libnpurt.pc.in
 BINS		+= $(RT_SO) $(RT_A) $(BUILD)/lib/libnpurt.pc
 
 # ---- runtime tests (linked statically: no LD_LIBRARY_PATH needed) ----
-RT_RT_TESTS	:= test_runtime test_two_stream test_blocking test_concurrent
+RT_RT_TESTS	:= test_runtime test_two_stream test_blocking test_concurrent \
+		   test_generate
 $(foreach t,$(RT_RT_TESTS),$(eval \
 $(BUILD)/tests/libnpurt/$(t): $(call rt_objs,libnpurt/tests/$(t).c) \
 	$(RT_TEST_COMMON) $(RT_A) ; \
