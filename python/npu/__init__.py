@@ -38,7 +38,7 @@ def __getattr__(name):
         return getattr(eager, name)
     raise AttributeError("module 'npu' has no attribute %r" % name)
 
-__version__ = "1.4.0"
+__version__ = "1.5.0"
 
 __all__ = [
     "NpuError", "Buffer", "library_path", "device_count", "device_info",

@@ -103,6 +103,27 @@ class OnnxOptions(ctypes.Structure):
                 ("cache_dir", c_char_p)]
 
 
+TOKEN_FN = ctypes.CFUNCTYPE(c_int, c_void_p, c_uint32, c_int64)
+
+
+class GenerateOptions(ctypes.Structure):
+    """npurt_generate_options (npurt.h, since 1.5)."""
+    _fields_ = [("size", c_size_t), ("max_new_tokens", c_uint32),
+                ("eos_token_id", c_int64), ("input_ids", c_char_p),
+                ("logits", c_char_p), ("on_token", TOKEN_FN),
+                ("user", c_void_p)]
+
+
+class GenerateStats(ctypes.Structure):
+    """npurt_generate_stats (npurt.h, since 1.5)."""
+    _fields_ = [("prompt_tokens", c_uint32), ("new_tokens", c_uint32),
+                ("prompt_ns", c_uint64), ("decode_ns", c_uint64),
+                ("tokens_per_s", c_double), ("cache_tensors", c_uint32),
+                ("cache_bytes", c_uint64), ("cache_host_bytes", c_uint64),
+                ("h2d_bytes", c_uint64), ("d2h_bytes", c_uint64),
+                ("shapes_compiled", c_uint32), ("compile_ns", c_uint64)]
+
+
 class NpucOptions(ctypes.Structure):
     _fields_ = [("size", c_size_t), ("input_shapes", c_char_p),
                 ("dynamic_batch", c_char_p), ("dynamic_dims", c_char_p),
@@ -202,6 +223,11 @@ _PROTOS = {
     "npurt_model_get_shape_cache_stats": (c_int, [_H, POINTER(CacheStats)]),
     "npurt_aipp_params_pack": (c_int, [POINTER(AippParams), c_void_p,
                                        c_size_t]),
+    "npurt_generate_options_init": (None, [POINTER(GenerateOptions)]),
+    "npurt_model_generate": (c_int, [_H, POINTER(c_int64), c_uint32,
+                                     POINTER(GenerateOptions),
+                                     POINTER(c_int64), POINTER(c_uint32),
+                                     POINTER(GenerateStats)]),
     "npurt_model_set_profiling": (c_int, [_H, c_int]),
     "npurt_model_set_dump": (c_int, [_H, POINTER(DumpConfig)]),
     "npurt_model_get_profile": (c_int, [_H, POINTER(TaskRecord), c_uint32,

@@ -432,6 +432,45 @@ class InferenceSession:
 
     __call__ = infer
 
+    def generate(self, prompt, max_new_tokens, eos_token_id=None,
+                 input_ids=None, logits=None, on_token=None):
+        """Greedy decoding of a decoder exported with its KV cache as
+        past*/present* inputs and outputs (npurt_model_generate: the cache
+        stays in device memory between steps; Documentation/runtime.rst,
+        "Generation with a KV cache"). @prompt: token ids; @on_token(index,
+        token) sees each token as it is chosen (a true return stops).
+        Returns (tokens, stats): the new token ids and a dict of
+        npurt_generate_stats (tokens_per_s, cache_bytes, cache_host_bytes,
+        h2d_bytes, d2h_bytes, shapes_compiled, ...)."""
+        ids = np.ascontiguousarray(np.asarray(prompt, dtype=np.int64).ravel())
+        n = int(max_new_tokens)
+        if not ids.size or n < 1:
+            raise ValueError("give a prompt of at least one token and "
+                             "max_new_tokens >= 1")
+        o = _lib.init_options(rt.npurt_generate_options_init,
+                              _lib.GenerateOptions)
+        o.max_new_tokens = n
+        o.eos_token_id = -1 if eos_token_id is None else int(eos_token_id)
+        o.input_ids = input_ids.encode() if input_ids else None
+        o.logits = logits.encode() if logits else None
+        if on_token:
+            def cb(user, index, token):
+                try:
+                    return 1 if on_token(index, token) else 0
+                except Exception:  # an exception cannot cross C: stop
+                    return 1
+            o.on_token = _lib.TOKEN_FN(cb)
+        out = (ctypes.c_int64 * n)()
+        count = ctypes.c_uint32()
+        st = _lib.GenerateStats()
+        with self._lock:
+            check(rt.npurt_model_generate(
+                self._model, ids.ctypes.data_as(ctypes.POINTER(
+                    ctypes.c_int64)), ids.size, ctypes.byref(o), out,
+                ctypes.byref(count), ctypes.byref(st)))
+        return list(out[:count.value]), {k: getattr(st, k)
+                                         for k, _ in st._fields_}
+
     def close(self):
         """Unloads the model (also done when the session is collected)."""
         if self._model is not None:

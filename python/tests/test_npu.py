@@ -482,7 +482,9 @@ def test_option_structs():
     heap overflow once a field was added in C only)."""
     from npu import _lib
     for init, cls in ((_lib.npuc().npuc_options_init, _lib.NpucOptions),
-                      (_lib.rt.npurt_onnx_options_init, _lib.OnnxOptions)):
+                      (_lib.rt.npurt_onnx_options_init, _lib.OnnxOptions),
+                      (_lib.rt.npurt_generate_options_init,
+                       _lib.GenerateOptions)):
         try:
             o = _lib.init_options(init, cls)
             good = o.size == ctypes.sizeof(cls)
@@ -532,10 +534,42 @@ def test_counted_outputs():
 RNG_NZ = np.random.default_rng(18)
 
 
+def test_generate():
+    """generate(): the static-cache decoder of tests/models/decoder_kv.py
+    gives torch's greedy tokens, its cache never crossing to the host;
+    on_token sees each token and stops the generation."""
+    if torch is None:
+        skip("generate()", "python3-torch is not installed")
+        return
+    sys.path.insert(0, os.path.join(ROOT, "tests", "models"))
+    import decoder_kv
+    import warnings
+    warnings.filterwarnings("ignore")
+    ref = decoder_kv.prepare(os.path.join(ROOT, "build", "models",
+                                          "decoder_kv"))["static"]
+    with npu.InferenceSession(ref["onnx"]) as sess:
+        toks, st = sess.generate(decoder_kv.PROMPT, decoder_kv.NEW)
+        ok(toks == ref["tokens"] and st["cache_host_bytes"] == 0 and
+           st["new_tokens"] == decoder_kv.NEW and st["cache_bytes"] > 0,
+           "generate(): torch's %d tokens, the %d-byte cache on the "
+           "device" % (decoder_kv.NEW, st["cache_bytes"]),
+           "npu %s\ntorch %s\n%s" % (toks, ref["tokens"], st))
+        seen = []
+        toks, st = sess.generate(decoder_kv.PROMPT, decoder_kv.NEW,
+                                 on_token=lambda i, t: seen.append(t) or
+                                 len(seen) == 3)
+        ok(seen == ref["tokens"][:3] and toks == seen,
+           "on_token sees each token, a true return stops after it",
+           "%s %s" % (seen, toks))
+        toks, _ = sess.generate(decoder_kv.PROMPT, decoder_kv.NEW,
+                                eos_token_id=ref["tokens"][1])
+        ok(toks == ref["tokens"][:2], "eos_token_id stops after that token")
+
+
 def main():
     for t in (test_option_structs, test_session, test_memory, test_compile,
               test_dynamic_aipp, test_profiling, test_dump, test_eager,
-              test_counted_outputs):
+              test_counted_outputs, test_generate):
         try:
             t()
         except Exception:  # noqa: BLE001 - a crash is a failed test
