@@ -229,19 +229,25 @@ def compile_model(d):
     return om, res
 
 
-def npu_loop(om, d, n, pin):
-    """Latencies (ms) of n timed runs after one warm-up, in one npu-run."""
-    jpath = os.path.join(d, "bench-run.json")
-    argv = [e2e.tool("npu-run"), om, "--device", "sim", "--input-dir",
-            os.path.join(d, "inputs"), "--loop", str(n), "--warmup", "1",
-            "--json", jpath]
+def npu_run_json(argv, jpath, pin):
+    """npu-run ARGV --json JPATH (under taskset -c 0 when @pin): its JSON
+    summary."""
+    argv = [e2e.tool("npu-run")] + argv + ["--json", jpath]
     if pin:
         argv = ["taskset", "-c", "0"] + argv
     rc, log = e2e.run(argv, timeout=900)
     if rc != 0:
         raise RuntimeError("npu-run failed: " + log.strip()[-300:])
     with open(jpath) as f:
-        doc = json.load(f)
+        return json.load(f)
+
+
+def npu_loop(om, d, n, pin):
+    """Latencies (ms) of n timed runs after one warm-up, in one npu-run."""
+    doc = npu_run_json([om, "--device", "sim", "--input-dir",
+                        os.path.join(d, "inputs"), "--loop", str(n),
+                        "--warmup", "1"],
+                       os.path.join(d, "bench-run.json"), pin)
     return doc["latencies_ms"], doc
 
 
@@ -280,18 +286,12 @@ def bench_model(d, om, inputs, orts, seconds, rounds):
 def npu_generate(model, loops, pin):
     """npu-run --generate: the tokens and the timed generations' median
     tokens/s."""
-    jpath = os.path.join(os.path.dirname(model), "bench-gen.json")
-    argv = [e2e.tool("npu-run"), model, "--device", "sim", "--generate",
-            str(decoder_kv.NEW), "--prompt",
-            ",".join(map(str, decoder_kv.PROMPT)), "--warmup", "1",
-            "--loop", str(loops), "--json", jpath]
-    if pin:
-        argv = ["taskset", "-c", "0"] + argv
-    rc, log = e2e.run(argv, timeout=900)
-    if rc != 0:
-        raise RuntimeError("npu-run failed: " + log.strip()[-300:])
-    with open(jpath) as f:
-        doc = json.load(f)
+    doc = npu_run_json([model, "--device", "sim", "--generate",
+                        str(decoder_kv.NEW), "--prompt",
+                        ",".join(map(str, decoder_kv.PROMPT)), "--warmup",
+                        "1", "--loop", str(loops)],
+                       os.path.join(os.path.dirname(model), "bench-gen.json"),
+                       pin)
     return doc["tokens"], doc["tokens_per_s_median"], doc
 
 

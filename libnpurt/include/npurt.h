@@ -314,8 +314,11 @@ npurt_status npurt_mem_reset_peak_stats(npurt_context *ctx);
  * [MT-safe] Calls @fn for every statistic of the context's caching
  * allocator, with PyTorch's memory_stats() key names and order
  * ("allocated_bytes.all.current", "reserved_bytes.large_pool.peak",
- * "num_alloc_retries", ...), under the context's lock (@fn must not call
- * the runtime); stops when @fn returns nonzero. (since 1.3)
+ * "num_alloc_retries", ...), then the bytes the runtime copied between
+ * host and device memory in the context ("host_to_device_bytes",
+ * "device_to_host_bytes": memcpy calls and model I/O staging; since 1.5),
+ * under the context's lock (@fn must not call the runtime); stops when
+ * @fn returns nonzero. (since 1.3)
  */
 npurt_status npurt_mem_foreach_stat(npurt_context *ctx,
 				    int (*fn)(void *arg, const char *key,
