@@ -59,7 +59,7 @@ import decoder_kv  # noqa: E402
 # name -> (vocabulary, hidden, heads, layers, positions), cache forms
 DECODERS = {
     "decoder_small": ((96, 48, 4, 2, 64), ("static", "growing")),
-    "decoder_256": ((512, 256, 8, 4, 128), ("static",)),
+    "decoder_256": ((512, 256, 8, 4, 128), ("static", "growing")),
 }
 
 

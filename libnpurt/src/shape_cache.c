@@ -106,6 +106,22 @@ static void compile_options(const struct rt_online *ol,
 		o->target_device = ol->ctx->dev->spec;
 }
 
+/*
+ * A shape compiled on demand is one of many loaded at once, and each holds
+ * device semaphores and queues for its streams, of which a process has a
+ * share (64 semaphores by default): with one stream it holds one, so about
+ * sixty shapes stay loaded, where four streams (the -O2 default) held four
+ * to six and the cache thrashed at about ten (a decoder's growing KV cache
+ * is a new shape every token). npurt_onnx_options.max_streams, when set,
+ * applies to them too.
+ */
+static void on_demand_streams(const struct rt_online *ol,
+			      struct npuc_compile_options *o)
+{
+	if (!ol->max_streams)
+		o->max_streams = 1;
+}
+
 static npurt_status compile_error(int ret, const char *name, const char *err,
 				  const char *func)
 {
@@ -139,6 +155,7 @@ static npurt_status preallocate(npurt_model *m, struct rt_online *ol,
 			       "shape");
 	compile_options(ol, npuc, &o);
 	o.input_shapes = max_shapes;
+	on_demand_streams(ol, &o);	/* the workspace they run in */
 	ret = npuc->compile_memory(ol->onnx, ol->onnx_size, m->name,
 				   ol->base_dir, &o, &r, err, sizeof(err));
 	if (ret)
@@ -439,6 +456,7 @@ static npurt_status compile_shape(npurt_model *m, struct rt_online *ol,
 		return npurt_last_error()->code;
 	compile_options(ol, npuc, &o);
 	o.input_shapes = spec;
+	on_demand_streams(ol, &o);
 	t0 = rt_now_ns();
 	ret = npuc->compile_memory(ol->onnx, ol->onnx_size, m->name,
 				   ol->base_dir, &o, &r, err, sizeof(err));
