@@ -958,19 +958,29 @@ static int emit_resize(struct ectx *e)
 	const struct ir_tensor *sc = ir_in(n, 2);
 	int i, err;
 
-	if (!strcmp(mode, "linear") && in(e, 0)->dtype != IR_F32)
-		return eerr(e, -ENOTSUP, "linear Resize on %s is not supported "
+	if (strcmp(mode, "nearest") && in(e, 0)->dtype != IR_F32)
+		return eerr(e, -ENOTSUP, "%s Resize on %s is not supported "
 			    "(the device interpolates f32; nearest takes any "
-			    "dtype)", ir_dtype_name(in(e, 0)->dtype));
+			    "dtype)", mode, ir_dtype_name(in(e, 0)->dtype));
 	if (!t)
 		return -ENOMEM;
 	p = &t->params.resize;
 	t->num_operands = 2;
-	if (!strcmp(mode, "linear"))
+	if (!strcmp(mode, "linear")) {
 		p->mode = DRM_NPU_RESIZE_LINEAR;
-	else if (strcmp(mode, "nearest"))
+	} else if (!strcmp(mode, "cubic")) {
+		float a = ir_attr_float(n, "cubic_coeff_a", -0.75f);
+
+		if (!isfinite(a))
+			return eerr(e, -EINVAL, "cubic_coeff_a is not finite");
+		p->mode = DRM_NPU_RESIZE_CUBIC;
+		p->cubic_a = emit_f32_bits(a);
+		if (ir_attr_int(n, "exclude_outside", 0))
+			p->flags = DRM_NPU_RESIZE_EXCLUDE_OUTSIDE;
+	} else if (strcmp(mode, "nearest")) {
 		return eerr(e, -ENOTSUP, "resize mode '%s' is not supported "
-			    "(nearest and linear are)", mode);
+			    "(nearest, linear and cubic are)", mode);
+	}
 	if (!strcmp(ct, "asymmetric"))
 		p->coord = DRM_NPU_RESIZE_ASYMMETRIC;
 	else if (!strcmp(ct, "align_corners"))

@@ -894,10 +894,14 @@ class Gen:
     def t_resize(self):
         x = self.pick(Gen.f4, self.shape_nchw)
         s = self.shape(x)
-        mode = self.choice(["nearest", "linear"])
+        mode = self.choice(["nearest", "linear", "cubic"])
         ct = self.choice(self.CT_MODES[:4] + (
             ["tf_half_pixel_for_nn"] if mode == "nearest" else []))
         attrs = {"mode": mode}
+        if mode == "cubic" and self.coin(0.5):
+            attrs["cubic_coeff_a"] = self.choice([-0.5, -0.75, -1.0])
+        if mode == "cubic" and self.coin(0.5):
+            attrs["exclude_outside"] = 1
         if ct != "half_pixel" or self.coin(0.3):
             attrs["coordinate_transformation_mode"] = ct
         if mode == "nearest" and self.coin(0.6):

@@ -697,9 +697,38 @@ def _resize(x, roi=None, scales=None, sizes=None, mode="nearest",
             fr = fr.reshape(sh)
             y = np.take(y, i0, axis=d) * (1 - fr) + \
                 np.take(y, i1, axis=d) * fr
+        elif mode == "cubic":
+            w = _cubic_matrix(cs, lin, float(cubic_coeff_a),
+                              bool(exclude_outside))
+            y = np.moveaxis(np.tensordot(w, y.astype(np.float64),
+                                         axes=([1], [d])), 0, d)
+            y = y.astype(x.dtype)
         else:
             raise NotImplementedError("Resize mode %s" % mode)
     return y
+
+
+def _cubic_matrix(cs, lin, a, exclude):
+    """[len(cs), lin] weights of ONNX's cubic interpolation (cubic_coeffs
+    at ratio r in (0, 1], taps ceil(c) - 2 .. ceil(c) + 1, the edge
+    repeated past it or, with exclude_outside, weight 0 and the rest
+    renormalised)."""
+    m = np.zeros((len(cs), lin))
+    for o, c in enumerate(cs):
+        cc = math.ceil(c)
+        r = c - (cc - 1)
+        w = [((a * (r + 1) - 5 * a) * (r + 1) + 8 * a) * (r + 1) - 4 * a,
+             ((a + 2) * r - (a + 3)) * r * r + 1,
+             ((a + 2) * (1 - r) - (a + 3)) * (1 - r) * (1 - r) + 1,
+             ((a * (2 - r) - 5 * a) * (2 - r) + 8 * a) * (2 - r) - 4 * a]
+        taps = [cc - 2 + j for j in range(4)]
+        if exclude:
+            w = [0.0 if k < 0 or k >= lin else v for k, v in zip(taps, w)]
+            s = sum(w)
+            w = [v / s for v in w]
+        for k, v in zip(taps, w):
+            m[o, min(max(k, 0), lin - 1)] += v
+    return m
 
 
 def _round_half_even(x):

@@ -31,7 +31,7 @@ extern "C" {
 #endif
 
 #define DRM_NPU_UAPI_MAJOR		1
-#define DRM_NPU_UAPI_MINOR		5	/* history: uapi.rst */
+#define DRM_NPU_UAPI_MINOR		6	/* history: uapi.rst */
 #define DRM_NPU_UAPI_VERSION \
 	((DRM_NPU_UAPI_MAJOR << 16) | DRM_NPU_UAPI_MINOR)
 
@@ -332,6 +332,7 @@ struct drm_npu_pad_params {
 enum drm_npu_resize_mode {
 	DRM_NPU_RESIZE_NEAREST = 0,
 	DRM_NPU_RESIZE_LINEAR = 1,
+	DRM_NPU_RESIZE_CUBIC = 2,	/* uapi 1.6 */
 	DRM_NPU_RESIZE_MODE_COUNT
 };
 
@@ -351,12 +352,17 @@ enum drm_npu_resize_nearest {
 	DRM_NPU_RESIZE_NEAREST_COUNT
 };
 
+/* CUBIC: taps outside the input get weight 0, the rest renormalised */
+#define DRM_NPU_RESIZE_EXCLUDE_OUTSIDE	(1u << 0)
+
 struct drm_npu_resize_params {
 	__u32 mode;			/* enum drm_npu_resize_mode */
 	__u32 coord;			/* enum drm_npu_resize_coord */
 	__u32 nearest;			/* enum drm_npu_resize_nearest */
 	__u32 pad;
 	__u32 scale[DRM_NPU_MAX_RANK];	/* fp32 bits; 0 = out/in */
+	__u32 cubic_a;			/* fp32 bits, CUBIC (ONNX -0.75) */
+	__u32 flags;			/* DRM_NPU_RESIZE_*, CUBIC */
 };
 
 struct drm_npu_quant_params {

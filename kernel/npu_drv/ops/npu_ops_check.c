@@ -852,15 +852,22 @@ static int check_resize(struct chk *c)
 	    p->coord >= DRM_NPU_RESIZE_COORD_COUNT ||
 	    p->nearest >= DRM_NPU_RESIZE_NEAREST_COUNT)
 		return fail(c, NONE_BAD, "unknown RESIZE mode/coord/nearest");
-	if ((p->mode == DRM_NPU_RESIZE_LINEAR && p->nearest) || p->pad ||
+	if ((p->mode != DRM_NPU_RESIZE_NEAREST && p->nearest) || p->pad ||
+	    (p->mode != DRM_NPU_RESIZE_CUBIC && (p->cubic_a || p->flags)) ||
 	    !params_tail_zero(c->t, sizeof(*p)))
 		return fail(c, NONE_BAD, "unused params must be zero");
+	if (p->flags & ~DRM_NPU_RESIZE_EXCLUDE_OUTSIDE)
+		return fail(c, NONE_BAD, "unknown RESIZE flags");
+	if (p->mode == DRM_NPU_RESIZE_CUBIC &&
+	    !npu_bits_finite(p->cubic_a))
+		return fail(c, NONE_BAD, "cubic_a must be finite");
 	in = npu_opnd(c->t, 0);
 	o = npu_opnd(c->t, 1);
 	if (o->dtype != in->dtype || o->rank != in->rank)
 		return fail(c, 1, "out dtype/rank must equal in's");
-	if (p->mode == DRM_NPU_RESIZE_LINEAR && in->dtype != DRM_NPU_DTYPE_F32)
-		return fail(c, 0, "LINEAR takes F32");
+	if (p->mode != DRM_NPU_RESIZE_NEAREST &&
+	    in->dtype != DRM_NPU_DTYPE_F32)
+		return fail(c, 0, "LINEAR and CUBIC take F32");
 	for (i = 0; i < DRM_NPU_MAX_RANK; i++) {
 		if (p->scale[i] && (i >= in->rank ||
 				    !npu_bits_positive_finite(p->scale[i])))

@@ -492,12 +492,18 @@ u64 npu_op_work_units(const struct drm_npu_task *t)
 	}
 }
 
-/* Per element of a row: 1, or the taps of a linear RESIZE (2^rank). */
+/*
+ * Per element of a row: 1, or the taps of a linear or cubic RESIZE (2^rank
+ * or 4^rank; rank <= 6).
+ */
 static u64 row_elem_cost(const struct drm_npu_task *t)
 {
 	if (t->opcode == DRM_NPU_OP_RESIZE &&
 	    t->params.resize.mode == DRM_NPU_RESIZE_LINEAR)
 		return 1ull << npu_opnd(t, 0)->rank;
+	if (t->opcode == DRM_NPU_OP_RESIZE &&
+	    t->params.resize.mode == DRM_NPU_RESIZE_CUBIC)
+		return 1ull << (2 * npu_opnd(t, 0)->rank);
 	if (t->opcode == DRM_NPU_OP_MATH)	/* series of up to 25 terms */
 		return 64;
 	return 1;

@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * op_resize.c - RESIZE (ONNX Resize, opset 13+): nearest (any dtype, four
- * rounding modes) or N-linear (F32) over every dimension, with the
- * half_pixel, pytorch_half_pixel, asymmetric and align_corners coordinate
- * transforms. scale[d] (fp32 bits) is the ONNX scale; 0 means out/in.
- * Linear sources are clamped to [0, in - 1] (ONNX and PyTorch agree).
- * Work unit: one output row.
+ * rounding modes), N-linear or N-cubic (F32) over every dimension, with
+ * the half_pixel, pytorch_half_pixel, asymmetric and align_corners
+ * coordinate transforms. scale[d] (fp32 bits) is the ONNX scale; 0 means
+ * out/in. Linear sources are clamped to [0, in - 1] (ONNX and PyTorch
+ * agree); cubic taps past the edges read the edge (the ONNX reference pads
+ * by repeating it), or with EXCLUDE_OUTSIDE weigh 0 and the others are
+ * renormalised. Interpolation sums, in double, every combination of the
+ * taps of the dims whose weights are not a single 1. Work unit: one
+ * output row.
  */
 #include "npu_ops_float.h"
 
@@ -54,8 +58,15 @@ static u32 nearest_index(u32 mode, double x, u32 n)
 	return (u32)r;
 }
 
+/* The taps of one dim for one output coordinate: at most four. */
+struct rs_taps {
+	u32 n;
+	u32 idx[4];
+	double w[4];
+};
+
 /* Linear: lower index, upper index and upper weight. */
-static void linear_taps(double x, u32 n, u32 *i0, u32 *i1, double *w1)
+static void linear_taps(double x, u32 n, struct rs_taps *t)
 {
 	double f;
 
@@ -64,9 +75,98 @@ static void linear_taps(double x, u32 n, u32 *i0, u32 *i1, double *w1)
 	if (x > (double)n - 1)
 		x = (double)n - 1;
 	f = npu_floor_d(x);
-	*i0 = (u32)f;
-	*i1 = *i0 + 1 < n ? *i0 + 1 : *i0;
-	*w1 = x - f;
+	t->idx[0] = (u32)f;
+	t->idx[1] = t->idx[0] + 1 < n ? t->idx[0] + 1 : t->idx[0];
+	t->w[1] = x - f;
+	t->w[0] = 1.0 - t->w[1];
+	t->n = t->w[1] != 0 ? 2 : 1;
+}
+
+/*
+ * Cubic (ONNX's cubic_coeffs with coefficient @a): the four taps around x
+ * are ceil(x) - 2 .. ceil(x) + 1 at distances 1 + r, r, 1 - r, 2 - r with
+ * r in (0, 1] (an integral x is r = 1: taps x - 2 .. x + 1, weights 0, 0,
+ * 1, 0). A tap past an edge reads the edge, or with @exclude weighs 0.
+ */
+static void cubic_taps(double x, u32 n, double a, bool exclude,
+		       struct rs_taps *t)
+{
+	double c, r, s = 0;
+	s64 base;
+	u32 j;
+
+	/*
+	 * A hostile scale puts x anywhere: past 2 of an edge every tap is
+	 * outside on that side (the edge, or weight 0), so clamping there
+	 * changes nothing and keeps the index conversion in range.
+	 */
+	if (!(x >= -3.0))
+		x = -3.0;
+	if (x > (double)n + 2)
+		x = (double)n + 2;
+	c = npu_floor_d(x);
+	if (c != x)
+		c += 1.0;	/* ceil */
+	r = x - (c - 1.0);
+	base = (s64)c - 2;
+	t->w[0] = ((a * (r + 1) - 5 * a) * (r + 1) + 8 * a) * (r + 1) - 4 * a;
+	t->w[1] = ((a + 2) * r - (a + 3)) * r * r + 1;
+	t->w[2] = ((a + 2) * (1 - r) - (a + 3)) * (1 - r) * (1 - r) + 1;
+	t->w[3] = ((a * (2 - r) - 5 * a) * (2 - r) + 8 * a) * (2 - r) - 4 * a;
+	for (j = 0; j < 4; j++) {
+		s64 k = base + j;
+
+		if (exclude && (k < 0 || k >= (s64)n))
+			t->w[j] = 0;
+		s += t->w[j];
+		t->idx[j] = k < 0 ? 0 : k >= (s64)n ? n - 1 : (u32)k;
+	}
+	if (exclude && s != 0)
+		for (j = 0; j < 4; j++)
+			t->w[j] /= s;
+	t->n = 4;
+	if (t->w[0] == 0 && t->w[1] == 0 && t->w[2] == 1 && t->w[3] == 0) {
+		t->idx[0] = t->idx[2];	/* the input sample itself */
+		t->w[0] = 1;
+		t->n = 1;
+	}
+}
+
+/*
+ * Interpolates one output element from the taps of every dim: the sum over
+ * the combinations of the active dims' taps (the first active dim's tap
+ * varies fastest), each weight the product of its dims' in dim order.
+ */
+static float interpolate(const float *x, const struct drm_npu_operand *in,
+			 const struct rs_taps *tp, u32 r)
+{
+	u32 act[DRM_NPU_MAX_RANK], na = 0, dig[DRM_NPU_MAX_RANK] = { 0 }, d;
+	u64 base = 0;
+	double acc = 0;
+
+	for (d = 0; d < r; d++) {
+		if (tp[d].n > 1)
+			act[na++] = d;
+		else
+			base += (u64)tp[d].idx[0] * in->strides[d];
+	}
+	for (;;) {
+		double w = 1.0;
+		u64 off = base;
+
+		for (d = 0; d < na; d++) {
+			const struct rs_taps *t = &tp[act[d]];
+
+			w *= t->w[dig[d]];
+			off += (u64)t->idx[dig[d]] * in->strides[act[d]];
+		}
+		acc += w * x[off];
+		for (d = 0; d < na && ++dig[d] == tp[act[d]].n; d++)
+			dig[d] = 0;
+		if (d == na)
+			break;
+	}
+	return (float)acc;
 }
 
 int npu_run_resize(const struct npu_op_args *args, u64 begin, u64 end)
@@ -75,6 +175,8 @@ int npu_run_resize(const struct npu_op_args *args, u64 begin, u64 end)
 	const struct drm_npu_resize_params *p = &t->params.resize;
 	const struct drm_npu_operand *in = npu_opnd(t, 0), *out = npu_opnd(t, 1);
 	u32 r = out->rank, es = npu_dtype_size(in->dtype), d, last;
+	bool exclude = p->flags & DRM_NPU_RESIZE_EXCLUDE_OUTSIDE;
+	double a = (double)npu_u2f(p->cubic_a);
 	struct rs_dim dims[DRM_NPU_MAX_RANK];
 	struct npu_seg sg;
 	u64 u, i;
@@ -90,8 +192,7 @@ int npu_run_resize(const struct npu_op_args *args, u64 begin, u64 end)
 	last = r ? r - 1 : 0;
 	for (u = begin; u < end; u++) {
 		u32 oc[DRM_NPU_MAX_RANK] = { 0 };
-		u32 i0[DRM_NPU_MAX_RANK], i1[DRM_NPU_MAX_RANK];
-		double w1[DRM_NPU_MAX_RANK];
+		struct rs_taps tp[DRM_NPU_MAX_RANK];
 		u64 yo = 0;
 
 		npu_seg_of(u, r ? out->shape[last] : 1, &sg);
@@ -100,49 +201,28 @@ int npu_run_resize(const struct npu_op_args *args, u64 begin, u64 end)
 			yo += (u64)oc[d] * out->strides[d];
 		for (i = sg.start; i < (u64)sg.start + sg.len; i++) {
 			u64 so = 0, yi = yo + (r ? i * out->strides[last] : 0);
-			u32 act[DRM_NPU_MAX_RANK], na = 0, k;
-			double acc = 0;
 
 			if (r)
 				oc[last] = (u32)i;	/* < out->shape[last] */
 			for (d = 0; d < r; d++) {
 				double x = src_coord(p->coord, &dims[d], oc[d]);
 
-				if (p->mode == DRM_NPU_RESIZE_NEAREST) {
-					i0[d] = nearest_index(p->nearest, x, dims[d].in);
-					so += (u64)i0[d] * in->strides[d];
-					continue;
-				}
-				linear_taps(x, dims[d].in, &i0[d], &i1[d], &w1[d]);
-				if (w1[d] != 0)
-					act[na++] = d;
+				if (p->mode == DRM_NPU_RESIZE_NEAREST)
+					so += (u64)nearest_index(p->nearest, x,
+								 dims[d].in) *
+					      in->strides[d];
+				else if (p->mode == DRM_NPU_RESIZE_LINEAR)
+					linear_taps(x, dims[d].in, &tp[d]);
+				else
+					cubic_taps(x, dims[d].in, a, exclude,
+						   &tp[d]);
 			}
-			if (p->mode == DRM_NPU_RESIZE_NEAREST) {
+			if (p->mode == DRM_NPU_RESIZE_NEAREST)
 				memcpy((u8 *)args->data[1] + yi * es,
 				       (const u8 *)args->data[0] + so * es, es);
-				continue;
-			}
-			/* corners of the active dims, in a fixed order */
-			for (k = 0; k < (1u << na); k++) {
-				double w = 1.0;
-				u64 off = 0;
-
-				for (d = 0; d < r; d++)
-					off += (u64)i0[d] * in->strides[d];
-				for (d = 0; d < na; d++) {
-					u32 a = act[d];
-
-					if ((k >> d) & 1) {
-						w *= w1[a];
-						off += ((u64)i1[a] - i0[a]) *
-						       in->strides[a];
-					} else {
-						w *= 1.0 - w1[a];
-					}
-				}
-				acc += w * ((const float *)args->data[0])[off];
-			}
-			((float *)args->data[1])[yi] = (float)acc;
+			else
+				((float *)args->data[1])[yi] =
+					interpolate(args->data[0], in, tp, r);
 		}
 	}
 	return 0;

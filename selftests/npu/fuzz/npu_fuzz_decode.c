@@ -579,7 +579,11 @@ static void t_resize(struct rd *r, struct drm_npu_task *t)
 	p->coord = small(r, DRM_NPU_RESIZE_COORD_COUNT);
 	if (p->mode == DRM_NPU_RESIZE_NEAREST)
 		p->nearest = small(r, DRM_NPU_RESIZE_NEAREST_COUNT);
-	dt = p->mode == DRM_NPU_RESIZE_LINEAR ? DRM_NPU_DTYPE_F32 :
+	if (p->mode == DRM_NPU_RESIZE_CUBIC) {
+		p->cubic_a = r8(r) & 1 ? 0xbf400000u : (uint32_t)r8(r) << 24;
+		p->flags = small(r, 2);
+	}
+	dt = p->mode != DRM_NPU_RESIZE_NEAREST ? DRM_NPU_DTYPE_F32 :
 	     DTYPE(r, dt_any);
 	for (i = 0; i < rank; i++) {
 		o[i] = r8(r) & 1 ? s[i] * (1 + small(r, 3)) : dim(r);

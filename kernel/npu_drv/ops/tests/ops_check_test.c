@@ -508,6 +508,26 @@ static void resize_trans_quant_attn(void)
 	expect_ok("NEAREST on I32");
 	T.params.resize.coord = DRM_NPU_RESIZE_COORD_COUNT;
 	expect_bad(NB, "unknown coordinate transform");
+	T.params.resize.coord = 0;
+	T.params.resize.cubic_a = tl_f2u(-0.75f);
+	expect_bad(NB, "cubic_a given for NEAREST");
+	T.params.resize.mode = DRM_NPU_RESIZE_CUBIC;
+	expect_bad(0, "CUBIC on I32");
+	T.operands[0].dtype = T.operands[1].dtype = DRM_NPU_DTYPE_F32;
+	T.params.resize.flags = DRM_NPU_RESIZE_EXCLUDE_OUTSIDE;
+	expect_ok("RESIZE cubic exclude_outside");
+	T.params.resize.flags = 2;
+	expect_bad(NB, "unknown RESIZE flag");
+	T.params.resize.flags = 0;
+	T.params.resize.cubic_a = 0x7fc00000;
+	expect_bad(NB, "cubic_a NaN");
+	T.params.resize.cubic_a = 0;
+	T.params.resize.mode = DRM_NPU_RESIZE_LINEAR;
+	T.params.resize.flags = DRM_NPU_RESIZE_EXCLUDE_OUTSIDE;
+	expect_bad(NB, "exclude_outside given for LINEAR");
+	T.params.resize.mode = DRM_NPU_RESIZE_MODE_COUNT;
+	T.params.resize.flags = 0;
+	expect_bad(NB, "unknown RESIZE mode");
 
 	tl_task(&T, DRM_NPU_OP_TRANSDATA, 2);
 	op(0, F32, 4, (const u32[]){ 1, 20, 3, 3 });

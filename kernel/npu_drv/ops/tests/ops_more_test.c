@@ -240,6 +240,8 @@ static int resize1d(u32 mode, u32 coord, u32 nearest, float scale,
 	T.params.resize.coord = coord;
 	T.params.resize.nearest = nearest;
 	T.params.resize.scale[3] = scale ? tl_f2u(scale) : 0;
+	if (mode == DRM_NPU_RESIZE_CUBIC)
+		T.params.resize.cubic_a = tl_f2u(-0.75f);
 	return tl_run(&T, data);
 }
 
@@ -251,6 +253,70 @@ static int same(const float *a, const float *b, int n)
 		if (fabsf(a[i] - b[i]) > 1e-6f)
 			return 0;
 	return 1;
+}
+
+static int close_rel(const float *a, const float *b, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (fabsf(a[i] - b[i]) > 1e-6f * fmaxf(1.0f, fabsf(b[i])))
+			return 0;
+	return 1;
+}
+
+/*
+ * Cubic against the ONNX reference (onnx.backend.test.case.node.resize's
+ * interpolate_nd with cubic_coeffs, float64 then float32), worked out on
+ * inputs chosen so every tap weight matters: edges, exclude_outside's
+ * renormalisation, both dims of a 2-D resize active.
+ */
+static void resize_cubic(void)
+{
+	static const float q[4] = { 0, 1, 4, 9 }, l8[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	float o[9], x[16], y[9];
+	void *data[2] = { x, y };
+	int i;
+
+	resize1d(DRM_NPU_RESIZE_CUBIC, DRM_NPU_RESIZE_HALF_PIXEL, 0, 2, q, 4, 8, o);
+	tap_ok(same(o, (const float[]){ -0.10546875f, 0.12109375f, 0.45703125f,
+				       1.609375f, 2.828125f, 5.44921875f,
+				       7.97265625f, 9.52734375f }, 8),
+	       "RESIZE cubic x2 half_pixel A = -0.75 (edges repeat)");
+	tl_task(&T, DRM_NPU_OP_RESIZE, 2);
+	op(0, F32, 4, (const u32[]){ 1, 1, 1, 4 }, NULL);
+	op(1, F32, 4, (const u32[]){ 1, 1, 1, 8 }, NULL);
+	T.params.resize.mode = DRM_NPU_RESIZE_CUBIC;
+	T.params.resize.cubic_a = tl_f2u(-0.5f);
+	T.params.resize.flags = DRM_NPU_RESIZE_EXCLUDE_OUTSIDE;
+	data[0] = (void *)q;
+	data[1] = o;
+	tap_ok(tl_run(&T, data) == 0 &&
+	       same(o, (const float[]){ -0.0882352963f, 0.124087594f,
+				       0.572519064f, 1.5625f, 3.0625f,
+				       5.31297731f, 8.11678791f, 9.44117641f }, 8),
+	       "RESIZE cubic A = -0.5 exclude_outside renormalises");
+	resize1d(DRM_NPU_RESIZE_CUBIC, DRM_NPU_RESIZE_ALIGN_CORNERS, 0, 0, l8, 8, 3,
+		 o);
+	tap_ok(same(o, (const float[]){ 1, 4.5f, 8 }, 3),
+	       "RESIZE cubic align_corners 8 -> 3 of a line is the line");
+	for (i = 0; i < 16; i++)
+		x[i] = (float)pow(i, 1.5);
+	tl_task(&T, DRM_NPU_OP_RESIZE, 2);
+	op(0, F32, 4, (const u32[]){ 1, 1, 4, 4 }, NULL);
+	op(1, F32, 4, (const u32[]){ 1, 1, 3, 3 }, NULL);
+	T.params.resize.mode = DRM_NPU_RESIZE_CUBIC;
+	T.params.resize.coord = DRM_NPU_RESIZE_ASYMMETRIC;
+	T.params.resize.cubic_a = tl_f2u(-0.75f);
+	data[0] = x;
+	data[1] = y;
+	i = tl_run(&T, data);
+	tap_ok(!i && close_rel(y, (const float[]){ 0, 1.55518675f, 4.55233669f,
+						  12.441494f, 17.6273212f,
+						  23.3349285f, 36.4186935f,
+						  43.4196663f, 50.8511543f }, 9),
+	       "RESIZE bicubic 4x4 -> 3x3 asymmetric: 16 taps (%d: %g %g)",
+	       i, y[4], y[8]);
 }
 
 static void resize(void)
@@ -319,6 +385,7 @@ static void resize(void)
 		       same(y, (const float[]){ 1, 1.5f, 2, 2, 2.5f, 3, 3, 3.5f, 4 }, 9),
 		       "RESIZE bilinear 2x2 -> 3x3 align_corners");
 	}
+	resize_cubic();
 }
 
 static void transdata(void)
