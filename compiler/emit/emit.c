@@ -1007,6 +1007,46 @@ static int emit_resize(struct ectx *e)
 	return err ? err : whole(e, out0(e), &t->operands[1]);
 }
 
+/* GridSample (opset 16 names, and opset 20's linear/cubic): one task. */
+static int emit_grid_sample(struct ectx *e)
+{
+	static const char *const modes[] = { "bilinear", "nearest", "bicubic" };
+	static const char *const pads[] = { "zeros", "border", "reflection" };
+	const char *mode = ir_attr_str(e->n, "mode", "bilinear");
+	const char *pad = ir_attr_str(e->n, "padding_mode", "zeros");
+	struct drm_npu_task *t = new_task(e, DRM_NPU_OP_GRID_SAMPLE);
+	struct drm_npu_grid_sample_params *p;
+	uint32_t i;
+	int err;
+
+	if (!t)
+		return -ENOMEM;
+	p = &t->params.grid_sample;
+	if (!strcmp(mode, "linear"))
+		mode = "bilinear";
+	else if (!strcmp(mode, "cubic"))
+		mode = "bicubic";
+	for (i = 0; i < 3 && strcmp(mode, modes[i]); i++)
+		;
+	if (i == 3)
+		return eerr(e, -ENOTSUP, "GridSample mode '%s' is not supported "
+			    "(bilinear, nearest, bicubic are)", mode);
+	p->mode = i;
+	for (i = 0; i < 3 && strcmp(pad, pads[i]); i++)
+		;
+	if (i == 3)
+		return eerr(e, -ENOTSUP, "GridSample padding_mode '%s' is not "
+			    "supported (zeros, border, reflection are)", pad);
+	p->padding = i;
+	if (ir_attr_int(e->n, "align_corners", 0))
+		p->flags = DRM_NPU_GRID_SAMPLE_ALIGN_CORNERS;
+	t->num_operands = 3;
+	err = whole(e, in(e, 0), &t->operands[0]);
+	if (!err)
+		err = whole(e, in(e, 1), &t->operands[1]);
+	return err ? err : whole(e, out0(e), &t->operands[2]);
+}
+
 static int emit_attention(struct ectx *e)
 {
 	struct drm_npu_task *t = new_task(e, DRM_NPU_OP_ATTENTION);
@@ -1611,6 +1651,7 @@ static bool f32_only(enum ir_op op)
 	case IR_OP_RNN_TASK: case IR_OP_SIN: case IR_OP_COS: case IR_OP_TAN:
 	case IR_OP_ASIN: case IR_OP_ACOS: case IR_OP_ATAN: case IR_OP_ASINH:
 	case IR_OP_ACOSH: case IR_OP_ATANH: case IR_OP_NMS_TASK:
+	case IR_OP_GRID_SAMPLE:
 		return true;
 	default:
 		return false;
@@ -1745,6 +1786,7 @@ int emit_node(struct ir_graph *g, const struct ir_node *n,
 		break;
 	case IR_OP_PAD: err = emit_pad(&e); break;
 	case IR_OP_RESIZE: err = emit_resize(&e); break;
+	case IR_OP_GRID_SAMPLE: err = emit_grid_sample(&e); break;
 	case IR_OP_ATTENTION: err = emit_attention(&e); break;
 	case IR_OP_RNN_TASK: err = emit_rnn(&e); break;
 	case IR_OP_TOPK_TASK: err = emit_topk(&e); break;

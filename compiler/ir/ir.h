@@ -146,7 +146,7 @@ struct ir_shape {
 	X(ACOS, "Acos") X(ATAN, "Atan") X(ASINH, "Asinh")		\
 	X(ACOSH, "Acosh") X(ATANH, "Atanh")				\
 	X(NON_ZERO, "NonZero") X(NON_MAX_SUPPRESSION, "NonMaxSuppression") \
-	X(UNIQUE, "Unique")						\
+	X(UNIQUE, "Unique") X(GRID_SAMPLE, "GridSample")		\
 	X(EYE_LIKE, "EyeLike") X(HANN_WINDOW, "HannWindow")		\
 	X(HAMMING_WINDOW, "HammingWindow")				\
 	X(BLACKMAN_WINDOW, "BlackmanWindow")				\

@@ -117,6 +117,7 @@ int ir_op_max_inputs(enum ir_op op)
 	case IR_OP_REDUCE_LOG_SUM_EXP: case IR_OP_MOD: case IR_OP_TILE:
 	case IR_OP_GATHER_ELEMENTS: case IR_OP_GATHER_ND: case IR_OP_CUM_SUM:
 	case IR_OP_TOPK: case IR_OP_UPSAMPLE: case IR_OP_COMPRESS:
+	case IR_OP_GRID_SAMPLE:
 	case IR_OP_REVERSE_SEQUENCE:
 		return 2;
 	case IR_OP_CONV: case IR_OP_GEMM: case IR_OP_CLIP: case IR_OP_WHERE:

@@ -1232,6 +1232,31 @@ static int infer_resize(struct ir_graph *g, struct ir_node *n)
 	return 0;
 }
 
+/*
+ * GridSample (opset 16: 4-D): X [N, C, H, W], grid [N, Ho, Wo, 2] ->
+ * [N, C, Ho, Wo]; the grid's dtype is X's.
+ */
+static int infer_grid_sample(struct ir_graph *g, struct ir_node *n)
+{
+	const struct ir_shape *x = in_shape(n, 0), *gr = in_shape(n, 1);
+	struct ir_shape o = *x;
+
+	if (x->rank != 4 || gr->rank != 4)
+		return node_err(g, n, "only 4-D X [N, C, H, W] and grid [N, Ho, "
+				"Wo, 2] are supported (X rank %d, grid rank %d)",
+				x->rank, gr->rank);
+	if (gr->dim[3] != 2 || (x->dim[0] != gr->dim[0] &&
+				!IR_DIM_IS_SYM(x->dim[0]) &&
+				!IR_DIM_IS_SYM(gr->dim[0])))
+		return node_err(g, n, "grid must be [N, Ho, Wo, 2] for X's N");
+	if (n->inputs[1]->dtype != n->inputs[0]->dtype)
+		return node_err(g, n, "grid's dtype must be X's");
+	o.dim[2] = gr->dim[1];
+	o.dim[3] = gr->dim[2];
+	set_out(n, 0, n->inputs[0]->dtype, &o);
+	return 0;
+}
+
 static int infer_attention(struct ir_graph *g, struct ir_node *n)
 {
 	struct ir_shape o = *in_shape(n, 0);
@@ -1382,6 +1407,7 @@ static int infer_dispatch(struct ir_graph *g, struct ir_node *n)
 	case IR_OP_RANGE: return infer_range(g, n);
 	case IR_OP_PAD: return infer_pad(g, n);
 	case IR_OP_RESIZE: return infer_resize(g, n);
+	case IR_OP_GRID_SAMPLE: return infer_grid_sample(g, n);
 	case IR_OP_ATTENTION: return infer_attention(g, n);
 	case IR_OP_AIPP: return infer_aipp(g, n);
 	case IR_OP_RNN_TASK: return shape_infer_rnn_task(g, n);

@@ -33,7 +33,7 @@ MaxPool AveragePool GlobalAveragePool GlobalMaxPool BatchNormalization Gemm
 MatMul Softmax LogSoftmax LayerNormalization ReduceSum ReduceMean ReduceMax
 ReduceMin ReduceProd ReduceSumSquare ReduceL1 ReduceL2 ReduceLogSum
 ReduceLogSumExp Reshape Flatten Squeeze Unsqueeze Transpose Concat Split
-Slice Gather Expand Shape Size ConstantOfShape Range Pad Resize Trilu
+Slice Gather Expand Shape Size ConstantOfShape Range Pad Resize GridSample Trilu
 QuantizeLinear DequantizeLinear Constant Sign Round Mod IsNaN IsInf Celu
 Shrink Hardmax Tile OneHot Sinh Cosh ConvTranspose RNN LSTM GRU
 DepthToSpace SpaceToDepth InstanceNormalization MeanVarianceNormalization
@@ -923,6 +923,18 @@ class Gen:
             ins = [x, "", "", self.iconst(sz)]
         return self.node("Resize", ins, attrs)
 
+    def t_grid_sample(self):
+        x = self.pick(Gen.f4, self.shape_nchw)
+        n = self.vals[x].shape[0]
+        g = self.new_input((n, self.choice(SPATIAL), self.choice(SPATIAL), 2),
+                           lo=-1.3, hi=1.3)
+        attrs = {"mode": self.choice(["bilinear", "nearest", "bicubic"]),
+                 "padding_mode": self.choice(["zeros", "border",
+                                              "reflection"])}
+        if self.coin(0.5):
+            attrs["align_corners"] = 1
+        return self.node("GridSample", [x, g], attrs)
+
     def t_trilu(self):
         x = self.pick(Gen.f_ge2, lambda: self.shape_any(2))
         ins = [x]
@@ -1520,7 +1532,7 @@ class Gen:
         ("t_expand", 2), ("t_pad", 3), ("t_resize", 3), ("t_trilu", 1),
         ("t_small", 4), ("t_convt", 2), ("t_rnn", 2), ("t_more", 4),
         ("t_topk", 2), ("t_scatter", 2), ("t_trig", 2), ("t_count", 1),
-        ("t_gen", 2),
+        ("t_gen", 2), ("t_grid_sample", 2),
         ("t_shape_chain", 2), ("t_cast", 3), ("t_qdq", 2), ("t_fold", 2),
         ("t_cse", 2), ("t_branches", 4), ("t_conv_chain", 4),
     ]

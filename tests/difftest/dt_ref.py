@@ -731,6 +731,86 @@ def _cubic_matrix(cs, lin, a, exclude):
     return m
 
 
+def _gs_unnormalize(v, size, align):
+    return (v + 1) / 2 * (size - 1) if align else ((v + 1) * size - 1) / 2
+
+
+def _gs_reflect(v, lo2, hi2):
+    if lo2 == hi2:
+        return 0.0
+    lo, span = lo2 / 2, (hi2 - lo2) / 2
+    v = abs(v - lo)
+    flips = math.floor(v / span)
+    extra = v - span * flips
+    return extra + lo if flips % 2 == 0 else span - extra + lo
+
+
+def _gs_pad(v, size, padding, align):
+    if padding == "border":
+        return min(max(v, 0.0), size - 1.0)
+    if padding == "reflection":
+        v = _gs_reflect(v, 0, 2 * (size - 1)) if align else \
+            _gs_reflect(v, -1, 2 * size - 1)
+        return min(max(v, 0.0), size - 1.0)
+    return v
+
+
+def _grid_sample(x, grid, mode="bilinear", padding_mode="zeros",
+                 align_corners=0):
+    """torch.nn.functional.grid_sample's CPU semantics, in float64."""
+    mode = {"linear": "bilinear", "cubic": "bicubic"}.get(mode, mode)
+    n, c, h, w = x.shape
+    _, ho, wo, _ = grid.shape
+    y = np.zeros((n, c, ho, wo))
+    xd = x.astype(np.float64)
+
+    def at(b, iy, ix):
+        if 0 <= iy < h and 0 <= ix < w:
+            return xd[b, :, int(iy), int(ix)]
+        return np.zeros(c)
+
+    def cubic_w(t, a=-0.75):
+        u, v, z = t + 1, 1 - t, 2 - t
+        return [((a * u - 5 * a) * u + 8 * a) * u - 4 * a,
+                ((a + 2) * t - (a + 3)) * t * t + 1,
+                ((a + 2) * v - (a + 3)) * v * v + 1,
+                ((a * z - 5 * a) * z + 8 * a) * z - 4 * a]
+    for b in range(n):
+        for i in range(ho):
+            for j in range(wo):
+                ix = _gs_unnormalize(float(grid[b, i, j, 0]), w,
+                                     align_corners)
+                iy = _gs_unnormalize(float(grid[b, i, j, 1]), h,
+                                     align_corners)
+                if mode == "bicubic":
+                    fx, fy = math.floor(ix), math.floor(iy)
+                    wx, wy = cubic_w(ix - fx), cubic_w(iy - fy)
+                    acc = np.zeros(c)
+                    for p in range(4):
+                        ty = _gs_pad(fy - 1 + p, h, padding_mode,
+                                     align_corners)
+                        row = np.zeros(c)
+                        for q in range(4):
+                            tx = _gs_pad(fx - 1 + q, w, padding_mode,
+                                         align_corners)
+                            row += wx[q] * at(b, ty, tx)
+                        acc += wy[p] * row
+                    y[b, :, i, j] = acc
+                    continue
+                ix = _gs_pad(ix, w, padding_mode, align_corners)
+                iy = _gs_pad(iy, h, padding_mode, align_corners)
+                if mode == "nearest":
+                    y[b, :, i, j] = at(b, np.rint(iy), np.rint(ix))
+                    continue
+                x0, y0 = math.floor(ix), math.floor(iy)
+                tx, ty = ix - x0, iy - y0
+                y[b, :, i, j] = (at(b, y0, x0) * (1 - tx) * (1 - ty) +
+                                 at(b, y0, x0 + 1) * tx * (1 - ty) +
+                                 at(b, y0 + 1, x0) * (1 - tx) * ty +
+                                 at(b, y0 + 1, x0 + 1) * tx * ty)
+    return y.astype(x.dtype)
+
+
 def _round_half_even(x):
     return np.round(x)      # numpy rounds half to even
 
@@ -1250,6 +1330,8 @@ def _eval_node(n, ins, in_dt, fdt):
         sc = ins[2] if len(ins) > 2 else None
         sz = ins[3] if len(ins) > 3 else None
         return [_resize(x, roi, sc, sz, **a)], same
+    if op == "GridSample":
+        return [_grid_sample(x, ins[1], **a)], same
     if op == "Trilu":
         return [_trilu(x, ins[1] if len(ins) > 1 else None, **a)], same
     if op == "QuantizeLinear":

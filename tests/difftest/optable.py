@@ -296,6 +296,8 @@ def case(op, key, val):
         return pad_case(b, key, val)
     if op == "Resize":
         return resize_case(b, key, val)
+    if op == "GridSample":
+        return grid_sample_case(b, key, val)
     if op in ("QuantizeLinear", "DequantizeLinear"):
         return qdq_case(b, op, key, val)
     if op in SMALL:
@@ -935,6 +937,16 @@ def resize_case(b, key, val):
     else:
         return None
     return b.node("Resize", ins, attrs)
+
+
+def grid_sample_case(b, key, val):
+    """[1, 2, 4, 5] sampled at a [1, 3, 6, 2] grid reaching past [-1, 1]."""
+    if key not in ("mode", "padding_mode", "align_corners"):
+        return None
+    x = b.x((1, 2, 4, 5), "float32", -2.0)
+    g = b.x((1, 3, 6, 2), "float32", -1.4, 1.4)
+    return b.node("GridSample", [x, g],
+                  {key: int(val) if key == "align_corners" else val})
 
 
 def qdq_case(b, op, key, val):

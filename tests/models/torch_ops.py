@@ -108,6 +108,36 @@ def cases():
         "resize_bilinear_align_corners": (f(lambda s, x: F.interpolate(
             x, size=(7, 9), mode="bilinear", align_corners=True)),
             lambda: (r(1, 2, 4, 5),), 14, {}),
+        "resize_bicubic": (f(lambda s, x: F.interpolate(
+            x, scale_factor=2, mode="bicubic", align_corners=False)),
+            lambda: (r(1, 3, 5, 4),), 14, {}),
+        "resize_bicubic_align_corners": (f(lambda s, x: F.interpolate(
+            x, size=(7, 3), mode="bicubic", align_corners=True)),
+            lambda: (r(1, 2, 4, 5),), 14, {}),
+        "grid_sample_bilinear_zeros": (f(lambda s, x, g: F.grid_sample(
+            x, g, mode="bilinear", padding_mode="zeros", align_corners=False)),
+            lambda: (r(2, 3, 5, 6), r(2, 4, 7, 2) * 0.9), 16, {}),
+        "grid_sample_bilinear_border_align_corners": (f(lambda s, x, g: F.grid_sample(
+            x, g, mode="bilinear", padding_mode="border", align_corners=True)),
+            lambda: (r(2, 3, 5, 6), r(2, 4, 7, 2) * 0.9), 16, {}),
+        "grid_sample_nearest_reflection": (f(lambda s, x, g: F.grid_sample(
+            x, g, mode="nearest", padding_mode="reflection", align_corners=False)),
+            lambda: (r(2, 3, 5, 6), r(2, 4, 7, 2) * 0.9), 16, {}),
+        "grid_sample_nearest_zeros_align_corners": (f(lambda s, x, g: F.grid_sample(
+            x, g, mode="nearest", padding_mode="zeros", align_corners=True)),
+            lambda: (r(2, 3, 5, 6), r(2, 4, 7, 2) * 0.9), 16, {}),
+        "grid_sample_bicubic_zeros": (f(lambda s, x, g: F.grid_sample(
+            x, g, mode="bicubic", padding_mode="zeros", align_corners=False)),
+            lambda: (r(2, 3, 5, 6), r(2, 4, 7, 2) * 0.9), 16, {}),
+        "grid_sample_bicubic_reflection_align_corners": (f(lambda s, x, g: F.grid_sample(
+            x, g, mode="bicubic", padding_mode="reflection", align_corners=True)),
+            lambda: (r(2, 3, 5, 6), r(2, 4, 7, 2) * 0.9), 16, {}),
+        "grid_sample_bilinear_reflection": (f(lambda s, x, g: F.grid_sample(
+            x, g, mode="bilinear", padding_mode="reflection", align_corners=False)),
+            lambda: (r(2, 3, 5, 6), r(2, 4, 7, 2) * 0.9), 16, {}),
+        "grid_sample_bicubic_border": (f(lambda s, x, g: F.grid_sample(
+            x, g, mode="bicubic", padding_mode="border", align_corners=False)),
+            lambda: (r(2, 3, 5, 6), r(2, 4, 7, 2) * 0.9), 16, {}),
         "clip_relu6_hardtanh": (f(lambda s, x: F.relu6(x * 4)
                                   + F.hardtanh(x, -0.5, 0.25)
                                   + x.clamp(min=-0.1)),

@@ -154,6 +154,8 @@ enum drm_npu_opcode {
 	DRM_NPU_OP_NMS = 37,		/* boxes, scores, scratch, out, counts */
 	DRM_NPU_OP_PACK_ROWS = 38,	/* counts, data (I64), count (I64) */
 	DRM_NPU_OP_UNIQUE = 39,		/* in, perm, y, indices, counts, count */
+	/* uapi 1.6: sampling at computed coordinates */
+	DRM_NPU_OP_GRID_SAMPLE = 40,	/* in, grid, out (F32) */
 	/* uapi 1.2: the media unit (DVPP) and AIPP */
 	DRM_NPU_OP_IMG_CSC = 50,	/* in, [uv], out u8: colour conversion */
 	DRM_NPU_OP_IMG_RESIZE = 51,	/* in u8, out u8: resize + border */
@@ -600,6 +602,35 @@ struct drm_npu_unique_params {
 	__u32 pad;
 };
 
+/*
+ * GRID_SAMPLE (uapi 1.6, ONNX GridSample, torch grid_sample): out[n, c,
+ * h, w] samples in[n, c] at grid[n, h, w] = (x, y) in [-1, 1] over the
+ * width and the height, unnormalised to pixels by ALIGN_CORNERS (the
+ * corner pixels' centres at +-1) or not (their outer edges).
+ */
+enum drm_npu_grid_sample_mode {
+	DRM_NPU_GRID_SAMPLE_BILINEAR = 0,
+	DRM_NPU_GRID_SAMPLE_NEAREST = 1,	/* rounds half to even */
+	DRM_NPU_GRID_SAMPLE_BICUBIC = 2,	/* A = -0.75 */
+	DRM_NPU_GRID_SAMPLE_MODE_COUNT
+};
+
+enum drm_npu_grid_sample_padding {
+	DRM_NPU_GRID_SAMPLE_ZEROS = 0,		/* outside reads 0 */
+	DRM_NPU_GRID_SAMPLE_BORDER = 1,		/* clamped to the edge */
+	DRM_NPU_GRID_SAMPLE_REFLECTION = 2,	/* mirrored at the border */
+	DRM_NPU_GRID_SAMPLE_PADDING_COUNT
+};
+
+#define DRM_NPU_GRID_SAMPLE_ALIGN_CORNERS	(1u << 0)
+
+struct drm_npu_grid_sample_params {
+	__u32 mode;			/* enum drm_npu_grid_sample_mode */
+	__u32 padding;			/* enum drm_npu_grid_sample_padding */
+	__u32 flags;			/* DRM_NPU_GRID_SAMPLE_ALIGN_CORNERS */
+	__u32 pad;
+};
+
 #define DRM_NPU_NMS_CENTER_BOX		(1u << 0)	/* [xc, yc, w, h] */
 #define DRM_NPU_NMS_HAS_SCORE_THRESHOLD	(1u << 1)
 
@@ -792,6 +823,7 @@ struct drm_npu_task {
 		struct drm_npu_math_params math;
 		struct drm_npu_nms_params nms;
 		struct drm_npu_unique_params unique;
+		struct drm_npu_grid_sample_params grid_sample;
 	} params;
 	struct drm_npu_operand operands[DRM_NPU_MAX_OPERANDS];
 };

@@ -1825,6 +1825,47 @@ static int check_unique(struct chk *c)
 	return check_count(c, 5);
 }
 
+/*
+ * GRID_SAMPLE: in F32 [N, C, H, W], grid F32 [N, Ho, Wo, 2], out F32
+ * [N, C, Ho, Wo] (in and out NCHW or ND, any strides). Every sample's coordinates come from grid's
+ * values: the kernel bounds each tap by in's H and W (or reads 0), so a
+ * non-empty out needs a non-empty in. Units: output row segments, a
+ * segment's elements each up to 16 taps.
+ */
+static int check_grid_sample(struct chk *c)
+{
+	const struct drm_npu_grid_sample_params *p = &c->t->params.grid_sample;
+	const struct drm_npu_operand *in, *g, *o;
+	int ret = check_operands(c, 3, 3);
+
+	if (ret)
+		return ret;
+	if (p->mode >= DRM_NPU_GRID_SAMPLE_MODE_COUNT ||
+	    p->padding >= DRM_NPU_GRID_SAMPLE_PADDING_COUNT ||
+	    p->flags & ~DRM_NPU_GRID_SAMPLE_ALIGN_CORNERS)
+		return fail(c, NONE_BAD, "unknown GRID_SAMPLE mode/padding/flags");
+	if (p->pad || !params_tail_zero(c->t, sizeof(*p)))
+		return fail(c, NONE_BAD, "pad/unused params must be zero");
+	in = npu_opnd(c->t, 0);
+	g = npu_opnd(c->t, 1);
+	o = npu_opnd(c->t, 2);
+	if (npu_is_nc1hwc0(in) || !activation_4d(in) ||
+	    in->dtype != DRM_NPU_DTYPE_F32)
+		return fail(c, 0, "in must be F32 [N, C, H, W]");
+	if (g->dtype != DRM_NPU_DTYPE_F32 || g->rank != 4 ||
+	    g->layout != DRM_NPU_LAYOUT_ND || g->shape[0] != in->shape[0] ||
+	    g->shape[3] != 2)
+		return fail(c, 1, "grid must be F32 [N, Ho, Wo, 2]");
+	if (npu_is_nc1hwc0(o) || !activation_4d(o) ||
+	    o->dtype != DRM_NPU_DTYPE_F32 || o->shape[0] != in->shape[0] ||
+	    o->shape[1] != in->shape[1] || o->shape[2] != g->shape[1] ||
+	    o->shape[3] != g->shape[2])
+		return fail(c, 2, "out must be F32 [N, C, Ho, Wo]");
+	if (npu_numel(o) && (!in->shape[2] || !in->shape[3]))
+		return fail(c, 0, "cannot sample an empty image");
+	return 0;
+}
+
 static int check_sem(struct chk *c)
 {
 	int ret = check_operands(c, 0, 0);
@@ -1896,6 +1937,7 @@ static int check_opcode(struct chk *c)
 	case DRM_NPU_OP_NMS:		return check_nms(c);
 	case DRM_NPU_OP_PACK_ROWS:	return check_pack_rows(c);
 	case DRM_NPU_OP_UNIQUE:		return check_unique(c);
+	case DRM_NPU_OP_GRID_SAMPLE:	return check_grid_sample(c);
 	case DRM_NPU_OP_IMG_CSC:	return check_img_csc(c);
 	case DRM_NPU_OP_IMG_RESIZE:	return check_img_resize(c);
 	case DRM_NPU_OP_AIPP:		return check_aipp(c);

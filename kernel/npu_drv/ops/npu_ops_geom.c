@@ -446,6 +446,7 @@ u64 npu_op_work_units(const struct drm_npu_task *t)
 	case DRM_NPU_OP_DEQUANTIZE:
 	case DRM_NPU_OP_QADD:
 	case DRM_NPU_OP_MATH:
+	case DRM_NPU_OP_GRID_SAMPLE:
 		return row_units(last);
 	case DRM_NPU_OP_MATMUL:
 		return matmul_units(t);
@@ -505,6 +506,8 @@ static u64 row_elem_cost(const struct drm_npu_task *t)
 	    t->params.resize.mode == DRM_NPU_RESIZE_CUBIC)
 		return 1ull << (2 * npu_opnd(t, 0)->rank);
 	if (t->opcode == DRM_NPU_OP_MATH)	/* series of up to 25 terms */
+		return 64;
+	if (t->opcode == DRM_NPU_OP_GRID_SAMPLE)  /* 16 taps, each padded */
 		return 64;
 	return 1;
 }

@@ -300,6 +300,7 @@ int npu_run_img_resize(const struct npu_op_args *a, u64 b, u64 e);
 int npu_run_aipp(const struct npu_op_args *a, u64 b, u64 e);
 int npu_run_rnn(const struct npu_op_args *a, u64 b, u64 e);
 int npu_run_topk(const struct npu_op_args *a, u64 b, u64 e);
+int npu_run_grid_sample(const struct npu_op_args *a, u64 b, u64 e);
 int npu_run_scatter(const struct npu_op_args *a, u64 b, u64 e);
 int npu_run_math(const struct npu_op_args *a, u64 b, u64 e);
 int npu_run_nonzero(const struct npu_op_args *a, u64 b, u64 e);

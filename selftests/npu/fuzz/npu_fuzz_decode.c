@@ -863,6 +863,34 @@ static void t_topk(struct rd *r, struct drm_npu_task *t)
 	opnd(r, &t->operands[1], 1, DRM_NPU_DTYPE_I64, rank, o);
 }
 
+/*
+ * GRID_SAMPLE: in [N, C, H, W], grid [N, Ho, Wo, 2] (its values, from the
+ * fill bytes, any float: huge, NaN, inf), out [N, C, Ho, Wo].
+ */
+static void t_grid_sample(struct rd *r, struct drm_npu_task *t)
+{
+	struct drm_npu_grid_sample_params *p = &t->params.grid_sample;
+	uint32_t s[4], g[4], o[4];
+
+	t->opcode = DRM_NPU_OP_GRID_SAMPLE;
+	t->num_operands = 3;
+	p->mode = small(r, DRM_NPU_GRID_SAMPLE_MODE_COUNT);
+	p->padding = small(r, DRM_NPU_GRID_SAMPLE_PADDING_COUNT);
+	p->flags = r8(r) & DRM_NPU_GRID_SAMPLE_ALIGN_CORNERS;
+	s[0] = 1 + small(r, 2);
+	s[1] = 1 + small(r, 3);
+	s[2] = dim(r);
+	s[3] = dim(r);
+	g[0] = o[0] = s[0];
+	g[1] = o[2] = dim(r);
+	g[2] = o[3] = dim(r);
+	g[3] = 2;
+	o[1] = s[1];
+	opnd(r, &t->operands[0], 0, DRM_NPU_DTYPE_F32, 4, s);
+	opnd(r, &t->operands[1], 1, DRM_NPU_DTYPE_F32, 4, g);
+	opnd(r, &t->operands[2], 2, DRM_NPU_DTYPE_F32, 4, o);
+}
+
 /* SCATTER: ND or ELEMENTS, any reduction; indices from the fill bytes. */
 static void t_scatter(struct rd *r, struct drm_npu_task *t)
 {
@@ -1290,6 +1318,9 @@ void npu_fuzz_decode(const uint8_t *data, size_t size,
 		case DRM_NPU_OP_UNIQUE:
 			t_unique(&r, t);
 			break;
+		case DRM_NPU_OP_GRID_SAMPLE:
+			t_grid_sample(&r, t);
+			break;
 		default:
 			t_attention(&r, t);
 			break;
@@ -1306,7 +1337,7 @@ const uint8_t npu_fuzz_extra_ops[] = {
 	DRM_NPU_OP_RNN, DRM_NPU_OP_TOPK, DRM_NPU_OP_SCATTER, DRM_NPU_OP_MATH,
 	DRM_NPU_OP_IMG_CSC, DRM_NPU_OP_IMG_RESIZE, DRM_NPU_OP_AIPP,
 	DRM_NPU_OP_MATMUL_WQ, DRM_NPU_OP_NONZERO, DRM_NPU_OP_NMS,
-	DRM_NPU_OP_PACK_ROWS, DRM_NPU_OP_UNIQUE,
+	DRM_NPU_OP_PACK_ROWS, DRM_NPU_OP_UNIQUE, DRM_NPU_OP_GRID_SAMPLE,
 };
 const uint32_t npu_fuzz_num_extra_ops = sizeof(npu_fuzz_extra_ops);
 
@@ -1323,6 +1354,7 @@ static const char *const op_names[DRM_NPU_OP_COUNT] = {
 	[DRM_NPU_OP_MATMUL_WQ] = "MATMUL_WQ",
 	[DRM_NPU_OP_NONZERO] = "NONZERO", [DRM_NPU_OP_NMS] = "NMS",
 	[DRM_NPU_OP_PACK_ROWS] = "PACK_ROWS", [DRM_NPU_OP_UNIQUE] = "UNIQUE",
+	[DRM_NPU_OP_GRID_SAMPLE] = "GRID_SAMPLE",
 };
 
 void npu_fuzz_describe(const struct npu_fuzz_prog *p, char *out, size_t len)

@@ -146,6 +146,7 @@ static int write_seeds(const char *dir)
 		[DRM_NPU_OP_IMG_RESIZE] = "img_resize",
 		[DRM_NPU_OP_AIPP] = "aipp",
 		[DRM_NPU_OP_MATMUL_WQ] = "matmul_wq",
+		[DRM_NPU_OP_GRID_SAMPLE] = "grid_sample",
 	};
 	struct npu_fuzz_prog p;
 	uint8_t in[64];

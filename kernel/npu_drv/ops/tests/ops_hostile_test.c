@@ -665,6 +665,68 @@ static void math_hostile(void)
 	tap_ok(check() == -EINVAL, "MATH with an output it cannot broadcast to: refused");
 }
 
+/*
+ * GRID_SAMPLE: an image of 2^20 x 2^20 pixels (the 2^40 elements an operand
+ * may have) over zero strides and
+ * grid values a user picks (NaN, infinities, 1e38, denormals, the edges):
+ * every mode, padding and corner rule keeps each tap inside the one-pixel
+ * guarded image (the coordinates are compared before any conversion); a
+ * 2^32-sample output over zero strides is units within the cost cap.
+ */
+static void grid_sample_hostile(void)
+{
+	static const float gv[16] = {
+		__builtin_nanf(""), __builtin_inff(), -__builtin_inff(), 1e38f,
+		-1e38f, 1.0f, -1.0f, 1e-45f, -3.0f, 0.5f, 3.4e38f, -0.0f,
+		0.99999994f, -1.0000001f, 2.0f, 7.25f,
+	};
+	u32 in_sh[4] = { 1, 1, 1u << 20, 1u << 20 }, z4[4] = { 0 };
+	u32 g_sh[4] = { 1, 1, 8, 2 }, g_st[4] = { 16, 16, 2, 1 };
+	u32 o_sh[4] = { 1, 1, 1, 8 }, o_st[4] = { 8, 8, 8, 1 };
+	u32 big_g[4] = { 1, 1u << 16, 1u << 16, 2 };
+	u32 big_o[4] = { 1, 3, 1u << 16, 1u << 16 };
+	u32 big_in[4] = { 1, 3, 1u << 19, 1u << 19 };
+	void *data[3] = { guarded(4), guarded(sizeof(gv)), guarded(32) };
+	u32 mode, pad, ok = 1;
+	u64 units;
+
+	*(float *)data[0] = 2.5f;
+	memcpy(data[1], gv, sizeof(gv));
+	for (mode = 0; mode < DRM_NPU_GRID_SAMPLE_MODE_COUNT; mode++)
+		for (pad = 0; pad < 2 * DRM_NPU_GRID_SAMPLE_PADDING_COUNT;
+		     pad++) {
+			tl_task(&T, DRM_NPU_OP_GRID_SAMPLE, 3);
+			opnd(0, F32, DRM_NPU_LAYOUT_NCHW, 4, in_sh, z4);
+			opnd(1, F32, DRM_NPU_LAYOUT_ND, 4, g_sh, g_st);
+			opnd(2, F32, DRM_NPU_LAYOUT_NCHW, 4, o_sh, o_st);
+			T.params.grid_sample.mode = mode;
+			T.params.grid_sample.padding = pad / 2;
+			T.params.grid_sample.flags = pad & 1;
+			ok &= check() == 0 &&
+			      run_units(data, 0, npu_op_work_units(&T)) == 0;
+		}
+	tap_ok(ok, "GRID_SAMPLE of a 2^20 x 2^20 image at NaN, inf, 1e38 "
+	       "and edge coordinates: every mode and padding stays inside");
+	tl_task(&T, DRM_NPU_OP_GRID_SAMPLE, 3);
+	opnd(0, F32, DRM_NPU_LAYOUT_NCHW, 4, big_in, z4);
+	opnd(1, F32, DRM_NPU_LAYOUT_ND, 4, big_g, z4);
+	opnd(2, F32, DRM_NPU_LAYOUT_NCHW, 4, big_o, z4);
+	T.params.grid_sample.mode = DRM_NPU_GRID_SAMPLE_BICUBIC;
+	units = npu_op_work_units(&T);
+	tap_ok(check() == 0 && units >= 3ull << 16 &&
+	       npu_op_unit_cost(&T) <= 1ull << 27 &&
+	       run_units(data, 0, 1) == 0 &&
+	       run_units(data, units - 1, units) == 0,
+	       "GRID_SAMPLE of 3 x 2^32 bicubic samples: %llu units within "
+	       "the cost cap, the first and last inside",
+	       (unsigned long long)units);
+	T.operands[1].shape[3] = 3;
+	tap_ok(check() == -EINVAL, "GRID_SAMPLE with a grid of 3 coordinates: refused");
+	T.operands[1].shape[3] = 2;
+	T.operands[0].shape[3] = 0;
+	tap_ok(check() == -EINVAL, "GRID_SAMPLE from an empty image: refused");
+}
+
 int main(void)
 {
 	signal(SIGALRM, SIG_DFL);	/* a hung kernel dies loudly */
@@ -687,6 +749,7 @@ int main(void)
 	topk_hostile();
 	scatter_hostile();
 	math_hostile();
+	grid_sample_hostile();
 	media_limits();
 	return tap_done();
 }
