@@ -1047,6 +1047,45 @@ static int emit_grid_sample(struct ectx *e)
 	return err ? err : whole(e, out0(e), &t->operands[2]);
 }
 
+/* RoiAlign (opsets 10 and 16): one task; batch_indices stay int64. */
+static int emit_roi_align(struct ectx *e)
+{
+	const struct ir_node *n = e->n;
+	const char *mode = ir_attr_str(n, "mode", "avg");
+	const char *ct = ir_attr_str(n, "coordinate_transformation_mode",
+				     n->opset >= 16 ? "half_pixel" :
+				     "output_half_pixel");
+	float scale = ir_attr_float(n, "spatial_scale", 1.0f);
+	int64_t ratio = ir_attr_int(n, "sampling_ratio", 0);
+	struct drm_npu_task *t = new_task(e, DRM_NPU_OP_ROI_ALIGN);
+	struct drm_npu_roi_align_params *p;
+	int i, err = 0;
+
+	if (!t)
+		return -ENOMEM;
+	p = &t->params.roi_align;
+	if (!strcmp(mode, "max"))
+		p->mode = DRM_NPU_ROI_ALIGN_MAX;
+	else if (strcmp(mode, "avg"))
+		return eerr(e, -ENOTSUP, "RoiAlign mode '%s' is not supported "
+			    "(avg and max are)", mode);
+	if (!strcmp(ct, "half_pixel"))
+		p->flags = DRM_NPU_ROI_ALIGN_HALF_PIXEL;
+	else if (strcmp(ct, "output_half_pixel"))
+		return eerr(e, -ENOTSUP, "RoiAlign coordinate_transformation_mode "
+			    "'%s' is not supported", ct);
+	if (!isfinite(scale) || ratio < 0 || ratio > UINT32_MAX)
+		return eerr(e, -EINVAL, "RoiAlign spatial_scale %g or "
+			    "sampling_ratio %lld out of range", scale,
+			    (long long)ratio);
+	p->spatial_scale = emit_f32_bits(scale);
+	p->sampling_ratio = (uint32_t)ratio;
+	t->num_operands = 4;
+	for (i = 0; i < 3 && !err; i++)
+		err = whole(e, in(e, i), &t->operands[i]);
+	return err ? err : whole(e, out0(e), &t->operands[3]);
+}
+
 static int emit_attention(struct ectx *e)
 {
 	struct drm_npu_task *t = new_task(e, DRM_NPU_OP_ATTENTION);
@@ -1651,7 +1690,7 @@ static bool f32_only(enum ir_op op)
 	case IR_OP_RNN_TASK: case IR_OP_SIN: case IR_OP_COS: case IR_OP_TAN:
 	case IR_OP_ASIN: case IR_OP_ACOS: case IR_OP_ATAN: case IR_OP_ASINH:
 	case IR_OP_ACOSH: case IR_OP_ATANH: case IR_OP_NMS_TASK:
-	case IR_OP_GRID_SAMPLE:
+	case IR_OP_GRID_SAMPLE: case IR_OP_ROI_ALIGN:
 		return true;
 	default:
 		return false;
@@ -1787,6 +1826,7 @@ int emit_node(struct ir_graph *g, const struct ir_node *n,
 	case IR_OP_PAD: err = emit_pad(&e); break;
 	case IR_OP_RESIZE: err = emit_resize(&e); break;
 	case IR_OP_GRID_SAMPLE: err = emit_grid_sample(&e); break;
+	case IR_OP_ROI_ALIGN: err = emit_roi_align(&e); break;
 	case IR_OP_ATTENTION: err = emit_attention(&e); break;
 	case IR_OP_RNN_TASK: err = emit_rnn(&e); break;
 	case IR_OP_TOPK_TASK: err = emit_topk(&e); break;

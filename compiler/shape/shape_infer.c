@@ -1257,6 +1257,38 @@ static int infer_grid_sample(struct ir_graph *g, struct ir_node *n)
 	return 0;
 }
 
+/*
+ * RoiAlign: X [N, C, H, W], rois [R, 4] (X's dtype), batch_indices [R]
+ * int64 -> [R, C, output_height, output_width].
+ */
+static int infer_roi_align(struct ir_graph *g, struct ir_node *n)
+{
+	const struct ir_shape *x = in_shape(n, 0), *r = in_shape(n, 1);
+	const struct ir_shape *b = in_shape(n, 2);
+	int64_t oh = ir_attr_int(n, "output_height", 1);
+	int64_t ow = ir_attr_int(n, "output_width", 1);
+	struct ir_shape o = { .rank = 4 };
+
+	if (x->rank != 4 || r->rank != 2 || r->dim[1] != 4 || b->rank != 1)
+		return node_err(g, n, "needs X [N, C, H, W], rois [R, 4] and "
+				"batch_indices [R] (ranks %d, %d, %d)", x->rank,
+				r->rank, b->rank);
+	if (n->inputs[1]->dtype != n->inputs[0]->dtype ||
+	    (n->inputs[2]->dtype != IR_I64 && n->inputs[2]->dtype != IR_I32))
+		return node_err(g, n, "rois must have X's dtype and "
+				"batch_indices be int64");
+	if (oh < 1 || ow < 1 || oh > INT32_MAX || ow > INT32_MAX)
+		return node_err(g, n, "output_height %lld, output_width %lld: "
+				"give 1 to 2^31 - 1", (long long)oh,
+				(long long)ow);
+	o.dim[0] = r->dim[0];
+	o.dim[1] = x->dim[1];
+	o.dim[2] = oh;
+	o.dim[3] = ow;
+	set_out(n, 0, n->inputs[0]->dtype, &o);
+	return 0;
+}
+
 static int infer_attention(struct ir_graph *g, struct ir_node *n)
 {
 	struct ir_shape o = *in_shape(n, 0);
@@ -1408,6 +1440,7 @@ static int infer_dispatch(struct ir_graph *g, struct ir_node *n)
 	case IR_OP_PAD: return infer_pad(g, n);
 	case IR_OP_RESIZE: return infer_resize(g, n);
 	case IR_OP_GRID_SAMPLE: return infer_grid_sample(g, n);
+	case IR_OP_ROI_ALIGN: return infer_roi_align(g, n);
 	case IR_OP_ATTENTION: return infer_attention(g, n);
 	case IR_OP_AIPP: return infer_aipp(g, n);
 	case IR_OP_RNN_TASK: return shape_infer_rnn_task(g, n);

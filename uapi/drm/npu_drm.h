@@ -156,6 +156,7 @@ enum drm_npu_opcode {
 	DRM_NPU_OP_UNIQUE = 39,		/* in, perm, y, indices, counts, count */
 	/* uapi 1.6: sampling at computed coordinates */
 	DRM_NPU_OP_GRID_SAMPLE = 40,	/* in, grid, out (F32) */
+	DRM_NPU_OP_ROI_ALIGN = 41,	/* in, rois, batch (I32/I64), out */
 	/* uapi 1.2: the media unit (DVPP) and AIPP */
 	DRM_NPU_OP_IMG_CSC = 50,	/* in, [uv], out u8: colour conversion */
 	DRM_NPU_OP_IMG_RESIZE = 51,	/* in u8, out u8: resize + border */
@@ -631,6 +632,30 @@ struct drm_npu_grid_sample_params {
 	__u32 pad;
 };
 
+/*
+ * ROI_ALIGN (uapi 1.6, ONNX RoiAlign): out[r, c] pools in[batch[r], c]
+ * over box rois[r] = (x1, y1, x2, y2) times spatial_scale, split into
+ * out's H x W bins, each the average (or ONNX Runtime's max) of a grid
+ * of bilinear samples: sampling_ratio per side, or ceil(box / bins) when
+ * 0, at most twice the image's. A batch index outside in's N faults the
+ * job (DRM_NPU_FAULT_BAD_INDEX).
+ */
+enum drm_npu_roi_align_mode {
+	DRM_NPU_ROI_ALIGN_AVG = 0,
+	DRM_NPU_ROI_ALIGN_MAX = 1,
+	DRM_NPU_ROI_ALIGN_MODE_COUNT
+};
+
+/* half_pixel: boxes shifted by -0.5 pixel, not widened to 1 (opset 16) */
+#define DRM_NPU_ROI_ALIGN_HALF_PIXEL	(1u << 0)
+
+struct drm_npu_roi_align_params {
+	__u32 mode;			/* enum drm_npu_roi_align_mode */
+	__u32 flags;			/* DRM_NPU_ROI_ALIGN_HALF_PIXEL */
+	__u32 spatial_scale;		/* fp32 bits, finite */
+	__u32 sampling_ratio;		/* samples per bin side; 0: adaptive */
+};
+
 #define DRM_NPU_NMS_CENTER_BOX		(1u << 0)	/* [xc, yc, w, h] */
 #define DRM_NPU_NMS_HAS_SCORE_THRESHOLD	(1u << 1)
 
@@ -824,6 +849,7 @@ struct drm_npu_task {
 		struct drm_npu_nms_params nms;
 		struct drm_npu_unique_params unique;
 		struct drm_npu_grid_sample_params grid_sample;
+		struct drm_npu_roi_align_params roi_align;
 	} params;
 	struct drm_npu_operand operands[DRM_NPU_MAX_OPERANDS];
 };

@@ -1866,6 +1866,48 @@ static int check_grid_sample(struct chk *c)
 	return 0;
 }
 
+/*
+ * ROI_ALIGN: in F32 [N, C, H, W], rois F32 [R, 4], batch I32/I64 [R], out
+ * F32 [R, C, Oh, Ow] (in and out NCHW or ND); spatial_scale finite. The
+ * boxes and batch indices are data: the kernel bounds each sample by in's
+ * H and W and faults on a batch index outside N. A non-empty out needs a
+ * non-empty image.
+ */
+static int check_roi_align(struct chk *c)
+{
+	const struct drm_npu_roi_align_params *p = &c->t->params.roi_align;
+	const struct drm_npu_operand *in, *r, *b, *o;
+	int ret = check_operands(c, 4, 4);
+
+	if (ret)
+		return ret;
+	if (p->mode >= DRM_NPU_ROI_ALIGN_MODE_COUNT ||
+	    p->flags & ~DRM_NPU_ROI_ALIGN_HALF_PIXEL ||
+	    !npu_bits_finite(p->spatial_scale) ||
+	    !params_tail_zero(c->t, sizeof(*p)))
+		return fail(c, NONE_BAD, "unknown ROI_ALIGN mode/flags, a scale that is not finite, or unused params not zero");
+	in = npu_opnd(c->t, 0);
+	r = npu_opnd(c->t, 1);
+	b = npu_opnd(c->t, 2);
+	o = npu_opnd(c->t, 3);
+	if (npu_is_nc1hwc0(in) || !activation_4d(in) ||
+	    in->dtype != DRM_NPU_DTYPE_F32)
+		return fail(c, 0, "in must be F32 [N, C, H, W]");
+	if (r->dtype != DRM_NPU_DTYPE_F32 || r->rank != 2 ||
+	    r->layout != DRM_NPU_LAYOUT_ND || r->shape[1] != 4)
+		return fail(c, 1, "rois must be F32 [R, 4]");
+	if (!dtype_is(b->dtype, DT(I32) | DT(I64)) || b->rank != 1 ||
+	    b->layout != DRM_NPU_LAYOUT_ND || b->shape[0] != r->shape[0])
+		return fail(c, 2, "batch indices must be I32/I64 [R]");
+	if (npu_is_nc1hwc0(o) || !activation_4d(o) ||
+	    o->dtype != DRM_NPU_DTYPE_F32 || o->shape[0] != r->shape[0] ||
+	    o->shape[1] != in->shape[1])
+		return fail(c, 3, "out must be F32 [R, C, Oh, Ow]");
+	if (npu_numel(o) && (!in->shape[0] || !in->shape[2] || !in->shape[3]))
+		return fail(c, 0, "cannot pool an empty image");
+	return 0;
+}
+
 static int check_sem(struct chk *c)
 {
 	int ret = check_operands(c, 0, 0);
@@ -1938,6 +1980,7 @@ static int check_opcode(struct chk *c)
 	case DRM_NPU_OP_PACK_ROWS:	return check_pack_rows(c);
 	case DRM_NPU_OP_UNIQUE:		return check_unique(c);
 	case DRM_NPU_OP_GRID_SAMPLE:	return check_grid_sample(c);
+	case DRM_NPU_OP_ROI_ALIGN:	return check_roi_align(c);
 	case DRM_NPU_OP_IMG_CSC:	return check_img_csc(c);
 	case DRM_NPU_OP_IMG_RESIZE:	return check_img_resize(c);
 	case DRM_NPU_OP_AIPP:		return check_aipp(c);

@@ -478,6 +478,8 @@ u64 npu_op_work_units(const struct drm_npu_task *t)
 		return (u64)last->shape[0] * last->shape[2];
 	case DRM_NPU_OP_RNN:
 		return last->shape[1];	/* a batch row over all steps */
+	case DRM_NPU_OP_ROI_ALIGN:	/* an output row (r, c, ph) */
+		return npu_dims_prod(last, 0, 3);
 	case DRM_NPU_OP_TOPK:		/* a line along the axis */
 		return npu_numel(last) / last->shape[t->params.topk.axis];
 	case DRM_NPU_OP_SCATTER:	/* all of it, in order */
@@ -591,6 +593,27 @@ static u64 unique_unit_cost(const struct drm_npu_task *t)
 }
 
 /* Element operations of the costliest unit of a checked task. */
+u64 npu_roi_align_grid_max(const struct drm_npu_task *t, u32 dim)
+{
+	u64 extent = npu_opnd(t, 0)->shape[dim];
+	u64 bins = npu_opnd(t, 3)->shape[dim];
+
+	if (t->params.roi_align.sampling_ratio)
+		return t->params.roi_align.sampling_ratio;
+	if (!bins || !extent)
+		return 1;
+	return (2 * extent + bins - 1) / bins;
+}
+
+/* ROI_ALIGN: a row's bins, each its samples' four corners (and a sum). */
+static u64 roi_align_unit_cost(const struct drm_npu_task *t)
+{
+	u64 g = npu_mul_sat(npu_roi_align_grid_max(t, 2),
+			    npu_roi_align_grid_max(t, 3));
+
+	return npu_mul_sat(npu_opnd(t, 3)->shape[3], npu_mul_sat(g, 8) + 1);
+}
+
 u64 npu_op_unit_cost(const struct drm_npu_task *t)
 {
 	const struct drm_npu_operand *in, *last;
@@ -654,6 +677,8 @@ u64 npu_op_unit_cost(const struct drm_npu_task *t)
 	case DRM_NPU_OP_PACK_ROWS:	/* each row moved or zeroed */
 		return npu_add_sat(npu_numel(npu_opnd(t, 1)),
 				   (u64)in->shape[0] + 1);
+	case DRM_NPU_OP_ROI_ALIGN:
+		return roi_align_unit_cost(t);
 	case DRM_NPU_OP_TOPK:	/* n insertions of up to k compares + moves */
 		return npu_add_sat(npu_mul_sat(in->shape[t->params.topk.axis],
 					       2 * (u64)t->params.topk.k + 2), 1);

@@ -301,6 +301,12 @@ int npu_run_aipp(const struct npu_op_args *a, u64 b, u64 e);
 int npu_run_rnn(const struct npu_op_args *a, u64 b, u64 e);
 int npu_run_topk(const struct npu_op_args *a, u64 b, u64 e);
 int npu_run_grid_sample(const struct npu_op_args *a, u64 b, u64 e);
+int npu_run_roi_align(const struct npu_op_args *a, u64 b, u64 e);
+/*
+ * ROI_ALIGN's samples per bin side at most along in's @dim (2: height,
+ * 3: width): sampling_ratio, else ceil(2 extent / bins), at least 1.
+ */
+u64 npu_roi_align_grid_max(const struct drm_npu_task *t, u32 dim);
 int npu_run_scatter(const struct npu_op_args *a, u64 b, u64 e);
 int npu_run_math(const struct npu_op_args *a, u64 b, u64 e);
 int npu_run_nonzero(const struct npu_op_args *a, u64 b, u64 e);
