@@ -964,6 +964,14 @@ static int emit_resize(struct ectx *e)
 			    "dtype)", mode, ir_dtype_name(in(e, 0)->dtype));
 	if (!t)
 		return -ENOMEM;
+	if (strcmp(mode, "nearest") && ir_attr_int(n, "antialias", 0))
+		for (i = 0; i < in(e, 0)->shape.rank; i++)
+			if (out0(e)->shape.dim[i] < in(e, 0)->shape.dim[i])
+				return eerr(e, -ENOTSUP, "%s Resize with "
+					    "antialias downscaling dim %d is not "
+					    "supported (the device interpolates "
+					    "without the antialiasing filter)",
+					    mode, i);
 	p = &t->params.resize;
 	t->num_operands = 2;
 	if (!strcmp(mode, "linear")) {

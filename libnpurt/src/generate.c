@@ -192,8 +192,17 @@ static npurt_status pair_outputs(struct gen *g, const char *func)
 		p->in = i;
 		p->out = UINT32_MAX;
 		if (present_name(p->d.name, name, sizeof(name)) &&
-		    !npurt_model_find_output(g->m, name, &p->out))
+		    !npurt_model_find_output(g->m, name, &p->out)) {
+			if (taken[p->out])
+				return rt_fail(NPURT_ERR_SHAPE, func,
+					       "give each past input a present "
+					       "output of its own",
+					       "input \"%s\" pairs with output "
+					       "\"%s\", which is already the "
+					       "logits or another cache's",
+					       p->d.name, name);
 			taken[p->out] = true;
+		}
 		npurt_clear_error();
 		g->npairs++;
 	}
@@ -378,6 +387,16 @@ static npurt_status select_step(struct gen *g, uint64_t past, uint64_t seq)
 	return npurt_model_select_shapes(g->m, shapes);
 }
 
+/* Whether @a and @b have the same dims but dim @skip. */
+static bool same_but(const npurt_tensor_desc *a, const npurt_tensor_desc *b,
+		     uint32_t skip)
+{
+	for (uint32_t d = 0; d < a->rank; d++)
+		if (d != skip && a->dims[d] != b->dims[d])
+			return false;
+	return true;
+}
+
 /* The selected step's outputs: presents one past longer, logits f32. */
 static npurt_status check_step(struct gen *g, uint64_t past, uint64_t seq,
 			       const char *func)
@@ -406,7 +425,7 @@ static npurt_status check_step(struct gen *g, uint64_t past, uint64_t seq,
 		npurt_model_get_input(g->m, p->in, 0, &in);
 		npurt_model_get_output(g->m, p->out, 0, &d);
 		if (g->fixed && d.dtype == in.dtype && d.rank == in.rank &&
-		    d.size == in.size)
+		    d.size == in.size && same_but(&d, &in, NPURT_MAX_RANK))
 			continue;
 		if (g->fixed)
 			return rt_fail(NPURT_ERR_SHAPE, func,
@@ -417,6 +436,7 @@ static npurt_status check_step(struct gen *g, uint64_t past, uint64_t seq,
 				       in.name, in.size);
 		if (!g->fixed && d.dtype == in.dtype && d.rank == in.rank &&
 		    d.size == in.size + seq * p->row_bytes &&
+		    same_but(&d, &in, p->seq_dim) &&
 		    d.dims[p->seq_dim] == past + seq)
 			continue;
 		return rt_fail(NPURT_ERR_SHAPE, func,
@@ -515,6 +535,24 @@ static npurt_status run_step(struct gen *g, const int64_t *ids, uint64_t seq,
 	return st;
 }
 
+/*
+ * Elements of the host inputs of the largest step: the prompt's length
+ * for the ids and each kind of positions, the mask of the longest
+ * sequence (or its static length).
+ */
+static size_t host_in_len(const struct gen *g, uint32_t prompt_len,
+			  uint64_t max_len)
+{
+	size_t n = 1;
+
+	for (uint32_t i = 0; i < g->info.num_inputs; i++)
+		if (g->role[i] == GEN_MASK)
+			n += g->mask_len ? g->mask_len : max_len + 1;
+		else if (g->role[i] != GEN_PAST)
+			n += prompt_len;
+	return n;
+}
+
 static void gen_free(struct gen *g)
 {
 	for (uint32_t k = 0; k < g->npairs; k++) {
@@ -552,7 +590,8 @@ static npurt_status check_args(npurt_model *m, const int64_t *prompt,
 			       "call npurt_generate_options_init() first",
 			       "options size is %zu, not %zu", o->size,
 			       sizeof(*o));
-	if (!o->max_new_tokens || o->max_new_tokens > INT32_MAX - prompt_len)
+	if (!o->max_new_tokens ||
+	    (uint64_t)o->max_new_tokens + prompt_len > INT32_MAX)
 		return rt_fail(NPURT_ERR_INVALID, func,
 			       "ask for 1 to 2^31 - 1 tokens, prompt included",
 			       "max_new_tokens is %u with a prompt of %u",
@@ -662,9 +701,8 @@ NPURT_API npurt_status npurt_model_generate(npurt_model *m,
 	if (!st)
 		st = plan_cache(&g, max_len, __func__);
 	if (!st) {
-		/* ids and positions of the prompt, the mask of the longest */
-		g.host_in = calloc(2 * (size_t)prompt_len + max_len + 1 +
-				   g.mask_len, sizeof(*g.host_in));
+		g.host_in = calloc(host_in_len(&g, prompt_len, max_len),
+				   sizeof(*g.host_in));
 		if (!g.host_in)
 			st = RT_FAIL(NPURT_ERR_NOMEM, "free host memory",
 				     "out of memory");

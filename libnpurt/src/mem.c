@@ -475,7 +475,8 @@ NPURT_API npurt_status npurt_memcpy_h2d(npurt_mem *dst, size_t off,
 	if (p && size)
 		memcpy(p + off, src, size);
 	pthread_mutex_unlock(&dst->ctx->lock);
-	rt_count_copy(dst->ctx, true, size);
+	if (p)
+		rt_count_copy(dst->ctx, true, size);
 	return p ? NPURT_OK : RT_FAIL(NPURT_ERR_INTERNAL, "report it",
 				      "block has no CPU mapping");
 }
@@ -495,7 +496,8 @@ NPURT_API npurt_status npurt_memcpy_d2h(void *dst, npurt_mem *src,
 	if (p && size)
 		memcpy(dst, p + off, size);
 	pthread_mutex_unlock(&src->ctx->lock);
-	rt_count_copy(src->ctx, false, size);
+	if (p)
+		rt_count_copy(src->ctx, false, size);
 	return p ? NPURT_OK : RT_FAIL(NPURT_ERR_INTERNAL, "report it",
 				      "block has no CPU mapping");
 }
@@ -558,8 +560,10 @@ NPURT_API npurt_status npurt_memcpy_h2d_async(npurt_mem *dst, size_t off,
 	pthread_mutex_lock(&dst->ctx->lock);
 	p = rt_mem_ptr(dst);
 	pthread_mutex_unlock(&dst->ctx->lock);
-	rt_count_copy(dst->ctx, true, size);
-	return host_op(stream, p + off, src, size, dst, __func__);
+	st = host_op(stream, p + off, src, size, dst, __func__);
+	if (!st)
+		rt_count_copy(dst->ctx, true, size);
+	return st;
 }
 
 NPURT_API npurt_status npurt_memcpy_d2h_async(void *dst, npurt_mem *src,
@@ -580,8 +584,10 @@ NPURT_API npurt_status npurt_memcpy_d2h_async(void *dst, npurt_mem *src,
 	pthread_mutex_lock(&src->ctx->lock);
 	p = rt_mem_ptr(src);
 	pthread_mutex_unlock(&src->ctx->lock);
-	rt_count_copy(src->ctx, false, size);
-	return host_op(stream, dst, p + off, size, src, __func__);
+	st = host_op(stream, dst, p + off, size, src, __func__);
+	if (!st)
+		rt_count_copy(src->ctx, false, size);
+	return st;
 }
 
 /* A device program of COPY tasks, chunked so each shape fits in 32 bits. */

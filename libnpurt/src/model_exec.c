@@ -275,11 +275,11 @@ static npurt_status submit_locked(npurt_model *m, struct exec_plan *p,
 		size_t size = om_get_io(m->om, p->v, OM_IO_INPUT,
 					i)->size_bytes;
 
-		rt_count_copy(m->ctx, true, size);
 		st = queue_host_copy(s, m->stage_map[i], in[i].host, size,
 				     m->done_sem, p->n - 1, 0, 0, func);
 		if (st)
 			return st;
+		rt_count_copy(m->ctx, true, size);
 	}
 	if (m->variants[p->v].pieces) {
 		st = submit_lanes_locked(m, p, s, func);
@@ -362,12 +362,12 @@ copies_out:
 		size_t size = om_get_io(m->om, p->v, OM_IO_OUTPUT,
 					i)->size_bytes;
 
-		rt_count_copy(m->ctx, false, size);
 		st = queue_host_copy(s, out[i].host, m->stage_map[m->nin + i],
 				     size, 0, 0, i == last_out ? m->done_sem : 0,
 				     p->n, func);
 		if (st)
 			return st;
+		rt_count_copy(m->ctx, false, size);
 	}
 	return NPURT_OK;
 }

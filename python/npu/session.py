@@ -83,6 +83,7 @@ class InferenceSession:
         self._execs = {}  # thread id -> npurt_exec (.om models)
         self._profile = None  # runs recorded since start_profiling()
         self._dumping = False  # dump() runs on the model, not a context
+        self._generating = threading.local()  # inside generate()
         self.device = device
         _, self._ctx = _runtime.context(device)
         handle = ctypes.c_void_p()
@@ -201,6 +202,9 @@ class InferenceSession:
     def _execute(self, arrays):
         if self._model is None:
             raise RuntimeError("the session is closed")
+        if getattr(self._generating, "active", False):
+            raise RuntimeError("a run from inside generate()'s on_token: "
+                               "the session is generating on this thread")
         n_in = len(self._in_args)
         if len(arrays) != n_in:
             raise ValueError("the model takes %d inputs, got %d" %
@@ -442,32 +446,49 @@ class InferenceSession:
         Returns (tokens, stats): the new token ids and a dict of
         npurt_generate_stats (tokens_per_s, cache_bytes, cache_host_bytes,
         h2d_bytes, d2h_bytes, shapes_compiled, ...)."""
-        ids = np.ascontiguousarray(np.asarray(prompt, dtype=np.int64).ravel())
+        arr = np.asarray(prompt)
+        if arr.size and arr.dtype.kind not in "iu":
+            raise TypeError("the prompt must be integer token ids, not %s"
+                            % arr.dtype)
+        ids = np.ascontiguousarray(arr.astype(np.int64).ravel())
         n = int(max_new_tokens)
-        if not ids.size or n < 1:
+        if not ids.size or not 1 <= n <= 2**31 - 1 - ids.size:
             raise ValueError("give a prompt of at least one token and "
-                             "max_new_tokens >= 1")
+                             "1 <= max_new_tokens <= 2^31 - 1 - its "
+                             "length (got %d)" % n)
+        if getattr(self._generating, "active", False):
+            raise RuntimeError("generate() or a run from inside on_token: "
+                               "the session is generating on this thread")
         o = _lib.init_options(rt.npurt_generate_options_init,
                               _lib.GenerateOptions)
         o.max_new_tokens = n
         o.eos_token_id = -1 if eos_token_id is None else int(eos_token_id)
         o.input_ids = input_ids.encode() if input_ids else None
         o.logits = logits.encode() if logits else None
+        raised = []
         if on_token:
             def cb(user, index, token):
                 try:
                     return 1 if on_token(index, token) else 0
-                except Exception:  # an exception cannot cross C: stop
+                except BaseException as e:  # cannot cross C: stop, re-raise
+                    raised.append(e)
                     return 1
             o.on_token = _lib.TOKEN_FN(cb)
         out = (ctypes.c_int64 * n)()
         count = ctypes.c_uint32()
         st = _lib.GenerateStats()
-        with self._lock:
-            check(rt.npurt_model_generate(
-                self._model, ids.ctypes.data_as(ctypes.POINTER(
-                    ctypes.c_int64)), ids.size, ctypes.byref(o), out,
-                ctypes.byref(count), ctypes.byref(st)))
+        self._generating.active = True
+        try:
+            with self._lock:
+                status = rt.npurt_model_generate(
+                    self._model, ids.ctypes.data_as(ctypes.POINTER(
+                        ctypes.c_int64)), ids.size, ctypes.byref(o), out,
+                    ctypes.byref(count), ctypes.byref(st))
+        finally:
+            self._generating.active = False
+        if raised:
+            raise raised[0]
+        check(status)
         return list(out[:count.value]), {k: getattr(st, k)
                                          for k, _ in st._fields_}
 

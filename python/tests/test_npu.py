@@ -565,6 +565,23 @@ def test_generate():
                                 eos_token_id=ref["tokens"][1])
         ok(toks == ref["tokens"][:2], "eos_token_id stops after that token")
 
+        def boom(i, t):
+            raise KeyError("from on_token")
+
+        def nested(i, t):
+            sess.generate(decoder_kv.PROMPT, 1)
+        def refused(fn, exc):
+            return isinstance(raises(fn, exc), exc)
+        ok(refused(lambda: sess.generate(decoder_kv.PROMPT, 4,
+                                         on_token=boom), KeyError) and
+           refused(lambda: sess.generate(decoder_kv.PROMPT, 4,
+                                         on_token=nested), RuntimeError) and
+           refused(lambda: sess.generate([1.5, 2.0], 4), TypeError) and
+           refused(lambda: sess.generate(decoder_kv.PROMPT, 2**31),
+                   ValueError),
+           "generate(): on_token's exception comes back, a nested call, a "
+           "float prompt and 2^31 tokens are refused")
+
 
 def main():
     for t in (test_option_structs, test_session, test_memory, test_compile,

@@ -171,6 +171,49 @@ def export(d, static):
     return path, torch_generate(m, static)
 
 
+def four_inputs(d):
+    """A one-layer decoder with every input the runtime fills in (ids, a
+    growing mask, position_ids and cache_position) and a growing cache;
+    returns its path and torch's first token after an 8-token prompt (a
+    prompt longer than the generation: the host inputs' largest step)."""
+    import torch
+    nn = torch.nn
+
+    class Four(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.tok, self.pos = nn.Embedding(VOCAB, 8), nn.Embedding(64, 8)
+            self.head = nn.Linear(8, VOCAB)
+
+        def forward(self, ids, mask, pos, cpos, pk):
+            x = self.tok(ids) + self.pos(pos) + self.pos(cpos).unsqueeze(0)
+            x = x * mask.float().mean()
+            k = torch.cat([pk, x.unsqueeze(1)], 2)
+            return self.head(x + k.mean(2)), k
+
+    torch.manual_seed(SEED)
+    m = Four().eval()
+    ids = torch.tensor([PROMPT + [7, 9, 11]])
+    s = ids.shape[1]
+    args = (ids, torch.ones(1, s, dtype=torch.int64),
+            torch.arange(s).unsqueeze(0), torch.arange(s),
+            torch.zeros(1, 1, 0, 8))
+    path = os.path.join(d, "four_inputs.onnx")
+    torch.onnx.export(
+        m, args, path, input_names=["input_ids", "attention_mask",
+                                    "position_ids", "cache_position",
+                                    "past_key_values.0.key"],
+        output_names=["logits", "present.0.key"],
+        dynamic_axes={"input_ids": {1: "seq"}, "attention_mask": {1: "total"},
+                      "position_ids": {1: "seq"}, "cache_position": {0: "seq"},
+                      "past_key_values.0.key": {2: "past"},
+                      "logits": {1: "seq"}, "present.0.key": {2: "total"}},
+        opset_version=14)
+    with torch.no_grad():
+        tok = int(m(*args)[0][0, -1].argmax())
+    return path, ids[0].tolist(), tok
+
+
 def prepare(out):
     """Export both forms once; returns the directory and its reference."""
     import torch
@@ -188,6 +231,8 @@ def prepare(out):
         path, toks = export(out, static)
         ref["static" if static else "growing"] = {"onnx": path,
                                                   "tokens": toks}
+    path, prompt, tok = four_inputs(out)
+    ref["four_inputs"] = {"onnx": path, "prompt": prompt, "tokens": [tok]}
     with open(rp, "w") as f:
         json.dump(ref, f)
     with open(sp, "w") as f:
@@ -261,7 +306,7 @@ def main():
     warnings.filterwarnings("ignore")
     import torch
     torch.set_num_threads(1)
-    t = e2e.Tap(1 + 3 * 4 + 1 + 2)
+    t = e2e.Tap(1 + 3 * 4 + 1 + 2 + 1)
     # the exports are the same for the sanitizer build's run: one cache
     ref = prepare(os.path.join(e2e.ROOT, "build", "models", "decoder_kv"))
     grow, stat = ref["growing"], ref["static"]
@@ -292,6 +337,16 @@ def main():
         t.diag(out)
     check_run(t, "static cache, .om", generate(om), stat["tokens"],
               static_h2d, lambda c: c == 0)
+
+    # every input the runtime fills in, the prompt longer than the rest
+    four = ref["four_inputs"]
+    rc, res, out = generate(four["onnx"], ["--generate", "1", "--prompt",
+                                           ",".join(map(str, four["prompt"]))])
+    if not t.ok(rc == 0 and res["tokens"] == four["tokens"],
+                "ids, mask, position_ids and cache_position, a prompt of "
+                "%d and one token: torch's %s" % (len(four["prompt"]),
+                                                  four["tokens"])):
+        t.diag(out if rc else "npu %s" % res["tokens"])
 
     # refusals that say what to do
     refused(t, "a classifier", os.path.join(e2e.ROOT, "models", "tinynet",

@@ -54,8 +54,8 @@ int generate_parse_prompt(const char *s, int64_t **ids, uint32_t *n)
 		long long v;
 
 		errno = 0;
-		v = strtoll(p, &end, 10);
-		if (errno || end == p || v < 0 || (*end && *end != ',')) {
+		v = *p >= '0' && *p <= '9' ? strtoll(p, &end, 10) : -1;
+		if (v < 0 || errno || (*end && (*end != ',' || !end[1]))) {
 			fprintf(stderr, "npu-run: --prompt \"%s\": token ids "
 				"(integers >= 0) separated by commas\n", s);
 			free(*ids);

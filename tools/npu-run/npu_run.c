@@ -292,8 +292,9 @@ static int parse(int argc, char **argv, struct opts *o)
 			break;
 		case OPT_PROMPT: o->gen.prompt = optarg; break;
 		case OPT_EOS:
+			errno = 0;
 			o->gen.eos = strtoll(optarg, &end, 10);
-			if (*end || !*optarg || o->gen.eos < 0) {
+			if (errno || *end || !*optarg || o->gen.eos < 0) {
 				fprintf(stderr, "npu-run: --eos %s: a token "
 					"id >= 0\n", optarg);
 				return -1;

@@ -434,12 +434,14 @@ u64 npu_op_work_units(const struct drm_npu_task *t)
 	if (!npu_numel(last))
 		return 0;
 	switch (t->opcode) {
+	case DRM_NPU_OP_RESIZE:
+		return npu_rows(last) * npu_row_segs_n(npu_last_dim(last),
+						       npu_resize_seg(t));
 	case DRM_NPU_OP_COPY:
 	case DRM_NPU_OP_BINARY:
 	case DRM_NPU_OP_UNARY:
 	case DRM_NPU_OP_WHERE:
 	case DRM_NPU_OP_PAD:
-	case DRM_NPU_OP_RESIZE:
 	case DRM_NPU_OP_TRANSDATA:
 	case DRM_NPU_OP_BATCHNORM:
 	case DRM_NPU_OP_QUANTIZE:
@@ -495,18 +497,46 @@ u64 npu_op_work_units(const struct drm_npu_task *t)
 	}
 }
 
+bool npu_resize_dim_plain(const struct drm_npu_task *t, u32 d)
+{
+	const struct drm_npu_resize_params *p = &t->params.resize;
+	u32 in = npu_opnd(t, 0)->shape[d], out = npu_opnd(t, 1)->shape[d];
+
+	return in == out && (!p->scale[d] || p->scale[d] == 0x3f800000u) &&
+	       !(p->coord == DRM_NPU_RESIZE_PYTORCH_HALF_PIXEL && out == 1);
+}
+
 /*
- * Per element of a row: 1, or the taps of a linear or cubic RESIZE (2^rank
- * or 4^rank; rank <= 6).
+ * RESIZE per output element: the index per dim, and for linear and cubic
+ * each tap of the k interpolated dims (2^k or 4^k) a weight product and
+ * an offset over them.
  */
+static u64 resize_elem_cost(const struct drm_npu_task *t)
+{
+	u32 r = npu_opnd(t, 0)->rank, d, k = 0;
+	u64 taps = 1;
+
+	if (t->params.resize.mode == DRM_NPU_RESIZE_NEAREST)
+		return r + 1;
+	for (d = 0; d < r; d++)
+		if (!npu_resize_dim_plain(t, d)) {
+			taps *= t->params.resize.mode == DRM_NPU_RESIZE_CUBIC ?
+				4 : 2;
+			k++;
+		}
+	return taps * (k + 1) + r + 1;
+}
+
+u32 npu_resize_seg(const struct drm_npu_task *t)
+{
+	u64 seg = NPU_MAX_UNIT_COST / resize_elem_cost(t);
+
+	return seg < 1 ? 1 : seg > NPU_ROW_SEG ? NPU_ROW_SEG : (u32)seg;
+}
+
+/* Per element of a row: 1 for most ops. */
 static u64 row_elem_cost(const struct drm_npu_task *t)
 {
-	if (t->opcode == DRM_NPU_OP_RESIZE &&
-	    t->params.resize.mode == DRM_NPU_RESIZE_LINEAR)
-		return 1ull << npu_opnd(t, 0)->rank;
-	if (t->opcode == DRM_NPU_OP_RESIZE &&
-	    t->params.resize.mode == DRM_NPU_RESIZE_CUBIC)
-		return 1ull << (2 * npu_opnd(t, 0)->rank);
 	if (t->opcode == DRM_NPU_OP_MATH)	/* series of up to 25 terms */
 		return 64;
 	if (t->opcode == DRM_NPU_OP_GRID_SAMPLE)  /* 16 taps, each padded */
@@ -679,6 +709,8 @@ u64 npu_op_unit_cost(const struct drm_npu_task *t)
 				   (u64)in->shape[0] + 1);
 	case DRM_NPU_OP_ROI_ALIGN:
 		return roi_align_unit_cost(t);
+	case DRM_NPU_OP_RESIZE:
+		return npu_mul_sat(npu_resize_seg(t), resize_elem_cost(t));
 	case DRM_NPU_OP_TOPK:	/* n insertions of up to k compares + moves */
 		return npu_add_sat(npu_mul_sat(in->shape[t->params.topk.axis],
 					       2 * (u64)t->params.topk.k + 2), 1);

@@ -157,20 +157,30 @@ struct npu_seg {
 	u32 start, len;
 };
 
-/* Segments of a row of @len elements (1 for an empty or scalar row). */
-static inline u64 npu_row_segs(u32 len)
+/* Segments of @seg elements of a row of @len (1: empty or scalar row). */
+static inline u64 npu_row_segs_n(u32 len, u32 seg)
 {
-	return len ? ((u64)len + NPU_ROW_SEG - 1) / NPU_ROW_SEG : 1;
+	return len ? ((u64)len + seg - 1) / seg : 1;
 }
 
-/* Unit @unit of row-wise work over rows of @len elements. */
-static inline void npu_seg_of(u64 unit, u32 len, struct npu_seg *s)
+static inline u64 npu_row_segs(u32 len)
 {
-	u64 segs = npu_row_segs(len), k = unit % segs;
+	return npu_row_segs_n(len, NPU_ROW_SEG);
+}
+
+/* Unit @unit of row-wise work over rows of @len, @seg elements a unit. */
+static inline void npu_seg_of_n(u64 unit, u32 len, u32 seg, struct npu_seg *s)
+{
+	u64 segs = npu_row_segs_n(len, seg), k = unit % segs;
 
 	s->row = unit / segs;
-	s->start = (u32)(k * NPU_ROW_SEG);
-	s->len = len - s->start < NPU_ROW_SEG ? len - s->start : NPU_ROW_SEG;
+	s->start = (u32)(k * seg);
+	s->len = len - s->start < seg ? len - s->start : seg;
+}
+
+static inline void npu_seg_of(u64 unit, u32 len, struct npu_seg *s)
+{
+	npu_seg_of_n(unit, len, NPU_ROW_SEG, s);
 }
 
 void npu_rows_begin(struct npu_rows *r, const struct drm_npu_operand *const *ops,
@@ -302,6 +312,14 @@ int npu_run_rnn(const struct npu_op_args *a, u64 b, u64 e);
 int npu_run_topk(const struct npu_op_args *a, u64 b, u64 e);
 int npu_run_grid_sample(const struct npu_op_args *a, u64 b, u64 e);
 int npu_run_roi_align(const struct npu_op_args *a, u64 b, u64 e);
+/*
+ * RESIZE: whether dim @d is copied, not interpolated (same extent, scale
+ * 1, and not pytorch_half_pixel's length-1 special case), and the
+ * elements a unit takes (its cost over NPU_MAX_UNIT_COST, at most
+ * NPU_ROW_SEG): linear and cubic sum 2^k or 4^k taps of the k other dims.
+ */
+bool npu_resize_dim_plain(const struct drm_npu_task *t, u32 d);
+u32 npu_resize_seg(const struct drm_npu_task *t);
 /*
  * ROI_ALIGN's samples per bin side at most along in's @dim (2: height,
  * 3: width): sampling_ratio, else ceil(2 extent / bins), at least 1.

@@ -8,8 +8,10 @@
  * agree); cubic taps past the edges read the edge (the ONNX reference pads
  * by repeating it), or with EXCLUDE_OUTSIDE weigh 0 and the others are
  * renormalised. Interpolation sums, in double, every combination of the
- * taps of the dims whose weights are not a single 1. Work unit: one
- * output row.
+ * taps of the dims whose weights are not a single 1; a dim of the same
+ * extent and scale 1 is copied (npu_resize_dim_plain()). Work unit: a
+ * segment of an output row, shorter the more taps an element sums
+ * (npu_resize_seg()).
  */
 #include "npu_ops_float.h"
 
@@ -175,6 +177,8 @@ int npu_run_resize(const struct npu_op_args *args, u64 begin, u64 end)
 	const struct drm_npu_resize_params *p = &t->params.resize;
 	const struct drm_npu_operand *in = npu_opnd(t, 0), *out = npu_opnd(t, 1);
 	u32 r = out->rank, es = npu_dtype_size(in->dtype), d, last;
+	u32 seg = npu_resize_seg(t);
+	bool plain[DRM_NPU_MAX_RANK];
 	bool exclude = p->flags & DRM_NPU_RESIZE_EXCLUDE_OUTSIDE;
 	double a = (double)npu_u2f(p->cubic_a);
 	struct rs_dim dims[DRM_NPU_MAX_RANK];
@@ -188,6 +192,7 @@ int npu_run_resize(const struct npu_op_args *args, u64 begin, u64 end)
 			(double)out->shape[d] / (double)in->shape[d];
 		dims[d].len = p->scale[d] ? dims[d].scale * in->shape[d] :
 			(double)out->shape[d];
+		plain[d] = npu_resize_dim_plain(t, d);
 	}
 	last = r ? r - 1 : 0;
 	for (u = begin; u < end; u++) {
@@ -195,7 +200,7 @@ int npu_run_resize(const struct npu_op_args *args, u64 begin, u64 end)
 		struct rs_taps tp[DRM_NPU_MAX_RANK];
 		u64 yo = 0;
 
-		npu_seg_of(u, r ? out->shape[last] : 1, &sg);
+		npu_seg_of_n(u, r ? out->shape[last] : 1, seg, &sg);
 		npu_unravel(sg.row, out->shape, last, oc);
 		for (d = 0; d < last; d++)
 			yo += (u64)oc[d] * out->strides[d];
@@ -211,6 +216,9 @@ int npu_run_resize(const struct npu_op_args *args, u64 begin, u64 end)
 					so += (u64)nearest_index(p->nearest, x,
 								 dims[d].in) *
 					      in->strides[d];
+				else if (plain[d])
+					tp[d] = (struct rs_taps){ .n = 1,
+						.idx = { oc[d] }, .w = { 1 } };
 				else if (p->mode == DRM_NPU_RESIZE_LINEAR)
 					linear_taps(x, dims[d].in, &tp[d]);
 				else

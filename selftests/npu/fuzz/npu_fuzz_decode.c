@@ -580,8 +580,9 @@ static void t_resize(struct rd *r, struct drm_npu_task *t)
 	if (p->mode == DRM_NPU_RESIZE_NEAREST)
 		p->nearest = small(r, DRM_NPU_RESIZE_NEAREST_COUNT);
 	if (p->mode == DRM_NPU_RESIZE_CUBIC) {
-		p->cubic_a = r8(r) & 1 ? 0xbf400000u : (uint32_t)r8(r) << 24;
-		p->flags = small(r, 2);
+		/* -0.75, or any bits (NaN and infinities refused) */
+		p->cubic_a = r8(r) & 1 ? 0xbf400000u : r32(r);
+		p->flags = small(r, 4);		/* 2 and 3: unknown flags */
 	}
 	dt = p->mode != DRM_NPU_RESIZE_NEAREST ? DRM_NPU_DTYPE_F32 :
 	     DTYPE(r, dt_any);
