@@ -51,6 +51,15 @@ def cases():
     def f(fn, **params):
         return lambda: Fn(fn, **params)
 
+    import torchvision.ops as tv_ops
+
+    def rois():
+        g = torch.Generator().manual_seed(SEED)
+        xy = torch.rand(6, 2, generator=g) * torch.tensor([14.0, 12.0]) - 2
+        wh = torch.rand(6, 2, generator=g) * 10 + 0.5
+        b = torch.tensor([[0.0], [1.0], [0.0], [1.0], [1.0], [0.0]])
+        return torch.cat([b, xy, xy + wh], 1)
+
     def bn():
         m = nn.Sequential(nn.Conv2d(4, 8, 3, padding=1), nn.BatchNorm2d(8))
         with torch.no_grad():
@@ -138,6 +147,19 @@ def cases():
         "grid_sample_bicubic_border": (f(lambda s, x, g: F.grid_sample(
             x, g, mode="bicubic", padding_mode="border", align_corners=False)),
             lambda: (r(2, 3, 5, 6), r(2, 4, 7, 2) * 0.9), 16, {}),
+        # torchvision's roi_align (Faster/Mask R-CNN heads): boxes of both
+        # images, some past the edges, rows [batch, x1, y1, x2, y2]
+        "roi_align_aligned": (f(lambda s, x, b: tv_ops.roi_align(
+            x, b, (3, 4), spatial_scale=0.5, sampling_ratio=2,
+            aligned=True)),
+            lambda: (r(2, 3, 9, 11), rois()), 16, {}),
+        # aligned=False at opset 14 (RoiAlign-10: no half-pixel shift);
+        # this torch writes it without the attribute at opset 16, where
+        # the default is half_pixel
+        "roi_align_adaptive": (f(lambda s, x, b: tv_ops.roi_align(
+            x, b, (2, 2), spatial_scale=1.0, sampling_ratio=-1,
+            aligned=False)),
+            lambda: (r(2, 3, 9, 11), rois()), 14, {}),
         "clip_relu6_hardtanh": (f(lambda s, x: F.relu6(x * 4)
                                   + F.hardtanh(x, -0.5, 0.25)
                                   + x.clamp(min=-0.1)),

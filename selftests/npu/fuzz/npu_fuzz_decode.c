@@ -892,6 +892,37 @@ static void t_grid_sample(struct rd *r, struct drm_npu_task *t)
 	opnd(r, &t->operands[2], 2, DRM_NPU_DTYPE_F32, 4, o);
 }
 
+/*
+ * ROI_ALIGN: in [N, C, H, W], rois [R, 4] and batch indices [R] (their
+ * values from the fill bytes: any box, any index), out [R, C, Oh, Ow].
+ */
+static void t_roi_align(struct rd *r, struct drm_npu_task *t)
+{
+	struct drm_npu_roi_align_params *p = &t->params.roi_align;
+	uint32_t s[4], rr[2], b[1], o[4];
+
+	t->opcode = DRM_NPU_OP_ROI_ALIGN;
+	t->num_operands = 4;
+	p->mode = small(r, DRM_NPU_ROI_ALIGN_MODE_COUNT);
+	p->flags = r8(r) & 3;			/* 2: an unknown flag */
+	p->spatial_scale = r8(r) & 1 ? 0x3e800000u : r32(r);
+	p->sampling_ratio = r8(r) < 200 ? small(r, 4) : dim(r);
+	s[0] = 1 + small(r, 2);
+	s[1] = 1 + small(r, 3);
+	s[2] = dim(r);
+	s[3] = dim(r);
+	rr[0] = b[0] = o[0] = 1 + small(r, 4);
+	rr[1] = 4;
+	o[1] = s[1];
+	o[2] = 1 + small(r, 4);
+	o[3] = 1 + small(r, 4);
+	opnd(r, &t->operands[0], 0, DRM_NPU_DTYPE_F32, 4, s);
+	opnd(r, &t->operands[1], 1, DRM_NPU_DTYPE_F32, 2, rr);
+	opnd(r, &t->operands[2], 2, r8(r) & 1 ? DRM_NPU_DTYPE_I64 :
+	     DRM_NPU_DTYPE_I32, 1, b);
+	opnd(r, &t->operands[3], 3, DRM_NPU_DTYPE_F32, 4, o);
+}
+
 /* SCATTER: ND or ELEMENTS, any reduction; indices from the fill bytes. */
 static void t_scatter(struct rd *r, struct drm_npu_task *t)
 {
@@ -1322,6 +1353,9 @@ void npu_fuzz_decode(const uint8_t *data, size_t size,
 		case DRM_NPU_OP_GRID_SAMPLE:
 			t_grid_sample(&r, t);
 			break;
+		case DRM_NPU_OP_ROI_ALIGN:
+			t_roi_align(&r, t);
+			break;
 		default:
 			t_attention(&r, t);
 			break;
@@ -1339,6 +1373,7 @@ const uint8_t npu_fuzz_extra_ops[] = {
 	DRM_NPU_OP_IMG_CSC, DRM_NPU_OP_IMG_RESIZE, DRM_NPU_OP_AIPP,
 	DRM_NPU_OP_MATMUL_WQ, DRM_NPU_OP_NONZERO, DRM_NPU_OP_NMS,
 	DRM_NPU_OP_PACK_ROWS, DRM_NPU_OP_UNIQUE, DRM_NPU_OP_GRID_SAMPLE,
+	DRM_NPU_OP_ROI_ALIGN,
 };
 const uint32_t npu_fuzz_num_extra_ops = sizeof(npu_fuzz_extra_ops);
 
@@ -1356,6 +1391,7 @@ static const char *const op_names[DRM_NPU_OP_COUNT] = {
 	[DRM_NPU_OP_NONZERO] = "NONZERO", [DRM_NPU_OP_NMS] = "NMS",
 	[DRM_NPU_OP_PACK_ROWS] = "PACK_ROWS", [DRM_NPU_OP_UNIQUE] = "UNIQUE",
 	[DRM_NPU_OP_GRID_SAMPLE] = "GRID_SAMPLE",
+	[DRM_NPU_OP_ROI_ALIGN] = "ROI_ALIGN",
 };
 
 void npu_fuzz_describe(const struct npu_fuzz_prog *p, char *out, size_t len)

@@ -529,6 +529,43 @@ static void resize_trans_quant_attn(void)
 	T.params.resize.flags = 0;
 	expect_bad(NB, "unknown RESIZE mode");
 
+	tl_task(&T, DRM_NPU_OP_GRID_SAMPLE, 3);
+	op(0, F32, 4, (const u32[]){ 1, 2, 3, 3 });
+	op(1, F32, 4, (const u32[]){ 1, 4, 5, 2 });
+	op(2, F32, 4, (const u32[]){ 1, 2, 4, 5 });
+	expect_ok("GRID_SAMPLE bilinear");
+	T.params.grid_sample.mode = DRM_NPU_GRID_SAMPLE_MODE_COUNT;
+	expect_bad(NB, "unknown GRID_SAMPLE mode");
+	T.params.grid_sample.mode = 0;
+	T.params.grid_sample.flags = 2;
+	expect_bad(NB, "unknown GRID_SAMPLE flag");
+	T.params.grid_sample.flags = 0;
+	T.operands[2].shape[3] = 6;
+	expect_bad(2, "GRID_SAMPLE out not grid's Ho x Wo");
+	T.operands[2].shape[3] = 5;
+	T.operands[1].dtype = DRM_NPU_DTYPE_F16;
+	expect_bad(1, "GRID_SAMPLE grid of F16");
+
+	tl_task(&T, DRM_NPU_OP_ROI_ALIGN, 4);
+	op(0, F32, 4, (const u32[]){ 2, 3, 8, 8 });
+	op(1, F32, 2, (const u32[]){ 5, 4 });
+	op(2, DRM_NPU_DTYPE_I64, 1, (const u32[]){ 5 });
+	op(3, F32, 4, (const u32[]){ 5, 3, 2, 2 });
+	T.params.roi_align.spatial_scale = tl_f2u(0.25f);
+	expect_ok("ROI_ALIGN avg");
+	T.params.roi_align.mode = DRM_NPU_ROI_ALIGN_MODE_COUNT;
+	expect_bad(NB, "unknown ROI_ALIGN mode");
+	T.params.roi_align.mode = DRM_NPU_ROI_ALIGN_MAX;
+	T.operands[2].dtype = DRM_NPU_DTYPE_F32;
+	expect_bad(2, "ROI_ALIGN batch indices of F32");
+	T.operands[2].dtype = DRM_NPU_DTYPE_I32;
+	expect_ok("ROI_ALIGN max, I32 batch indices");
+	T.operands[1].shape[1] = 5;
+	expect_bad(1, "ROI_ALIGN rois [R, 5]");
+	T.operands[1].shape[1] = 4;
+	T.operands[3].shape[1] = 4;
+	expect_bad(3, "ROI_ALIGN out channels not in's");
+
 	tl_task(&T, DRM_NPU_OP_TRANSDATA, 2);
 	op(0, F32, 4, (const u32[]){ 1, 20, 3, 3 });
 	op(1, F32, 5, (const u32[]){ 1, 2, 3, 3, 16 });

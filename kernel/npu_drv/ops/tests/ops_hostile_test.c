@@ -727,6 +727,62 @@ static void grid_sample_hostile(void)
 	tap_ok(check() == -EINVAL, "GRID_SAMPLE from an empty image: refused");
 }
 
+/*
+ * ROI_ALIGN: boxes a user writes (NaN, infinities, 1e38, inverted, past
+ * the edges) over a 2^10 x 2^10 zero-stride image stay inside it, and an
+ * adaptive grid takes at most twice the image's samples per side (what
+ * the cost counts); a batch index outside N faults the job; a sampling
+ * ratio whose unit would cost past the cap is refused.
+ */
+static void roi_align_hostile(void)
+{
+	static const float boxes[8][4] = {
+		{ __builtin_nanf(""), 0, 4, 4 }, { 0, 0, __builtin_inff(), 3 },
+		{ -1e38f, -1e38f, 1e38f, 1e38f }, { 5, 5, 1, 1 },
+		{ -3, -3, 2, 2 }, { 1, 1, 3e38f, 2 }, { 0, 0, 1e-45f, 1e-45f },
+		{ 1048570, 1048570, 1048580, 1048580 },
+	};
+	u32 in_sh[4] = { 2, 1, 1u << 10, 1u << 10 }, z4[4] = { 0 };
+	u32 r_sh[2] = { 8, 4 }, r_st[2] = { 4, 1 }, b_sh[1] = { 8 };
+	u32 b_st[1] = { 1 }, o_sh[4] = { 8, 1, 2, 3 };
+	u32 o_st[4] = { 6, 6, 3, 1 };
+	s64 *bidx = guarded(8 * sizeof(s64));
+	void *data[4] = { guarded(4), guarded(sizeof(boxes)), bidx,
+			  guarded(48 * sizeof(float)) };
+	u32 m, ok = 1, i;
+
+	*(float *)data[0] = 1.0f;
+	memcpy(data[1], boxes, sizeof(boxes));
+	for (i = 0; i < 8; i++)
+		bidx[i] = i & 1;
+	for (m = 0; m < 4; m++) {
+		tl_task(&T, DRM_NPU_OP_ROI_ALIGN, 4);
+		opnd(0, F32, DRM_NPU_LAYOUT_NCHW, 4, in_sh, z4);
+		opnd(1, F32, DRM_NPU_LAYOUT_ND, 2, r_sh, r_st);
+		opnd(2, DRM_NPU_DTYPE_I64, DRM_NPU_LAYOUT_ND, 1, b_sh, b_st);
+		opnd(3, F32, DRM_NPU_LAYOUT_NCHW, 4, o_sh, o_st);
+		T.params.roi_align.mode = m & 1;
+		T.params.roi_align.flags = m >> 1;
+		T.params.roi_align.spatial_scale = tl_f2u(1.0f);
+		ok &= check() == 0 && npu_op_unit_cost(&T) <= 1ull << 27 &&
+		      run_units(data, 0, npu_op_work_units(&T)) == 0;
+	}
+	tap_ok(ok, "ROI_ALIGN of NaN, infinite, 1e38, inverted and edge boxes: "
+	       "every mode stays inside, within the cost cap");
+	bidx[5] = 2;
+	tap_ok(run_units(data, 0, npu_op_work_units(&T)) ==
+	       DRM_NPU_FAULT_BAD_INDEX, "ROI_ALIGN batch index 2 of N = 2: "
+	       "BAD_INDEX fault");
+	bidx[5] = -1;
+	tap_ok(run_units(data, 0, npu_op_work_units(&T)) ==
+	       DRM_NPU_FAULT_BAD_INDEX, "ROI_ALIGN batch index -1: BAD_INDEX fault");
+	T.params.roi_align.sampling_ratio = 1u << 16;
+	tap_ok(check() == -EINVAL, "ROI_ALIGN of 2^32 samples a bin: refused");
+	T.params.roi_align.sampling_ratio = 0;
+	T.params.roi_align.spatial_scale = 0x7f800000u;
+	tap_ok(check() == -EINVAL, "ROI_ALIGN with an infinite scale: refused");
+}
+
 int main(void)
 {
 	signal(SIGALRM, SIG_DFL);	/* a hung kernel dies loudly */
@@ -750,6 +806,7 @@ int main(void)
 	scatter_hostile();
 	math_hostile();
 	grid_sample_hostile();
+	roi_align_hostile();
 	media_limits();
 	return tap_done();
 }
