@@ -40,6 +40,7 @@ static void test_counters(npurt_model *m)
 	npurt_io in = { NULL, x, 0, sizeof(x) };
 	npurt_io out = { NULL, y, 0, sizeof(y) };
 	int64_t c0[2], c1[2], c2[2], c3[2];
+	unsigned char buf[128] = { 0 };
 	npurt_mem *a = NULL, *b = NULL;
 	npurt_stream *s = NULL;
 
@@ -47,8 +48,8 @@ static void test_counters(npurt_model *m)
 	counters(c0);
 	npurt_mem_alloc(ctx, 4096, &a);
 	npurt_mem_alloc(ctx, 4096, &b);
-	npurt_memcpy_h2d(a, 0, x, 100);
-	npurt_memcpy_d2h(x, a, 0, 60);
+	npurt_memcpy_h2d(a, 0, buf, 100);
+	npurt_memcpy_d2h(buf, a, 0, 60);
 	npurt_memcpy_d2d(b, 0, a, 0, 4096);
 	counters(c1);
 	tap_ok(c0[0] >= 0 && c1[0] - c0[0] == 100 && c1[1] - c0[1] == 60,
@@ -56,8 +57,8 @@ static void test_counters(npurt_model *m)
 	       "copy is not a host copy)", (long long)(c1[0] - c0[0]),
 	       (long long)(c1[1] - c0[1]));
 	npurt_stream_create(ctx, NPURT_PRIORITY_NORMAL, &s);
-	npurt_memcpy_h2d_async(a, 0, x, 8, s);
-	npurt_memcpy_d2h_async(x, a, 0, 12, s);
+	npurt_memcpy_h2d_async(a, 0, buf, 8, s);
+	npurt_memcpy_d2h_async(buf, a, 0, 12, s);
 	npurt_stream_synchronize(s);
 	npurt_stream_destroy(s);
 	counters(c2);

@@ -33,7 +33,8 @@ MaxPool AveragePool GlobalAveragePool GlobalMaxPool BatchNormalization Gemm
 MatMul Softmax LogSoftmax LayerNormalization ReduceSum ReduceMean ReduceMax
 ReduceMin ReduceProd ReduceSumSquare ReduceL1 ReduceL2 ReduceLogSum
 ReduceLogSumExp Reshape Flatten Squeeze Unsqueeze Transpose Concat Split
-Slice Gather Expand Shape Size ConstantOfShape Range Pad Resize GridSample Trilu
+Slice Gather Expand Shape Size ConstantOfShape Range Pad Resize GridSample
+RoiAlign Trilu
 QuantizeLinear DequantizeLinear Constant Sign Round Mod IsNaN IsInf Celu
 Shrink Hardmax Tile OneHot Sinh Cosh ConvTranspose RNN LSTM GRU
 DepthToSpace SpaceToDepth InstanceNormalization MeanVarianceNormalization
@@ -935,6 +936,23 @@ class Gen:
             attrs["align_corners"] = 1
         return self.node("GridSample", [x, g], attrs)
 
+    def t_roi_align(self):
+        x = self.pick(Gen.f4, self.shape_nchw)
+        n, _, h, w = self.vals[x].shape
+        r = self.choice([1, 2, 3, 5])
+        lo = self.rng.uniform(-2, [w, h], size=(r, 2))
+        rois = np.concatenate([lo, lo + self.rng.uniform(
+            0.2, [w, h], size=(r, 2))], 1).astype(np.float32)
+        attrs = {"mode": self.choice(["avg", "max"]),
+                 "output_height": self.choice([1, 2, 3]),
+                 "output_width": self.choice([1, 2, 4]),
+                 "sampling_ratio": self.choice([0, 0, 1, 2]),
+                 "spatial_scale": self.choice([1.0, 0.5])}
+        if self.coin(0.5):
+            attrs["coordinate_transformation_mode"] = "output_half_pixel"
+        bi = self.const(self.rng.integers(0, n, size=r).astype(np.int64))
+        return self.node("RoiAlign", [x, self.const(rois), bi], attrs)
+
     def t_trilu(self):
         x = self.pick(Gen.f_ge2, lambda: self.shape_any(2))
         ins = [x]
@@ -1532,7 +1550,7 @@ class Gen:
         ("t_expand", 2), ("t_pad", 3), ("t_resize", 3), ("t_trilu", 1),
         ("t_small", 4), ("t_convt", 2), ("t_rnn", 2), ("t_more", 4),
         ("t_topk", 2), ("t_scatter", 2), ("t_trig", 2), ("t_count", 1),
-        ("t_gen", 2), ("t_grid_sample", 2),
+        ("t_gen", 2), ("t_grid_sample", 2), ("t_roi_align", 1),
         ("t_shape_chain", 2), ("t_cast", 3), ("t_qdq", 2), ("t_fold", 2),
         ("t_cse", 2), ("t_branches", 4), ("t_conv_chain", 4),
     ]

@@ -811,6 +811,66 @@ def _grid_sample(x, grid, mode="bilinear", padding_mode="zeros",
     return y.astype(x.dtype)
 
 
+def _roi_align(x, rois, batch, mode="avg", output_height=1, output_width=1,
+               sampling_ratio=0, spatial_scale=1.0,
+               coordinate_transformation_mode="half_pixel"):
+    """ONNX Runtime's RoiAlign (opset 16; opset 10 is output_half_pixel),
+    in float64."""
+    n, c, h, w = x.shape
+    r = rois.shape[0]
+    y = np.zeros((r, c, output_height, output_width))
+    xd = x.astype(np.float64)
+    half = coordinate_transformation_mode == "half_pixel"
+    off = 0.5 if half else 0.0
+
+    def corners(b, yy, xx):
+        if yy < -1.0 or yy > h or xx < -1.0 or xx > w:
+            return [np.zeros(c)] * 4
+        yy, xx = max(yy, 0.0), max(xx, 0.0)
+        y0, x0 = int(yy), int(xx)
+        if y0 >= h - 1:
+            y0 = y1 = h - 1
+            yy = float(y0)
+        else:
+            y1 = y0 + 1
+        if x0 >= w - 1:
+            x0 = x1 = w - 1
+            xx = float(x0)
+        else:
+            x1 = x0 + 1
+        ly, lx = yy - y0, xx - x0
+        return [(1 - ly) * (1 - lx) * xd[b, :, y0, x0],
+                (1 - ly) * lx * xd[b, :, y0, x1],
+                ly * (1 - lx) * xd[b, :, y1, x0], ly * lx * xd[b, :, y1, x1]]
+    for k in range(r):
+        b = int(batch[k])
+        x1, y1, x2, y2 = (float(v) * spatial_scale - off for v in rois[k])
+        rw, rh = x2 - x1, y2 - y1
+        if not half:
+            rw, rh = max(rw, 1.0), max(rh, 1.0)
+        bw, bh = rw / output_width, rh / output_height
+        gx = sampling_ratio or max(int(math.ceil(bw)), 0)
+        gy = sampling_ratio or max(int(math.ceil(bh)), 0)
+        cnt = max(gx * gy, 1)
+        for ph in range(output_height):
+            for pw in range(output_width):
+                acc, first = np.zeros(c), True
+                for iy in range(gy):
+                    yy = y1 + ph * bh + (iy + 0.5) * bh / gy
+                    for ix in range(gx):
+                        xx = x1 + pw * bw + (ix + 0.5) * bw / gx
+                        v = corners(b, yy, xx)
+                        if mode == "avg":
+                            acc += v[0] + v[1] + v[2] + v[3]
+                            continue
+                        m = np.maximum(np.maximum(v[0], v[1]),
+                                       np.maximum(v[2], v[3]))
+                        acc = m if first else np.maximum(acc, m)
+                        first = False
+                y[k, :, ph, pw] = acc / cnt if mode == "avg" else acc
+    return y.astype(x.dtype)
+
+
 def _round_half_even(x):
     return np.round(x)      # numpy rounds half to even
 
@@ -1332,6 +1392,8 @@ def _eval_node(n, ins, in_dt, fdt):
         return [_resize(x, roi, sc, sz, **a)], same
     if op == "GridSample":
         return [_grid_sample(x, ins[1], **a)], same
+    if op == "RoiAlign":
+        return [_roi_align(x, ins[1], ins[2], **a)], same
     if op == "Trilu":
         return [_trilu(x, ins[1] if len(ins) > 1 else None, **a)], same
     if op == "QuantizeLinear":

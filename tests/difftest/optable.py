@@ -298,6 +298,8 @@ def case(op, key, val):
         return resize_case(b, key, val)
     if op == "GridSample":
         return grid_sample_case(b, key, val)
+    if op == "RoiAlign":
+        return roi_align_case(b, key, val)
     if op in ("QuantizeLinear", "DequantizeLinear"):
         return qdq_case(b, op, key, val)
     if op in SMALL:
@@ -947,6 +949,20 @@ def grid_sample_case(b, key, val):
     g = b.x((1, 3, 6, 2), "float32", -1.4, 1.4)
     return b.node("GridSample", [x, g],
                   {key: int(val) if key == "align_corners" else val})
+
+
+def roi_align_case(b, key, val):
+    """[2, 3, 6, 7] pooled over 4 boxes of both images, one past an edge."""
+    if key not in ("mode", "coordinate_transformation_mode",
+                   "sampling_ratio"):
+        return None
+    x = b.x((2, 3, 6, 7), "float32", -2.0)
+    rois = b.c(np.array([[0, 0, 3, 4], [1.5, 0.5, 6.5, 5], [-1, 2, 2.5, 7],
+                         [2, 2, 2.4, 2.3]], dtype=np.float32))
+    bi = b.c(np.array([0, 1, 1, 0], dtype=np.int64))
+    attrs = {"output_height": 2, "output_width": 3,
+             key: int(val) if key == "sampling_ratio" else val}
+    return b.node("RoiAlign", [x, rois, bi], attrs)
 
 
 def qdq_case(b, op, key, val):
