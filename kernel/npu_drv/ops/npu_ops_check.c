@@ -1885,7 +1885,7 @@ static int check_roi_align(struct chk *c)
 	    p->flags & ~DRM_NPU_ROI_ALIGN_HALF_PIXEL ||
 	    !npu_bits_finite(p->spatial_scale) ||
 	    !params_tail_zero(c->t, sizeof(*p)))
-		return fail(c, NONE_BAD, "unknown ROI_ALIGN mode/flags, a scale that is not finite, or unused params not zero");
+		return fail(c, NONE_BAD, "bad ROI_ALIGN mode/flags/scale/params");
 	in = npu_opnd(c->t, 0);
 	r = npu_opnd(c->t, 1);
 	b = npu_opnd(c->t, 2);

@@ -78,7 +78,7 @@ static void ra_corners(const float *x, const struct drm_npu_operand *in,
 	double ly, lx;
 
 	if (!(y >= -1.0 && y <= (double)h && xx >= -1.0 && xx <= (double)w)) {
-		v[0] = v[1] = v[2] = v[3] = 0;
+		memset(v, 0, 4 * sizeof(*v));
 		return;
 	}
 	y = y > 0 ? y : 0;
@@ -86,17 +86,15 @@ static void ra_corners(const float *x, const struct drm_npu_operand *in,
 	y0 = (u64)y;
 	x0 = (u64)xx;
 	if (y0 >= (u64)h - 1) {
-		y0 = y1 = h - 1;
+		y0 = h - 1;
 		y = (double)y0;
-	} else {
-		y1 = y0 + 1;
 	}
+	y1 = y0 + 1 < h ? y0 + 1 : y0;
 	if (x0 >= (u64)w - 1) {
-		x0 = x1 = w - 1;
+		x0 = w - 1;
 		xx = (double)x0;
-	} else {
-		x1 = x0 + 1;
 	}
+	x1 = x0 + 1 < w ? x0 + 1 : x0;
 	ly = y - (double)y0;
 	lx = xx - (double)x0;
 	v[0] = (1 - ly) * (1 - lx) * x[plane + y0 * in->strides[2] +
