@@ -53,6 +53,11 @@ def cases():
 
     import torchvision.ops as tv_ops
 
+    def grid_sample(mode, pad, align):
+        return (f(lambda s, x, g: F.grid_sample(
+            x, g, mode=mode, padding_mode=pad, align_corners=align)),
+            lambda: (r(2, 3, 5, 6), r(2, 4, 7, 2) * 0.9), 16, {})
+
     def rois():
         g = torch.Generator().manual_seed(SEED)
         xy = torch.rand(6, 2, generator=g) * torch.tensor([14.0, 12.0]) - 2
@@ -123,30 +128,15 @@ def cases():
         "resize_bicubic_align_corners": (f(lambda s, x: F.interpolate(
             x, size=(7, 3), mode="bicubic", align_corners=True)),
             lambda: (r(1, 2, 4, 5),), 14, {}),
-        "grid_sample_bilinear_zeros": (f(lambda s, x, g: F.grid_sample(
-            x, g, mode="bilinear", padding_mode="zeros", align_corners=False)),
-            lambda: (r(2, 3, 5, 6), r(2, 4, 7, 2) * 0.9), 16, {}),
-        "grid_sample_bilinear_border_align_corners": (f(lambda s, x, g: F.grid_sample(
-            x, g, mode="bilinear", padding_mode="border", align_corners=True)),
-            lambda: (r(2, 3, 5, 6), r(2, 4, 7, 2) * 0.9), 16, {}),
-        "grid_sample_nearest_reflection": (f(lambda s, x, g: F.grid_sample(
-            x, g, mode="nearest", padding_mode="reflection", align_corners=False)),
-            lambda: (r(2, 3, 5, 6), r(2, 4, 7, 2) * 0.9), 16, {}),
-        "grid_sample_nearest_zeros_align_corners": (f(lambda s, x, g: F.grid_sample(
-            x, g, mode="nearest", padding_mode="zeros", align_corners=True)),
-            lambda: (r(2, 3, 5, 6), r(2, 4, 7, 2) * 0.9), 16, {}),
-        "grid_sample_bicubic_zeros": (f(lambda s, x, g: F.grid_sample(
-            x, g, mode="bicubic", padding_mode="zeros", align_corners=False)),
-            lambda: (r(2, 3, 5, 6), r(2, 4, 7, 2) * 0.9), 16, {}),
-        "grid_sample_bicubic_reflection_align_corners": (f(lambda s, x, g: F.grid_sample(
-            x, g, mode="bicubic", padding_mode="reflection", align_corners=True)),
-            lambda: (r(2, 3, 5, 6), r(2, 4, 7, 2) * 0.9), 16, {}),
-        "grid_sample_bilinear_reflection": (f(lambda s, x, g: F.grid_sample(
-            x, g, mode="bilinear", padding_mode="reflection", align_corners=False)),
-            lambda: (r(2, 3, 5, 6), r(2, 4, 7, 2) * 0.9), 16, {}),
-        "grid_sample_bicubic_border": (f(lambda s, x, g: F.grid_sample(
-            x, g, mode="bicubic", padding_mode="border", align_corners=False)),
-            lambda: (r(2, 3, 5, 6), r(2, 4, 7, 2) * 0.9), 16, {}),
+        # torch's grid_sample: each mode and padding once, with and
+        # without align_corners; grid values past [-1, 1]
+        **{"grid_sample_%s_%s%s" % (m, p, "_align_corners" if a else ""):
+           grid_sample(m, p, a) for m, p, a in (
+               ("bilinear", "zeros", False), ("bilinear", "border", True),
+               ("nearest", "reflection", False), ("nearest", "zeros", True),
+               ("bicubic", "zeros", False), ("bicubic", "reflection", True),
+               ("bilinear", "reflection", False),
+               ("bicubic", "border", False))},
         # torchvision's roi_align (Faster/Mask R-CNN heads): boxes of both
         # images, some past the edges, rows [batch, x1, y1, x2, y2]
         "roi_align_aligned": (f(lambda s, x, b: tv_ops.roi_align(
