@@ -441,7 +441,8 @@ static int fuse_conv(struct ir_graph *g, struct ir_node *n, bool *done)
 	 * would fill a tenth of the 32-byte C0 block the int8 kernel reads,
 	 * and the float kernel is the faster one there.
 	 */
-	if (ir_attr_int(n, "group", 1) == 1 && w->shape.dim[1] < 16)
+	if (ir_attr_int(n, "group", 1) == 1 && w->shape.dim[1] < 16 &&
+	    !ir_attr_int(n, "npu_qlinear", 0))	/* a QLinearConv: exact */
 		return 0;
 	nch = w->shape.dim[0];
 	q = out_chain(n->outputs[0], &yp, &lo, &hi, &actn);

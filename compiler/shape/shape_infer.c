@@ -1347,7 +1347,33 @@ static int infer_matmul_wq(struct ir_graph *g, struct ir_node *n)
 
 static int infer_quant(struct ir_graph *g, struct ir_node *n)
 {
+	const struct ir_shape *x = in_shape(n, 0);
+	const struct ir_tensor *s = ir_in(n, 1), *z = ir_in(n, 2);
+	int64_t axis = ir_attr_int(n, "axis", 1);
 	enum ir_dtype dt = IR_F32;
+
+	/* a per-channel scale runs along an axis of x, its length */
+	if (s && s->shape_known && s->shape.rank == 1 &&
+	    s->shape.dim[0] != 1) {
+		if (axis < 0)
+			axis += x->rank;
+		if (axis < 0 || axis >= x->rank)
+			return node_err(g, n, "per-channel axis %lld out of "
+					"range for rank %d",
+					(long long)ir_attr_int(n, "axis", 1),
+					x->rank);
+		if (!IR_DIM_IS_SYM(x->dim[axis]) &&
+		    !IR_DIM_IS_SYM(s->shape.dim[0]) &&
+		    s->shape.dim[0] != x->dim[axis])
+			return node_err(g, n, "%lld scales for dim %lld of "
+					"extent %lld",
+					(long long)s->shape.dim[0],
+					(long long)axis, (long long)x->dim[axis]);
+		if (z && z->shape_known && ir_tensor_numel(z) != 1 &&
+		    ir_tensor_numel(z) != s->shape.dim[0])
+			return node_err(g, n, "zero points and scales differ "
+					"in length");
+	}
 
 	if (n->op == IR_OP_QUANTIZE_LINEAR)
 		dt = ir_in(n, 2) ? n->inputs[2]->dtype : IR_U8;

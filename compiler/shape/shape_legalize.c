@@ -22,7 +22,8 @@
  *    DepthToSpace ... CumSum (legalize_more.c), TopK (legalize_topk.c),
  *    ScatterND/ScatterElements/Scatter (legalize_scatter.c), EyeLike,
  *    the window functions, Upsample, Compress (legalize_gen.c), NonZero
- *    and NonMaxSuppression (legalize_count.c).
+ *    and NonMaxSuppression (legalize_count.c), QLinearConv and
+ *    QLinearMatMul (legalize_qlinear.c).
  */
 #include <errno.h>
 #include <math.h>
@@ -1394,6 +1395,8 @@ int shape_legalize_node(struct ir_graph *g, struct ir_node *n)
 	case IR_OP_GATHER_ND: case IR_OP_CUM_SUM:
 		return shape_legalize_more(g, n);
 	case IR_OP_TOPK: return shape_legalize_topk(g, n);
+	case IR_OP_QLINEAR_CONV: case IR_OP_QLINEAR_MATMUL:
+		return shape_legalize_qlinear(g, n);
 	case IR_OP_NON_ZERO: case IR_OP_NON_MAX_SUPPRESSION: case IR_OP_UNIQUE:
 		return shape_legalize_count(g, n);
 	case IR_OP_SCATTER_ND: case IR_OP_SCATTER_ELEMENTS: case IR_OP_SCATTER:

@@ -545,3 +545,42 @@ def ort_qdq(path, seed=1):
     onnx.checker.check_model(model)
     onnx.save(model, path)
     return path
+
+
+def ort_qoperator(path, seed=1):
+    """ort_qdq's network in ONNX Runtime's QOperator format: each
+    DequantizeLinear -> Conv [-> Relu] -> QuantizeLinear as one
+    QLinearConv (the Relu before a zero-point-0 uint8 quantization is what
+    the saturation does already); the rest stays QDQ. The QDQ twin (the
+    reference: the same int8 values) goes to path + ".qdq.onnx"."""
+    twin = ort_qdq(path + ".qdq.onnx", seed)
+    m = onnx.load(twin)
+    g = m.graph
+    prod = {o: n for n in g.node for o in n.output}
+    cons = {}
+    for n in g.node:
+        for x in n.input:
+            cons.setdefault(x, []).append(n)
+    drop, new = set(), {}
+    for n in g.node:
+        if n.op_type != "Conv":
+            continue
+        dx, dw, db = (prod.get(i) for i in n.input)
+        c = cons[n.output[0]]
+        if len(c) == 1 and c[0].op_type == "Relu":
+            drop.add(id(c[0]))
+            c = cons[c[0].output[0]]
+        q = c[0]
+        assert q.op_type == "QuantizeLinear" and dx.op_type == \
+            dw.op_type == db.op_type == "DequantizeLinear"
+        new[id(q)] = helper.make_node(
+            "QLinearConv", list(dx.input) + list(dw.input) +
+            list(q.input[1:]) + [db.input[0]], [q.output[0]],
+            **{a.name: helper.get_attribute_value(a) for a in n.attribute})
+        drop.update({id(n), id(dw), id(db)})
+    nodes = [new.get(id(n), n) for n in g.node if id(n) not in drop]
+    del g.node[:]
+    g.node.extend(nodes)
+    onnx.checker.check_model(m)
+    onnx.save(m, path)
+    return path

@@ -35,7 +35,8 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "models"))
 import npu_e2e as e2e  # noqa: E402
 
-MODELS = (("torch_qat", 0.1), ("ort_qdq", 0.2))   # name, output scale
+# name, output scale; ort_qoperator is checked against its QDQ twin
+MODELS = (("torch_qat", 0.1), ("ort_qdq", 0.2), ("ort_qoperator", 0.2))
 SEEDS = (11, 12, 13)
 PER_MODEL = 5
 PTQ_TESTS = 4
@@ -63,7 +64,8 @@ def main():
         for name, oscale in MODELS:
             path = os.path.join(tmp, name + ".onnx")
             getattr(qm, name)(path)
-            model = onnx.load(path)
+            model = onnx.load(path + ".qdq.onnx" if os.path.exists(
+                path + ".qdq.onnx") else path)
             om = os.path.join(tmp, name + ".om")
             rc, log = e2e.run([e2e.tool("npuc"), path, "-o", om,
                                "--no-cache"])
