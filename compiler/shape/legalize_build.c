@@ -84,3 +84,33 @@ struct ir_tensor *lz_i64(struct ir_graph *g, const int64_t *v, int n)
 
 	return ir_const_new(g, NULL, IR_I64, &sh, v, (size_t)n * 8);
 }
+
+struct ir_tensor *lz_reshape(struct lz_builder *b, struct ir_tensor *x,
+			     const int64_t *dims, int rank,
+			     struct ir_tensor *out)
+{
+	return lz_binary(b, IR_OP_RESHAPE, x, lz_i64(b->g, dims, rank), out);
+}
+
+struct ir_tensor *lz_transpose(struct lz_builder *b, struct ir_tensor *x,
+			       const int64_t *perm, int n,
+			       struct ir_tensor *out)
+{
+	struct ir_tensor *t = lz_unary(b, IR_OP_TRANSPOSE, x, out);
+
+	if (t && ir_attr_set_ints(t->producer, "perm", perm, n))
+		return NULL;
+	return t;
+}
+
+struct ir_tensor *lz_reduce(struct lz_builder *b, enum ir_op op,
+			    struct ir_tensor *x, const int64_t *axes,
+			    int naxes, int keep, struct ir_tensor *out)
+{
+	struct ir_tensor *t = lz_unary(b, op, x, out);
+
+	if (!t || ir_attr_set_ints(t->producer, "axes", axes, naxes) ||
+	    ir_attr_set_int(t->producer, "keepdims", keep))
+		return NULL;
+	return t;
+}

@@ -43,6 +43,18 @@ struct ir_tensor *lz_binary(struct lz_builder *b, enum ir_op op,
 struct ir_tensor *lz_where(struct lz_builder *b, struct ir_tensor *c,
 			   struct ir_tensor *x, struct ir_tensor *y,
 			   struct ir_tensor *out);
+/* Reshape(@x) to the @rank @dims (a constant shape). */
+struct ir_tensor *lz_reshape(struct lz_builder *b, struct ir_tensor *x,
+			     const int64_t *dims, int rank,
+			     struct ir_tensor *out);
+/* Transpose(@x) by the @n entries of @perm. */
+struct ir_tensor *lz_transpose(struct lz_builder *b, struct ir_tensor *x,
+			       const int64_t *perm, int n,
+			       struct ir_tensor *out);
+/* The reduction @op of @x over @axes (attributes), @keep its keepdims. */
+struct ir_tensor *lz_reduce(struct lz_builder *b, enum ir_op op,
+			    struct ir_tensor *x, const int64_t *axes,
+			    int naxes, int keep, struct ir_tensor *out);
 /* A 1-D int64 constant of @n values. */
 struct ir_tensor *lz_i64(struct ir_graph *g, const int64_t *v, int n);
 

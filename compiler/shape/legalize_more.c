@@ -39,36 +39,6 @@ static struct ir_tensor *f32s(struct ir_graph *g, float v)
 	return ir_const_scalar_f32(g, NULL, v);
 }
 
-static struct ir_tensor *reshape(struct lz_builder *b, struct ir_tensor *x,
-				 const int64_t *dims, int rank,
-				 struct ir_tensor *out)
-{
-	return lz_binary(b, IR_OP_RESHAPE, x, lz_i64(b->g, dims, rank), out);
-}
-
-static struct ir_tensor *transpose(struct lz_builder *b, struct ir_tensor *x,
-				   const int64_t *perm, int n,
-				   struct ir_tensor *out)
-{
-	struct ir_tensor *t = lz_unary(b, IR_OP_TRANSPOSE, x, out);
-
-	if (t && ir_attr_set_ints(t->producer, "perm", perm, n))
-		return NULL;
-	return t;
-}
-
-static struct ir_tensor *reduce(struct lz_builder *b, enum ir_op op,
-				struct ir_tensor *x, const int64_t *axes,
-				int naxes, int keep, struct ir_tensor *out)
-{
-	struct ir_tensor *t = lz_unary(b, op, x, out);
-
-	if (!t || ir_attr_set_ints(t->producer, "axes", axes, naxes) ||
-	    ir_attr_set_int(t->producer, "keepdims", keep))
-		return NULL;
-	return t;
-}
-
 static struct ir_tensor *cast(struct lz_builder *b, struct ir_tensor *x,
 			      enum ir_dtype dt, int onnx_to)
 {
@@ -141,9 +111,9 @@ static int legalize_d2s_s2d(struct ir_graph *g, struct ir_node *n)
 		d4[2] = h / bs;
 		d4[3] = w / bs;
 	}
-	t = reshape(&b, x, d6, 6, NULL);
-	t = transpose(&b, t, p, 6, NULL);
-	return reshape(&b, t, d4, 4, out) ? 1 : -ENOMEM;
+	t = lz_reshape(&b, x, d6, 6, NULL);
+	t = lz_transpose(&b, t, p, 6, NULL);
+	return lz_reshape(&b, t, d4, 4, out) ? 1 : -ENOMEM;
 }
 
 /* --- InstanceNormalization, MeanVarianceNormalization, LRN --------------- */
@@ -180,7 +150,7 @@ static int legalize_instance_norm(struct ir_graph *g, struct ir_node *n)
 	ones = ir_const_new(g, NULL, IR_F32, &os, one, (size_t)sp * 4);
 	free(one);
 	out = lz_take(&b, g, n);
-	t = reshape(&b, x, d3, 3, NULL);
+	t = lz_reshape(&b, x, d3, 3, NULL);
 	ins[0] = t;
 	ins[1] = ones;
 	t = lz_node(&b, IR_OP_LAYER_NORM, 2, ins, IR_F32, NULL);
@@ -191,9 +161,9 @@ static int legalize_instance_norm(struct ir_graph *g, struct ir_node *n)
 	/* scale and bias per channel: [C] -> [C, 1] */
 	cs[0] = s->dim[1];
 	cs[1] = 1;
-	t = lz_binary(&b, IR_OP_MUL, t, reshape(&b, sc, cs, 2, NULL), NULL);
-	t = lz_binary(&b, IR_OP_ADD, t, reshape(&b, bi, cs, 2, NULL), NULL);
-	return reshape(&b, t, s->dim, s->rank, out) ? 1 : -ENOMEM;
+	t = lz_binary(&b, IR_OP_MUL, t, lz_reshape(&b, sc, cs, 2, NULL), NULL);
+	t = lz_binary(&b, IR_OP_ADD, t, lz_reshape(&b, bi, cs, 2, NULL), NULL);
+	return lz_reshape(&b, t, s->dim, s->rank, out) ? 1 : -ENOMEM;
 }
 
 /* ONNX's function body: (X - E[X]) / (sqrt(E[X^2] - E[X]^2) + 1e-9). */
@@ -218,8 +188,8 @@ static int legalize_mvn(struct ir_graph *g, struct ir_node *n)
 		if (axes[i] < 0 || axes[i] >= r)
 			return lerr(g, n, "axes out of range");
 	out = lz_take(&b, g, n);
-	m = reduce(&b, IR_OP_REDUCE_MEAN, x, axes, (int)na, 1, NULL);
-	m2 = reduce(&b, IR_OP_REDUCE_MEAN, lz_binary(&b, IR_OP_MUL, x, x, NULL),
+	m = lz_reduce(&b, IR_OP_REDUCE_MEAN, x, axes, (int)na, 1, NULL);
+	m2 = lz_reduce(&b, IR_OP_REDUCE_MEAN, lz_binary(&b, IR_OP_MUL, x, x, NULL),
 		    axes, (int)na, 1, NULL);
 	v = lz_binary(&b, IR_OP_SUB, m2, lz_binary(&b, IR_OP_MUL, m, m, NULL), NULL);
 	v = lz_binary(&b, IR_OP_ADD, lz_unary(&b, IR_OP_SQRT, v, NULL),
@@ -262,13 +232,13 @@ static int legalize_lrn(struct ir_graph *g, struct ir_node *n)
 	pads[2] = size - 1 - (size - 1) / 2;
 	pads[3] = 0;
 	out = lz_take(&b, g, n);
-	t = reshape(&b, lz_binary(&b, IR_OP_MUL, x, x, NULL), d4, 4, NULL);
+	t = lz_reshape(&b, lz_binary(&b, IR_OP_MUL, x, x, NULL), d4, 4, NULL);
 	t = lz_unary(&b, IR_OP_AVERAGE_POOL, t, NULL);
 	if (!t || ir_attr_set_ints(t->producer, "kernel_shape", k, 2) ||
 	    ir_attr_set_ints(t->producer, "pads", pads, 4) ||
 	    ir_attr_set_int(t->producer, "count_include_pad", 1))
 		return -ENOMEM;
-	t = reshape(&b, t, s->dim, s->rank, NULL);
+	t = lz_reshape(&b, t, s->dim, s->rank, NULL);
 	/* alpha / size * sum = alpha * mean */
 	t = lz_binary(&b, IR_OP_ADD, lz_binary(&b, IR_OP_MUL, t, f32s(g, alpha), NULL),
 		f32s(g, bias), NULL);
@@ -322,12 +292,12 @@ static int legalize_arg(struct ir_graph *g, struct ir_node *n)
 	if (!io)
 		return -ENOMEM;
 	out = lz_take(&b, g, n);
-	m = reduce(&b, amax ? IR_OP_REDUCE_MAX : IR_OP_REDUCE_MIN, x, &axis,
+	m = lz_reduce(&b, amax ? IR_OP_REDUCE_MAX : IR_OP_REDUCE_MIN, x, &axis,
 		   1, 1, NULL);
 	/* the first (last) index where x equals the extreme */
 	t = lz_where(&b, lz_binary(&b, IR_OP_EQUAL, x, m, NULL), io,
 		     f32s(g, last ? -1.0f : (float)cnt), NULL);
-	t = reduce(&b, last ? IR_OP_REDUCE_MAX : IR_OP_REDUCE_MIN, t, &axis,
+	t = lz_reduce(&b, last ? IR_OP_REDUCE_MAX : IR_OP_REDUCE_MIN, t, &axis,
 		   1, keep, NULL);
 	if (!t)
 		return -ENOMEM;
@@ -408,7 +378,7 @@ static int legalize_gather_elements(struct ir_graph *g, struct ir_node *n)
 	t = lz_binary(&b, IR_OP_ADD, lz_binary(&b, IR_OP_MUL, t, i64s(g, st[axis]), NULL),
 		base, NULL);
 	{
-		struct ir_tensor *ins[2] = { reshape(&b, x, &total, 1, NULL),
+		struct ir_tensor *ins[2] = { lz_reshape(&b, x, &total, 1, NULL),
 					     t };
 
 		t = lz_node(&b, IR_OP_GATHER, 2, ins, x->dtype, out);
@@ -458,14 +428,14 @@ static int legalize_gather_nd(struct ir_graph *g, struct ir_node *n)
 	/* drop the last dim of 1: [..., 1] -> [...] */
 	for (i = 0; i < q - 1; i++)
 		d[i] = is->dim[i];
-	t = q > 1 ? reshape(&b, t, d, q - 1, NULL) :
-		    reshape(&b, t, NULL, 0, NULL);
+	t = q > 1 ? lz_reshape(&b, t, d, q - 1, NULL) :
+		    lz_reshape(&b, t, NULL, 0, NULL);
 	d[0] = lead;
 	for (i = (int)kk; i < xs->rank; i++)
 		d[1 + i - kk] = xs->dim[i];
 	{
 		struct ir_tensor *ins[2] = {
-			reshape(&b, x, d, 1 + xs->rank - (int)kk, NULL), t };
+			lz_reshape(&b, x, d, 1 + xs->rank - (int)kk, NULL), t };
 
 		t = lz_node(&b, IR_OP_GATHER, 2, ins, x->dtype, out);
 	}

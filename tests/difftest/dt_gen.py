@@ -34,7 +34,7 @@ MatMul Softmax LogSoftmax LayerNormalization ReduceSum ReduceMean ReduceMax
 ReduceMin ReduceProd ReduceSumSquare ReduceL1 ReduceL2 ReduceLogSum
 ReduceLogSumExp Reshape Flatten Squeeze Unsqueeze Transpose Concat Split
 Slice Gather Expand Shape Size ConstantOfShape Range Pad Resize GridSample
-RoiAlign Trilu
+RoiAlign Einsum QLinearConv QLinearMatMul Trilu
 QuantizeLinear DequantizeLinear Constant Sign Round Mod IsNaN IsInf Celu
 Shrink Hardmax Tile OneHot Sinh Cosh ConvTranspose RNN LSTM GRU
 DepthToSpace SpaceToDepth InstanceNormalization MeanVarianceNormalization
@@ -953,6 +953,55 @@ class Gen:
         bi = self.const(self.rng.integers(0, n, size=r).astype(np.int64))
         return self.node("RoiAlign", [x, self.const(rois), bi], attrs)
 
+    EINSUMS = ("bij,bjk->bik", "ij->ji", "ijk->ik", "bi,bi->b", "i,j->ij",
+               "...ij,...jk->...ik", "bhqd,bhkd->bhqk", "ij,jk")
+
+    def t_einsum(self):
+        eq = self.choice(self.EINSUMS)
+        terms = eq.split("->")[0].split(",")
+        ext = {c: self.choice([1, 2, 3, 4, 5]) for c in "bhijkqd"}
+        lead = [self.choice([1, 2, 3])]
+        ins = []
+        for t in terms:
+            s = tuple(lead if t.startswith("...") else []) + \
+                tuple(ext[c] for c in t.replace("...", ""))
+            ins.append(self.new_input(s))
+        return self.node("Einsum", ins, {"equation": eq})
+
+    def t_qlinear(self):
+        """QLinearConv or QLinearMatMul on a quantized activation, its
+        weights, scales and zero points constants (QOperator form)."""
+        conv = self.coin()
+        x = self.pick(Gen.f4, self.shape_nchw) if conv else \
+            self.pick(Gen.f_rank(2), lambda: (self.choice(SPATIAL),
+                                             self.choice(CHANNELS)))
+        s = self.shape(x)
+        dt = self.choice([np.uint8, np.int8])
+        sx = self.const(np.float32(self.choice([0.02, 0.05])))
+        zx = self.const(np.array(128 if dt == np.uint8 else 0, dtype=dt))
+        xq = self.node("QuantizeLinear", [x, sx, zx])
+        co = self.choice([2, 4, 16])
+        k = self.choice([1, 3]) if conv else 1
+        wshape = (co, s[1], k, k) if conv else (s[1], co)
+        w = self.const(self.rng.integers(-100, 100, size=wshape).astype(
+            np.int8))
+        per = self.coin(0.5)
+        sw = self.const(self.rng.uniform(0.005, 0.02, size=(co,)).astype(
+            np.float32) if per else np.float32(0.01))
+        zw = self.const(np.zeros(co if per else (), dtype=np.int8))
+        sy = self.const(np.float32(self.choice([0.05, 0.1, 0.4])))
+        zy = self.const(np.array(self.choice([0, 100]), dtype=dt))
+        ins = [xq, sx, zx, w, sw, zw, sy, zy]
+        attrs = {}
+        if conv:
+            attrs = {"kernel_shape": [k, k], "pads": [k // 2] * 4}
+            if self.coin(0.5):
+                ins.append(self.const(self.rng.integers(
+                    -500, 500, size=(co,)).astype(np.int32)))
+        y = self.node("QLinearConv" if conv else "QLinearMatMul", ins,
+                      attrs)
+        return self.node("DequantizeLinear", [y, sy, zy])
+
     def t_trilu(self):
         x = self.pick(Gen.f_ge2, lambda: self.shape_any(2))
         ins = [x]
@@ -1551,6 +1600,7 @@ class Gen:
         ("t_small", 4), ("t_convt", 2), ("t_rnn", 2), ("t_more", 4),
         ("t_topk", 2), ("t_scatter", 2), ("t_trig", 2), ("t_count", 1),
         ("t_gen", 2), ("t_grid_sample", 2), ("t_roi_align", 1),
+        ("t_einsum", 2), ("t_qlinear", 2),
         ("t_shape_chain", 2), ("t_cast", 3), ("t_qdq", 2), ("t_fold", 2),
         ("t_cse", 2), ("t_branches", 4), ("t_conv_chain", 4),
     ]

@@ -871,6 +871,36 @@ def _roi_align(x, rois, batch, mode="avg", output_height=1, output_width=1,
     return y.astype(x.dtype)
 
 
+def _qlinear_acc(op, ins, a):
+    """QLinearConv / QLinearMatMul before requantization: the int32 sums
+    (exact in float64) and the float32 multiplier fl(fl(sx * sw) / sy)
+    per output channel, as npuc folds it (pass_quant.c)."""
+    x, sx, zx, w, sw, zw, sy = ins[:7]
+    xi = x.astype(np.float64) - np.float64(zx.reshape(-1)[0])
+    conv_ = op == "QLinearConv"
+    ch = w.shape[0] if conv_ else w.shape[-1]
+    zw = np.broadcast_to(zw.reshape(-1), (ch,)).astype(np.float64)
+    sw = np.broadcast_to(sw.reshape(-1), (ch,)).astype(np.float32)
+    if conv_:
+        wi = w.astype(np.float64) - zw.reshape(-1, *([1] * (w.ndim - 1)))
+        acc = conv(xi, wi, ins[8].astype(np.float64) if len(ins) > 8 and
+                   ins[8] is not None else None, **a)
+        shape = (1, -1) + (1,) * (acc.ndim - 2)
+    else:
+        acc = np.matmul(xi, w.astype(np.float64) - zw)
+        shape = (-1,)
+    m = (np.float32(sx.reshape(-1)[0]) * sw) / np.float32(sy.reshape(-1)[0])
+    return acc, m.astype(np.float32).astype(np.float64).reshape(shape)
+
+
+def _qlinear(op, ins, a):
+    zy = ins[7]
+    acc, m = _qlinear_acc(op, ins, a)
+    info = np.iinfo(zy.dtype)
+    y = _round_half_even(acc * m) + np.float64(zy.reshape(-1)[0])
+    return np.clip(y, info.min, info.max).astype(zy.dtype)
+
+
 def _round_half_even(x):
     return np.round(x)      # numpy rounds half to even
 
@@ -991,6 +1021,12 @@ def _fragile(n, ins, exact):
         if not exact[0] and _is_float(x) and x.size and \
                 (_max_abs_margin(x) < 1e-3 * np.maximum(1, np.abs(x))).any():
             return "value next to an integer"
+    if op in ("QLinearConv", "QLinearMatMul") and ins[0].size:
+        # a float path (-O0) rounds the same sum within its own error
+        acc, m = _qlinear_acc(op, ins, n.attrs)
+        q = acc * m
+        if (np.abs(q - np.floor(q) - 0.5) < 1e-3).any():
+            return "value next to a rounding midpoint"
     if op == "QuantizeLinear":
         x, s = ins[0], ins[1]
         if not exact[0] and x.size:
@@ -1392,6 +1428,12 @@ def _eval_node(n, ins, in_dt, fdt):
         return [_resize(x, roi, sc, sz, **a)], same
     if op == "GridSample":
         return [_grid_sample(x, ins[1], **a)], same
+    if op == "Einsum":
+        return [np.einsum(a["equation"], *[v.astype(np.float64)
+                                           for v in ins])], same
+    if op in ("QLinearConv", "QLinearMatMul"):
+        y = _qlinear(op, ins, a)
+        return [y], [str(y.dtype)]
     if op == "RoiAlign":
         return [_roi_align(x, ins[1], ins[2], **a)], same
     if op == "Trilu":

@@ -300,6 +300,16 @@ def case(op, key, val):
         return grid_sample_case(b, key, val)
     if op == "RoiAlign":
         return roi_align_case(b, key, val)
+    if op == "Einsum" and key == "equation":
+        val = {"bmm": "bij,bjk->bik", "transpose": "ij->ji",
+               "sum": "bij->bj", "dot": "bi,bi->b", "outer": "i,j->ij",
+               "implicit": "ij,jk"}[val]
+        terms = val.split("->")[0].split(",")
+        ins = [b.x(tuple({"b": 2, "i": 3, "j": 4, "k": 5}[c] for c in t),
+                   "float32", -2.0) for t in terms]
+        return b.node("Einsum", ins, {"equation": val})
+    if op in ("QLinearConv", "QLinearMatMul") and key == "dtype":
+        return qlinear_case(b, op, val)
     if op in ("QuantizeLinear", "DequantizeLinear"):
         return qdq_case(b, op, key, val)
     if op in SMALL:
@@ -963,6 +973,24 @@ def roi_align_case(b, key, val):
     attrs = {"output_height": 2, "output_width": 3,
              key: int(val) if key == "sampling_ratio" else val}
     return b.node("RoiAlign", [x, rois, bi], attrs)
+
+
+def qlinear_case(b, op, dt):
+    """A QOperator node on quantized data of @dt, every parameter a
+    constant (what ONNX Runtime's quantizer writes)."""
+    dtn = np.dtype(dt)
+    conv = op == "QLinearConv"
+    xq = b.x((1, 16, 5, 5) if conv else (3, 16), dt)
+    w = b.c(RNG.integers(-50, 50, size=(8, 16, 3, 3) if conv else
+                         (16, 8)).astype(np.int8))
+    ins = [xq, b.c(np.float32(0.05)), b.c(np.array(2, dtn)), w,
+           b.c(RNG.uniform(0.01, 0.02, size=8).astype(np.float32)),
+           b.c(np.zeros(8, np.int8)), b.c(np.float32(0.5)),
+           b.c(np.array(7, dtn))]
+    if conv:
+        ins.append(b.c(RNG.integers(-40, 40, size=8).astype(np.int32)))
+    return b.node(op, ins, {"kernel_shape": [3, 3], "pads": [1] * 4}
+                  if conv else {})
 
 
 def qdq_case(b, op, key, val):

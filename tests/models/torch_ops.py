@@ -137,6 +137,23 @@ def cases():
                ("bicubic", "zeros", False), ("bicubic", "reflection", True),
                ("bilinear", "reflection", False),
                ("bicubic", "border", False))},
+        # torch.einsum as exporters write it (Einsum, opset 12+): batched
+        # and attention products, a transpose, sums, an outer product,
+        # the ellipsis and the implicit output
+        **{"einsum_" + k: (f(lambda s, *x, eq=eq: torch.einsum(eq, *x)),
+                           shapes, 14, {})
+           for k, eq, shapes in (
+               ("bmm", "bij,bjk->bik", lambda: (r(2, 3, 4), r(2, 4, 5))),
+               ("attention", "bhqd,bhkd->bhqk",
+                lambda: (r(2, 3, 5, 8), r(2, 3, 7, 8))),
+               ("transpose_sum", "ijk->kj", lambda: (r(3, 4, 5),)),
+               ("outer", "i,j->ij", lambda: (r(4), r(6))),
+               ("batched_dot", "bi,bi->b", lambda: (r(3, 7), r(3, 7))),
+               ("ellipsis", "...ij,...jk->...ik",
+                lambda: (r(2, 3, 4, 5), r(2, 3, 5, 2))),
+               ("implicit", "ij,jk", lambda: (r(3, 4), r(4, 6))),
+               ("sum_own", "bij,bjk->bk", lambda: (r(2, 3, 4),
+                                                   r(2, 4, 5))))},
         # torchvision's roi_align (Faster/Mask R-CNN heads): boxes of both
         # images, some past the edges, rows [batch, x1, y1, x2, y2]
         "roi_align_aligned": (f(lambda s, x, b: tv_ops.roi_align(
