@@ -946,6 +946,34 @@ static int emit_pad(struct ectx *e)
 	return err ? err : whole(e, out0(e), &t->operands[1]);
 }
 
+/* tf_crop_and_resize: the roi (a constant [2 rank]) and extrapolation. */
+static int resize_crop(struct ectx *e, struct drm_npu_resize_params *p)
+{
+	const struct ir_tensor *roi = ir_in(e->n, 1);
+	int r = in(e, 0)->shape.rank;
+	float ex = ir_attr_float(e->n, "extrapolation_value", 0.0f);
+
+	if (!roi || !roi->data || ir_tensor_numel(roi) != 2 * r)
+		return eerr(e, -ENOTSUP, "tf_crop_and_resize needs a constant "
+			    "roi of %d values", 2 * r);
+	if (in(e, 0)->dtype != IR_F32 || !isfinite(ex))
+		return eerr(e, -ENOTSUP, "tf_crop_and_resize on %s, or an "
+			    "extrapolation value that is not finite",
+			    ir_dtype_name(in(e, 0)->dtype));
+	p->coord = DRM_NPU_RESIZE_TF_CROP_AND_RESIZE;
+	for (int d = 0; d < r; d++) {
+		float s = (float)ir_const_get_f(roi, d);
+		float t = (float)ir_const_get_f(roi, r + d);
+
+		if (!isfinite(s) || !isfinite(t))
+			return eerr(e, -EINVAL, "roi of dim %d not finite", d);
+		p->roi_start[d] = emit_f32_bits(s);
+		p->roi_end[d] = emit_f32_bits(t);
+	}
+	p->extrapolation = emit_f32_bits(ex);
+	return 0;
+}
+
 static int emit_resize(struct ectx *e)
 {
 	const struct ir_node *n = e->n;
@@ -956,7 +984,7 @@ static int emit_resize(struct ectx *e)
 				     "half_pixel");
 	const char *nm = ir_attr_str(n, "nearest_mode", "round_prefer_floor");
 	const struct ir_tensor *sc = ir_in(n, 2);
-	int i, err;
+	int i, err = 0;
 
 	if (strcmp(mode, "nearest") && in(e, 0)->dtype != IR_F32)
 		return eerr(e, -ENOTSUP, "%s Resize on %s is not supported "
@@ -995,9 +1023,13 @@ static int emit_resize(struct ectx *e)
 		p->coord = DRM_NPU_RESIZE_ALIGN_CORNERS;
 	else if (!strcmp(ct, "pytorch_half_pixel"))
 		p->coord = DRM_NPU_RESIZE_PYTORCH_HALF_PIXEL;
+	else if (!strcmp(ct, "tf_crop_and_resize"))
+		err = resize_crop(e, p);
 	else if (strcmp(ct, "half_pixel"))
 		return eerr(e, -ENOTSUP, "coordinate transformation mode "
 			    "'%s' is not supported", ct);
+	if (err)
+		return err;
 	if (p->mode == DRM_NPU_RESIZE_NEAREST) {
 		if (!strcmp(nm, "round_prefer_ceil"))
 			p->nearest = DRM_NPU_RESIZE_ROUND_PREFER_CEIL;

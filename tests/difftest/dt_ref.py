@@ -677,12 +677,25 @@ def _resize(x, roi=None, scales=None, sizes=None, mode="nearest",
         sc = [outs[i] / x.shape[i] for i in range(r)]
         lens = [float(o) for o in outs]
     y = x
+    crop = ct == "tf_crop_and_resize"
+    outside = np.zeros(outs, dtype=bool) if crop else None
     for d in range(r):
         lin, lout = x.shape[d], outs[d]
-        if lin == lout and sc[d] == 1.0:
+        if lin == lout and sc[d] == 1.0 and not crop:
             continue
-        cs = [_resize_coord(o, sc[d], lin, lens[d], ct)
-              for o in range(lout)]
+        if crop:    # TF's CropAndResize: roi, a value outside
+            st, en = float(roi[d]), float(roi[r + d])
+            cs = [((en - st) * (lin - 1) / 2 if lens[d] == 1 else
+                   o * (en - st) * (lin - 1) / (lens[d] - 1)) +
+                  st * (lin - 1) for o in range(lout)]
+            sh = [1] * r
+            sh[d] = lout
+            outside |= np.array([c < 0 or c > lin - 1 for c in cs]
+                                ).reshape(sh)
+            cs = [min(max(c, 0.0), lin - 1.0) for c in cs]
+        else:
+            cs = [_resize_coord(o, sc[d], lin, lens[d], ct)
+                  for o in range(lout)]
         if mode == "nearest":
             idx = [min(max(_nearest(c, nearest_mode), 0), lin - 1)
                    for c in cs]
@@ -705,6 +718,8 @@ def _resize(x, roi=None, scales=None, sizes=None, mode="nearest",
             y = y.astype(x.dtype)
         else:
             raise NotImplementedError("Resize mode %s" % mode)
+    if crop:
+        y = np.where(outside, np.asarray(extrapolation_value, y.dtype), y)
     return y
 
 

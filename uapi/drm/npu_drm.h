@@ -344,6 +344,7 @@ enum drm_npu_resize_coord {
 	DRM_NPU_RESIZE_ASYMMETRIC = 1,
 	DRM_NPU_RESIZE_ALIGN_CORNERS = 2,
 	DRM_NPU_RESIZE_PYTORCH_HALF_PIXEL = 3,
+	DRM_NPU_RESIZE_TF_CROP_AND_RESIZE = 4,	/* uapi 1.6: roi, extrapolation */
 	DRM_NPU_RESIZE_COORD_COUNT
 };
 
@@ -366,6 +367,10 @@ struct drm_npu_resize_params {
 	__u32 scale[DRM_NPU_MAX_RANK];	/* fp32 bits; 0 = out/in */
 	__u32 cubic_a;			/* fp32 bits, CUBIC (ONNX -0.75) */
 	__u32 flags;			/* DRM_NPU_RESIZE_*, CUBIC */
+	/* TF_CROP_AND_RESIZE (fp32 bits): the crop, normalised, per dim */
+	__u32 roi_start[DRM_NPU_MAX_RANK];
+	__u32 roi_end[DRM_NPU_MAX_RANK];
+	__u32 extrapolation;		/* the value outside the input */
 };
 
 struct drm_npu_quant_params {

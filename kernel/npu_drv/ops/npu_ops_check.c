@@ -835,6 +835,22 @@ static int check_pad(struct chk *c)
 	return 0;
 }
 
+/* TF_CROP_AND_RESIZE's roi and extrapolation: finite, else all zero. */
+static bool resize_crop_ok(const struct drm_npu_resize_params *p)
+{
+	bool crop = p->coord == DRM_NPU_RESIZE_TF_CROP_AND_RESIZE;
+	u32 i;
+
+	for (i = 0; i < DRM_NPU_MAX_RANK; i++) {
+		if (!crop && (p->roi_start[i] || p->roi_end[i]))
+			return false;
+		if (crop && (!npu_bits_finite(p->roi_start[i]) ||
+			     !npu_bits_finite(p->roi_end[i])))
+			return false;
+	}
+	return crop ? npu_bits_finite(p->extrapolation) : !p->extrapolation;
+}
+
 /*
  * RESIZE: out coordinates below out's shape; every source index is clamped
  * to [0, in shape - 1], so an empty input dimension is refused.
@@ -858,6 +874,8 @@ static int check_resize(struct chk *c)
 		return fail(c, NONE_BAD, "unused params must be zero");
 	if (p->flags & ~DRM_NPU_RESIZE_EXCLUDE_OUTSIDE)
 		return fail(c, NONE_BAD, "unknown RESIZE flags");
+	if (!resize_crop_ok(p))
+		return fail(c, NONE_BAD, "roi, extrapolation: finite for TF_CROP, else 0");
 	if (p->mode == DRM_NPU_RESIZE_CUBIC &&
 	    !npu_bits_finite(p->cubic_a))
 		return fail(c, NONE_BAD, "cubic_a must be finite");
@@ -865,9 +883,10 @@ static int check_resize(struct chk *c)
 	o = npu_opnd(c->t, 1);
 	if (o->dtype != in->dtype || o->rank != in->rank)
 		return fail(c, 1, "out dtype/rank must equal in's");
-	if (p->mode != DRM_NPU_RESIZE_NEAREST &&
+	if ((p->mode != DRM_NPU_RESIZE_NEAREST ||
+	     p->coord == DRM_NPU_RESIZE_TF_CROP_AND_RESIZE) &&
 	    in->dtype != DRM_NPU_DTYPE_F32)
-		return fail(c, 0, "LINEAR and CUBIC take F32");
+		return fail(c, 0, "LINEAR, CUBIC and TF_CROP_AND_RESIZE take F32");
 	for (i = 0; i < DRM_NPU_MAX_RANK; i++) {
 		if (p->scale[i] && (i >= in->rank ||
 				    !npu_bits_positive_finite(p->scale[i])))

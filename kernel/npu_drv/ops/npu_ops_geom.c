@@ -503,7 +503,8 @@ bool npu_resize_dim_plain(const struct drm_npu_task *t, u32 d)
 	u32 in = npu_opnd(t, 0)->shape[d], out = npu_opnd(t, 1)->shape[d];
 
 	return in == out && (!p->scale[d] || p->scale[d] == 0x3f800000u) &&
-	       !(p->coord == DRM_NPU_RESIZE_PYTORCH_HALF_PIXEL && out == 1);
+	       !(p->coord == DRM_NPU_RESIZE_PYTORCH_HALF_PIXEL && out == 1) &&
+	       p->coord != DRM_NPU_RESIZE_TF_CROP_AND_RESIZE;
 }
 
 /*

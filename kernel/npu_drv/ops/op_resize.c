@@ -19,6 +19,7 @@ struct rs_dim {
 	u32 in, out;
 	double scale;
 	double len;	/* ONNX output_width: in * scale (not rounded) */
+	double start, end;	/* TF_CROP_AND_RESIZE's roi */
 };
 
 static double src_coord(u32 coord, const struct rs_dim *d, double x)
@@ -31,6 +32,11 @@ static double src_coord(u32 coord, const struct rs_dim *d, double x)
 		       x * (double)(d->in - 1) / (d->len - 1.0);
 	case DRM_NPU_RESIZE_PYTORCH_HALF_PIXEL:
 		return d->len == 1.0 ? -0.5 : (x + 0.5) / d->scale - 0.5;
+	case DRM_NPU_RESIZE_TF_CROP_AND_RESIZE:
+		return (d->len == 1.0 ? (d->end - d->start) *
+			((double)d->in - 1) / 2 : x * (d->end - d->start) *
+			((double)d->in - 1) / (d->len - 1.0)) +
+		       d->start * ((double)d->in - 1);
 	default:
 		return (x + 0.5) / d->scale - 0.5;
 	}
@@ -192,6 +198,8 @@ int npu_run_resize(const struct npu_op_args *args, u64 begin, u64 end)
 			(double)out->shape[d] / (double)in->shape[d];
 		dims[d].len = p->scale[d] ? dims[d].scale * in->shape[d] :
 			(double)out->shape[d];
+		dims[d].start = (double)npu_u2f(p->roi_start[d]);
+		dims[d].end = (double)npu_u2f(p->roi_end[d]);
 		plain[d] = npu_resize_dim_plain(t, d);
 	}
 	last = r ? r - 1 : 0;
@@ -206,11 +214,20 @@ int npu_run_resize(const struct npu_op_args *args, u64 begin, u64 end)
 			yo += (u64)oc[d] * out->strides[d];
 		for (i = sg.start; i < (u64)sg.start + sg.len; i++) {
 			u64 so = 0, yi = yo + (r ? i * out->strides[last] : 0);
+			bool outside = false;
 
 			if (r)
 				oc[last] = (u32)i;	/* < out->shape[last] */
-			for (d = 0; d < r; d++) {
+			for (d = 0; d < r && !outside; d++) {
 				double x = src_coord(p->coord, &dims[d], oc[d]);
+
+				/* TF's CropAndResize: outside is a value */
+				if (p->coord ==
+				    DRM_NPU_RESIZE_TF_CROP_AND_RESIZE &&
+				    !(x >= 0 && x <= (double)dims[d].in - 1)) {
+					outside = true;
+					break;
+				}
 
 				if (p->mode == DRM_NPU_RESIZE_NEAREST)
 					so += (u64)nearest_index(p->nearest, x,
@@ -225,7 +242,10 @@ int npu_run_resize(const struct npu_op_args *args, u64 begin, u64 end)
 					cubic_taps(x, dims[d].in, a, exclude,
 						   &tp[d]);
 			}
-			if (p->mode == DRM_NPU_RESIZE_NEAREST)
+			if (outside)
+				((float *)args->data[1])[yi] =
+					npu_u2f(p->extrapolation);
+			else if (p->mode == DRM_NPU_RESIZE_NEAREST)
 				memcpy((u8 *)args->data[1] + yi * es,
 				       (const u8 *)args->data[0] + so * es, es);
 			else

@@ -528,6 +528,14 @@ static void resize_trans_quant_attn(void)
 	T.params.resize.mode = DRM_NPU_RESIZE_MODE_COUNT;
 	T.params.resize.flags = 0;
 	expect_bad(NB, "unknown RESIZE mode");
+	T.params.resize.mode = DRM_NPU_RESIZE_LINEAR;
+	T.params.resize.roi_end[2] = tl_f2u(1.0f);
+	expect_bad(NB, "a roi without TF_CROP_AND_RESIZE");
+	T.params.resize.coord = DRM_NPU_RESIZE_TF_CROP_AND_RESIZE;
+	T.params.resize.extrapolation = tl_f2u(-1.0f);
+	expect_ok("RESIZE tf_crop_and_resize");
+	T.params.resize.roi_start[3] = 0x7f800000u;
+	expect_bad(NB, "an infinite roi");
 
 	tl_task(&T, DRM_NPU_OP_GRID_SAMPLE, 3);
 	op(0, F32, 4, (const u32[]){ 1, 2, 3, 3 });
