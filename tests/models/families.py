@@ -29,9 +29,9 @@ import torch_ops  # noqa: E402
 SEED = 18
 
 
-def _unit_spread(model, x):
+def _unit_spread(model, xs):
     """Rescale every Conv/ConvTranspose/Linear so that its output has unit
-    spread for input @x (random-init nets otherwise shrink their outputs
+    spread for inputs @xs (random-init nets otherwise shrink their outputs
     towards zero, which makes a relative comparison vacuous; DESIGN.md
     10), and give BatchNorm random statistics."""
     import torch
@@ -62,7 +62,7 @@ def _unit_spread(model, x):
             hooks.append(m.register_forward_hook(rescale))
     model.eval()
     with torch.no_grad():
-        model(x)
+        model(*xs)
     for h in hooks:
         h.remove()
     return model
@@ -121,6 +121,59 @@ def cases():
         def forward(self, x):
             return self.fc(self.rnn(x)[0])
 
+    class STN(nn.Module):
+        """A spatial transformer: a localisation net predicts an affine
+        theta, the sampling grid is theta applied to the output pixels'
+        normalised centres (torch's affine_grid, written out: it has no
+        ONNX export), GridSample warps the input for the classifier."""
+
+        def __init__(self, hw=32):
+            super().__init__()
+            F = nn.functional
+            self.loc = nn.Sequential(nn.Conv2d(3, 8, 5), nn.MaxPool2d(2),
+                                     nn.ReLU(), nn.Conv2d(8, 10, 5),
+                                     nn.MaxPool2d(2), nn.ReLU())
+            self.fc = nn.Sequential(nn.Linear(250, 32), nn.ReLU(),
+                                    nn.Linear(32, 6))
+            self.cls = nn.Sequential(nn.Conv2d(3, 16, 3, padding=1),
+                                     nn.ReLU(), nn.AdaptiveAvgPool2d(1),
+                                     nn.Flatten(), nn.Linear(16, 4))
+            c = (torch.arange(hw) * 2 + 1) / hw - 1   # pixel centres
+            yy, xx = torch.meshgrid(c, c, indexing="ij")
+            self.register_buffer("base", torch.stack(
+                [xx, yy, torch.ones_like(xx)], -1).reshape(1, -1, 3))
+            self.hw, self.sample = hw, F.grid_sample
+
+        def forward(self, x):
+            t = self.fc(self.loc(x).flatten(1)).view(-1, 2, 3)
+            t = t * 0.1 + torch.tensor([[1.0, 0, 0], [0, 1.0, 0]])
+            g = (self.base @ t.transpose(1, 2)).view(-1, self.hw,
+                                                     self.hw, 2)
+            return self.cls(self.sample(x, g, align_corners=False))
+
+    class RoiHead(nn.Module):
+        """The second stage of a two-stage detector: backbone features,
+        torchvision's roi_align of given boxes, a box head."""
+
+        def __init__(self):
+            super().__init__()
+            self.body = nn.Sequential(nn.Conv2d(3, 16, 3, 2, 1), nn.ReLU(),
+                                      nn.Conv2d(16, 32, 3, 2, 1), nn.ReLU())
+            self.head = nn.Sequential(nn.Flatten(), nn.Linear(32 * 49, 64),
+                                      nn.ReLU(), nn.Linear(64, 5))
+
+        def forward(self, x, boxes):
+            f = torchvision.ops.roi_align(self.body(x), boxes, (7, 7),
+                                          spatial_scale=0.25,
+                                          sampling_ratio=2, aligned=True)
+            return self.head(f)
+
+    def boxes():
+        xy = torch.rand(6, 2, generator=g) * 48
+        wh = torch.rand(6, 2, generator=g) * 24 + 4
+        return torch.cat([torch.tensor([[0.], [1.], [0.], [1.], [0.], [1.]]),
+                          xy, xy + wh], 1)
+
     def seg(fn, **kw):
         def make():
             torch.manual_seed(SEED)
@@ -141,6 +194,11 @@ def cases():
     return {
         "detector_nms": (detector, lambda: (r(1, 3, 32, 32, generator=g),)),
         "unet_convtranspose": (UNet, lambda: (r(1, 3, 32, 32, generator=g),)),
+        # GridSample and RoiAlign's half_pixel are opset 16
+        "stn_grid_sample": (STN, lambda: (r(2, 3, 32, 32, generator=g),),
+                            16),
+        "roi_align_head": (RoiHead, lambda: (r(2, 3, 64, 64, generator=g),
+                                             boxes()), 16),
         "lraspp_mobilenet_v3": (
             seg(torchvision.models.segmentation.lraspp_mobilenet_v3_large,
                 num_classes=4), lambda: (r(1, 3, 96, 96, generator=g),)),
@@ -179,14 +237,14 @@ def export(name, case, out):
     shutil.rmtree(d, ignore_errors=True)
     os.makedirs(os.path.join(d, "inputs"))
     os.makedirs(os.path.join(d, "expected"))
-    factory, inputs = case
+    factory, inputs = case[:2]
     torch.manual_seed(SEED)
     xs = inputs()
-    model = _unit_spread(factory(), xs[0])
+    model = _unit_spread(factory(), xs)
     with torch.no_grad():
         ref = model(*xs).numpy()
     torch.onnx.export(model, xs, os.path.join(d, "model.onnx"),
-                      opset_version=14)
+                      opset_version=case[2] if len(case) > 2 else 14)
     for i, x in enumerate(xs):
         np.save(os.path.join(d, "inputs", "input_%d.npy" % i), x.numpy())
     np.save(os.path.join(d, "expected", "output_0.npy"), ref)
