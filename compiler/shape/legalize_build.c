@@ -114,3 +114,23 @@ struct ir_tensor *lz_reduce(struct lz_builder *b, enum ir_op op,
 		return NULL;
 	return t;
 }
+
+int lz_copy_attrs(struct ir_node *dst, const struct ir_node *src)
+{
+	for (int i = 0; i < src->num_attrs; i++) {
+		const struct ir_attr *a = &src->attrs[i];
+		int ret = 0;
+
+		if (a->type == IR_ATTR_INT)
+			ret = ir_attr_set_int(dst, a->name, a->i);
+		else if (a->type == IR_ATTR_FLOAT)
+			ret = ir_attr_set_float(dst, a->name, a->f);
+		else if (a->type == IR_ATTR_STRING)
+			ret = ir_attr_set_str(dst, a->name, a->s);
+		else if (a->type == IR_ATTR_INTS)
+			ret = ir_attr_set_ints(dst, a->name, a->ints, a->n);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}

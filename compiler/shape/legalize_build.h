@@ -55,6 +55,8 @@ struct ir_tensor *lz_transpose(struct lz_builder *b, struct ir_tensor *x,
 struct ir_tensor *lz_reduce(struct lz_builder *b, enum ir_op op,
 			    struct ir_tensor *x, const int64_t *axes,
 			    int naxes, int keep, struct ir_tensor *out);
+/* Copies @src's int, float, string and ints attributes onto @dst. */
+int lz_copy_attrs(struct ir_node *dst, const struct ir_node *src);
 /* A 1-D int64 constant of @n values. */
 struct ir_tensor *lz_i64(struct ir_graph *g, const int64_t *v, int n);
 

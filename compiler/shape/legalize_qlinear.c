@@ -31,36 +31,6 @@
 #include "legalize_build.h"
 #include "shape_internal.h"
 
-/* Conv's attributes, as QLinearConv carries them. */
-static int copy_attrs(struct ir_node *dst, const struct ir_node *src)
-{
-	for (int i = 0; i < src->num_attrs; i++) {
-		const struct ir_attr *a = &src->attrs[i];
-		int ret;
-
-		switch (a->type) {
-		case IR_ATTR_INT:
-			ret = ir_attr_set_int(dst, a->name, a->i);
-			break;
-		case IR_ATTR_FLOAT:
-			ret = ir_attr_set_float(dst, a->name, a->f);
-			break;
-		case IR_ATTR_STRING:
-			ret = ir_attr_set_str(dst, a->name, a->s);
-			break;
-		case IR_ATTR_INTS:
-			ret = ir_attr_set_ints(dst, a->name, a->ints, a->n);
-			break;
-		default:
-			ret = 0;	/* QLinearConv has no other kind */
-			break;
-		}
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
 /*
  * DequantizeLinear(q, s, z) along @axis (what a 1-D @s runs along; a
  * scalar one ignores it; @s may be a Mul whose shape is not known yet).
@@ -154,7 +124,7 @@ int shape_legalize_qlinear(struct ir_graph *g, struct ir_node *n)
 		    IR_F32, NULL);
 	if (!y || (conv && in[8] && !db))
 		return -ENOMEM;
-	if (conv && (copy_attrs(y->producer, n) ||
+	if (conv && (lz_copy_attrs(y->producer, n) ||
 		     ir_attr_set_int(y->producer, "npu_qlinear", 1)))
 		return -ENOMEM;
 	ir_node_remove(g, n);

@@ -23,7 +23,8 @@
  *    ScatterND/ScatterElements/Scatter (legalize_scatter.c), EyeLike,
  *    the window functions, Upsample, Compress (legalize_gen.c), NonZero
  *    and NonMaxSuppression (legalize_count.c), QLinearConv and
- *    QLinearMatMul (legalize_qlinear.c), Einsum (legalize_einsum.c).
+ *    QLinearMatMul (legalize_qlinear.c), Einsum (legalize_einsum.c),
+ *    MaxPool's Indices output (legalize_maxpool.c).
  */
 #include <errno.h>
 #include <math.h>
@@ -1406,7 +1407,12 @@ int shape_legalize_node(struct ir_graph *g, struct ir_node *n)
 	case IR_OP_BLACKMAN_WINDOW: case IR_OP_UPSAMPLE: case IR_OP_COMPRESS:
 	case IR_OP_REVERSE_SEQUENCE: case IR_OP_MAX_UNPOOL:
 		return shape_legalize_gen(g, n);
-	case IR_OP_CONV: case IR_OP_MAX_POOL: case IR_OP_AVERAGE_POOL:
+	case IR_OP_MAX_POOL:
+		if (n->num_outputs > 1 && n->outputs[1] &&
+		    (n->outputs[1]->num_uses || n->outputs[1]->is_output))
+			return shape_legalize_maxpool_indices(g, n);
+		return legalize_1d(g, n);
+	case IR_OP_CONV: case IR_OP_AVERAGE_POOL:
 	case IR_OP_GLOBAL_AVERAGE_POOL: case IR_OP_GLOBAL_MAX_POOL:
 		return legalize_1d(g, n);
 	default: return 0;

@@ -501,6 +501,38 @@ def pool(x, mode, kernel_shape, strides=None, pads=None, dilations=None,
     return y
 
 
+def _pool_indices(x, kernel_shape, strides=None, pads=None, dilations=None,
+                  ceil_mode=0, storage_order=0, auto_pad="NOTSET"):
+    """2-D MaxPool's values and Indices: each window's first maximum in
+    row-major window order, as a flat index of the input (column-major
+    planes with storage_order 1)."""
+    n, c, h, w = x.shape
+    k, s = list(kernel_shape), list(strides or [1, 1])
+    d, p = list(dilations or [1, 1]), list(pads or [0] * 4)
+    oh = _pool_out(h, k[0], s[0], d[0], p[0], p[2], ceil_mode)
+    ow = _pool_out(w, k[1], s[1], d[1], p[1], p[3], ceil_mode)
+    y = np.full((n, c, oh, ow), -np.inf, dtype=x.dtype)
+    ix = np.zeros((n, c, oh, ow), dtype=np.int64)
+    for b in range(n):
+        for ch in range(c):
+            for i in range(oh):
+                for j in range(ow):
+                    best, at = None, 0
+                    for u in range(k[0]):
+                        for v in range(k[1]):
+                            hh = i * s[0] - p[0] + u * d[0]
+                            ww = j * s[1] - p[1] + v * d[1]
+                            if not (0 <= hh < h and 0 <= ww < w):
+                                continue
+                            if best is None or x[b, ch, hh, ww] > best:
+                                best = x[b, ch, hh, ww]
+                                at = ww * h + hh if storage_order else \
+                                    hh * w + ww
+                    y[b, ch, i, j] = best
+                    ix[b, ch, i, j] = (b * c + ch) * h * w + at
+    return y, ix
+
+
 # ---------------------------------------------------------------- misc ops
 
 def _gemm(a, b, c=None, alpha=1.0, beta=1.0, transA=0, transB=0):
@@ -1345,6 +1377,8 @@ def _eval_node(n, ins, in_dt, fdt):
     if op == "ConvTranspose":
         return [conv_transpose(x, ins[1], ins[2] if len(ins) > 2 else None,
                                **a)], same
+    if op == "MaxPool" and len(n.outputs) > 1:
+        return list(_pool_indices(x, **a)), same + ["int64"]
     if op == "MaxPool":
         return [pool(x, "max", **a)], same
     if op == "AveragePool":

@@ -154,6 +154,15 @@ def cases():
                ("implicit", "ij,jk", lambda: (r(3, 4), r(4, 6))),
                ("sum_own", "bij,bjk->bk", lambda: (r(2, 3, 4),
                                                    r(2, 4, 5))))},
+        # max_pool2d's indices (SegNet-style MaxUnpool decoders; torch
+        # has no export of max_unpool2d itself), padded, and in ceil mode
+        # with a dilation
+        "maxpool_indices": (f(lambda s, x: F.max_pool2d(
+            x, 3, 2, padding=1, return_indices=True)[1]),
+            lambda: (r(2, 3, 9, 10),), 14, {}),
+        "maxpool_indices_ceil_dilated": (f(lambda s, x: F.max_pool2d(
+            x, 2, 2, dilation=2, ceil_mode=True, return_indices=True)[1]),
+            lambda: (r(1, 4, 9, 8),), 14, {}),
         # torchvision's roi_align (Faster/Mask R-CNN heads): boxes of both
         # images, some past the edges, rows [batch, x1, y1, x2, y2]
         "roi_align_aligned": (f(lambda s, x, b: tv_ops.roi_align(
