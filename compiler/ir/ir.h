@@ -149,7 +149,7 @@ struct ir_shape {
 	X(UNIQUE, "Unique") X(GRID_SAMPLE, "GridSample")		\
 	X(ROI_ALIGN, "RoiAlign")					\
 	X(QLINEAR_CONV, "QLinearConv") X(QLINEAR_MATMUL, "QLinearMatMul") \
-	X(EINSUM, "Einsum")						\
+	X(EINSUM, "Einsum") X(DET, "Det")				\
 	X(EYE_LIKE, "EyeLike") X(HANN_WINDOW, "HannWindow")		\
 	X(HAMMING_WINDOW, "HammingWindow")				\
 	X(BLACKMAN_WINDOW, "BlackmanWindow")				\

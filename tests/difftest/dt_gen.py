@@ -34,7 +34,7 @@ MatMul Softmax LogSoftmax LayerNormalization ReduceSum ReduceMean ReduceMax
 ReduceMin ReduceProd ReduceSumSquare ReduceL1 ReduceL2 ReduceLogSum
 ReduceLogSumExp Reshape Flatten Squeeze Unsqueeze Transpose Concat Split
 Slice Gather Expand Shape Size ConstantOfShape Range Pad Resize GridSample
-RoiAlign Einsum QLinearConv QLinearMatMul Trilu
+RoiAlign Einsum QLinearConv QLinearMatMul Det Trilu
 QuantizeLinear DequantizeLinear Constant Sign Round Mod IsNaN IsInf Celu
 Shrink Hardmax Tile OneHot Sinh Cosh ConvTranspose RNN LSTM GRU
 DepthToSpace SpaceToDepth InstanceNormalization MeanVarianceNormalization
@@ -956,6 +956,11 @@ class Gen:
     EINSUMS = ("bij,bjk->bik", "ij->ji", "ijk->ik", "bi,bi->b", "i,j->ij",
                "...ij,...jk->...ik", "bhqd,bhkd->bhqk", "ij,jk")
 
+    def t_det(self):
+        m = self.choice([1, 2, 3, 4])
+        lead = tuple(self.choice([1, 2, 3]) for _ in range(self.r(3)))
+        return self.node("Det", [self.new_input(lead + (m, m))])
+
     def t_einsum(self):
         eq = self.choice(self.EINSUMS)
         terms = eq.split("->")[0].split(",")
@@ -1600,7 +1605,7 @@ class Gen:
         ("t_small", 4), ("t_convt", 2), ("t_rnn", 2), ("t_more", 4),
         ("t_topk", 2), ("t_scatter", 2), ("t_trig", 2), ("t_count", 1),
         ("t_gen", 2), ("t_grid_sample", 2), ("t_roi_align", 1),
-        ("t_einsum", 2), ("t_qlinear", 2),
+        ("t_einsum", 2), ("t_qlinear", 2), ("t_det", 1),
         ("t_shape_chain", 2), ("t_cast", 3), ("t_qdq", 2), ("t_fold", 2),
         ("t_cse", 2), ("t_branches", 4), ("t_conv_chain", 4),
     ]

@@ -1477,6 +1477,8 @@ def _eval_node(n, ins, in_dt, fdt):
         return [_resize(x, roi, sc, sz, **a)], same
     if op == "GridSample":
         return [_grid_sample(x, ins[1], **a)], same
+    if op == "Det":
+        return [np.linalg.det(x.astype(np.float64))], same
     if op == "Einsum":
         return [np.einsum(a["equation"], *[v.astype(np.float64)
                                            for v in ins])], same

@@ -308,6 +308,9 @@ def case(op, key, val):
         ins = [b.x(tuple({"b": 2, "i": 3, "j": 4, "k": 5}[c] for c in t),
                    "float32", -2.0) for t in terms]
         return b.node("Einsum", ins, {"equation": val})
+    if op == "Det" and key == "m":
+        return b.node("Det", [b.x((2, int(val), int(val)), "float32",
+                                  -2.0)])
     if op in ("QLinearConv", "QLinearMatMul") and key == "dtype":
         return qlinear_case(b, op, val)
     if op in ("QuantizeLinear", "DequantizeLinear"):

@@ -154,6 +154,10 @@ def cases():
                ("implicit", "ij,jk", lambda: (r(3, 4), r(4, 6))),
                ("sum_own", "bij,bjk->bk", lambda: (r(2, 3, 4),
                                                    r(2, 4, 5))))},
+        # torch.det (Det) of batched 3 x 3, 4 x 4 and 5 x 5 matrices
+        **{"det_%d" % m: (f(lambda s, x: torch.det(x)),
+                          lambda m=m: (r(2, 3, m, m),), 14, {})
+           for m in (3, 4, 5)},
         # max_pool2d's indices (SegNet-style MaxUnpool decoders; torch
         # has no export of max_unpool2d itself), padded, and in ceil mode
         # with a dilation
