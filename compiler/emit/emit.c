@@ -1123,7 +1123,20 @@ static int emit_roi_align(struct ectx *e)
 	t->num_operands = 4;
 	for (i = 0; i < 3 && !err; i++)
 		err = whole(e, in(e, i), &t->operands[i]);
-	return err ? err : whole(e, out0(e), &t->operands[3]);
+	if (!err)
+		err = whole(e, out0(e), &t->operands[3]);
+	/*
+	 * A grid the device would not take in one unit (its cost cap,
+	 * NPU_MAX_UNIT_COST: 2^27): say so here, not as a malformed task.
+	 */
+	if (!err && npu_op_unit_cost(t) > (1ull << 27))
+		return eerr(e, -ENOTSUP, "RoiAlign's sampling grid (%s) over "
+			    "%u output columns exceeds what one device work "
+			    "unit may cost; lower sampling_ratio or "
+			    "output_width", ratio ? "sampling_ratio" :
+			    "adaptive, up to twice the feature map",
+			    t->operands[3].shape[3]);
+	return err;
 }
 
 static int emit_attention(struct ectx *e)

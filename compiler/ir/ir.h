@@ -150,6 +150,8 @@ struct ir_shape {
 	X(ROI_ALIGN, "RoiAlign")					\
 	X(QLINEAR_CONV, "QLinearConv") X(QLINEAR_MATMUL, "QLinearMatMul") \
 	X(EINSUM, "Einsum") X(DET, "Det")				\
+	X(MATMUL_INTEGER, "MatMulInteger") X(CONV_INTEGER, "ConvInteger") \
+	X(DYNAMIC_QUANTIZE_LINEAR, "DynamicQuantizeLinear")		\
 	X(EYE_LIKE, "EyeLike") X(HANN_WINDOW, "HannWindow")		\
 	X(HAMMING_WINDOW, "HammingWindow")				\
 	X(BLACKMAN_WINDOW, "BlackmanWindow")				\

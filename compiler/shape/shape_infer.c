@@ -1251,6 +1251,8 @@ static int infer_grid_sample(struct ir_graph *g, struct ir_node *n)
 		return node_err(g, n, "grid must be [N, Ho, Wo, 2] for X's N");
 	if (n->inputs[1]->dtype != n->inputs[0]->dtype)
 		return node_err(g, n, "grid's dtype must be X's");
+	if (x->dim[2] == 0 || x->dim[3] == 0)
+		return node_err(g, n, "cannot sample an empty image");
 	o.dim[2] = gr->dim[1];
 	o.dim[3] = gr->dim[2];
 	set_out(n, 0, n->inputs[0]->dtype, &o);
@@ -1277,6 +1279,10 @@ static int infer_roi_align(struct ir_graph *g, struct ir_node *n)
 	    (n->inputs[2]->dtype != IR_I64 && n->inputs[2]->dtype != IR_I32))
 		return node_err(g, n, "rois must have X's dtype and "
 				"batch_indices be int64");
+	if (!IR_DIM_IS_SYM(b->dim[0]) && !IR_DIM_IS_SYM(r->dim[0]) &&
+	    b->dim[0] != r->dim[0])
+		return node_err(g, n, "%lld batch indices for %lld rois",
+				(long long)b->dim[0], (long long)r->dim[0]);
 	if (oh < 1 || ow < 1 || oh > INT32_MAX || ow > INT32_MAX)
 		return node_err(g, n, "output_height %lld, output_width %lld: "
 				"give 1 to 2^31 - 1", (long long)oh,
@@ -1352,6 +1358,11 @@ static int infer_quant(struct ir_graph *g, struct ir_node *n)
 	int64_t axis = ir_attr_int(n, "axis", 1);
 	enum ir_dtype dt = IR_F32;
 
+	if (s && s->shape_known && z && z->shape_known &&
+	    ir_tensor_numel(s) == 1 && ir_tensor_numel(z) > 1)
+		return node_err(g, n, "%lld zero points but one scale (give "
+				"a scale per channel)",
+				(long long)ir_tensor_numel(z));
 	/* a per-channel scale runs along an axis of x, its length */
 	if (s && s->shape_known && s->shape.rank == 1 &&
 	    s->shape.dim[0] != 1) {

@@ -30,6 +30,8 @@ int shape_infer_rnn_task(struct ir_graph *g, struct ir_node *n);
 int shape_legalize_more(struct ir_graph *g, struct ir_node *n);
 /* TopK onto npu.TopK + GatherElements (legalize_topk.c). */
 int shape_legalize_topk(struct ir_graph *g, struct ir_node *n);
+/* MatMulInteger, ConvInteger, DynamicQuantizeLinear (legalize_integer.c). */
+int shape_legalize_integer(struct ir_graph *g, struct ir_node *n);
 /* Det by Leibniz's formula, M <= 5 (legalize_det.c). */
 int shape_legalize_det(struct ir_graph *g, struct ir_node *n);
 /* MaxPool's Indices output from its window taps (legalize_maxpool.c). */

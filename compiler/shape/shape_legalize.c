@@ -24,7 +24,9 @@
  *    the window functions, Upsample, Compress (legalize_gen.c), NonZero
  *    and NonMaxSuppression (legalize_count.c), QLinearConv and
  *    QLinearMatMul (legalize_qlinear.c), Einsum (legalize_einsum.c),
- *    MaxPool's Indices output (legalize_maxpool.c), Det (legalize_det.c).
+ *    MaxPool's Indices output (legalize_maxpool.c), Det (legalize_det.c),
+ *    MatMulInteger, ConvInteger, DynamicQuantizeLinear
+ *    (legalize_integer.c).
  */
 #include <errno.h>
 #include <math.h>
@@ -1400,6 +1402,9 @@ int shape_legalize_node(struct ir_graph *g, struct ir_node *n)
 		return shape_legalize_qlinear(g, n);
 	case IR_OP_EINSUM: return shape_legalize_einsum(g, n);
 	case IR_OP_DET: return shape_legalize_det(g, n);
+	case IR_OP_MATMUL_INTEGER: case IR_OP_CONV_INTEGER:
+	case IR_OP_DYNAMIC_QUANTIZE_LINEAR:
+		return shape_legalize_integer(g, n);
 	case IR_OP_NON_ZERO: case IR_OP_NON_MAX_SUPPRESSION: case IR_OP_UNIQUE:
 		return shape_legalize_count(g, n);
 	case IR_OP_SCATTER_ND: case IR_OP_SCATTER_ELEMENTS: case IR_OP_SCATTER:

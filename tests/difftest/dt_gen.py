@@ -34,7 +34,8 @@ MatMul Softmax LogSoftmax LayerNormalization ReduceSum ReduceMean ReduceMax
 ReduceMin ReduceProd ReduceSumSquare ReduceL1 ReduceL2 ReduceLogSum
 ReduceLogSumExp Reshape Flatten Squeeze Unsqueeze Transpose Concat Split
 Slice Gather Expand Shape Size ConstantOfShape Range Pad Resize GridSample
-RoiAlign Einsum QLinearConv QLinearMatMul Det Trilu
+RoiAlign Einsum QLinearConv QLinearMatMul Det MatMulInteger ConvInteger
+DynamicQuantizeLinear Trilu
 QuantizeLinear DequantizeLinear Constant Sign Round Mod IsNaN IsInf Celu
 Shrink Hardmax Tile OneHot Sinh Cosh ConvTranspose RNN LSTM GRU
 DepthToSpace SpaceToDepth InstanceNormalization MeanVarianceNormalization
@@ -956,6 +957,39 @@ class Gen:
     EINSUMS = ("bij,bjk->bik", "ij->ji", "ijk->ik", "bi,bi->b", "i,j->ij",
                "...ij,...jk->...ik", "bhqd,bhkd->bhqk", "ij,jk")
 
+    def t_integer(self):
+        """MatMulInteger / ConvInteger of quantized activations and int8
+        weights (int32 outputs, back to float for the pool), or
+        DynamicQuantizeLinear (its three outputs graph outputs)."""
+        x = self.pick(Gen.f4, self.shape_nchw) if self.coin() else \
+            self.pick(Gen.f_rank(2), lambda: (self.choice(SPATIAL),
+                                             self.choice(CHANNELS)))
+        s = self.shape(x)
+        if self.coin(0.3):
+            outs = self.node("DynamicQuantizeLinear", [x], nout=3,
+                             pool=False)
+            self.counted += list(outs)
+            return x
+        dt = self.choice([np.uint8, np.int8])
+        zx = self.const(np.array(128 if dt == np.uint8 else 3, dtype=dt))
+        xq = self.node("QuantizeLinear", [x, self.const(np.float32(0.05)),
+                                          zx])
+        conv = len(s) == 4
+        co = self.choice([2, 4, 8])
+        k = self.choice([1, 3]) if conv and s[1] * 9 <= 258 else 1
+        if (s[1] * k * k) > 258:
+            raise Reject()
+        w = self.const(self.rng.integers(-100, 100, size=(
+            (co, s[1], k, k) if conv else (s[1], co))).astype(np.int8))
+        ins = [xq, w, zx]
+        if self.coin(0.5):
+            ins.append(self.const(np.zeros((), np.int8)))
+        attrs = {"kernel_shape": [k, k], "pads": [k // 2] * 4} if conv \
+            else {}
+        y = self.node("ConvInteger" if conv else "MatMulInteger", ins,
+                      attrs)
+        return self.node("Cast", [y], {"to": "float32"})
+
     def t_det(self):
         m = self.choice([1, 2, 3, 4])
         lead = tuple(self.choice([1, 2, 3]) for _ in range(self.r(3)))
@@ -1605,7 +1639,7 @@ class Gen:
         ("t_small", 4), ("t_convt", 2), ("t_rnn", 2), ("t_more", 4),
         ("t_topk", 2), ("t_scatter", 2), ("t_trig", 2), ("t_count", 1),
         ("t_gen", 2), ("t_grid_sample", 2), ("t_roi_align", 1),
-        ("t_einsum", 2), ("t_qlinear", 2), ("t_det", 1),
+        ("t_einsum", 2), ("t_qlinear", 2), ("t_det", 1), ("t_integer", 2),
         ("t_shape_chain", 2), ("t_cast", 3), ("t_qdq", 2), ("t_fold", 2),
         ("t_cse", 2), ("t_branches", 4), ("t_conv_chain", 4),
     ]

@@ -1068,6 +1068,16 @@ def _fragile(n, ins, exact):
         if not exact[0] and _is_float(x) and x.size and \
                 (_max_abs_margin(x) < 1e-3 * np.maximum(1, np.abs(x))).any():
             return "value next to an integer"
+    if op == "DynamicQuantizeLinear" and ins[0].size:
+        x = ins[0].astype(np.float32)
+        lo = min(0.0, float(x.min()))
+        s = np.float32((np.float32(max(0.0, float(x.max()))) -
+                        np.float32(lo)) / np.float32(255))
+        q = x / s if s else x
+        z = -np.float32(lo) / s if s else 0.0
+        if (np.abs(q - np.floor(q) - 0.5) < 1e-3).any() or \
+                abs(z - np.floor(z) - 0.5) < 1e-3:
+            return "value next to a rounding midpoint"
     if op in ("QLinearConv", "QLinearMatMul") and ins[0].size:
         # a float path (-O0) rounds the same sum within its own error
         acc, m = _qlinear_acc(op, ins, n.attrs)
@@ -1477,6 +1487,33 @@ def _eval_node(n, ins, in_dt, fdt):
         return [_resize(x, roi, sc, sz, **a)], same
     if op == "GridSample":
         return [_grid_sample(x, ins[1], **a)], same
+    if op in ("MatMulInteger", "ConvInteger"):
+        axes = (1, 0) if op == "ConvInteger" else (x.ndim - 2,
+                                                   ins[1].ndim - 1)
+
+        def centred(q, z, axis):
+            q = q.astype(np.float64)
+            if z is None:
+                return q
+            z = z.astype(np.float64)
+            if z.size > 1:
+                sh = [1] * q.ndim
+                sh[axis] = -1
+                z = z.reshape(sh)
+            return q - z
+        a_ = centred(x, ins[2] if len(ins) > 2 else None, axes[0])
+        w_ = centred(ins[1], ins[3] if len(ins) > 3 else None, axes[1])
+        y = conv(a_, w_, None, **a) if op == "ConvInteger" else \
+            np.matmul(a_, w_)
+        return [y.astype(np.int32)], ["int32"]
+    if op == "DynamicQuantizeLinear":
+        lo, hi = min(0.0, float(x.min())), max(0.0, float(x.max()))
+        s = np.float32((np.float32(hi) - np.float32(lo)) / np.float32(255))
+        zp = np.float32(np.clip(np.float32(0) - np.float32(lo) / s, 0, 255))
+        zp = np.round(zp)
+        y = np.clip(np.round(x.astype(np.float32) / s) + zp, 0, 255)
+        return [y.astype(np.uint8), np.array(s, np.float32),
+                np.array(zp, np.uint8)], ["uint8", "float32", "uint8"]
     if op == "Det":
         return [np.linalg.det(x.astype(np.float64))], same
     if op == "Einsum":

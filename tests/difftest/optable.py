@@ -308,6 +308,17 @@ def case(op, key, val):
         ins = [b.x(tuple({"b": 2, "i": 3, "j": 4, "k": 5}[c] for c in t),
                    "float32", -2.0) for t in terms]
         return b.node("Einsum", ins, {"equation": val})
+    if op in ("MatMulInteger", "ConvInteger") and key == "dtype":
+        conv = op == "ConvInteger"
+        xq = b.x((1, 8, 5, 5) if conv else (3, 8), val)
+        w = b.c(RNG.integers(-50, 50, size=(4, 8, 3, 3) if conv else
+                             (8, 4)).astype(np.int8))
+        return b.node(op, [xq, w, b.c(np.array(2, np.dtype(val)))],
+                      {"pads": [1] * 4} if conv else {})
+    if op == "DynamicQuantizeLinear" and key == "range":
+        lo, hi = {"mixed": (-2.0, 3.0), "positive": (0.5, 4.0),
+                  "negative": (-3.0, -0.5)}[val]
+        return b.node(op, [b.x((3, 7), "float32", lo, hi)], nout=3)
     if op == "Det" and key == "m":
         return b.node("Det", [b.x((2, int(val), int(val)), "float32",
                                   -2.0)])

@@ -53,10 +53,10 @@ def cases():
 
     import torchvision.ops as tv_ops
 
-    def grid_sample(mode, pad, align):
+    def grid_sample(mode, pad, align, spread=0.9):
         return (f(lambda s, x, g: F.grid_sample(
             x, g, mode=mode, padding_mode=pad, align_corners=align)),
-            lambda: (r(2, 3, 5, 6), r(2, 4, 7, 2) * 0.9), 16, {})
+            lambda: (r(2, 3, 5, 6), r(2, 4, 7, 2) * spread), 16, {})
 
     def rois():
         g = torch.Generator().manual_seed(SEED)
@@ -137,6 +137,10 @@ def cases():
                ("bicubic", "zeros", False), ("bicubic", "reflection", True),
                ("bilinear", "reflection", False),
                ("bicubic", "border", False))},
+        # grid values far past [-1, 1]: reflection mirrors each bicubic
+        # tap (a review finding: the taps were clamped first)
+        "grid_sample_bicubic_reflection_far": grid_sample(
+            "bicubic", "reflection", False, 4.0),
         # torch.einsum as exporters write it (Einsum, opset 12+): batched
         # and attention products, a transpose, sums, an outer product,
         # the ellipsis and the implicit output

@@ -448,8 +448,10 @@ u64 npu_op_work_units(const struct drm_npu_task *t)
 	case DRM_NPU_OP_DEQUANTIZE:
 	case DRM_NPU_OP_QADD:
 	case DRM_NPU_OP_MATH:
-	case DRM_NPU_OP_GRID_SAMPLE:
 		return row_units(last);
+	case DRM_NPU_OP_GRID_SAMPLE:
+		return npu_rows(last) * npu_row_segs_n(npu_last_dim(last),
+						       npu_grid_sample_seg(t));
 	case DRM_NPU_OP_MATMUL:
 		return matmul_units(t);
 	case DRM_NPU_OP_MATMUL_WQ:
@@ -528,6 +530,24 @@ static u64 resize_elem_cost(const struct drm_npu_task *t)
 	return taps * (k + 1) + r + 1;
 }
 
+u64 npu_grid_sample_elem_cost(const struct drm_npu_task *t)
+{
+	const struct drm_npu_grid_sample_params *p = &t->params.grid_sample;
+	u64 taps = p->mode == DRM_NPU_GRID_SAMPLE_BICUBIC ? 16 :
+		   p->mode == DRM_NPU_GRID_SAMPLE_BILINEAR ? 4 : 1;
+
+	/* each tap padded (a reflection: divisions, floors) and loaded */
+	return taps * (p->padding == DRM_NPU_GRID_SAMPLE_REFLECTION ? 64 : 32) +
+	       64;
+}
+
+u32 npu_grid_sample_seg(const struct drm_npu_task *t)
+{
+	u64 seg = NPU_MAX_UNIT_COST / npu_grid_sample_elem_cost(t);
+
+	return seg > NPU_ROW_SEG ? NPU_ROW_SEG : (u32)seg;
+}
+
 u32 npu_resize_seg(const struct drm_npu_task *t)
 {
 	u64 seg = NPU_MAX_UNIT_COST / resize_elem_cost(t);
@@ -540,8 +560,8 @@ static u64 row_elem_cost(const struct drm_npu_task *t)
 {
 	if (t->opcode == DRM_NPU_OP_MATH)	/* series of up to 25 terms */
 		return 64;
-	if (t->opcode == DRM_NPU_OP_GRID_SAMPLE)  /* 16 taps, each padded */
-		return 64;
+	if (t->opcode == DRM_NPU_OP_GRID_SAMPLE)
+		return npu_grid_sample_elem_cost(t);
 	return 1;
 }
 
@@ -636,13 +656,17 @@ u64 npu_roi_align_grid_max(const struct drm_npu_task *t, u32 dim)
 	return (2 * extent + bins - 1) / bins;
 }
 
-/* ROI_ALIGN: a row's bins, each its samples' four corners (and a sum). */
+/*
+ * ROI_ALIGN: a row's bins, each its samples: four corner loads that may
+ * each miss the cache on a strided image, their weights and a sum (32).
+ */
 static u64 roi_align_unit_cost(const struct drm_npu_task *t)
 {
 	u64 g = npu_mul_sat(npu_roi_align_grid_max(t, 2),
 			    npu_roi_align_grid_max(t, 3));
 
-	return npu_mul_sat(npu_opnd(t, 3)->shape[3], npu_mul_sat(g, 8) + 1);
+	return npu_mul_sat(npu_opnd(t, 3)->shape[3],
+			   npu_add_sat(npu_mul_sat(g, 32), 1));
 }
 
 u64 npu_op_unit_cost(const struct drm_npu_task *t)
@@ -712,6 +736,9 @@ u64 npu_op_unit_cost(const struct drm_npu_task *t)
 		return roi_align_unit_cost(t);
 	case DRM_NPU_OP_RESIZE:
 		return npu_mul_sat(npu_resize_seg(t), resize_elem_cost(t));
+	case DRM_NPU_OP_GRID_SAMPLE:
+		return npu_mul_sat(npu_grid_sample_seg(t),
+				   npu_grid_sample_elem_cost(t));
 	case DRM_NPU_OP_TOPK:	/* n insertions of up to k compares + moves */
 		return npu_add_sat(npu_mul_sat(in->shape[t->params.topk.axis],
 					       2 * (u64)t->params.topk.k + 2), 1);

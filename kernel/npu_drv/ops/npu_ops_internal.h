@@ -319,6 +319,9 @@ int npu_run_roi_align(const struct npu_op_args *a, u64 b, u64 e);
  * NPU_ROW_SEG): linear and cubic sum 2^k or 4^k taps of the k other dims.
  */
 bool npu_resize_dim_plain(const struct drm_npu_task *t, u32 d);
+/* GRID_SAMPLE: an output element's cost, the elements a unit takes. */
+u64 npu_grid_sample_elem_cost(const struct drm_npu_task *t);
+u32 npu_grid_sample_seg(const struct drm_npu_task *t);
 u32 npu_resize_seg(const struct drm_npu_task *t);
 /*
  * ROI_ALIGN's samples per bin side at most along in's @dim (2: height,

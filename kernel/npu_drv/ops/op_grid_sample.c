@@ -13,7 +13,8 @@
  * (half to even), bicubic the 4 x 4 around floor() with A = -0.75, each
  * tap's integer coordinate going through the padding again. A tap outside
  * the image reads 0. Sums in double. A coordinate that is not a number
- * samples 0. Work unit: a segment of an output row.
+ * samples 0. Work unit: a segment of an output row, as long as the cost
+ * of its mode allows (npu_grid_sample_seg()).
  */
 #include "npu_ops_float.h"
 
@@ -114,9 +115,14 @@ static double gs_bicubic(const struct gs_ctx *g, u64 plane, double ix,
 	u32 h = g->in->shape[2], w = g->in->shape[3], i, j;
 	double fx, fy, wx[4], wy[4], acc = 0;
 
-	/* past 3 of an edge every tap is outside (or padded to the edge) */
-	ix = ix < -4.0 ? -4.0 : ix > (double)w + 3 ? (double)w + 3 : ix;
-	iy = iy < -4.0 ? -4.0 : iy > (double)h + 3 ? (double)h + 3 : iy;
+	/*
+	 * Past 3 of an edge every tap is outside (zeros) or the edge
+	 * (border); reflection mirrors each tap, any value (gs_reflect).
+	 */
+	if (g->padding != DRM_NPU_GRID_SAMPLE_REFLECTION) {
+		ix = ix < -4.0 ? -4.0 : ix > (double)w + 3 ? (double)w + 3 : ix;
+		iy = iy < -4.0 ? -4.0 : iy > (double)h + 3 ? (double)h + 3 : iy;
+	}
 	fx = npu_floor_d(ix);
 	fy = npu_floor_d(iy);
 	gs_cubic_weights(ix - fx, wx);
@@ -178,6 +184,7 @@ int npu_run_grid_sample(const struct npu_op_args *args, u64 begin, u64 end)
 		.x = args->data[0], .in = npu_opnd(t, 0), .padding = p->padding,
 		.align = p->flags & DRM_NPU_GRID_SAMPLE_ALIGN_CORNERS,
 	};
+	u32 seg = npu_grid_sample_seg(t);
 	struct npu_seg sg;
 	u64 u, i;
 
@@ -185,7 +192,7 @@ int npu_run_grid_sample(const struct npu_op_args *args, u64 begin, u64 end)
 		u32 oc[4] = { 0 };
 		u64 plane, go, yo;
 
-		npu_seg_of(u, out->shape[3], &sg);
+		npu_seg_of_n(u, out->shape[3], seg, &sg);
 		npu_unravel(sg.row, out->shape, 3, oc);
 		plane = (u64)oc[0] * g.in->strides[0] +
 			(u64)oc[1] * g.in->strides[1];
