@@ -388,41 +388,86 @@ static int legalize_gather_elements(struct ir_graph *g, struct ir_node *n)
 	return 1;
 }
 
+/*
+ * The flat row of each index tuple's batch: with batch_dims @nb, tuple
+ * [b_0 .. b_{nb-1}, i ...] reads from batch (b_0 .. b_{nb-1}), whose rows
+ * start at its flat batch number times @lead.  A constant of the indices'
+ * shape less the last dim.
+ */
+static struct ir_tensor *gather_nd_base(struct ir_graph *g,
+					const struct ir_shape *is, int nb,
+					int64_t lead)
+{
+	struct ir_shape bs = { .rank = is->rank - 1 };
+	int64_t cnt = 1, k, inner = 1, *bv;
+	struct ir_tensor *t;
+	int i;
+
+	for (i = 0; i < bs.rank; i++) {
+		bs.dim[i] = is->dim[i];
+		cnt *= is->dim[i];
+		if (i >= nb)
+			inner *= is->dim[i];
+	}
+	bv = malloc((size_t)(cnt ? cnt : 1) * 8);
+	if (!bv)
+		return NULL;
+	for (k = 0; k < cnt; k++)
+		bv[k] = (k / inner) * lead;
+	t = ir_const_new(g, NULL, IR_I64, &bs, bv, (size_t)cnt * 8);
+	free(bv);
+	return t;
+}
+
 static int legalize_gather_nd(struct ir_graph *g, struct ir_node *n)
 {
 	struct ir_tensor *x = n->inputs[0], *ix = n->inputs[1], *out, *t;
 	const struct ir_shape *xs = &x->shape, *is = &ix->shape;
-	int64_t kk, st[IR_MAX_RANK], lead = 1, d[IR_MAX_RANK];
+	int64_t kk, st[IR_MAX_RANK], lead = 1, nbatch = 1, d[IR_MAX_RANK];
+	int64_t nb = ir_attr_int(n, "batch_dims", 0);
 	int i, q = is->rank;
 	struct lz_builder b;
 
-	if (ir_attr_int(n, "batch_dims", 0))
-		return lerr(g, n, "batch_dims > 0 is not supported");
-	if (ix->dtype != IR_I64)
-		return lerr(g, n, "indices must be int64");
+	if (ix->dtype != IR_I64 && ix->dtype != IR_I32)
+		return lerr(g, n, "indices must be int64 or int32");
 	if (q < 1 || !ir_shape_is_static(xs) || !ir_shape_is_static(is))
 		return lerr(g, n, "needs static shapes");
+	if (nb < 0 || nb >= q || nb >= xs->rank)
+		return lerr(g, n, "batch_dims must be below the ranks of data "
+			    "and indices");
+	for (i = 0; i < nb; i++) {
+		if (xs->dim[i] != is->dim[i])
+			return lerr(g, n, "the batch dims of data and indices "
+				    "differ");
+		nbatch *= xs->dim[i];
+	}
 	kk = is->dim[q - 1];
-	if (kk < 1 || kk > xs->rank)
-		return lerr(g, n, "indices' last dim must be 1 .. data rank");
-	for (i = (int)kk - 1; i >= 0; i--) {
+	if (kk < 1 || kk > xs->rank - nb)
+		return lerr(g, n, "indices' last dim must be 1 .. data rank "
+			    "less batch_dims");
+	for (i = (int)(nb + kk) - 1; i >= nb; i--) {
 		st[i] = lead;
 		lead *= xs->dim[i];
 	}
-	if (lead < 1)
+	if (lead < 1 || nbatch < 1)
 		return lerr(g, n, "empty data");
+	if (ir_shape_numel(is) > (1 << 26))
+		return lerr(g, n, "sizes are not supported");
 	out = lz_take(&b, g, n);
-	/* flat = sum_j checked(indices[..., j]) * stride_j */
+	/* flat = sum_j checked(indices[..., j]) * stride_j (+ the batch's) */
 	t = NULL;
 	for (i = 0; i < kk; i++) {
 		int64_t s0 = i, e0 = i + 1, ax = q - 1;
-		struct ir_tensor *si[4] = { ix, lz_i64(g, &s0, 1),
+		struct ir_tensor *si[4] = { cast(&b, ix, IR_I64, ONNX_INT64),
+					    lz_i64(g, &s0, 1),
 					    lz_i64(g, &e0, 1),
 					    lz_i64(g, &ax, 1) }, *c;
 
 		c = lz_node(&b, IR_OP_SLICE, 4, si, IR_I64, NULL);
-		c = checked_index(&b, c, i64s(g, xs->dim[i]), lead);
-		c = lz_binary(&b, IR_OP_MUL, c, i64s(g, st[i]), NULL);
+		/* a bad index of any batch stays past the whole table */
+		c = checked_index(&b, c, i64s(g, xs->dim[nb + i]),
+				  nbatch * lead);
+		c = lz_binary(&b, IR_OP_MUL, c, i64s(g, st[nb + i]), NULL);
 		t = t ? lz_binary(&b, IR_OP_ADD, t, c, NULL) : c;
 	}
 	/* drop the last dim of 1: [..., 1] -> [...] */
@@ -430,12 +475,16 @@ static int legalize_gather_nd(struct ir_graph *g, struct ir_node *n)
 		d[i] = is->dim[i];
 	t = q > 1 ? lz_reshape(&b, t, d, q - 1, NULL) :
 		    lz_reshape(&b, t, NULL, 0, NULL);
-	d[0] = lead;
-	for (i = (int)kk; i < xs->rank; i++)
-		d[1 + i - kk] = xs->dim[i];
+	if (nb)
+		t = lz_binary(&b, IR_OP_ADD, t, gather_nd_base(g, is, (int)nb,
+							       lead), NULL);
+	d[0] = nbatch * lead;
+	for (i = (int)(nb + kk); i < xs->rank; i++)
+		d[1 + i - nb - kk] = xs->dim[i];
 	{
 		struct ir_tensor *ins[2] = {
-			lz_reshape(&b, x, d, 1 + xs->rank - (int)kk, NULL), t };
+			lz_reshape(&b, x, d, 1 + xs->rank - (int)(nb + kk),
+				   NULL), t };
 
 		t = lz_node(&b, IR_OP_GATHER, 2, ins, x->dtype, out);
 	}

@@ -1270,11 +1270,16 @@ class Gen:
                 self.choice([np.int64, np.int32])))],
                 {"axis": ax - (r if self.coin() else 0)})
         if op == "GatherND":
-            k = 1 + self.r(r)
-            lead = tuple(self.choice([1, 2, 3]) for _ in range(self.r(3)))
-            iv = np.stack([self.rng.integers(-s[j], s[j], size=lead)
+            nb = self.r(r) if self.coin(0.4) else 0
+            k = 1 + self.r(r - nb)
+            lead = tuple(s[:nb]) + tuple(self.choice([1, 2, 3])
+                                         for _ in range(self.r(3)))
+            iv = np.stack([self.rng.integers(-s[nb + j], s[nb + j],
+                                             size=lead)
                            for j in range(k)], axis=-1)
-            return self.node(op, [x, self.const(iv.astype(np.int64))])
+            dt = self.choice([np.int64, np.int32]) if nb else np.int64
+            attrs = {"batch_dims": nb} if nb else {}
+            return self.node(op, [x, self.const(iv.astype(dt))], attrs)
         attrs = {}
         if self.coin(0.4):
             attrs["exclusive"] = 1

@@ -292,6 +292,13 @@ def _gather_elements(x, ix, axis=0):
 
 
 def _gather_nd(x, ix, batch_dims=0):
+    if batch_dims:
+        # each batch is its own GatherND without batch dims
+        nb = batch_dims
+        xf = x.reshape((-1,) + x.shape[nb:])
+        ixf = ix.reshape((-1,) + ix.shape[nb:])
+        out = np.stack([_gather_nd(xf[i], ixf[i]) for i in range(len(xf))])
+        return out.reshape(x.shape[:nb] + out.shape[1:])
     k = ix.shape[-1]
     ix = np.where(ix < 0, ix + np.array(x.shape[:k]), ix)
     flat = ix.reshape(-1, k)

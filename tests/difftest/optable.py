@@ -556,9 +556,12 @@ def more_case(b, op, key, val):
         return b.node(op, [b.x((3, 4, 5), "float32", -2.0),
                            b.c(iv.astype(np.int64))])
     if op == "GatherND" and key == "batch_dims":
-        iv = np.zeros((3, 1), np.int64)
-        return b.node(op, [b.x((3, 4, 5), "float32", -2.0), b.c(iv)],
-                      {"batch_dims": int(val)})
+        nb = int(val)
+        iv = RNG.integers(-(3, 4, 5)[nb], (3, 4, 5)[nb],
+                          size=(3, 4)[:nb] + (2, 1))
+        return b.node(op, [b.x((3, 4, 5), "float32", -2.0),
+                           b.c(iv.astype(np.int32 if nb == 2 else np.int64))],
+                      {"batch_dims": nb})
     if op == "CumSum":
         attrs = {}
         x = b.x((3, 7), "float32", -2.0)
