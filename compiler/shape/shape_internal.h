@@ -36,6 +36,8 @@ int shape_legalize_integer(struct ir_graph *g, struct ir_node *n);
 int shape_legalize_det(struct ir_graph *g, struct ir_node *n);
 /* MaxPool's Indices output from its window taps (legalize_maxpool.c). */
 int shape_legalize_maxpool_indices(struct ir_graph *g, struct ir_node *n);
+/* 3-D pooling as two 2-D pools (legalize_pool3d.c). */
+int shape_legalize_pool3d(struct ir_graph *g, struct ir_node *n);
 /* Einsum onto ReduceSum, Transpose, Reshape, MatMul (legalize_einsum.c). */
 int shape_legalize_einsum(struct ir_graph *g, struct ir_node *n);
 /* QLinearConv, QLinearMatMul into QDQ (legalize_qlinear.c). */

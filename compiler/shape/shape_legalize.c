@@ -26,7 +26,7 @@
  *    QLinearMatMul (legalize_qlinear.c), Einsum (legalize_einsum.c),
  *    MaxPool's Indices output (legalize_maxpool.c), Det (legalize_det.c),
  *    MatMulInteger, ConvInteger, DynamicQuantizeLinear
- *    (legalize_integer.c).
+ *    (legalize_integer.c), 3-D pooling (legalize_pool3d.c).
  */
 #include <errno.h>
 #include <math.h>
@@ -1417,9 +1417,13 @@ int shape_legalize_node(struct ir_graph *g, struct ir_node *n)
 		if (n->num_outputs > 1 && n->outputs[1] &&
 		    (n->outputs[1]->num_uses || n->outputs[1]->is_output))
 			return shape_legalize_maxpool_indices(g, n);
-		return legalize_1d(g, n);
-	case IR_OP_CONV: case IR_OP_AVERAGE_POOL:
+		/* fall through */
+	case IR_OP_AVERAGE_POOL:
 	case IR_OP_GLOBAL_AVERAGE_POOL: case IR_OP_GLOBAL_MAX_POOL:
+		if (n->inputs[0]->shape_known && n->inputs[0]->shape.rank == 5)
+			return shape_legalize_pool3d(g, n);
+		return legalize_1d(g, n);
+	case IR_OP_CONV:
 		return legalize_1d(g, n);
 	default: return 0;
 	}

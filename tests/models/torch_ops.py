@@ -184,6 +184,22 @@ def cases():
             x, b, (2, 2), spatial_scale=1.0, sampling_ratio=-1,
             aligned=False)),
             lambda: (r(2, 3, 9, 11), rois()), 14, {}),
+        # 3-D pooling (video and volumetric models): two 2-D pools;
+        # padding, strides, dilation, ceil mode, both count modes, global
+        "max_pool3d_pad_dilated_ceil": (f(lambda s, x: F.max_pool3d(
+            x, (3, 2, 3), stride=(2, 1, 2), padding=(1, 0, 1),
+            dilation=(1, 2, 1), ceil_mode=True)),
+            lambda: (r(2, 3, 7, 6, 9),), 14, {}),
+        "avg_pool3d_pad_exclude_ceil": (f(lambda s, x: F.avg_pool3d(
+            x, (2, 3, 3), stride=(2, 2, 1), padding=(1, 1, 0),
+            ceil_mode=True, count_include_pad=False)),
+            lambda: (r(2, 3, 6, 7, 5),), 14, {}),
+        "avg_pool3d_pad_include": (f(lambda s, x: F.avg_pool3d(
+            x, 3, stride=2, padding=1)),
+            lambda: (r(1, 4, 5, 8, 7),), 14, {}),
+        "global_pool3d": (f(lambda s, x: F.adaptive_avg_pool3d(x, 1)
+                            + F.adaptive_max_pool3d(x, 1)),
+                          lambda: (r(2, 5, 3, 4, 6),), 14, {}),
         "clip_relu6_hardtanh": (f(lambda s, x: F.relu6(x * 4)
                                   + F.hardtanh(x, -0.5, 0.25)
                                   + x.clamp(min=-0.1)),
