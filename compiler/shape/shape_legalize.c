@@ -941,28 +941,58 @@ static int legalize_round(struct ir_graph *g, struct ir_node *n)
  * adds b where r != 0 and r's sign differs from b's. Floats (fmod=1
  * only, as ONNX requires): r = a - trunc(a / b) * b.
  */
+/* A Cast of @x to @dt (ONNX type @to), writing @out (NULL: new). */
+static struct ir_tensor *lz_cast(struct lz_builder *b, struct ir_tensor *x,
+				 enum ir_dtype dt, int to,
+				 struct ir_tensor *out)
+{
+	struct ir_tensor *t = lz_node(b, IR_OP_CAST, 1, &x, dt, out);
+
+	return t && !ir_attr_set_int(t->producer, "to", to) ? t : NULL;
+}
+
 static int legalize_mod(struct ir_graph *g, struct ir_node *n)
 {
 	struct ir_tensor *a = n->inputs[0], *c = n->inputs[1], *out, *q, *r;
 	bool fmod = ir_attr_int(n, "fmod", 0) != 0;
 	enum ir_dtype dt = a->dtype;
-	struct ir_tensor *z = scalar_of(g, dt, 0), *fix;
+	struct ir_tensor *z, *fix, *half = NULL;
 	struct lz_builder b;
 
-	if (c->dtype != dt || !dt_in(dt, DT_F | DT_INT))
+	if (c->dtype != dt || !dt_in(dt, DT_F | DT_INT | (1u << IR_F16)))
 		return bad_dtype(g, n, dt);
-	if (dt == IR_F32 && !fmod)
+	if ((dt == IR_F32 || dt == IR_F16) && !fmod)
 		return ir_error(g, "node '%s' (Mod): fmod=0 on floats is not "
 				"supported (ONNX requires fmod=1)", n->name);
 	out = lz_take(&b, g, n);
+	if (dt == IR_F16) {
+		/*
+		 * f16 through the f32 path: the remainder of two halves is
+		 * itself a half, and with 13 more mantissa bits the f32
+		 * steps (trunc of the quotient, its product) stay exact
+		 * further than the f32 path's own inputs do
+		 */
+		half = out;
+		a = lz_cast(&b, a, IR_F32, 1, NULL);
+		c = lz_cast(&b, c, IR_F32, 1, NULL);
+		out = ir_tensor_new(g, NULL, IR_F32, NULL);
+		dt = IR_F32;
+		if (!out)
+			return -ENOMEM;
+	}
+	z = scalar_of(g, dt, 0);
 	q = lz_binary(&b, IR_OP_DIV, a, c, NULL);
 	if (dt == IR_F32)
 		q = lz_where(&b, lz_binary(&b, IR_OP_LESS, q, z, NULL),
 			     lz_unary(&b, IR_OP_CEIL, q, NULL),
 			     lz_unary(&b, IR_OP_FLOOR, q, NULL), NULL);
-	if (fmod || dt == IR_U8)
-		return lz_binary(&b, IR_OP_SUB, a, lz_binary(&b, IR_OP_MUL, q, c, NULL),
-			   out) ? 1 : -ENOMEM;
+	if (fmod || dt == IR_U8) {
+		r = lz_binary(&b, IR_OP_SUB, a,
+			      lz_binary(&b, IR_OP_MUL, q, c, NULL), out);
+		if (half)
+			r = lz_cast(&b, r, IR_F16, 10, half);
+		return r ? 1 : -ENOMEM;
+	}
 	r = lz_binary(&b, IR_OP_SUB, a, lz_binary(&b, IR_OP_MUL, q, c, NULL), NULL);
 	fix = lz_binary(&b, IR_OP_XOR, lz_binary(&b, IR_OP_LESS, r, z, NULL),
 		  lz_binary(&b, IR_OP_LESS, c, z, NULL), NULL);

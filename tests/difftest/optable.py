@@ -361,9 +361,9 @@ def small_case(b, op, key, val):
         return b.node(op, [special(b, (2, 3, 4))], attrs)
     if op == "Mod":
         if key == "dtype":
-            if dt == "float32":
+            if dt in ("float32", "float16"):
                 return b.node(op, [b.x((2, 3), dt, -5.0, 5.0),
-                                   b.c(np.float32(-1.5))], {"fmod": 1})
+                                   b.c(np.array(-1.5, dt))], {"fmod": 1})
             x = b.x((2, 3), dt)
             b.g.feeds[x] = (b.g.feeds[x] * 3 - (7 if dt != "uint8" else 0)
                             ).astype(dt)
