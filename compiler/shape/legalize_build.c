@@ -134,3 +134,14 @@ int lz_copy_attrs(struct ir_node *dst, const struct ir_node *src)
 	}
 	return 0;
 }
+
+struct ir_tensor *lz_cast(struct lz_builder *b, struct ir_tensor *x,
+			  enum ir_dtype dt, int to, struct ir_tensor *out)
+{
+	struct ir_tensor *t;
+
+	if (!x || (x->dtype == dt && !out))
+		return x;
+	t = lz_node(b, IR_OP_CAST, 1, &x, dt, out);
+	return t && !ir_attr_set_int(t->producer, "to", to) ? t : NULL;
+}

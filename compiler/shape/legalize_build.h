@@ -57,6 +57,12 @@ struct ir_tensor *lz_reduce(struct lz_builder *b, enum ir_op op,
 			    int naxes, int keep, struct ir_tensor *out);
 /* Copies @src's int, float, string and ints attributes onto @dst. */
 int lz_copy_attrs(struct ir_node *dst, const struct ir_node *src);
+/*
+ * Cast(@x) to @dt (ONNX type @to) writing @out (NULL: a new tensor); @x
+ * itself when it has @dt already and no @out is asked for.
+ */
+struct ir_tensor *lz_cast(struct lz_builder *b, struct ir_tensor *x,
+			  enum ir_dtype dt, int to, struct ir_tensor *out);
 /* A 1-D int64 constant of @n values. */
 struct ir_tensor *lz_i64(struct ir_graph *g, const int64_t *v, int n);
 

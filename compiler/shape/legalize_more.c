@@ -39,19 +39,6 @@ static struct ir_tensor *f32s(struct ir_graph *g, float v)
 	return ir_const_scalar_f32(g, NULL, v);
 }
 
-static struct ir_tensor *cast(struct lz_builder *b, struct ir_tensor *x,
-			      enum ir_dtype dt, int onnx_to)
-{
-	struct ir_tensor *t;
-
-	if (!x || x->dtype == dt)
-		return x;
-	t = lz_node(b, IR_OP_CAST, 1, &x, dt, NULL);
-	if (t && ir_attr_set_int(t->producer, "to", onnx_to))
-		return NULL;
-	return t;
-}
-
 #define ONNX_INT64	7
 #define ONNX_FLOAT	1
 
@@ -373,7 +360,7 @@ static int legalize_gather_elements(struct ir_graph *g, struct ir_node *n)
 	if (!base)
 		return -ENOMEM;
 	out = lz_take(&b, g, n);
-	t = cast(&b, ix, IR_I64, ONNX_INT64);
+	t = lz_cast(&b, ix, IR_I64, ONNX_INT64, NULL);
 	t = checked_index(&b, t, i64s(g, xs->dim[axis]), total);
 	t = lz_binary(&b, IR_OP_ADD, lz_binary(&b, IR_OP_MUL, t, i64s(g, st[axis]), NULL),
 		base, NULL);
@@ -458,7 +445,7 @@ static int legalize_gather_nd(struct ir_graph *g, struct ir_node *n)
 	t = NULL;
 	for (i = 0; i < kk; i++) {
 		int64_t s0 = i, e0 = i + 1, ax = q - 1;
-		struct ir_tensor *si[4] = { cast(&b, ix, IR_I64, ONNX_INT64),
+		struct ir_tensor *si[4] = { lz_cast(&b, ix, IR_I64, ONNX_INT64, NULL),
 					    lz_i64(g, &s0, 1),
 					    lz_i64(g, &e0, 1),
 					    lz_i64(g, &ax, 1) }, *c;

@@ -941,16 +941,6 @@ static int legalize_round(struct ir_graph *g, struct ir_node *n)
  * adds b where r != 0 and r's sign differs from b's. Floats (fmod=1
  * only, as ONNX requires): r = a - trunc(a / b) * b.
  */
-/* A Cast of @x to @dt (ONNX type @to), writing @out (NULL: new). */
-static struct ir_tensor *lz_cast(struct lz_builder *b, struct ir_tensor *x,
-				 enum ir_dtype dt, int to,
-				 struct ir_tensor *out)
-{
-	struct ir_tensor *t = lz_node(b, IR_OP_CAST, 1, &x, dt, out);
-
-	return t && !ir_attr_set_int(t->producer, "to", to) ? t : NULL;
-}
-
 static int legalize_mod(struct ir_graph *g, struct ir_node *n)
 {
 	struct ir_tensor *a = n->inputs[0], *c = n->inputs[1], *out, *q, *r;

@@ -66,7 +66,7 @@ static void ra_box_of(const struct drm_npu_task *t, const float *roi,
 			npu_roi_align_grid_max(t, 3));
 	b->gy = ra_grid(p->sampling_ratio, h, out->shape[2],
 			npu_roi_align_grid_max(t, 2));
-	b->count = b->gx && b->gy ? (double)(b->gx * b->gy) : 1;
+	b->count = b->gx && b->gy ? (double)b->gx * (double)b->gy : 1;
 }
 
 /* The four weighted corners of the sample at (y, x); 0 outside. */
@@ -107,7 +107,7 @@ static void ra_corners(const float *x, const struct drm_npu_operand *in,
 }
 
 static double ra_bin(const struct drm_npu_task *t, const float *x,
-		     u64 plane, const struct ra_box *b, u32 ph, u32 pw)
+		     u64 plane, const struct ra_box *b, u64 ph, u64 pw)
 {
 	const struct drm_npu_operand *in = npu_opnd(t, 0);
 	bool max = t->params.roi_align.mode == DRM_NPU_ROI_ALIGN_MAX;
@@ -146,7 +146,7 @@ int npu_run_roi_align(const struct npu_op_args *args, u64 begin, u64 end)
 	const float *x = args->data[0];
 	float *y = args->data[3];
 	u64 u;
-	u32 pw;
+	u64 pw;
 
 	for (u = begin; u < end; u++) {
 		u32 oc[3] = { 0 };
