@@ -42,8 +42,12 @@ static int npu_check_params(const struct npu_device_params *p)
 
 static void npu_core_free(struct npu_device *dev)
 {
+	u32 i;
+
 	if (dev->pool)
 		npu_pool_destroy(dev->pool);
+	for (i = 0; dev->cores && i < dev->num_cores; i++)
+		npu_vfree(dev->cores[i].ub);
 	npu_free(dev->cores);
 	npu_free(dev->hwq_users);
 	npu_free(dev->ready);
@@ -169,6 +173,13 @@ int npu_core_create(const struct npu_device_params *p, struct npu_device **out)
 	    !dev->pool) {
 		npu_core_free(dev);
 		return -ENOMEM;
+	}
+	for (i = 0; i < dev->num_cores; i++) {
+		dev->cores[i].ub = npu_vzalloc(NPU_UB_BYTES);
+		if (!dev->cores[i].ub) {
+			npu_core_free(dev);
+			return -ENOMEM;
+		}
 	}
 	for (i = 0; i < p->num_queues * NPU_NUM_PRIO; i++)
 		npu_list_init(&dev->ready[i]);

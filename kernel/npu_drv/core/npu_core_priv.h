@@ -242,6 +242,7 @@ struct npu_core_unit {
 	u32 index;
 	struct npu_thread thread;
 	struct npu_waitq wq;		/* with dev->lock: hang/slow waits */
+	void *ub;			/* unified buffer: NPU_UB_BYTES */
 	/* dev->lock: */
 	struct npu_job *job;
 	struct npu_run *run;		/* its compute task, open to helpers */

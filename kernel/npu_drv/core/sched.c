@@ -641,22 +641,26 @@ static bool npu_claim(struct npu_core_unit *owner, struct npu_run *run,
 }
 
 /*
- * Run chunks of about NPU_CHUNK_NS until none is left, beating the owner's
- * watchdog heart. Any chunking gives the same bits (npu_ops.h), so the
- * cores sharing a task cannot change its result.
+ * Run chunks of about NPU_CHUNK_NS on core @self until none is left,
+ * beating the owner's watchdog heart. Any chunking gives the same bits
+ * (npu_ops.h), so the cores sharing a task cannot change its result; each
+ * runs with its own unified buffer.
  */
-static void npu_run_chunks(struct npu_core_unit *owner, struct npu_run *run,
+static void npu_run_chunks(struct npu_core_unit *self,
+			   struct npu_core_unit *owner, struct npu_run *run,
 			   const u64 *kick)
 {
 	struct npu_device *dev = owner->dev;
 	u64 chunk = 1, begin, end;
+	struct npu_op_args args = run->args;
 
+	args.ub = self->ub;
 	while (npu_claim(owner, run, chunk, kick, &begin, &end)) {
 		u64 t0 = npu_time_ns(), dt;
 		int r;
 
 		npu_fpu_begin();
-		r = npu_op_run(&run->args, begin, end);
+		r = npu_op_run(&args, begin, end);
 		npu_fpu_end();
 		if (r) {
 			npu_mutex_lock(&dev->lock);
@@ -697,7 +701,7 @@ static u32 npu_compute(struct npu_core_unit *c, const struct npu_op_args *a,
 		npu_waitq_wake_all(&dev->work_wq);
 	npu_mutex_unlock(&dev->lock);
 
-	npu_run_chunks(c, &run, NULL);
+	npu_run_chunks(c, c, &run, NULL);
 
 	npu_mutex_lock(&dev->lock);
 	c->run = NULL;
@@ -735,7 +739,7 @@ static bool npu_help(struct npu_core_unit *self)
 	run = owner->run;
 	run->helpers++;
 	npu_mutex_unlock(&dev->lock);
-	npu_run_chunks(owner, run, &kick);
+	npu_run_chunks(self, owner, run, &kick);
 	npu_mutex_lock(&dev->lock);
 	if (--run->helpers == 0)
 		npu_waitq_wake_all(&owner->wq);

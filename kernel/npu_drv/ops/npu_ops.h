@@ -43,12 +43,21 @@ enum npu_isa {
  *       compiler's folding and interpreter ask for NPU_ISA_BASELINE so that
  *       a .om does not depend on the CPU it was compiled on. A level above
  *       the CPU's runs at the CPU's best.
+ * @ub: the running core's unified buffer (NPU_UB_BYTES of scratch that
+ *      belongs to the core, as an AI core's local buffer does), or NULL.
+ *      A kernel may keep partial sums there to reuse what it loaded
+ *      (CONV2D: every tile of a unit shares each block of weights); the
+ *      result has the same bits with or without it.
  */
 struct npu_op_args {
 	const struct drm_npu_task *task;
 	void *data[DRM_NPU_MAX_OPERANDS];
 	u32 isa;
+	void *ub;
 };
+
+/* Bytes of a core's unified buffer (struct npu_op_args.ub), 16-aligned. */
+#define NPU_UB_BYTES	(128u * 1024u)
 
 /**
  * npu_op_isa_best() - the best enum npu_isa level this CPU and OS run

@@ -103,6 +103,34 @@ static int plane_dense(const struct drm_npu_operand *o, u32 w)
 	return o->strides[2] == (u64)w * o->strides[3];
 }
 
+/*
+ * Output rows per unit: one, except for the pixel-major product (weights
+ * O-innermost, not depthwise) on rows shorter than NPU_CONV_UNIT_PIX,
+ * which takes as many whole rows as fit that many pixels and the cost
+ * bound. A core's unified buffer then holds the sums of all the unit's
+ * tiles, and each block of weights is loaded once for all of them.
+ */
+static void conv_geom_rows(struct npu_conv_geom *g,
+			   const struct drm_npu_operand *wt, u64 taps)
+{
+	u64 r = 1, per_row;
+
+	per_row = npu_mul_sat(npu_mul_sat(g->ow, g->ocb), taps);
+	if (wt->strides[0] == 1 && !g->flat && !g->dwblk &&
+	    !(g->cg == 1 && g->og == 1) && g->ow &&
+	    g->ow < NPU_CONV_UNIT_PIX) {
+		r = NPU_CONV_UNIT_PIX / g->ow;
+		if (r > g->oh)
+			r = g->oh;
+		if (per_row && r > NPU_MAX_UNIT_COST / per_row)
+			r = NPU_MAX_UNIT_COST / per_row;
+		if (!r)
+			r = 1;
+	}
+	g->rows = (u32)r;
+	g->rb = ((u64)g->oh + r - 1) / r;
+}
+
 void npu_conv_geom(const struct drm_npu_task *t, struct npu_conv_geom *g)
 {
 	u64 taps;
@@ -163,11 +191,13 @@ void npu_conv_geom(const struct drm_npu_task *t, struct npu_conv_geom *g)
 	 */
 	g->ocb = NPU_CONV_OCB;
 	taps = npu_mul_sat(g->cg, (u64)g->kh * g->kw);
-	if (wt->strides[0] == 1 && g->og >= 64 && !g->flat &&
+	if (wt->strides[0] == 1 && g->og >= 64 &&
 	    !(g->cg == 1 && g->og == 1) &&
-	    npu_mul_sat(npu_mul_sat(64, g->ow), taps) <= NPU_MAX_UNIT_COST)
+	    npu_mul_sat(npu_mul_sat(64, g->flat ? NPU_CONV_FLAT_PIX : g->ow),
+			taps) <= NPU_MAX_UNIT_COST)
 		g->ocb = 64;
 	g->ob = (u32)(((u64)g->og + g->ocb - 1) / g->ocb);
+	conv_geom_rows(g, wt, taps);
 }
 
 static u64 conv_units(const struct drm_npu_task *t)
@@ -177,7 +207,7 @@ static u64 conv_units(const struct drm_npu_task *t)
 	npu_conv_geom(t, &g);
 	if (g.dwblk)
 		return (u64)g.n * ((g.groups + g.dwblk - 1) / g.dwblk) * g.oh;
-	return (u64)g.n * g.groups * g.ob * (g.flat ? g.flat_units : g.oh);
+	return (u64)g.n * g.groups * g.ob * (g.flat ? g.flat_units : g.rb);
 }
 
 /*
@@ -191,7 +221,7 @@ static u64 conv_unit_cost(const struct drm_npu_task *t)
 
 	npu_conv_geom(t, &g);
 	taps = (u64)g.cg * g.kh * g.kw;		/* weight dims: <= 2^40 */
-	pix = g.flat ? NPU_CONV_FLAT_PIX : g.ow;
+	pix = g.flat ? NPU_CONV_FLAT_PIX : (u64)g.ow * g.rows;
 	return npu_mul_sat(npu_mul_sat(pix, g.ocb), taps);
 }
 

@@ -20,6 +20,12 @@
 #define NPU_CONV_OCB	16
 /* Flattened 1x1 convolutions: output pixels per work unit. */
 #define NPU_CONV_FLAT_PIX	64
+/*
+ * Pixels a CONV2D unit of the pixel-major product aims at: rows shorter
+ * than this go several to a unit, so that on small feature maps a block
+ * of weights serves the tiles of several rows (npu_conv_geom()).
+ */
+#define NPU_CONV_UNIT_PIX	64
 
 /*
  * The arithmetic discipline of the op kernels (Documentation/security.rst):
@@ -212,6 +218,8 @@ struct npu_conv_geom {
 	u32 sh, sw, dh, dw, pt, pl;
 	u32 ocb;		/* output channels per unit: 16, or 64 */
 	u32 ob;			/* blocks of ocb channels per group */
+	u32 rows;		/* output rows per unit (not flat, not dwblk) */
+	u64 rb;			/* blocks of rows: ceil(oh / rows) */
 	int wdense;		/* weight taps (c, kh, kw) dense per o */
 	int flat;		/* 1x1/s1/p0 on dense planes: one pixel row */
 	u64 flat_units;		/* pixel chunks per plane when flat */

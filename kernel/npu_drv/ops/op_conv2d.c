@@ -461,35 +461,52 @@ struct conv_pm_shape {
 	npu_tile_fn fn, fn16;
 };
 
-/* A tile of a pixel group: pixels [ox, ox + mr) stored, computed from first */
+/* An output row of a channel block: its first tap and its taps over kh. */
+struct conv_pm_row {
+	const float *a, *b;	/* at the row's first valid kh tap */
+	u64 ybase;		/* output offset of the row's pixel 0, ch. c */
+	u32 nkh;
+};
+
+/*
+ * A tile: pixels [ox, ox + mr) of a row stored, computed from pixel
+ * @first, with its first tap at a (input) and b (weights).
+ */
 struct conv_pm_px {
-	s64 ix0;
-	u32 ox, first, mr, kw_lo, kw_hi;
+	const float *a, *b;
+	u64 ybase;
+	u32 nkh, ox, first, mr, nkw;
 };
 
 /*
  * Tiles that share each block of weights (a pixel group), and the weight
  * bytes of a block: the block is read from memory once per group and then
  * from the L1 cache by every tile of the group, instead of once per tile.
+ * On the stack a group has at most CONV_PM_STACK_TILES tiles; in the
+ * core's unified buffer it spans all the rows of a unit (up to
+ * CONV_PM_UB_TILES tiles).
  */
-#define CONV_PM_MAX_TILES	6
+#define CONV_PM_STACK_TILES	4
+#define CONV_PM_UB_TILES	64
 #define CONV_PM_BLOCK_BYTES	16384
 
 /* The tile at pixel @ox: interior pixels in full tiles, edges one by one. */
 static void conv_pm_plan(const struct conv_ctx *cx,
-			 const struct conv_pm_shape *sh, u64 xa, u64 xb,
+			 const struct conv_pm_shape *sh,
+			 const struct conv_pm_row *r, u64 xa, u64 xb,
 			 u32 ox, struct conv_pm_px *p)
 {
 	const struct npu_conv_geom *G = &cx->g;
 	u64 first = ox;
 	s64 ix0 = (s64)ox * G->sw - G->pl;
+	u32 kw_lo = 0, kw_hi = G->kw;
 
 	if (ox < xa || ox >= xb) {
 		p->mr = 1;
-		conv_tap_range(ix0, G->kw, G->dw, G->w, &p->kw_lo, &p->kw_hi);
-		if (p->kw_lo >= p->kw_hi) {	/* an empty sum, as the rows */
-			p->kw_lo = 0;
-			p->kw_hi = 0;
+		conv_tap_range(ix0, G->kw, G->dw, G->w, &kw_lo, &kw_hi);
+		if (kw_lo >= kw_hi) {	/* an empty sum, as the rows */
+			kw_lo = 0;
+			kw_hi = 0;
 			ix0 = 0;
 		}
 	} else {
@@ -498,20 +515,23 @@ static void conv_pm_plan(const struct conv_ctx *cx,
 			first = xb - sh->mr;
 			ix0 = (s64)first * G->sw - G->pl;
 		}
-		p->kw_lo = 0;
-		p->kw_hi = G->kw;
 	}
-	p->ix0 = ix0;
+	p->a = r->a + (u64)(ix0 + (s64)kw_lo * G->dw) * cx->xs3;
+	p->b = r->b + (u64)kw_lo * cx->w->strides[3];
+	p->ybase = r->ybase;
+	p->nkh = r->nkh;
+	p->nkw = kw_hi - kw_lo;
 	p->ox = ox;
 	p->first = (u32)first;
 }
 
 /*
  * The sums of @nt tiles into @acc (a tile's mr x nr floats each), from
- * @base (the row's nest; a and b at the row's first tap). The outer level
- * of the nest that runs more than once is cut into blocks of about
- * CONV_PM_BLOCK_BYTES of weights, every tile running a block before the
- * next (continuing its sums: acc holds floats, so the cut changes no bit).
+ * @base (the nest shared by the tiles; each tile has its own first tap
+ * and kh, kw counts). The outer level of the nest that runs more than
+ * once is cut into blocks of about CONV_PM_BLOCK_BYTES of weights, every
+ * tile running a block before the next (continuing its sums: acc holds
+ * floats, so the cut changes no bit).
  */
 static noinline void
 conv_pm_sums(const struct conv_ctx *cx, const struct conv_pm_shape *sh,
@@ -520,12 +540,13 @@ conv_pm_sums(const struct conv_ctx *cx, const struct conv_pm_shape *sh,
 {
 	const struct npu_conv_geom *G = &cx->g;
 	u32 lv = base->n[0] > 1 ? 0 : 1, i;
-	u64 per = lv ? (u64)base->n[2] * G->kw : base->n[1] * base->n[2] * G->kw;
+	u64 per = lv ? (u64)G->kh * G->kw : base->n[1] * G->kh * G->kw;
 	u64 rows = CONV_PM_BLOCK_BYTES / ((u64)sh->nr * sizeof(float));
 	u64 step = nt > 1 && per && per < rows ? rows / per : 1, kb = 0;
 	struct npu_tile u;
 
-	if (nt == 1 || step >= base->n[lv])
+	/* one pass: a single tile, or no whole block (only the tail sums) */
+	if (nt == 1 || step >= base->n[lv] || !base->n[0])
 		step = base->n[lv] ? base->n[lv] : 1;
 	do {
 		for (i = 0; i < nt; i++) {
@@ -535,13 +556,12 @@ conv_pm_sums(const struct conv_ctx *cx, const struct conv_pm_shape *sh,
 			u.c = acc + (u64)i * sh->mr * sh->nr;
 			u.accum = kb > 0;
 			u.mr = p->ox == p->first ? p->mr : sh->mr;
-			u.n[3] = p->kw_hi - p->kw_lo;
-			u.a += (u64)(p->ix0 + (s64)p->kw_lo * G->dw) * cx->xs3;
-			u.b += (u64)p->kw_lo * cx->w->strides[3];
+			u.n[2] = p->nkh;
+			u.n[3] = p->nkw;
 			u.n[lv] = base->n[lv] - kb < step ? base->n[lv] - kb :
 							    step;
-			u.a += kb * base->sa[lv];
-			u.b += kb * base->sb[lv];
+			u.a = p->a + kb * base->sa[lv];
+			u.b = p->b + kb * base->sb[lv];
 			npu_tile_compact(&u);
 			fn(&u);
 			if (!cx->pm.tail || kb + step < base->n[lv])
@@ -553,11 +573,10 @@ conv_pm_sums(const struct conv_ctx *cx, const struct conv_pm_shape *sh,
 			u.mr = p->ox == p->first ? p->mr : sh->mr;
 			u.n[0] = 1;
 			u.n[1] = cx->pm.tail;
-			u.n[3] = p->kw_hi - p->kw_lo;
-			u.a += (u64)(p->ix0 + (s64)p->kw_lo * G->dw) * cx->xs3 +
-			       cx->pm.n[0] * cx->pm.sa[0];
-			u.b += (u64)p->kw_lo * cx->w->strides[3] +
-			       cx->pm.n[0] * cx->pm.sb[0];
+			u.n[2] = p->nkh;
+			u.n[3] = p->nkw;
+			u.a = p->a + cx->pm.n[0] * cx->pm.sa[0];
+			u.b = p->b + cx->pm.n[0] * cx->pm.sb[0];
 			npu_tile_compact(&u);
 			fn(&u);
 		}
@@ -569,13 +588,13 @@ conv_pm_sums(const struct conv_ctx *cx, const struct conv_pm_shape *sh,
 static void conv_pm_store(const struct conv_ctx *cx,
 			  const struct conv_pm_shape *sh,
 			  const struct conv_pm_px *p, const float *acc,
-			  u64 ybase, u64 off0, u32 c, u32 cnt, u32 skip)
+			  u32 c, u32 cnt, u32 skip)
 {
 	u32 c0 = (u32)cx->g.out_c0, i, j, q;
 	float *row;
 
 	for (i = p->ox - p->first; i < p->ox - p->first + p->mr; i++) {
-		u64 yo = ybase + (u64)(p->first + i) * cx->ys3 + off0;
+		u64 yo = p->ybase + (u64)(p->first + i) * cx->ys3;
 
 		row = (float *)acc + i * sh->nr + skip;	/* in place */
 		if (cx->bias)
@@ -609,51 +628,24 @@ static void conv_pm_store(const struct conv_ctx *cx,
 }
 
 /*
- * Pixels [@x0, @x1) of a row in groups of tiles (@xa, @xb: the interior
- * pixels): the sums, then bias, activation and store. Its own frame: the
- * tiles' sums are the biggest thing on the stack.
+ * The pixel-major walk of a channel block over output rows [oy0, oy1),
+ * pixels [x0, x1) of each: the nest the tiles share, and where the next
+ * tile of the walk is.
  */
-static noinline void
-conv_pm_groups(const struct conv_ctx *cx, const struct conv_pm_shape *sh,
-	       npu_tile_fn fn, const struct npu_tile *t, u64 xa, u64 xb,
-	       u64 ybase, u64 off0, u32 start, u32 c, u32 cnt, u32 x0, u32 x1)
-{
-	float acc[NPU_KERN_MAX_TILE];
-	struct conv_pm_px px[CONV_PM_MAX_TILES];
-	u32 maxt = NPU_KERN_MAX_TILE / (sh->mr * sh->nr), nt, i;
-	u64 ox;
+struct conv_pm_walk {
+	struct npu_tile t;	/* shared levels; a, b at row 0's first tap */
+	struct conv_pm_row row;	/* the current row */
+	u64 xa, xb;		/* interior pixels: every kw tap inside */
+	u32 n, oy, oy1, ox, x0, x1;
+};
 
-	if (maxt > CONV_PM_MAX_TILES)
-		maxt = CONV_PM_MAX_TILES;
-	for (ox = x0; ox < x1;) {
-		for (nt = 0; nt < maxt && ox < x1; nt++) {
-			conv_pm_plan(cx, sh, xa, xb, (u32)ox, &px[nt]);
-			ox += px[nt].mr;
-		}
-		conv_pm_sums(cx, sh, fn, t, px, nt, acc);
-		for (i = 0; i < nt; i++)
-			conv_pm_store(cx, sh, &px[i],
-				      acc + (u64)i * sh->mr * sh->nr, ybase,
-				      off0, c, cnt, c - start);
-	}
-}
-
-/*
- * Channels [@c, @c + @cnt) of output row @oy, pixels [@x0, @x1): the tile
- * computes the nr channels from @start (<= @c, start + nr >= c + cnt).
- * The row's tiles go in groups that share each block of weights
- * (conv_pm_sums()).
- */
-static noinline void
-conv_pm_block(const struct conv_ctx *cx, const struct conv_pm_shape *sh,
-	      u32 n, u32 g, u32 start, u32 c, u32 cnt, u32 oy, u32 x0, u32 x1)
+/* Row @oy of the walk: its valid kh taps, first tap and output base. */
+static void conv_pm_row_at(const struct conv_ctx *cx, struct conv_pm_walk *w,
+			   u32 start, u32 c, u32 oy)
 {
 	const struct npu_conv_geom *G = &cx->g;
-	u64 xa, xb, ybase, off0;
-	u32 kh_lo, kh_hi;
 	s64 iy0 = (s64)oy * G->sh - G->pt;
-	struct npu_tile t;
-	npu_tile_fn fn;
+	u32 kh_lo, kh_hi;
 
 	conv_tap_range(iy0, G->kh, G->dh, G->h, &kh_lo, &kh_hi);
 	if (kh_lo >= kh_hi) {
@@ -662,42 +654,126 @@ conv_pm_block(const struct conv_ctx *cx, const struct conv_pm_shape *sh,
 		kh_hi = 0;
 		iy0 = 0;
 	}
+	w->row.nkh = kh_hi - kh_lo;
+	w->row.a = w->t.a + (u64)(iy0 + (s64)kh_lo * G->dh) * cx->xs2;
+	w->row.b = cx->wt + start + (u64)kh_lo * cx->w->strides[2];
+	w->row.ybase = (u64)w->n * cx->out->strides[0] + (u64)oy * cx->ys2 +
+		       chan_off(cx->out, G->out_c0, c);
+	w->oy = oy;
+	w->ox = w->x0;
+}
+
+/* The next @max tiles of the walk into @px; returns how many. */
+static u32 conv_pm_next(const struct conv_ctx *cx,
+			const struct conv_pm_shape *sh, struct conv_pm_walk *w,
+			u32 start, u32 c, struct conv_pm_px *px, u32 max)
+{
+	u32 nt = 0;
+
+	while (nt < max && w->oy < w->oy1) {
+		if (w->ox >= w->x1) {
+			if (w->oy + 1 < w->oy1)
+				conv_pm_row_at(cx, w, start, c, w->oy + 1);
+			else
+				w->oy = w->oy1;
+			continue;
+		}
+		conv_pm_plan(cx, sh, &w->row, w->xa, w->xb, w->ox, &px[nt]);
+		w->ox += px[nt].mr;
+		nt++;
+	}
+	return nt;
+}
+
+/*
+ * The walk in groups of tiles: the sums of a group, then bias, activation
+ * and store. Groups live in the core's unified buffer when there is one
+ * (all the unit's rows share each weight block), else in this frame.
+ */
+static noinline void
+conv_pm_groups(const struct conv_ctx *cx, const struct conv_pm_shape *sh,
+	       npu_tile_fn fn, struct conv_pm_walk *w, u32 start, u32 c,
+	       u32 cnt, void *ub)
+{
+	float stack_acc[NPU_KERN_MAX_TILE];
+	struct conv_pm_px stack_px[CONV_PM_STACK_TILES];
+	u64 tile_bytes = (u64)sh->mr * sh->nr * sizeof(float);
+	struct conv_pm_px *px = stack_px;
+	float *acc = stack_acc;
+	u32 maxt = NPU_KERN_MAX_TILE / (sh->mr * sh->nr), nt, i;
+
+	if (maxt > CONV_PM_STACK_TILES)
+		maxt = CONV_PM_STACK_TILES;
+	if (ub) {
+		/* sums first (64-byte tiles stay aligned), then the plan */
+		maxt = (u32)(NPU_UB_BYTES / (tile_bytes + sizeof(*px)));
+		if (maxt > CONV_PM_UB_TILES)
+			maxt = CONV_PM_UB_TILES;
+		acc = ub;
+		px = (struct conv_pm_px *)((u8 *)ub + maxt * tile_bytes);
+	}
+	for (;;) {
+		nt = conv_pm_next(cx, sh, w, start, c, px, maxt);
+		if (!nt)
+			break;
+		conv_pm_sums(cx, sh, fn, &w->t, px, nt, acc);
+		for (i = 0; i < nt; i++)
+			conv_pm_store(cx, sh, &px[i],
+				      acc + (u64)i * sh->mr * sh->nr, c, cnt,
+				      c - start);
+	}
+}
+
+/*
+ * Channels [@c, @c + @cnt) of output rows [@oy0, @oy1), pixels [@x0, @x1)
+ * of each: the tile computes the nr channels from @start (<= @c,
+ * start + nr >= c + cnt). The tiles go in groups that share each block
+ * of weights (conv_pm_sums()).
+ */
+static noinline void
+conv_pm_block(const struct conv_ctx *cx, const struct conv_pm_shape *sh,
+	      u32 n, u32 g, u32 start, u32 c, u32 cnt, u32 oy0, u32 oy1,
+	      u32 x0, u32 x1, void *ub)
+{
+	const struct npu_conv_geom *G = &cx->g;
+	struct conv_pm_walk w;
+	npu_tile_fn fn;
+
 	fn = (u64)G->sw * cx->xs3 == 16 ? sh->fn16 : sh->fn;
-	memset(&t, 0, sizeof(t));
-	t.ldc = sh->nr;
-	t.sam = (u64)G->sw * cx->xs3;
-	t.n[0] = cx->pm.n[0];
-	t.n[1] = cx->pm.n[1];
-	t.n[2] = kh_hi - kh_lo;
-	t.sa[0] = cx->pm.sa[0];
-	t.sa[1] = cx->pm.sa[1];
-	t.sa[2] = (u64)G->dh * cx->xs2;
-	t.sa[3] = (u64)G->dw * cx->xs3;
-	t.sb[0] = cx->pm.sb[0];
-	t.sb[1] = cx->pm.sb[1];
-	t.sb[2] = cx->w->strides[2];
-	t.sb[3] = cx->w->strides[3];
-	t.a = cx->x + (u64)n * cx->in->strides[0] +
-	      chan_off(cx->in, G->in_c0, (u64)g * G->cg) +
-	      (u64)(iy0 + (s64)kh_lo * G->dh) * cx->xs2;
-	t.b = cx->wt + start + (u64)kh_lo * cx->w->strides[2];
-	ybase = (u64)n * cx->out->strides[0] + (u64)oy * cx->ys2;
-	off0 = chan_off(cx->out, G->out_c0, c);
+	memset(&w, 0, sizeof(w));
+	w.t.ldc = sh->nr;
+	w.t.sam = (u64)G->sw * cx->xs3;
+	w.t.n[0] = cx->pm.n[0];
+	w.t.n[1] = cx->pm.n[1];
+	w.t.sa[0] = cx->pm.sa[0];
+	w.t.sa[1] = cx->pm.sa[1];
+	w.t.sa[2] = (u64)G->dh * cx->xs2;
+	w.t.sa[3] = (u64)G->dw * cx->xs3;
+	w.t.sb[0] = cx->pm.sb[0];
+	w.t.sb[1] = cx->pm.sb[1];
+	w.t.sb[2] = cx->w->strides[2];
+	w.t.sb[3] = cx->w->strides[3];
+	w.t.a = cx->x + (u64)n * cx->in->strides[0] +
+		chan_off(cx->in, G->in_c0, (u64)g * G->cg);
 	/* interior pixels: every kw tap inside the row */
-	xa = ((u64)G->pl + G->sw - 1) / G->sw;
+	w.xa = ((u64)G->pl + G->sw - 1) / G->sw;
 	if ((u64)G->w + G->pl >= (u64)(G->kw - 1) * G->dw + 1)
-		xb = ((u64)G->w + G->pl - (u64)(G->kw - 1) * G->dw - 1) /
-		     G->sw + 1;
+		w.xb = ((u64)G->w + G->pl - (u64)(G->kw - 1) * G->dw - 1) /
+		       G->sw + 1;
 	else
-		xb = 0;
-	if (xa < x0)
-		xa = x0;
-	if (xb > x1)
-		xb = x1;
-	if (xb < xa)
-		xb = xa;
-	conv_pm_groups(cx, sh, fn, &t, xa, xb, ybase, off0, start, c, cnt,
-		       x0, x1);
+		w.xb = 0;
+	if (w.xa < x0)
+		w.xa = x0;
+	if (w.xb > x1)
+		w.xb = x1;
+	if (w.xb < w.xa)
+		w.xb = w.xa;
+	w.n = n;
+	w.x0 = x0;
+	w.x1 = x1;
+	w.oy1 = oy1;
+	conv_pm_row_at(cx, &w, start, c, oy0);
+	conv_pm_groups(cx, sh, fn, &w, start, c, cnt, ub);
 }
 
 /*
@@ -707,7 +783,7 @@ conv_pm_block(const struct conv_ctx *cx, const struct conv_pm_shape *sh,
  * with the same bits, and stored by their own unit only).
  */
 static void conv_pm_span(const struct conv_ctx *cx, u32 n, u32 g, u32 o0,
-			 u32 nb, u32 oy, u32 x0, u32 x1)
+			 u32 nb, u32 oy0, u32 oy1, u32 x0, u32 x1, void *ub)
 {
 	const struct npu_kern *k = cx->pm.k;
 	struct conv_pm_shape sh;
@@ -728,7 +804,8 @@ static void conv_pm_span(const struct conv_ctx *cx, u32 n, u32 g, u32 o0,
 	for (c = o0; c < o0 + nb; c += cnt) {
 		cnt = o0 + nb - c < sh.nr ? o0 + nb - c : sh.nr;
 		start = c + sh.nr > gend ? gend - sh.nr : c;
-		conv_pm_block(cx, &sh, n, g, start, c, cnt, oy, x0, x1);
+		conv_pm_block(cx, &sh, n, g, start, c, cnt, oy0, oy1, x0, x1,
+			      ub);
 	}
 }
 
@@ -892,50 +969,69 @@ conv_dw16_row(const struct conv_ctx *cx, u32 n, u32 blk, u32 oy)
 	}
 }
 
-static void conv_row_unit(const struct conv_ctx *cx, u64 u)
+/* Rows [@oy0, @oy1) of channels [@o0, @o0 + @nb) of group @g, image @n. */
+static void conv_rows(const struct conv_ctx *cx, u32 n, u32 g, u32 o0,
+		      u32 nb, u32 oy0, u32 oy1, void *ub)
 {
 	const struct npu_conv_geom *G = &cx->g;
-	u32 oy = (u32)(u % G->oh), ob, g, n, o0, nb;
+	u32 oy, s, m;
 
-	u /= G->oh;
-	if (G->dwblk) {
-		u64 blks = (G->groups + G->dwblk - 1) / G->dwblk;
-
-		conv_dw16_row(cx, (u32)(u / blks), (u32)(u % blks), oy);
-		return;
-	}
-	ob = (u32)(u % G->ob);
-	u /= G->ob;
-	g = (u32)(u % G->groups);
-	n = (u32)(u / G->groups);
-	if (G->cg == 1 && G->og == 1) {
-		conv_dw_row(cx, n, g, oy);
-		if (g == G->groups - 1)
-			zero_pad_span(cx, n, oy, 0, G->ow);
-		return;
-	}
-	o0 = ob * G->ocb;		/* ob < ceil(og / ocb): o0 < og */
-	nb = G->og - o0 < G->ocb ? G->og - o0 : G->ocb;
 	if (cx->pm.k) {
-		conv_pm_span(cx, n, g, o0 + g * G->og, nb, oy, 0, G->ow);
-	} else {
-		u32 s, m;
-
+		conv_pm_span(cx, n, g, o0 + g * G->og, nb, oy0, oy1, 0, G->ow,
+			     ub);
+		return;
+	}
+	for (oy = oy0; oy < oy1; oy++) {
 		for (s = 0; s < nb; s += m) {
 			m = nb - s < NPU_CONV_OCB ? nb - s : NPU_CONV_OCB;
 			conv_span(cx, n, g, o0 + s + g * G->og, m, oy, 0,
 				  G->ow);
 		}
 	}
+}
+
+static void conv_row_unit(const struct conv_ctx *cx, u64 u, void *ub)
+{
+	const struct npu_conv_geom *G = &cx->g;
+	u32 oy, oy0, oy1, ob, g, n, o0, nb;
+
+	if (G->dwblk) {
+		u64 blks = (G->groups + G->dwblk - 1) / G->dwblk;
+
+		oy = (u32)(u % G->oh);
+		u /= G->oh;
+		conv_dw16_row(cx, (u32)(u / blks), (u32)(u % blks), oy);
+		return;
+	}
+	/* rb <= oh and rows * rb < oh + rows: the row indices fit u32 */
+	oy0 = (u32)(u % G->rb) * G->rows;
+	oy1 = G->oh - oy0 < G->rows ? G->oh : oy0 + G->rows;
+	u /= G->rb;
+	ob = (u32)(u % G->ob);
+	u /= G->ob;
+	g = (u32)(u % G->groups);
+	n = (u32)(u / G->groups);
+	if (G->cg == 1 && G->og == 1) {
+		for (oy = oy0; oy < oy1; oy++) {
+			conv_dw_row(cx, n, g, oy);
+			if (g == G->groups - 1)
+				zero_pad_span(cx, n, oy, 0, G->ow);
+		}
+		return;
+	}
+	o0 = ob * G->ocb;		/* ob < ceil(og / ocb): o0 < og */
+	nb = G->og - o0 < G->ocb ? G->og - o0 : G->ocb;
+	conv_rows(cx, n, g, o0, nb, oy0, oy1, ub);
 	if (ob == G->ob - 1 && g == G->groups - 1)
-		zero_pad_span(cx, n, oy, 0, G->ow);
+		for (oy = oy0; oy < oy1; oy++)
+			zero_pad_span(cx, n, oy, 0, G->ow);
 }
 
 /*
  * 1x1, stride 1, no padding, dense planes: the image is one row of
  * H x W pixels (cx holds that virtual geometry), cut in 64-pixel chunks.
  */
-static void conv_flat_unit(const struct conv_ctx *cx, u64 u)
+static void conv_flat_unit(const struct conv_ctx *cx, u64 u, void *ub)
 {
 	const struct npu_conv_geom *G = &cx->g;
 	u32 ob = (u32)(u % G->ob), g, n, o0, nb;
@@ -946,14 +1042,14 @@ static void conv_flat_unit(const struct conv_ctx *cx, u64 u)
 	u /= G->flat_units;
 	g = (u32)(u % G->groups);
 	n = (u32)(u / G->groups);
-	o0 = ob * G->ocb;	/* flat convolutions keep ocb = 16 */
+	o0 = ob * G->ocb;
 	nb = G->og - o0 < G->ocb ? G->og - o0 : G->ocb;
 	p0 = pu * NPU_CONV_FLAT_PIX;
 	p1 = p0 + NPU_CONV_FLAT_PIX < G->ow ? p0 + NPU_CONV_FLAT_PIX : G->ow;
 	/* the flat plane has at most 2^32 - 1 pixels (npu_conv_geom()) */
 	if (cx->pm.k)
-		conv_pm_span(cx, n, g, o0 + g * G->og, nb, 0, (u32)p0,
-			     (u32)p1);
+		conv_pm_span(cx, n, g, o0 + g * G->og, nb, 0, 1, (u32)p0,
+			     (u32)p1, ub);
 	else
 		conv_span(cx, n, g, o0 + g * G->og, nb, 0, (u32)p0, (u32)p1);
 	if (ob == G->ob - 1 && g == G->groups - 1)
@@ -993,9 +1089,9 @@ int npu_run_conv2d(const struct npu_op_args *args, u64 begin, u64 end)
 	conv_pm_init(&cx, args->isa);
 	for (u = begin; u < end; u++) {
 		if (cx.g.flat)
-			conv_flat_unit(&cx, u);
+			conv_flat_unit(&cx, u, args->ub);
 		else
-			conv_row_unit(&cx, u);
+			conv_row_unit(&cx, u, args->ub);
 	}
 	return 0;
 }

@@ -253,6 +253,15 @@ static const struct conv_case conv_cases[] = {
 	{ 1, 40, 9, 11, 80, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, DRM_NPU_ACT_RELU },
 	{ 1, 64, 6, 7, 200, 3, 3, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0 },
 	{ 2, 96, 4, 5, 130, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0 },
+	/*
+	 * units of several rows (NPU_CONV_UNIT_PIX): a one-pixel row (64
+	 * rows a unit, a last block of 6), two pixels, a row of 150 (more
+	 * tiles than a unified-buffer group at the baseline's 2 pixels)
+	 */
+	{ 1, 20, 70, 1, 70, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, DRM_NPU_ACT_RELU },
+	{ 2, 17, 30, 2, 66, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0 },
+	{ 1, 16, 3, 150, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0 },
+	{ 1, 35, 11, 13, 67, 3, 3, 1, 2, 1, 1, 1, 0, 1, 2, 1, 1, 0 },
 };
 
 struct mm_case {

@@ -108,6 +108,9 @@ u64 tl_numel(const struct drm_npu_operand *o)
 
 u32 tl_isa;
 
+/* The unified buffer of the tests' one core (struct npu_op_args.ub). */
+static _Alignas(64) unsigned char tl_ub[NPU_UB_BYTES];
+
 static void fill_args(struct npu_op_args *a, const struct drm_npu_task *t,
 		      void **data)
 {
@@ -116,6 +119,7 @@ static void fill_args(struct npu_op_args *a, const struct drm_npu_task *t,
 	memset(a, 0, sizeof(*a));
 	a->task = t;
 	a->isa = tl_isa;
+	a->ub = tl_ub;
 	for (i = 0; i < t->num_operands; i++)
 		a->data[i] = data[i];
 }
@@ -145,6 +149,8 @@ int tl_run_chunked(const struct drm_npu_task *t, void **data)
 		e = b + 1 + tl_rand() % 7;
 		if (e > n)
 			e = n;
+		/* every other chunk without a unified buffer: the same bits */
+		a.ub = a.ub ? NULL : tl_ub;
 		ret = npu_op_run(&a, b, e);
 		if (ret)
 			return ret;
