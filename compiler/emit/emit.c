@@ -454,12 +454,54 @@ static int emit_slice(struct ectx *e)
 	return emit_copy(e, x, r, o->shape.dim, sst, off, o, NULL, 0);
 }
 
+/*
+ * A channel Concat in NC1HWC0 (the layout pass took it into a region only
+ * when every input but the last fills whole C0 blocks): each input, whole
+ * with its padding channels, is a run of the output's C1 blocks.
+ */
+static int emit_concat_5hd(struct ectx *e)
+{
+	const struct ir_tensor *o = out0(e);
+	int64_t c0 = emit_c0(o->dtype), od[5], ost[5], xd[5], pos = 0;
+	struct ir_shape s5;
+	int i, err;
+
+	od[0] = o->shape.dim[0];
+	od[1] = (o->shape.dim[1] + c0 - 1) / c0;
+	od[2] = o->shape.dim[2];
+	od[3] = o->shape.dim[3];
+	od[4] = c0;
+	s5.rank = 5;
+	memcpy(s5.dim, od, sizeof(od));
+	dense_strides(&s5, ost);
+	for (i = 0; i < e->n->num_inputs; i++) {
+		const struct ir_tensor *x = in(e, i);
+
+		if (x->layout != IR_LAYOUT_NC1HWC0 || pos % c0)
+			return eerr(e, -EINVAL, "Concat '%s': input %d is not "
+				    "whole C0 blocks of NC1HWC0", e->n->name,
+				    i);
+		memcpy(xd, od, sizeof(xd));
+		xd[1] = (x->shape.dim[1] + c0 - 1) / c0;
+		if (x->shape.dim[1]) {
+			err = emit_copy(e, x, 5, xd, NULL, 0, o, ost,
+					pos / c0 * ost[1]);
+			if (err)
+				return err;
+		}
+		pos += x->shape.dim[1];
+	}
+	return 0;
+}
+
 static int emit_concat(struct ectx *e)
 {
 	const struct ir_tensor *o = out0(e);
 	int axis = (int)ir_attr_int(e->n, "axis", 0), i, err;
 	int64_t ost[IR_MAX_RANK], pos = 0;
 
+	if (o->layout == IR_LAYOUT_NC1HWC0)
+		return emit_concat_5hd(e);
 	if (axis < 0)
 		axis += o->shape.rank;
 	dense_strides(&o->shape, ost);

@@ -9,6 +9,8 @@
  * pooling node switch their activations to NC1HWC0; a TransData node
  * converts at each boundary (one per tensor, shared by its consumers), and
  * TransData pairs that undo each other are cancelled. Weights stay OIHW.
+ * A channel Concat of whole C0 blocks joins a region (a COPY per input
+ * into the output's C1 blocks) instead of cutting it in two.
  * F16 activations take part with C0 = 16 like F32 ones, and so do the
  * f16 <-> f32 Casts of the precision pass (a COPY between two NC1HWC0
  * views of the same C0), so an f16 model's conversions stay in the chain.
@@ -68,9 +70,41 @@ static bool is_act_input(const struct ir_node *n, int i)
 	}
 }
 
+/*
+ * A channel Concat of 4-D activations stays in NC1HWC0 when every input
+ * but the last fills whole C0 blocks: each input is then a run of C1
+ * blocks of the output (a COPY each, emit_concat()), and the last one's
+ * padding channels are the output's.
+ */
+static bool friendly_concat(const struct ir_node *n)
+{
+	const struct ir_tensor *o = n->outputs[0];
+	int64_t axis = ir_attr_int(n, "axis", 0);
+	int i, d;
+
+	if (n->num_outputs != 1 || !act_4d(o) || (axis != 1 && axis != -3))
+		return false;
+	for (i = 0; i < n->num_inputs; i++) {
+		const struct ir_tensor *t = n->inputs[i];
+
+		if (!act_4d(t) || t->dtype != o->dtype)
+			return false;
+		for (d = 0; d < 4; d++)
+			if (d != 1 && t->shape.dim[d] != o->shape.dim[d])
+				return false;
+		/* f32/f16 activations (act_4d()): C0 = 16 */
+		if (i < n->num_inputs - 1 && t->shape.dim[1] % 16)
+			return false;
+	}
+	return n->num_inputs > 0;
+}
+
 static bool friendly(const struct ir_node *n)
 {
 	int i;
+
+	if (n->op == IR_OP_CONCAT)
+		return friendly_concat(n);
 
 	if (n->op == IR_OP_QCONV || n->op == IR_OP_QADD ||
 	    (n->op == IR_OP_MAX_POOL && n->inputs[0] &&

@@ -464,6 +464,38 @@ static void test_layout(void)
 	ft_ok(ft_count(g, IR_OP_TRANSDATA) == 0, "a TransData pair cancels");
 	ir_graph_free(g);
 
+	/*
+	 * A channel Concat whose inputs but the last are whole 16-channel
+	 * blocks stays in the region (no TransData around it); with a
+	 * 20-channel input first it cuts the region (TransData around it).
+	 */
+	{
+		static const int64_t c1[2][2] = { { 32, 20 }, { 20, 32 } };
+		int v;
+
+		for (v = 0; v < 2; v++) {
+			struct ir_tensor *ins[2];
+
+			g = ir_graph_new("concat");
+			x = ft_input(g, "x", ft_shape(1, 8, 6, 5, -1));
+			ins[0] = conv(g, x, 8, c1[v][0], 200, true);
+			ins[1] = conv(g, x, 8, c1[v][1], 210, false);
+			y = ft_op(g, IR_OP_CONCAT, NULL, 2, ins);
+			ir_attr_set_int(y->producer, "axis", 1);
+			y = conv(g, un(g, IR_OP_RELU, y), 52, 16, 220, true);
+			ir_graph_add_output(g, y);
+			check(g, "layout-nc1hwc0", "layout with a Concat", &st);
+			ft_ok(v ? ft_count(g, IR_OP_TRANSDATA) > 2 :
+				  ft_count(g, IR_OP_TRANSDATA) == 2,
+			      "channel Concat of %lld + %lld channels: %d "
+			      "TransData (%s)", (long long)c1[v][0],
+			      (long long)c1[v][1],
+			      ft_count(g, IR_OP_TRANSDATA),
+			      v ? "cut at the Concat" : "input and output only");
+			ir_graph_free(g);
+		}
+	}
+
 	g = ir_graph_new("c0");
 	a = ir_tensor_new(g, "a", IR_I8, &s);
 	a->layout = IR_LAYOUT_NC1HWC0;

@@ -19,7 +19,8 @@ model (branches40), exported by export_models.py with torch's outputs:
     sim910-lite): the model fits it as compiled (no merging);
 
 and densenet121 (torchvision, random weights) compiled by default loads on
-the default device and on one of 8 semaphores and matches torch.
+the default device and on one of 4 semaphores (merged when it has more
+than one stream) and matches torch.
 """
 
 import json
@@ -183,9 +184,15 @@ def main():
         check_run(t, "densenet121 (default compile) loads on the default "
                   "device as compiled and matches torch", d, om,
                   os.path.join(tmp, "o"), want_merged=False)
-        check_run(t, "densenet121 on a device of 4 semaphores (merged onto "
-                  "one queue) matches torch", d, om, os.path.join(tmp, "o"),
-                  {"NPU_SIM_SEMS": "4"}, want_merged=True)
+        # With its Concats kept in NC1HWC0 (no TransData branches beside
+        # the chain) densenet121 compiles to one stream: then there is
+        # nothing to merge, and the small device runs it as compiled.
+        multi = bool(v) and v["streams"] > 1
+        check_run(t, "densenet121 on a device of 4 semaphores (%s) matches "
+                  "torch" % ("merged onto one queue" if multi else
+                             "one stream, nothing to merge"),
+                  d, om, os.path.join(tmp, "o"), {"NPU_SIM_SEMS": "4"},
+                  want_merged=multi)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     t.exit()

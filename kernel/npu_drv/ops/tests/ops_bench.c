@@ -316,6 +316,7 @@ int main(int argc, char **argv)
 	bench_conv("NC1HWC0 wT 1x1 2048->512 @7", 2048, 7, 512, 1, 1, 1, reps,
 		   3);
 	bench_conv("NC1HWC0 wT 1x1 64->256 @56", 64, 56, 256, 1, 1, 1, reps, 3);
+	bench_conv("NC1HWC0 wT 1x1 16->64 @55", 16, 55, 64, 1, 1, 1, reps, 3);
 	bench_conv("NC1HWC0 wT 7x7/2 3->64 @224", 3, 224, 64, 7, 2, 1, reps, 3);
 	bench_conv("NCHW wT 3x3 64->64 @56", 64, 56, 64, 3, 1, 1, reps, 2);
 	bench_act("GELU (1M floats)", DRM_NPU_ACT_GELU, reps);
