@@ -554,7 +554,7 @@ static void test_pipeline(void)
 
 int main(void)
 {
-	ft_plan(47);
+	ft_plan(51);
 	test_identity();
 	test_const_fold();
 	test_dce_cse();
