@@ -46,15 +46,18 @@ NPU_KERN_DQ(avx2)
 NPU_KERN_FMA_ROW(avx2_fma_row)
 NPU_KERN_F16C_ROW(avx2_f16_row)
 
-typedef double avx2_gd __attribute__((__vector_size__(4 * sizeof(u64))));
-typedef s64 avx2_gi __attribute__((__vector_size__(32)));
-typedef float avx2_gf __attribute__((__vector_size__(4 * sizeof(u32))));
-#define GD	avx2_gd
-#define GI	avx2_gi
-#define GF	avx2_gf
-#define GW	4
-#include "npu_gelu_tmpl.h"
-NPU_KERN_GELU_ROW(avx2_gelu_row)
+typedef s32 avx2_gfi __attribute__((__vector_size__(32)));
+typedef u32 avx2_gfu __attribute__((__vector_size__(32)));
+#define GFV	VF
+#define GFI	avx2_gfi
+#define GFU	avx2_gfu
+#define GFW	VW
+#include "npu_gelu_f_tmpl.h"
+
+static void avx2_gelu_row(float *x, u32 n)
+{
+	gelu_gf_row(x, n);
+}
 
 const struct npu_kern npu_kern_avx2 = {
 	.isa = NPU_ISA_AVX2,

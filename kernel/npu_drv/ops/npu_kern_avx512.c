@@ -48,15 +48,18 @@ NPU_KERN_DQ(avx512)
 NPU_KERN_FMA_ROW(avx512_fma_row)
 NPU_KERN_F16C_ROW(avx512_f16_row)
 
-typedef double avx512_gd __attribute__((__vector_size__(8 * sizeof(u64))));
-typedef s64 avx512_gi __attribute__((__vector_size__(64)));
-typedef float avx512_gf __attribute__((__vector_size__(8 * sizeof(u32))));
-#define GD	avx512_gd
-#define GI	avx512_gi
-#define GF	avx512_gf
-#define GW	8
-#include "npu_gelu_tmpl.h"
-NPU_KERN_GELU_ROW(avx512_gelu_row)
+typedef s32 avx512_gfi __attribute__((__vector_size__(64)));
+typedef u32 avx512_gfu __attribute__((__vector_size__(64)));
+#define GFV	VF
+#define GFI	avx512_gfi
+#define GFU	avx512_gfu
+#define GFW	VW
+#include "npu_gelu_f_tmpl.h"
+
+static void avx512_gelu_row(float *x, u32 n)
+{
+	gelu_gf_row(x, n);
+}
 
 const struct npu_kern npu_kern_avx512 = {
 	.isa = NPU_ISA_AVX512,

@@ -29,15 +29,18 @@ NPU_KERN_DQ(base)
 NPU_KERN_FMA_ROW(base_fma_row)
 NPU_KERN_F16_ROW(base_f16_row)
 
-typedef double base_gd __attribute__((__vector_size__(2 * sizeof(u64))));
-typedef s64 base_gi __attribute__((__vector_size__(16)));
-typedef float base_gf __attribute__((__vector_size__(2 * sizeof(u32))));
-#define GD	base_gd
-#define GI	base_gi
-#define GF	base_gf
-#define GW	2
-#include "npu_gelu_tmpl.h"
-NPU_KERN_GELU_ROW(base_gelu_row)
+typedef s32 base_gfi __attribute__((__vector_size__(16)));
+typedef u32 base_gfu __attribute__((__vector_size__(16)));
+#define GFV	VF
+#define GFI	base_gfi
+#define GFU	base_gfu
+#define GFW	VW
+#include "npu_gelu_f_tmpl.h"
+
+static void base_gelu_row(float *x, u32 n)
+{
+	gelu_gf_row(x, n);
+}
 
 const struct npu_kern npu_kern_baseline = {
 	.isa = NPU_ISA_BASELINE,

@@ -463,12 +463,40 @@ typedef s64 npu_gi1 __attribute__((__vector_size__(8)));
 #undef GI
 #undef GW
 
-float npu_geluf(float x)
+/* GELU in double, beyond the float lanes' range (x < -13, -inf, NaN) */
+static float npu_geluf_d(float x)
 {
 	npu_gd1 v = { x };
 
 	v = gelu_gd(v);
 	return (float)v[0];
+}
+
+/* GELU in float lanes, one lane: the same operations as the row loops */
+typedef float npu_gf1 __attribute__((__vector_size__(1 * sizeof(u32))));
+typedef s32 npu_gfi1 __attribute__((__vector_size__(4)));
+typedef u32 npu_gfu1 __attribute__((__vector_size__(4)));
+#define GFV	npu_gf1
+#define GFI	npu_gfi1
+#define GFU	npu_gfu1
+#define GFW	1
+#include "npu_gelu_f_tmpl.h"
+#undef GFV
+#undef GFI
+#undef GFU
+#undef GFW
+
+float npu_geluf(float x)
+{
+	npu_gf1 v = { x };
+
+	if (x >= -NPU_GELU_F_LIM && x <= NPU_GELU_F_LIM) {
+		v = gelu_gf(v);
+		return v[0];
+	}
+	if (x > NPU_GELU_F_LIM)
+		return x;	/* erf(x / sqrt 2) rounds to 1: exactly x */
+	return npu_geluf_d(x);
 }
 
 /*

@@ -101,9 +101,9 @@ static void sweeps(void)
 		{ "erff", npu_erff, erf, 0, 10, 3, 1.0 },
 		{ "sqrtf", npu_sqrtf, sqrt, 0, 3.4e38f, 1, 0.5 },
 		{ "sigmoidf", npu_sigmoidf, sigmoid_ref, 0, 110, 3, 1.0 },
-		{ "geluf", npu_geluf, gelu_ref, 0, 3.4e38f, 1, 1.0 },
+		{ "geluf", npu_geluf, gelu_ref, 0, 3.4e38f, 1, 2.0 },
 		{ "expf_fast", npu_expf_fast, exp, 0, 104, 3, 2.0 },
-		{ "geluf (x < 0)", npu_geluf, gelu_ref, 0, 20, 2, 1.0 },
+		{ "geluf (x < 0)", npu_geluf, gelu_ref, 0, 20, 2, 7.0 },
 	};
 	size_t i;
 
