@@ -88,6 +88,26 @@ struct npu_kern {
 	 */
 	void (*dw16)(float *acc, const float *x, u64 xs, const float *w,
 		     u32 lo, u32 hi);
+	/*
+	 * Depthwise over 16 channels, all taps of @np pixels whose taps
+	 * all lie inside the input: out[p][c] = the sum over t < @nt, in
+	 * order from +0, of w[t * 16 + c] * x[p * xs + off[t] + c], each
+	 * product and sum rounded separately: the bits of dw16 tap by tap,
+	 * with the sums in registers.
+	 */
+	void (*dw16_taps)(float *out, const float *x, u64 xs, const float *w,
+			  const u64 *off, u32 nt, u32 np);
+	/*
+	 * The store of @cnt pixels of 16 channels: y[p * ys + c] =
+	 * clamp(acc[p * as + c] + b[c]) for c < @lanes, 0 past them (no
+	 * add when @b is NULL);
+	 * @clamp 0: none, 1: v < lo ? lo : v (RELU: lo = 0), 2: that, then
+	 * v > hi ? hi : v (CLIP) - npu_act_row()'s operations, so the bits
+	 * of the bias add and activation do not change.
+	 */
+	void (*epi16)(float *y, u64 ys, const float *acc, u64 as, u32 cnt,
+		      const float *b, u32 lanes, u32 clamp, float lo,
+		      float hi);
 	/* x[i] = npu_geluf(x[i]), several lanes at a time (the same bits) */
 	void (*gelu_row)(float *x, u32 n);
 	/* y[i] = y[i] + a * x[i], multiply then add: the same bits */

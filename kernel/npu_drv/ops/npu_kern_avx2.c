@@ -41,6 +41,8 @@ NPU_KERN_TILE(avx2_cw, 2, 4)
 NPU_KERN_TILE_S(avx2_cw16, 2, 4, 16)
 
 NPU_KERN_DW16(avx2_dw16)
+NPU_KERN_DW16_TAPS(avx2_dw16_taps, 4)
+NPU_KERN_EPI16(avx2_epi16)
 NPU_KERN_AXPY(avx2_axpy)
 NPU_KERN_DQ(avx2)
 NPU_KERN_FMA_ROW(avx2_fma_row)
@@ -66,6 +68,8 @@ const struct npu_kern npu_kern_avx2 = {
 	.cv_mr = 6, .cv_nr = 16, .cv = avx2_cv, .cv16 = avx2_cv16,
 	.cw_mr = 2, .cw_nr = 32, .cw = avx2_cw, .cw16 = avx2_cw16,
 	.dw16 = avx2_dw16,
+	.dw16_taps = avx2_dw16_taps,
+	.epi16 = avx2_epi16,
 	.gelu_row = avx2_gelu_row,
 	.axpy = avx2_axpy,
 	.f16_row = avx2_f16_row,

@@ -43,6 +43,8 @@ NPU_KERN_TILE(avx512_cw, 6, 4)
 NPU_KERN_TILE_S(avx512_cw16, 6, 4, 16)
 
 NPU_KERN_DW16(avx512_dw16)
+NPU_KERN_DW16_TAPS(avx512_dw16_taps, 8)
+NPU_KERN_EPI16(avx512_epi16)
 NPU_KERN_AXPY(avx512_axpy)
 NPU_KERN_DQ(avx512)
 NPU_KERN_FMA_ROW(avx512_fma_row)
@@ -68,6 +70,8 @@ const struct npu_kern npu_kern_avx512 = {
 	.cv_mr = 14, .cv_nr = 16, .cv = avx512_cv, .cv16 = avx512_cv16,
 	.cw_mr = 6, .cw_nr = 64, .cw = avx512_cw, .cw16 = avx512_cw16,
 	.dw16 = avx512_dw16,
+	.dw16_taps = avx512_dw16_taps,
+	.epi16 = avx512_epi16,
 	.gelu_row = avx512_gelu_row,
 	.axpy = avx512_axpy,
 	.f16_row = avx512_f16_row,

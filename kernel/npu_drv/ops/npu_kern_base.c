@@ -24,6 +24,8 @@ NPU_KERN_TILE(base_cv, 2, 4)
 NPU_KERN_TILE_S(base_cv16, 2, 4, 16)
 
 NPU_KERN_DW16(base_dw16)
+NPU_KERN_DW16_TAPS(base_dw16_taps, 2)
+NPU_KERN_EPI16(base_epi16)
 NPU_KERN_AXPY(base_axpy)
 NPU_KERN_DQ(base)
 NPU_KERN_FMA_ROW(base_fma_row)
@@ -49,6 +51,8 @@ const struct npu_kern npu_kern_baseline = {
 	.cv_mr = 2, .cv_nr = 16, .cv = base_cv, .cv16 = base_cv16,
 	.cw_mr = 2, .cw_nr = 16, .cw = base_cv, .cw16 = base_cv16,
 	.dw16 = base_dw16,
+	.dw16_taps = base_dw16_taps,
+	.epi16 = base_epi16,
 	.gelu_row = base_gelu_row,
 	.axpy = base_axpy,
 	.f16_row = base_f16_row,

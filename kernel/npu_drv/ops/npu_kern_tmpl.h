@@ -195,6 +195,101 @@ static void name(float *acc, const float *x, u64 xs, const float *w,	\
 }
 
 /*
+ * npu_kern.h's dw16_taps: R pixels at a time with their 16 channels in
+ * R * 16 / VW registers, every tap of the list in order, multiply then
+ * add from +0 (dw16's terms, order and roundings); a last pixel alone.
+ */
+static __always_inline void
+dw16_taps_px(float *out, const float *x, u64 xs, const float *w,
+	     const u64 *off, u32 nt, const u32 R)
+{
+	VF acc[8][16 / VW] __attribute__((__uninitialized__));
+	VF wv;
+	u32 t, i, v;
+
+#pragma GCC unroll 8
+	for (i = 0; i < R; i++)
+#pragma GCC unroll 4
+		for (v = 0; v < 16 / VW; v++)
+			acc[i][v] = VBCAST(0.0f);
+	for (t = 0; t < nt; t++) {
+		const float *xt = x + off[t];
+
+#pragma GCC unroll 4
+		for (v = 0; v < 16 / VW; v++) {
+			wv = vload(w + t * 16 + v * VW);
+#pragma GCC unroll 8
+			for (i = 0; i < R; i++)
+				acc[i][v] = acc[i][v] +
+					    wv * vload(xt + i * xs + v * VW);
+		}
+	}
+#pragma GCC unroll 8
+	for (i = 0; i < R; i++)
+#pragma GCC unroll 4
+		for (v = 0; v < 16 / VW; v++)
+			vstore(out + i * 16 + v * VW, acc[i][v]);
+}
+
+#define NPU_KERN_DW16_TAPS(name, R)					\
+static void name(float *out, const float *x, u64 xs, const float *w,	\
+		 const u64 *off, u32 nt, u32 np)			\
+{									\
+	u32 p = 0;							\
+									\
+	for (; p + (R) <= np; p += (R))					\
+		dw16_taps_px(out + p * 16, x + p * xs, xs, w, off, nt, (R)); \
+	if ((R) > 4 && p + 4 <= np) {					\
+		dw16_taps_px(out + p * 16, x + p * xs, xs, w, off, nt, 4); \
+		p += 4;							\
+	}								\
+	if ((R) > 2 && p + 2 <= np) {					\
+		dw16_taps_px(out + p * 16, x + p * xs, xs, w, off, nt, 2); \
+		p += 2;							\
+	}								\
+	for (; p < np; p++)						\
+		dw16_taps_px(out + p * 16, x + p * xs, xs, w, off, nt, 1); \
+}
+
+/* npu_kern.h's epi16: 16 / VW vectors a pixel, masks as npu_act_row() */
+typedef s32 npu_kern_vi __attribute__((__vector_size__(sizeof(VF))));
+
+#define NPU_KERN_EPI16(name)						\
+static void name(float *y, u64 ys, const float *acc, u64 as, u32 cnt,	\
+		 const float *b, u32 lanes, u32 clamp, float lo, float hi) \
+{									\
+	VF bv[16 / VW], keep[16 / VW], l = VBCAST(lo), h = VBCAST(hi), v; \
+	npu_kern_vi m;							\
+	u32 p, k, j;							\
+									\
+	for (k = 0; k < 16 / VW; k++) {					\
+		bv[k] = b ? vload(b + k * VW) : VBCAST(0.0f);		\
+		for (j = 0; j < VW; j++)				\
+			keep[k][j] = npu_u2f(k * VW + j < lanes ?	\
+					     0xffffffffu : 0);		\
+	}								\
+	for (p = 0; p < cnt; p++) {					\
+		for (k = 0; k < 16 / VW; k++) {				\
+			v = vload(acc + p * as + k * VW);		\
+			if (b)						\
+				v = v + bv[k];				\
+			if (clamp) {					\
+				m = v < l;				\
+				v = (VF)((m & (npu_kern_vi)l) |		\
+					 (~m & (npu_kern_vi)v));	\
+			}						\
+			if (clamp > 1) {				\
+				m = v > h;				\
+				v = (VF)((m & (npu_kern_vi)h) |		\
+					 (~m & (npu_kern_vi)v));	\
+			}						\
+			v = (VF)((npu_kern_vi)v & (npu_kern_vi)keep[k]); \
+			vstore(y + p * ys + k * VW, v);			\
+		}							\
+	}								\
+}
+
+/*
  * npu_kern.h's dq8_row and dq4_row, VW lanes at a time: int8 lanes
  * widened and converted exactly, one multiply. The packed nibbles are
  * spread without a shuffle: bytes widened to 16-bit lanes hold

@@ -33,6 +33,8 @@ struct conv_ctx {
 	float *y;
 	struct npu_act act;
 	const struct npu_kern *kern;	/* the ISA level's kernels */
+	int epi;			/* conv_act_clamp() of act */
+	float epi_lo, epi_hi;
 	/* pixel-major product (conv_pm_span()), or pm.k == NULL */
 	struct {
 		const struct npu_kern *k;
@@ -591,10 +593,34 @@ static void conv_pm_store(const struct conv_ctx *cx,
 			  u32 c, u32 cnt, u32 skip)
 {
 	u32 c0 = (u32)cx->g.out_c0, i, j, q;
+	u64 choff = 0;		/* channel c's offset past p->ybase's */
 	float *row;
 
+	if (cx->epi >= 0 && c0 == 16 && c % 16 == 0 &&
+	    cx->out->strides[4] == 1 && cx->ys3 >= 16 &&
+	    (!cx->bias || cx->bias_st == 1)) {
+		/* whole 16-channel blocks through the level's store */
+		const float *src = acc + (u64)(p->ox - p->first) * sh->nr +
+				   skip;
+		u64 yo = p->ybase + (u64)p->ox * cx->ys3;
+
+		for (j = 0; j + 16 <= cnt; j += 16) {
+			cx->kern->epi16(cx->y + yo, cx->ys3, src + j, sh->nr,
+					p->mr, cx->bias ? cx->bias + c + j :
+					NULL, 16, (u32)cx->epi, cx->epi_lo,
+					cx->epi_hi);
+			yo += cx->out->strides[1];
+		}
+		if (j == cnt)
+			return;
+		/* a partial last block: the general store below */
+		c += j;
+		cnt -= j;
+		skip += j;
+		choff = (u64)(j / 16) * cx->out->strides[1];
+	}
 	for (i = p->ox - p->first; i < p->ox - p->first + p->mr; i++) {
-		u64 yo = p->ybase + (u64)(p->first + i) * cx->ys3;
+		u64 yo = p->ybase + choff + (u64)(p->first + i) * cx->ys3;
 
 		row = (float *)acc + i * sh->nr + skip;	/* in place */
 		if (cx->bias)
@@ -902,66 +928,225 @@ static void conv_dw_row(const struct conv_ctx *cx, u32 n, u32 c, u32 oy)
  */
 #define DW16_PIX	16
 
-static noinline void
-conv_dw16_row(const struct conv_ctx *cx, u32 n, u32 blk, u32 oy)
+/* A depthwise row of a 16-channel block: what its chunks share. */
+struct dw16_row {
+	const float *xp;	/* the block's plane of image n */
+	const float *wtab;	/* [kh][kw][16] weights, or NULL: gather */
+	const u64 *off;		/* interior taps' input offsets (wtab) */
+	float *acc;		/* the whole row's sums, or NULL: chunks */
+	u32 c0, lanes, oy;
+	u32 kh_lo, kh_hi;	/* the row's valid kh taps */
+	u64 xa, xb;		/* interior pixels: every tap inside */
+};
+
+/* The 16 weights of tap (@kh, @kw), zero past the last channel. */
+static void dw16_weights(const struct conv_ctx *cx, const struct dw16_row *r,
+			 u32 kh, u32 kw, float *wl)
+{
+	const struct drm_npu_operand *w = cx->w;
+	u32 j;
+
+	if (r->wtab) {
+		memcpy(wl, r->wtab + ((u64)kh * cx->g.kw + kw) * 16,
+		       16 * sizeof(float));
+		return;
+	}
+	for (j = 0; j < 16; j++)
+		wl[j] = j < r->lanes ?
+			cx->wt[(u64)(r->c0 + j) * w->strides[0] +
+			       kh * w->strides[2] + kw * w->strides[3]] : 0.0f;
+}
+
+/*
+ * Pixels [@q0, @q1) of the chunk at @ox0, tap by tap (taps over the
+ * padding skipped per pixel), into @acc (the chunk's sums).
+ */
+static void dw16_taps_edge(const struct conv_ctx *cx, const struct dw16_row *r,
+			   u32 ox0, s64 q0, s64 q1, float *acc)
 {
 	const struct npu_conv_geom *G = &cx->g;
-	const struct drm_npu_operand *w = cx->w;
-	u32 c0 = blk * NPU_C0_DEFAULT, lanes = G->groups - c0;
-	const float *xb = cx->x + (u64)n * cx->in->strides[0] +
-			  (u64)blk * cx->in->strides[1];
-	u64 yb = (u64)n * cx->out->strides[0] + (u64)blk * cx->out->strides[1] +
-		 (u64)oy * cx->ys2, xs3 = cx->xs3;
-	float acc[DW16_PIX * 16], wl[16], bias[16], row[16];
-	u32 ox0, cnt, kh, kw, j, p;
+	u64 xs3 = cx->xs3;
+	float wl[16];
+	u32 kh, kw;
 
-	if (lanes > NPU_C0_DEFAULT)
-		lanes = NPU_C0_DEFAULT;
-	for (j = 0; j < 16; j++)
-		bias[j] = cx->bias && j < lanes ?
-			  cx->bias[(u64)(c0 + j) * cx->bias_st] : 0.0f;
-	for (ox0 = 0; ox0 < G->ow; ox0 += cnt) {
-		cnt = G->ow - ox0 < DW16_PIX ? G->ow - ox0 : DW16_PIX;
-		memset(acc, 0, sizeof(acc));
-		for (kh = 0; kh < G->kh; kh++) {
-			s64 iy = (s64)oy * G->sh - G->pt + (s64)kh * G->dh;
-			const float *xr;
+	for (kh = r->kh_lo; kh < r->kh_hi; kh++) {
+		s64 iy = (s64)r->oy * G->sh - G->pt + (s64)kh * G->dh;
+		const float *xr = r->xp + (u64)iy * cx->xs2;
 
-			if (iy < 0 || iy >= G->h)
+		for (kw = 0; kw < G->kw; kw++) {
+			s64 base = (s64)ox0 * G->sw - G->pl + (s64)kw * G->dw;
+			s64 lo = q0, hi;
+
+			if (base < 0 && (-base + G->sw - 1) / G->sw > lo)
+				lo = (-base + G->sw - 1) / G->sw;
+			if (base >= (s64)G->w)
 				continue;
-			xr = xb + (u64)iy * cx->xs2;
-			for (kw = 0; kw < G->kw; kw++) {
-				s64 base = (s64)ox0 * G->sw - G->pl +
-					   (s64)kw * G->dw;
-				s64 lo = 0, hi;
+			hi = ((s64)G->w - 1 - base) / G->sw + 1;
+			if (hi > q1)
+				hi = q1;
+			if (lo >= hi)
+				continue;
+			dw16_weights(cx, r, kh, kw, wl);
+			/* the ISA level's loop: the same bits at all */
+			cx->kern->dw16(acc + lo * 16, xr + (u64)(base + lo *
+				       (s64)G->sw) * xs3, (u64)G->sw * xs3, wl,
+				       0, (u32)(hi - lo));
+		}
+	}
+}
 
-				if (base < 0)
-					lo = (-base + G->sw - 1) / G->sw;
-				if (base >= (s64)G->w)
-					continue;
-				hi = ((s64)G->w - 1 - base) / G->sw + 1;
-				if (hi > cnt)
-					hi = cnt;
-				if (lo >= hi)
-					continue;
-				for (j = 0; j < 16; j++)
-					wl[j] = j < lanes ?
-						cx->wt[(u64)(c0 + j) * w->strides[0] +
-						       kh * w->strides[2] +
-						       kw * w->strides[3]] : 0.0f;
-				/* the ISA level's loop: the same bits at all */
-				cx->kern->dw16(acc + lo * 16, xr + (u64)(base + lo *
-					       (s64)G->sw) * xs3,
-					       (u64)G->sw * xs3, wl, 0,
-					       (u32)(hi - lo));
-			}
+/*
+ * The sums of @cnt pixels from @ox0: interior pixels (every tap inside)
+ * with all their taps in registers when the unit has a weight table,
+ * the edges tap by tap. Either way each sum runs over the same taps in
+ * (kh, kw) order from +0, product and sum rounded separately.
+ */
+static void dw16_chunk(const struct conv_ctx *cx, const struct dw16_row *r,
+		       u32 ox0, u32 cnt, float *acc)
+{
+	const struct npu_conv_geom *G = &cx->g;
+	u64 a = ox0, b = ox0;
+	s64 iy;
+
+	if (r->wtab) {
+		a = r->xa > ox0 ? r->xa : ox0;
+		b = r->xb < (u64)ox0 + cnt ? r->xb : (u64)ox0 + cnt;
+		if (b < a)
+			b = a;
+	}
+	memset(acc, 0, (u64)cnt * 16 * sizeof(float));
+	dw16_taps_edge(cx, r, ox0, 0, (s64)(a - ox0), acc);
+	if (a < b) {
+		iy = (s64)r->oy * G->sh - G->pt + (s64)r->kh_lo * G->dh;
+		if (r->kh_lo >= r->kh_hi)
+			iy = 0;		/* no tap: no address outside */
+		cx->kern->dw16_taps(acc + (a - ox0) * 16,
+				    r->xp + (u64)iy * cx->xs2 +
+				    (a * G->sw - G->pl) * cx->xs3,
+				    (u64)G->sw * cx->xs3,
+				    r->wtab + (u64)r->kh_lo * G->kw * 16,
+				    r->off, (r->kh_hi - r->kh_lo) * G->kw,
+				    (u32)(b - a));
+	}
+	dw16_taps_edge(cx, r, ox0, (s64)(b - ox0), cnt, acc);
+}
+
+/*
+ * The weight table [kh][kw][16] and the interior taps' offsets in the
+ * core's unified buffer (when it holds them): gathered once per unit
+ * instead of once per chunk and tap.
+ */
+static void dw16_table(const struct conv_ctx *cx, struct dw16_row *r,
+		       void *ub)
+{
+	const struct npu_conv_geom *G = &cx->g;
+	u64 taps = (u64)G->kh * G->kw, t;
+	float *wtab;
+	u64 *off;
+	u32 kh, kw;
+
+	r->wtab = NULL;
+	if (!ub || taps * (16 * sizeof(float) + sizeof(u64)) > NPU_UB_BYTES)
+		return;
+	wtab = ub;
+	off = (u64 *)(wtab + taps * 16);
+	for (kh = 0; kh < G->kh; kh++)
+		for (kw = 0; kw < G->kw; kw++)
+			dw16_weights(cx, r, kh, kw,
+				     wtab + ((u64)kh * G->kw + kw) * 16);
+	for (t = 0, kh = 0; kh + r->kh_lo < r->kh_hi; kh++)
+		for (kw = 0; kw < G->kw; kw++)
+			off[t++] = (u64)kh * G->dh * cx->xs2 +
+				   (u64)kw * G->dw * cx->xs3;
+	r->wtab = wtab;
+	r->off = off;
+	/* the row's sums after the table, when they fit: one chunk */
+	t = taps * (16 * sizeof(float) + sizeof(u64));
+	t = (t + 63) & ~63ull;
+	if ((u64)G->ow * 16 * sizeof(float) <= NPU_UB_BYTES - t)
+		r->acc = (float *)((u8 *)ub + t);
+}
+
+/*
+ * The activations the level's stores do (npu_kern's epi16): @clamp 0
+ * (none), 1 (RELU), 2 (CLIP) with its bounds; -1 for the others.
+ */
+static void conv_act_clamp(const struct npu_act *a, int *clamp, float *lo,
+			   float *hi)
+{
+	*lo = 0.0f;
+	*hi = 0.0f;
+	switch (a->kind) {
+	case DRM_NPU_ACT_NONE:
+		*clamp = 0;
+		return;
+	case DRM_NPU_ACT_RELU:
+		*clamp = 1;
+		return;
+	case DRM_NPU_ACT_CLIP:
+		*clamp = 2;
+		*lo = a->alpha;
+		*hi = a->beta;
+		return;
+	default:
+		*clamp = -1;
+	}
+}
+
+static noinline void
+conv_dw16_row(const struct conv_ctx *cx, u32 n, u32 blk, u32 oy, void *ub)
+{
+	const struct npu_conv_geom *G = &cx->g;
+	struct dw16_row r;
+	u64 yb = (u64)n * cx->out->strides[0] + (u64)blk * cx->out->strides[1] +
+		 (u64)oy * cx->ys2;
+	float stack_acc[DW16_PIX * 16], bias[16], row[16], lo, hi, *acc;
+	u32 ox0, cnt, j, p, chunk;
+	int clamp;
+
+	memset(&r, 0, sizeof(r));
+	r.c0 = blk * NPU_C0_DEFAULT;
+	r.lanes = G->groups - r.c0;
+	if (r.lanes > NPU_C0_DEFAULT)
+		r.lanes = NPU_C0_DEFAULT;
+	r.oy = oy;
+	r.xp = cx->x + (u64)n * cx->in->strides[0] +
+	       (u64)blk * cx->in->strides[1];
+	conv_tap_range((s64)oy * G->sh - G->pt, G->kh, G->dh, G->h, &r.kh_lo,
+		       &r.kh_hi);
+	if (r.kh_lo >= r.kh_hi)
+		r.kh_lo = r.kh_hi = 0;
+	r.xa = ((u64)G->pl + G->sw - 1) / G->sw;
+	if ((u64)G->w + G->pl >= (u64)(G->kw - 1) * G->dw + 1)
+		r.xb = ((u64)G->w + G->pl - (u64)(G->kw - 1) * G->dw - 1) /
+		       G->sw + 1;
+	if (r.xb > G->ow)
+		r.xb = G->ow;
+	if (r.xb < r.xa)
+		r.xb = r.xa;
+	dw16_table(cx, &r, ub);
+	conv_act_clamp(&cx->act, &clamp, &lo, &hi);
+	for (j = 0; j < 16; j++)
+		bias[j] = cx->bias && j < r.lanes ?
+			  cx->bias[(u64)(r.c0 + j) * cx->bias_st] : 0.0f;
+	acc = r.acc ? r.acc : stack_acc;
+	chunk = r.acc ? G->ow : DW16_PIX;
+	for (ox0 = 0; ox0 < G->ow; ox0 += cnt) {
+		cnt = G->ow - ox0 < chunk ? G->ow - ox0 : chunk;
+		dw16_chunk(cx, &r, ox0, cnt, acc);
+		if (clamp >= 0 && cx->ys3 >= 16) {
+			/* the level's store: npu_act_row()'s bits */
+			cx->kern->epi16(cx->y + yb + (u64)ox0 * cx->ys3,
+					cx->ys3, acc, 16, cnt, bias, r.lanes,
+					(u32)clamp, lo, hi);
+			continue;
 		}
 		for (p = 0; p < cnt; p++) {
 			memcpy(row, acc + p * 16, sizeof(row));
 			for (j = 0; j < 16; j++)
 				row[j] += bias[j];
 			npu_act_row(&cx->act, row, 16);
-			for (j = lanes; j < 16; j++)
+			for (j = r.lanes; j < 16; j++)
 				row[j] = 0.0f;
 			memcpy(cx->y + yb + (u64)(ox0 + p) * cx->ys3, row,
 			       sizeof(row));
@@ -1000,7 +1185,7 @@ static void conv_row_unit(const struct conv_ctx *cx, u64 u, void *ub)
 
 		oy = (u32)(u % G->oh);
 		u /= G->oh;
-		conv_dw16_row(cx, (u32)(u / blks), (u32)(u % blks), oy);
+		conv_dw16_row(cx, (u32)(u / blks), (u32)(u % blks), oy, ub);
 		return;
 	}
 	/* rb <= oh and rows * rb < oh + rows: the row indices fit u32 */
@@ -1086,6 +1271,7 @@ int npu_run_conv2d(const struct npu_op_args *args, u64 begin, u64 end)
 	}
 	cx.kern = npu_kern_get(args->isa);
 	cx.act.gelu_row = cx.kern->gelu_row;
+	conv_act_clamp(&cx.act, &cx.epi, &cx.epi_lo, &cx.epi_hi);
 	conv_pm_init(&cx, args->isa);
 	for (u = begin; u < end; u++) {
 		if (cx.g.flat)
