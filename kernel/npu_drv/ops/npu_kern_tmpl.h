@@ -232,18 +232,20 @@ dw16_taps_px(float *out, const float *x, u64 xs, const float *w,
 }
 
 #define NPU_KERN_DW16_TAPS(name, R)					\
+enum { name##_r = (R) };						\
 static void name(float *out, const float *x, u64 xs, const float *w,	\
 		 const u64 *off, u32 nt, u32 np)			\
 {									\
 	u32 p = 0;							\
 									\
-	for (; p + (R) <= np; p += (R))					\
-		dw16_taps_px(out + p * 16, x + p * xs, xs, w, off, nt, (R)); \
-	if ((R) > 4 && p + 4 <= np) {					\
+	for (; p + name##_r <= np; p += name##_r)			\
+		dw16_taps_px(out + p * 16, x + p * xs, xs, w, off, nt,	\
+			     name##_r);					\
+	if (name##_r > 4 && p + 4 <= np) {				\
 		dw16_taps_px(out + p * 16, x + p * xs, xs, w, off, nt, 4); \
 		p += 4;							\
 	}								\
-	if ((R) > 2 && p + 2 <= np) {					\
+	if (name##_r > 2 && p + 2 <= np) {				\
 		dw16_taps_px(out + p * 16, x + p * xs, xs, w, off, nt, 2); \
 		p += 2;							\
 	}								\

@@ -1114,8 +1114,10 @@ conv_dw16_row(const struct conv_ctx *cx, u32 n, u32 blk, u32 oy, void *ub)
 	       (u64)blk * cx->in->strides[1];
 	conv_tap_range((s64)oy * G->sh - G->pt, G->kh, G->dh, G->h, &r.kh_lo,
 		       &r.kh_hi);
-	if (r.kh_lo >= r.kh_hi)
-		r.kh_lo = r.kh_hi = 0;
+	if (r.kh_lo >= r.kh_hi) {
+		r.kh_lo = 0;
+		r.kh_hi = 0;
+	}
 	r.xa = ((u64)G->pl + G->sw - 1) / G->sw;
 	if ((u64)G->w + G->pl >= (u64)(G->kw - 1) * G->dw + 1)
 		r.xb = ((u64)G->w + G->pl - (u64)(G->kw - 1) * G->dw - 1) /
