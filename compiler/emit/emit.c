@@ -585,12 +585,26 @@ static int emit_conv(struct ectx *e)
 	struct drm_npu_task *t;
 	const int64_t *v;
 	struct ir_act none = { 0 };
+	const struct ir_tensor *res = NULL;
 	int err, k = 0;
 
 	if (n->has_residual && n->num_inputs == 4)
 		;	/* X, W, B, residual */
 	else if (n->has_residual && n->num_inputs == 3)
 		bias = NULL;
+	/*
+	 * The residual Add in the task's store (uapi 1.7) when it is read at
+	 * the output's offsets: same shape, dtype and layout, both dense.
+	 * Otherwise a BINARY after the CONV2D (emit_residual()).
+	 */
+	if (n->has_residual) {
+		const struct ir_tensor *r = in(e, n->num_inputs - 1);
+
+		if (r->dtype == out0(e)->dtype &&
+		    r->layout == out0(e)->layout &&
+		    ir_shape_equal(&r->shape, &out0(e)->shape))
+			res = r;
+	}
 	t = new_task(e, DRM_NPU_OP_CONV2D);
 	if (!t)
 		return -ENOMEM;
@@ -611,7 +625,8 @@ static int emit_conv(struct ectx *e)
 		t->params.conv2d.pad_bottom = (uint32_t)v[2];
 		t->params.conv2d.pad_right = (uint32_t)v[3];
 	}
-	set_act(&t->params.conv2d.act, n->has_residual ? &none : &n->act);
+	set_act(&t->params.conv2d.act, n->has_residual && !res ? &none :
+		&n->act);
 	err = whole(e, in(e, 0), &t->operands[k++]);
 	if (!err && in(e, 1)->w_olast && in(e, 1)->shape.rank == 4) {
 		/* stored [C][KH][KW][O]: strides of that order */
@@ -626,10 +641,14 @@ static int emit_conv(struct ectx *e)
 		t->params.conv2d.flags = DRM_NPU_CONV_HAS_BIAS;
 		err = whole(e, bias, &t->operands[k++]);
 	}
+	if (!err && res) {
+		t->params.conv2d.flags |= DRM_NPU_CONV_HAS_RESIDUAL;
+		err = whole(e, res, &t->operands[k++]);
+	}
 	if (!err)
 		err = whole(e, out0(e), &t->operands[k++]);
 	t->num_operands = (uint8_t)k;
-	if (!err && n->has_residual)
+	if (!err && n->has_residual && !res)
 		err = emit_residual(e, &n->act);
 	return err;
 }

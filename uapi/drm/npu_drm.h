@@ -31,7 +31,7 @@ extern "C" {
 #endif
 
 #define DRM_NPU_UAPI_MAJOR		1
-#define DRM_NPU_UAPI_MINOR		6	/* history: uapi.rst */
+#define DRM_NPU_UAPI_MINOR		7	/* history: uapi.rst */
 #define DRM_NPU_UAPI_VERSION \
 	((DRM_NPU_UAPI_MAJOR << 16) | DRM_NPU_UAPI_MINOR)
 
@@ -253,7 +253,7 @@ struct drm_npu_matmul_wq_params {
 };
 
 struct drm_npu_conv2d_params {
-	__u32 flags;			/* DRM_NPU_CONV_HAS_BIAS */
+	__u32 flags;			/* DRM_NPU_CONV_HAS_* */
 	__u32 groups;			/* >= 1; groups == C == O is depthwise */
 	__u32 stride_h, stride_w;	/* >= 1 */
 	__u32 dilation_h, dilation_w;	/* >= 1 */
@@ -263,6 +263,12 @@ struct drm_npu_conv2d_params {
 };
 
 #define DRM_NPU_CONV_HAS_BIAS		(1u << 0)
+/*
+ * uapi 1.7: a residual operand after the bias, added before the
+ * activation: out = act(conv + bias + residual). Same shape, dtype,
+ * layout and strides as out.
+ */
+#define DRM_NPU_CONV_HAS_RESIDUAL	(1u << 1)
 
 enum drm_npu_pool_kind {
 	DRM_NPU_POOL_MAX = 0,

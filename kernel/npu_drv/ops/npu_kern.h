@@ -99,15 +99,15 @@ struct npu_kern {
 			  const u64 *off, u32 nt, u32 np);
 	/*
 	 * The store of @cnt pixels of 16 channels: y[p * ys + c] =
-	 * clamp(acc[p * as + c] + b[c]) for c < @lanes, 0 past them (no
-	 * add when @b is NULL);
+	 * clamp(acc[p * as + c] + b[c] + r[p * ys + c]) for c < @lanes, 0
+	 * past them (no add for a NULL @b or @r);
 	 * @clamp 0: none, 1: v < lo ? lo : v (RELU: lo = 0), 2: that, then
 	 * v > hi ? hi : v (CLIP) - npu_act_row()'s operations, so the bits
 	 * of the bias add and activation do not change.
 	 */
 	void (*epi16)(float *y, u64 ys, const float *acc, u64 as, u32 cnt,
-		      const float *b, u32 lanes, u32 clamp, float lo,
-		      float hi);
+		      const float *b, const float *r, u32 lanes, u32 clamp,
+		      float lo, float hi);
 	/* x[i] = npu_geluf(x[i]), several lanes at a time (the same bits) */
 	void (*gelu_row)(float *x, u32 n);
 	/* y[i] = y[i] + a * x[i], multiply then add: the same bits */

@@ -258,7 +258,8 @@ typedef s32 npu_kern_vi __attribute__((__vector_size__(sizeof(VF))));
 
 #define NPU_KERN_EPI16(name)						\
 static void name(float *y, u64 ys, const float *acc, u64 as, u32 cnt,	\
-		 const float *b, u32 lanes, u32 clamp, float lo, float hi) \
+		 const float *b, const float *r, u32 lanes, u32 clamp,	\
+		 float lo, float hi)					\
 {									\
 	VF bv[16 / VW], keep[16 / VW], l = VBCAST(lo), h = VBCAST(hi), v; \
 	npu_kern_vi m;							\
@@ -275,6 +276,8 @@ static void name(float *y, u64 ys, const float *acc, u64 as, u32 cnt,	\
 			v = vload(acc + p * as + k * VW);		\
 			if (b)						\
 				v = v + bv[k];				\
+			if (r)						\
+				v = v + vload(r + p * ys + k * VW);	\
 			if (clamp) {					\
 				m = v < l;				\
 				v = (VF)((m & (npu_kern_vi)l) |		\

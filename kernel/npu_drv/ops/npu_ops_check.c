@@ -470,16 +470,32 @@ static int channels_match(const struct drm_npu_operand *o, u64 ch)
  * group, weight [o, c, kh, kw] below its shape, bias [o]. C, and C1 for an
  * NC1HWC0 operand, are matched in 64 bits (channels_match()).
  */
+/* @a and @b are views of one shape, dtype, layout and strides. */
+static bool same_view(const struct drm_npu_operand *a,
+		      const struct drm_npu_operand *b)
+{
+	u32 i;
+
+	if (a->dtype != b->dtype || a->layout != b->layout ||
+	    a->rank != b->rank)
+		return false;
+	for (i = 0; i < a->rank; i++)
+		if (a->shape[i] != b->shape[i] || a->strides[i] != b->strides[i])
+			return false;
+	return true;
+}
+
 static int check_conv2d(struct chk *c)
 {
 	const struct drm_npu_conv2d_params *p = &c->t->params.conv2d;
 	const struct drm_npu_operand *in, *w, *o;
 	int bias = !!(p->flags & DRM_NPU_CONV_HAS_BIAS), ret;
+	int res = !!(p->flags & DRM_NPU_CONV_HAS_RESIDUAL);
 	u64 ch;
 
-	if (p->flags & ~DRM_NPU_CONV_HAS_BIAS)
+	if (p->flags & ~(DRM_NPU_CONV_HAS_BIAS | DRM_NPU_CONV_HAS_RESIDUAL))
 		return fail(c, NONE_BAD, "unknown CONV2D flags");
-	ret = check_operands(c, 3 + bias, 3 + bias);
+	ret = check_operands(c, 3 + bias + res, 3 + bias + res);
 	if (ret)
 		return ret;
 	if (p->pad[0] || p->pad[1] || !params_tail_zero(c->t, sizeof(*p)))
@@ -495,13 +511,14 @@ static int check_conv2d(struct chk *c)
 		return ret;
 	in = npu_opnd(c->t, 0);
 	w = npu_opnd(c->t, 1);
-	o = npu_opnd(c->t, 2 + bias);
+	o = npu_opnd(c->t, 2 + bias + res);
 	if (!activation_4d(in))
 		return fail(c, 0, "input must be NCHW (rank 4) or NC1HWC0");
 	if (w->rank != 4 || npu_is_nc1hwc0(w))
 		return fail(c, 1, "weight must be OIHW, rank 4");
 	if (!activation_4d(o))
-		return fail(c, 2 + bias, "output must be NCHW (rank 4) or NC1HWC0");
+		return fail(c, 2 + bias + res,
+			    "output must be NCHW (rank 4) or NC1HWC0");
 	if (!w->shape[2] || !w->shape[3] || !w->shape[1])
 		return fail(c, 1, "empty kernel");
 	if (w->shape[0] % p->groups)
@@ -510,7 +527,8 @@ static int check_conv2d(struct chk *c)
 	if (ch > 0xffffffffull || !channels_match(in, ch))
 		return fail(c, 0, "input channels != weight I * groups");
 	if (o->shape[0] != in->shape[0] || !channels_match(o, w->shape[0]))
-		return fail(c, 2 + bias, "output N/channels do not match input/weight");
+		return fail(c, 2 + bias + res,
+			    "output N/channels do not match input/weight");
 	if (o->shape[2] != npu_window_out(in->shape[2],
 					  p->pad_top + p->pad_bottom,
 					  w->shape[2], p->stride_h, p->dilation_h) ||
@@ -518,13 +536,17 @@ static int check_conv2d(struct chk *c)
 					  p->pad_left + p->pad_right,
 					  w->shape[3], p->stride_w, p->dilation_w) ||
 	    !o->shape[2] || !o->shape[3])
-		return fail(c, 2 + bias, "output H/W != (in + pads - dil*(k-1) - 1)/stride + 1");
+		return fail(c, 2 + bias + res,
+			    "output H/W != (in + pads - dil*(k-1) - 1)/stride + 1");
 	if (bias) {
 		const struct drm_npu_operand *bo = npu_opnd(c->t, 2);
 
 		if (bo->rank != 1 || bo->shape[0] != w->shape[0])
 			return fail(c, 2, "bias must be [O]");
 	}
+	if (res && !same_view(npu_opnd(c->t, 2 + bias), o))
+		return fail(c, 2 + bias,
+			    "residual must be the output's shape, dtype, layout and strides");
 	return 0;
 }
 

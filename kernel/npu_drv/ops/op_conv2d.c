@@ -31,6 +31,7 @@ struct conv_ctx {
 	u64 bias_st;
 	u64 xs2, xs3, ys2, ys3;	/* row/column strides (virtual when flat) */
 	float *y;
+	const float *res;	/* residual at the output's offsets, or NULL */
 	struct npu_act act;
 	const struct npu_kern *kern;	/* the ISA level's kernels */
 	int epi;			/* conv_act_clamp() of act */
@@ -61,11 +62,14 @@ static void store_row(const struct conv_ctx *cx, u32 n, u32 o, u64 pix_off,
 	u64 base;
 	u32 j;
 
-	for (j = 0; j < cnt; j++)
-		row[j] = acc[j] + b;
-	npu_act_row(&cx->act, row, cnt);
 	base = (u64)n * cx->out->strides[0] +
 	       chan_off(cx->out, cx->g.out_c0, o) + pix_off;
+	for (j = 0; j < cnt; j++)
+		row[j] = acc[j] + b;
+	if (cx->res)
+		for (j = 0; j < cnt; j++)
+			row[j] = row[j] + cx->res[base + j * pix_st];
+	npu_act_row(&cx->act, row, cnt);
 	for (j = 0; j < cnt; j++)
 		cx->y[base + j * pix_st] = row[j];
 }
@@ -586,6 +590,27 @@ conv_pm_sums(const struct conv_ctx *cx, const struct conv_pm_shape *sh,
 	} while (kb < base->n[lv]);
 }
 
+/*
+ * row[j] += the residual of channel c + j at output offset @yo of channel
+ * @c: the store's channel stepping (conv_pm_store()), on the residual.
+ */
+static void conv_pm_res_add(const struct conv_ctx *cx, float *row, u64 yo,
+			    u32 c, u32 cnt)
+{
+	u32 c0 = (u32)cx->g.out_c0, q = c0 ? c % c0 : 0, j;
+
+	for (j = 0; j < cnt; j++) {
+		row[j] = row[j] + cx->res[yo];
+		if (c0 && ++q == c0) {
+			q = 0;
+			yo += cx->out->strides[1] -
+			      (u64)(c0 - 1) * cx->out->strides[4];
+		} else {
+			yo += c0 ? cx->out->strides[4] : cx->out->strides[1];
+		}
+	}
+}
+
 /* Bias, activation and store of the pixels of tile @p (sums at @acc). */
 static void conv_pm_store(const struct conv_ctx *cx,
 			  const struct conv_pm_shape *sh,
@@ -607,8 +632,8 @@ static void conv_pm_store(const struct conv_ctx *cx,
 		for (j = 0; j + 16 <= cnt; j += 16) {
 			cx->kern->epi16(cx->y + yo, cx->ys3, src + j, sh->nr,
 					p->mr, cx->bias ? cx->bias + c + j :
-					NULL, 16, (u32)cx->epi, cx->epi_lo,
-					cx->epi_hi);
+					NULL, cx->res ? cx->res + yo : NULL, 16,
+					(u32)cx->epi, cx->epi_lo, cx->epi_hi);
 			yo += cx->out->strides[1];
 		}
 		if (j == cnt)
@@ -626,6 +651,8 @@ static void conv_pm_store(const struct conv_ctx *cx,
 		if (cx->bias)
 			bias_add(row, cx->bias + (u64)c * cx->bias_st,
 				 cx->bias_st, cnt);
+		if (cx->res)
+			conv_pm_res_add(cx, row, yo, c, cnt);
 		npu_act_row(&cx->act, row, cnt);
 		if (c0 && c % c0 == 0 && cx->out->strides[4] == 1) {
 			/* whole C0 blocks: contiguous channels */
@@ -1139,7 +1166,9 @@ conv_dw16_row(const struct conv_ctx *cx, u32 n, u32 blk, u32 oy, void *ub)
 		if (clamp >= 0 && cx->ys3 >= 16) {
 			/* the level's store: npu_act_row()'s bits */
 			cx->kern->epi16(cx->y + yb + (u64)ox0 * cx->ys3,
-					cx->ys3, acc, 16, cnt, bias, r.lanes,
+					cx->ys3, acc, 16, cnt, bias,
+					cx->res ? cx->res + yb +
+					(u64)ox0 * cx->ys3 : NULL, r.lanes,
 					(u32)clamp, lo, hi);
 			continue;
 		}
@@ -1147,6 +1176,9 @@ conv_dw16_row(const struct conv_ctx *cx, u32 n, u32 blk, u32 oy, void *ub)
 			memcpy(row, acc + p * 16, sizeof(row));
 			for (j = 0; j < 16; j++)
 				row[j] += bias[j];
+			for (j = 0; cx->res && j < 16; j++)
+				row[j] = row[j] + cx->res[yb + (u64)(ox0 + p) *
+							  cx->ys3 + j];
 			npu_act_row(&cx->act, row, 16);
 			for (j = r.lanes; j < 16; j++)
 				row[j] = 0.0f;
@@ -1247,18 +1279,20 @@ int npu_run_conv2d(const struct npu_op_args *args, u64 begin, u64 end)
 {
 	const struct drm_npu_task *t = args->task;
 	int bias = !!(t->params.conv2d.flags & DRM_NPU_CONV_HAS_BIAS);
+	int res = !!(t->params.conv2d.flags & DRM_NPU_CONV_HAS_RESIDUAL);
 	struct conv_ctx cx;
 	u64 u;
 
 	npu_conv_geom(t, &cx.g);
 	cx.in = npu_opnd(t, 0);
 	cx.w = npu_opnd(t, 1);
-	cx.out = npu_opnd(t, 2 + bias);
+	cx.out = npu_opnd(t, 2 + bias + res);
 	cx.x = args->data[0];
 	cx.wt = args->data[1];
 	cx.bias = bias ? args->data[2] : NULL;
 	cx.bias_st = bias ? npu_opnd(t, 2)->strides[0] : 0;
-	cx.y = args->data[2 + bias];
+	cx.res = res ? args->data[2 + bias] : NULL;
+	cx.y = args->data[2 + bias + res];
 	npu_act_init(&cx.act, &t->params.conv2d.act);
 	cx.xs2 = cx.in->strides[2];
 	cx.xs3 = cx.in->strides[3];

@@ -345,7 +345,7 @@ static void t_matmul_wq(struct rd *r, struct drm_npu_task *t)
 static void t_conv2d(struct rd *r, struct drm_npu_task *t)
 {
 	struct drm_npu_conv2d_params *p = &t->params.conv2d;
-	uint32_t in[4], w[4], out[4], cin, bias;
+	uint32_t in[4], w[4], out[4], cin, bias, res;
 	uint8_t lay = r8(r);
 
 	t->opcode = DRM_NPU_OP_CONV2D;
@@ -369,22 +369,28 @@ static void t_conv2d(struct rd *r, struct drm_npu_task *t)
 	p->pad_bottom = small(r, 3);
 	p->pad_left = small(r, 3);
 	p->pad_right = small(r, 3);
-	p->flags = r8(r) & DRM_NPU_CONV_HAS_BIAS;
+	p->flags = r8(r) & (DRM_NPU_CONV_HAS_BIAS | DRM_NPU_CONV_HAS_RESIDUAL);
 	act_params(r, &p->act, 0);
 	bias = p->flags & DRM_NPU_CONV_HAS_BIAS;
+	res = !!(p->flags & DRM_NPU_CONV_HAS_RESIDUAL);
 	out[0] = in[0];
 	out[1] = w[0];
 	out[2] = window_out(in[2], p->pad_top + p->pad_bottom, w[2],
 			    p->stride_h, p->dilation_h);
 	out[3] = window_out(in[3], p->pad_left + p->pad_right, w[3],
 			    p->stride_w, p->dilation_w);
-	t->num_operands = 3 + bias;
+	t->num_operands = 3 + bias + res;
 	act4(r, &t->operands[0], 0, DRM_NPU_DTYPE_F32, lay & 1, in);
 	opnd(r, &t->operands[1], 1, DRM_NPU_DTYPE_F32, 4, w);
 	if (bias)
 		opnd(r, &t->operands[2], 2, DRM_NPU_DTYPE_F32, 1, &w[0]);
-	act4(r, &t->operands[2 + bias], 2 + bias, DRM_NPU_DTYPE_F32,
-	     lay & 2, out);
+	act4(r, &t->operands[2 + bias + res], 2 + bias + res,
+	     DRM_NPU_DTYPE_F32, lay & 2, out);
+	if (res) {
+		/* the residual: the output's view in its own slot */
+		t->operands[2 + bias] = t->operands[3 + bias];
+		t->operands[2 + bias].slot = 2 + bias;
+	}
 }
 
 static void t_pool2d(struct rd *r, struct drm_npu_task *t)

@@ -311,6 +311,27 @@ static void conv(void)
 	base_conv();
 	op(1, F32, 4, (const u32[]){ 6, 2, 10, 3 });
 	expect_bad(3, "kernel larger than the padded input");
+	/* HAS_RESIDUAL (uapi 1.7): the output's view, before the output */
+	base_conv();
+	T.num_operands = 5;
+	T.params.conv2d.flags |= DRM_NPU_CONV_HAS_RESIDUAL;
+	op(3, F32, 4, (const u32[]){ 1, 6, 4, 4 });
+	op(4, F32, 4, (const u32[]){ 1, 6, 4, 4 });
+	expect_ok("CONV2D with a residual");
+	T.operands[3].strides[2] = 5;
+	expect_bad(3, "residual strides differ from the output's");
+	op(3, F32, 4, (const u32[]){ 1, 6, 1, 4 });
+	expect_bad(3, "residual broadcast (shape differs)");
+	op(3, F32, 4, (const u32[]){ 1, 6, 4, 4 });
+	T.operands[3].layout = DRM_NPU_LAYOUT_NCHW;
+	T.operands[4].layout = DRM_NPU_LAYOUT_ND;
+	expect_bad(3, "residual layout differs");
+	base_conv();
+	T.params.conv2d.flags |= DRM_NPU_CONV_HAS_RESIDUAL;
+	expect_bad(NB, "HAS_RESIDUAL with 4 operands");
+	base_conv();
+	T.params.conv2d.flags |= 1u << 2;
+	expect_bad(NB, "unknown CONV2D flag bit 2");
 }
 
 static void base_pool(u32 kind)

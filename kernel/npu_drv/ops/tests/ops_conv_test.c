@@ -356,6 +356,121 @@ static const struct mm_case mm_cases[] = {
 	{ 20, 1, 2, 33, 70, 0, 1, 1, 1.0f, 0.5f },
 };
 
+/*
+ * HAS_RESIDUAL (uapi 1.7): out = act(conv + bias + r) must have the bits of
+ * the conv without activation followed by the add and the activation
+ * (npuc's CONV2D + BINARY before the fusion), on every path: dense and
+ * O-innermost weights, NCHW and NC1HWC0 (the residual in the output's
+ * view), whole runs and random chunks (with and without the unified
+ * buffer).
+ */
+static void conv_residual(const struct conv_case *cc, const char *name)
+{
+	u32 oh = out_dim(cc->h, cc->pt, cc->pb, cc->kh, cc->sh, cc->dh);
+	u32 ow = out_dim(cc->w, cc->pl, cc->pr, cc->kw, cc->sw, cc->dw);
+	u32 cg = cc->c / cc->groups, o1 = (cc->o + 15) / 16, c1, v, o, c, i, j;
+	size_t nx = (size_t)cc->n * cc->c * cc->h * cc->w;
+	size_t nw = (size_t)cc->o * cg * cc->kh * cc->kw;
+	size_t ny = (size_t)cc->n * cc->o * oh * ow, k;
+	size_t n5 = (size_t)cc->n * o1 * oh * ow * 16;
+	float *x = malloc(nx * 4), *w = malloc(nw * 4), *wt = malloc(nw * 4);
+	float *b = malloc(cc->o * 4), *r = malloc(ny * 4), *y = malloc(ny * 4);
+	float *want, *want5, *r5, *x5, *got = malloc(n5 * 4);
+	u32 wst[4] = { 1, cc->o, cc->kw * cg * cc->o, cg * cc->o };
+	u32 xs[5], ys[5];
+	struct drm_npu_task t, tr;
+	void *data[5];
+	int ok = 1, bias = cc->bias;
+
+	tl_fill(x, nx, -1, 1);
+	tl_fill(w, nw, -1, 1);
+	tl_fill(b, cc->o, -1, 1);
+	tl_fill(r, ny, -2, 2);
+	for (o = 0; o < cc->o; o++)
+	for (c = 0; c < cg; c++)
+	for (i = 0; i < cc->kh; i++)
+	for (j = 0; j < cc->kw; j++)
+		wt[((i * cc->kw + j) * cg + c) * cc->o + o] =
+			w[((o * cg + c) * cc->kh + i) * cc->kw + j];
+	r5 = to_5d(r, cc->n, cc->o, oh, ow);
+	x5 = to_5d(x, cc->n, cc->c, cc->h, cc->w);
+	c1 = (cc->c + 15) / 16;
+	for (v = 0; v < 4; v++) {
+		int nc1 = v & 1, olast = v & 2;
+		size_t cnt = nc1 ? n5 : ny;
+
+		/*
+		 * The reference: the conv alone (with the same weight form:
+		 * above the baseline the two forms round differently), then
+		 * the add and the activation.
+		 */
+		conv_task(&t, cc, oh, ow);
+		t.params.conv2d.act.kind = DRM_NPU_ACT_NONE;
+		if (olast)
+			tl_opnd(&t.operands[1], 1, DRM_NPU_DTYPE_F32, 4,
+				(const u32[]){ cc->o, cg, cc->kh, cc->kw },
+				wst);
+		data[0] = x;
+		data[1] = olast ? wt : w;
+		data[2] = bias ? (void *)b : (void *)y;
+		data[3] = y;
+		ok &= tl_run(&t, data) == 0;
+		for (k = 0; k < ny; k++) {
+			float s = y[k] + r[k];
+
+			y[k] = cc->act == DRM_NPU_ACT_RELU && s < 0.0f ?
+			       0.0f : s;
+		}
+		want = y;
+		want5 = to_5d(y, cc->n, cc->o, oh, ow);
+		conv_task(&tr, cc, oh, ow);
+		tr.num_operands = 4 + bias;
+		tr.params.conv2d.flags |= DRM_NPU_CONV_HAS_RESIDUAL;
+		tr.operands[3 + bias] = tr.operands[2 + bias];
+		tr.operands[3 + bias].slot = 4;
+		if (olast)
+			tl_opnd(&tr.operands[1], 1, DRM_NPU_DTYPE_F32, 4,
+				(const u32[]){ cc->o, cg, cc->kh, cc->kw },
+				wst);
+		if (nc1) {
+			xs[0] = cc->n; xs[1] = c1; xs[2] = cc->h;
+			xs[3] = cc->w; xs[4] = 16;
+			ys[0] = cc->n; ys[1] = o1; ys[2] = oh;
+			ys[3] = ow; ys[4] = 16;
+			tl_opnd(&tr.operands[0], 0, DRM_NPU_DTYPE_F32, 5, xs,
+				NULL);
+			tr.operands[0].layout = DRM_NPU_LAYOUT_NC1HWC0;
+			for (k = 2 + bias; k < 4u + bias; k++) {
+				tl_opnd(&tr.operands[k], (u16)k,
+					DRM_NPU_DTYPE_F32, 5, ys, NULL);
+				tr.operands[k].layout = DRM_NPU_LAYOUT_NC1HWC0;
+			}
+		}
+		data[0] = nc1 ? x5 : x;
+		data[1] = olast ? wt : w;
+		data[2] = bias ? (void *)b : (nc1 ? (void *)r5 : (void *)r);
+		data[2 + bias] = nc1 ? r5 : r;
+		data[3 + bias] = got;
+		memset(got, 0x7f, cnt * 4);
+		ok &= (v % 2 ? tl_run_chunked(&tr, data) :
+			       tl_run(&tr, data)) == 0 &&
+		      !memcmp(got, nc1 ? want5 : want, cnt * 4);
+		free(want5);
+	}
+	tap_ok(ok, "conv %s: HAS_RESIDUAL gives the bits of the conv, then "
+	       "the add and the activation (NCHW/NC1HWC0, dense/O-innermost "
+	       "weights)", name);
+	free(x);
+	free(w);
+	free(wt);
+	free(b);
+	free(r);
+	free(y);
+	free(r5);
+	free(x5);
+	free(got);
+}
+
 int main(void)
 {
 	size_t i;
@@ -366,6 +481,7 @@ int main(void)
 
 		snprintf(name, sizeof(name), "case %zu", i);
 		conv_one(&conv_cases[i], name);
+		conv_residual(&conv_cases[i], name);
 	}
 	for (i = 0; i < sizeof(mm_cases) / sizeof(mm_cases[0]); i++)
 		mm_one(&mm_cases[i]);
