@@ -6,7 +6,8 @@
  * created on the first open of any and destroyed when the last file of any
  * closes; every open is a DRM-file equivalent with its own handle tables.
  * Device parameters come from the environment at creation and are the
- * same for every device: NPU_SIM_VRAM_MB (512), NPU_SIM_CORES (4), NPU_SIM_QUEUES (8),
+ * same for every device: NPU_SIM_VRAM_MB (512), NPU_SIM_CORES (4, at most
+ * the CPUs of the process's affinity mask), NPU_SIM_QUEUES (8),
  * NPU_SIM_SEMS (256: a file may hold 64 of them), NPU_SIM_WATCHDOG_MS (2000),
  * NPU_SIM_JOB_BUDGET_MS (60000, 0 = no budget); and the guard-page test
  * mode NPU_SIM_GUARD (0; 1: every task sees only its own buffers, between
