@@ -98,6 +98,24 @@ struct npu_kern {
 	void (*dw16_taps)(float *out, const float *x, u64 xs, const float *w,
 			  const u64 *off, u32 nt, u32 np);
 	/*
+	 * ATTENTION's scores: out[j] = the dot product of q and row j of k
+	 * (@krs apart) over @d contiguous floats, for j < @nk, in the op's
+	 * order: 8 partial sums p[l] += q[t + l] * k[t + l] over whole
+	 * groups of 8 (product and sum rounded separately), then
+	 * ((p0 + p1) + (p2 + p3)) + ((p4 + p5) + (p6 + p7)), then the tail
+	 * terms one by one. Several rows at a time; the same bits at every
+	 * level.
+	 */
+	void (*dot8_rows)(float *out, const float *q, const float *k,
+			  u64 krs, u32 nk, u32 d);
+	/*
+	 * y[e] = y[e] + p[j] * v[j * vrs + e] for j < @n in order, e < @dv:
+	 * @n axpy rows with y held in registers across them (multiply then
+	 * add: the bits of axpy row by row).
+	 */
+	void (*axpy_rows)(float *y, const float *v, u64 vrs, const float *p,
+			  u32 n, u32 dv);
+	/*
 	 * The store of @cnt pixels of 16 channels: y[p * ys + c] =
 	 * clamp(acc[p * as + c] + b[c] + r[p * ys + c]) for c < @lanes, 0
 	 * past them (no add for a NULL @b or @r);

@@ -253,6 +253,103 @@ static void name(float *out, const float *x, u64 xs, const float *w,	\
 		dw16_taps_px(out + p * 16, x + p * xs, xs, w, off, nt, 1); \
 }
 
+/*
+ * npu_kern.h's dot8_rows: the 8 partial sums of a row are the lanes of an
+ * 8-float vector (one AVX2 register, two SSE ones), four rows at a time
+ * sharing each load of q.
+ */
+typedef float npu_kern_v8 __attribute__((__vector_size__(8 * sizeof(u32))));
+
+static __always_inline float dot8_reduce(const npu_kern_v8 *v,
+					 const float *q, const float *k,
+					 u32 t, u32 d)
+{
+	float p[8], s;
+
+	__builtin_memcpy(p, v, sizeof(p));
+	s = ((p[0] + p[1]) + (p[2] + p[3])) + ((p[4] + p[5]) + (p[6] + p[7]));
+
+	for (; t < d; t++)
+		s += q[t] * k[t];
+	return s;
+}
+
+#define NPU_KERN_DOT8_ROWS(name)					\
+static void name(float *out, const float *q, const float *k, u64 krs,	\
+		 u32 nk, u32 d)						\
+{									\
+	npu_kern_v8 a0, a1, a2, a3, qv, z = { 0 };			\
+	u32 j = 0, t, d8 = d & ~7u;					\
+									\
+	for (; j + 4 <= nk; j += 4) {					\
+		const float *k0 = k + j * krs, *k1 = k0 + krs;		\
+		const float *k2 = k1 + krs, *k3 = k2 + krs;		\
+		npu_kern_v8 b;						\
+									\
+		a0 = z;							\
+		a1 = z;							\
+		a2 = z;							\
+		a3 = z;							\
+		for (t = 0; t < d8; t += 8) {				\
+			__builtin_memcpy(&qv, q + t, sizeof(qv));	\
+			__builtin_memcpy(&b, k0 + t, sizeof(b));	\
+			a0 = a0 + qv * b;				\
+			__builtin_memcpy(&b, k1 + t, sizeof(b));	\
+			a1 = a1 + qv * b;				\
+			__builtin_memcpy(&b, k2 + t, sizeof(b));	\
+			a2 = a2 + qv * b;				\
+			__builtin_memcpy(&b, k3 + t, sizeof(b));	\
+			a3 = a3 + qv * b;				\
+		}							\
+		out[j] = dot8_reduce(&a0, q, k0, d8, d);			\
+		out[j + 1] = dot8_reduce(&a1, q, k1, d8, d);		\
+		out[j + 2] = dot8_reduce(&a2, q, k2, d8, d);		\
+		out[j + 3] = dot8_reduce(&a3, q, k3, d8, d);		\
+	}								\
+	for (; j < nk; j++) {						\
+		const float *k0 = k + j * krs;				\
+		npu_kern_v8 b;						\
+									\
+		a0 = z;							\
+		for (t = 0; t < d8; t += 8) {				\
+			__builtin_memcpy(&qv, q + t, sizeof(qv));	\
+			__builtin_memcpy(&b, k0 + t, sizeof(b));	\
+			a0 = a0 + qv * b;				\
+		}							\
+		out[j] = dot8_reduce(&a0, q, k0, d8, d);			\
+	}								\
+}
+
+/*
+ * npu_kern.h's axpy_rows: y in chunks of up to 4 vectors kept in
+ * registers over all the rows, a tail element by element.
+ */
+#define NPU_KERN_AXPY_ROWS(name)					\
+static void name(float *y, const float *v, u64 vrs, const float *p,	\
+		 u32 n, u32 dv)						\
+{									\
+	VF acc[4];							\
+	u32 e0 = 0, nv, i, j;						\
+									\
+	for (; e0 + VW <= dv; e0 += nv * VW) {				\
+		nv = (dv - e0) / VW < 4 ? (dv - e0) / VW : 4;		\
+		for (i = 0; i < nv; i++)				\
+			acc[i] = vload(y + e0 + i * VW);		\
+		for (j = 0; j < n; j++) {				\
+			VF pv = VBCAST(p[j]);				\
+			const float *vr = v + j * vrs + e0;		\
+									\
+			for (i = 0; i < nv; i++)			\
+				acc[i] = acc[i] + pv * vload(vr + i * VW); \
+		}							\
+		for (i = 0; i < nv; i++)				\
+			vstore(y + e0 + i * VW, acc[i]);		\
+	}								\
+	for (; e0 < dv; e0++)						\
+		for (j = 0; j < n; j++)					\
+			y[e0] = y[e0] + p[j] * v[j * vrs + e0];		\
+}
+
 /* npu_kern.h's epi16: 16 / VW vectors a pixel, masks as npu_act_row() */
 typedef s32 npu_kern_vi __attribute__((__vector_size__(sizeof(VF))));
 

@@ -66,9 +66,14 @@ static void attn_row(const struct attn_ctx *c, const float *qr, const float *kp,
 		float bmx = -NPU_INFF, nmx;
 
 		n = c->sk - j0 < ATTN_KB ? (u32)(c->sk - j0) : ATTN_KB;
+		/* contiguous heads: the level's dot products, dot()'s bits */
+		if (c->qs == 1 && c->ks == 1)
+			c->kern->dot8_rows(sc, qr, kp + j0 * c->krs, c->krs, n,
+					   c->d);
 		for (j = 0; j < n; j++) {
-			float s = dot(qr, c->qs, kp + (u64)(j0 + j) * c->krs,
-				      c->ks, c->d) * c->scale;
+			float s = (c->qs == 1 && c->ks == 1 ? sc[j] :
+				   dot(qr, c->qs, kp + (u64)(j0 + j) * c->krs,
+				       c->ks, c->d)) * c->scale;
 
 			if (c->m) {
 				u64 mi = mo + (u64)(j0 + j) * c->mb[c->r - 1];
@@ -96,18 +101,20 @@ static void attn_row(const struct attn_ctx *c, const float *qr, const float *kp,
 		for (j = 0; j < n; j++)
 			sc[j] -= mx;
 		npu_expf_row(sc, n);
+		for (j = 0; j < n; j++)
+			l += sc[j];
+		if (c->vs == 1 && c->ys == 1) {
+			/* the level's loop, y in registers: axpy's bits */
+			c->kern->axpy_rows(y, vp + j0 * c->vrs, c->vrs, sc, n,
+					   c->dv);
+			continue;
+		}
 		for (j = 0; j < n; j++) {
 			const float *vr = vp + (u64)(j0 + j) * c->vrs;
 			float pj = sc[j];
 
-			l += pj;
-			if (c->vs == 1 && c->ys == 1) {
-				/* the ISA level's loop: the same bits */
-				c->kern->axpy(y, vr, pj, c->dv);
-			} else {
-				for (e = 0; e < c->dv; e++)
-					y[e * c->ys] += pj * vr[e * c->vs];
-			}
+			for (e = 0; e < c->dv; e++)
+				y[e * c->ys] += pj * vr[e * c->vs];
 		}
 	}
 	for (e = 0; e < c->dv; e++)

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ops_testlib.h"
+#include "npu_kern.h"
 
 #define F32	DRM_NPU_DTYPE_F32
 
@@ -579,6 +580,71 @@ static void attention(void)
 	}
 }
 
+/*
+ * The level's score and value loops (dot8_rows, axpy_rows: several keys at
+ * a time, the output row in registers) give the bits of the op's scalar
+ * order - the strided path's dot() and axpy - at every ISA level: key and
+ * head counts that are no multiple of the blocks, a head tail past 8.
+ */
+static void attention_levels(void)
+{
+	enum { H = 2, SQ = 3, SK = 37, D = 21, DV = 19 };
+	static float q[H * SQ * D], k[H * SK * D];
+	static float v[H * SK * DV], y[H * SQ * DV], y2[H * SQ * DV * 2];
+	static float first[H * SQ * DV];
+	u32 yst[3] = { SQ * DV * 2, DV * 2, 2 };
+	u32 isa, i, save = tl_isa;
+	int ok = 1;
+
+	tl_seed(93);
+	tl_fill(q, sizeof(q) / 4, -1, 1);
+	tl_fill(k, sizeof(k) / 4, -1, 1);
+	tl_fill(v, sizeof(v) / 4, -1, 1);
+	for (isa = NPU_ISA_BASELINE; isa <= NPU_ISA_AVX512; isa++) {
+		void *data[4] = { q, k, v, y };
+
+		tl_isa = isa;
+		tl_task(&T, DRM_NPU_OP_ATTENTION, 4);
+		op(0, F32, 3, (const u32[]){ H, SQ, D }, NULL);
+		op(1, F32, 3, (const u32[]){ H, SK, D }, NULL);
+		op(2, F32, 3, (const u32[]){ H, SK, DV }, NULL);
+		op(3, F32, 3, (const u32[]){ H, SQ, DV }, NULL);
+		T.params.attention.scale = tl_f2u(0.37f);
+		ok &= tl_run(&T, data) == 0;
+		if (isa == NPU_ISA_BASELINE)
+			memcpy(first, y, sizeof(y));
+		ok &= !memcmp(first, y, sizeof(y));
+		/* strided out: the scalar axpy loop */
+		op(3, F32, 3, (const u32[]){ H, SQ, DV }, yst);
+		data[3] = y2;
+		ok &= tl_run(&T, data) == 0;
+		for (i = 0; i < H * SQ * DV; i++)
+			ok &= !memcmp(&y2[2 * i], &first[i], sizeof(float));
+		/* the scores against the op's order written out */
+		{
+			const struct npu_kern *kn = npu_kern_get(isa);
+			float sc[SK], p[8], want;
+			u32 j, t;
+
+			kn->dot8_rows(sc, q, k, D, SK, D);
+			for (j = 0; j < SK; j++) {
+				memset(p, 0, sizeof(p));
+				for (t = 0; t + 8 <= D; t += 8)
+					for (i = 0; i < 8; i++)
+						p[i] += q[t + i] * k[j * D + t + i];
+				want = ((p[0] + p[1]) + (p[2] + p[3])) +
+				       ((p[4] + p[5]) + (p[6] + p[7]));
+				for (; t < D; t++)
+					want += q[t] * k[j * D + t];
+				ok &= !memcmp(&want, &sc[j], sizeof(want));
+			}
+		}
+	}
+	tl_isa = save;
+	tap_ok(ok, "ATTENTION: the level's score and value loops give the "
+	       "scalar order's bits at every ISA level");
+}
+
 /* Long keys (several 256-key blocks, growing maxima), odd head size. */
 static void attention_long(void)
 {
@@ -649,5 +715,6 @@ int main(void)
 	quant();
 	attention();
 	attention_long();
+	attention_levels();
 	return tap_done();
 }
