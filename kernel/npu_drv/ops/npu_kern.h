@@ -116,6 +116,14 @@ struct npu_kern {
 	void (*axpy_rows)(float *y, const float *v, u64 vrs, const float *p,
 			  u32 n, u32 dv);
 	/*
+	 * MAX pooling of @np pixels over 16 channels with every tap inside
+	 * the input: y[p * ys + c] = the largest x[p * xs + off[t] + c] over
+	 * t < @nt (>= 1), NPU_NANF when any is NaN - POOL2D's compare and
+	 * select per tap, so the bits do not change.
+	 */
+	void (*max16_px)(float *y, u64 ys, const float *x, u64 xs,
+			 const u64 *off, u32 nt, u32 np);
+	/*
 	 * The store of @cnt pixels of 16 channels: y[p * ys + c] =
 	 * clamp(acc[p * as + c] + b[c] + r[p * ys + c]) for c < @lanes, 0
 	 * past them (no add for a NULL @b or @r);

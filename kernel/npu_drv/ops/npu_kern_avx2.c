@@ -43,6 +43,7 @@ NPU_KERN_TILE_S(avx2_cw16, 2, 4, 16)
 NPU_KERN_DW16(avx2_dw16)
 NPU_KERN_DW16_TAPS(avx2_dw16_taps, 4)
 NPU_KERN_EPI16(avx2_epi16)
+NPU_KERN_MAX16_PX(avx2_max16_px)
 NPU_KERN_DOT8_ROWS(avx2_dot8_rows)
 NPU_KERN_AXPY_ROWS(avx2_axpy_rows)
 NPU_KERN_AXPY(avx2_axpy)
@@ -72,6 +73,7 @@ const struct npu_kern npu_kern_avx2 = {
 	.dw16 = avx2_dw16,
 	.dw16_taps = avx2_dw16_taps,
 	.epi16 = avx2_epi16,
+	.max16_px = avx2_max16_px,
 	.dot8_rows = avx2_dot8_rows,
 	.axpy_rows = avx2_axpy_rows,
 	.gelu_row = avx2_gelu_row,

@@ -45,6 +45,7 @@ NPU_KERN_TILE_S(avx512_cw16, 6, 4, 16)
 NPU_KERN_DW16(avx512_dw16)
 NPU_KERN_DW16_TAPS(avx512_dw16_taps, 8)
 NPU_KERN_EPI16(avx512_epi16)
+NPU_KERN_MAX16_PX(avx512_max16_px)
 NPU_KERN_DOT8_ROWS(avx512_dot8_rows)
 NPU_KERN_AXPY_ROWS(avx512_axpy_rows)
 NPU_KERN_AXPY(avx512_axpy)
@@ -74,6 +75,7 @@ const struct npu_kern npu_kern_avx512 = {
 	.dw16 = avx512_dw16,
 	.dw16_taps = avx512_dw16_taps,
 	.epi16 = avx512_epi16,
+	.max16_px = avx512_max16_px,
 	.dot8_rows = avx512_dot8_rows,
 	.axpy_rows = avx512_axpy_rows,
 	.gelu_row = avx512_gelu_row,

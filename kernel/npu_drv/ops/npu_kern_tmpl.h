@@ -350,8 +350,41 @@ static void name(float *y, const float *v, u64 vrs, const float *p,	\
 			y[e0] = y[e0] + p[j] * v[j * vrs + e0];		\
 }
 
-/* npu_kern.h's epi16: 16 / VW vectors a pixel, masks as npu_act_row() */
 typedef s32 npu_kern_vi __attribute__((__vector_size__(sizeof(VF))));
+
+/* npu_kern.h's max16_px: 16 / VW vectors a pixel */
+#define NPU_KERN_MAX16_PX(name)						\
+static void name(float *y, u64 ys, const float *x, u64 xs,		\
+		 const u64 *off, u32 nt, u32 np)			\
+{									\
+	VF m[16 / VW], v, nanv = VBCAST(NPU_NANF);			\
+	npu_kern_vi nan[16 / VW], gt;					\
+	u32 p, t, k;							\
+									\
+	for (p = 0; p < np; p++) {					\
+		const float *xp = x + p * xs;				\
+									\
+		for (k = 0; k < 16 / VW; k++) {				\
+			m[k] = VBCAST(-NPU_INFF);			\
+			nan[k] = (npu_kern_vi)VBCAST(0.0f);		\
+		}							\
+		for (t = 0; t < nt; t++) {				\
+			for (k = 0; k < 16 / VW; k++) {			\
+				v = vload(xp + off[t] + k * VW);	\
+				nan[k] |= v != v;			\
+				gt = v > m[k];				\
+				m[k] = (VF)((gt & (npu_kern_vi)v) |	\
+					    (~gt & (npu_kern_vi)m[k]));	\
+			}						\
+		}							\
+		for (k = 0; k < 16 / VW; k++)				\
+			vstore(y + p * ys + k * VW,			\
+			       (VF)((nan[k] & (npu_kern_vi)nanv) |	\
+				    (~nan[k] & (npu_kern_vi)m[k])));	\
+	}								\
+}
+
+/* npu_kern.h's epi16: 16 / VW vectors a pixel, masks as npu_act_row() */
 
 #define NPU_KERN_EPI16(name)						\
 static void name(float *y, u64 ys, const float *acc, u64 as, u32 cnt,	\

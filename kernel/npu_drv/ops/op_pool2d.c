@@ -15,8 +15,10 @@
  * F32 MAX there with the C0 channels as vector lanes (same results).
  */
 #include "npu_ops_float.h"
+#include "npu_kern.h"
 
 struct pool_ctx {
+	const struct npu_kern *kern;	/* the ISA level's loops */
 	const struct drm_npu_pool2d_params *p;
 	const struct drm_npu_operand *in, *out;
 	const void *x;
@@ -104,22 +106,74 @@ static float window(const struct pool_ctx *cx, u64 xp, u32 oy, u64 ox)
 typedef float npu_v4f __attribute__((__vector_size__(4 * sizeof(u32))));
 typedef s32 npu_v4i __attribute__((__vector_size__(16)));
 
+/*
+ * The interior pixels [*xa, *xb) of output row @oy (every tap inside the
+ * input) and their taps' offsets from the pixel's first tap, when the
+ * window has a valid row and at most MAX16_TAPS taps: then true.
+ */
+#define MAX16_TAPS	64
+
+static bool max16_interior(const struct pool_ctx *cx, u32 oy, u64 *off,
+			   u32 *nt, u64 *xa, u64 *xb, s64 *iy0)
+{
+	const struct drm_npu_pool2d_params *p = cx->p;
+	u64 H = cx->in->shape[2], W = cx->in->shape[3];
+	u64 span = (u64)(p->kernel_w - 1) * p->dilation_w, ky, kx;
+	s64 y0 = (s64)oy * p->stride_h - p->pad_top;
+	u32 lo = 0, hi = p->kernel_h;
+
+	while (lo < hi && y0 + (s64)lo * p->dilation_h < 0)
+		lo++;
+	while (hi > lo && y0 + (s64)(hi - 1) * p->dilation_h >= (s64)H)
+		hi--;
+	if (lo >= hi || (u64)(hi - lo) * p->kernel_w > MAX16_TAPS ||
+	    W + p->pad_left < span + 1)
+		return false;
+	*nt = 0;
+	for (ky = lo; ky < hi; ky++)
+		for (kx = 0; kx < p->kernel_w; kx++)
+			off[(*nt)++] = (ky - lo) * p->dilation_h *
+				       cx->in->strides[2] +
+				       kx * p->dilation_w * cx->in->strides[3];
+	*iy0 = y0 + (s64)lo * p->dilation_h;
+	*xa = ((u64)p->pad_left + p->stride_w - 1) / p->stride_w;
+	*xb = (W + p->pad_left - span - 1) / p->stride_w + 1;
+	if (*xb > cx->out->shape[3])
+		*xb = cx->out->shape[3];
+	if (*xb < *xa)
+		*xb = *xa;
+	return true;
+}
+
 static void max16_row(const struct pool_ctx *cx, u64 xp, u64 yp, u32 oy)
 {
 	const struct drm_npu_pool2d_params *p = cx->p;
 	u32 H = cx->in->shape[2], W = cx->in->shape[3];
 	u64 ow = cx->out->shape[3], sy = cx->in->strides[2];
-	u64 sx = cx->in->strides[3], ky, kx, ox;
-	s64 y0 = (s64)oy * p->stride_h - p->pad_top;
+	u64 sx = cx->in->strides[3], ky, kx, ox, off[MAX16_TAPS], xa = 0, xb = 0;
+	s64 y0 = (s64)oy * p->stride_h - p->pad_top, iy0 = 0;
 	const float *x = cx->x;
 	float *y = cx->y;
 	float res[16];
 	npu_v4f m[4], v;
 	npu_v4i nan[4], gt;
-	u32 k;
+	u32 k, nt = 0;
+	bool in = max16_interior(cx, oy, off, &nt, &xa, &xb, &iy0);
 
 	for (ox = 0; ox < ow; ox++) {
 		s64 x0 = (s64)ox * p->stride_w - p->pad_left;
+
+		if (in && ox == xa && xa < xb) {
+			/* every tap inside: the level's loop, the same bits */
+			cx->kern->max16_px(y + yp + ox * cx->out->strides[3],
+					   cx->out->strides[3],
+					   x + xp + (u64)iy0 * sy +
+					   (u64)x0 * sx,
+					   (u64)p->stride_w * sx, off, nt,
+					   (u32)(xb - xa));
+			ox = xb - 1;
+			continue;
+		}
 
 		for (k = 0; k < 4; k++) {
 			m[k] = (npu_v4f) { -NPU_INFF, -NPU_INFF, -NPU_INFF,
@@ -253,6 +307,7 @@ int npu_run_pool2d(const struct npu_op_args *args, u64 begin, u64 end)
 	u64 oh, ow, ox, n, pl, u, uu;
 	u32 oy;
 
+	cx.kern = npu_kern_get(args->isa);
 	cx.p = &t->params.pool2d;
 	cx.in = npu_opnd(t, 0);
 	cx.out = npu_opnd(t, 1);
