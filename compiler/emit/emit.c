@@ -484,10 +484,22 @@ static int emit_concat_5hd(struct ectx *e)
 		memcpy(xd, od, sizeof(xd));
 		xd[1] = (x->shape.dim[1] + c0 - 1) / c0;
 		if (x->shape.dim[1]) {
-			err = emit_copy(e, x, 5, xd, NULL, 0, o, ost,
+			/*
+			 * Per image the input's C1 blocks are one contiguous
+			 * run in both: a COPY of [N, C1x H W C0] rows (one
+			 * unit per image, not one per pixel).
+			 */
+			int64_t d2[2] = { xd[0], xd[1] * ost[1] };
+			int64_t s2[2] = { d2[1], 1 }, o2[2] = { ost[0], 1 };
+			struct drm_npu_task *t;
+
+			err = emit_copy(e, x, 2, d2, s2, 0, o, o2,
 					pos / c0 * ost[1]);
 			if (err)
 				return err;
+			t = &e->out->tasks[e->out->count - 1];
+			t->operands[0].layout = DRM_NPU_LAYOUT_ND;
+			t->operands[1].layout = DRM_NPU_LAYOUT_ND;
 		}
 		pos += x->shape.dim[1];
 	}

@@ -69,14 +69,28 @@ int npu_run_transdata(const struct npu_op_args *args, u64 begin, u64 end)
 			 */
 			u64 c0n = out->shape[4], C = in->shape[1];
 
+			bool pad_run;
+
 			run = out->shape[3] - oc[3];
 			if (run > end - u)
 				run = end - u;
+			/*
+			 * Dense pixels of a block with padding channels: one
+			 * memset zeroes the run, then only the real channels
+			 * are copied (not a strided pass per zero channel).
+			 */
+			pad_run = out->strides[4] == 1 &&
+				  out->strides[3] == c0n &&
+				  (u64)oc[1] * c0n + c0n > C;
+			if (pad_run)
+				memset(y + yo * es, 0, run * c0n * es);
 			for (i = 0; i < c0n; i++) {
 				/* C1 * C0 may pass 2^32: 64-bit channel */
 				u64 c = oc[1] * c0n + i;
 				u8 *dst = y + (yo + i * out->strides[4]) * es;
 
+				if (pad_run && c >= C)
+					break;
 				copy_strided(dst, out->strides[3], c >= C ? NULL :
 					     x + ((u64)oc[0] * in->strides[0] +
 						  c * in->strides[1] +
