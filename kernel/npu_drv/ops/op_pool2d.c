@@ -300,11 +300,48 @@ static void global_plane(const struct pool_ctx *cx, u64 n, u64 pl)
 	   ((H && W) ? (float)(sum / ((double)H * (double)W)) : 0.0f));
 }
 
+/*
+ * Planes @pl .. @pl + 15 of image @n at once: the 16 contiguous channels
+ * of an F32 NC1HWC0 block, each lane doing global_plane()'s walk (the
+ * same sum order and max rule), so the lanes' chains run side by side.
+ */
+static void global16(const struct pool_ctx *cx, u64 n, u64 pl)
+{
+	u64 xp = plane_off(cx->in, 16, n, pl), yp = plane_off(cx->out, 16, n, pl);
+	u64 H = cx->in->shape[2], W = cx->in->shape[3], y, x;
+	u64 sy = cx->in->strides[2], sx = cx->in->strides[3];
+	const float *in = cx->x;
+	float m[16], *out = cx->y;
+	double sum[16];
+	u32 l;
+
+	for (l = 0; l < 16; l++) {
+		m[l] = -NPU_INFF;
+		sum[l] = 0;
+	}
+	for (y = 0; y < H; y++) {
+		for (x = 0; x < W; x++) {
+			const float *v = in + xp + y * sy + x * sx;
+
+			for (l = 0; l < 16; l++) {
+				sum[l] += v[l];
+				if (v[l] > m[l] || v[l] != v[l])
+					m[l] = v[l] != v[l] || m[l] != m[l] ?
+					       NPU_NANF : v[l];
+			}
+		}
+	}
+	for (l = 0; l < 16; l++)
+		out[yp + l] = cx->p->kind == DRM_NPU_POOL_GLOBAL_MAX ? m[l] :
+			      (float)(sum[l] / ((double)H * (double)W));
+}
+
 int npu_run_pool2d(const struct npu_op_args *args, u64 begin, u64 end)
 {
 	const struct drm_npu_task *t = args->task;
 	struct pool_ctx cx;
 	u64 oh, ow, ox, n, pl, u, uu;
+	bool g16;
 	u32 oy;
 
 	cx.kern = npu_kern_get(args->isa);
@@ -318,6 +355,11 @@ int npu_run_pool2d(const struct npu_op_args *args, u64 begin, u64 end)
 	cx.planes_c = (u64)cx.in->shape[1] * (cx.c0 ? cx.c0 : 1);
 	oh = cx.out->shape[2];
 	ow = cx.out->shape[3];
+	/* global kinds over F32 16-channel blocks: 16 planes side by side */
+	g16 = cx.dt == DRM_NPU_DTYPE_F32 && cx.c0 == 16 &&
+	      cx.in->strides[4] == 1 && npu_is_nc1hwc0(cx.out) &&
+	      cx.out->shape[4] == 16 && cx.out->strides[4] == 1 &&
+	      cx.in->shape[2] && cx.in->shape[3];
 	if (npu_pool_blocked(t)) {
 		u64 c1s = cx.in->shape[1], c1, l;
 		bool vec = cx.dt == DRM_NPU_DTYPE_F32 && cx.c0 == 16 &&
@@ -363,6 +405,11 @@ int npu_run_pool2d(const struct npu_op_args *args, u64 begin, u64 end)
 		pl = uu % cx.planes_c;
 		n = uu / cx.planes_c;
 		if (cx.p->kind >= DRM_NPU_POOL_GLOBAL_AVG) {
+			if (g16 && pl % 16 == 0 && end - u >= 16 && oh == 1) {
+				global16(&cx, n, pl);
+				u += 15;
+				continue;
+			}
 			global_plane(&cx, n, pl);
 			continue;
 		}

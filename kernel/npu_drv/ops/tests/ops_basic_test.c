@@ -530,12 +530,16 @@ static void pool_one(const struct pool_case *pc)
 	T.operands[0].layout = T.operands[1].layout = DRM_NPU_LAYOUT_NC1HWC0;
 	data[0] = x5;
 	data[1] = y5;
-	ok = tl_run_chunked(&T, data) == 0;
-	for (n = 0; n < 2; n++)
-	for (c = 0; c < pc->c; c++)
-	for (i = 0; i < oh * ow; i++)
-		ok &= !memcmp(&y5[(((size_t)n * c1 + c / 16) * oh * ow + i) * 16 +
-				  c % 16], &y[(n * pc->c + c) * oh * ow + i], 4);
+	/* in chunks, then all units at once (whole 16-plane groups) */
+	for (j = 0, ok = 1; j < 2; j++) {
+		ok &= (j ? tl_run(&T, data) : tl_run_chunked(&T, data)) == 0;
+		for (n = 0; n < 2; n++)
+		for (c = 0; c < pc->c; c++)
+		for (i = 0; i < oh * ow; i++)
+			ok &= !memcmp(&y5[(((size_t)n * c1 + c / 16) * oh * ow +
+					   i) * 16 + c % 16],
+				      &y[(n * pc->c + c) * oh * ow + i], 4);
+	}
 	tap_ok(ok, "POOL2D kind %u: NC1HWC0 agrees with NCHW (NaN inputs too)",
 	       pc->kind);
 	free(x);
@@ -608,6 +612,9 @@ static void pools(void)
 		{ 1, 0, 3, 5, 5, 2, 3, 1, 2, 1, 1, 0, 1, 1, 0, 1 },
 		{ 2, 0, 20, 7, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
 		{ 3, 0, 3, 5, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+		/* 16-channel blocks side by side (global16()) */
+		{ 2, 0, 40, 6, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+		{ 3, 0, 33, 3, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
 	};
 	size_t i;
 
