@@ -105,10 +105,11 @@ static int plane_dense(const struct drm_npu_operand *o, u32 w)
 
 /*
  * Output rows per unit: one, except for the pixel-major product (weights
- * O-innermost, not depthwise) on rows shorter than NPU_CONV_UNIT_PIX,
- * which takes as many whole rows as fit that many pixels and the cost
- * bound. A core's unified buffer then holds the sums of all the unit's
- * tiles, and each block of weights is loaded once for all of them.
+ * O-innermost, not depthwise) and 16-channel depthwise blocks on rows
+ * shorter than NPU_CONV_UNIT_PIX, which take as many whole rows as fit
+ * that many pixels and the cost bound. A core's unified buffer then
+ * holds the sums of all the unit's tiles, and each block of weights is
+ * loaded (gathered, for depthwise) once for all of them.
  */
 static void conv_geom_rows(struct npu_conv_geom *g,
 			   const struct drm_npu_operand *wt, u64 taps)
@@ -116,9 +117,8 @@ static void conv_geom_rows(struct npu_conv_geom *g,
 	u64 r = 1, per_row;
 
 	per_row = npu_mul_sat(npu_mul_sat(g->ow, g->ocb), taps);
-	if (wt->strides[0] == 1 && !g->flat && !g->dwblk &&
-	    !(g->cg == 1 && g->og == 1) && g->ow &&
-	    g->ow < NPU_CONV_UNIT_PIX) {
+	if (((wt->strides[0] == 1 && !(g->cg == 1 && g->og == 1)) ||
+	     g->dwblk) && !g->flat && g->ow && g->ow < NPU_CONV_UNIT_PIX) {
 		r = NPU_CONV_UNIT_PIX / g->ow;
 		if (r > g->oh)
 			r = g->oh;
@@ -206,7 +206,7 @@ static u64 conv_units(const struct drm_npu_task *t)
 
 	npu_conv_geom(t, &g);
 	if (g.dwblk)
-		return (u64)g.n * ((g.groups + g.dwblk - 1) / g.dwblk) * g.oh;
+		return (u64)g.n * ((g.groups + g.dwblk - 1) / g.dwblk) * g.rb;
 	return (u64)g.n * g.groups * g.ob * (g.flat ? g.flat_units : g.rb);
 }
 

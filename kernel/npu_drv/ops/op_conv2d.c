@@ -961,6 +961,9 @@ struct dw16_row {
 	const float *wtab;	/* [kh][kw][16] weights, or NULL: gather */
 	const u64 *off;		/* interior taps' input offsets (wtab) */
 	float *acc;		/* the whole row's sums, or NULL: chunks */
+	float bias[16];		/* zero past the last channel */
+	int clamp;		/* conv_act_clamp() */
+	float lo, hi;
 	u32 c0, lanes, oy;
 	u32 kh_lo, kh_hi;	/* the row's valid kh taps */
 	u64 xa, xb;		/* interior pixels: every tap inside */
@@ -1059,9 +1062,9 @@ static void dw16_chunk(const struct conv_ctx *cx, const struct dw16_row *r,
 }
 
 /*
- * The weight table [kh][kw][16] and the interior taps' offsets in the
- * core's unified buffer (when it holds them): gathered once per unit
- * instead of once per chunk and tap.
+ * The weight table [kh][kw][16] and room for the interior taps' offsets
+ * in the core's unified buffer (when it holds them): gathered once per
+ * unit (all its rows) instead of once per chunk and tap.
  */
 static void dw16_table(const struct conv_ctx *cx, struct dw16_row *r,
 		       void *ub)
@@ -1081,10 +1084,6 @@ static void dw16_table(const struct conv_ctx *cx, struct dw16_row *r,
 		for (kw = 0; kw < G->kw; kw++)
 			dw16_weights(cx, r, kh, kw,
 				     wtab + ((u64)kh * G->kw + kw) * 16);
-	for (t = 0, kh = 0; kh + r->kh_lo < r->kh_hi; kh++)
-		for (kw = 0; kw < G->kw; kw++)
-			off[t++] = (u64)kh * G->dh * cx->xs2 +
-				   (u64)kw * G->dw * cx->xs3;
 	r->wtab = wtab;
 	r->off = off;
 	/* the row's sums after the table, when they fit: one chunk */
@@ -1120,31 +1119,91 @@ static void conv_act_clamp(const struct npu_act *a, int *clamp, float *lo,
 	}
 }
 
+/* Row @oy of the unit: its valid kh taps and their offsets (wtab). */
+static void dw16_row_at(const struct conv_ctx *cx, struct dw16_row *r, u32 oy)
+{
+	const struct npu_conv_geom *G = &cx->g;
+	u64 *off = (u64 *)r->off;
+	u32 kh, kw, t;
+
+	r->oy = oy;
+	conv_tap_range((s64)oy * G->sh - G->pt, G->kh, G->dh, G->h, &r->kh_lo,
+		       &r->kh_hi);
+	if (r->kh_lo >= r->kh_hi) {
+		r->kh_lo = 0;
+		r->kh_hi = 0;
+	}
+	if (!r->wtab)
+		return;
+	for (t = 0, kh = 0; kh + r->kh_lo < r->kh_hi; kh++)
+		for (kw = 0; kw < G->kw; kw++)
+			off[t++] = (u64)kh * G->dh * cx->xs2 +
+				   (u64)kw * G->dw * cx->xs3;
+}
+
+/*
+ * The sums, bias, activation and store of row @r->oy (image @n, block
+ * @blk): chunks of pixels (the whole row when its sums fit the unified
+ * buffer).
+ */
+static void dw16_row_out(const struct conv_ctx *cx, const struct dw16_row *r,
+			 u32 n, u32 blk, float *acc, u32 chunk)
+{
+	const struct npu_conv_geom *G = &cx->g;
+	u64 yb = (u64)n * cx->out->strides[0] +
+		 (u64)blk * cx->out->strides[1] + (u64)r->oy * cx->ys2;
+	float row[16];
+	u32 ox0, cnt, j, p;
+
+	for (ox0 = 0; ox0 < G->ow; ox0 += cnt) {
+		cnt = G->ow - ox0 < chunk ? G->ow - ox0 : chunk;
+		dw16_chunk(cx, r, ox0, cnt, acc);
+		if (r->clamp >= 0 && cx->ys3 >= 16) {
+			/* the level's store: npu_act_row()'s bits */
+			cx->kern->epi16(cx->y + yb + (u64)ox0 * cx->ys3,
+					cx->ys3, acc, 16, cnt, r->bias,
+					cx->res ? cx->res + yb +
+					(u64)ox0 * cx->ys3 : NULL, r->lanes,
+					(u32)r->clamp, r->lo, r->hi);
+			continue;
+		}
+		for (p = 0; p < cnt; p++) {
+			memcpy(row, acc + p * 16, sizeof(row));
+			for (j = 0; j < 16; j++)
+				row[j] += r->bias[j];
+			for (j = 0; cx->res && j < 16; j++)
+				row[j] = row[j] + cx->res[yb + (u64)(ox0 + p) *
+							  cx->ys3 + j];
+			npu_act_row(&cx->act, row, 16);
+			for (j = r->lanes; j < 16; j++)
+				row[j] = 0.0f;
+			memcpy(cx->y + yb + (u64)(ox0 + p) * cx->ys3, row,
+			       sizeof(row));
+		}
+	}
+}
+
+/*
+ * Rows [@oy0, @oy1) of 16-channel block @blk of image @n (several rows a
+ * unit on small maps: npu_conv_geom()'s rows), the weight table built
+ * once for all of them.
+ */
 static noinline void
-conv_dw16_row(const struct conv_ctx *cx, u32 n, u32 blk, u32 oy, void *ub)
+conv_dw16_rows(const struct conv_ctx *cx, u32 n, u32 blk, u32 oy0, u32 oy1,
+	       void *ub)
 {
 	const struct npu_conv_geom *G = &cx->g;
 	struct dw16_row r;
-	u64 yb = (u64)n * cx->out->strides[0] + (u64)blk * cx->out->strides[1] +
-		 (u64)oy * cx->ys2;
-	float stack_acc[DW16_PIX * 16], bias[16], row[16], lo, hi, *acc;
-	u32 ox0, cnt, j, p, chunk;
-	int clamp;
+	float stack_acc[DW16_PIX * 16];
+	u32 j, oy;
 
 	memset(&r, 0, sizeof(r));
 	r.c0 = blk * NPU_C0_DEFAULT;
 	r.lanes = G->groups - r.c0;
 	if (r.lanes > NPU_C0_DEFAULT)
 		r.lanes = NPU_C0_DEFAULT;
-	r.oy = oy;
 	r.xp = cx->x + (u64)n * cx->in->strides[0] +
 	       (u64)blk * cx->in->strides[1];
-	conv_tap_range((s64)oy * G->sh - G->pt, G->kh, G->dh, G->h, &r.kh_lo,
-		       &r.kh_hi);
-	if (r.kh_lo >= r.kh_hi) {
-		r.kh_lo = 0;
-		r.kh_hi = 0;
-	}
 	r.xa = ((u64)G->pl + G->sw - 1) / G->sw;
 	if ((u64)G->w + G->pl >= (u64)(G->kw - 1) * G->dw + 1)
 		r.xb = ((u64)G->w + G->pl - (u64)(G->kw - 1) * G->dw - 1) /
@@ -1154,37 +1213,14 @@ conv_dw16_row(const struct conv_ctx *cx, u32 n, u32 blk, u32 oy, void *ub)
 	if (r.xb < r.xa)
 		r.xb = r.xa;
 	dw16_table(cx, &r, ub);
-	conv_act_clamp(&cx->act, &clamp, &lo, &hi);
+	conv_act_clamp(&cx->act, &r.clamp, &r.lo, &r.hi);
 	for (j = 0; j < 16; j++)
-		bias[j] = cx->bias && j < r.lanes ?
-			  cx->bias[(u64)(r.c0 + j) * cx->bias_st] : 0.0f;
-	acc = r.acc ? r.acc : stack_acc;
-	chunk = r.acc ? G->ow : DW16_PIX;
-	for (ox0 = 0; ox0 < G->ow; ox0 += cnt) {
-		cnt = G->ow - ox0 < chunk ? G->ow - ox0 : chunk;
-		dw16_chunk(cx, &r, ox0, cnt, acc);
-		if (clamp >= 0 && cx->ys3 >= 16) {
-			/* the level's store: npu_act_row()'s bits */
-			cx->kern->epi16(cx->y + yb + (u64)ox0 * cx->ys3,
-					cx->ys3, acc, 16, cnt, bias,
-					cx->res ? cx->res + yb +
-					(u64)ox0 * cx->ys3 : NULL, r.lanes,
-					(u32)clamp, lo, hi);
-			continue;
-		}
-		for (p = 0; p < cnt; p++) {
-			memcpy(row, acc + p * 16, sizeof(row));
-			for (j = 0; j < 16; j++)
-				row[j] += bias[j];
-			for (j = 0; cx->res && j < 16; j++)
-				row[j] = row[j] + cx->res[yb + (u64)(ox0 + p) *
-							  cx->ys3 + j];
-			npu_act_row(&cx->act, row, 16);
-			for (j = r.lanes; j < 16; j++)
-				row[j] = 0.0f;
-			memcpy(cx->y + yb + (u64)(ox0 + p) * cx->ys3, row,
-			       sizeof(row));
-		}
+		r.bias[j] = cx->bias && j < r.lanes ?
+			    cx->bias[(u64)(r.c0 + j) * cx->bias_st] : 0.0f;
+	for (oy = oy0; oy < oy1; oy++) {
+		dw16_row_at(cx, &r, oy);
+		dw16_row_out(cx, &r, n, blk, r.acc ? r.acc : stack_acc,
+			     r.acc ? G->ow : DW16_PIX);
 	}
 }
 
@@ -1214,18 +1250,17 @@ static void conv_row_unit(const struct conv_ctx *cx, u64 u, void *ub)
 	const struct npu_conv_geom *G = &cx->g;
 	u32 oy, oy0, oy1, ob, g, n, o0, nb;
 
-	if (G->dwblk) {
-		u64 blks = (G->groups + G->dwblk - 1) / G->dwblk;
-
-		oy = (u32)(u % G->oh);
-		u /= G->oh;
-		conv_dw16_row(cx, (u32)(u / blks), (u32)(u % blks), oy, ub);
-		return;
-	}
 	/* rb <= oh and rows * rb < oh + rows: the row indices fit u32 */
 	oy0 = (u32)(u % G->rb) * G->rows;
 	oy1 = G->oh - oy0 < G->rows ? G->oh : oy0 + G->rows;
 	u /= G->rb;
+	if (G->dwblk) {
+		u64 blks = (G->groups + G->dwblk - 1) / G->dwblk;
+
+		conv_dw16_rows(cx, (u32)(u / blks), (u32)(u % blks), oy0, oy1,
+			       ub);
+		return;
+	}
 	ob = (u32)(u % G->ob);
 	u /= G->ob;
 	g = (u32)(u % G->groups);
