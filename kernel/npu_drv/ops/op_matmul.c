@@ -24,11 +24,53 @@ struct mm_ctx {
 	u32 k, r;
 	float alpha, beta;
 	struct npu_act act;
+	/*
+	 * The activation the F32 stores apply: act, or none when GELU runs
+	 * over whole output rows after the unit's tiles (late_gelu).
+	 */
+	struct npu_act store_act;
+	bool late_gelu;
+	/* mm_store()'s vector path: clamp kind (-1: none), its bounds */
+	int epi;
+	float epi_lo, epi_hi;
 	const struct npu_kern *kern;	/* NULL: the 4x8 tiles only */
 	u64 osm, osn, bsm, bsn;		/* row/column strides: out, bias */
 	bool fold;			/* batches folded into rows */
 	u32 dt;				/* F32, or F16 (mm_unit16()) */
 };
+
+/*
+ * The level's 16-column store (npu_kern's epi16) applies when alpha and
+ * beta are 1, the bias (if any) is one row of contiguous columns and the
+ * output columns are contiguous, for no activation, RELU and CLIP: the
+ * operations of mm_store()'s loop, so the same bits.
+ */
+static void mm_epi_init(struct mm_ctx *c)
+{
+	const struct npu_act *a = &c->store_act;
+
+	c->epi = -1;
+	if (!c->kern || c->alpha != 1.0f || c->osn != 1 ||
+	    (c->bias && (c->beta != 1.0f || c->bsn != 1 || c->bsm)))
+		return;
+	c->epi_lo = 0.0f;
+	c->epi_hi = 0.0f;
+	switch (a->kind) {
+	case DRM_NPU_ACT_NONE:
+		c->epi = 0;
+		break;
+	case DRM_NPU_ACT_RELU:
+		c->epi = 1;
+		break;
+	case DRM_NPU_ACT_CLIP:
+		c->epi = 2;
+		c->epi_lo = a->alpha;
+		c->epi_hi = a->beta;
+		break;
+	default:
+		break;
+	}
+}
 
 static void mm_init(struct mm_ctx *c, const struct drm_npu_task *t, u32 isa)
 {
@@ -88,6 +130,16 @@ static void mm_init(struct mm_ctx *c, const struct drm_npu_task *t, u32 isa)
 	c->kern = c->sbn == 1 && c->k && c->dt == DRM_NPU_DTYPE_F32 ?
 		  npu_kern_get(isa) : NULL;
 	c->act.gelu_row = npu_kern_get(isa)->gelu_row;
+	/*
+	 * GELU over the unit's whole output rows once its tiles are stored
+	 * (contiguous columns): long rows for the level's GELU loop instead
+	 * of one call per tile row; elementwise, so the same bits.
+	 */
+	c->store_act = c->act;
+	c->late_gelu = c->act.kind == DRM_NPU_ACT_GELU && c->osn == 1;
+	if (c->late_gelu)
+		c->store_act.kind = DRM_NPU_ACT_NONE;
+	mm_epi_init(c);
 }
 
 /* k values per packed B panel: 32 x 8 floats = 1 KiB of stack. */
@@ -151,6 +203,21 @@ static void mm_store(const struct mm_ctx *c, float *out, u64 ooff,
 	float row[NPU_KERN_MAX_NR];
 	u32 i, j;
 
+	if (c->epi >= 0 && nr % 16 == 0) {
+		/*
+		 * alpha 1, beta 1, a bias row shared by all rows, contiguous
+		 * output columns: 16 columns at a time through the level's
+		 * store (1 * x is x exactly: the bits of the loop below).
+		 */
+		for (j = 0; j < nr; j += 16)
+			c->kern->epi16(out + ooff + i0 * c->osm + n0 + j,
+				       c->osm, acc + j, ld, mr,
+				       bias ? bias + biasoff + n0 + j : NULL,
+				       NULL, 16, (u32)c->epi, c->epi_lo,
+				       c->epi_hi);
+		return;
+	}
+
 	for (i = 0; i < mr; i++) {
 		u64 oi = ooff + (i0 + i) * c->osm;
 		u64 bsi = biasoff + (i0 + i) * c->bsm;
@@ -161,7 +228,7 @@ static void mm_store(const struct mm_ctx *c, float *out, u64 ooff,
 				row[j] += c->beta * bias[bsi + (n0 + j) *
 							 c->bsn];
 		}
-		npu_act_row(&c->act, row, nr);
+		npu_act_row(&c->store_act, row, nr);
 		for (j = 0; j < nr; j++)
 			out[oi + (n0 + j) * ocs] = row[j];
 	}
@@ -228,7 +295,7 @@ static void mm_unit(const struct mm_ctx *c, const struct npu_op_args *args,
 	 */
 	u64 cb = unit / c->bmb, bm = unit % c->bmb, bi = bm / c->mb;
 	u64 i0 = (bm % c->mb) * NPU_MM_MR;
-	u64 n0, n1 = (cb + 1) * c->cols;
+	u64 n0, nstart, n1 = (cb + 1) * c->cols;
 	const float *a, *b, *bias = NULL;
 	float *out = args->data[c->bias ? 3 : 2];
 	u64 aoff, boff, ooff, biasoff = 0;
@@ -248,6 +315,7 @@ static void mm_unit(const struct mm_ctx *c, const struct npu_op_args *args,
 	if (n1 > c->n)
 		n1 = c->n;
 	n0 = cb * c->cols;
+	nstart = n0;
 	if (c->kern)
 		n0 = mm_fast(c, a, b, out, ooff, bias, biasoff, i0, mr, n0, n1);
 	for (; n0 < n1; n0 += 8) {
@@ -264,12 +332,15 @@ static void mm_unit(const struct mm_ctx *c, const struct npu_op_args *args,
 						  bias[bsi + (n0 + j) *
 						       c->bsn];
 			}
-			npu_act_row(&c->act, row, nr);
+			npu_act_row(&c->store_act, row, nr);
 			for (j = 0; j < nr; j++)
 				out[oi + (n0 + j) * c->osn] =
 					row[j];
 		}
 	}
+	for (i = 0; c->late_gelu && i < mr && nstart < n1; i++)
+		c->act.gelu_row(out + ooff + (i0 + i) * c->osm + nstart,
+				(u32)(n1 - nstart));
 }
 
 /* k values per packed block of an F16 product (stack: 512 + 256 B). */

@@ -645,6 +645,86 @@ static void attention_levels(void)
 	       "scalar order's bits at every ISA level");
 }
 
+/*
+ * MATMUL with GELU: the activation runs over whole output rows after the
+ * unit's tiles (late_gelu) - the bits of npu_geluf() on the product, for
+ * a width past several tiles and a column tail, at every ISA level.
+ */
+static void matmul_gelu(void)
+{
+	enum { M = 19, K = 23, N = 77 };
+	static float a[M * K], b[K * N], y[M * N], y2[M * N];
+	u32 isa, i, save = tl_isa;
+	int ok = 1;
+
+	tl_seed(95);
+	tl_fill(a, sizeof(a) / 4, -2, 2);
+	tl_fill(b, sizeof(b) / 4, -1, 1);
+	for (isa = NPU_ISA_BASELINE; isa <= NPU_ISA_AVX512; isa++) {
+		void *data[3] = { a, b, y };
+
+		tl_isa = isa;
+		tl_task(&T, DRM_NPU_OP_MATMUL, 3);
+		op(0, F32, 2, (const u32[]){ M, K }, NULL);
+		op(1, F32, 2, (const u32[]){ K, N }, NULL);
+		op(2, F32, 2, (const u32[]){ M, N }, NULL);
+		T.params.matmul.alpha = tl_f2u(1.0f);
+		ok &= tl_run(&T, data) == 0;
+		for (i = 0; i < M * N; i++)
+			y2[i] = npu_geluf(y[i]);
+		T.params.matmul.act.kind = DRM_NPU_ACT_GELU;
+		ok &= tl_run_chunked(&T, data) == 0 &&
+		      !memcmp(y, y2, sizeof(y));
+	}
+	tl_isa = save;
+	tap_ok(ok, "MATMUL with GELU: npu_geluf() of the product, bit for bit, "
+	       "at every ISA level");
+	/*
+	 * bias + RELU / CLIP through the level's 16-column store: the bits
+	 * of the product, the bias added, then the clamp
+	 */
+	ok = 1;
+	for (isa = NPU_ISA_BASELINE; isa <= NPU_ISA_AVX512; isa++) {
+		static float bias[N], y3[M * N];
+		void *d0[3] = { a, b, y }, *d1[4] = { a, b, bias, y3 };
+		u32 act;
+
+		tl_isa = isa;
+		tl_fill(bias, N, -1, 1);
+		for (act = 0; act < 2; act++) {
+			tl_task(&T, DRM_NPU_OP_MATMUL, 3);
+			op(0, F32, 2, (const u32[]){ M, K }, NULL);
+			op(1, F32, 2, (const u32[]){ K, N }, NULL);
+			op(2, F32, 2, (const u32[]){ M, N }, NULL);
+			T.params.matmul.alpha = tl_f2u(1.0f);
+			ok &= tl_run(&T, d0) == 0;
+			for (i = 0; i < M * N; i++) {
+				float v = y[i] + bias[i % N];
+
+				v = v < 0.0f ? 0.0f : v;
+				y2[i] = act && v > 0.5f ? 0.5f : v;
+			}
+			tl_task(&T, DRM_NPU_OP_MATMUL, 4);
+			op(0, F32, 2, (const u32[]){ M, K }, NULL);
+			op(1, F32, 2, (const u32[]){ K, N }, NULL);
+			op(2, F32, 1, (const u32[]){ N }, NULL);
+			op(3, F32, 2, (const u32[]){ M, N }, NULL);
+			T.params.matmul.alpha = tl_f2u(1.0f);
+			T.params.matmul.beta = tl_f2u(1.0f);
+			T.params.matmul.flags = DRM_NPU_MATMUL_HAS_BIAS;
+			T.params.matmul.act.kind = act ? DRM_NPU_ACT_CLIP :
+						   DRM_NPU_ACT_RELU;
+			T.params.matmul.act.alpha = tl_f2u(0.0f);
+			T.params.matmul.act.beta = tl_f2u(0.5f);
+			ok &= tl_run_chunked(&T, d1) == 0 &&
+			      !memcmp(y3, y2, sizeof(y2));
+		}
+	}
+	tl_isa = save;
+	tap_ok(ok, "MATMUL + bias with RELU and CLIP: the product, the bias, "
+	       "the clamp, bit for bit at every ISA level");
+}
+
 /* Long keys (several 256-key blocks, growing maxima), odd head size. */
 static void attention_long(void)
 {
@@ -716,5 +796,6 @@ int main(void)
 	attention();
 	attention_long();
 	attention_levels();
+	matmul_gelu();
 	return tap_done();
 }
