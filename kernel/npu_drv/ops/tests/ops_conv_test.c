@@ -97,6 +97,19 @@ static float *to_5d(const float *x, u32 n, u32 c, u32 h, u32 w)
 	return r;
 }
 
+/* OIHW weights @w stored O-innermost ([KH][KW][I][O] in memory) in @wt. */
+static void to_olast(const struct conv_case *cc, const float *w, float *wt)
+{
+	u32 cg = cc->c / cc->groups, o, c, i, j;
+
+	for (o = 0; o < cc->o; o++)
+	for (c = 0; c < cg; c++)
+	for (i = 0; i < cc->kh; i++)
+	for (j = 0; j < cc->kw; j++)
+		wt[((i * cc->kw + j) * cg + c) * cc->o + o] =
+			w[((o * cg + c) * cc->kh + i) * cc->kw + j];
+}
+
 static void conv_one(const struct conv_case *cc, const char *name)
 {
 	u32 oh = out_dim(cc->h, cc->pt, cc->pb, cc->kh, cc->sh, cc->dh);
@@ -131,17 +144,12 @@ static void conv_one(const struct conv_case *cc, const char *name)
 
 	/* weights stored O-innermost ([KH][KW][I][O] in memory): strided OIHW */
 	{
-		u32 cg = cc->c / cc->groups, o, c, i, j;
+		u32 cg = cc->c / cc->groups;
 		float *wt = malloc(nw * 4);
 		u32 wst[4] = { 1, cc->o, cc->kw * cg * cc->o, cg * cc->o };
 		double err;
 
-		for (o = 0; o < cc->o; o++)
-		for (c = 0; c < cg; c++)
-		for (i = 0; i < cc->kh; i++)
-		for (j = 0; j < cc->kw; j++)
-			wt[((i * cc->kw + j) * cg + c) * cc->o + o] =
-				w[((o * cg + c) * cc->kh + i) * cc->kw + j];
+		to_olast(cc, w, wt);
 		tl_opnd(&t.operands[1], 1, DRM_NPU_DTYPE_F32, 4,
 			(const u32[]){ cc->o, cg, cc->kh, cc->kw }, wst);
 		data[1] = wt;
@@ -368,7 +376,7 @@ static void conv_residual(const struct conv_case *cc, const char *name)
 {
 	u32 oh = out_dim(cc->h, cc->pt, cc->pb, cc->kh, cc->sh, cc->dh);
 	u32 ow = out_dim(cc->w, cc->pl, cc->pr, cc->kw, cc->sw, cc->dw);
-	u32 cg = cc->c / cc->groups, o1 = (cc->o + 15) / 16, c1, v, o, c, i, j;
+	u32 cg = cc->c / cc->groups, o1 = (cc->o + 15) / 16, c1, v;
 	size_t nx = (size_t)cc->n * cc->c * cc->h * cc->w;
 	size_t nw = (size_t)cc->o * cg * cc->kh * cc->kw;
 	size_t ny = (size_t)cc->n * cc->o * oh * ow, k;
@@ -386,12 +394,7 @@ static void conv_residual(const struct conv_case *cc, const char *name)
 	tl_fill(w, nw, -1, 1);
 	tl_fill(b, cc->o, -1, 1);
 	tl_fill(r, ny, -2, 2);
-	for (o = 0; o < cc->o; o++)
-	for (c = 0; c < cg; c++)
-	for (i = 0; i < cc->kh; i++)
-	for (j = 0; j < cc->kw; j++)
-		wt[((i * cc->kw + j) * cg + c) * cc->o + o] =
-			w[((o * cg + c) * cc->kh + i) * cc->kw + j];
+	to_olast(cc, w, wt);
 	r5 = to_5d(r, cc->n, cc->o, oh, ow);
 	x5 = to_5d(x, cc->n, cc->c, cc->h, cc->w);
 	c1 = (cc->c + 15) / 16;
