@@ -81,6 +81,9 @@ struct npu_kern {
 	/* wide CONV2D tiles for units of 64 channels (small feature maps) */
 	u32 cw_mr, cw_nr;
 	npu_tile_fn cw, cw16;
+	/* tiles for units of 32 channels (the cv tile where none is wider) */
+	u32 cm_mr, cm_nr;
+	npu_tile_fn cm, cm16;
 	/*
 	 * Depthwise over 16 channels: acc[p][c] += w[c] * x[p * xs + c] for
 	 * pixels p in [lo, hi), c < 16; product and sum rounded separately,

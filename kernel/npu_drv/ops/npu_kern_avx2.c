@@ -70,6 +70,7 @@ const struct npu_kern npu_kern_avx2 = {
 	.mm_mr = 6, .mm_nr = 16, .mm = avx2_mm,
 	.cv_mr = 6, .cv_nr = 16, .cv = avx2_cv, .cv16 = avx2_cv16,
 	.cw_mr = 2, .cw_nr = 32, .cw = avx2_cw, .cw16 = avx2_cw16,
+	.cm_mr = 6, .cm_nr = 16, .cm = avx2_cv, .cm16 = avx2_cv16,
 	.dw16 = avx2_dw16,
 	.dw16_taps = avx2_dw16_taps,
 	.epi16 = avx2_epi16,

@@ -41,6 +41,9 @@ NPU_KERN_TILE_S(avx512_cv16, 14, 1, 16)
 /* 6 pixels x 64 channels: 24 accumulators, even for one edge pixel 4 */
 NPU_KERN_TILE(avx512_cw, 6, 4)
 NPU_KERN_TILE_S(avx512_cw16, 6, 4, 16)
+/* 12 pixels x 32 channels: 24 accumulators, 14 loads per 24 FMAs */
+NPU_KERN_TILE(avx512_cm, 12, 2)
+NPU_KERN_TILE_S(avx512_cm16, 12, 2, 16)
 
 NPU_KERN_DW16(avx512_dw16)
 NPU_KERN_DW16_TAPS(avx512_dw16_taps, 8)
@@ -72,6 +75,7 @@ const struct npu_kern npu_kern_avx512 = {
 	.mm_mr = 8, .mm_nr = 32, .mm = avx512_mm,
 	.cv_mr = 14, .cv_nr = 16, .cv = avx512_cv, .cv16 = avx512_cv16,
 	.cw_mr = 6, .cw_nr = 64, .cw = avx512_cw, .cw16 = avx512_cw16,
+	.cm_mr = 12, .cm_nr = 32, .cm = avx512_cm, .cm16 = avx512_cm16,
 	.dw16 = avx512_dw16,
 	.dw16_taps = avx512_dw16_taps,
 	.epi16 = avx512_epi16,

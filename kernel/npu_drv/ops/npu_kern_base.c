@@ -53,6 +53,7 @@ const struct npu_kern npu_kern_baseline = {
 	.mm_mr = 4, .mm_nr = 8, .mm = base_mm,
 	.cv_mr = 2, .cv_nr = 16, .cv = base_cv, .cv16 = base_cv16,
 	.cw_mr = 2, .cw_nr = 16, .cw = base_cv, .cw16 = base_cv16,
+	.cm_mr = 2, .cm_nr = 16, .cm = base_cv, .cm16 = base_cv16,
 	.dw16 = base_dw16,
 	.dw16_taps = base_dw16_taps,
 	.epi16 = base_epi16,

@@ -183,8 +183,9 @@ void npu_conv_geom(const struct drm_npu_task *t, struct npu_conv_geom *g)
 		g->flat_units = (pix + NPU_CONV_FLAT_PIX - 1) / NPU_CONV_FLAT_PIX;
 	}
 	/*
-	 * Weights stored O-innermost (npuc's order): 64 output channels per
-	 * unit, so that the product kernels run their wide tiles (more sums
+	 * Weights stored O-innermost (npuc's order): 64 (or, for groups of
+	 * 32 to 63, 32) output channels per unit, so that the product kernels
+	 * run their wide tiles (more sums
 	 * per loaded weight row, and independent sums even for an edge
 	 * pixel; Documentation/ops.rst), while a unit stays within the cost
 	 * bound.
@@ -196,6 +197,10 @@ void npu_conv_geom(const struct drm_npu_task *t, struct npu_conv_geom *g)
 	    npu_mul_sat(npu_mul_sat(64, g->flat ? NPU_CONV_FLAT_PIX : g->ow),
 			taps) <= NPU_MAX_UNIT_COST)
 		g->ocb = 64;
+	else if (wt->strides[0] == 1 && g->og >= 32 &&
+		 npu_mul_sat(npu_mul_sat(32, g->flat ? NPU_CONV_FLAT_PIX :
+					 g->ow), taps) <= NPU_MAX_UNIT_COST)
+		g->ocb = 32;	/* 32 to 63 channels: the 32-channel tile */
 	g->ob = (u32)(((u64)g->og + g->ocb - 1) / g->ocb);
 	conv_geom_rows(g, wt, taps);
 }

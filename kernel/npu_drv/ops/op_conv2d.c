@@ -839,25 +839,30 @@ static void conv_pm_span(const struct conv_ctx *cx, u32 n, u32 g, u32 o0,
 			 u32 nb, u32 oy0, u32 oy1, u32 x0, u32 x1, void *ub)
 {
 	const struct npu_kern *k = cx->pm.k;
-	struct conv_pm_shape sh;
+	struct conv_pm_shape sh, nsh = { k->cv_mr, k->cv_nr, k->cv, k->cv16 };
+	const struct conv_pm_shape *s;
 	u32 gend = (g + 1) * cx->g.og, c, cnt, start;
 
 	/*
-	 * The wide tile where the unit has the channels for it, unless the
-	 * level's 16-channel tile holds more sums (AVX2: 6 x 16 against
-	 * 2 x 32; its 12 accumulators hide the FMA latency, 8 do not).
+	 * The wide (64) or mid (32) tile where the unit has the channels for
+	 * it, unless the level's 16-channel tile holds more sums (AVX2: 6 x
+	 * 16 against 2 x 32; its 12 accumulators hide the FMA latency, 8 do
+	 * not); a last block of 16 channels or fewer takes the 16-channel
+	 * tile rather than a wide one moved down over computed channels.
 	 */
-	if (cx->g.ocb > NPU_CONV_OCB &&
-	    k->cw_mr * k->cw_nr >= k->cv_mr * k->cv_nr)
+	if (cx->g.ocb == 64 && k->cw_mr * k->cw_nr >= k->cv_mr * k->cv_nr)
 		sh = (struct conv_pm_shape){ k->cw_mr, k->cw_nr, k->cw,
 					     k->cw16 };
+	else if (cx->g.ocb == 32 && k->cm_mr * k->cm_nr > k->cv_mr * k->cv_nr)
+		sh = (struct conv_pm_shape){ k->cm_mr, k->cm_nr, k->cm,
+					     k->cm16 };
 	else
-		sh = (struct conv_pm_shape){ k->cv_mr, k->cv_nr, k->cv,
-					     k->cv16 };
+		sh = nsh;
 	for (c = o0; c < o0 + nb; c += cnt) {
-		cnt = o0 + nb - c < sh.nr ? o0 + nb - c : sh.nr;
-		start = c + sh.nr > gend ? gend - sh.nr : c;
-		conv_pm_block(cx, &sh, n, g, start, c, cnt, oy0, oy1, x0, x1,
+		s = o0 + nb - c <= nsh.nr ? &nsh : &sh;
+		cnt = o0 + nb - c < s->nr ? o0 + nb - c : s->nr;
+		start = c + s->nr > gend ? gend - s->nr : c;
+		conv_pm_block(cx, s, n, g, start, c, cnt, oy0, oy1, x0, x1,
 			      ub);
 	}
 }
