@@ -479,8 +479,10 @@ static int emit_concat_5hd(struct ectx *e)
 
 		if (x->layout != IR_LAYOUT_NC1HWC0 || pos % c0)
 			return eerr(e, -EINVAL, "Concat '%s': input %d is not "
-				    "whole C0 blocks of NC1HWC0", e->n->name,
-				    i);
+				    "whole C0 blocks of NC1HWC0 (the layout "
+				    "pass should not have chosen NC1HWC0 here: "
+				    "a compiler bug; --disable-pass="
+				    "layout-nc1hwc0 avoids it)", e->n->name, i);
 		memcpy(xd, od, sizeof(xd));
 		xd[1] = (x->shape.dim[1] + c0 - 1) / c0;
 		if (x->shape.dim[1]) {

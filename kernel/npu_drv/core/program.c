@@ -102,15 +102,7 @@ static bool npu_view_injective(const struct drm_npu_operand *o)
 static bool npu_same_view(const struct drm_npu_operand *a,
 			  const struct drm_npu_operand *b)
 {
-	u32 i;
-
-	if (a->dtype != b->dtype || a->rank != b->rank ||
-	    a->offset != b->offset)
-		return false;
-	for (i = 0; i < a->rank; i++)
-		if (a->shape[i] != b->shape[i] || a->strides[i] != b->strides[i])
-			return false;
-	return true;
+	return a->offset == b->offset && npu_opnd_same_view(a, b);
 }
 
 /* Do operands @i and @o of a task touch a common byte of their slot? */

@@ -150,4 +150,22 @@ int npu_op_run(const struct npu_op_args *args, u64 begin, u64 end);
 /* Element size in bytes of an enum drm_npu_dtype, 0 if invalid. */
 u32 npu_dtype_size(u32 dtype);
 
+/*
+ * Do @a and @b view elements alike: the same dtype, layout, rank, shape
+ * and strides (offsets and slots aside)? Integer code.
+ */
+static inline bool npu_opnd_same_view(const struct drm_npu_operand *a,
+				      const struct drm_npu_operand *b)
+{
+	u32 i;
+
+	if (a->dtype != b->dtype || a->layout != b->layout ||
+	    a->rank != b->rank)
+		return false;
+	for (i = 0; i < a->rank && i < DRM_NPU_MAX_RANK; i++)
+		if (a->shape[i] != b->shape[i] || a->strides[i] != b->strides[i])
+			return false;
+	return true;
+}
+
 #endif /* NPU_OPS_H */

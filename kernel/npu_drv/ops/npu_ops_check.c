@@ -470,21 +470,6 @@ static int channels_match(const struct drm_npu_operand *o, u64 ch)
  * group, weight [o, c, kh, kw] below its shape, bias [o]. C, and C1 for an
  * NC1HWC0 operand, are matched in 64 bits (channels_match()).
  */
-/* @a and @b are views of one shape, dtype, layout and strides. */
-static bool same_view(const struct drm_npu_operand *a,
-		      const struct drm_npu_operand *b)
-{
-	u32 i;
-
-	if (a->dtype != b->dtype || a->layout != b->layout ||
-	    a->rank != b->rank)
-		return false;
-	for (i = 0; i < a->rank; i++)
-		if (a->shape[i] != b->shape[i] || a->strides[i] != b->strides[i])
-			return false;
-	return true;
-}
-
 static int check_conv2d(struct chk *c)
 {
 	const struct drm_npu_conv2d_params *p = &c->t->params.conv2d;
@@ -544,7 +529,7 @@ static int check_conv2d(struct chk *c)
 		if (bo->rank != 1 || bo->shape[0] != w->shape[0])
 			return fail(c, 2, "bias must be [O]");
 	}
-	if (res && !same_view(npu_opnd(c->t, 2 + bias), o))
+	if (res && !npu_opnd_same_view(npu_opnd(c->t, 2 + bias), o))
 		return fail(c, 2 + bias,
 			    "residual must be the output's shape, dtype, layout and strides");
 	return 0;

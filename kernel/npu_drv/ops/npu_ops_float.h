@@ -99,6 +99,30 @@ static inline void npu_act_init(struct npu_act *a,
 	a->gelu_row = NULL;
 }
 
+/*
+ * The activations the ISA levels' stores apply themselves (npu_kern's
+ * epi16, npu_act_row()'s compare-and-select): 0 none, 1 RELU (v < 0 ? 0),
+ * 2 CLIP with its bounds in @lo and @hi; -1 for the others.
+ */
+static inline int npu_act_clamp(const struct npu_act *a, float *lo,
+				float *hi)
+{
+	*lo = 0.0f;
+	*hi = 0.0f;
+	switch (a->kind) {
+	case DRM_NPU_ACT_NONE:
+		return 0;
+	case DRM_NPU_ACT_RELU:
+		return 1;
+	case DRM_NPU_ACT_CLIP:
+		*lo = a->alpha;
+		*hi = a->beta;
+		return 2;
+	default:
+		return -1;
+	}
+}
+
 float npu_act1(const struct npu_act *a, float x);
 void npu_act_row(const struct npu_act *a, float *x, u32 n);
 

@@ -34,7 +34,7 @@ struct conv_ctx {
 	const float *res;	/* residual at the output's offsets, or NULL */
 	struct npu_act act;
 	const struct npu_kern *kern;	/* the ISA level's kernels */
-	int epi;			/* conv_act_clamp() of act */
+	int epi;			/* npu_act_clamp() of act */
 	float epi_lo, epi_hi;
 	/* pixel-major product (conv_pm_span()), or pm.k == NULL */
 	struct {
@@ -442,6 +442,26 @@ static void conv_tap_range(s64 i0, u32 k, u32 d, u32 size, u32 *lo, u32 *hi)
 	*hi = b;
 }
 
+/*
+ * The interior output pixels [*xa, *xb) within [@x0, @x1): those whose
+ * every kw tap lies inside the input row (empty when none does).
+ */
+static void conv_interior(const struct npu_conv_geom *G, u64 x0, u64 x1,
+			  u64 *xa, u64 *xb)
+{
+	u64 span = (u64)(G->kw - 1) * G->dw;
+
+	*xa = ((u64)G->pl + G->sw - 1) / G->sw;
+	*xb = (u64)G->w + G->pl >= span + 1 ?
+	      ((u64)G->w + G->pl - span - 1) / G->sw + 1 : 0;
+	if (*xa < x0)
+		*xa = x0;
+	if (*xb > x1)
+		*xb = x1;
+	if (*xb < *xa)
+		*xb = *xa;
+}
+
 /* row[j] += b[j * bst], four lanes at a time where b is contiguous */
 static void bias_add(float *row, const float *b, u64 bst, u32 cnt)
 {
@@ -591,23 +611,31 @@ conv_pm_sums(const struct conv_ctx *cx, const struct conv_pm_shape *sh,
 }
 
 /*
- * row[j] += the residual of channel c + j at output offset @yo of channel
- * @c: the store's channel stepping (conv_pm_store()), on the residual.
+ * Output offset @yo of a channel whose lane in its C0 block is *@q, moved
+ * to the next channel (no division: NCHW steps strides[1]; NC1HWC0 steps
+ * a lane, and from the last lane to the next block).
  */
+static u64 conv_next_chan(const struct conv_ctx *cx, u64 yo, u32 *q)
+{
+	u32 c0 = (u32)cx->g.out_c0;
+
+	if (!c0)
+		return yo + cx->out->strides[1];
+	if (++*q < c0)
+		return yo + cx->out->strides[4];
+	*q = 0;
+	return yo + cx->out->strides[1] - (u64)(c0 - 1) * cx->out->strides[4];
+}
+
+/* row[j] += the residual of channel c + j (at the output's offsets). */
 static void conv_pm_res_add(const struct conv_ctx *cx, float *row, u64 yo,
 			    u32 c, u32 cnt)
 {
-	u32 c0 = (u32)cx->g.out_c0, q = c0 ? c % c0 : 0, j;
+	u32 q = cx->g.out_c0 ? c % (u32)cx->g.out_c0 : 0, j;
 
 	for (j = 0; j < cnt; j++) {
 		row[j] = row[j] + cx->res[yo];
-		if (c0 && ++q == c0) {
-			q = 0;
-			yo += cx->out->strides[1] -
-			      (u64)(c0 - 1) * cx->out->strides[4];
-		} else {
-			yo += c0 ? cx->out->strides[4] : cx->out->strides[1];
-		}
+		yo = conv_next_chan(cx, yo, &q);
 	}
 }
 
@@ -668,14 +696,7 @@ static void conv_pm_store(const struct conv_ctx *cx,
 		q = c0 ? c % c0 : 0;
 		for (j = 0; j < cnt; j++) {
 			cx->y[yo] = row[j];
-			if (c0 && ++q == c0) {
-				q = 0;
-				yo += cx->out->strides[1] -
-				      (u64)(c0 - 1) * cx->out->strides[4];
-			} else {
-				yo += c0 ? cx->out->strides[4] :
-					   cx->out->strides[1];
-			}
+			yo = conv_next_chan(cx, yo, &q);
 		}
 	}
 }
@@ -808,19 +829,7 @@ conv_pm_block(const struct conv_ctx *cx, const struct conv_pm_shape *sh,
 	w.t.sb[3] = cx->w->strides[3];
 	w.t.a = cx->x + (u64)n * cx->in->strides[0] +
 		chan_off(cx->in, G->in_c0, (u64)g * G->cg);
-	/* interior pixels: every kw tap inside the row */
-	w.xa = ((u64)G->pl + G->sw - 1) / G->sw;
-	if ((u64)G->w + G->pl >= (u64)(G->kw - 1) * G->dw + 1)
-		w.xb = ((u64)G->w + G->pl - (u64)(G->kw - 1) * G->dw - 1) /
-		       G->sw + 1;
-	else
-		w.xb = 0;
-	if (w.xa < x0)
-		w.xa = x0;
-	if (w.xb > x1)
-		w.xb = x1;
-	if (w.xb < w.xa)
-		w.xb = w.xa;
+	conv_interior(G, x0, x1, &w.xa, &w.xb);
 	w.n = n;
 	w.x0 = x0;
 	w.x1 = x1;
@@ -967,7 +976,7 @@ struct dw16_row {
 	const u64 *off;		/* interior taps' input offsets (wtab) */
 	float *acc;		/* the whole row's sums, or NULL: chunks */
 	float bias[16];		/* zero past the last channel */
-	int clamp;		/* conv_act_clamp() */
+	int clamp;		/* npu_act_clamp() */
 	float lo, hi;
 	u32 c0, lanes, oy;
 	u32 kh_lo, kh_hi;	/* the row's valid kh taps */
@@ -1098,32 +1107,6 @@ static void dw16_table(const struct conv_ctx *cx, struct dw16_row *r,
 		r->acc = (float *)((u8 *)ub + t);
 }
 
-/*
- * The activations the level's stores do (npu_kern's epi16): @clamp 0
- * (none), 1 (RELU), 2 (CLIP) with its bounds; -1 for the others.
- */
-static void conv_act_clamp(const struct npu_act *a, int *clamp, float *lo,
-			   float *hi)
-{
-	*lo = 0.0f;
-	*hi = 0.0f;
-	switch (a->kind) {
-	case DRM_NPU_ACT_NONE:
-		*clamp = 0;
-		return;
-	case DRM_NPU_ACT_RELU:
-		*clamp = 1;
-		return;
-	case DRM_NPU_ACT_CLIP:
-		*clamp = 2;
-		*lo = a->alpha;
-		*hi = a->beta;
-		return;
-	default:
-		*clamp = -1;
-	}
-}
-
 /* Row @oy of the unit: its valid kh taps and their offsets (wtab). */
 static void dw16_row_at(const struct conv_ctx *cx, struct dw16_row *r, u32 oy)
 {
@@ -1209,16 +1192,9 @@ conv_dw16_rows(const struct conv_ctx *cx, u32 n, u32 blk, u32 oy0, u32 oy1,
 		r.lanes = NPU_C0_DEFAULT;
 	r.xp = cx->x + (u64)n * cx->in->strides[0] +
 	       (u64)blk * cx->in->strides[1];
-	r.xa = ((u64)G->pl + G->sw - 1) / G->sw;
-	if ((u64)G->w + G->pl >= (u64)(G->kw - 1) * G->dw + 1)
-		r.xb = ((u64)G->w + G->pl - (u64)(G->kw - 1) * G->dw - 1) /
-		       G->sw + 1;
-	if (r.xb > G->ow)
-		r.xb = G->ow;
-	if (r.xb < r.xa)
-		r.xb = r.xa;
+	conv_interior(G, 0, G->ow, &r.xa, &r.xb);
 	dw16_table(cx, &r, ub);
-	conv_act_clamp(&cx->act, &r.clamp, &r.lo, &r.hi);
+	r.clamp = npu_act_clamp(&cx->act, &r.lo, &r.hi);
 	for (j = 0; j < 16; j++)
 		r.bias[j] = cx->bias && j < r.lanes ?
 			    cx->bias[(u64)(r.c0 + j) * cx->bias_st] : 0.0f;
@@ -1347,7 +1323,7 @@ int npu_run_conv2d(const struct npu_op_args *args, u64 begin, u64 end)
 	}
 	cx.kern = npu_kern_get(args->isa);
 	cx.act.gelu_row = cx.kern->gelu_row;
-	conv_act_clamp(&cx.act, &cx.epi, &cx.epi_lo, &cx.epi_hi);
+	cx.epi = npu_act_clamp(&cx.act, &cx.epi_lo, &cx.epi_hi);
 	conv_pm_init(&cx, args->isa);
 	for (u = begin; u < end; u++) {
 		if (cx.g.flat)

@@ -47,29 +47,10 @@ struct mm_ctx {
  */
 static void mm_epi_init(struct mm_ctx *c)
 {
-	const struct npu_act *a = &c->store_act;
-
-	c->epi = -1;
+	c->epi = npu_act_clamp(&c->store_act, &c->epi_lo, &c->epi_hi);
 	if (!c->kern || c->alpha != 1.0f || c->osn != 1 ||
 	    (c->bias && (c->beta != 1.0f || c->bsn != 1 || c->bsm)))
-		return;
-	c->epi_lo = 0.0f;
-	c->epi_hi = 0.0f;
-	switch (a->kind) {
-	case DRM_NPU_ACT_NONE:
-		c->epi = 0;
-		break;
-	case DRM_NPU_ACT_RELU:
-		c->epi = 1;
-		break;
-	case DRM_NPU_ACT_CLIP:
-		c->epi = 2;
-		c->epi_lo = a->alpha;
-		c->epi_hi = a->beta;
-		break;
-	default:
-		break;
-	}
+		c->epi = -1;
 }
 
 static void mm_init(struct mm_ctx *c, const struct drm_npu_task *t, u32 isa)
