@@ -242,13 +242,16 @@ static int sim_dev_create(unsigned int index, struct npu_sim_dev **out)
 	struct npu_sim_dev *sd;
 	struct npu_sim_guard guard;
 	bool guarded;
-	u32 vram_mb, budget_ms, corrupt_op;
+	u32 vram_mb, budget_ms, corrupt_op, serve;
 	int err = 0;
 
 	memset(&p, 0, sizeof(p));
 	err |= sim_env_u32("NPU_SIM_VRAM_MB", 512, 1, 1u << 20, &vram_mb);
 	err |= sim_env_u32("NPU_SIM_CORES", sim_default_cores(), 1, 64,
 			   &p.num_cores);
+	/* waiting threads run ready tasks as idle cores (npu_serve()) */
+	err |= sim_env_u32("NPU_SIM_SERVE_WAITS", 1, 0, 1, &serve);
+	p.serve_waits = serve;
 	/* the op kernels' ISA level: 0 = this CPU's best, 1 = baseline */
 	err |= sim_env_u32("NPU_SIM_ISA", 0, 0, 3, &p.isa);
 	err |= sim_env_u32("NPU_SIM_QUEUES", 8, 1, 64, &p.num_queues);

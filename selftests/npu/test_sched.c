@@ -2,13 +2,14 @@
 /*
  * test_sched.c - the scheduler seen through the uapi: order within a
  * queue, overlap across queues, semaphore ordering, fault records, the
- * watchdog and test modes.
+ * watchdog, test modes and waits that serve.
  */
 #include "npu_test.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define PROF_SIZE	(64 * 1024)
 
@@ -647,6 +648,92 @@ out_bos:
 	t_close_bo(T.d, bos[1]);
 }
 
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Waits that serve (npu_serve()): the in-process device runs a job on the
+ * thread that waits for it, so that thread's CPU time covers much of the
+ * job's AI-core time (the profile's); the kernel module's waits sleep (and
+ * so do the in-process device's with NPU_SIM_SERVE_WAITS=0). Either way, a
+ * job nobody blocks on (the host only polls) is run by the core threads.
+ * A core thread that wakes for the submission may still win the job, and
+ * another core may help with it, so the served side is counted over
+ * several jobs.
+ */
+static void test_serve_waits(void)
+{
+	enum { JOBS = 20, E = 1 << 20 };	/* 4 MiB copied per task */
+	const char *env = getenv("NPU_SIM_SERVE_WAITS");
+	bool serves = !npu_dev_is_kernel(T.d) && !(env && !strcmp(env, "0"));
+	struct drm_npu_task t[4];
+	uint32_t q = t_queue(T.d, 0), bo = t_bo(T.d, 5ull * E * 4), prog = 0;
+	uint32_t prof = t_bo(T.d, PROF_SIZE), served = 0, slept = 0, i;
+	struct drm_npu_task_profile *rec = t_map(T.d, prof, PROF_SIZE);
+	uint64_t fence = 0, polls = 0;
+	int err = 0;
+
+	for (i = 0; i < 4; i++)
+		t[i] = t_copy(0, (uint64_t)i * E * 4, 0, (uint64_t)(i + 1) * E * 4,
+			      E);
+	if (!q || !bo || !rec || t_prog(T.d, t, 4, &prog)) {
+		tap_ok(false, "serve: setup");
+		goto out;
+	}
+	for (i = 0; i < JOBS && !err; i++) {
+		uint64_t c0, cpu, busy = 0;
+		uint32_t k;
+
+		err = submit_prof(q, prog, &bo, 1, prof, 0, NULL, 0, NULL, 0,
+				  NULL, 0, &fence);
+		c0 = thread_cpu_ns();
+		err = err ? err : t_wait(T.d, q, fence, 20000);
+		cpu = thread_cpu_ns() - c0;
+		for (k = 0; k < 4; k++)
+			busy += rec[k].end_ns - rec[k].start_ns;
+		if (cpu * 4 >= busy)
+			served++;
+		else if (cpu * 20 < busy)
+			slept++;
+	}
+	tap_err(err, 0, "serve: %u jobs of 4 COPY tasks complete", JOBS);
+	tap_diag("serve: the waiting thread ran much of %u of %u jobs and slept through %u (%s)",
+		 served, JOBS, slept, serves ? "waits serve" : "waits sleep");
+	if (serves)
+		tap_ok(served * 4 >= JOBS,
+		       "serve: the waiting thread runs the job it waits for (%u of %u)",
+		       served, JOBS);
+	else
+		tap_ok(served == 0,
+		       "serve: the waiting thread sleeps (%u of %u served)",
+		       served, JOBS);
+	/* nobody blocks: the core threads run it */
+	err = t_submit(T.d, q, prog, &bo, 1, &fence);
+	while (!err && polls < 20000) {
+		struct timespec ms = { 0, 1000000 };
+
+		err = t_wait(T.d, q, fence, 0);
+		if (err != -ETIME)
+			break;
+		err = 0;
+		nanosleep(&ms, NULL);
+		polls++;
+	}
+	tap_err(err, 0, "serve: a job only polled for completes (%llu polls)",
+		(unsigned long long)polls);
+out:
+	t_prog_destroy(T.d, prog);
+	t_unmap(T.d, rec, PROF_SIZE);
+	t_close_bo(T.d, prof);
+	t_close_bo(T.d, bo);
+	t_queue_destroy(T.d, q);
+}
+
 void test_sched(void)
 {
 	test_order_in_queue();
@@ -660,4 +747,5 @@ void test_sched(void)
 	test_corrupt_op();
 	test_shared_hw_queue();
 	test_priority();
+	test_serve_waits();
 }

@@ -54,7 +54,6 @@ static void npu_core_free(struct npu_device *dev)
 	npu_free(dev->sem_waiters);
 	npu_free(dev->sem_values);
 	npu_free(dev->sem_used);
-	npu_waitq_destroy(&dev->work_wq);
 	npu_waitq_destroy(&dev->done_wq);
 	npu_waitq_destroy(&dev->wd_wq);
 	npu_waitq_destroy(&dev->mem_wq);
@@ -72,17 +71,20 @@ static void npu_core_stop(struct npu_device *dev, u32 started_cores,
 
 	npu_mutex_lock(&dev->lock);
 	dev->stopping = true;
-	npu_waitq_wake_all(&dev->work_wq);
 	npu_waitq_wake_all(&dev->wd_wq);
-	for (i = 0; i < dev->num_cores; i++)
+	for (i = 0; i < dev->num_cores; i++) {
 		npu_waitq_wake_all(&dev->cores[i].wq);
+		npu_waitq_wake_all(&dev->cores[i].park_wq);
+	}
 	npu_mutex_unlock(&dev->lock);
 	for (i = 0; i < started_cores; i++)
 		npu_thread_join(&dev->cores[i].thread);
 	if (watchdog)
 		npu_thread_join(&dev->watchdog);
-	for (i = 0; i < dev->num_cores; i++)
+	for (i = 0; i < dev->num_cores; i++) {
 		npu_waitq_destroy(&dev->cores[i].wq);
+		npu_waitq_destroy(&dev->cores[i].park_wq);
+	}
 	/* Jobs a core left unfinished when it stopped: cancel them. */
 	npu_mutex_lock(&dev->lock);
 	while (!npu_list_empty(&dev->queues)) {
@@ -146,12 +148,12 @@ int npu_core_create(const struct npu_device_params *p, struct npu_device **out)
 	dev->watchdog_ms = p->watchdog_ms;
 	dev->job_budget_ms = p->job_budget_ms;
 	dev->isa = p->isa;
+	dev->serve_waits = p->serve_waits;
 	npu_default_limits(dev, p);
 	npu_mutex_init(&dev->pool_lock);
 	npu_mutex_init(&dev->lock);
 	npu_mutex_init(&dev->mem_lock);
 	npu_mutex_init(&dev->bos_lock);
-	npu_waitq_init(&dev->work_wq);
 	npu_waitq_init(&dev->done_wq);
 	npu_waitq_init(&dev->wd_wq);
 	npu_waitq_init(&dev->mem_wq);
@@ -190,6 +192,7 @@ int npu_core_create(const struct npu_device_params *p, struct npu_device **out)
 		dev->cores[i].dev = dev;
 		dev->cores[i].index = i;
 		npu_waitq_init(&dev->cores[i].wq);
+		npu_waitq_init(&dev->cores[i].park_wq);
 	}
 	for (i = 0; i < dev->num_cores; i++) {
 		err = npu_thread_create(&dev->cores[i].thread, npu_core_worker,

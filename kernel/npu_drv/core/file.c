@@ -294,22 +294,29 @@ int npu_deadline(s64 timeout_ns, u64 *deadline)
 /**
  * npu_wait_count() - sleep until a completion counter reaches a value
  * @dev: the device; its lock is held on entry and on return
+ * @q: the queue whose completions @count counts, or NULL (a semaphore)
  * @count: a counter the device only advances under @dev->lock
  * @target: the value to wait for
  * @deadline: from npu_deadline(), or NPU_NO_DEADLINE
  *
  * Sleeps on @dev->done_wq, which is woken whenever work retires or a
  * semaphore moves. A wait that times out or is interrupted in the same
- * moment the counter arrives still counts as done.
+ * moment the counter arrives still counts as done. On a device that serves
+ * waits, a wait with time left first runs ready tasks as an idle AI core
+ * (npu_serve()), checking the counter between them; it sleeps only when
+ * there is nothing it can run.
  *
  * Return: 0 once *@count >= @target, else the wait's error.
  */
-int npu_wait_count(struct npu_device *dev, const u64 *count, u64 target,
-		   u64 deadline)
+int npu_wait_count(struct npu_device *dev, struct npu_queue *q,
+		   const u64 *count, u64 target, u64 deadline)
 {
 	int err;
 
 	while (*count < target) {
+		if (dev->serve_waits &&
+		    npu_serve(dev, q, count, target, deadline))
+			continue;
 		err = npu_waitq_wait_interruptible(&dev->done_wq, &dev->lock,
 						   deadline);
 		if (err && *count < target)

@@ -193,6 +193,11 @@ struct npu_task_map {
  * @isa: enum npu_isa, the level the op kernels run at: 0 (NPU_ISA_AUTO) the
  *       best this CPU runs; a lower level reproduces the bits of another
  *       machine or of the compiler's interpreter (NPU_ISA_BASELINE)
+ * @serve_waits: a thread that waits for a fence or a semaphore runs the
+ *               ready tasks meanwhile as an idle AI core (npu_serve()), so
+ *               that a single-stream job needs no hand-off to a core
+ *               thread and back; the in-process home sets it, the kernel
+ *               module does not (its waits sleep, its kthreads compute)
  * @ops: home hooks (copied)
  * @home_dev: passed back to the device-wide hooks
  */
@@ -210,6 +215,7 @@ struct npu_device_params {
 	u32 file_programs;
 	u64 file_program_bytes;
 	u32 isa;
+	bool serve_waits;
 	const struct npu_home_ops *ops;
 	void *home_dev;
 };

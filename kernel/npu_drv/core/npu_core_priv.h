@@ -242,6 +242,7 @@ struct npu_core_unit {
 	u32 index;
 	struct npu_thread thread;
 	struct npu_waitq wq;		/* with dev->lock: hang/slow waits */
+	struct npu_waitq park_wq;	/* with dev->lock: its thread, idle */
 	void *ub;			/* unified buffer: NPU_UB_BYTES */
 	/* dev->lock: */
 	struct npu_job *job;
@@ -250,6 +251,8 @@ struct npu_core_unit {
 	u64 start_ns;
 	u64 beat_ns;			/* last progress; NPU_READ/WRITE_ONCE */
 	u32 abort;			/* fault reason; NPU_READ_ONCE when running */
+	bool parked;			/* its thread sleeps for work */
+	bool lent;			/* a waiting thread runs as this core */
 };
 
 /* ---- the device ---- */
@@ -264,7 +267,6 @@ struct npu_device {
 	struct npu_mutex pool_lock;
 	struct npu_mutex lock;
 	struct npu_mutex mem_lock;
-	struct npu_waitq work_wq;	/* dev->lock: idle workers */
 	struct npu_waitq done_wq;	/* dev->lock: retire, semaphores */
 	struct npu_waitq wd_wq;		/* dev->lock: watchdog sleep */
 	struct npu_waitq mem_wq;	/* mem_lock: running/hold changes */
@@ -304,6 +306,7 @@ struct npu_device {
 	u32 watchdog_ms;
 	u64 job_budget_ms;		/* 0 = none */
 	u32 isa;			/* enum npu_isa of the op kernels */
+	bool serve_waits;		/* npu_device_params.serve_waits */
 	u64 wd_next;			/* when the watchdog wakes next */
 	struct npu_limits limits;	/* for files opened from now on */
 
@@ -333,6 +336,8 @@ extern const struct npu_pool_move_ops npu_bo_move_ops;
 /* sched.c */
 int npu_core_worker(void *arg);
 int npu_watchdog_thread(void *arg);
+bool npu_serve(struct npu_device *dev, struct npu_queue *want,
+	       const u64 *count, u64 target, u64 deadline);
 void npu_job_retire(struct npu_device *dev, struct npu_job *job, u32 status);
 void npu_queue_fail(struct npu_device *dev, struct npu_queue *q,
 		    struct npu_job *job, u32 reason, u32 task, u32 operand);
@@ -346,8 +351,8 @@ void npu_write_profile(struct npu_device *dev, struct npu_job *job, u32 task,
 
 /* helpers shared by the ioctl files */
 int npu_deadline(s64 timeout_ns, u64 *deadline);
-int npu_wait_count(struct npu_device *dev, const u64 *count, u64 target,
-		   u64 deadline);
+int npu_wait_count(struct npu_device *dev, struct npu_queue *q,
+		   const u64 *count, u64 target, u64 deadline);
 struct npu_queue *npu_file_queue(struct npu_file *f, u32 handle);
 struct npu_sem *npu_file_sem(struct npu_file *f, u32 handle);
 struct npu_program *npu_file_program(struct npu_file *f, u32 handle);

@@ -40,6 +40,28 @@
 /* Target time of one chunk of work units between two yields. */
 #define NPU_CHUNK_NS		1000000ull
 
+/*
+ * Wake the parked AI cores (dev->lock held): new work may be ready. A core
+ * lent to a waiter (npu_serve()) is left asleep; the waiter runs as it. A
+ * core woken for work the device made ready (a task done, a semaphore
+ * moved) is on its way and no longer lent; one woken for a host's
+ * submission (@lendable) can still be: the submitting thread is about to
+ * wait and may run the job itself before the core's thread is up.
+ */
+static void npu_kick_cores(struct npu_device *dev, bool lendable)
+{
+	u32 i;
+
+	for (i = 0; i < dev->num_cores; i++) {
+		struct npu_core_unit *c = &dev->cores[i];
+
+		if (c->parked && !c->lent) {
+			c->parked = lendable;
+			npu_waitq_wake_all(&c->park_wq);
+		}
+	}
+}
+
 /* Take @q off whatever list it is on (dev->lock held). */
 static void npu_rq_detach(struct npu_device *dev, struct npu_queue *q)
 {
@@ -53,8 +75,8 @@ static void npu_rq_detach(struct npu_device *dev, struct npu_queue *q)
 	q->state = NPU_Q_IDLE;
 }
 
-/* Put @q at the tail of its run queue and wake the idle cores. */
-static void npu_rq_ready(struct npu_device *dev, struct npu_queue *q)
+/* Put @q at the tail of its run queue; the caller wakes the cores. */
+static void npu_rq_enqueue(struct npu_device *dev, struct npu_queue *q)
 {
 	u32 i = q->hw * NPU_NUM_PRIO + q->priority;
 
@@ -64,7 +86,13 @@ static void npu_rq_ready(struct npu_device *dev, struct npu_queue *q)
 	q->ready_seq = ++dev->ready_seq;
 	q->state = NPU_Q_READY;
 	dev->kick++;
-	npu_waitq_wake_all(&dev->work_wq);
+}
+
+/* Put @q at the tail of its run queue and wake the idle cores. */
+static void npu_rq_ready(struct npu_device *dev, struct npu_queue *q)
+{
+	npu_rq_enqueue(dev, q);
+	npu_kick_cores(dev, false);
 }
 
 /*
@@ -99,8 +127,10 @@ static void npu_rq_wait(struct npu_device *dev, struct npu_queue *q, u32 hw,
 void npu_queue_submitted(struct npu_device *dev, struct npu_queue *q)
 {
 	dev->kick++;
-	if (!q->running && q->state == NPU_Q_IDLE)
-		npu_rq_ready(dev, q);
+	if (!q->running && q->state == NPU_Q_IDLE) {
+		npu_rq_enqueue(dev, q);
+		npu_kick_cores(dev, true);
+	}
 }
 
 /**
@@ -129,7 +159,7 @@ void npu_sem_update(struct npu_device *dev, u32 hw, u64 value)
 	}
 	dev->kick++;
 	npu_waitq_wake_all(&dev->done_wq);
-	npu_waitq_wake_all(&dev->work_wq);
+	npu_kick_cores(dev, false);
 }
 
 static void npu_queue_maybe_unlist(struct npu_device *dev, struct npu_queue *q)
@@ -476,6 +506,33 @@ static struct npu_queue *npu_rq_best(struct npu_device *dev)
 }
 
 /*
+ * Take ready queue @q off its run queue and advance it (dev->lock held):
+ * true if its next compute task runs now on @core, else @q is parked where
+ * its head job puts it.
+ */
+static bool npu_take(struct npu_device *dev, struct npu_queue *q, u32 core)
+{
+	u64 value = 0;
+	u32 hw = 0;
+
+	npu_rq_detach(dev, q);
+	switch (npu_queue_advance(dev, q, core, &hw, &value)) {
+	case NPU_ADV_RUN:
+		return true;
+	case NPU_ADV_WAIT:
+		npu_rq_wait(dev, q, hw, value);
+		break;
+	case NPU_ADV_RETRY:
+		npu_list_add_tail(&q->rlink, &dev->retry);
+		q->state = NPU_Q_RETRY;
+		break;
+	case NPU_ADV_IDLE:
+		break;
+	}
+	return false;
+}
+
+/*
  * Pick the queue whose next compute task runs now (dev->lock held). Sets
  * *@retry if a queue waits for a profile buffer that compaction holds.
  */
@@ -483,28 +540,13 @@ static struct npu_queue *npu_pick(struct npu_device *dev, u32 core,
 				  bool *retry)
 {
 	struct npu_queue *q;
-	u64 value = 0;
-	u32 hw = 0;
 
 	while (!npu_list_empty(&dev->retry))
 		npu_rq_ready(dev, npu_container_of(dev->retry.next,
 						   struct npu_queue, rlink));
-	while ((q = npu_rq_best(dev))) {
-		npu_rq_detach(dev, q);
-		switch (npu_queue_advance(dev, q, core, &hw, &value)) {
-		case NPU_ADV_RUN:
+	while ((q = npu_rq_best(dev)))
+		if (npu_take(dev, q, core))
 			return q;
-		case NPU_ADV_WAIT:
-			npu_rq_wait(dev, q, hw, value);
-			break;
-		case NPU_ADV_RETRY:
-			npu_list_add_tail(&q->rlink, &dev->retry);
-			q->state = NPU_Q_RETRY;
-			break;
-		case NPU_ADV_IDLE:
-			break;
-		}
-	}
 	*retry = !npu_list_empty(&dev->retry);
 	return NULL;
 }
@@ -698,7 +740,7 @@ static u32 npu_compute(struct npu_core_unit *c, const struct npu_op_args *a,
 	npu_mutex_lock(&dev->lock);
 	c->run = &run;
 	if (run.shareable)
-		npu_waitq_wake_all(&dev->work_wq);
+		npu_kick_cores(dev, false);
 	npu_mutex_unlock(&dev->lock);
 
 	npu_run_chunks(c, c, &run, NULL);
@@ -898,7 +940,118 @@ static void npu_dispatch_one(struct npu_core_unit *c, struct npu_queue *q)
 		npu_rq_ready(dev, q);	/* behind the queues that waited */
 	/* the hardware queue is free: its other queues may run */
 	dev->kick++;
-	npu_waitq_wake_all(&dev->work_wq);
+	npu_kick_cores(dev, false);
+}
+
+/* Sleep until work may be ready (dev->lock held); lendable meanwhile. */
+static void npu_core_park(struct npu_core_unit *c, u64 deadline)
+{
+	c->parked = true;
+	npu_waitq_wait(&c->park_wq, &c->dev->lock, deadline);
+	c->parked = false;
+}
+
+static void npu_reap_unlocked(struct npu_device *dev)
+{
+	npu_mutex_unlock(&dev->lock);
+	npu_reap(dev);
+	npu_mutex_lock(&dev->lock);
+}
+
+/* Whether a core that looked now would find something to do. */
+static bool npu_work_pending(struct npu_device *dev)
+{
+	u32 p, i;
+
+	if (!npu_list_empty(&dev->retry) || !npu_list_empty(&dev->reap))
+		return true;
+	for (p = 0; p < NPU_NUM_PRIO; p++)
+		if (dev->ready_mask[p] & ~dev->hwq_busy)
+			return true;
+	for (i = 0; i < dev->num_cores; i++) {
+		struct npu_run *run = dev->cores[i].run;
+
+		if (run && run->shareable && run->next < run->units)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The waiter's next task (dev->lock held): the head of @want when it is
+ * the queue the device serves next, else none: the waiter leaves other
+ * queues to the core threads (in a multi-stream model they are the other
+ * streams, which a core thread runs alongside the waiter's). Without
+ * @want (a semaphore's waiter) any queue.
+ */
+static struct npu_queue *npu_serve_pick(struct npu_device *dev, u32 core,
+					struct npu_queue *want)
+{
+	bool retry;
+
+	if (!want)
+		return npu_pick(dev, core, &retry);
+	if (want->state != NPU_Q_READY || npu_rq_best(dev) != want)
+		return NULL;
+	return npu_take(dev, want, core) ? want : NULL;
+}
+
+/**
+ * npu_serve() - run ready tasks on a waiter's thread until its wait is over
+ * @dev: the device; its lock is held on entry and on return
+ * @want: the queue whose fence the waiter waits for, or NULL (a semaphore)
+ * @count: the counter the waiter waits for (npu_wait_count())
+ * @target: the value it waits for
+ * @deadline: the wait's deadline; no task starts after it
+ *
+ * A thread waiting for a fence or a semaphore borrows an AI core whose
+ * thread is parked and runs, as that core, the tasks of @want (or of any
+ * queue), or shares of other cores' tasks, one at a time, until *@count
+ * reaches @target or nothing can run. The core's own thread stays parked
+ * while it is lent, so no more threads compute than there are AI cores. A
+ * single-stream job submitted and waited for by one thread thus runs on
+ * that thread from its first task to its last, with no hand-off to a core
+ * thread and back (tens of microseconds when the core thread sleeps on
+ * another CPU); the core threads still run everything no thread waits
+ * for, and help with the waiter's tasks as with any other. A wait may end
+ * later than its deadline by the run time of the task it was running.
+ *
+ * Return: true if it ran something (the caller checks its counter again),
+ * false if no core was free or nothing could run.
+ */
+bool npu_serve(struct npu_device *dev, struct npu_queue *want,
+	       const u64 *count, u64 target, u64 deadline)
+{
+	struct npu_core_unit *c = NULL;
+	bool ran = false;
+	u32 i;
+
+	for (i = 0; i < dev->num_cores && !c; i++)
+		if (dev->cores[i].parked && !dev->cores[i].lent)
+			c = &dev->cores[i];
+	/* an injected hang or slow task models the device: waiters sleep */
+	if (!c || dev->test_hang || dev->test_slow_us)
+		return false;
+	c->lent = true;
+	while (*count < target && !dev->stopping &&
+	       npu_time_ns() < deadline) {
+		struct npu_queue *q = npu_serve_pick(dev, c->index, want);
+
+		if (q)
+			npu_dispatch_one(c, q);	/* returns with dev->lock held */
+		else if (!npu_help(c))
+			break;
+		ran = true;
+		if (!npu_list_empty(&dev->reap))
+			npu_reap_unlocked(dev);
+	}
+	c->lent = false;
+	/* kicks passed its thread by while it was lent */
+	if (c->parked && npu_work_pending(dev)) {
+		c->parked = false;
+		npu_waitq_wake_all(&c->park_wq);
+	}
+	return ran;
 }
 
 /**
@@ -917,30 +1070,26 @@ int npu_core_worker(void *arg)
 	while (!dev->stopping) {
 		bool retry = false;
 
+		if (c->lent) {		/* a waiter runs as this core */
+			npu_core_park(c, NPU_NO_DEADLINE);
+			continue;
+		}
 		q = npu_pick(dev, c->index, &retry);
 		if (!q) {
-			bool reap = !npu_list_empty(&dev->reap);
-
-			if (reap) {
-				npu_mutex_unlock(&dev->lock);
-				npu_reap(dev);
-				npu_mutex_lock(&dev->lock);
+			if (!npu_list_empty(&dev->reap)) {
+				npu_reap_unlocked(dev);
 				continue;
 			}
 			if (npu_help(c))
 				continue;
 			/* a held profile buffer: look again in a moment */
-			npu_waitq_wait(&dev->work_wq, &dev->lock,
-				       retry ? npu_time_ns() + NPU_CHUNK_NS :
-					       NPU_NO_DEADLINE);
+			npu_core_park(c, retry ? npu_time_ns() + NPU_CHUNK_NS :
+						 NPU_NO_DEADLINE);
 			continue;
 		}
 		npu_dispatch_one(c, q);	/* returns with dev->lock held */
-		if (!npu_list_empty(&dev->reap)) {
-			npu_mutex_unlock(&dev->lock);
-			npu_reap(dev);
-			npu_mutex_lock(&dev->lock);
-		}
+		if (!npu_list_empty(&dev->reap))
+			npu_reap_unlocked(dev);
 	}
 	npu_mutex_unlock(&dev->lock);
 	return 0;

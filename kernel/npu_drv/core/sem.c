@@ -118,8 +118,8 @@ int npu_ioctl_sem_wait(struct npu_file *f, struct drm_npu_sem_wait *args)
 	if (!sem)
 		return -ENOENT;
 	npu_mutex_lock(&dev->lock);
-	err = npu_wait_count(dev, &dev->sem_values[sem->hw], args->value,
-			     deadline);
+	err = npu_wait_count(dev, NULL, &dev->sem_values[sem->hw],
+			     args->value, deadline);
 	npu_mutex_unlock(&dev->lock);
 	npu_sem_put(sem);
 	return err;

@@ -295,7 +295,7 @@ int npu_ioctl_wait_fence(struct npu_file *f, struct drm_npu_wait_fence *args)
 		err = -EINVAL;
 		goto out;
 	}
-	err = npu_wait_count(dev, &q->completed, args->fence, deadline);
+	err = npu_wait_count(dev, q, &q->completed, args->fence, deadline);
 	if (!err && npu_fence_failed(q, args->fence))
 		err = -EIO;
 out:
