@@ -3,7 +3,8 @@
 # ONNX model (Documentation/npu-quant.rst), on the compiler's importer and
 # reference interpreter.
 
-NPUQ_OBJS	:= $(call objs,tools/npu-quant/npu_quant.c tools/npu-quant/calib.c)
+NPUQ_OBJS	:= $(call objs,tools/npu-quant/npu_quant.c tools/npu-quant/calib.c \
+			tools/npu-quant/fold_bn.c)
 $(NPUQ_OBJS): CPPFLAGS += $(FE_CPPFLAGS) -Itools/npu-run $(VERSION_CPPFLAGS)
 $(NPUQ_OBJS): | $(FE_PB_H)
 $(NPUQ_OBJS): mk/version.mk

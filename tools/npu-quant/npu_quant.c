@@ -27,6 +27,7 @@
 #include <time.h>
 
 #include "calib.h"
+#include "fold_bn.h"
 #include "dumpfmt.h"
 #include "emit/emit.h"
 #include "interp/interp.h"
@@ -108,6 +109,9 @@ struct sample {
 static struct {
 	struct opts o;
 	Onnx__ModelProto *m;
+	uint8_t *packed;		/* m, packed after the BN folding */
+	size_t packed_len;
+	int folded_bn;			/* BatchNormalizations folded */
 	struct ir_graph *g;
 	int64_t opset;
 	struct act *acts;
@@ -388,6 +392,20 @@ static bool in_list(const char *list, const char *s)
 }
 
 /* --- the model ----------------------------------------------------------- */
+
+/*
+ * The model as the importer reads it, after the BatchNormalization folding
+ * (Q.packed): calibration runs the graph that gets quantized.
+ */
+static int pack_model(void)
+{
+	Q.packed_len = onnx__model_proto__get_packed_size(Q.m);
+	Q.packed = malloc(Q.packed_len + 1);
+	if (!Q.packed)
+		die_oom();
+	onnx__model_proto__pack(Q.m, Q.packed);
+	return 0;
+}
 
 static Onnx__ModelProto *read_model(const char *path)
 {
@@ -1749,6 +1767,9 @@ static void summary(void)
 	       Q.o.wbits, Q.o.wbits == 4 ? ", blocked" : ", per channel", na,
 	       Q.o.weight_only ? "none" : Q.o.act_unsigned ? "uint8" : "int8",
 	       method_name(), Q.ns, Q.calib_seconds);
+	if (Q.folded_bn)
+		printf("  %d BatchNormalization folded into the Conv before "
+		       "it\n", Q.folded_bn);
 	if (n)
 		printf("  most sensitive: ");
 	for (int i = 0; i < n && i < 5; i++)
@@ -1793,6 +1814,7 @@ static void cleanup(void)
 	free(Q.qn);
 	free(Q.acts);
 	free(Q.wqs);
+	free(Q.packed);
 	ir_graph_free(Q.g);
 	if (Q.m)
 		onnx__model_proto__free_unpacked(Q.m, NULL);
@@ -1839,8 +1861,13 @@ int main(int argc, char **argv)
 			(long long)Q.opset);
 		goto out;
 	}
+	if (npuq_fold_bn(Q.m, &Q.folded_bn))
+		die_oom();
+	if (pack_model())
+		goto out;
 	imp.input_shapes = Q.o.input_shapes;
-	if (onnx_import_file(Q.o.model, &imp, &g0, err, sizeof(err))) {
+	if (onnx_import_buffer(Q.packed, Q.packed_len, NULL, &imp, &g0, err,
+			       sizeof(err))) {
 		fprintf(stderr, PROG ": %s: %s\n", Q.o.model, err);
 		goto out;
 	}
@@ -1853,7 +1880,8 @@ int main(int argc, char **argv)
 	    check_samples(g0, shapes, sizeof(shapes)))
 		goto out;
 	imp.input_shapes = shapes;
-	if (onnx_import_file(Q.o.model, &imp, &Q.g, err, sizeof(err))) {
+	if (onnx_import_buffer(Q.packed, Q.packed_len, NULL, &imp, &Q.g, err,
+			       sizeof(err))) {
 		fprintf(stderr, PROG ": %s: %s\n", Q.o.model, err);
 		goto out;
 	}

@@ -133,6 +133,11 @@ def run(model, feeds):
             y = y.astype(np.float32)
         elif op == "MatMul":
             y = np.matmul(x[0], x[1]).astype(np.float32)
+        elif op == "BatchNormalization":
+            sh = (1, -1) + (1,) * (x[0].ndim - 2)
+            y = ((x[0] - x[3].reshape(sh)) /
+                 np.sqrt(x[4].reshape(sh) + a.get("epsilon", 1e-5)) *
+                 x[1].reshape(sh) + x[2].reshape(sh)).astype(np.float32)
         elif op == "Identity":
             y = x[0]
         else:

@@ -10,6 +10,7 @@ error threshold leaves it in float; int4 weights are packed, blocked and
 dequantize as ONNX opset 21 says; bad inputs give clear errors."""
 
 import json
+import re
 import os
 import subprocess
 import sys
@@ -80,8 +81,35 @@ def make_models(d):
             h = torch.relu(self.fc2(h))
             return self.fc3(h)
 
+    # Conv -> BatchNormalization pairs (eval mode, random statistics), one
+    # Conv weight shared by two Convs, one Conv with no bias
+    class ConvBN(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.c1 = nn.Conv2d(3, 16, 3, padding=1, bias=False)
+            self.b1 = nn.BatchNorm2d(16)
+            self.c2 = nn.Conv2d(16, 32, 3, padding=1)
+            self.b2 = nn.BatchNorm2d(32)
+            self.fc = nn.Linear(32, 10)
+            for b in (self.b1, self.b2):
+                b.running_mean.uniform_(-0.5, 0.5)
+                b.running_var.uniform_(0.5, 2.0)
+                b.weight.data.uniform_(0.5, 1.5)
+                b.bias.data.uniform_(-0.2, 0.2)
+
+        def forward(self, x):
+            a = torch.relu(self.b1(self.c1(x)))
+            b = torch.relu(self.b2(self.c2(a)))
+            return self.fc(torch.flatten(
+                nn.functional.adaptive_avg_pool2d(b, 1), 1))
+
     conv, mlp = Conv(), MLP()
     export(conv, torch.randn(1, 3, 16, 16), os.path.join(d, "conv.onnx"))
+    torch.onnx.export(ConvBN().eval(), torch.randn(1, 3, 16, 16),
+                      os.path.join(d, "convbn.onnx"), input_names=["x"],
+                      output_names=["y"], opset_version=13,
+                      do_constant_folding=False,
+                      training=torch.onnx.TrainingMode.PRESERVE)
     export(mlp, torch.randn(4, 64), os.path.join(d, "mlp.onnx"))
     # the same MLP made sensitive at fc2: one unit of fc1 a thousand times
     # larger, fc2's column for it a thousand times smaller (the float
@@ -443,6 +471,44 @@ def main():
                      os.path.join(t, "b.onnx")])
     ok(rc == 2 and "quantized already" in log, "a QDQ model as input: "
        "exit 2", log)
+
+    # BatchNormalization folded into the Conv before it: the QDQ model has
+    # none, and npuc makes int8 convolutions of it
+    convbn = os.path.join(t, "convbn.onnx")
+    fm = load(convbn)
+    out = os.path.join(t, "convbn_q.onnx")
+    rc, log = quant([convbn, cal_c, "-o", out])
+    q = load(out) if rc == 0 else None
+    ops = [nd.op_type for nd in q.graph.node] if q else []
+    ok([nd.op_type for nd in fm.graph.node].count("BatchNormalization") == 2
+       and rc == 0 and checker_ok(out)[0] and
+       "BatchNormalization" not in ops and
+       "2 BatchNormalization folded" in log and
+       len([i for i in q.graph.initializer if i.data_type == 3 and
+            len(i.dims) == 4]) == 2,
+       "conv+bn net: both BatchNormalizations folded, 2 int8 conv weights",
+       log + " ".join(ops))
+    if q:
+        f, qq = float_and_qdq(fm, q, held_c)
+        r = rel(qq, f)
+        ok(r < 0.05, "conv+bn net: numpy QDQ evaluation of the folded "
+           "model within %.4f of the float model with its BatchNorms "
+           "(< 0.05)" % r)
+        build = os.environ.get("BUILD", "build")
+        om = os.path.join(t, "convbn_q.om")
+        p = subprocess.run([os.path.join(build, "bin", "npuc"), out, "-o",
+                            om, "--no-cache"], capture_output=True,
+                           text=True)
+        tasks = subprocess.run([os.path.join(build, "bin", "npu-om"),
+                                "--tasks", om], capture_output=True,
+                               text=True).stdout if p.returncode == 0 else ""
+        nq = len(re.findall(r"\bQCONV2D\b", tasks))
+        ok(p.returncode == 0 and nq == 2, "conv+bn net: npuc compiles "
+           "both convolutions to QCONV2D tasks (%d)" % nq,
+           p.stderr[-500:])
+    else:
+        ok(False, "conv+bn net: numpy QDQ evaluation", log)
+        ok(False, "conv+bn net: npuc compiles it", log)
 
     print("1..%d" % n)
     import shutil

@@ -40,6 +40,9 @@ struct npu_qconv_job {
 	const struct npu_qrq *rq;
 	u8 *out;
 	u64 out_px, out_ch;	/* bytes between output pixels, channels */
+	/* the broadcast form (npu_qkern_vnni.c): NULL @ub runs the other */
+	void *ub;		/* the core's unified buffer, NPU_UB_BYTES */
+	const u8 **ub_w;	/* whose weights the buffer holds (per chunk) */
 };
 
 /*

@@ -253,6 +253,255 @@ static s32 qconv_wsum(const struct npu_qconv_job *j, u64 oc)
 	return _mm_cvtsi128_si32(hsum4(s, s, s, s));
 }
 
+/*
+ * The broadcast form, for stride 1 or 2 when the unified
+ * buffer holds the block's weights and the row's input window:
+ *
+ * - the weights of the 16-channel block are repacked, once per chunk, into
+ *   [KH * KW][C1][8][16][4] bytes: a 64-byte vector holds four input
+ *   channels of each of the 16 output channels;
+ * - the input rows the output row reads are copied into a window
+ *   [KH][C1][NPX][32] with the padding written as the zero point's byte,
+ *   so that the loop has no bounds checks and pixel p of a block is a
+ *   constant offset (p * stride * 32 bytes);
+ * - one VPDPBUSD multiplies four input bytes of a pixel, broadcast to all
+ *   16 lanes, with a weight vector: the 16 output channels of the pixel
+ *   accumulate in the lanes of one register, 16 (or 8) pixels in as many
+ *   registers, with no horizontal sums.
+ *
+ * Same integer sums, same requantization: the bits of the other forms.
+ */
+#define QBC_WIN_PX	16	/* pixels of a block: 16, or 8 near the end */
+
+struct qbc {
+	const struct npu_qconv_job *j;
+	u64 taps, npx, wbytes;	/* taps, window pixels, weight bytes */
+	/* in the unified buffer, in this order: */
+	s32 *comp;		/* bias - zu * sum of the channel's weights */
+	u8 *w, *win;
+};
+
+static int qbc_setup(const struct npu_qconv_job *j, struct qbc *b)
+{
+	u64 span, wbytes, winbytes;
+
+	if (!j->ub || (j->sw != 1 && j->sw != 2) || j->xs3 != 32 ||
+	    j->ws0 > 0x7fffffffu / 16)	/* the gather's int32 index */
+		return 0;
+	b->taps = (u64)j->kh * j->kw;
+	/* the pixels the last (rounded-up) block reads */
+	span = ((j->ow + QBC_WIN_PX - 1) / QBC_WIN_PX * QBC_WIN_PX - 1) *
+	       j->sw + (u64)(j->kw - 1) * j->dw + 1;
+	wbytes = b->taps * j->c1 * 512;
+	winbytes = (u64)j->kh * j->c1 * span * 32;
+	if (b->taps > NPU_UB_BYTES || span > NPU_UB_BYTES ||
+	    64 + wbytes + winbytes > NPU_UB_BYTES)
+		return 0;
+	b->j = j;
+	b->npx = span;
+	b->wbytes = wbytes;
+	b->comp = j->ub;
+	b->w = (u8 *)j->ub + 64;
+	b->win = b->w + wbytes;
+	return 1;
+}
+
+/*
+ * Repack the block's weights into the buffer, a gather of 16 channels'
+ * four bytes per vector; comp[] from their sums (VPDPBUSD with bytes of 1).
+ */
+static void qbc_pack_weights(struct qbc *b)
+{
+	const struct npu_qconv_job *j = b->j;
+	const __mmask16 live = (__mmask16)((1u << j->noc) - 1);
+	const __m512i ones = _mm512_set1_epi8(1);
+	const __m512i idx = _mm512_mullo_epi32(
+		_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
+				  14, 15),
+		_mm512_set1_epi32((s32)j->ws0));
+	__m512i sums = _mm512_setzero_si512(), add;
+	u8 *d = b->w;
+	u64 t, c1;
+	int g;
+
+	for (t = 0; t < b->taps; t++)
+		for (c1 = 0; c1 < j->c1; c1++) {
+			const u8 *src = j->w + c1 * j->ws1 +
+					(t / j->kw) * j->ws2 +
+					(t % j->kw) * j->ws3;
+
+			for (g = 0; g < 8; g++) {
+				__m512i v = _mm512_mask_i32gather_epi32(
+					_mm512_setzero_si512(), live, idx,
+					src + g * 4, 1);
+
+				_mm512_storeu_si512(d, v);
+				sums = _mm512_dpbusd_epi32(sums, ones, v);
+				d += 64;
+			}
+		}
+	add = _mm512_maskz_loadu_epi32(live, j->rq->add);
+	_mm512_storeu_si512(b->comp, _mm512_maskz_sub_epi32(
+		live, add, _mm512_mullo_epi32(sums,
+					      _mm512_set1_epi32(j->zpu))));
+}
+
+/*
+ * Copy the rows output row iy0 reads into the window, padding included;
+ * an I8 input flipped to u8 on the way (npu_qconv_vnni()'s identity).
+ */
+static void qbc_fill_window(struct qbc *b)
+{
+	const struct npu_qconv_job *j = b->j;
+	const __m256i flip = _mm256_set1_epi8((char)j->flip);
+	u64 ky, c1, px;
+
+	for (ky = 0; ky < j->kh; ky++) {
+		s64 iy = j->iy0 + (s64)(ky * j->dh);
+		int rowok = iy >= 0 && iy < (s64)j->ih;
+
+		for (c1 = 0; c1 < j->c1; c1++) {
+			u8 *d = b->win + ((ky * j->c1 + c1) * b->npx) * 32;
+			const u8 *src = j->x + (u64)(rowok ? iy : 0) * j->xs2 +
+					c1 * j->xs1;
+
+			for (px = 0; px < b->npx; px++) {
+				s64 ix = (s64)px - (s64)j->pl;
+				__m256i v = _mm256_set1_epi8((char)j->padv);
+
+				if (rowok && ix >= 0 && ix < (s64)j->iw)
+					v = ld32(src + (u64)ix * 32);
+				_mm256_storeu_si256((__m256i *)(d + px * 32),
+						    _mm256_xor_si256(v, flip));
+			}
+		}
+	}
+}
+
+static __always_inline __m512i bc4(const u8 *p)
+{
+	s32 v;
+
+	memcpy(&v, p, 4);
+	return _mm512_set1_epi32(v);
+}
+
+/* acc + comp -> 16 output bytes, requantized as q_requant(). */
+static __always_inline __m128i qbc_requant(__m512i acc, __m512i comp,
+					   __m512d m0, __m512d m1,
+					   const struct npu_qrq *rq)
+{
+	const __m512d yz = _mm512_set1_pd(rq->yz);
+	const __m512d lo = _mm512_set1_pd(rq->lo), hi = _mm512_set1_pd(rq->hi);
+	__m512i s = _mm512_add_epi32(acc, comp);
+	__m512d d0 = _mm512_cvtepi32_pd(_mm512_castsi512_si256(s));
+	__m512d d1 = _mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(s, 1));
+	__m256i r0, r1;
+
+	d0 = _mm512_add_pd(_mm512_mul_pd(d0, m0), yz);
+	d1 = _mm512_add_pd(_mm512_mul_pd(d1, m1), yz);
+	d0 = _mm512_max_pd(_mm512_min_pd(d0, hi), lo);
+	d1 = _mm512_max_pd(_mm512_min_pd(d1, hi), lo);
+	d0 = _mm512_roundscale_pd(d0, _MM_FROUND_TO_NEAREST_INT |
+				      _MM_FROUND_NO_EXC);
+	d1 = _mm512_roundscale_pd(d1, _MM_FROUND_TO_NEAREST_INT |
+				      _MM_FROUND_NO_EXC);
+	r0 = _mm512_cvtpd_epi32(d0);
+	r1 = _mm512_cvtpd_epi32(d1);
+	return _mm512_cvtepi32_epi8(_mm512_inserti64x4(
+		_mm512_castsi256_si512(r0), r1, 1));
+}
+
+/*
+ * @np pixels from @ox (a block of @NP, the rest ignored) at stride @SW:
+ * the sums over every tap and channel, then the store.
+ */
+static __always_inline void qbc_block(const struct qbc *b, u64 ox, u32 np,
+				      const int NP, const int SW,
+				      __m512d m0, __m512d m1)
+{
+	const struct npu_qconv_job *j = b->j;
+	__m512i acc[QBC_WIN_PX];
+	const __m512i comp = _mm512_loadu_si512(b->comp);
+	const u8 *w = b->w;
+	u64 t, c1;
+	int p, g;
+
+	for (p = 0; p < NP; p++)
+		acc[p] = _mm512_setzero_si512();
+	for (t = 0; t < b->taps; t++) {
+		u64 ky = t / j->kw, kx = t % j->kw;
+		const u8 *xr = b->win + (ky * j->c1 * b->npx +
+					 ox * SW + kx * j->dw) * 32;
+
+		for (c1 = 0; c1 < j->c1; c1++) {
+			const u8 *x = xr + c1 * b->npx * 32;
+
+			for (g = 0; g < 8; g++) {
+				const __m512i wv = _mm512_loadu_si512(w);
+
+#pragma GCC unroll 16
+				for (p = 0; p < NP; p++)
+					acc[p] = _mm512_dpbusd_epi32(
+						acc[p],
+						bc4(x + p * SW * 32 + g * 4),
+						wv);
+				w += 64;
+			}
+		}
+	}
+	for (p = 0; p < NP && (u32)p < np; p++) {
+		__m128i v = qbc_requant(acc[p], comp, m0, m1, j->rq);
+		u8 *o = j->out + (ox + (u64)p) * j->out_px;
+
+		if (j->out_ch == 1) {
+			_mm_mask_storeu_epi8(o, (__mmask16)((1u << j->noc) - 1),
+					     v);
+		} else {
+			u8 r[16];
+			u32 i;
+
+			_mm_storeu_si128((__m128i *)r, v);
+			for (i = 0; i < j->noc; i++)
+				o[i * j->out_ch] = r[i];
+		}
+	}
+}
+
+static void qbc_row(const struct qbc *b, const int SW)
+{
+	const struct npu_qconv_job *j = b->j;
+	const __m512d m0 = _mm512_loadu_pd(&j->rq->mult[0]);
+	const __m512d m1 = _mm512_loadu_pd(&j->rq->mult[8]);
+	u64 ox;
+
+	for (ox = 0; ox < j->ow;) {
+		u64 left = j->ow - ox;
+
+		if (left > 8) {
+			qbc_block(b, ox, left < 16 ? (u32)left : 16, 16, SW,
+				  m0, m1);
+			ox += 16;
+		} else {
+			qbc_block(b, ox, (u32)left, 8, SW, m0, m1);
+			ox += 8;
+		}
+	}
+}
+
+static void qconv_broadcast(const struct npu_qconv_job *j, struct qbc *b)
+{
+	if (*j->ub_w != j->w) {	/* a new block, or a new chunk */
+		qbc_pack_weights(b);
+		*j->ub_w = j->w;
+	}
+	qbc_fill_window(b);
+	if (j->sw == 1)
+		qbc_row(b, 1);
+	else
+		qbc_row(b, 2);
+}
+
 void npu_qconv_vnni(const struct npu_qconv_job *j)
 {
 	u8 padbuf[32];
@@ -266,7 +515,12 @@ void npu_qconv_vnni(const struct npu_qconv_job *j)
 	/* rows of the taps inside the input for every pixel of this row */
 	int rows_in = j->iy0 >= 0 &&
 		      j->iy0 + (s64)((u64)(j->kh - 1) * j->dh) < (s64)j->ih;
+	struct qbc b;
 
+	if (qbc_setup(j, &b)) {
+		qconv_broadcast(j, &b);
+		return;
+	}
 	memset(padbuf, j->padv, sizeof(padbuf));
 	if ((u64)j->kh * j->kw <= QCONV_MAX_TAPS) {
 		for (ky = 0; ky < j->kh; ky++)

@@ -322,6 +322,57 @@ static void conv_cases(void)
 	}
 }
 
+/*
+ * The VNNI broadcast form (packed weights, stride 1 or 2): rows
+ * of 1 to 40 pixels (blocks of 16 and of 8, tails), blocks of fewer than
+ * 16 channels, every other chunk without the unified buffer (the other
+ * form) and several blocks and images sharing one chunk's weights.
+ */
+static void broadcast_cases(void)
+{
+	static const u32 cs[] = { 1, 32, 33, 64, 96, 130 };
+	int i;
+
+	for (i = 0; i < 30; i++) {
+		struct qc_case k;
+
+		memset(&k, 0, sizeof(k));
+		k.n = (u32)rnd(1, 2);
+		k.groups = 1;
+		k.c = cs[rnd(0, 5)];
+		k.o = (u32)rnd(1, 40);
+		k.packed = k.blk_in = 1;
+		k.blk_out = rnd(0, 1);
+		k.xdt = rnd(0, 1) ? U8 : I8;
+		k.wdt = I8;
+		k.ydt = rnd(0, 1) ? U8 : I8;
+		k.kh = (u32)rnd(1, 3);
+		k.kw = (u32)rnd(1, 3);
+		k.h = (u32)rnd(1, 6);
+		k.w = (u32)rnd(1, 40);
+		k.sh = (u32)rnd(1, 2);
+		k.sw = (u32)rnd(1, 2);
+		k.dh = (u32)rnd(1, 2);
+		k.dw = (u32)rnd(1, 2);
+		k.pt = (u32)rnd(0, 1);
+		k.pb = (u32)rnd(0, 1);
+		k.pl = (u32)rnd(0, 2);
+		k.pr = (u32)rnd(0, 2);
+		k.bias = rnd(0, 1);
+		k.per_ch = rnd(0, 1);
+		if (!outdim(k.h, k.pt, k.pb, k.kh, k.sh, k.dh) ||
+		    !outdim(k.w, k.pl, k.pr, k.kw, k.sw, k.dw)) {
+			k.pt = k.pb = k.pl = k.pr = 2;
+			k.dh = k.dw = 1;
+		}
+		tap_ok(!run_qconv(&k, NPU_ISA_AUTO, 0) &&
+		       !run_qconv(&k, NPU_ISA_AUTO, 1),
+		       "QCONV2D broadcast %s n%u c%u %ux%u o%u k%ux%u s%u,%u d%u,%u p%u,%u,%u,%u -> %s exact, one chunk and chunked",
+		       k.xdt == I8 ? "i8" : "u8", k.n, k.c, k.h, k.w, k.o, k.kh, k.kw, k.sh, k.sw, k.dh,
+		       k.dw, k.pt, k.pl, k.pb, k.pr, k.ydt == I8 ? "i8" : "u8");
+	}
+}
+
 static int run_qmm(u32 rows, u32 m, u32 n, u32 kk, int tb, u32 adt, u32 bdt,
 		   u32 ydt, int bias, int per_ch, u32 isa, int chunked)
 {
@@ -604,6 +655,7 @@ int main(void)
 	tap_diag("VNNI kernels: %s", npu_op_has_vnni() ? "yes" : "no");
 	check_cases();
 	conv_cases();
+	broadcast_cases();
 	matmul_cases();
 	qadd_cases();
 	return tap_done();
