@@ -63,6 +63,18 @@ static __always_inline GFV gf_sel(GFI m, GFV t, GFV f)
 	return (GFV)((m & (GFI)t) | (~m & (GFI)f));
 }
 
+/* Whether any lane of the mask @m is set. */
+static __always_inline bool gf_any(GFI m)
+{
+	u64 w[(sizeof(GFI) + 7) / 8] = { 0 }, acc = 0;
+	u32 i;
+
+	__builtin_memcpy(w, &m, sizeof(m));
+	for (i = 0; i < (sizeof(GFI) + 7) / 8; i++)
+		acc |= w[i];
+	return acc != 0;
+}
+
 static __always_inline GFV gf_cheb(const u32 *c, int n, GFV u)
 {
 	GFV b1 = gf_splat(0.0f), b2 = gf_splat(0.0f), t;
@@ -101,19 +113,32 @@ static __always_inline GFV gf_exp_neg(GFV q)
 	return (GFV)((GFU)p + e);
 }
 
+/*
+ * Each range is computed only when a lane needs it: a lane's result does
+ * not depend on which other ranges were computed, so skipping one no lane
+ * selects changes no bit (it saves the far series and its division on
+ * most vectors of a network's activations).
+ */
 static __always_inline GFV gelu_gf(GFV x)
 {
 	GFV z, a, z2, p, e_small, xh, xl, qh, ql, ex, g_near, g_far, ec, e;
+	GFI small, far;
 	int i;
 
 	z = x * gf_splat(0.707106781186547524f);
 	a = (GFV)((GFI)z & ~(GFI)gf_splat(-0.0f));
+	small = (z > gf_splat(-0.5f)) & (z < gf_splat(0.75f));
 	/* -0.5 < z < 0.75: 1 + z P(z^2) */
-	z2 = z * z;
-	p = gf_splat(npu_u2f(npu_gelu_f_series[9]));
-	for (i = 8; i >= 0; i--)
-		p = p * z2 + gf_splat(npu_u2f(npu_gelu_f_series[i]));
-	e_small = gf_splat(1.0f) + z * p;
+	e_small = z;
+	if (gf_any(small)) {
+		z2 = z * z;
+		p = gf_splat(npu_u2f(npu_gelu_f_series[9]));
+		for (i = 8; i >= 0; i--)
+			p = p * z2 + gf_splat(npu_u2f(npu_gelu_f_series[i]));
+		e_small = gf_splat(1.0f) + z * p;
+		if (!gf_any(~small))
+			return gf_splat(0.5f) * x * e_small;
+	}
 	/* x^2 / 2 = qh + ql: 12 high bits of x, squared exactly */
 	xh = (GFV)((GFU)x & (GFU)gf_splat(npu_u2f(0xfffff000u)));
 	xl = x - xh;
@@ -125,13 +150,16 @@ static __always_inline GFV gelu_gf(GFV x)
 	p = p * ql + gf_splat(1.0f);
 	ex = gf_exp_neg(qh) * p;
 	/* g(a): near on [0.5, 2.5] in a - 1.5, far in 1 / a */
+	far = a >= gf_splat(2.5f);
 	g_near = gf_cheb(npu_gelu_f_near, 12, a - gf_splat(1.5f));
-	g_far = gf_cheb(npu_gelu_f_far, 10,
-			(gf_splat(2.0f) / a - gf_splat(0.48333333f)) *
-			gf_splat(3.15789474f));
-	ec = ex * gf_sel(a < gf_splat(2.5f), g_near, g_far);
+	g_far = g_near;
+	if (gf_any(far))
+		g_far = gf_cheb(npu_gelu_f_far, 10,
+				(gf_splat(2.0f) / a - gf_splat(0.48333333f)) *
+				gf_splat(3.15789474f));
+	ec = ex * gf_sel(~far, g_near, g_far);
 	e = gf_sel(z > gf_splat(0.0f), gf_splat(2.0f) - ec, ec);
-	e = gf_sel((z > gf_splat(-0.5f)) & (z < gf_splat(0.75f)), e_small, e);
+	e = gf_sel(small, e_small, e);
 	return gf_splat(0.5f) * x * e;
 }
 
@@ -145,16 +173,12 @@ static __always_inline void gelu_gf_row(float *x, u32 n)
 	GFV v;
 	GFI in;
 	u32 i, j;
-	bool all;
 
 	for (i = 0; i + GFW <= n; i += GFW) {
 		__builtin_memcpy(&v, x + i, sizeof(v));
 		in = (v >= gf_splat(-NPU_GELU_F_LIM)) &
 		     (v <= gf_splat(NPU_GELU_F_LIM));
-		all = true;
-		for (j = 0; j < GFW; j++)
-			all &= in[j] != 0;
-		if (!all) {
+		if (gf_any(~in)) {
 			for (j = 0; j < GFW; j++)
 				x[i + j] = npu_geluf(x[i + j]);
 			continue;

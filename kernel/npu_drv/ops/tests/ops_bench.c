@@ -270,6 +270,11 @@ int main(int argc, char **argv)
 {
 	int reps = argc > 1 ? atoi(argv[1]) : 3;
 
+	if (reps < 1 || reps > 1000 ||
+	    (argc > 2 && strcmp(argv[2], "wq"))) {
+		fprintf(stderr, "usage: ops_bench [REPS (1-1000, default 3) [wq]]\n");
+		return 2;
+	}
 	tl_seed(7);
 	peak = fma_peak();
 	printf("FMA peak (one core, measured): %.1f GFLOP/s; ISA level %u "
