@@ -112,6 +112,12 @@ struct npu_kern {
 	void (*dot8_rows)(float *out, const float *q, const float *k,
 			  u64 krs, u32 nk, u32 d);
 	/*
+	 * dot8_rows() with the keys transposed: element t of key j at
+	 * kt[t * ktrs + j]; vectors across keys, the same bits.
+	 */
+	void (*dott_rows)(float *out, const float *q, const float *kt,
+			  u64 ktrs, u32 nk, u32 d);
+	/*
 	 * y[e] = y[e] + p[j] * v[j * vrs + e] for j < @n in order, e < @dv:
 	 * @n axpy rows with y held in registers across them (multiply then
 	 * add: the bits of axpy row by row).

@@ -45,6 +45,7 @@ NPU_KERN_DW16_TAPS(avx2_dw16_taps, 4)
 NPU_KERN_EPI16(avx2_epi16)
 NPU_KERN_MAX16_PX(avx2_max16_px)
 NPU_KERN_DOT8_ROWS(avx2_dot8_rows)
+NPU_KERN_DOTT_ROWS(avx2_dott_rows)
 NPU_KERN_AXPY_ROWS(avx2_axpy_rows)
 NPU_KERN_AXPY(avx2_axpy)
 NPU_KERN_DQ(avx2)
@@ -76,6 +77,7 @@ const struct npu_kern npu_kern_avx2 = {
 	.epi16 = avx2_epi16,
 	.max16_px = avx2_max16_px,
 	.dot8_rows = avx2_dot8_rows,
+	.dott_rows = avx2_dott_rows,
 	.axpy_rows = avx2_axpy_rows,
 	.gelu_row = avx2_gelu_row,
 	.axpy = avx2_axpy,

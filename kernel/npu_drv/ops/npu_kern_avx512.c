@@ -50,6 +50,7 @@ NPU_KERN_DW16_TAPS(avx512_dw16_taps, 8)
 NPU_KERN_EPI16(avx512_epi16)
 NPU_KERN_MAX16_PX(avx512_max16_px)
 NPU_KERN_DOT8_ROWS(avx512_dot8_rows)
+NPU_KERN_DOTT_ROWS(avx512_dott_rows)
 NPU_KERN_AXPY_ROWS(avx512_axpy_rows)
 NPU_KERN_AXPY(avx512_axpy)
 NPU_KERN_DQ(avx512)
@@ -81,6 +82,7 @@ const struct npu_kern npu_kern_avx512 = {
 	.epi16 = avx512_epi16,
 	.max16_px = avx512_max16_px,
 	.dot8_rows = avx512_dot8_rows,
+	.dott_rows = avx512_dott_rows,
 	.axpy_rows = avx512_axpy_rows,
 	.gelu_row = avx512_gelu_row,
 	.axpy = avx512_axpy,

@@ -28,6 +28,7 @@ NPU_KERN_DW16_TAPS(base_dw16_taps, 2)
 NPU_KERN_EPI16(base_epi16)
 NPU_KERN_MAX16_PX(base_max16_px)
 NPU_KERN_DOT8_ROWS(base_dot8_rows)
+NPU_KERN_DOTT_ROWS(base_dott_rows)
 NPU_KERN_AXPY_ROWS(base_axpy_rows)
 NPU_KERN_AXPY(base_axpy)
 NPU_KERN_DQ(base)
@@ -59,6 +60,7 @@ const struct npu_kern npu_kern_baseline = {
 	.epi16 = base_epi16,
 	.max16_px = base_max16_px,
 	.dot8_rows = base_dot8_rows,
+	.dott_rows = base_dott_rows,
 	.axpy_rows = base_axpy_rows,
 	.gelu_row = base_gelu_row,
 	.axpy = base_axpy,

@@ -324,6 +324,50 @@ static void name(float *out, const float *q, const float *k, u64 krs,	\
  * npu_kern.h's axpy_rows: y in chunks of up to 4 vectors kept in
  * registers over all the rows, a tail element by element.
  */
+/*
+ * npu_kern.h's dott_rows: dot8_rows() with k transposed (kt[t * ktrs + j]
+ * is element t of key j), VW keys a vector: the 8 partial sums of VW keys
+ * are 8 vectors, reduced in dot8_reduce()'s tree lane by lane.
+ */
+#define NPU_KERN_DOTT_ROWS(name)					\
+static void name(float *out, const float *q, const float *kt, u64 ktrs,	\
+		 u32 nk, u32 d)						\
+{									\
+	u32 j = 0, t, d8 = d & ~7u, i;					\
+									\
+	for (; j + VW <= nk; j += VW) {					\
+		VF p[8], s;						\
+									\
+		_Pragma("GCC unroll 8")					\
+		for (i = 0; i < 8; i++)					\
+			p[i] = VBCAST(0.0f);				\
+		for (t = 0; t < d8; t += 8) {				\
+			_Pragma("GCC unroll 8")				\
+			for (i = 0; i < 8; i++)				\
+				p[i] = p[i] + VBCAST(q[t + i]) *	\
+				       vload(kt + (t + i) * ktrs + j);	\
+		}							\
+		s = ((p[0] + p[1]) + (p[2] + p[3])) +			\
+		    ((p[4] + p[5]) + (p[6] + p[7]));			\
+		for (t = d8; t < d; t++)				\
+			s = s + VBCAST(q[t]) * vload(kt + t * ktrs + j); \
+		vstore(out + j, s);					\
+	}								\
+	for (; j < nk; j++) {						\
+		float p[8] = { 0 }, s;					\
+									\
+		for (t = 0; t < d8; t += 8)				\
+			for (i = 0; i < 8; i++)				\
+				p[i] = p[i] + q[t + i] *		\
+				       kt[(t + i) * ktrs + j];		\
+		s = ((p[0] + p[1]) + (p[2] + p[3])) +			\
+		    ((p[4] + p[5]) + (p[6] + p[7]));			\
+		for (t = d8; t < d; t++)				\
+			s = s + q[t] * kt[t * ktrs + j];		\
+		out[j] = s;						\
+	}								\
+}
+
 #define NPU_KERN_AXPY_ROWS(name)					\
 static void name(float *y, const float *v, u64 vrs, const float *p,	\
 		 u32 n, u32 dv)						\

@@ -5,7 +5,8 @@
  * additive (F32) or boolean (BOOL: false masks the key out), broadcast to
  * [..., Sq, Sk]. A row whose keys are all masked gives NaN, as PyTorch.
  *
- * No scratch memory beyond a 1 KiB block of scores on the stack: keys are
+ * Scratch: a 1 KiB block of scores on the stack, and the core's unified
+ * buffer for the keys transposed when they fit (attn_keys_fit()). Keys are
  * taken in blocks of ATTN_KB with the running-maximum ("online") softmax:
  * each block's scores are computed once, their exponentials taken four
  * at a time in float (npu_expf_row(), <= 2 ulp), the output row (the
@@ -28,6 +29,9 @@ struct attn_ctx {
 	u32 r, sk, d, dv;
 	float scale;
 	const struct npu_kern *kern;	/* the ISA level's loops */
+	/* the keys transposed in the unified buffer, or NULL */
+	const float *kt;
+	u64 ktrs;
 };
 
 static float dot(const float *a, u64 as, const float *b, u64 bs, u64 n)
@@ -66,12 +70,15 @@ static void attn_row(const struct attn_ctx *c, const float *qr, const float *kp,
 		float bmx = -NPU_INFF, nmx;
 
 		n = c->sk - j0 < ATTN_KB ? (u32)(c->sk - j0) : ATTN_KB;
-		/* contiguous heads: the level's dot products, dot()'s bits */
-		if (c->qs == 1 && c->ks == 1)
+		/* the level's dot products, dot()'s bits */
+		if (c->kt)
+			c->kern->dott_rows(sc, qr, c->kt + j0, c->ktrs, n,
+					   c->d);
+		else if (c->qs == 1 && c->ks == 1)
 			c->kern->dot8_rows(sc, qr, kp + j0 * c->krs, c->krs, n,
 					   c->d);
 		for (j = 0; j < n; j++) {
-			float s = (c->qs == 1 && c->ks == 1 ? sc[j] :
+			float s = (c->kt || (c->qs == 1 && c->ks == 1) ? sc[j] :
 				   dot(qr, c->qs, kp + (u64)(j0 + j) * c->krs,
 				       c->ks, c->d)) * c->scale;
 
@@ -121,12 +128,40 @@ static void attn_row(const struct attn_ctx *c, const float *qr, const float *kp,
 		y[e * c->ys] = (float)(y[e * c->ys] / l);
 }
 
+/*
+ * The keys of one batch transposed into the unified buffer, kt[t * sk + j]
+ * = element t of key j, so that the scores of a query row are vectors
+ * across keys (dott_rows) instead of one horizontal reduction per key.
+ * The query rows of one batch follow each other in the units of a chunk:
+ * they share the transposed keys. Only with a contiguous query row and
+ * when all of the batch's keys fit.
+ */
+static bool attn_keys_fit(const struct attn_ctx *c, const void *ub)
+{
+	return ub && c->qs == 1 && c->d &&
+	       (u64)c->sk * c->d <= NPU_UB_BYTES / sizeof(float);
+}
+
+static void attn_transpose_keys(struct attn_ctx *c, const float *kp,
+				float *ub)
+{
+	u64 j, t;
+
+	for (j = 0; j < c->sk; j++)
+		for (t = 0; t < c->d; t++)
+			ub[t * c->sk + j] = kp[j * c->krs + t * c->ks];
+	c->kt = ub;
+	c->ktrs = c->sk;
+}
+
 int npu_run_attention(const struct npu_op_args *args, u64 begin, u64 end)
 {
 	const struct drm_npu_task *t = args->task;
 	int has_mask = !!(t->params.attention.flags & DRM_NPU_ATTN_HAS_MASK);
 	struct attn_ctx c = { 0 };
 	struct drm_npu_operand sc;
+	const float *kt_of = NULL;	/* whose keys the buffer holds */
+	bool kt_ok;
 	u64 u;
 
 	c.q = npu_opnd(t, 0);
@@ -154,6 +189,7 @@ int npu_run_attention(const struct npu_op_args *args, u64 begin, u64 end)
 		sc.shape[c.r - 1] = c.sk;
 		npu_bcast_strides(c.m, &sc, c.mb);
 	}
+	kt_ok = attn_keys_fit(&c, args->ub);
 	for (u = begin; u < end; u++) {
 		u32 oc[DRM_NPU_MAX_RANK] = { 0 }, br = c.r - 2;
 		const float *qr, *kp, *vp;
@@ -169,6 +205,10 @@ int npu_run_attention(const struct npu_op_args *args, u64 begin, u64 end)
 		    npu_offset32(oc, c.o->strides, c.r - 1);
 		if (c.m)
 			mo = npu_offset(oc, c.mb, c.r - 1);
+		if (kt_ok && kp != kt_of) {
+			attn_transpose_keys(&c, kp, args->ub);
+			kt_of = kp;
+		}
 		attn_row(&c, qr, kp, vp, has_mask ? args->data[3] : NULL, mo, y);
 	}
 	return 0;

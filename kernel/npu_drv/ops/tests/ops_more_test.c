@@ -626,7 +626,14 @@ static void attention_levels(void)
 			float sc[SK], p[8], want;
 			u32 j, t;
 
+			static float kt[D * SK], sct[SK];
+
 			kn->dot8_rows(sc, q, k, D, SK, D);
+			for (j = 0; j < SK; j++)
+				for (t = 0; t < D; t++)
+					kt[t * SK + j] = k[j * D + t];
+			kn->dott_rows(sct, q, kt, SK, SK, D);
+			ok &= !memcmp(sc, sct, sizeof(sc));
 			for (j = 0; j < SK; j++) {
 				memset(p, 0, sizeof(p));
 				for (t = 0; t + 8 <= D; t += 8)
@@ -641,8 +648,9 @@ static void attention_levels(void)
 		}
 	}
 	tl_isa = save;
-	tap_ok(ok, "ATTENTION: the level's score and value loops give the "
-	       "scalar order's bits at every ISA level");
+	tap_ok(ok, "ATTENTION: the level's score loops (keys as rows and "
+	       "transposed) and value loops give the scalar order's bits at "
+	       "every ISA level");
 }
 
 /*
