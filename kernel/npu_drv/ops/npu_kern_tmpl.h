@@ -329,6 +329,12 @@ static void name(float *out, const float *q, const float *k, u64 krs,	\
  * is element t of key j), VW keys a vector: the 8 partial sums of VW keys
  * are 8 vectors, reduced in dot8_reduce()'s tree lane by lane.
  */
+static __always_inline VF dott_term(VF p, const float *q, const float *kt,
+				    u64 ktrs, u32 t, u32 j)
+{
+	return p + VBCAST(q[t]) * vload(kt + t * ktrs + j);
+}
+
 #define NPU_KERN_DOTT_ROWS(name)					\
 static void name(float *out, const float *q, const float *kt, u64 ktrs,	\
 		 u32 nk, u32 d)						\
@@ -336,21 +342,22 @@ static void name(float *out, const float *q, const float *kt, u64 ktrs,	\
 	u32 j = 0, t, d8 = d & ~7u, i;					\
 									\
 	for (; j + VW <= nk; j += VW) {					\
-		VF p[8], s;						\
+		VF p0 = VBCAST(0.0f), p1 = p0, p2 = p0, p3 = p0;	\
+		VF p4 = p0, p5 = p0, p6 = p0, p7 = p0, s;		\
 									\
-		_Pragma("GCC unroll 8")					\
-		for (i = 0; i < 8; i++)					\
-			p[i] = VBCAST(0.0f);				\
 		for (t = 0; t < d8; t += 8) {				\
-			_Pragma("GCC unroll 8")				\
-			for (i = 0; i < 8; i++)				\
-				p[i] = p[i] + VBCAST(q[t + i]) *	\
-				       vload(kt + (t + i) * ktrs + j);	\
+			p0 = dott_term(p0, q, kt, ktrs, t, j);		\
+			p1 = dott_term(p1, q, kt, ktrs, t + 1, j);	\
+			p2 = dott_term(p2, q, kt, ktrs, t + 2, j);	\
+			p3 = dott_term(p3, q, kt, ktrs, t + 3, j);	\
+			p4 = dott_term(p4, q, kt, ktrs, t + 4, j);	\
+			p5 = dott_term(p5, q, kt, ktrs, t + 5, j);	\
+			p6 = dott_term(p6, q, kt, ktrs, t + 6, j);	\
+			p7 = dott_term(p7, q, kt, ktrs, t + 7, j);	\
 		}							\
-		s = ((p[0] + p[1]) + (p[2] + p[3])) +			\
-		    ((p[4] + p[5]) + (p[6] + p[7]));			\
+		s = ((p0 + p1) + (p2 + p3)) + ((p4 + p5) + (p6 + p7));	\
 		for (t = d8; t < d; t++)				\
-			s = s + VBCAST(q[t]) * vload(kt + t * ktrs + j); \
+			s = dott_term(s, q, kt, ktrs, t, j);		\
 		vstore(out + j, s);					\
 	}								\
 	for (; j < nk; j++) {						\

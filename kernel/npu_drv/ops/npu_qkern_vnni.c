@@ -315,10 +315,10 @@ static void qbc_pack_weights(struct qbc *b)
 	const struct npu_qconv_job *j = b->j;
 	const __mmask16 live = (__mmask16)((1u << j->noc) - 1);
 	const __m512i ones = _mm512_set1_epi8(1);
-	const __m512i idx = _mm512_mullo_epi32(
-		_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
-				  14, 15),
-		_mm512_set1_epi32((s32)j->ws0));
+	const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9,
+					       10, 11, 12, 13, 14, 15);
+	const __m512i idx = _mm512_mullo_epi32(lane,
+					       _mm512_set1_epi32((s32)j->ws0));
 	__m512i sums = _mm512_setzero_si512(), add;
 	u8 *d = b->w;
 	u64 t, c1;
@@ -331,9 +331,11 @@ static void qbc_pack_weights(struct qbc *b)
 					(t % j->kw) * j->ws3;
 
 			for (g = 0; g < 8; g++) {
-				__m512i v = _mm512_mask_i32gather_epi32(
-					_mm512_setzero_si512(), live, idx,
-					src + g * 4, 1);
+				__m512i v = _mm512_setzero_si512();
+
+				v = _mm512_mask_i32gather_epi32(v, live, idx,
+								src + g * 4,
+								1);
 
 				_mm512_storeu_si512(d, v);
 				sums = _mm512_dpbusd_epi32(sums, ones, v);
@@ -341,9 +343,8 @@ static void qbc_pack_weights(struct qbc *b)
 			}
 		}
 	add = _mm512_maskz_loadu_epi32(live, j->rq->add);
-	_mm512_storeu_si512(b->comp, _mm512_maskz_sub_epi32(
-		live, add, _mm512_mullo_epi32(sums,
-					      _mm512_set1_epi32(j->zpu))));
+	sums = _mm512_mullo_epi32(sums, _mm512_set1_epi32(j->zpu));
+	_mm512_storeu_si512(b->comp, _mm512_maskz_sub_epi32(live, add, sums));
 }
 
 /*
@@ -408,8 +409,8 @@ static __always_inline __m128i qbc_requant(__m512i acc, __m512i comp,
 				      _MM_FROUND_NO_EXC);
 	r0 = _mm512_cvtpd_epi32(d0);
 	r1 = _mm512_cvtpd_epi32(d1);
-	return _mm512_cvtepi32_epi8(_mm512_inserti64x4(
-		_mm512_castsi256_si512(r0), r1, 1));
+	s = _mm512_inserti64x4(_mm512_castsi256_si512(r0), r1, 1);
+	return _mm512_cvtepi32_epi8(s);
 }
 
 /*
@@ -441,11 +442,13 @@ static __always_inline void qbc_block(const struct qbc *b, u64 ox, u32 np,
 				const __m512i wv = _mm512_loadu_si512(w);
 
 #pragma GCC unroll 16
-				for (p = 0; p < NP; p++)
-					acc[p] = _mm512_dpbusd_epi32(
-						acc[p],
-						bc4(x + p * SW * 32 + g * 4),
-						wv);
+				for (p = 0; p < NP; p++) {
+					const u8 *xp = x + p * SW * 32 + g * 4;
+
+					acc[p] = _mm512_dpbusd_epi32(acc[p],
+								     bc4(xp),
+								     wv);
+				}
 				w += 64;
 			}
 		}
