@@ -221,10 +221,43 @@ static void mm_store(const struct mm_ctx *c, float *out, u64 ooff,
  * (its columns are computed again with the same bits and stored once).
  * Returns the first column left to the 4x8 tiles (n1 when none).
  */
+/*
+ * The unified buffer's copy of B's columns [n0, n1) (all K rows, n1 - n0
+ * floats a row), made once per chunk and column block: the units of a
+ * column block follow each other (mm_unit()), so every row block reads it.
+ */
+struct mm_panel {
+	const float *b;		/* the batch's B it was packed from */
+	u64 n0, n1;
+};
+
+static const float *mm_panel_get(const struct mm_ctx *c, const float *b,
+				 u64 n0, u64 n1, void *ub,
+				 struct mm_panel *p)
+{
+	u64 w = n1 - n0, kk;
+
+	if (!ub || !c->kern || w * c->k > NPU_UB_BYTES / sizeof(float))
+		return NULL;
+	if (p->b != b || p->n0 != n0 || p->n1 != n1) {
+		for (kk = 0; kk < c->k; kk++)
+			memcpy((float *)ub + kk * w, b + kk * c->sbk + n0,
+			       w * sizeof(float));
+		p->b = b;
+		p->n0 = n0;
+		p->n1 = n1;
+	}
+	return ub;
+}
+
+/*
+ * @b: B's column @bc0 at row 0, rows @sbk apart (B itself with bc0 = 0,
+ * or a packed panel).
+ */
 static noinline u64
-mm_fast(const struct mm_ctx *c, const float *a, const float *b, float *out,
-	u64 ooff, const float *bias, u64 biasoff, u64 i0, u32 mr, u64 n0,
-	u64 n1)
+mm_fast(const struct mm_ctx *c, const float *a, const float *b, u64 bc0,
+	u64 sbk, float *out, u64 ooff, const float *bias, u64 biasoff, u64 i0,
+	u32 mr, u64 n0, u64 n1)
 {
 	const struct npu_kern *k = c->kern;
 	float acc[NPU_KERN_MM_TILE];
@@ -243,7 +276,7 @@ mm_fast(const struct mm_ctx *c, const float *a, const float *b, float *out,
 	t.n[2] = 1;
 	t.n[3] = c->k;
 	t.sa[3] = c->sak;
-	t.sb[3] = c->sbk;
+	t.sb[3] = sbk;
 	for (j0 = n0; j0 < n1; j0 += k->mm_nr) {
 		start = j0;
 		skip = 0;
@@ -254,7 +287,7 @@ mm_fast(const struct mm_ctx *c, const float *a, const float *b, float *out,
 		for (r0 = 0; r0 < mr; r0 += rows) {
 			rows = mr - r0 < k->mm_mr ? mr - r0 : k->mm_mr;
 			t.a = a + (u64)r0 * c->sam;
-			t.b = b + start;
+			t.b = b + (start - bc0);
 			t.mr = rows;
 			k->mm(&t);
 			mm_store(c, out, ooff, bias, biasoff, i0 + r0, rows,
@@ -266,7 +299,7 @@ mm_fast(const struct mm_ctx *c, const float *a, const float *b, float *out,
 }
 
 static void mm_unit(const struct mm_ctx *c, const struct npu_op_args *args,
-		    u64 unit)
+		    u64 unit, struct mm_panel *panel)
 {
 	u32 coord[DRM_NPU_MAX_RANK] = { 0 };
 	u32 batch_rank = c->r - 2, mr, nr, i, j;
@@ -297,8 +330,16 @@ static void mm_unit(const struct mm_ctx *c, const struct npu_op_args *args,
 		n1 = c->n;
 	n0 = cb * c->cols;
 	nstart = n0;
-	if (c->kern)
-		n0 = mm_fast(c, a, b, out, ooff, bias, biasoff, i0, mr, n0, n1);
+	if (c->kern) {
+		const float *pb = mm_panel_get(c, b, n0, n1, args->ub, panel);
+
+		if (pb)
+			n0 = mm_fast(c, a, pb, n0, n1 - n0, out, ooff, bias,
+				     biasoff, i0, mr, n0, n1);
+		else
+			n0 = mm_fast(c, a, b, 0, c->sbk, out, ooff, bias,
+				     biasoff, i0, mr, n0, n1);
+	}
 	for (; n0 < n1; n0 += 8) {
 		nr = n1 - n0 < 8 ? (u32)(n1 - n0) : 8;
 		mm_tiles(c, a, mr, b + n0 * c->sbn, nr, acc);
@@ -409,6 +450,7 @@ static noinline void mm_unit16(const struct mm_ctx *c,
 
 int npu_run_matmul(const struct npu_op_args *args, u64 begin, u64 end)
 {
+	struct mm_panel panel = { 0 };	/* nothing packed in this chunk */
 	struct mm_ctx c;
 	u64 u;
 
@@ -417,7 +459,7 @@ int npu_run_matmul(const struct npu_op_args *args, u64 begin, u64 end)
 		if (c.dt == DRM_NPU_DTYPE_F16)
 			mm_unit16(&c, args, u);
 		else
-			mm_unit(&c, args, u);
+			mm_unit(&c, args, u, &panel);
 	}
 	return 0;
 }
