@@ -126,6 +126,29 @@ static void int_row(const struct npu_op_args *args, const struct npu_rows *r,
 	}
 }
 
+/*
+ * F32 operands: elements [i, i + n) of the row, a contiguous run copied
+ * at once (the values npu_ld_f() gives, without a call per element).
+ */
+static void f32_load(const struct npu_op_args *args, const struct npu_rows *r,
+		     const u64 *offs, u64 i, u32 n, float *a, float *b)
+{
+	const float *x[2] = { args->data[0], args->data[1] };
+	float *d[2] = { a, b };
+	u32 k, j;
+
+	for (k = 0; k < 2; k++) {
+		const float *p = x[k] + offs[k] + i * r->inner[k];
+
+		if (r->inner[k] == 1) {
+			memcpy(d[k], p, n * sizeof(float));
+			continue;
+		}
+		for (j = 0; j < n; j++)
+			d[k][j] = p[(u64)j * r->inner[k]];
+	}
+}
+
 static void float_row(const struct npu_op_args *args, const struct npu_rows *r,
 		      const u64 *offs, u64 len, u32 kind,
 		      const struct npu_act *act)
@@ -138,12 +161,15 @@ static void float_row(const struct npu_op_args *args, const struct npu_rows *r,
 
 	for (i = 0; i < len; i += n) {
 		n = len - i < BIN_CHUNK ? (u32)(len - i) : BIN_CHUNK;
-		for (j = 0; j < n; j++) {
-			a[j] = npu_ld_f(dt, args->data[0],
-					offs[0] + (i + j) * r->inner[0]);
-			b[j] = npu_ld_f(dt, args->data[1],
-					offs[1] + (i + j) * r->inner[1]);
-		}
+		if (dt == DRM_NPU_DTYPE_F32)
+			f32_load(args, r, offs, i, n, a, b);
+		else
+			for (j = 0; j < n; j++) {
+				a[j] = npu_ld_f(dt, args->data[0],
+						offs[0] + (i + j) * r->inner[0]);
+				b[j] = npu_ld_f(dt, args->data[1],
+						offs[1] + (i + j) * r->inner[1]);
+			}
 		float_op(kind, a, b, n);
 		if (odt == DRM_NPU_DTYPE_BOOL) {
 			for (j = 0; j < n; j++)
@@ -152,6 +178,11 @@ static void float_row(const struct npu_op_args *args, const struct npu_rows *r,
 			continue;
 		}
 		npu_act_row(act, a, n);
+		if (odt == DRM_NPU_DTYPE_F32 && r->inner[2] == 1) {
+			memcpy((float *)args->data[2] + offs[2] + i, a,
+			       n * sizeof(float));
+			continue;
+		}
 		for (j = 0; j < n; j++)
 			npu_st_f(odt, args->data[2], offs[2] + (i + j) * r->inner[2],
 				 a[j]);
