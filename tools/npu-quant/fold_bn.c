@@ -56,7 +56,8 @@ static size_t uses(const Onnx__GraphProto *g, const char *name)
 
 	for (size_t i = 0; i < g->n_node; i++)
 		for (size_t k = 0; k < g->node[i]->n_input; k++)
-			n += !strcmp(g->node[i]->input[k], name);
+			n += g->node[i]->input[k] &&
+			     !strcmp(g->node[i]->input[k], name);
 	for (size_t i = 0; i < g->n_output; i++)
 		n += g->output[i]->name && !strcmp(g->output[i]->name, name);
 	return n;
@@ -77,7 +78,7 @@ static int64_t numel(const Onnx__TensorProto *t)
 /* A float32 initializer's values (a new array), or NULL. */
 static float *floats(const Onnx__TensorProto *t, int64_t want)
 {
-	int64_t n = numel(t);
+	int64_t n = t ? numel(t) : -1;
 	float *v;
 
 	if (!t || t->data_type != 1 || n != want || n <= 0 ||
@@ -199,6 +200,26 @@ static char *fresh_name(const Onnx__GraphProto *g, const char *base)
 	return NULL;
 }
 
+/*
+ * Input @idx of @c reads a new initializer of @v, dims @dims (@nd), named
+ * after @base: @v is taken over on success. Return: 0 or -ENOMEM.
+ */
+static int use_new_init(Onnx__GraphProto *g, Onnx__NodeProto *c, size_t idx,
+			const char *base, float *v, const int64_t *dims,
+			size_t nd)
+{
+	char *name = fresh_name(g, base), *in = name ? strdup(name) : NULL;
+
+	if (!in || !add_init(g, name, v, dims, nd)) {
+		free(name);
+		free(in);
+		return -ENOMEM;
+	}
+	free(c->input[idx]);
+	c->input[idx] = in;
+	return 0;
+}
+
 /* Fold BN node @b into Conv node @c: 1 folded, 0 not foldable, -ENOMEM. */
 static int fold_one(Onnx__GraphProto *g, Onnx__NodeProto *c,
 		    Onnx__NodeProto *b)
@@ -212,7 +233,6 @@ static int fold_one(Onnx__GraphProto *g, Onnx__NodeProto *c,
 	bool shared_w, shared_b;
 	char **in;
 	int ret = 0;
-
 
 	if (!wt || wt->n_dims < 3 || (c->n_input > 2 && *c->input[2] && !bt))
 		return 0;
@@ -242,20 +262,10 @@ static int fold_one(Onnx__GraphProto *g, Onnx__NodeProto *c,
 	shared_w = uses(g, c->input[1]) > 1;
 	shared_b = bt && uses(g, c->input[2]) > 1;
 	if (shared_w) {
-		char *name = fresh_name(g, c->input[1]);
-
-		if (!name || !add_init(g, name, w, wt->dims, wt->n_dims)) {
-			free(name);
-			ret = -ENOMEM;
+		ret = use_new_init(g, c, 1, c->input[1], w, wt->dims,
+				   wt->n_dims);
+		if (ret)
 			goto out;
-		}
-		free(c->input[1]);
-		c->input[1] = strdup(name);
-		if (!c->input[1]) {
-			w = NULL;
-			ret = -ENOMEM;
-			goto out;
-		}
 	} else {
 		set_floats(wt, w, nw);
 	}
@@ -263,29 +273,19 @@ static int fold_one(Onnx__GraphProto *g, Onnx__NodeProto *c,
 	if (bt && !shared_b) {
 		set_floats(bt, bias, o);
 	} else {
-		char *name = fresh_name(g, b->output[0]);
-
 		if (c->n_input < 3) {
 			in = realloc(c->input, 3 * sizeof(*in));
-			if (in) {
-				c->input = in;
-				c->input[2] = NULL;
-				c->n_input = 3;
+			if (!in) {
+				ret = -ENOMEM;
+				goto out;
 			}
+			c->input = in;
+			c->input[2] = NULL;
+			c->n_input = 3;
 		}
-		if (!name || c->n_input < 3 ||
-		    !add_init(g, name, bias, &o, 1)) {
-			free(name);
-			ret = -ENOMEM;
+		ret = use_new_init(g, c, 2, b->output[0], bias, &o, 1);
+		if (ret)
 			goto out;
-		}
-		free(c->input[2]);
-		c->input[2] = strdup(name);
-		if (!c->input[2]) {
-			bias = NULL;
-			ret = -ENOMEM;
-			goto out;
-		}
 	}
 	bias = NULL;
 	/* the Conv now writes what the BatchNormalization wrote */

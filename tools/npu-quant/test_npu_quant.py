@@ -88,35 +88,8 @@ def make_models(d):
             h = torch.relu(self.fc2(h))
             return self.fc3(h)
 
-    # Conv -> BatchNormalization pairs (eval mode, random statistics), one
-    # Conv weight shared by two Convs, one Conv with no bias
-    class ConvBN(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.c1 = nn.Conv2d(3, 16, 3, padding=1, bias=False)
-            self.b1 = nn.BatchNorm2d(16)
-            self.c2 = nn.Conv2d(16, 32, 3, padding=1)
-            self.b2 = nn.BatchNorm2d(32)
-            self.fc = nn.Linear(32, 10)
-            for b in (self.b1, self.b2):
-                b.running_mean.uniform_(-0.5, 0.5)
-                b.running_var.uniform_(0.5, 2.0)
-                b.weight.data.uniform_(0.5, 1.5)
-                b.bias.data.uniform_(-0.2, 0.2)
-
-        def forward(self, x):
-            a = torch.relu(self.b1(self.c1(x)))
-            b = torch.relu(self.b2(self.c2(a)))
-            return self.fc(torch.flatten(
-                nn.functional.adaptive_avg_pool2d(b, 1), 1))
-
     conv, mlp = Conv(), MLP()
     export(conv, torch.randn(1, 3, 16, 16), os.path.join(d, "conv.onnx"))
-    torch.onnx.export(ConvBN().eval(), torch.randn(1, 3, 16, 16),
-                      os.path.join(d, "convbn.onnx"), input_names=["x"],
-                      output_names=["y"], opset_version=13,
-                      do_constant_folding=False,
-                      training=torch.onnx.TrainingMode.PRESERVE)
     export(mlp, torch.randn(4, 64), os.path.join(d, "mlp.onnx"))
     # the same MLP made sensitive at fc2: one unit of fc1 a thousand times
     # larger, fc2's column for it a thousand times smaller (the float
@@ -162,6 +135,54 @@ def make_models(d):
     torch.onnx.export(Two().eval(), (torch.randn(2, 16), torch.randn(2, 8)),
                       os.path.join(d, "two.onnx"), input_names=["a", "b:1"],
                       output_names=["y"], opset_version=13)
+
+    # Conv -> BatchNormalization pairs (eval mode, random statistics), one
+    # Conv weight shared by two Convs, one Conv with no bias
+    class ConvBN(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.c1 = nn.Conv2d(3, 16, 3, padding=1, bias=False)
+            self.b1 = nn.BatchNorm2d(16)
+            self.c2 = nn.Conv2d(16, 32, 3, padding=1)
+            self.b2 = nn.BatchNorm2d(32)
+            self.fc = nn.Linear(32, 10)
+            for b in (self.b1, self.b2):
+                b.running_mean.uniform_(-0.5, 0.5)
+                b.running_var.uniform_(0.5, 2.0)
+                b.weight.data.uniform_(0.5, 1.5)
+                b.bias.data.uniform_(-0.2, 0.2)
+
+        def forward(self, x):
+            a = torch.relu(self.b1(self.c1(x)))
+            b = torch.relu(self.b2(self.c2(a)))
+            return self.fc(torch.flatten(
+                nn.functional.adaptive_avg_pool2d(b, 1), 1))
+
+    # one Conv module applied twice, each time with its own BatchNorm:
+    # two Conv nodes share the weight initializer (folding copies it)
+    class SharedBN(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.c = nn.Conv2d(3, 8, 3, padding=1)
+            self.b1 = nn.BatchNorm2d(8)
+            self.b2 = nn.BatchNorm2d(8)
+            for b in (self.b1, self.b2):
+                b.running_mean.uniform_(-0.5, 0.5)
+                b.running_var.uniform_(0.5, 2.0)
+                b.weight.data.uniform_(0.5, 1.5)
+                b.bias.data.uniform_(-0.2, 0.2)
+
+        def forward(self, x):
+            return (torch.relu(self.b1(self.c(x))) +
+                    self.b2(self.c(torch.relu(x))))
+
+    # after the other models: their random weights stay as they were
+    for m, f in ((ConvBN(), "convbn.onnx"), (SharedBN(), "sharedbn.onnx")):
+        torch.onnx.export(m.eval(), torch.randn(1, 3, 16, 16),
+                          os.path.join(d, f), input_names=["x"],
+                          output_names=["y"], opset_version=13,
+                          do_constant_folding=False,
+                          training=torch.onnx.TrainingMode.PRESERVE)
 
 
 def write_calib(d, name, shape, count, seed, heavy=False):
@@ -524,6 +545,20 @@ def main():
     else:
         ok(False, "conv+bn net: numpy QDQ evaluation", log)
         ok(False, "conv+bn net: npuc compiles it", log)
+
+    # a weight two Convs share: each folded Conv gets its own weights
+    sbn = os.path.join(t, "sharedbn.onnx")
+    fm = load(sbn)
+    out = os.path.join(t, "sharedbn_q.onnx")
+    rc, log = quant([sbn, cal_c, "-o", out])
+    q = load(out) if rc == 0 else None
+    convs = [nd for nd in q.graph.node if nd.op_type == "Conv"] if q else []
+    r = rel(*reversed(float_and_qdq(fm, q, held_c))) if q else 1
+    ok(rc == 0 and checker_ok(out)[0] and len(convs) == 2 and
+       convs[0].input[1] != convs[1].input[1] and
+       "2 BatchNormalization folded" in log and r < 0.05,
+       "shared conv weight: both BatchNormalizations folded into their "
+       "own copies of the weight, QDQ within %.4f of float" % r, log)
 
     print("1..%d" % n)
     import shutil

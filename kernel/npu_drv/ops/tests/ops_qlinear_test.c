@@ -258,6 +258,16 @@ out:
 	return bad;
 }
 
+/* A random geometry with no output pixel gets one: padding 2, no dilation. */
+static void fix_empty(struct qc_case *k)
+{
+	if (!outdim(k->h, k->pt, k->pb, k->kh, k->sh, k->dh) ||
+	    !outdim(k->w, k->pl, k->pr, k->kw, k->sw, k->dw)) {
+		k->pt = k->pb = k->pl = k->pr = 2;
+		k->dh = k->dw = 1;
+	}
+}
+
 static void conv_cases(void)
 {
 	static const u32 dts[3] = { I8, U8, I8 };
@@ -305,11 +315,7 @@ static void conv_cases(void)
 		k.ydt = dts[rnd(0, 2)];
 		k.bias = rnd(0, 1);
 		k.per_ch = rnd(0, 1);
-		if (!outdim(k.h, k.pt, k.pb, k.kh, k.sh, k.dh) ||
-		    !outdim(k.w, k.pl, k.pr, k.kw, k.sw, k.dw)) {
-			k.pt = k.pb = k.pl = k.pr = 2;
-			k.dh = k.dw = 1;
-		}
+		fix_empty(&k);
 		tap_ok(!run_qconv(&k, NPU_ISA_BASELINE, 0) &&
 		       !run_qconv(&k, NPU_ISA_AUTO, i & 1),
 		       "QCONV2D %s n%u c%u %ux%u o%u k%ux%u g%u s%u,%u d%u,%u "
@@ -360,11 +366,7 @@ static void broadcast_cases(void)
 		k.pr = (u32)rnd(0, 2);
 		k.bias = rnd(0, 1);
 		k.per_ch = rnd(0, 1);
-		if (!outdim(k.h, k.pt, k.pb, k.kh, k.sh, k.dh) ||
-		    !outdim(k.w, k.pl, k.pr, k.kw, k.sw, k.dw)) {
-			k.pt = k.pb = k.pl = k.pr = 2;
-			k.dh = k.dw = 1;
-		}
+		fix_empty(&k);
 		tap_ok(!run_qconv(&k, NPU_ISA_AUTO, 0) &&
 		       !run_qconv(&k, NPU_ISA_AUTO, 1),
 		       "QCONV2D broadcast %s n%u c%u %ux%u o%u k%ux%u s%u,%u d%u,%u p%u,%u,%u,%u -> %s exact, one chunk and chunked",
