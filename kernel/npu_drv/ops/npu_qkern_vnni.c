@@ -292,10 +292,13 @@ static int qbc_setup(const struct npu_qconv_job *j, struct qbc *b)
 	/* the pixels the last (rounded-up) block reads */
 	span = ((j->ow + QBC_WIN_PX - 1) / QBC_WIN_PX * QBC_WIN_PX - 1) *
 	       j->sw + (u64)(j->kw - 1) * j->dw + 1;
+	/* each factor bounded first: the products below stay under 2^48 */
+	if (b->taps > NPU_UB_BYTES || span > NPU_UB_BYTES ||
+	    j->c1 > NPU_UB_BYTES / 512)
+		return 0;
 	wbytes = b->taps * j->c1 * 512;
 	winbytes = (u64)j->kh * j->c1 * span * 32;
-	if (b->taps > NPU_UB_BYTES || span > NPU_UB_BYTES ||
-	    64 + wbytes + winbytes > NPU_UB_BYTES)
+	if (64 + wbytes + winbytes > NPU_UB_BYTES)
 		return 0;
 	b->j = j;
 	b->npx = span;
