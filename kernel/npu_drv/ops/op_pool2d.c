@@ -319,16 +319,20 @@ static void global16(const struct pool_ctx *cx, u64 n, u64 pl)
 		m[l] = -NPU_INFF;
 		sum[l] = 0;
 	}
+	/* the average's sums or the maximum: only what the kind needs */
 	for (y = 0; y < H; y++) {
 		for (x = 0; x < W; x++) {
 			const float *v = in + xp + y * sy + x * sx;
 
-			for (l = 0; l < 16; l++) {
-				sum[l] += v[l];
+			if (cx->p->kind != DRM_NPU_POOL_GLOBAL_MAX) {
+				for (l = 0; l < 16; l++)
+					sum[l] += v[l];
+				continue;
+			}
+			for (l = 0; l < 16; l++)
 				if (v[l] > m[l] || v[l] != v[l])
 					m[l] = v[l] != v[l] || m[l] != m[l] ?
 					       NPU_NANF : v[l];
-			}
 		}
 	}
 	for (l = 0; l < 16; l++)
