@@ -36,6 +36,12 @@ static bool is_default(const char *d)
 	return !d || !*d || !strcmp(d, "ai.onnx");
 }
 
+/* A node of op type @op (a node may come without one: never a match). */
+static bool is_op(const Onnx__NodeProto *n, const char *op)
+{
+	return n->op_type && !strcmp(n->op_type, op);
+}
+
 static Onnx__TensorProto *find_init(const Onnx__GraphProto *g,
 				    const char *name, size_t *index)
 {
@@ -113,17 +119,28 @@ static const char *attr_f(const Onnx__NodeProto *n, const char *name,
 			  float *f)
 {
 	for (size_t i = 0; i < n->n_attribute; i++)
-		if (!strcmp(n->attribute[i]->name, name)) {
+		if (n->attribute[i]->name &&
+		    !strcmp(n->attribute[i]->name, name)) {
 			*f = n->attribute[i]->f;
 			return name;
 		}
 	return NULL;
 }
 
+/* Every attribute named: a malformed node is left to the importer. */
+static bool attrs_named(const Onnx__NodeProto *n)
+{
+	for (size_t i = 0; i < n->n_attribute; i++)
+		if (!n->attribute[i]->name || !*n->attribute[i]->name)
+			return false;
+	return true;
+}
+
 static bool attr_set(const Onnx__NodeProto *n, const char *name)
 {
 	for (size_t i = 0; i < n->n_attribute; i++)
-		if (!strcmp(n->attribute[i]->name, name) &&
+		if (n->attribute[i]->name &&
+		    !strcmp(n->attribute[i]->name, name) &&
 		    n->attribute[i]->i)
 			return true;
 	return false;
@@ -318,19 +335,28 @@ int npuq_fold_bn(Onnx__ModelProto *m, int *folded)
 	Onnx__GraphProto *g = m->graph;
 
 	*folded = 0;
+	/*
+	 * IR version 3 lists every initializer among the graph's inputs too:
+	 * the folded parameters would stay behind as inputs to feed. Such
+	 * models are quantized as they are.
+	 */
+	if (!m->has_ir_version || m->ir_version < 4)
+		return 0;
 	for (size_t i = 0; i < g->n_node;) {
 		Onnx__NodeProto *b = g->node[i], *c;
 		char *params[4];
 		int r;
 
-		if (strcmp(b->op_type, "BatchNormalization") ||
+		if (!is_op(b, "BatchNormalization") ||
 		    !is_default(b->domain) || b->n_input != 5 ||
-		    b->n_output != 1 || attr_set(b, "training_mode")) {
+		    b->n_output != 1 || !attrs_named(b) ||
+		    attr_set(b, "training_mode")) {
 			i++;
 			continue;
 		}
 		c = producer(g, b->input[0]);
-		if (!c || strcmp(c->op_type, "Conv") || !is_default(c->domain) ||
+		if (!c || !is_op(c, "Conv") || !is_default(c->domain) ||
+		    !attrs_named(c) ||
 		    c->n_input < 2 || c->n_output != 1 ||
 		    uses(g, c->output[0]) != 1) {
 			i++;

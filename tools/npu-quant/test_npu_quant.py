@@ -560,6 +560,39 @@ def main():
        "shared conv weight: both BatchNormalizations folded into their "
        "own copies of the weight, QDQ within %.4f of float" % r, log)
 
+    # around the folding: an IR version 3 model (initializers listed as
+    # inputs) is quantized unfolded; malformed nodes get the importer's
+    # message, not a crash
+    import onnx
+    from onnx import helper
+    m3 = load(convbn)
+    m3.ir_version = 3
+    for init in m3.graph.initializer:
+        m3.graph.input.append(helper.make_tensor_value_info(
+            init.name, init.data_type, list(init.dims)))
+    f3 = os.path.join(t, "convbn_ir3.onnx")
+    onnx.save(m3, f3)
+    rc, log = quant([f3, cal_c, "-o", os.path.join(t, "ir3_q.onnx")])
+    ok(rc == 0 and "folded" not in log, "IR version 3: quantized without "
+       "folding (no initializer left behind as an input to feed)", log)
+    mb = load(convbn)
+    bn = [nd for nd in mb.graph.node if nd.op_type == "BatchNormalization"]
+    a = bn[0].attribute.add()
+    a.type = onnx.AttributeProto.FLOAT
+    a.f = 1.0
+    fb = os.path.join(t, "convbn_noname.onnx")
+    onnx.save(mb, fb)
+    rc, log = quant([fb, cal_c, "-o", os.path.join(t, "b.onnx")])
+    ok(rc == 2 and "attribute without a name" in log, "a BatchNormalization "
+       "attribute without a name: exit 2 with the importer's message", log)
+    mn = load(convbn)
+    mn.graph.node.add()
+    fn = os.path.join(t, "convbn_noop.onnx")
+    onnx.save(mn, fn)
+    rc, log = quant([fn, cal_c, "-o", os.path.join(t, "b.onnx")])
+    ok(rc == 2 and "no op_type" in log, "a node without an op_type: exit 2 "
+       "with the importer's message", log)
+
     print("1..%d" % n)
     import shutil
     if not fails:

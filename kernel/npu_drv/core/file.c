@@ -291,6 +291,14 @@ int npu_deadline(s64 timeout_ns, u64 *deadline)
 	return 0;
 }
 
+/* Whether a wait until @deadline has time enough left to serve. */
+static bool npu_serve_time_left(u64 deadline)
+{
+	u64 now = npu_time_ns();
+
+	return deadline > now && deadline - now >= NPU_SERVE_MIN_WAIT_NS;
+}
+
 /**
  * npu_wait_count() - sleep until a completion counter reaches a value
  * @dev: the device; its lock is held on entry and on return
@@ -302,9 +310,13 @@ int npu_deadline(s64 timeout_ns, u64 *deadline)
  * Sleeps on @dev->done_wq, which is woken whenever work retires or a
  * semaphore moves. A wait that times out or is interrupted in the same
  * moment the counter arrives still counts as done. On a device that serves
- * waits, a wait with time left first runs ready tasks as an idle AI core
- * (npu_serve()), checking the counter between them; it sleeps only when
- * there is nothing it can run.
+ * waits, a fence wait (@q) with NPU_SERVE_MIN_WAIT_NS or more left first
+ * runs its queue's ready tasks as an idle AI core (npu_serve()), checking
+ * the counter between them; it sleeps when there is nothing it can run.
+ * A shorter wait, a semaphore's wait and a poll only sleep: a task
+ * started on the waiter's thread runs to its end, so a wait that serves
+ * can end past its deadline by the rest of that task, never by a task of
+ * another queue.
  *
  * Return: 0 once *@count >= @target, else the wait's error.
  */
@@ -314,7 +326,7 @@ int npu_wait_count(struct npu_device *dev, struct npu_queue *q,
 	int err;
 
 	while (*count < target) {
-		if (dev->serve_waits &&
+		if (dev->serve_waits && q && npu_serve_time_left(deadline) &&
 		    npu_serve(dev, q, count, target, deadline))
 			continue;
 		err = npu_waitq_wait_interruptible(&dev->done_wq, &dev->lock,

@@ -349,6 +349,12 @@ void npu_job_free(struct npu_job *job);
 void npu_write_profile(struct npu_device *dev, struct npu_job *job, u32 task,
 		       u64 start, u64 end, u32 core, u32 status);
 
+/*
+ * The least time a fence wait must have left to serve (npu_serve()): a
+ * shorter wait only sleeps, so that it ends on time.
+ */
+#define NPU_SERVE_MIN_WAIT_NS	100000000ull
+
 /* helpers shared by the ioctl files */
 int npu_deadline(s64 timeout_ns, u64 *deadline);
 int npu_wait_count(struct npu_device *dev, struct npu_queue *q,

@@ -981,16 +981,11 @@ static bool npu_work_pending(struct npu_device *dev)
  * The waiter's next task (dev->lock held): the head of @want when it is
  * the queue the device serves next, else none: the waiter leaves other
  * queues to the core threads (in a multi-stream model they are the other
- * streams, which a core thread runs alongside the waiter's). Without
- * @want (a semaphore's waiter) any queue.
+ * streams, which a core thread runs alongside the waiter's).
  */
 static struct npu_queue *npu_serve_pick(struct npu_device *dev, u32 core,
 					struct npu_queue *want)
 {
-	bool retry;
-
-	if (!want)
-		return npu_pick(dev, core, &retry);
 	if (want->state != NPU_Q_READY || npu_rq_best(dev) != want)
 		return NULL;
 	return npu_take(dev, want, core) ? want : NULL;
@@ -999,14 +994,14 @@ static struct npu_queue *npu_serve_pick(struct npu_device *dev, u32 core,
 /**
  * npu_serve() - run ready tasks on a waiter's thread until its wait is over
  * @dev: the device; its lock is held on entry and on return
- * @want: the queue whose fence the waiter waits for, or NULL (a semaphore)
+ * @want: the queue whose fence the waiter waits for
  * @count: the counter the waiter waits for (npu_wait_count())
  * @target: the value it waits for
  * @deadline: the wait's deadline; no task starts after it
  *
- * A thread waiting for a fence or a semaphore borrows an AI core whose
- * thread is parked and runs, as that core, the tasks of @want (or of any
- * queue), or shares of other cores' tasks, one at a time, until *@count
+ * A thread waiting for a fence borrows an AI core whose thread is parked
+ * and runs, as that core, the tasks of @want, or shares of other cores'
+ * tasks, one at a time, until *@count
  * reaches @target or nothing can run. The core's own thread stays parked
  * while it is lent, so no more threads compute than there are AI cores. A
  * single-stream job submitted and waited for by one thread thus runs on
@@ -1014,7 +1009,8 @@ static struct npu_queue *npu_serve_pick(struct npu_device *dev, u32 core,
  * thread and back (tens of microseconds when the core thread sleeps on
  * another CPU); the core threads still run everything no thread waits
  * for, and help with the waiter's tasks as with any other. A wait may end
- * later than its deadline by the run time of the task it was running.
+ * later than its deadline by the rest of the task it was running (its
+ * caller serves only with NPU_SERVE_MIN_WAIT_NS or more left).
  *
  * Return: true if it ran something (the caller checks its counter again),
  * false if no core was free or nothing could run.

@@ -42,7 +42,19 @@ struct npu_qconv_job {
 	u64 out_px, out_ch;	/* bytes between output pixels, channels */
 	/* the broadcast form (npu_qkern_vnni.c): NULL @ub runs the other */
 	void *ub;		/* the core's unified buffer, NPU_UB_BYTES */
-	const u8 **ub_w;	/* whose weights the buffer holds (per chunk) */
+	u64 blk;		/* the block's index: with @w its identity */
+	struct npu_qbc_held *held;	/* what the buffer holds (per chunk) */
+};
+
+/*
+ * The block whose weights and requantization terms the unified buffer
+ * holds: weights may repeat (an output-channel stride of 0), so the block
+ * is known by its index, not by its weight pointer alone.
+ */
+struct npu_qbc_held {
+	const u8 *w;
+	u64 blk;
+	bool valid;
 };
 
 /*

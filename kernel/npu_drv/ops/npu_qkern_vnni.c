@@ -497,9 +497,12 @@ static void qbc_row(const struct qbc *b, const int SW)
 
 static void qconv_broadcast(const struct npu_qconv_job *j, struct qbc *b)
 {
-	if (*j->ub_w != j->w) {	/* a new block, or a new chunk */
+	if (!j->held->valid || j->held->w != j->w ||
+	    j->held->blk != j->blk) {	/* a new block, or a new chunk */
 		qbc_pack_weights(b);
-		*j->ub_w = j->w;
+		j->held->w = j->w;
+		j->held->blk = j->blk;
+		j->held->valid = true;
 	}
 	qbc_fill_window(b);
 	if (j->sw == 1)

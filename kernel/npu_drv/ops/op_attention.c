@@ -133,12 +133,13 @@ static void attn_row(const struct attn_ctx *c, const float *qr, const float *kp,
  * = element t of key j, so that the scores of a query row are vectors
  * across keys (dott_rows) instead of one horizontal reduction per key.
  * The query rows of one batch follow each other in the units of a chunk:
- * they share the transposed keys. Only with a contiguous query row and
- * when all of the batch's keys fit.
+ * they share the transposed keys. Only where dot8_rows() would run (the
+ * query row and each key contiguous: other strides sum in another order,
+ * dot()'s) and when all of the batch's keys fit.
  */
 static bool attn_keys_fit(const struct attn_ctx *c, const void *ub)
 {
-	return ub && c->qs == 1 && c->d &&
+	return ub && c->qs == 1 && c->ks == 1 && c->d &&
 	       (u64)c->sk * c->d <= NPU_UB_BYTES / sizeof(float);
 }
 

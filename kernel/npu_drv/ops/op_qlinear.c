@@ -426,7 +426,8 @@ static int qconv_fast_ok(const struct npu_op_args *args, const struct qconv *q)
 
 static void qconv_unit_fast(const struct npu_op_args *args,
 			    const struct qconv *q, u64 img, u64 o0, u32 noc,
-			    u64 oy, const struct npu_qrq *r, const u8 **ub_w)
+			    u64 oy, const struct npu_qrq *r,
+			    struct npu_qbc_held *held)
 {
 	const u32 *xs = q->in->strides, *ws = q->w->strides;
 	const u32 *os = q->out->strides;
@@ -463,7 +464,8 @@ static void qconv_unit_fast(const struct npu_op_args *args,
 	j.out_px = os[3];
 	j.out_ch = q->out_b ? os[4] : os[1];
 	j.ub = args->ub;
-	j.ub_w = ub_w;
+	j.blk = o0 / NPU_Q_OCB;
+	j.held = held;
 	npu_qconv_vnni(&j);
 	if (q->out_b && o0 + noc == q->o && q->o % NPU_C0_BYTES_1) {
 		u64 i, ox;
@@ -485,7 +487,7 @@ int npu_run_qconv2d(const struct npu_op_args *args, u64 begin, u64 end)
 	u64 u, ob;
 	int packed, dw;
 #ifdef NPU_QKERN_VNNI
-	const u8 *ub_w = NULL;	/* nothing of this chunk in the buffer yet */
+	struct npu_qbc_held held = { 0 };	/* nothing of this chunk yet */
 	int fast;
 #endif
 
@@ -506,7 +508,7 @@ int npu_run_qconv2d(const struct npu_op_args *args, u64 begin, u64 end)
 #ifdef NPU_QKERN_VNNI
 		if (fast) {
 			qconv_unit_fast(args, &q, img, o0, noc, oy, &r,
-					&ub_w);
+					&held);
 			continue;
 		}
 #endif

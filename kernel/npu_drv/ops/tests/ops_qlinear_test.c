@@ -76,6 +76,7 @@ struct qc_case {
 	u32 pt, pl, pb, pr;
 	u32 xdt, wdt, ydt;
 	int packed, blk_in, blk_out, bias, per_ch;
+	int w_same;	/* packed weights of one channel for all (stride 0) */
 };
 
 static u32 outdim(u32 in, u32 pa, u32 pb, u32 k, u32 s, u32 d)
@@ -115,6 +116,10 @@ static int run_qconv(const struct qc_case *k, u32 isa, int chunked)
 
 	fill_q(x, nx, k->xdt);
 	fill_q(w, nw, k->wdt);
+	if (k->w_same)		/* every channel reads channel 0's weights */
+		for (i = 1; i < k->o; i++)
+			memcpy(w + (size_t)i * cg * k->kh * k->kw, w,
+			       (size_t)cg * k->kh * k->kw);
 	tl_task(&T, DRM_NPU_OP_QCONV2D, 3 + !!k->bias + !!k->per_ch);
 	T.params.qconv2d.groups = k->groups;
 	T.params.qconv2d.stride_h = k->sh;
@@ -162,9 +167,12 @@ static int run_qconv(const struct qc_case *k, u32 isa, int chunked)
 	}
 	data[ops++] = xs;
 	if (k->packed) {
+		u32 wst[5] = { 0, k->kh * k->kw * 32, k->kw * 32, 32, 1 };
+
 		shape[0] = k->o; shape[1] = c1; shape[2] = k->kh;
 		shape[3] = k->kw; shape[4] = 32;
-		tl_opnd(&T.operands[ops], (u16)ops, k->wdt, 5, shape, NULL);
+		tl_opnd(&T.operands[ops], (u16)ops, k->wdt, 5, shape,
+			k->w_same ? wst : NULL);
 		T.operands[ops].layout = NC1;
 		for (oo = 0; oo < k->o; oo++)
 			for (ci = 0; ci < cg; ci++)
@@ -366,12 +374,16 @@ static void broadcast_cases(void)
 		k.pr = (u32)rnd(0, 2);
 		k.bias = rnd(0, 1);
 		k.per_ch = rnd(0, 1);
+		/* one weight block for every channel: blocks told apart */
+		k.w_same = i % 5 == 4 && k.o > 16;
 		fix_empty(&k);
 		tap_ok(!run_qconv(&k, NPU_ISA_AUTO, 0) &&
 		       !run_qconv(&k, NPU_ISA_AUTO, 1),
-		       "QCONV2D broadcast %s n%u c%u %ux%u o%u k%ux%u s%u,%u d%u,%u p%u,%u,%u,%u -> %s exact, one chunk and chunked",
-		       k.xdt == I8 ? "i8" : "u8", k.n, k.c, k.h, k.w, k.o, k.kh, k.kw, k.sh, k.sw, k.dh,
-		       k.dw, k.pt, k.pl, k.pb, k.pr, k.ydt == I8 ? "i8" : "u8");
+		       "QCONV2D broadcast %s n%u c%u %ux%u o%u%s k%ux%u s%u,%u d%u,%u p%u,%u,%u,%u -> %s exact, one chunk and chunked",
+		       k.xdt == I8 ? "i8" : "u8", k.n, k.c, k.h, k.w, k.o,
+		       k.w_same ? " (weights O-stride 0)" : "", k.kh, k.kw,
+		       k.sh, k.sw, k.dh, k.dw, k.pt, k.pl, k.pb, k.pr,
+		       k.ydt == I8 ? "i8" : "u8");
 	}
 }
 
