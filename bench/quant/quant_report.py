@@ -230,8 +230,10 @@ def om_tasks(onnx_path, work):
         if m:
             for op, k in re.findall(r"(\w+) x(\d+)", m.group(1)):
                 ops[op] = ops.get(op, 0) + int(k)
-        m = re.match(r"\s*\d+ (CONV2D|MATMUL)\s+(\S+)", line)
-        if m and m.group(2).split(":")[1].startswith(("int8", "uint8")):
+        # the int8 ops (QCONV2D, QMATMUL), or a float op fed int8
+        m = re.match(r"\s*\d+ (Q?CONV2D|Q?MATMUL)\s+(\S+)", line)
+        if m and (m.group(1).startswith("Q") or
+                  m.group(2).split(":")[1].startswith(("int8", "uint8"))):
             int8 += 1
     return {"by_opcode": ops, "int8_conv_matmul": int8}
 

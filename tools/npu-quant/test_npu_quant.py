@@ -136,6 +136,14 @@ def make_models(d):
                       os.path.join(d, "two.onnx"), input_names=["a", "b:1"],
                       output_names=["y"], opset_version=13)
 
+    def random_stats(*bns):
+        # what a trained BatchNorm has: statistics and an affine part
+        for b in bns:
+            b.running_mean.uniform_(-0.5, 0.5)
+            b.running_var.uniform_(0.5, 2.0)
+            b.weight.data.uniform_(0.5, 1.5)
+            b.bias.data.uniform_(-0.2, 0.2)
+
     # Conv -> BatchNormalization pairs (eval mode, random statistics), one
     # Conv weight shared by two Convs, one Conv with no bias
     class ConvBN(nn.Module):
@@ -146,11 +154,7 @@ def make_models(d):
             self.c2 = nn.Conv2d(16, 32, 3, padding=1)
             self.b2 = nn.BatchNorm2d(32)
             self.fc = nn.Linear(32, 10)
-            for b in (self.b1, self.b2):
-                b.running_mean.uniform_(-0.5, 0.5)
-                b.running_var.uniform_(0.5, 2.0)
-                b.weight.data.uniform_(0.5, 1.5)
-                b.bias.data.uniform_(-0.2, 0.2)
+            random_stats(self.b1, self.b2)
 
         def forward(self, x):
             a = torch.relu(self.b1(self.c1(x)))
@@ -166,11 +170,7 @@ def make_models(d):
             self.c = nn.Conv2d(3, 8, 3, padding=1)
             self.b1 = nn.BatchNorm2d(8)
             self.b2 = nn.BatchNorm2d(8)
-            for b in (self.b1, self.b2):
-                b.running_mean.uniform_(-0.5, 0.5)
-                b.running_var.uniform_(0.5, 2.0)
-                b.weight.data.uniform_(0.5, 1.5)
-                b.bias.data.uniform_(-0.2, 0.2)
+            random_stats(self.b1, self.b2)
 
         def forward(self, x):
             return (torch.relu(self.b1(self.c(x))) +
