@@ -226,13 +226,16 @@ static void mm_store(const struct mm_ctx *c, float *out, u64 ooff,
  * floats a row), made once per chunk and column block: the units of a
  * column block follow each other (mm_unit()), so every row block reads it.
  */
+/* Units of a column block a chunk must run to pack their panel. */
+#define MM_PANEL_MIN_REUSE	4
+
 struct mm_panel {
 	const float *b;		/* the batch's B it was packed from */
 	u64 n0, n1;
 };
 
 static const float *mm_panel_get(const struct mm_ctx *c, const float *b,
-				 u64 n0, u64 n1, void *ub,
+				 u64 n0, u64 n1, u64 reuse, void *ub,
 				 struct mm_panel *p)
 {
 	u64 w = n1 - n0, kk;
@@ -240,6 +243,9 @@ static const float *mm_panel_get(const struct mm_ctx *c, const float *b,
 	if (!ub || !c->kern || w * c->k > NPU_UB_BYTES / sizeof(float))
 		return NULL;
 	if (p->b != b || p->n0 != n0 || p->n1 != n1) {
+		/* a copy pays for itself over several row blocks only */
+		if (reuse < MM_PANEL_MIN_REUSE)
+			return NULL;
 		for (kk = 0; kk < c->k; kk++)
 			memcpy((float *)ub + kk * w, b + kk * c->sbk + n0,
 			       w * sizeof(float));
@@ -299,7 +305,7 @@ mm_fast(const struct mm_ctx *c, const float *a, const float *b, u64 bc0,
 }
 
 static void mm_unit(const struct mm_ctx *c, const struct npu_op_args *args,
-		    u64 unit, struct mm_panel *panel)
+		    u64 unit, u64 reuse, struct mm_panel *panel)
 {
 	u32 coord[DRM_NPU_MAX_RANK] = { 0 };
 	u32 batch_rank = c->r - 2, mr, nr, i, j;
@@ -331,7 +337,8 @@ static void mm_unit(const struct mm_ctx *c, const struct npu_op_args *args,
 	n0 = cb * c->cols;
 	nstart = n0;
 	if (c->kern) {
-		const float *pb = mm_panel_get(c, b, n0, n1, args->ub, panel);
+		const float *pb = mm_panel_get(c, b, n0, n1, reuse, args->ub,
+					       panel);
 
 		if (pb)
 			n0 = mm_fast(c, a, pb, n0, n1 - n0, out, ooff, bias,
@@ -459,7 +466,10 @@ int npu_run_matmul(const struct npu_op_args *args, u64 begin, u64 end)
 		if (c.dt == DRM_NPU_DTYPE_F16)
 			mm_unit16(&c, args, u);
 		else
-			mm_unit(&c, args, u, &panel);
+			/* the units of u's column block left in the chunk */
+			mm_unit(&c, args, u,
+				(end < (u / c.bmb + 1) * c.bmb ? end :
+				 (u / c.bmb + 1) * c.bmb) - u, &panel);
 	}
 	return 0;
 }
