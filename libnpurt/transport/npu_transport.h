@@ -39,7 +39,8 @@ struct npu_dev;
  * The in-process devices take their parameters from the environment on
  * first open: NPU_SIM_DEVICES (1), NPU_SIM_VRAM_MB (512), NPU_SIM_CORES (4, at
  * most the CPUs the process may run on),
- * NPU_SIM_QUEUES (8), NPU_SIM_SEMS (64), NPU_SIM_WATCHDOG_MS (2000).
+ * NPU_SIM_QUEUES (8), NPU_SIM_SEMS (256), NPU_SIM_WATCHDOG_MS (2000),
+ * NPU_SIM_SERVE_WAITS (1: a fence wait runs its queue's tasks itself).
  *
  * Return: 0 or -errno.
  */

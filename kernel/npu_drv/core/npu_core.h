@@ -193,11 +193,12 @@ struct npu_task_map {
  * @isa: enum npu_isa, the level the op kernels run at: 0 (NPU_ISA_AUTO) the
  *       best this CPU runs; a lower level reproduces the bits of another
  *       machine or of the compiler's interpreter (NPU_ISA_BASELINE)
- * @serve_waits: a thread that waits for a fence or a semaphore runs the
- *               ready tasks meanwhile as an idle AI core (npu_serve()), so
- *               that a single-stream job needs no hand-off to a core
- *               thread and back; the in-process home sets it, the kernel
- *               module does not (its waits sleep, its kthreads compute)
+ * @serve_waits: a thread that waits for a fence (NPU_SERVE_MIN_WAIT_NS or
+ *               more left) runs its queue's ready tasks meanwhile as an
+ *               idle AI core (npu_serve()), so that a single-stream job
+ *               needs no hand-off to a core thread and back; the
+ *               in-process home sets it, the kernel module does not (its
+ *               waits sleep, its kthreads compute)
  * @ops: home hooks (copied)
  * @home_dev: passed back to the device-wide hooks
  */

@@ -275,7 +275,7 @@ static s32 qconv_wsum(const struct npu_qconv_job *j, u64 oc)
 
 struct qbc {
 	const struct npu_qconv_job *j;
-	u64 taps, npx, wbytes;	/* taps, window pixels, weight bytes */
+	u64 taps, npx;		/* taps, window pixels */
 	/* in the unified buffer, in this order: */
 	s32 *comp;		/* bias - zu * sum of the channel's weights */
 	u8 *w, *win;
@@ -302,7 +302,6 @@ static int qbc_setup(const struct npu_qconv_job *j, struct qbc *b)
 		return 0;
 	b->j = j;
 	b->npx = span;
-	b->wbytes = wbytes;
 	b->comp = j->ub;
 	b->w = (u8 *)j->ub + 64;
 	b->win = b->w + wbytes;

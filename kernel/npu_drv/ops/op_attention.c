@@ -70,15 +70,15 @@ static void attn_row(const struct attn_ctx *c, const float *qr, const float *kp,
 		float bmx = -NPU_INFF, nmx;
 
 		n = c->sk - j0 < ATTN_KB ? (u32)(c->sk - j0) : ATTN_KB;
-		/* the level's dot products, dot()'s bits */
-		if (c->kt)
+		/* contiguous heads: the level's dot products, dot()'s bits */
+		if (c->kt)	/* only for contiguous heads */
 			c->kern->dott_rows(sc, qr, c->kt + j0, c->ktrs, n,
 					   c->d);
 		else if (c->qs == 1 && c->ks == 1)
 			c->kern->dot8_rows(sc, qr, kp + j0 * c->krs, c->krs, n,
 					   c->d);
 		for (j = 0; j < n; j++) {
-			float s = (c->kt || (c->qs == 1 && c->ks == 1) ? sc[j] :
+			float s = (c->qs == 1 && c->ks == 1 ? sc[j] :
 				   dot(qr, c->qs, kp + (u64)(j0 + j) * c->krs,
 				       c->ks, c->d)) * c->scale;
 

@@ -215,20 +215,14 @@ static void mm_store(const struct mm_ctx *c, float *out, u64 ooff,
 	}
 }
 
-/*
- * Columns [n0, n1) of the unit's rows through the ISA level's kernel, in
- * tiles of mm_mr x mm_nr. A last narrow tile is moved left to end at n1
- * (its columns are computed again with the same bits and stored once).
- * Returns the first column left to the 4x8 tiles (n1 when none).
- */
+/* Units of a column block a chunk must run to pack their panel. */
+#define MM_PANEL_MIN_REUSE	4
+
 /*
  * The unified buffer's copy of B's columns [n0, n1) (all K rows, n1 - n0
  * floats a row), made once per chunk and column block: the units of a
  * column block follow each other (mm_unit()), so every row block reads it.
  */
-/* Units of a column block a chunk must run to pack their panel. */
-#define MM_PANEL_MIN_REUSE	4
-
 struct mm_panel {
 	const float *b;		/* the batch's B it was packed from */
 	u64 n0, n1;
@@ -257,8 +251,12 @@ static const float *mm_panel_get(const struct mm_ctx *c, const float *b,
 }
 
 /*
- * @b: B's column @bc0 at row 0, rows @sbk apart (B itself with bc0 = 0,
- * or a packed panel).
+ * Columns [n0, n1) of the unit's rows through the ISA level's kernel, in
+ * tiles of mm_mr x mm_nr. A last narrow tile is moved left to end at n1
+ * (its columns are computed again with the same bits and stored once).
+ * @b is B's column @bc0 at row 0, rows @sbk apart (B itself with bc0 = 0,
+ * or a packed panel). Returns the first column left to the 4x8 tiles (n1
+ * when none).
  */
 static noinline u64
 mm_fast(const struct mm_ctx *c, const float *a, const float *b, u64 bc0,
@@ -455,6 +453,14 @@ static noinline void mm_unit16(const struct mm_ctx *c,
 	}
 }
 
+/* Units of @u's column block from @u on, up to the chunk's end @end. */
+static u64 mm_block_left(const struct mm_ctx *c, u64 u, u64 end)
+{
+	u64 block_end = (u / c->bmb + 1) * c->bmb;
+
+	return (end < block_end ? end : block_end) - u;
+}
+
 int npu_run_matmul(const struct npu_op_args *args, u64 begin, u64 end)
 {
 	struct mm_panel panel = { 0 };	/* nothing packed in this chunk */
@@ -466,10 +472,8 @@ int npu_run_matmul(const struct npu_op_args *args, u64 begin, u64 end)
 		if (c.dt == DRM_NPU_DTYPE_F16)
 			mm_unit16(&c, args, u);
 		else
-			/* the units of u's column block left in the chunk */
-			mm_unit(&c, args, u,
-				(end < (u / c.bmb + 1) * c.bmb ? end :
-				 (u / c.bmb + 1) * c.bmb) - u, &panel);
+			mm_unit(&c, args, u, mm_block_left(&c, u, end),
+				&panel);
 	}
 	return 0;
 }

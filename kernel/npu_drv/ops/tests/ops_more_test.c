@@ -733,7 +733,6 @@ static void matmul_gelu(void)
 	       "the clamp, bit for bit at every ISA level");
 }
 
-/* Long keys (several 256-key blocks, growing maxima), odd head size. */
 /*
  * Keys and queries of other inner strides sum in dot()'s order, not in
  * the transposed keys' tree: the bits with and without the unified buffer
@@ -778,6 +777,7 @@ static void attention_strided(void)
 	       "and without the unified buffer, at every level");
 }
 
+/* Long keys (several 256-key blocks, growing maxima), odd head size. */
 static void attention_long(void)
 {
 	enum { H = 2, SQ = 3, SK = 600, D = 20, DV = 5 };
