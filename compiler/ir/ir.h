@@ -158,6 +158,7 @@ struct ir_shape {
 	X(UPSAMPLE, "Upsample") X(COMPRESS, "Compress")			\
 	X(REVERSE_SEQUENCE, "ReverseSequence")				\
 	X(MAX_UNPOOL, "MaxUnpool")					\
+	X(IF, "If") X(LOOP, "Loop") X(SCAN, "Scan")			\
 	/* made by passes (no ONNX counterpart, or a fused form) */	\
 	X(ACTIVATION, "npu.Activation")					\
 	X(LAYER_NORM, "LayerNormalization")				\
@@ -204,7 +205,7 @@ struct ir_act {
 
 enum ir_attr_type {
 	IR_ATTR_INT, IR_ATTR_FLOAT, IR_ATTR_STRING,
-	IR_ATTR_INTS, IR_ATTR_FLOATS, IR_ATTR_TENSOR
+	IR_ATTR_INTS, IR_ATTR_FLOATS, IR_ATTR_TENSOR, IR_ATTR_GRAPH
 };
 
 struct ir_tensor;
@@ -219,6 +220,7 @@ struct ir_attr {
 	float *floats;		/* IR_ATTR_FLOATS */
 	int n;			/* entries of ints/floats */
 	struct ir_tensor *t;	/* IR_ATTR_TENSOR: a constant of the graph */
+	struct ir_graph *graph;	/* IR_ATTR_GRAPH: a subgraph, owned */
 };
 
 struct ir_node;
@@ -357,6 +359,17 @@ struct ir_graph {
 	 * changed nothing cost no re-sort).
 	 */
 	uint64_t edits, sorted_at;
+	/*
+	 * A subgraph (the body of If, Loop, Scan; IR_ATTR_GRAPH): the
+	 * values it reads from the scopes around it, placeholders of this
+	 * graph (no producer, no data, not inputs). The node that owns the
+	 * subgraph reads the same values, in this order, as the inputs
+	 * after its ONNX ones (its implicit inputs), so that the outer
+	 * graph keeps them alive and orders them before the node.
+	 */
+	struct ir_tensor **captures;
+	int num_captures;
+	int capture_base;		/* the first implicit input's index */
 	struct ir_node **dead_nodes;	/* removed, freed by ir_graph_purge */
 	int num_dead, cap_dead;
 	char err[IR_ERR_LEN];
@@ -519,6 +532,16 @@ int ir_attr_set_ints(struct ir_node *n, const char *name,
 		     const int64_t *v, int count);
 int ir_attr_set_floats(struct ir_node *n, const char *name,
 		       const float *v, int count);
+/* Takes ownership of @sub (freed with the node, or here on error). */
+int ir_attr_set_graph(struct ir_node *n, const char *name,
+		      struct ir_graph *sub);
+/* The subgraph attribute @name, NULL if absent. */
+struct ir_graph *ir_attr_graph(const struct ir_node *n, const char *name);
+/*
+ * The ONNX inputs of a node with subgraphs: those before its implicit
+ * inputs (ir_graph.captures), recorded at import.
+ */
+#define IR_ATTR_FORMAL_INPUTS	"npu.formal_inputs"
 int ir_attr_set_tensor(struct ir_node *n, const char *name,
 		       struct ir_tensor *t);
 void ir_attr_remove(struct ir_node *n, const char *name);

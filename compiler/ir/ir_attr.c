@@ -89,6 +89,7 @@ void ir_attr_remove(struct ir_node *n, const char *name)
 		free(a->s);
 		free(a->ints);
 		free(a->floats);
+		ir_graph_free(a->graph);
 		n->attrs[i] = n->attrs[--n->num_attrs];
 		return;
 	}
@@ -186,4 +187,24 @@ int ir_attr_set_tensor(struct ir_node *n, const char *name,
 		return -ENOMEM;
 	a->t = t;
 	return 0;
+}
+
+int ir_attr_set_graph(struct ir_node *n, const char *name,
+		      struct ir_graph *sub)
+{
+	struct ir_attr *a = ir_attr_slot(n, name, IR_ATTR_GRAPH);
+
+	if (!a) {
+		ir_graph_free(sub);
+		return -ENOMEM;
+	}
+	a->graph = sub;
+	return 0;
+}
+
+struct ir_graph *ir_attr_graph(const struct ir_node *n, const char *name)
+{
+	const struct ir_attr *a = ir_attr_find(n, name);
+
+	return a && a->type == IR_ATTR_GRAPH ? a->graph : NULL;
 }

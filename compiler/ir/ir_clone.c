@@ -2,6 +2,7 @@
 /*
  * ir_clone.c - deep copy of a graph.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,6 +37,13 @@ static int ir_clone_attrs(struct ir_node *dst, const struct ir_node *src,
 						 a->t ? tmap[(intptr_t)a->t->priv]
 						      : NULL);
 			break;
+		case IR_ATTR_GRAPH: {
+			struct ir_graph *sub = ir_graph_clone(a->graph);
+
+			err = sub ? ir_attr_set_graph(dst, a->name, sub) :
+			      -ENOMEM;
+			break;
+		}
 		}
 	}
 	return err;
@@ -112,6 +120,16 @@ struct ir_graph *ir_graph_clone(const struct ir_graph *g)
 		if (ir_graph_add_output(c,
 				tmap[(intptr_t)g->outputs[i]->priv]))
 			goto fail;
+	if (g->num_captures) {
+		c->captures = calloc((size_t)g->num_captures,
+				     sizeof(*c->captures));
+		if (!c->captures)
+			goto fail;
+		for (i = 0; i < g->num_captures; i++)
+			c->captures[i] = tmap[(intptr_t)g->captures[i]->priv];
+		c->num_captures = g->num_captures;
+		c->capture_base = g->capture_base;
+	}
 	for (i = 0; i < g->num_tensors; i++)
 		g->tensors[i]->priv = NULL;
 	free(tmap);

@@ -48,6 +48,10 @@ static void ir_dump_attr(const struct ir_attr *a, FILE *f)
 	case IR_ATTR_TENSOR:
 		fprintf(f, "<%s>", a->t ? a->t->name : "null");
 		break;
+	case IR_ATTR_GRAPH:
+		fprintf(f, "<graph %s: %d nodes>", a->graph->name,
+			a->graph->num_nodes);
+		break;
 	}
 }
 

@@ -52,6 +52,7 @@ static void ir_attr_free(struct ir_attr *a)
 	free(a->s);
 	free(a->ints);
 	free(a->floats);
+	ir_graph_free(a->graph);
 }
 
 static void ir_node_free(struct ir_node *n)
@@ -190,6 +191,7 @@ void ir_graph_free(struct ir_graph *g)
 	free(g->inputs);
 	free(g->outputs);
 	free(g->out_decl);
+	free(g->captures);
 	free(g->name);
 	free(g);
 }

@@ -46,7 +46,14 @@ struct onnx_ctx {
 	 */
 	struct ir_tensor **priv;
 	int num_priv, cap_priv;
+	int depth;			/* of subgraph nesting, 0 for the model */
 };
+
+/* Subgraphs (If, Loop, Scan bodies) nest at most this deep. */
+#define ONNX_MAX_SUBGRAPH_DEPTH	8
+
+static int onnx_subgraph(struct onnx_ctx *c, const Onnx__NodeProto *np,
+			 const Onnx__AttributeProto *a, struct ir_node *n);
 
 static int onnx_fail(struct onnx_ctx *c, int ret, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -676,10 +683,13 @@ static int onnx_attr(struct onnx_ctx *c, const Onnx__NodeProto *np,
 			return onnx_fail(c, -ENOMEM, "out of memory");
 		err = ir_attr_set_tensor(n, a->name, t);
 		break;
+	case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH:
+		return onnx_subgraph(c, np, a, n);
 	default:
 		return onnx_fail(c, -ENOTSUP, "node '%s' (%s, opset %lld): "
-				 "attribute '%s' of type %d (graphs, sparse "
-				 "tensors, strings lists) is not supported",
+				 "attribute '%s' of type %d (lists of graphs, "
+				 "sparse tensors, type protos) is not "
+				 "supported",
 				 nn, np->op_type, (long long)c->opset,
 				 a->name, a->type);
 	}
@@ -1064,7 +1074,7 @@ static int onnx_opset(struct onnx_ctx *c, const Onnx__ModelProto *m)
 	return 0;
 }
 
-static int onnx_graph(struct onnx_ctx *c, const Onnx__GraphProto *gp)
+static int onnx_initializers(struct onnx_ctx *c, const Onnx__GraphProto *gp)
 {
 	size_t i;
 	int err;
@@ -1079,7 +1089,7 @@ static int onnx_graph(struct onnx_ctx *c, const Onnx__GraphProto *gp)
 		if (ir_graph_find_tensor(c->g, tp->name))
 			return onnx_fail(c, -EINVAL, "initializer '%s' is "
 					 "defined twice", tp->name);
-		c->take_raw = true;
+		c->take_raw = c->depth == 0;
 		err = onnx_tensor(c, tp, tp->name, &t);
 		c->take_raw = false;
 		if (err)
@@ -1088,6 +1098,29 @@ static int onnx_graph(struct onnx_ctx *c, const Onnx__GraphProto *gp)
 	if (gp->n_sparse_initializer)
 		return onnx_fail(c, -ENOTSUP, "sparse initializers are not "
 				 "supported");
+	return 0;
+}
+
+static int onnx_nodes(struct onnx_ctx *c, const Onnx__GraphProto *gp)
+{
+	int err = onnx_unsupported_ops(c, gp);
+
+	for (size_t i = 0; !err && i < gp->n_node; i++) {
+		if (!gp->node[i])
+			return onnx_fail(c, -EINVAL, "node #%zu is empty", i);
+		err = onnx_node(c, gp->node[i], (int)i);
+	}
+	return err;
+}
+
+static int onnx_graph(struct onnx_ctx *c, const Onnx__GraphProto *gp)
+{
+	size_t i;
+	int err;
+
+	err = onnx_initializers(c, gp);
+	if (err)
+		return err;
 	for (i = 0; i < gp->n_input; i++) {
 		const Onnx__ValueInfoProto *vi = gp->input[i];
 		struct ir_tensor *t;
@@ -1121,16 +1154,9 @@ static int onnx_graph(struct onnx_ctx *c, const Onnx__GraphProto *gp)
 		if (err)
 			return err;
 	}
-	err = onnx_unsupported_ops(c, gp);
+	err = onnx_nodes(c, gp);
 	if (err)
 		return err;
-	for (i = 0; i < gp->n_node; i++) {
-		if (!gp->node[i])
-			return onnx_fail(c, -EINVAL, "node #%zu is empty", i);
-		err = onnx_node(c, gp->node[i], (int)i);
-		if (err)
-			return err;
-	}
 	if (!gp->n_output)
 		return onnx_fail(c, -EINVAL, "the graph has no outputs");
 	for (i = 0; i < gp->n_output; i++) {
@@ -1167,6 +1193,151 @@ static int onnx_graph(struct onnx_ctx *c, const Onnx__GraphProto *gp)
 	if (err)
 		return onnx_fail(c, err, "%s", ir_graph_error(c->g));
 	return 0;
+}
+
+/*
+ * A formal input of a subgraph: Loop's and Scan's bodies often declare
+ * them without a type or shape (the values come from the node's inputs),
+ * which is fine: the body is inlined where those are known.
+ */
+static int onnx_formal_input(struct onnx_ctx *c, const Onnx__ValueInfoProto *vi)
+{
+	struct ir_shape s = { 0 };
+	enum ir_dtype dt = IR_DTYPE_INVALID;
+	struct ir_tensor *t;
+	bool known = false;
+	int err;
+
+	if (!vi || !vi->name || !*vi->name)
+		return onnx_fail(c, -EINVAL, "graph '%s': an input has no name",
+				 c->g->name);
+	if (ir_graph_find_tensor(c->g, vi->name))
+		return onnx_fail(c, -EINVAL, "graph '%s': input '%s' is listed "
+				 "twice", c->g->name, vi->name);
+	if (vi->type && (vi->type->value_case !=
+			 ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE ||
+			 (vi->type->tensor_type &&
+			  vi->type->tensor_type->elem_type))) {
+		err = onnx_value_shape(c, vi, &dt, &s, &known);
+		if (err)
+			return err;
+	}
+	t = ir_tensor_new(c->g, vi->name, dt, known ? &s : NULL);
+	if (!t || ir_graph_add_input(c->g, t))
+		return onnx_fail(c, -ENOMEM, "out of memory");
+	return 0;
+}
+
+/* The values @sub reads from outer scopes: its captures (ir_graph). */
+static int onnx_find_captures(struct ir_graph *sub)
+{
+	int i, k = 0;
+
+	for (i = 0; i < sub->num_tensors; i++) {
+		struct ir_tensor *t = sub->tensors[i];
+
+		if (!t->producer && !t->data && !t->is_input &&
+		    (t->num_uses || t->is_output))
+			k++;
+	}
+	sub->captures = calloc((size_t)k + 1, sizeof(*sub->captures));
+	if (!sub->captures)
+		return -ENOMEM;
+	for (i = 0; i < sub->num_tensors; i++) {
+		struct ir_tensor *t = sub->tensors[i];
+
+		if (!t->producer && !t->data && !t->is_input &&
+		    (t->num_uses || t->is_output))
+			sub->captures[sub->num_captures++] = t;
+	}
+	return 0;
+}
+
+static int onnx_subgraph_body(struct onnx_ctx *c, const Onnx__GraphProto *gp)
+{
+	size_t i;
+	int err;
+
+	err = onnx_initializers(c, gp);
+	for (i = 0; !err && i < gp->n_input; i++)
+		err = onnx_formal_input(c, gp->input[i]);
+	if (!err)
+		err = onnx_nodes(c, gp);
+	if (err)
+		return err;
+	if (!gp->n_output)
+		return onnx_fail(c, -EINVAL, "graph '%s' has no outputs",
+				 c->g->name);
+	for (i = 0; i < gp->n_output; i++) {
+		const Onnx__ValueInfoProto *vi = gp->output[i];
+		struct ir_tensor *t;
+
+		if (!vi || !vi->name || !*vi->name)
+			return onnx_fail(c, -EINVAL, "graph '%s': output #%zu "
+					 "has no name", c->g->name, i);
+		/* an output may be a value of an outer scope */
+		t = onnx_lookup(c, vi->name);
+		if (!t || ir_graph_add_output(c->g, t))
+			return onnx_fail(c, -ENOMEM, "out of memory");
+	}
+	if (onnx_find_captures(c->g))
+		return onnx_fail(c, -ENOMEM, "out of memory");
+	err = ir_graph_toposort(c->g);
+	return err ? onnx_fail(c, err, "graph '%s': %s", c->g->name,
+			       ir_graph_error(c->g)) : 0;
+}
+
+/*
+ * A graph attribute (If's branches, Loop's and Scan's bodies) becomes a
+ * subgraph of its own; the outer values it reads become the node's
+ * implicit inputs (ir_graph.captures), so that the outer graph orders
+ * their producers first and keeps them alive.
+ */
+static int onnx_subgraph(struct onnx_ctx *c, const Onnx__NodeProto *np,
+			 const Onnx__AttributeProto *a, struct ir_node *n)
+{
+	const char *nn = np->name ? np->name : "";
+	struct onnx_ctx sc = {
+		.base_dir = c->base_dir, .err = c->err, .errlen = c->errlen,
+		.opset = c->opset, .model = c->model, .depth = c->depth + 1,
+	};
+	char name[300];
+	int err, i;
+
+	if (!a->g)
+		return onnx_fail(c, -EINVAL, "node '%s' (%s): graph attribute "
+				 "'%s' is empty", nn, np->op_type, a->name);
+	if (sc.depth > ONNX_MAX_SUBGRAPH_DEPTH)
+		return onnx_fail(c, -ENOTSUP, "node '%s' (%s): subgraphs nest "
+				 "deeper than %d levels", nn, np->op_type,
+				 ONNX_MAX_SUBGRAPH_DEPTH);
+	snprintf(name, sizeof(name), "%.140s/%.140s", n->name, a->name);
+	sc.g = ir_graph_new(a->g->name && *a->g->name ? a->g->name : name);
+	if (!sc.g)
+		return onnx_fail(c, -ENOMEM, "out of memory");
+	sc.g->opset = c->opset;
+	err = onnx_subgraph_body(&sc, a->g);
+	free(sc.priv);
+	if (err) {
+		ir_graph_free(sc.g);
+		return err;
+	}
+	if (!ir_attr_find(n, IR_ATTR_FORMAL_INPUTS) &&
+	    ir_attr_set_int(n, IR_ATTR_FORMAL_INPUTS, n->num_inputs)) {
+		ir_graph_free(sc.g);
+		return onnx_fail(c, -ENOMEM, "out of memory");
+	}
+	sc.g->capture_base = n->num_inputs;
+	for (i = 0; i < sc.g->num_captures; i++) {
+		struct ir_tensor *t = onnx_lookup(c, sc.g->captures[i]->name);
+
+		if (!t || ir_node_add_input(n, t)) {
+			ir_graph_free(sc.g);
+			return onnx_fail(c, -ENOMEM, "out of memory");
+		}
+	}
+	err = ir_attr_set_graph(n, a->name, sc.g);
+	return err ? onnx_fail(c, err, "out of memory") : 0;
 }
 
 int onnx_import_buffer(const void *data, size_t len, const char *base_dir,

@@ -152,6 +152,7 @@ static bool attr_equal(const struct ir_attr *a, const struct ir_attr *b)
 		       !memcmp(a->floats, b->floats,
 			       (size_t)a->n * sizeof(*a->floats));
 	case IR_ATTR_TENSOR: return a->t == b->t;
+	case IR_ATTR_GRAPH: return a->graph == b->graph;	/* never shared */
 	}
 	return false;
 }
@@ -235,6 +236,7 @@ static uint64_t cse_attr_hash(const struct ir_attr *a)
 		return cse_bytes(h, a->floats,
 				 (size_t)a->n * sizeof(*a->floats));
 	case IR_ATTR_TENSOR: return cse_mix(h, (uintptr_t)a->t);
+	case IR_ATTR_GRAPH: return cse_mix(h, (uintptr_t)a->graph);
 	}
 	return h;
 }

@@ -187,10 +187,24 @@ static int infer_elementwise(struct ir_graph *g, struct ir_node *n)
 	struct ir_shape s = *in_shape(n, 0);
 	enum ir_dtype dt = n->inputs[0]->dtype;
 	int i, err, first = 0;
+	char b1[128], b2[128];
 
 	if (n->op == IR_OP_WHERE) {
 		dt = n->inputs[1]->dtype;
 		first = 0;
+		if (ir_attr_int(n, IR_ATTR_IF_SELECT, 0) &&
+		    (!ir_shape_equal(in_shape(n, 1), in_shape(n, 2)) ||
+		     dt != n->inputs[2]->dtype))
+			return node_err(g, n, "an If whose condition is known "
+					"only at run time runs both branches "
+					"and selects: branches that give an "
+					"output different shapes or types are "
+					"not supported (they give %s %s and "
+					"%s %s)",
+					sstr(g, in_shape(n, 1), b1),
+					ir_dtype_name(dt),
+					sstr(g, in_shape(n, 2), b2),
+					ir_dtype_name(n->inputs[2]->dtype));
 	}
 	for (i = first + 1; i < n->num_inputs; i++) {
 		if (!n->inputs[i])

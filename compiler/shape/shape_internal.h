@@ -32,6 +32,13 @@ int shape_legalize_more(struct ir_graph *g, struct ir_node *n);
 int shape_legalize_topk(struct ir_graph *g, struct ir_node *n);
 /* MatMulInteger, ConvInteger, DynamicQuantizeLinear (legalize_integer.c). */
 int shape_legalize_integer(struct ir_graph *g, struct ir_node *n);
+/*
+ * If, Loop and Scan inlined into the graph (legalize_control.c). The
+ * Where that selects an If output between its branches carries
+ * IR_ATTR_IF_SELECT: shape inference requires one shape and type.
+ */
+int shape_legalize_control(struct ir_graph *g, struct ir_node *n);
+#define IR_ATTR_IF_SELECT	"npu.if_select"
 /* Det by Leibniz's formula, M <= 5 (legalize_det.c). */
 int shape_legalize_det(struct ir_graph *g, struct ir_node *n);
 /* MaxPool's Indices output from its window taps (legalize_maxpool.c). */

@@ -26,7 +26,8 @@
  *    QLinearMatMul (legalize_qlinear.c), Einsum (legalize_einsum.c),
  *    MaxPool's Indices output (legalize_maxpool.c), Det (legalize_det.c),
  *    MatMulInteger, ConvInteger, DynamicQuantizeLinear
- *    (legalize_integer.c), 3-D pooling (legalize_pool3d.c).
+ *    (legalize_integer.c), 3-D pooling (legalize_pool3d.c), If, Loop and
+ *    Scan (legalize_control.c).
  */
 #include <errno.h>
 #include <math.h>
@@ -1354,6 +1355,8 @@ int shape_legalize_node(struct ir_graph *g, struct ir_node *n)
 
 	if (n->op == IR_OP_CUSTOM)
 		return plugin_decompose_node(g, n);
+	if (n->op == IR_OP_IF || n->op == IR_OP_LOOP || n->op == IR_OP_SCAN)
+		return shape_legalize_control(g, n);
 	drop_unused_optional_outputs(n);
 	/* malformed nodes are left to shape inference to report */
 	if (n->op == IR_OP_POW || n->op == IR_OP_CAST_LIKE ||

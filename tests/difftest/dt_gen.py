@@ -42,7 +42,7 @@ DepthToSpace SpaceToDepth InstanceNormalization MeanVarianceNormalization
 LRN ArgMax ArgMin GatherElements GatherND CumSum TopK ScatterND
 ScatterElements Sin Cos Tan Asin Acos Atan Asinh Acosh Atanh EyeLike
 HannWindow HammingWindow BlackmanWindow Compress ReverseSequence MaxUnpool
-NonZero NonMaxSuppression Unique
+NonZero NonMaxSuppression Unique If Loop Scan
 """.split())
 
 MAX_NUMEL = 6144
@@ -164,7 +164,8 @@ class Gen:
         ins = [self.vals[i] if i else None for i in inputs]
         in_dt = [self.dts[i] if i else None for i in inputs]
         with np.errstate(all="ignore"):
-            vals, dts = dt_ref._eval_node(n, ins, in_dt, np.float64)
+            vals, dts = dt_ref._eval_node(n, ins, in_dt, np.float64,
+                                          (self.vals, self.dts))
         for v, dt in zip(vals, dts):
             v = np.asarray(v)
             if v.size > MAX_NUMEL or v.ndim > 6 or v.size == 0:
@@ -990,6 +991,97 @@ class Gen:
                       attrs)
         return self.node("Cast", [y], {"to": "float32"})
 
+    # ------------------------------------------------ control flow
+
+    BRANCH_OPS = ["Relu", "Neg", "Abs", "Tanh", "Sigmoid", "Square"]
+
+    def body(self, inputs, nodes, outputs, inits=None):
+        """A subgraph: formal inputs [(name, dtype, shape)], nodes
+        [(op, ins, outs, attrs)], float32 outputs."""
+        b = Graph()
+        b.inputs = list(inputs)
+        b.inits = dict(inits or {})
+        b.nodes = [Node(op, i, o, a) for op, i, o, a in nodes]
+        b.outputs = list(outputs)
+        b.out_dtypes = {o: "float32" for o in outputs}
+        for (name, dt, _) in inputs:
+            if name in outputs:
+                b.out_dtypes[name] = dt
+        return b
+
+    def branch(self, x):
+        """One branch of an If: an op of x (read from outside)."""
+        y = self.fresh("br")
+        op = self.choice(self.BRANCH_OPS)
+        if op == "Square":
+            return self.body([], [("Mul", [x, x], [y], {})], [y])
+        return self.body([], [(op, [x], [y], {})], [y])
+
+    def t_if(self, x):
+        if self.coin(0.25):
+            c = self.const(np.array(self.coin()))
+        else:
+            s = self.node("ReduceSum", [x], {"keepdims": 0}, pool=False)
+            c = self.node("Greater", [s, self.const(np.float32(
+                self.choice([-1.0, 0.0, 1.0])))], pool=False)
+        return self.node("If", [c], {"then_branch": self.branch(x),
+                                     "else_branch": self.branch(x)})
+
+    def t_loop(self, x):
+        """y <- y * k + x, trip count 1-3, y's steps as a scan output."""
+        i, c, y, t, yo, co, ys = (self.fresh("lp") for _ in range(7))
+        k = self.fresh("lk")
+        nodes = [("Mul", [y, k], [t], {}), ("Add", [t, x], [yo], {}),
+                 ("Identity", [c], [co], {})]
+        outs = [co, yo]
+        if self.coin():
+            nodes.append(("Identity", [yo], [ys], {}))
+            outs.append(ys)
+        body = self.body([(i, "int64", ()), (c, "bool", ()),
+                          (y, "float32", self.shape(x))], nodes, outs,
+                         {k: np.float32(self.choice([0.5, -0.25, 1.0]))})
+        body.out_dtypes[co] = "bool"
+        trip = self.iconst(self.choice([1, 2, 3]))
+        cond = self.const(np.array(True)) if self.coin() else ""
+        r = self.node("Loop", [trip, cond, x], {"body": body},
+                      nout=len(outs) - 1)
+        return r if isinstance(r, str) else r[-1]
+
+    def t_scan(self, x):
+        """A running sum over one static axis, its steps (times x) as a
+        scan output, each direction and output axis."""
+        shp = self.shape(x)
+        if len(shp) < 2:
+            raise Reject()
+        ax = self.r(len(shp))
+        if shp[ax] > 6:
+            raise Reject()
+        st = tuple(d for a, d in enumerate(shp) if a != ax)
+        s0 = self.new_input(st)
+        si, xt, so, y = (self.fresh("sc") for _ in range(4))
+        body = self.body([(si, "float32", st), (xt, "float32", st)],
+                         [("Add", [si, xt], [so], {}),
+                          ("Mul", [so, xt], [y], {})], [so, y])
+        oax = self.choice([0, len(st), -1])
+        r = self.node("Scan", [s0, x], {
+            "body": body, "num_scan_inputs": 1,
+            "scan_input_axes": [ax], "scan_input_directions": [self.r(2)],
+            "scan_output_axes": [oax],
+            "scan_output_directions": [self.r(2)]}, nout=2)
+        return r[self.r(2)]
+
+    def t_control(self):
+        """If (on data or a constant), Loop (constant trip count) and
+        Scan: npuc unrolls them into the graph."""
+        x = self.pick(lambda gen, t: gen.is_float(t) and
+                      0 < gen.vals[t].size <= 512, self.shape_any)
+        kind = self.choice(["If", "Loop", "Scan"])
+        if kind == "If":
+            return self.t_if(x)
+        if kind == "Loop":
+            return self.t_loop(x)
+        return self.t_scan(x)
+
     def t_det(self):
         m = self.choice([1, 2, 3, 4])
         lead = tuple(self.choice([1, 2, 3]) for _ in range(self.r(3)))
@@ -1647,6 +1739,7 @@ class Gen:
         ("t_einsum", 2), ("t_qlinear", 2), ("t_det", 1), ("t_integer", 2),
         ("t_shape_chain", 2), ("t_cast", 3), ("t_qdq", 2), ("t_fold", 2),
         ("t_cse", 2), ("t_branches", 4), ("t_conv_chain", 4),
+        ("t_control", 2),
     ]
 
     def build(self, only=None):

@@ -3,7 +3,11 @@
 
 A Graph holds graph inputs (name, dtype, shape) with their feed values,
 initializers, nodes (op, input names, output names, python attributes) and
-output names. The JSON form is what a minimized regression case is stored
+output names. A node's attribute may itself be a Graph (the body of If,
+Loop, Scan): its inputs are the body's formal inputs (no feeds), out_dtypes
+names its outputs' dtypes, and the names it reads without defining them
+come from the scopes around it (reads() lists them with the node's
+inputs). The JSON form is what a minimized regression case is stored
 as (tests/difftest/regress/*.json): readable, and rebuilt into the same
 ONNX model bit for bit.
 """
@@ -45,6 +49,7 @@ class Graph:
         self.inits = {}         # name -> np.ndarray
         self.nodes = []
         self.outputs = []
+        self.out_dtypes = {}    # a subgraph's: output name -> dtype
 
     def copy(self):
         g = Graph()
@@ -53,7 +58,20 @@ class Graph:
         g.inits = dict(self.inits)
         g.nodes = [n.copy() for n in self.nodes]
         g.outputs = list(self.outputs)
+        g.out_dtypes = dict(self.out_dtypes)
         return g
+
+    def free_names(self):
+        """The names this (sub)graph reads from the scopes around it."""
+        known = {i for i, _, _ in self.inputs} | set(self.inits)
+        free = []
+        for n in self.nodes:
+            for i in reads(n):
+                if i and i not in known and i not in free:
+                    free.append(i)
+            known.update(o for o in n.outputs if o)
+        free += [o for o in self.outputs if o not in known and o not in free]
+        return free
 
     def producer(self, name):
         for n in self.nodes:
@@ -62,7 +80,7 @@ class Graph:
         return None
 
     def consumers(self, name):
-        return [n for n in self.nodes if name in n.inputs]
+        return [n for n in self.nodes if name in reads(n)]
 
     def prune(self):
         """Drop nodes, inputs and initializers no output depends on."""
@@ -71,7 +89,7 @@ class Graph:
         for n in reversed(self.nodes):
             if any(o in need for o in n.outputs):
                 keep.append(n)
-                need.update(i for i in n.inputs if i)
+                need.update(i for i in reads(n) if i)
         self.nodes = list(reversed(keep))
         for n in self.nodes:
             # unread optional outputs stay named (ONNX allows them)
@@ -84,23 +102,53 @@ class Graph:
         return [n.op for n in self.nodes]
 
 
+def reads(n):
+    """The names node n reads: its inputs, then what its subgraphs read
+    from outside them."""
+    out = list(n.inputs)
+    for v in n.attrs.values():
+        if isinstance(v, Graph):
+            out += [i for i in v.free_names() if i not in out]
+    return out
+
+
 # ---------------------------------------------------------------- ONNX
 
-def _attr_value(v):
+def _attr_value(v, name="body"):
     if isinstance(v, np.ndarray):
         return numpy_helper.from_array(v)
+    if isinstance(v, Graph):
+        return _graph_proto(v, name)
     return v
+
+
+def _node_protos(g, prefix=""):
+    nodes = []
+    for k, n in enumerate(g.nodes):
+        attrs = {a: _attr_value(v, "%s%s_%d" % (prefix, a, k))
+                 for a, v in sorted(n.attrs.items())}
+        if n.op == "Cast":
+            attrs["to"] = ONNX_DT[attrs["to"]]
+        nodes.append(helper.make_node(n.op, n.inputs, n.outputs,
+                                      name="%sn%d_%s" % (prefix, k, n.op),
+                                      **attrs))
+    return nodes
+
+
+def _graph_proto(g, name):
+    """A subgraph: formal inputs typed, outputs typed by out_dtypes."""
+    ins = [helper.make_tensor_value_info(nm, ONNX_DT[dt], list(sh))
+           for nm, dt, sh in g.inputs]
+    outs = [helper.make_tensor_value_info(nm, ONNX_DT[g.out_dtypes[nm]],
+                                          None) for nm in g.outputs]
+    inits = [numpy_helper.from_array(v, k) for k, v in g.inits.items()]
+    return helper.make_graph(_node_protos(g, name + "/"), name, ins, outs,
+                             inits)
 
 
 def to_onnx(g, out_dtypes, name="difftest"):
     """The ONNX model of g; out_dtypes: output name -> dtype name."""
-    nodes = []
-    for k, n in enumerate(g.nodes):
-        attrs = {a: _attr_value(v) for a, v in sorted(n.attrs.items())}
-        if n.op == "Cast":
-            attrs["to"] = ONNX_DT[attrs["to"]]
-        nodes.append(helper.make_node(n.op, n.inputs, n.outputs,
-                                      name="n%d_%s" % (k, n.op), **attrs))
+    nodes = _node_protos(g)
     ins = [helper.make_tensor_value_info(nm, ONNX_DT[dt], list(sh))
            for nm, dt, sh in g.inputs]
     outs = [helper.make_tensor_value_info(nm, ONNX_DT[out_dtypes[nm]], None)
@@ -143,20 +191,29 @@ def _arr_from_json(d):
 def _attr_to_json(v):
     if isinstance(v, np.ndarray):
         return {"tensor": _arr_to_json(v)}
+    if isinstance(v, Graph):
+        d = to_json(v)
+        d["out_dtypes"] = dict(v.out_dtypes)
+        return {"graph": d}
     return v
 
 
 def _attr_from_json(v):
     if isinstance(v, dict) and "tensor" in v:
         return _arr_from_json(v["tensor"])
+    if isinstance(v, dict) and "graph" in v:
+        g = from_json(v["graph"])
+        g.out_dtypes = dict(v["graph"].get("out_dtypes", {}))
+        return g
     return v
 
 
 def to_json(g, meta=None):
     d = {
         "opset": OPSET,
-        "inputs": [{"name": n, "dtype": dt, "shape": list(s),
-                    "value": _arr_to_json(g.feeds[n])}
+        "inputs": [dict({"name": n, "dtype": dt, "shape": list(s)},
+                        **({"value": _arr_to_json(g.feeds[n])}
+                           if n in g.feeds else {}))
                    for n, dt, s in g.inputs],
         "initializers": {k: _arr_to_json(v) for k, v in g.inits.items()},
         "nodes": [{"op": n.op, "inputs": n.inputs, "outputs": n.outputs,
@@ -174,7 +231,8 @@ def from_json(d):
     g = Graph()
     for i in d["inputs"]:
         g.inputs.append((i["name"], i["dtype"], tuple(i["shape"])))
-        g.feeds[i["name"]] = _arr_from_json(i["value"])
+        if "value" in i:
+            g.feeds[i["name"]] = _arr_from_json(i["value"])
     g.inits = {k: _arr_from_json(v) for k, v in d["initializers"].items()}
     g.nodes = [Node(n["op"], n["inputs"], n["outputs"],
                     {k: _attr_from_json(v) for k, v in n["attrs"].items()})

@@ -1046,7 +1046,7 @@ def evaluate(g, feeds, fdt=np.float64, keep=None):
     for n in g.nodes:
         ins = [vals[i] if i else None for i in n.inputs]
         in_dt = [dts[i] if i else None for i in n.inputs]
-        outs, odts = _eval_node(n, ins, in_dt, fdt)
+        outs, odts = _eval_node(n, ins, in_dt, fdt, (vals, dts))
         ex = all(exact.get(i, True) for i in n.inputs if i) and \
             n.op in EXACT_OPS
         why = _fragile(n, ins, [exact.get(i, True) if i else True
@@ -1164,7 +1164,92 @@ def _fragile(n, ins, exact):
     return None
 
 
-def _eval_node(n, ins, in_dt, fdt):
+CONTROL_OPS = ("If", "Loop", "Scan")
+
+
+def _run_body(body, args, arg_dts, scope, fdt):
+    """Run subgraph body on its formal inputs args; the names it reads
+    from outside come from scope (vals, dts)."""
+    vals, dts = dict(scope[0]), dict(scope[1])
+    for name, arr in body.inits.items():
+        vals[name] = arr.astype(fdt) if _is_float(arr) else arr
+        dts[name] = str(arr.dtype)
+    for (name, _, _), v, dt in zip(body.inputs, args, arg_dts):
+        vals[name], dts[name] = v, dt
+    for n in body.nodes:
+        ins = [vals[i] if i else None for i in n.inputs]
+        in_dt = [dts[i] if i else None for i in n.inputs]
+        outs, odts = _eval_node(n, ins, in_dt, fdt, (vals, dts))
+        for name, v, dt in zip(n.outputs, outs, odts):
+            if name:
+                vals[name], dts[name] = np.asarray(v), dt
+    return [vals[o] for o in body.outputs], [dts[o] for o in body.outputs]
+
+
+def _eval_loop(n, ins, in_dt, fdt, scope):
+    trip = int(ins[0]) if ins and ins[0] is not None else None
+    cond = bool(ins[1]) if len(ins) > 1 and ins[1] is not None else True
+    carried, cdts = list(ins[2:]), list(in_dt[2:])
+    nv, scans, sdts, i = len(carried), [], [], 0
+    while (trip is None or i < trip) and cond:
+        outs, odts = _run_body(n.attrs["body"],
+                               [np.array(i, np.int64), np.array(cond)] +
+                               carried, ["int64", "bool"] + cdts, scope, fdt)
+        cond = bool(outs[0])
+        carried, cdts = outs[1:1 + nv], odts[1:1 + nv]
+        scans.append(outs[1 + nv:])
+        sdts = odts[1 + nv:]
+        i += 1
+    nk = len(n.outputs) - nv
+    if nk and not scans:
+        raise NotImplementedError("Loop: no iteration, scan outputs")
+    return carried + [np.stack([s[k] for s in scans]) for k in range(nk)], \
+        cdts + list(sdts)
+
+
+def _eval_scan(n, ins, in_dt, fdt, scope):
+    a = n.attrs
+    nx = a["num_scan_inputs"]
+    ns = len(ins) - nx
+    axes = [_axis(ax, ins[ns + j].ndim) for j, ax in
+            enumerate(a.get("scan_input_axes", [0] * nx))]
+    dirs = a.get("scan_input_directions", [0] * nx)
+    states, sdts = list(ins[:ns]), list(in_dt[:ns])
+    length = ins[ns].shape[axes[0]]
+    per, ydts = [], []
+    for t in range(length):
+        xs = [np.take(ins[ns + j], length - 1 - t if dirs[j] else t,
+                      axis=axes[j]) for j in range(nx)]
+        outs, odts = _run_body(a["body"], states + xs,
+                               sdts + list(in_dt[ns:]), scope, fdt)
+        states, sdts = outs[:ns], odts[:ns]
+        per.append(outs[ns:])
+        ydts = odts[ns:]
+    nk = len(n.outputs) - ns
+    oax = a.get("scan_output_axes", [0] * nk)
+    odir = a.get("scan_output_directions", [0] * nk)
+    ys = []
+    for k in range(nk):
+        seq = [p[k] for p in per]
+        ys.append(np.stack(seq[::-1] if odir[k] else seq, axis=oax[k]))
+    return states + ys, sdts + list(ydts)
+
+
+def _eval_control(n, ins, in_dt, fdt, scope):
+    if scope is None:
+        raise NotImplementedError(n.op + " needs the values around it")
+    if n.op == "If":
+        take = bool(np.asarray(ins[0]).reshape(-1)[0])
+        return _run_body(n.attrs["then_branch" if take else "else_branch"],
+                         [], [], scope, fdt)
+    if n.op == "Loop":
+        return _eval_loop(n, ins, in_dt, fdt, scope)
+    return _eval_scan(n, ins, in_dt, fdt, scope)
+
+
+def _eval_node(n, ins, in_dt, fdt, scope=None):
+    if n.op in CONTROL_OPS:
+        return _eval_control(n, ins, in_dt, fdt, scope)
     op, a = n.op, dict(n.attrs)
     x = ins[0] if ins else None
     dt0 = in_dt[0] if in_dt else None

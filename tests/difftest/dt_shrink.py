@@ -24,6 +24,7 @@ import time
 
 import numpy as np
 
+import dt_graph
 import dt_ref
 import dt_run
 
@@ -225,7 +226,7 @@ class Shrinker:
 
 def _drop_unused(g):
     """Drop graph inputs and initializers that no node reads."""
-    read = {i for n in g.nodes for i in n.inputs} | set(g.outputs)
+    read = {i for n in g.nodes for i in dt_graph.reads(n)} | set(g.outputs)
     g.inputs = [i for i in g.inputs if i[0] in read]
     g.feeds = {k: v for k, v in g.feeds.items() if k in read}
     g.inits = {k: v for k, v in g.inits.items() if k in read}

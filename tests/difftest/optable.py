@@ -328,6 +328,70 @@ def case(op, key, val):
         return qdq_case(b, op, key, val)
     if op in SMALL:
         return small_case(b, op, key, val)
+    if op in ("If", "Loop", "Scan"):
+        return control_case(b, op, key, val)
+    return None
+
+
+def _sub(inputs, nodes, outputs, out_dtypes=None, inits=None):
+    g = Graph()
+    g.inputs = list(inputs)
+    g.nodes = [Node(op, i, o, a) for op, i, o, a in nodes]
+    g.outputs = list(outputs)
+    g.out_dtypes = dict({o: "float32" for o in outputs},
+                        **(out_dtypes or {}))
+    g.inits = dict(inits or {})
+    return g
+
+
+def control_case(b, op, key, val):
+    """If on data or a constant (and branches of two shapes on data:
+    refused), Loop (trip count, scan outputs; a computed condition:
+    refused), Scan (direction, output axis)."""
+    x = b.x((2, 3), "float32", -2.0)
+    if op == "If" and key in ("cond", "branches"):
+        if val == "constant":
+            c = b.c(np.array(False))
+        else:
+            b.g.nodes.append(Node("ReduceSum", [x], ["s"], {"keepdims": 0}))
+            b.g.nodes.append(Node("Greater", ["s", b.c(np.float32(0))],
+                                  ["c"]))
+            c = "c"
+        other = [("Neg", [x], ["e"], {})] if val != "shapes" else \
+            [("ReduceSum", [x], ["e"], {"keepdims": 1})]
+        return b.node("If", [c], {
+            "then_branch": _sub([], [("Relu", [x], ["t"], {})], ["t"]),
+            "else_branch": _sub([], other, ["e"])})
+    if op == "Loop" and key in ("trip", "scan_outputs", "condition"):
+        body = [("Mul", ["y_in", "k"], ["t"], {}),
+                ("Add", ["t", x], ["y_out"], {})]
+        outs = ["c_out", "y_out"]
+        if key == "condition":
+            body.append(("Less", ["i", "five"], ["c_out"], {}))
+        else:
+            body.append(("Identity", ["c_in"], ["c_out"], {}))
+        if key == "scan_outputs" and val == "1":
+            body.append(("Cast", ["i"], ["fi"], {"to": "float32"}))
+            outs.append("fi")
+        g = _sub([("i", "int64", ()), ("c_in", "bool", ()),
+                  ("y_in", "float32", (2, 3))], body, outs,
+                 {"c_out": "bool"}, {"k": np.float32(0.5),
+                                     "five": np.array(5, np.int64)})
+        trip = int(val) if key == "trip" else 3
+        return b.node("Loop", [b.c(np.array(trip, np.int64)), "", x],
+                      {"body": g}, nout=len(outs) - 1)
+    if op == "Scan" and key in ("direction", "output_axis"):
+        s0 = b.x((3,), "float32", -1.0)
+        g = _sub([("s_in", "float32", (3,)), ("x_t", "float32", (3,))],
+                 [("Add", ["s_in", "x_t"], ["s_out"], {}),
+                  ("Mul", ["s_out", "x_t"], ["y_t"], {})],
+                 ["s_out", "y_t"])
+        rev = int(key == "direction" and val == "reverse")
+        oax = int(val) if key == "output_axis" else 0
+        return b.node("Scan", [s0, x], {
+            "body": g, "num_scan_inputs": 1,
+            "scan_input_directions": [rev], "scan_output_axes": [oax],
+            "scan_output_directions": [rev]}, nout=2)
     return None
 
 

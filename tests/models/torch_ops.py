@@ -74,8 +74,50 @@ def cases():
             m[1].bias.uniform_(-0.5, 0.5)
         return m
 
+    class IfOnData(nn.Module):
+        """Two Ifs whose conditions only the data decides (predicated:
+        both branches run, Where selects); x takes the then branch, y
+        the else branch."""
+
+        def forward(self, x, y):
+            if bool(x.sum() > 0):
+                a = x * 2.0
+            else:
+                a = x - 1.0
+            if bool(y.mean() < 0):
+                b = torch.relu(y)
+            else:
+                b = y * y
+            return a + b
+
+    class LoopWithIf(nn.Module):
+        """A for loop over a static dim (Loop, unrolled) whose body
+        branches on the step (an If the unrolling folds) and reads the
+        weight and the input from outside (captures two levels deep)."""
+
+        def __init__(self):
+            super().__init__()
+            self.w = nn.Parameter(torch.randn(8, 8) * 0.3)
+
+        def forward(self, x):
+            h = torch.zeros(x.size(1), 8)
+            for i in range(x.size(0)):
+                if i % 2 == 0:
+                    h = torch.tanh(h @ self.w + x[i])
+                else:
+                    h = h * 0.5 + x[i]
+            return h
+
+    def script(cls):
+        return lambda: torch.jit.script(cls())
+
     r = torch.randn
     return {
+        "script_if_on_data": (script(IfOnData), lambda: (r(3, 4) + 1,
+                                                          r(3, 4) + 1),
+                              14, {}),
+        "script_loop_with_if": (script(LoopWithIf), lambda: (r(5, 2, 8),),
+                                14, {}),
         # name: (factory, inputs, opset, export kwargs)
         "batchnorm_kept": (bn, lambda: (r(2, 4, 8, 8),), 14,
                            {"training": torch.onnx.TrainingMode.PRESERVE}),
