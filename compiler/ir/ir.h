@@ -159,6 +159,8 @@ struct ir_shape {
 	X(REVERSE_SEQUENCE, "ReverseSequence")				\
 	X(MAX_UNPOOL, "MaxUnpool")					\
 	X(IF, "If") X(LOOP, "Loop") X(SCAN, "Scan")			\
+	X(DFT, "DFT") X(STFT, "STFT")					\
+	X(MEL_WEIGHT_MATRIX, "MelWeightMatrix")				\
 	/* made by passes (no ONNX counterpart, or a fused form) */	\
 	X(ACTIVATION, "npu.Activation")					\
 	X(LAYER_NORM, "LayerNormalization")				\

@@ -125,11 +125,12 @@ int ir_op_max_inputs(enum ir_op op)
 	case IR_OP_DEQUANTIZE_LINEAR: case IR_OP_DROPOUT: case IR_OP_ONE_HOT:
 	case IR_OP_CONV_TRANSPOSE: case IR_OP_INSTANCE_NORM:
 	case IR_OP_SCATTER_ND: case IR_OP_SCATTER_ELEMENTS: case IR_OP_SCATTER:
-	case IR_OP_MAX_UNPOOL: case IR_OP_ROI_ALIGN:
+	case IR_OP_MAX_UNPOOL: case IR_OP_ROI_ALIGN: case IR_OP_DFT:
 		return 3;
-	case IR_OP_PAD: case IR_OP_RESIZE:
+	case IR_OP_PAD: case IR_OP_RESIZE: case IR_OP_STFT:
 		return 4;
 	case IR_OP_SLICE: case IR_OP_BATCH_NORM: case IR_OP_NON_MAX_SUPPRESSION:
+	case IR_OP_MEL_WEIGHT_MATRIX:
 		return 5;
 	case IR_OP_RNN: case IR_OP_GRU:
 		return 6;

@@ -39,6 +39,8 @@ int shape_legalize_integer(struct ir_graph *g, struct ir_node *n);
  */
 int shape_legalize_control(struct ir_graph *g, struct ir_node *n);
 #define IR_ATTR_IF_SELECT	"npu.if_select"
+/* DFT and STFT as MatMuls, MelWeightMatrix as a constant (legalize_dft.c). */
+int shape_legalize_dft(struct ir_graph *g, struct ir_node *n);
 /* Det by Leibniz's formula, M <= 5 (legalize_det.c). */
 int shape_legalize_det(struct ir_graph *g, struct ir_node *n);
 /* MaxPool's Indices output from its window taps (legalize_maxpool.c). */

@@ -27,7 +27,8 @@
  *    MaxPool's Indices output (legalize_maxpool.c), Det (legalize_det.c),
  *    MatMulInteger, ConvInteger, DynamicQuantizeLinear
  *    (legalize_integer.c), 3-D pooling (legalize_pool3d.c), If, Loop and
- *    Scan (legalize_control.c).
+ *    Scan (legalize_control.c), DFT, STFT, MelWeightMatrix
+ *    (legalize_dft.c).
  */
 #include <errno.h>
 #include <math.h>
@@ -1357,6 +1358,9 @@ int shape_legalize_node(struct ir_graph *g, struct ir_node *n)
 		return plugin_decompose_node(g, n);
 	if (n->op == IR_OP_IF || n->op == IR_OP_LOOP || n->op == IR_OP_SCAN)
 		return shape_legalize_control(g, n);
+	if (n->op == IR_OP_DFT || n->op == IR_OP_STFT ||
+	    n->op == IR_OP_MEL_WEIGHT_MATRIX)
+		return shape_legalize_dft(g, n);
 	drop_unused_optional_outputs(n);
 	/* malformed nodes are left to shape inference to report */
 	if (n->op == IR_OP_POW || n->op == IR_OP_CAST_LIKE ||

@@ -42,7 +42,7 @@ DepthToSpace SpaceToDepth InstanceNormalization MeanVarianceNormalization
 LRN ArgMax ArgMin GatherElements GatherND CumSum TopK ScatterND
 ScatterElements Sin Cos Tan Asin Acos Atan Asinh Acosh Atanh EyeLike
 HannWindow HammingWindow BlackmanWindow Compress ReverseSequence MaxUnpool
-NonZero NonMaxSuppression Unique If Loop Scan
+NonZero NonMaxSuppression Unique If Loop Scan DFT STFT MelWeightMatrix
 """.split())
 
 MAX_NUMEL = 6144
@@ -1082,6 +1082,50 @@ class Gen:
             return self.t_loop(x)
         return self.t_scan(x)
 
+    def t_signal(self):
+        """DFT (real or complex, any axis, one-sided, a dft_length that
+        pads or cuts, inverse), STFT (window or frame_length) and a mel
+        filter bank applied to the magnitudes."""
+        kind = self.choice(["DFT", "STFT", "MelWeightMatrix"])
+        if kind == "DFT":
+            c = self.choice([1, 2])
+            lead = tuple(self.choice([1, 2, 3, 5, 8, 12])
+                         for _ in range(1 + self.r(2)))
+            x = self.new_input(lead + (c,))
+            axis = self.r(len(lead))
+            ins = [x]
+            if self.coin(0.3):
+                ins.append(self.iconst(self.choice([4, 6, 9])))
+            inv = c == 2 and self.coin()
+            return self.node("DFT", ins, {
+                "axis": axis - len(lead) - 1 if self.coin() else axis,
+                "inverse": int(inv),
+                "onesided": int(not inv and self.coin())})
+        if kind == "STFT":
+            c = self.choice([1, 2])
+            length = self.choice([4, 8, 10])
+            x = self.new_input((self.choice([1, 2]),
+                                length + self.r(24), c))
+            step = self.iconst(self.choice([1, 3, 4]))
+            # ORT 1.30 windows a complex signal's interleaved floats (not
+            # each complex value): a complex signal gets a frame_length
+            if c == 1 and self.coin():
+                ins = [x, step, self.const(np.hanning(length).astype(
+                    np.float32))]
+            else:
+                ins = [x, step, "", self.iconst(length)]
+            return self.node("STFT", ins,
+                             {"onesided": int(c == 1 and self.coin())})
+        dft = self.choice([8, 16, 32])
+        mel = self.node("MelWeightMatrix", [
+            self.iconst(self.choice([3, 5, 8])), self.iconst(dft),
+            self.iconst(self.choice([8000, 16000])),
+            self.const(np.float32(self.choice([0.0, 100.0]))),
+            self.const(np.float32(self.choice([3000.0, 4000.0])))],
+            pool=False)
+        return self.node("MatMul", [self.new_input(
+            (self.choice([1, 3]), dft // 2 + 1), lo=0.0), mel])
+
     def t_det(self):
         m = self.choice([1, 2, 3, 4])
         lead = tuple(self.choice([1, 2, 3]) for _ in range(self.r(3)))
@@ -1739,7 +1783,7 @@ class Gen:
         ("t_einsum", 2), ("t_qlinear", 2), ("t_det", 1), ("t_integer", 2),
         ("t_shape_chain", 2), ("t_cast", 3), ("t_qdq", 2), ("t_fold", 2),
         ("t_cse", 2), ("t_branches", 4), ("t_conv_chain", 4),
-        ("t_control", 2),
+        ("t_control", 2), ("t_signal", 2),
     ]
 
     def build(self, only=None):

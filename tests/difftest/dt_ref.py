@@ -1164,6 +1164,68 @@ def _fragile(n, ins, exact):
     return None
 
 
+def _complex(x):
+    return x[..., 0] + (1j * x[..., 1] if x.shape[-1] == 2 else 0)
+
+
+def _pair(z):
+    return np.stack([z.real, z.imag], -1)
+
+
+def _dft(x, n=None, axis=1, inverse=0, onesided=0):
+    ax = axis + x.ndim if axis < 0 else axis
+    z = _complex(x.astype(np.float64))
+    length = int(n) if n is not None else z.shape[ax]
+    y = (np.fft.ifft if inverse else np.fft.fft)(z, n=length, axis=ax)
+    if onesided:
+        y = np.take(y, range(length // 2 + 1), axis=ax)
+    return _pair(y)
+
+
+def _stft(sig, step, win=None, length=None, onesided=1):
+    step = int(step)
+    length = int(length) if length is not None else win.shape[0]
+    z = _complex(sig.astype(np.float64))
+    frames = (z.shape[1] - length) // step + 1
+    fr = np.stack([z[:, f * step:f * step + length] for f in range(frames)],
+                  1)
+    if win is not None:
+        fr = fr * win
+    y = np.fft.fft(fr, axis=-1)
+    return _pair(y[..., :length // 2 + 1] if onesided else y)
+
+
+def _mel(mel, dft, rate, lo, hi):
+    """ONNX's node-test formula (onnx/backend/test/case/node/
+    melweightmatrix.py)."""
+    mel, dft, rate = int(mel), int(dft), int(rate)
+    fb = np.arange(0, mel + 2)
+    lo_mel = 2595 * np.log10(1 + np.float32(lo) / 700)
+    hi_mel = 2595 * np.log10(1 + np.float32(hi) / 700)
+    fb = fb * ((hi_mel - lo_mel) / fb.shape[0]) + lo_mel
+    fb = ((dft + 1) * (700 * (np.power(10, fb / 2595) - 1)) //
+          rate).astype(int)
+    out = np.zeros((dft // 2 + 1, mel))
+    for i in range(mel):
+        lft, ctr, rgt = fb[i], fb[i + 1], fb[i + 2]
+        if ctr == lft:
+            out[ctr, i] = 1
+        else:
+            for j in range(lft, ctr + 1):
+                out[j, i] = (j - lft) / (ctr - lft)
+        for j in range(ctr, rgt):
+            out[j, i] = (rgt - j) / (rgt - ctr)
+    return out
+
+
+def _signal(op, ins, a):
+    if op == "DFT":
+        return _dft(ins[0], ins[1] if len(ins) > 1 else None, **a)
+    if op == "STFT":
+        return _stft(*ins, **a)
+    return _mel(*ins)
+
+
 CONTROL_OPS = ("If", "Loop", "Scan")
 
 
@@ -1608,6 +1670,8 @@ def _eval_node(n, ins, in_dt, fdt, scope=None):
                 np.array(zp, np.uint8)], ["uint8", "float32", "uint8"]
     if op == "Det":
         return [np.linalg.det(x.astype(np.float64))], same
+    if op in ("DFT", "STFT", "MelWeightMatrix"):
+        return [_signal(op, ins, a).astype(fdt)], ["float32"]
     if op == "Einsum":
         return [np.einsum(a["equation"], *[v.astype(np.float64)
                                            for v in ins])], same

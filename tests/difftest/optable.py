@@ -330,6 +330,43 @@ def case(op, key, val):
         return small_case(b, op, key, val)
     if op in ("If", "Loop", "Scan"):
         return control_case(b, op, key, val)
+    if op in ("DFT", "STFT", "MelWeightMatrix"):
+        return signal_case(b, op, key, val)
+    return None
+
+
+def signal_case(b, op, key, val):
+    """DFT (input, axis, direction, one-sided, length), STFT (window or
+    frame_length, one-sided), MelWeightMatrix (constant inputs)."""
+    if op == "DFT" and key in ("input", "axis", "inverse", "onesided",
+                               "dft_length"):
+        c = 2 if (key == "input" and val == "complex") or \
+            key == "inverse" else 1
+        x = b.x((2, 6, 5, c), "float32", -2.0)
+        attrs = {"axis": int(val) if key == "axis" else 1}
+        if key == "inverse":
+            attrs["inverse"] = int(val)
+        if key == "onesided":
+            attrs["onesided"] = int(val)
+        ins = [x]
+        if key == "dft_length":
+            ins.append(b.c(np.array(int(val), np.int64)))
+        return b.node("DFT", ins, attrs)
+    if op == "STFT" and key in ("frame", "onesided"):
+        sig = b.x((2, 40, 1), "float32", -2.0)
+        if key == "frame" and val == "window":
+            ins = [sig, b.c(np.array(5, np.int64)),
+                   b.c(np.hamming(12).astype(np.float32))]
+        else:
+            ins = [sig, b.c(np.array(5, np.int64)), "",
+                   b.c(np.array(12, np.int64))]
+        return b.node("STFT", ins, {"onesided": int(val)}
+                      if key == "onesided" else {})
+    if op == "MelWeightMatrix" and key == "mel_bins":
+        return b.node(op, [b.c(np.array(int(val), np.int64)),
+                           b.c(np.array(32, np.int64)),
+                           b.c(np.array(16000, np.int64)),
+                           b.c(np.float32(20.0)), b.c(np.float32(7000.0))])
     return None
 
 
