@@ -10,7 +10,7 @@ E2E_TESTS	:= tests/models/demo.t $(E2E_MODELS:%=tests/models/%.t) \
 		   tests/models/torch_ops.t tests/models/dynamic_batch.t \
 		   tests/models/families.t tests/models/decoder_kv.t \
 		   tests/models/compiler_regress.t tests/models/control_flow.t \
-		   tests/models/signal_ops.t \
+		   tests/models/signal_ops.t tests/models/storage_dtypes.t \
 		   tests/models/streams_budget.t tests/models/precision.t \
 		   tests/conformance/conformance.t
 

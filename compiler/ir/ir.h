@@ -45,6 +45,18 @@ enum ir_dtype {
 	IR_I32 = 5,
 	IR_I64 = 6,
 	IR_BOOL = 7,
+	/*
+	 * Storage types (uapi 1.8): graph inputs and outputs, and the
+	 * rounding or wrapping of a Cast to them, never computed on. The
+	 * importer narrows everything else to the compute type of
+	 * ir_dtype_compute() (onnx_storage.c).
+	 */
+	IR_F64 = 9,
+	IR_BF16 = 10,
+	IR_I16 = 11,
+	IR_U16 = 12,
+	IR_U32 = 13,
+	IR_U64 = 14,
 	IR_DTYPE_COUNT
 };
 
@@ -161,6 +173,7 @@ struct ir_shape {
 	X(IF, "If") X(LOOP, "Loop") X(SCAN, "Scan")			\
 	X(DFT, "DFT") X(STFT, "STFT")					\
 	X(MEL_WEIGHT_MATRIX, "MelWeightMatrix")				\
+	X(BIT_SHIFT, "BitShift")					\
 	/* made by passes (no ONNX counterpart, or a fused form) */	\
 	X(ACTIVATION, "npu.Activation")					\
 	X(LAYER_NORM, "LayerNormalization")				\
@@ -389,6 +402,16 @@ struct ir_graph {
 
 /* --- types --------------------------------------------------------------- */
 size_t ir_dtype_size(enum ir_dtype dt);
+/* Is @dt a storage type (IR_F64 ... IR_U64)? */
+static inline bool ir_dtype_storage(enum ir_dtype dt)
+{
+	return dt >= IR_F64 && dt < IR_DTYPE_COUNT;
+}
+/* The type a storage type computes in (F32, I32, I64); @dt otherwise. */
+enum ir_dtype ir_dtype_compute(enum ir_dtype dt);
+/* ONNX TensorProto.DataType <-> IR dtype (IR_DTYPE_INVALID / 0: none). */
+enum ir_dtype ir_dtype_from_onnx(int64_t onnx_type);
+int ir_dtype_to_onnx(enum ir_dtype dt);
 const char *ir_dtype_name(enum ir_dtype dt);
 const char *ir_layout_name(enum ir_layout l);
 const char *ir_op_name(enum ir_op op);		/* "Conv", "npu.Gelu", ... */

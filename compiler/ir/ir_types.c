@@ -9,11 +9,41 @@
 size_t ir_dtype_size(enum ir_dtype dt)
 {
 	switch (dt) {
-	case IR_F32: case IR_I32: return 4;
-	case IR_F16: return 2;
+	case IR_F32: case IR_I32: case IR_U32: return 4;
+	case IR_F16: case IR_BF16: case IR_I16: case IR_U16: return 2;
 	case IR_I8: case IR_U8: case IR_BOOL: return 1;
-	case IR_I64: return 8;
+	case IR_I64: case IR_F64: case IR_U64: return 8;
 	default: return 0;
+	}
+}
+
+/* ONNX TensorProto.DataType by IR dtype. */
+static const int ir_onnx_types[IR_DTYPE_COUNT] = {
+	[IR_F32] = 1, [IR_U8] = 2, [IR_I8] = 3, [IR_I32] = 6, [IR_I64] = 7,
+	[IR_BOOL] = 9, [IR_F16] = 10, [IR_F64] = 11, [IR_BF16] = 16,
+	[IR_I16] = 5, [IR_U16] = 4, [IR_U32] = 12, [IR_U64] = 13,
+};
+
+int ir_dtype_to_onnx(enum ir_dtype dt)
+{
+	return (unsigned int)dt < IR_DTYPE_COUNT ? ir_onnx_types[dt] : 0;
+}
+
+enum ir_dtype ir_dtype_from_onnx(int64_t onnx_type)
+{
+	for (int dt = 1; dt < IR_DTYPE_COUNT; dt++)
+		if (ir_onnx_types[dt] && ir_onnx_types[dt] == onnx_type)
+			return (enum ir_dtype)dt;
+	return IR_DTYPE_INVALID;
+}
+
+enum ir_dtype ir_dtype_compute(enum ir_dtype dt)
+{
+	switch (dt) {
+	case IR_F64: case IR_BF16: return IR_F32;
+	case IR_I16: case IR_U16: return IR_I32;
+	case IR_U32: case IR_U64: return IR_I64;
+	default: return dt;
 	}
 }
 
@@ -21,9 +51,11 @@ const char *ir_dtype_name(enum ir_dtype dt)
 {
 	static const char *const names[IR_DTYPE_COUNT] = {
 		"invalid", "f32", "f16", "i8", "u8", "i32", "i64", "bool",
+		NULL, "f64", "bf16", "i16", "u16", "u32", "u64",
 	};
 
-	return (unsigned int)dt < IR_DTYPE_COUNT ? names[dt] : "invalid";
+	return (unsigned int)dt < IR_DTYPE_COUNT && names[dt] ? names[dt] :
+	       "invalid";
 }
 
 const char *ir_layout_name(enum ir_layout l)
@@ -118,7 +150,7 @@ int ir_op_max_inputs(enum ir_op op)
 	case IR_OP_GATHER_ELEMENTS: case IR_OP_GATHER_ND: case IR_OP_CUM_SUM:
 	case IR_OP_TOPK: case IR_OP_UPSAMPLE: case IR_OP_COMPRESS:
 	case IR_OP_GRID_SAMPLE:
-	case IR_OP_REVERSE_SEQUENCE:
+	case IR_OP_REVERSE_SEQUENCE: case IR_OP_BIT_SHIFT:
 		return 2;
 	case IR_OP_CONV: case IR_OP_GEMM: case IR_OP_CLIP: case IR_OP_WHERE:
 	case IR_OP_RANGE: case IR_OP_QUANTIZE_LINEAR:

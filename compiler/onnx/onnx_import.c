@@ -21,7 +21,8 @@
 enum {
 	ONNX_FLOAT = 1, ONNX_UINT8 = 2, ONNX_INT8 = 3, ONNX_UINT16 = 4,
 	ONNX_INT16 = 5, ONNX_INT32 = 6, ONNX_INT64 = 7, ONNX_STRING = 8,
-	ONNX_BOOL = 9, ONNX_FLOAT16 = 10, ONNX_DOUBLE = 11, ONNX_INT4 = 22,
+	ONNX_BOOL = 9, ONNX_FLOAT16 = 10, ONNX_DOUBLE = 11, ONNX_UINT32 = 12,
+	ONNX_UINT64 = 13, ONNX_BFLOAT16 = 16, ONNX_INT4 = 22,
 };
 
 struct onnx_ctx {
@@ -47,6 +48,7 @@ struct onnx_ctx {
 	struct ir_tensor **priv;
 	int num_priv, cap_priv;
 	int depth;			/* of subgraph nesting, 0 for the model */
+	enum ir_dtype *out_dt;		/* the graph outputs' declared dtypes */
 };
 
 /* Subgraphs (If, Loop, Scan bodies) nest at most this deep. */
@@ -79,6 +81,13 @@ static enum ir_dtype onnx_dtype(int32_t t)
 	case ONNX_BOOL: return IR_BOOL;
 	case ONNX_FLOAT16: return IR_F16;
 	case ONNX_INT4: return IR_I8;	/* unpacked, ir_tensor.int4 */
+	/* storage types, narrowed after import (onnx_storage.c) */
+	case ONNX_DOUBLE: return IR_F64;
+	case ONNX_BFLOAT16: return IR_BF16;
+	case ONNX_INT16: return IR_I16;
+	case ONNX_UINT16: return IR_U16;
+	case ONNX_UINT32: return IR_U32;
+	case ONNX_UINT64: return IR_U64;
 	default: return IR_DTYPE_INVALID;
 	}
 }
@@ -215,8 +224,24 @@ static int onnx_typed_data(struct onnx_ctx *c, const Onnx__TensorProto *tp,
 		if (n)
 			memcpy(dst, tp->int64_data, n * 8);
 		return 0;
+	case ONNX_DOUBLE:
+		if (tp->n_double_data != n)
+			break;
+		if (n)
+			memcpy(dst, tp->double_data, n * 8);
+		return 0;
+	case ONNX_UINT32: case ONNX_UINT64:
+		if (tp->n_uint64_data != n)
+			break;
+		for (i = 0; i < n; i++) {
+			if (dt == IR_U32)
+				((uint32_t *)dst)[i] = (uint32_t)tp->uint64_data[i];
+			else
+				((uint64_t *)dst)[i] = tp->uint64_data[i];
+		}
+		return 0;
 	case ONNX_INT32: case ONNX_INT8: case ONNX_UINT8: case ONNX_BOOL:
-	case ONNX_FLOAT16:
+	case ONNX_FLOAT16: case ONNX_INT16: case ONNX_UINT16: case ONNX_BFLOAT16:
 		if (tp->n_int32_data != n)
 			break;
 		for (i = 0; i < n; i++) {
@@ -227,7 +252,9 @@ static int onnx_typed_data(struct onnx_ctx *c, const Onnx__TensorProto *tp,
 			case IR_I8: ((int8_t *)dst)[i] = (int8_t)v; break;
 			case IR_U8: ((uint8_t *)dst)[i] = (uint8_t)v; break;
 			case IR_BOOL: ((uint8_t *)dst)[i] = v != 0; break;
-			case IR_F16: ((uint16_t *)dst)[i] = (uint16_t)v; break;
+			case IR_F16: case IR_BF16: case IR_I16: case IR_U16:
+				((uint16_t *)dst)[i] = (uint16_t)v;
+				break;
 			default: break;
 			}
 		}
@@ -244,6 +271,8 @@ static size_t onnx_typed_count(const Onnx__TensorProto *tp)
 	switch (tp->data_type) {
 	case ONNX_FLOAT: return tp->n_float_data;
 	case ONNX_INT64: return tp->n_int64_data;
+	case ONNX_DOUBLE: return tp->n_double_data;
+	case ONNX_UINT32: case ONNX_UINT64: return tp->n_uint64_data;
 	default: return tp->n_int32_data;
 	}
 }
@@ -1174,6 +1203,13 @@ static int onnx_graph(struct onnx_ctx *c, const Onnx__GraphProto *gp)
 					 "produced by any node", vi->name);
 		if (ir_graph_add_output(c->g, t))
 			return onnx_fail(c, -ENOMEM, "out of memory");
+		if (!c->out_dt)
+			c->out_dt = calloc(gp->n_output, sizeof(*c->out_dt));
+		if (!c->out_dt)
+			return onnx_fail(c, -ENOMEM, "out of memory");
+		if (vi->type && vi->type->value_case ==
+		    ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE && vi->type->tensor_type)
+			c->out_dt[i] = onnx_dtype(vi->type->tensor_type->elem_type);
 		err = onnx_declare_output(c, vi, (int)i, (int)gp->n_output);
 		if (err)
 			return err;
@@ -1372,6 +1408,9 @@ int onnx_import_buffer(const void *data, size_t len, const char *base_dir,
 	ret = onnx_opset(&c, m);
 	if (!ret)
 		ret = onnx_graph(&c, m->graph);
+	if (!ret && onnx_narrow_storage(c.g, c.out_dt))
+		ret = onnx_fail(&c, -ENOMEM, "out of memory");
+	free(c.out_dt);
 	free(c.priv);
 	onnx__model_proto__free_unpacked(m, NULL);
 	if (ret) {

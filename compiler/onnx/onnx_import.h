@@ -64,6 +64,14 @@ int onnx_import_file(const char *path, const struct onnx_import_opts *opts,
 		     struct ir_graph **out, char *err, size_t errlen);
 
 /* The same from memory; @base_dir resolves external data (NULL: refused). */
+/*
+ * Narrow the storage types (double, bfloat16, int16, uint16, uint32,
+ * uint64) to their compute types (onnx_storage.c); @out_dt: the dtype the
+ * model declares for each graph output (NULL: none), storage-typed
+ * outputs are cast back to it. 0 or -ENOMEM.
+ */
+int onnx_narrow_storage(struct ir_graph *g, const enum ir_dtype *out_dt);
+
 int onnx_import_buffer(const void *data, size_t len, const char *base_dir,
 		       const struct onnx_import_opts *opts,
 		       struct ir_graph **out, char *err, size_t errlen);

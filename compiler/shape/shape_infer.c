@@ -324,12 +324,8 @@ static int infer_unary(struct ir_graph *g, struct ir_node *n)
 
 static int infer_cast(struct ir_graph *g, struct ir_node *n)
 {
-	static const enum ir_dtype map[] = {
-		[1] = IR_F32, [2] = IR_U8, [3] = IR_I8, [6] = IR_I32,
-		[7] = IR_I64, [9] = IR_BOOL, [10] = IR_F16,
-	};
 	int64_t to = ir_attr_int(n, "to", 0);
-	enum ir_dtype dt = to > 0 && to < 11 ? map[to] : IR_DTYPE_INVALID;
+	enum ir_dtype dt = ir_dtype_from_onnx(to);
 
 	if (dt == IR_DTYPE_INVALID)
 		return node_err(g, n, "cast to ONNX type %lld is not "

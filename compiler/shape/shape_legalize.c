@@ -28,7 +28,7 @@
  *    MatMulInteger, ConvInteger, DynamicQuantizeLinear
  *    (legalize_integer.c), 3-D pooling (legalize_pool3d.c), If, Loop and
  *    Scan (legalize_control.c), DFT, STFT, MelWeightMatrix
- *    (legalize_dft.c).
+ *    (legalize_dft.c), BitShift (legalize_bitshift.c).
  */
 #include <errno.h>
 #include <math.h>
@@ -214,12 +214,7 @@ static int legalize_single(struct ir_graph *g, struct ir_node *n)
 
 static int onnx_type_of(enum ir_dtype dt)
 {
-	static const int map[IR_DTYPE_COUNT] = {
-		[IR_F32] = 1, [IR_U8] = 2, [IR_I8] = 3, [IR_I32] = 6,
-		[IR_I64] = 7, [IR_BOOL] = 9, [IR_F16] = 10,
-	};
-
-	return (unsigned int)dt < IR_DTYPE_COUNT ? map[dt] : 0;
+	return ir_dtype_to_onnx(dt);
 }
 
 static int legalize_cast_like(struct ir_graph *g, struct ir_node *n)
@@ -1365,6 +1360,7 @@ int shape_legalize_node(struct ir_graph *g, struct ir_node *n)
 	/* malformed nodes are left to shape inference to report */
 	if (n->op == IR_OP_POW || n->op == IR_OP_CAST_LIKE ||
 	    n->op == IR_OP_MOD || n->op == IR_OP_TILE ||
+	    n->op == IR_OP_BIT_SHIFT ||
 	    n->op == IR_OP_CONV_TRANSPOSE)
 		need = 2;
 	if (n->op == IR_OP_RNN || n->op == IR_OP_LSTM || n->op == IR_OP_GRU ||
@@ -1415,6 +1411,7 @@ int shape_legalize_node(struct ir_graph *g, struct ir_node *n)
 	case IR_OP_TILE: return legalize_tile(g, n);
 	case IR_OP_ONE_HOT: return legalize_one_hot(g, n);
 	case IR_OP_SINH: case IR_OP_COSH: return legalize_sinh_cosh(g, n);
+	case IR_OP_BIT_SHIFT: return shape_legalize_bitshift(g, n);
 	case IR_OP_CONV_TRANSPOSE:
 		return shape_legalize_conv_transpose(g, n);
 	case IR_OP_RNN: case IR_OP_LSTM: case IR_OP_GRU:

@@ -337,6 +337,13 @@ typedef enum npurt_dtype {
 	NPURT_DTYPE_I32 = 5,
 	NPURT_DTYPE_I64 = 6,
 	NPURT_DTYPE_BOOL = 7,
+	/* storage types (uapi 1.8): graph inputs and outputs, not compute */
+	NPURT_DTYPE_F64 = 9,
+	NPURT_DTYPE_BF16 = 10,	/* bfloat16 bits (.npy files: uint16) */
+	NPURT_DTYPE_I16 = 11,
+	NPURT_DTYPE_U16 = 12,
+	NPURT_DTYPE_U32 = 13,
+	NPURT_DTYPE_U64 = 14,
 } npurt_dtype;
 
 #define NPURT_MAX_RANK		6

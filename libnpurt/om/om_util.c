@@ -25,6 +25,13 @@ static const struct {
 	[DRM_NPU_DTYPE_BOOL] = { "bool", "b8", 1 },
 	/* packed, task operands only (MATMUL_WQ weights): no whole size */
 	[DRM_NPU_DTYPE_I4] = { "int4", "i4", 0 },
+	/* storage types (uapi 1.8) */
+	[DRM_NPU_DTYPE_F64] = { "float64", "f64", 8 },
+	[DRM_NPU_DTYPE_BF16] = { "bfloat16", "bf16", 2 },
+	[DRM_NPU_DTYPE_I16] = { "int16", "i16", 2 },
+	[DRM_NPU_DTYPE_U16] = { "uint16", "u16", 2 },
+	[DRM_NPU_DTYPE_U32] = { "uint32", "u32", 4 },
+	[DRM_NPU_DTYPE_U64] = { "uint64", "u64", 8 },
 };
 
 uint32_t om_dtype_size(uint32_t dtype)

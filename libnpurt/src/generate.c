@@ -92,9 +92,13 @@ static bool present_name(const char *past, char *buf, size_t len)
 static size_t dtype_bytes(npurt_dtype t)
 {
 	switch (t) {
-	case NPURT_DTYPE_F32: case NPURT_DTYPE_I32: return 4;
-	case NPURT_DTYPE_F16: return 2;
-	case NPURT_DTYPE_I64: return 8;
+	case NPURT_DTYPE_F32: case NPURT_DTYPE_I32: case NPURT_DTYPE_U32:
+		return 4;
+	case NPURT_DTYPE_F16: case NPURT_DTYPE_BF16: case NPURT_DTYPE_I16:
+	case NPURT_DTYPE_U16:
+		return 2;
+	case NPURT_DTYPE_I64: case NPURT_DTYPE_F64: case NPURT_DTYPE_U64:
+		return 8;
 	case NPURT_DTYPE_I8: case NPURT_DTYPE_U8: case NPURT_DTYPE_BOOL:
 		return 1;
 	}

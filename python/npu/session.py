@@ -21,10 +21,15 @@ OM_MAGIC = b"\x89NPUOM\r\n"
 DTYPES = {1: np.dtype(np.float32), 2: np.dtype(np.float16),
           3: np.dtype(np.int8), 4: np.dtype(np.uint8),
           5: np.dtype(np.int32), 6: np.dtype(np.int64),
-          7: np.dtype(np.bool_)}
+          7: np.dtype(np.bool_), 9: np.dtype(np.float64),
+          10: np.dtype(np.uint16),      # bfloat16 bits (numpy has none)
+          11: np.dtype(np.int16), 12: np.dtype(np.uint16),
+          13: np.dtype(np.uint32), 14: np.dtype(np.uint64)}
 ORT_TYPES = {1: "tensor(float)", 2: "tensor(float16)", 3: "tensor(int8)",
              4: "tensor(uint8)", 5: "tensor(int32)", 6: "tensor(int64)",
-             7: "tensor(bool)"}
+             7: "tensor(bool)", 9: "tensor(double)", 10: "tensor(bfloat16)",
+             11: "tensor(int16)", 12: "tensor(uint16)",
+             13: "tensor(uint32)", 14: "tensor(uint64)"}
 
 
 class NodeArg:

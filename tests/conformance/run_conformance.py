@@ -120,11 +120,36 @@ def freeze(src, dst, keep):
     return frozen
 
 
+def data_shapes(src):
+    """--input-shape for the inputs whose data has another shape than
+    the model declares (ONNX 1.12's bfloat16 CastLike tests declare
+    `like` [3, 4] and give [1]), and the names of those inputs."""
+    import numpy as np
+    import onnx
+    m = onnx.load(os.path.join(src, "model.onnx"), load_external_data=False)
+    specs, names = [], []
+    for k, vi in enumerate(m.graph.input):
+        p = os.path.join(src, "inputs", "input_%d.npy" % k)
+        if not os.path.exists(p) or not vi.type.HasField("tensor_type"):
+            continue
+        dims = vi.type.tensor_type.shape.dim
+        decl = [d.dim_value if d.HasField("dim_value") else None
+                for d in dims]
+        shape = list(np.load(p, mmap_mode="r").shape)
+        if None in decl or decl == shape:
+            continue
+        specs.append("%s:%s" % (vi.name, ",".join(map(str, shape))))
+        names.append(vi.name)
+    return (["--input-shape", ";".join(specs)] if specs else []), names
+
+
 def compile_test(rec, src, dst):
     """Compile the test; when npuc needs an input at compile time, retry
     with the inputs after the first frozen as constants, then with all.
-    Return (rc, log, argv, input dir, frozen input names)."""
+    Return (rc, log, argv, input dir, frozen input names, inputs whose
+    shape came from their data)."""
     om = os.path.join(dst, "model.om")
+    reshape, reshaped = data_shapes(src)
     model, inputs, frozen = os.path.join(src, "model.onnx"), \
         os.path.join(src, "inputs"), []
     for keep in (None, 1, 0):
@@ -136,11 +161,12 @@ def compile_test(rec, src, dst):
             frozen = freeze(src, fdir, keep)
             model, inputs = os.path.join(fdir, "model.onnx"), \
                 os.path.join(fdir, "inputs")
-        argv = [e2e.tool("npuc"), model, "-o", om, "--no-cache"]
+        argv = [e2e.tool("npuc"), model, "-o", om, "--no-cache"] + \
+            (reshape if keep is None else [])
         rc, log = e2e.run(argv, timeout=120)
         if rc == 0 or not FREEZE_RE.search(log):
             break
-    return rc, log, argv, inputs, frozen
+    return rc, log, argv, inputs, frozen, reshaped if keep is None else []
 
 
 def run_one(rec, root, work):
@@ -150,9 +176,12 @@ def run_one(rec, root, work):
     shutil.rmtree(dst, ignore_errors=True)
     os.makedirs(dst)
     om = os.path.join(dst, "model.om")
-    rc, log, argv, inputs, frozen = compile_test(rec, src, dst)
+    rc, log, argv, inputs, frozen, reshaped = compile_test(rec, src, dst)
     note = " [inputs %s frozen as constants]" % ",".join(frozen) \
         if frozen else ""
+    if reshaped:
+        note += " [inputs %s shaped as their data: the model declares " \
+            "another shape]" % ",".join(reshaped)
     if rc != 0 or not os.path.exists(om):
         detail = {"command": e2e.cmdline(argv), "log": tail(log),
                   "frozen": frozen}

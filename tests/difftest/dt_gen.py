@@ -43,6 +43,7 @@ LRN ArgMax ArgMin GatherElements GatherND CumSum TopK ScatterND
 ScatterElements Sin Cos Tan Asin Acos Atan Asinh Acosh Atanh EyeLike
 HannWindow HammingWindow BlackmanWindow Compress ReverseSequence MaxUnpool
 NonZero NonMaxSuppression Unique If Loop Scan DFT STFT MelWeightMatrix
+BitShift
 """.split())
 
 MAX_NUMEL = 6144
@@ -1126,6 +1127,26 @@ class Gen:
         return self.node("MatMul", [self.new_input(
             (self.choice([1, 3]), dft // 2 + 1), lo=0.0), mel])
 
+    def t_bitshift(self):
+        """BitShift of unsigned inputs (uint16..uint64 compute in a wider
+        signed type), shift counts past the width included, back to
+        float for the pool."""
+        dt = self.choice(["uint8", "uint16", "uint32", "uint64"])
+        bits = np.dtype(dt).itemsize * 8
+        shape = self.shape_any(self.choice([1, 2]))
+        x = self.new_input(shape, dt)
+        # values below 2^63: uint64 computes in int64 (compiler-ir.rst,
+        # "Storage types"), larger ones would convert as negative
+        v = self.rng.integers(0, 1 << 20, size=shape).astype(dt)
+        self.g.feeds[x], self.vals[x] = v, v
+        sv = self.rng.integers(0, bits + 4, size=shape[-1:])
+        if dt == "uint64":      # a left shift keeps the top bit clear
+            sv = np.where(sv < 44, sv, 64 + sv % 4)
+        s = self.const(sv.astype(dt))
+        y = self.node("BitShift", [x, s], {
+            "direction": self.choice(["LEFT", "RIGHT"])})
+        return self.node("Cast", [y], {"to": "float32"})
+
     def t_det(self):
         m = self.choice([1, 2, 3, 4])
         lead = tuple(self.choice([1, 2, 3]) for _ in range(self.r(3)))
@@ -1783,7 +1804,7 @@ class Gen:
         ("t_einsum", 2), ("t_qlinear", 2), ("t_det", 1), ("t_integer", 2),
         ("t_shape_chain", 2), ("t_cast", 3), ("t_qdq", 2), ("t_fold", 2),
         ("t_cse", 2), ("t_branches", 4), ("t_conv_chain", 4),
-        ("t_control", 2), ("t_signal", 2),
+        ("t_control", 2), ("t_signal", 2), ("t_bitshift", 1),
     ]
 
     def build(self, only=None):

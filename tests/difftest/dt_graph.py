@@ -26,6 +26,8 @@ ONNX_DT = {
     "float64": TensorProto.DOUBLE, "int64": TensorProto.INT64,
     "int32": TensorProto.INT32, "int8": TensorProto.INT8,
     "uint8": TensorProto.UINT8, "bool": TensorProto.BOOL,
+    "int16": TensorProto.INT16, "uint16": TensorProto.UINT16,
+    "uint32": TensorProto.UINT32, "uint64": TensorProto.UINT64,
 }
 
 

@@ -1670,6 +1670,14 @@ def _eval_node(n, ins, in_dt, fdt, scope=None):
                 np.array(zp, np.uint8)], ["uint8", "float32", "uint8"]
     if op == "Det":
         return [np.linalg.det(x.astype(np.float64))], same
+    if op == "BitShift":
+        bits = np.dtype(dt0).itemsize * 8
+        s = ins[1].astype(np.uint64)
+        big = s >= bits
+        s = np.where(big, 0, s).astype(x.dtype)
+        y = np.left_shift(x, s) if a["direction"] == "LEFT" else \
+            np.right_shift(x, s)
+        return [np.where(big, 0, y).astype(x.dtype)], same
     if op in ("DFT", "STFT", "MelWeightMatrix"):
         return [_signal(op, ins, a).astype(fdt)], ["float32"]
     if op == "Einsum":

@@ -332,6 +332,13 @@ def case(op, key, val):
         return control_case(b, op, key, val)
     if op in ("DFT", "STFT", "MelWeightMatrix"):
         return signal_case(b, op, key, val)
+    if op == "BitShift" and key in ("dtype", "direction"):
+        dt = val if key == "dtype" else "uint32"
+        bits = np.dtype(dt).itemsize * 8
+        x = b.x((2, 4), dt)
+        s = b.c(np.array([0, 1, bits - 1, bits + 3], dt))
+        return b.node(op, [x, s], {"direction": val if key == "direction"
+                                   else "LEFT"})
     return None
 
 

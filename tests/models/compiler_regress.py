@@ -581,6 +581,16 @@ def rel_error(got, ref):
     return e2e.rel_error(got[fin], ref[fin])
 
 
+def declared_dtype(o):
+    """The numpy dtype of graph output o's declared type (bfloat16: its
+    bits, uint16, as npu-run writes them), None when undeclared."""
+    from onnx import mapping
+    et = o.type.tensor_type.elem_type
+    if et == TensorProto.BFLOAT16:
+        return np.dtype(np.uint16)
+    return np.dtype(mapping.TENSOR_TYPE_TO_NP_TYPE[et]) if et else None
+
+
 def save_npy(d, name, arr):
     np.save(os.path.join(d, name + ".npy"), arr)
 
@@ -656,6 +666,12 @@ def run_case(tap, name, fn, work):
             if not os.path.exists(p):
                 p = os.path.join(od, "output_%d.npy" % k)
             got = np.load(p)
+            want_dt = declared_dtype(m.graph.output[k])
+            if want_dt is not None and got.dtype != want_dt:
+                worst = float("inf")
+                why = "%s: npu-run wrote %s, the model declares %s" % (
+                    oname, got.dtype, want_dt)
+                continue
             err = rel_error(got, np.asarray(ref))
             if err > worst or not np.isfinite(err):
                 worst = err

@@ -23,6 +23,12 @@ static const struct {
 	{ "<i4", DRM_NPU_DTYPE_I32 }, { "<i8", DRM_NPU_DTYPE_I64 },
 	{ "|b1", DRM_NPU_DTYPE_BOOL }, { "<b1", DRM_NPU_DTYPE_BOOL },
 	{ "<i1", DRM_NPU_DTYPE_I8 }, { "<u1", DRM_NPU_DTYPE_U8 },
+	{ "<f8", DRM_NPU_DTYPE_F64 }, { "<i2", DRM_NPU_DTYPE_I16 },
+	{ "<u2", DRM_NPU_DTYPE_U16 }, { "<u4", DRM_NPU_DTYPE_U32 },
+	{ "<u8", DRM_NPU_DTYPE_U64 },
+	/* numpy has no bfloat16: its bits as uint16, as ONNX's tools write
+	 * them (reads find U16 first; npu-run takes U16 for a BF16 input) */
+	{ "<u2", DRM_NPU_DTYPE_BF16 },
 };
 
 void npy_free(struct npy_array *a)

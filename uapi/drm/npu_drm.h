@@ -31,7 +31,7 @@ extern "C" {
 #endif
 
 #define DRM_NPU_UAPI_MAJOR		1
-#define DRM_NPU_UAPI_MINOR		7	/* history: uapi.rst */
+#define DRM_NPU_UAPI_MINOR		8	/* history: uapi.rst */
 #define DRM_NPU_UAPI_VERSION \
 	((DRM_NPU_UAPI_MAJOR << 16) | DRM_NPU_UAPI_MINOR)
 
@@ -75,6 +75,18 @@ enum drm_npu_dtype {
 	 * MATMUL_WQ's weights take it.
 	 */
 	DRM_NPU_DTYPE_I4 = 8,
+	/*
+	 * uapi 1.8: storage types. Only COPY reads and writes them (a
+	 * conversion to or from a compute type: F64 and BF16 from and to
+	 * F32/F16, the integers from and to I32/I64 with wrap-around); any
+	 * other opcode refuses them.
+	 */
+	DRM_NPU_DTYPE_F64 = 9,
+	DRM_NPU_DTYPE_BF16 = 10,	/* bfloat16: the top half of an F32 */
+	DRM_NPU_DTYPE_I16 = 11,
+	DRM_NPU_DTYPE_U16 = 12,
+	DRM_NPU_DTYPE_U32 = 13,
+	DRM_NPU_DTYPE_U64 = 14,
 	DRM_NPU_DTYPE_COUNT
 };
 

@@ -29,6 +29,7 @@ struct chk {
 	u32 *bad;
 	const char **why;
 	u32 i4_ok;		/* operands (bits) that may be I4 */
+	bool storage_ok;	/* may operands be storage types (COPY)? */
 };
 
 /* Fail, naming an operand (or NONE_BAD for task/params problems). */
@@ -79,6 +80,8 @@ static int check_operand(struct chk *c, u32 i)
 	}
 	if (!es)
 		return fail(c, i, "unknown dtype");
+	if (npu_dt_storage(o->dtype) && !c->storage_ok)
+		return fail(c, i, "storage type (F64/BF16/I16/U16/U32/U64): COPY only");
 	if (o->layout >= DRM_NPU_LAYOUT_COUNT)
 		return fail(c, i, "unknown layout");
 	if (o->rank > DRM_NPU_MAX_RANK)
@@ -203,8 +206,10 @@ static int check_act(struct chk *c, const struct drm_npu_act_params *a,
  */
 static int check_copy(struct chk *c)
 {
-	int ret = check_operands(c, 2, 2);
+	int ret;
 
+	c->storage_ok = true;
+	ret = check_operands(c, 2, 2);
 	if (ret)
 		return ret;
 	if (!params_tail_zero(c->t, 0))

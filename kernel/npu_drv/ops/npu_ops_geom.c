@@ -22,14 +22,20 @@ u32 npu_dtype_size(u32 dtype)
 	switch (dtype) {
 	case DRM_NPU_DTYPE_F32:
 	case DRM_NPU_DTYPE_I32:
+	case DRM_NPU_DTYPE_U32:
 		return 4;
 	case DRM_NPU_DTYPE_F16:
+	case DRM_NPU_DTYPE_BF16:
+	case DRM_NPU_DTYPE_I16:
+	case DRM_NPU_DTYPE_U16:
 		return 2;
 	case DRM_NPU_DTYPE_I8:
 	case DRM_NPU_DTYPE_U8:
 	case DRM_NPU_DTYPE_BOOL:
 		return 1;
 	case DRM_NPU_DTYPE_I64:
+	case DRM_NPU_DTYPE_F64:
+	case DRM_NPU_DTYPE_U64:
 		return 8;
 	default:
 		return 0;

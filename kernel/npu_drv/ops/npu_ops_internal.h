@@ -107,6 +107,12 @@ static inline u32 npu_last_dim(const struct drm_npu_operand *o)
 }
 
 /* C0 of the NC1HWC0 layout for a dtype: 32 for 1-byte types, else 16. */
+/* uapi 1.8's storage types: only COPY reads and writes them. */
+static inline bool npu_dt_storage(u32 dtype)
+{
+	return dtype >= DRM_NPU_DTYPE_F64 && dtype < DRM_NPU_DTYPE_COUNT;
+}
+
 static inline u32 npu_c0_of(u32 dtype)
 {
 	return npu_dtype_size(dtype) == 1 ? NPU_C0_BYTES_1 : NPU_C0_DEFAULT;

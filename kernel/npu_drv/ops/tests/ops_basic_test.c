@@ -72,6 +72,19 @@ static void put(u32 dt, void *p, double v)
 	case DRM_NPU_DTYPE_U8: *(uint8_t *)p = (uint8_t)v; break;
 	case DRM_NPU_DTYPE_BOOL: *(uint8_t *)p = v != 0; break;
 	case DRM_NPU_DTYPE_I32: *(int32_t *)p = (int32_t)v; break;
+	case DRM_NPU_DTYPE_F64: *(double *)p = v; break;
+	case DRM_NPU_DTYPE_BF16: {	/* exact values only: the top half */
+		float f = (float)v;
+		u32 b;
+
+		memcpy(&b, &f, 4);
+		*(u16 *)p = (u16)(b >> 16);
+		break;
+	}
+	case DRM_NPU_DTYPE_I16: *(int16_t *)p = (int16_t)v; break;
+	case DRM_NPU_DTYPE_U16: *(uint16_t *)p = (uint16_t)v; break;
+	case DRM_NPU_DTYPE_U32: *(uint32_t *)p = (uint32_t)v; break;
+	case DRM_NPU_DTYPE_U64: *(uint64_t *)p = (uint64_t)v; break;
 	default: *(int64_t *)p = (int64_t)v;
 	}
 }
@@ -84,6 +97,18 @@ static double get(u32 dt, const void *p)
 	case DRM_NPU_DTYPE_I8: return *(const int8_t *)p;
 	case DRM_NPU_DTYPE_U8: case DRM_NPU_DTYPE_BOOL: return *(const uint8_t *)p;
 	case DRM_NPU_DTYPE_I32: return *(const int32_t *)p;
+	case DRM_NPU_DTYPE_F64: return *(const double *)p;
+	case DRM_NPU_DTYPE_BF16: {
+		u32 b = (u32)*(const u16 *)p << 16;
+		float f;
+
+		memcpy(&f, &b, 4);
+		return f;
+	}
+	case DRM_NPU_DTYPE_I16: return *(const int16_t *)p;
+	case DRM_NPU_DTYPE_U16: return *(const uint16_t *)p;
+	case DRM_NPU_DTYPE_U32: return *(const uint32_t *)p;
+	case DRM_NPU_DTYPE_U64: return (double)*(const uint64_t *)p;
 	default: return (double)*(const int64_t *)p;
 	}
 }
@@ -112,6 +137,28 @@ static void copy_convert(void)
 		{ DRM_NPU_DTYPE_I8, DRM_NPU_DTYPE_BOOL, -2, 1 },
 		{ DRM_NPU_DTYPE_I8, DRM_NPU_DTYPE_F16, -100, -100 },
 		{ DRM_NPU_DTYPE_F16, DRM_NPU_DTYPE_I32, -2.5, -2 },
+		/* uapi 1.8's storage types */
+		{ DRM_NPU_DTYPE_F64, F32, 1.0 / 3, (float)(1.0 / 3) },
+		{ F32, DRM_NPU_DTYPE_F64, 0.1, (float)0.1 },
+		{ DRM_NPU_DTYPE_F64, DRM_NPU_DTYPE_I32, -7.9, -7 },
+		{ F32, DRM_NPU_DTYPE_BF16, 1.00390625, 1.0 },	/* tie: even */
+		{ F32, DRM_NPU_DTYPE_BF16, 1.01171875, 1.015625 }, /* tie: up */
+		{ F32, DRM_NPU_DTYPE_BF16, 1.0048828125, 1.0078125 },
+		{ F32, DRM_NPU_DTYPE_BF16, 1e39, INFINITY },
+		{ DRM_NPU_DTYPE_BF16, F32, -2.5, -2.5 },
+		{ DRM_NPU_DTYPE_I32, DRM_NPU_DTYPE_I16, 40000, -25536 },
+		{ DRM_NPU_DTYPE_I32, DRM_NPU_DTYPE_U16, -1, 65535 },
+		{ DRM_NPU_DTYPE_I16, DRM_NPU_DTYPE_I32, -300, -300 },
+		{ DRM_NPU_DTYPE_U16, DRM_NPU_DTYPE_I64, 65535, 65535 },
+		{ DRM_NPU_DTYPE_I64, DRM_NPU_DTYPE_U32, 4294967297.0, 1 },
+		{ DRM_NPU_DTYPE_U32, DRM_NPU_DTYPE_I64, 4e9, 4e9 },
+		{ DRM_NPU_DTYPE_I64, DRM_NPU_DTYPE_U64, -1, 18446744073709551615.0 },
+		{ DRM_NPU_DTYPE_U64, F32, 9223373136366403584.0,
+		  (float)9223373136366403584.0 },
+		{ F32, DRM_NPU_DTYPE_I16, 40000, 32767 },
+		{ F32, DRM_NPU_DTYPE_U16, -5, 0 },
+		{ F32, DRM_NPU_DTYPE_U32, 3e9, 3e9 },
+		{ DRM_NPU_DTYPE_F64, DRM_NPU_DTYPE_F16, 0.5, 0.5 },
 	};
 	size_t i;
 

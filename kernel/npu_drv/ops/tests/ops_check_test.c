@@ -38,6 +38,8 @@ static void expect_bad(u32 operand, const char *what)
 
 static const u32 s23[2] = { 2, 3 }, s13[2] = { 1, 3 }, s3[1] = { 3 };
 
+static void base_binary(void);
+
 static void base_copy(void)
 {
 	tl_task(&T, DRM_NPU_OP_COPY, 2);
@@ -122,6 +124,15 @@ static void generic(void)
 	op(0, F32, 5, (const u32[]){ 1, 1, 2, 2, 8 });
 	T.operands[0].layout = DRM_NPU_LAYOUT_NC1HWC0;
 	expect_bad(0, "NC1HWC0 with C0 8 for f32");
+	/* uapi 1.8's storage types: COPY only */
+	for (u32 dt = DRM_NPU_DTYPE_F64; dt < DRM_NPU_DTYPE_COUNT; dt++) {
+		base_copy();
+		op(0, dt, 2, s23);
+		expect_ok("COPY from a storage type");
+		base_binary();
+		op(1, dt, 2, s13);
+		expect_bad(1, "BINARY with a storage-typed operand");
+	}
 }
 
 static void base_binary(void)
