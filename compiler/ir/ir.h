@@ -174,6 +174,7 @@ struct ir_shape {
 	X(DFT, "DFT") X(STFT, "STFT")					\
 	X(MEL_WEIGHT_MATRIX, "MelWeightMatrix")				\
 	X(BIT_SHIFT, "BitShift")					\
+	X(TFIDF_VECTORIZER, "TfIdfVectorizer")				\
 	/* made by passes (no ONNX counterpart, or a fused form) */	\
 	X(ACTIVATION, "npu.Activation")					\
 	X(LAYER_NORM, "LayerNormalization")				\

@@ -133,7 +133,7 @@ int ir_op_max_inputs(enum ir_op op)
 	case IR_OP_ACOS: case IR_OP_ATAN: case IR_OP_ASINH: case IR_OP_ACOSH:
 	case IR_OP_ATANH: case IR_OP_EYE_LIKE: case IR_OP_HANN_WINDOW:
 	case IR_OP_HAMMING_WINDOW: case IR_OP_BLACKMAN_WINDOW:
-	case IR_OP_NON_ZERO: case IR_OP_UNIQUE:
+	case IR_OP_NON_ZERO: case IR_OP_UNIQUE: case IR_OP_TFIDF_VECTORIZER:
 		return 1;
 	case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL: case IR_OP_DIV:
 	case IR_OP_POW: case IR_OP_PRELU: case IR_OP_EQUAL: case IR_OP_LESS:

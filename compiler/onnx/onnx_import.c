@@ -1410,6 +1410,8 @@ int onnx_import_buffer(const void *data, size_t len, const char *base_dir,
 		ret = onnx_graph(&c, m->graph);
 	if (!ret && onnx_narrow_storage(c.g, c.out_dt))
 		ret = onnx_fail(&c, -ENOMEM, "out of memory");
+	if (!ret && ir_graph_toposort(c.g))	/* the casts it added */
+		ret = onnx_fail(&c, -EINVAL, "%s", ir_graph_error(c.g));
 	free(c.out_dt);
 	free(c.priv);
 	onnx__model_proto__free_unpacked(m, NULL);

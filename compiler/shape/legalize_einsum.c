@@ -12,8 +12,10 @@
  * output), or free (one operand and the output): A becomes [batch, free
  * A, contracted] and B [batch, contracted, free B] (Transpose, Reshape),
  * one MatMul gives [batch, FA, FB], and a Reshape and a Transpose give
- * the output's order. A letter repeated in one operand (a diagonal) and
- * three or more operands are refused with what to do.
+ * the output's order. A letter repeated in one operand is its diagonal,
+ * taken first: the two dims moved last (Transpose), flattened (Reshape)
+ * and every (d + 1)-th element gathered. Three or more operands are
+ * refused with what to do.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -251,11 +253,6 @@ static int es_extents(struct ir_graph *g, const struct ir_node *n,
 			char c = e->in[i].l[d];
 			int64_t v = n->inputs[i]->shape.dim[d];
 
-			if (es_find(&e->in[i], c) != d)
-				return ir_error(g, "node '%s' (Einsum): dim "
-						"'%c' repeated in one operand "
-						"(a diagonal) is not supported",
-						n->name, c);
 			if (ext[(int)c] >= 0 && ext[(int)c] != v)
 				return ir_error(g, "node '%s' (Einsum): dim "
 						"'%c' is %lld and %lld (no "
@@ -271,6 +268,50 @@ static int es_extents(struct ir_graph *g, const struct ir_node *n,
 					"'%c' names no operand dim, or twice",
 					n->name, e->out.l[d]);
 	return 0;
+}
+
+/* Operand @i's diagonals (a letter twice): x with each taken. */
+static struct ir_tensor *es_diagonals(struct lz_builder *b, struct es_eq *e,
+				      int i, struct ir_tensor *x,
+				      const int64_t *ext)
+{
+	struct es_term *t = &e->in[i];
+
+	for (int d2 = 1; d2 < t->n && x; d2++) {
+		int d1 = es_find(t, t->l[d2]), k = 0;
+		int64_t perm[ES_MAX], dims[ES_MAX], idx[1024], m;
+		struct es_term nt = { .n = 0 };
+		struct ir_tensor *ins[2];
+
+		if (d1 == d2)
+			continue;
+		m = ext[(int)t->l[d2]];
+		if (m > 1024)
+			return NULL;
+		for (int d = 0; d < t->n; d++)
+			if (d != d1 && d != d2) {
+				perm[k] = d;
+				dims[k] = ext[(int)t->l[d]];
+				nt.l[nt.n++] = t->l[d];
+				k++;
+			}
+		perm[k] = d1;
+		perm[k + 1] = d2;
+		dims[k] = m * m;
+		nt.l[nt.n++] = t->l[d2];
+		for (int64_t j = 0; j < m; j++)
+			idx[j] = j * (m + 1);
+		x = lz_transpose(b, x, perm, t->n, NULL);
+		x = lz_reshape(b, x, dims, k + 1, NULL);
+		ins[0] = x;
+		ins[1] = lz_i64(b->g, idx, (int)m);
+		x = x ? lz_node(b, IR_OP_GATHER, 2, ins, x->dtype, NULL) : NULL;
+		if (x && ir_attr_set_int(x->producer, "axis", k))
+			return NULL;
+		*t = nt;
+		d2 = 0;		/* the term changed: look again */
+	}
+	return x;
 }
 
 int shape_legalize_einsum(struct ir_graph *g, struct ir_node *n)
@@ -296,7 +337,19 @@ int shape_legalize_einsum(struct ir_graph *g, struct ir_node *n)
 		ret = es_extents(g, n, &e, ext);
 	if (ret)
 		return ret;
+	for (int i = 0; i < e.nin; i++)
+		for (int d = 0; d < e.in[i].n; d++)
+			if (ext[(int)e.in[i].l[d]] > 1024 &&
+			    es_find(&e.in[i], e.in[i].l[d]) != d)
+				return ir_error(g, "node '%s' (Einsum): a "
+						"diagonal of more than 1024 is "
+						"not supported", n->name);
 	out = lz_take(&b, g, n);
+	for (int i = 0; i < e.nin; i++) {
+		x[i] = es_diagonals(&b, &e, i, x[i], ext);
+		if (!x[i])
+			return -ENOMEM;
+	}
 	x[0] = es_reduce_own(&b, &e, 0, x[0]);
 	if (e.nin == 2) {
 		x[1] = es_reduce_own(&b, &e, 1, x[1]);

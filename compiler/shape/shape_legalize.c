@@ -28,7 +28,8 @@
  *    MatMulInteger, ConvInteger, DynamicQuantizeLinear
  *    (legalize_integer.c), 3-D pooling (legalize_pool3d.c), If, Loop and
  *    Scan (legalize_control.c), DFT, STFT, MelWeightMatrix
- *    (legalize_dft.c), BitShift (legalize_bitshift.c).
+ *    (legalize_dft.c), BitShift (legalize_bitshift.c), TfIdfVectorizer
+ *    (legalize_tfidf.c).
  */
 #include <errno.h>
 #include <math.h>
@@ -1412,6 +1413,7 @@ int shape_legalize_node(struct ir_graph *g, struct ir_node *n)
 	case IR_OP_ONE_HOT: return legalize_one_hot(g, n);
 	case IR_OP_SINH: case IR_OP_COSH: return legalize_sinh_cosh(g, n);
 	case IR_OP_BIT_SHIFT: return shape_legalize_bitshift(g, n);
+	case IR_OP_TFIDF_VECTORIZER: return shape_legalize_tfidf(g, n);
 	case IR_OP_CONV_TRANSPOSE:
 		return shape_legalize_conv_transpose(g, n);
 	case IR_OP_RNN: case IR_OP_LSTM: case IR_OP_GRU:

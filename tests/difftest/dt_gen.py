@@ -43,7 +43,7 @@ LRN ArgMax ArgMin GatherElements GatherND CumSum TopK ScatterND
 ScatterElements Sin Cos Tan Asin Acos Atan Asinh Acosh Atanh EyeLike
 HannWindow HammingWindow BlackmanWindow Compress ReverseSequence MaxUnpool
 NonZero NonMaxSuppression Unique If Loop Scan DFT STFT MelWeightMatrix
-BitShift
+BitShift TfIdfVectorizer
 """.split())
 
 MAX_NUMEL = 6144
@@ -957,7 +957,8 @@ class Gen:
         return self.node("RoiAlign", [x, self.const(rois), bi], attrs)
 
     EINSUMS = ("bij,bjk->bik", "ij->ji", "ijk->ik", "bi,bi->b", "i,j->ij",
-               "...ij,...jk->...ik", "bhqd,bhkd->bhqk", "ij,jk")
+               "...ij,...jk->...ik", "bhqd,bhkd->bhqk", "ij,jk", "bii->bi",
+               "ii->", "iij,jk->ik")
 
     def t_integer(self):
         """MatMulInteger / ConvInteger of quantized activations and int8
@@ -1126,6 +1127,35 @@ class Gen:
             pool=False)
         return self.node("MatMul", [self.new_input(
             (self.choice([1, 3]), dft // 2 + 1), lo=0.0), mel])
+
+    def t_tfidf(self):
+        """TfIdfVectorizer of int tokens in a small vocabulary: random
+        pools of 1- to 3-grams, skips, every mode."""
+        dt = self.choice(["int32", "int64"])
+        shape = (self.choice([1, 2, 3]), self.choice([5, 8, 12])) \
+            if self.coin() else (self.choice([4, 9, 16]),)
+        x = self.new_input(shape, dt)
+        v = self.rng.integers(0, 4, size=shape).astype(dt)
+        self.g.feeds[x], self.vals[x] = v, v
+        counts, pool, n_grams = [], [], 0
+        for n in range(1, self.choice([2, 3]) + 1):
+            counts.append(len(pool))
+            for _ in range(self.r(4)):
+                pool += [int(t) for t in self.rng.integers(0, 4, size=n)]
+                n_grams += 1
+        if not n_grams:
+            raise Reject()
+        lo = self.choice([1, len(counts)])
+        idx = [int(i) for i in self.rng.permutation(n_grams)]
+        attrs = {"mode": self.choice(["TF", "IDF", "TFIDF"]),
+                 "min_gram_length": lo, "max_gram_length": len(counts),
+                 "max_skip_count": self.choice([0, 1, 3]),
+                 "ngram_counts": counts, "ngram_indexes": idx,
+                 "pool_int64s": pool}
+        if attrs["mode"] != "TF" and self.coin():
+            attrs["weights"] = [float(w) for w in
+                                self.rng.uniform(0.5, 2.0, n_grams)]
+        return self.node("TfIdfVectorizer", [x], attrs)
 
     def t_bitshift(self):
         """BitShift of unsigned inputs (uint16..uint64 compute in a wider
@@ -1805,6 +1835,7 @@ class Gen:
         ("t_shape_chain", 2), ("t_cast", 3), ("t_qdq", 2), ("t_fold", 2),
         ("t_cse", 2), ("t_branches", 4), ("t_conv_chain", 4),
         ("t_control", 2), ("t_signal", 2), ("t_bitshift", 1),
+        ("t_tfidf", 1),
     ]
 
     def build(self, only=None):

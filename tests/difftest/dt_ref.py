@@ -1226,6 +1226,36 @@ def _signal(op, ins, a):
     return _mel(*ins)
 
 
+def _tfidf(x, mode, min_gram_length, max_gram_length, max_skip_count,
+           ngram_counts, ngram_indexes, pool_int64s, weights=None):
+    """ONNX TfIdfVectorizer on integer tokens, straight from its text:
+    every skip distance counts its own occurrences, unigrams once."""
+    grams = []          # (tokens, output index, weight)
+    k = 0
+    for n, start in enumerate(ngram_counts, 1):
+        end = ngram_counts[n] if n < len(ngram_counts) else \
+            len(pool_int64s)
+        for p in range(start, end, n):
+            w = weights[k] if weights is not None else 1.0
+            grams.append((tuple(pool_int64s[p:p + n]), ngram_indexes[k], w))
+            k += 1
+    rows = x.reshape(-1, x.shape[-1])
+    out = np.zeros((rows.shape[0], max(ngram_indexes) + 1))
+    for r, row in enumerate(rows):
+        for toks, oi, w in grams:
+            n = len(toks)
+            if not min_gram_length <= n <= max_gram_length:
+                continue
+            c = 0
+            for s in range(max_skip_count + 1 if n > 1 else 1):
+                st = s + 1
+                for p in range(len(row) - (n - 1) * st):
+                    c += all(row[p + j * st] == toks[j] for j in range(n))
+            out[r, oi] = {"TF": c, "IDF": w * (c > 0),
+                          "TFIDF": c * w}[mode]
+    return out.reshape(x.shape[:-1] + (out.shape[-1],))
+
+
 CONTROL_OPS = ("If", "Loop", "Scan")
 
 
@@ -1670,6 +1700,8 @@ def _eval_node(n, ins, in_dt, fdt, scope=None):
                 np.array(zp, np.uint8)], ["uint8", "float32", "uint8"]
     if op == "Det":
         return [np.linalg.det(x.astype(np.float64))], same
+    if op == "TfIdfVectorizer":
+        return [_tfidf(x, **a).astype(fdt)], ["float32"]
     if op == "BitShift":
         bits = np.dtype(dt0).itemsize * 8
         s = ins[1].astype(np.uint64)

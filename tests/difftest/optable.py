@@ -303,7 +303,8 @@ def case(op, key, val):
     if op == "Einsum" and key == "equation":
         val = {"bmm": "bij,bjk->bik", "transpose": "ij->ji",
                "sum": "bij->bj", "dot": "bi,bi->b", "outer": "i,j->ij",
-               "implicit": "ij,jk"}[val]
+               "implicit": "ij,jk", "diagonal": "bii->bi",
+               "trace": "ii->"}[val]
         terms = val.split("->")[0].split(",")
         ins = [b.x(tuple({"b": 2, "i": 3, "j": 4, "k": 5}[c] for c in t),
                    "float32", -2.0) for t in terms]
@@ -332,6 +333,19 @@ def case(op, key, val):
         return control_case(b, op, key, val)
     if op in ("DFT", "STFT", "MelWeightMatrix"):
         return signal_case(b, op, key, val)
+    if op == "TfIdfVectorizer" and key in ("mode", "max_skip_count", "rank",
+                                           "dtype"):
+        dt = val if key == "dtype" else "int32"
+        x = b.x((2, 9) if key == "rank" and val == "2" else (9,), dt)
+        attrs = {"mode": val if key == "mode" else "TF",
+                 "min_gram_length": 1, "max_gram_length": 2,
+                 "max_skip_count": int(val) if key == "max_skip_count"
+                 else 1, "ngram_counts": [0, 3],
+                 "ngram_indexes": [4, 0, 1, 2, 3],
+                 "pool_int64s": [1, 2, 4, 1, 2, 3, 3]}
+        if key == "mode" and val != "TF":
+            attrs["weights"] = [0.5, 2.0, 1.5, 3.0, 0.25]
+        return b.node(op, [x], attrs)
     if op == "BitShift" and key in ("dtype", "direction"):
         dt = val if key == "dtype" else "uint32"
         bits = np.dtype(dt).itemsize * 8

@@ -118,6 +118,11 @@ def cases():
                               14, {}),
         "script_loop_with_if": (script(LoopWithIf), lambda: (r(5, 2, 8),),
                                 14, {}),
+        # model.double(): double in and out, computed in f32 on the device
+        "double_mlp": (lambda: nn.Sequential(
+            nn.Linear(16, 32), nn.GELU(), nn.LayerNorm(32),
+            nn.Linear(32, 4)).double(),
+            lambda: (r(3, 16, dtype=torch.float64),), 14, {}),
         # name: (factory, inputs, opset, export kwargs)
         "batchnorm_kept": (bn, lambda: (r(2, 4, 8, 8),), 14,
                            {"training": torch.onnx.TrainingMode.PRESERVE}),
