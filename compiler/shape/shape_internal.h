@@ -39,6 +39,8 @@ int shape_legalize_integer(struct ir_graph *g, struct ir_node *n);
  */
 int shape_legalize_control(struct ir_graph *g, struct ir_node *n);
 #define IR_ATTR_IF_SELECT	"npu.if_select"
+/* 3-D Conv and ConvTranspose as 2-D ones per kernel depth (legalize_conv3d.c). */
+int shape_legalize_conv3d(struct ir_graph *g, struct ir_node *n);
 /* TfIdfVectorizer as Equal/And/ReduceSum/MatMul (legalize_tfidf.c). */
 int shape_legalize_tfidf(struct ir_graph *g, struct ir_node *n);
 /* BitShift as Mul/Div by a power of two (legalize_bitshift.c). */

@@ -29,7 +29,7 @@
  *    (legalize_integer.c), 3-D pooling (legalize_pool3d.c), If, Loop and
  *    Scan (legalize_control.c), DFT, STFT, MelWeightMatrix
  *    (legalize_dft.c), BitShift (legalize_bitshift.c), TfIdfVectorizer
- *    (legalize_tfidf.c).
+ *    (legalize_tfidf.c), 3-D Conv and ConvTranspose (legalize_conv3d.c).
  */
 #include <errno.h>
 #include <math.h>
@@ -1415,6 +1415,8 @@ int shape_legalize_node(struct ir_graph *g, struct ir_node *n)
 	case IR_OP_BIT_SHIFT: return shape_legalize_bitshift(g, n);
 	case IR_OP_TFIDF_VECTORIZER: return shape_legalize_tfidf(g, n);
 	case IR_OP_CONV_TRANSPOSE:
+		if (n->inputs[0]->shape_known && n->inputs[0]->shape.rank == 5)
+			return shape_legalize_conv3d(g, n);
 		return shape_legalize_conv_transpose(g, n);
 	case IR_OP_RNN: case IR_OP_LSTM: case IR_OP_GRU:
 		return shape_legalize_rnn(g, n);
@@ -1450,6 +1452,8 @@ int shape_legalize_node(struct ir_graph *g, struct ir_node *n)
 			return shape_legalize_pool3d(g, n);
 		return legalize_1d(g, n);
 	case IR_OP_CONV:
+		if (n->inputs[0]->shape_known && n->inputs[0]->shape.rank == 5)
+			return shape_legalize_conv3d(g, n);
 		return legalize_1d(g, n);
 	default: return 0;
 	}

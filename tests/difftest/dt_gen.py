@@ -1128,6 +1128,28 @@ class Gen:
         return self.node("MatMul", [self.new_input(
             (self.choice([1, 3]), dft // 2 + 1), lo=0.0), mel])
 
+    def t_conv3d(self):
+        """3-D Conv or ConvTranspose (2-D ones per kernel depth): strides,
+        dilations, pads, groups and bias drawn per axis."""
+        g = self.choice([1, 1, 2])
+        c = g * self.choice([1, 2, 3])
+        o = g * self.choice([1, 2, 3])
+        x = self.new_input((self.choice([1, 2]), c) +
+                           tuple(self.choice([3, 4, 5]) for _ in range(3)))
+        k = [self.choice([1, 2, 3]) for _ in range(3)]
+        st = [self.choice([1, 1, 2]) for _ in range(3)]
+        attrs = {"group": g, "strides": st,
+                 "dilations": [self.choice([1, 1, 2]) for _ in range(3)],
+                 "pads": [self.r(2) for _ in range(6)]}
+        convt = self.coin()
+        ws = (c, o // g) + tuple(k) if convt else (o, c // g) + tuple(k)
+        ins = [x, self.fconst(ws)]
+        if self.coin():
+            ins.append(self.fconst((o,)))
+        if convt:
+            attrs["output_padding"] = [self.r(s) for s in st]
+        return self.node("ConvTranspose" if convt else "Conv", ins, attrs)
+
     def t_tfidf(self):
         """TfIdfVectorizer of int tokens in a small vocabulary: random
         pools of 1- to 3-grams, skips, every mode."""
@@ -1835,7 +1857,7 @@ class Gen:
         ("t_shape_chain", 2), ("t_cast", 3), ("t_qdq", 2), ("t_fold", 2),
         ("t_cse", 2), ("t_branches", 4), ("t_conv_chain", 4),
         ("t_control", 2), ("t_signal", 2), ("t_bitshift", 1),
-        ("t_tfidf", 1),
+        ("t_tfidf", 1), ("t_conv3d", 1),
     ]
 
     def build(self, only=None):

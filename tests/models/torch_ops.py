@@ -118,6 +118,15 @@ def cases():
                               14, {}),
         "script_loop_with_if": (script(LoopWithIf), lambda: (r(5, 2, 8),),
                                 14, {}),
+        # 3-D convolutions (video, volumes): 2-D ones per kernel depth
+        "conv3d": (lambda: nn.Conv3d(4, 6, (3, 3, 2), stride=(2, 1, 1),
+                                     padding=(1, 1, 0), dilation=(1, 2, 1),
+                                     groups=2),
+                   lambda: (r(2, 4, 7, 8, 6),), 14, {}),
+        "conv_transpose3d": (lambda: nn.ConvTranspose3d(
+            4, 6, (3, 2, 3), stride=(2, 2, 1), padding=(1, 0, 1),
+            output_padding=(1, 1, 0), dilation=(1, 1, 2), groups=2),
+            lambda: (r(1, 4, 4, 5, 3),), 14, {}),
         # model.double(): double in and out, computed in f32 on the device
         "double_mlp": (lambda: nn.Sequential(
             nn.Linear(16, 32), nn.GELU(), nn.LayerNorm(32),
