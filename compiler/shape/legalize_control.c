@@ -210,9 +210,9 @@ static int cf_if(struct cf *c)
 	char tag[300];
 	int64_t v;
 
-	if (!tb || !eb)
-		return cf_err(c, "needs then_branch and else_branch graphs",
-			      NULL);
+	if (!tb || !eb || !cond)
+		return cf_err(c, "needs a condition and then_branch and "
+			      "else_branch graphs", NULL);
 	if (tb->num_inputs || eb->num_inputs || nout > 64 ||
 	    tb->num_outputs != nout || eb->num_outputs != nout)
 		return ir_error(c->g, "node '%s' (If): %d outputs, but the "
