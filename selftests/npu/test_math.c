@@ -7,6 +7,10 @@
  * per element, i.e. a relative error of 1e-5 measured against the
  * magnitude of what was summed - the usual error bound of an fp32 dot
  * product, which stays meaningful when the sum cancels to near zero.
+ *
+ * And COPY through uapi 1.8's storage types (F64, BF16, I16, U16, U32,
+ * U64), which the kernel module converts in its FPU section: exact
+ * values, rounding to nearest even, wrap-around.
  */
 #include "npu_test.h"
 
@@ -284,6 +288,77 @@ out:
 			buf_free(&b[i]);
 }
 
+/* One COPY of @n elements from @sdt (bytes @src) to @ddt; 0 or -errno. */
+static int copy_conv(uint8_t sdt, const void *src, size_t sbytes, uint8_t ddt,
+		     void *dst, size_t dbytes, uint32_t n)
+{
+	struct drm_npu_task t;
+	struct buf b[2] = { { 0 } };
+	const uint32_t shape[1] = { n };
+	int err = -ENOMEM;
+
+	if (!buf_new(&b[0], (sbytes + 3) / 4) || !buf_new(&b[1], (dbytes + 3) / 4))
+		goto out;
+	memcpy(b[0].p, src, sbytes);
+	memset(&t, 0, sizeof(t));
+	t.opcode = DRM_NPU_OP_COPY;
+	t.num_operands = 2;
+	t.operands[0] = t_opnd(0, 0, sdt, 1, shape);
+	t.operands[1] = t_opnd(1, 0, ddt, 1, shape);
+	err = run_task(&t, b, 2);
+	if (!err)
+		memcpy(dst, b[1].p, dbytes);
+out:
+	for (int i = 0; i < 2; i++)
+		if (b[i].bo)
+			buf_free(&b[i]);
+	return err;
+}
+
+static void test_storage_copy(void)
+{
+	const float f[4] = { 1.0f / 3, 1.00390625f, 1.01171875f, -2.5e38f };
+	const uint16_t bf_want[4] = { 0x3eab, 0x3f80, 0x3f82, 0xff3c };
+	const int32_t i32[4] = { 40000, -1, 65535, -32769 };
+	const int16_t i16_want[4] = { -25536, -1, -1, 32767 };
+	const int64_t i64[2] = { -1, 3 };
+	double d[4] = { 0 };
+	uint16_t bf[4] = { 0 };
+	int16_t i16[4] = { 0 };
+	float back[4] = { 0 }, fu[2] = { 0 };
+	uint64_t u64[2] = { 0 };
+	bool ok;
+	int err;
+
+	err = copy_conv(DRM_NPU_DTYPE_F32, f, sizeof(f), DRM_NPU_DTYPE_F64,
+			d, sizeof(d), 4);
+	if (!err)
+		err = copy_conv(DRM_NPU_DTYPE_F64, d, sizeof(d),
+				DRM_NPU_DTYPE_F32, back, sizeof(back), 4);
+	ok = !err && d[0] == (double)f[0] && d[3] == (double)f[3] &&
+	     !memcmp(back, f, sizeof(f));
+	tap_ok(ok, "COPY f32 -> f64 -> f32 is exact (err %d)", err);
+	err = copy_conv(DRM_NPU_DTYPE_F32, f, sizeof(f), DRM_NPU_DTYPE_BF16,
+			bf, sizeof(bf), 4);
+	tap_ok(!err && !memcmp(bf, bf_want, sizeof(bf)),
+	       "COPY f32 -> bf16 rounds to nearest even (err %d: %04x %04x %04x %04x)",
+	       err, bf[0], bf[1], bf[2], bf[3]);
+	err = copy_conv(DRM_NPU_DTYPE_I32, i32, sizeof(i32), DRM_NPU_DTYPE_I16,
+			i16, sizeof(i16), 4);
+	tap_ok(!err && i16[0] == i16_want[0] && i16[1] == i16_want[1] &&
+	       i16[2] == i16_want[2] && i16[3] == i16_want[3],
+	       "COPY i32 -> i16 wraps (err %d: %d %d %d %d)", err, i16[0],
+	       i16[1], i16[2], i16[3]);
+	err = copy_conv(DRM_NPU_DTYPE_I64, i64, sizeof(i64), DRM_NPU_DTYPE_U64,
+			u64, sizeof(u64), 2);
+	if (!err)
+		err = copy_conv(DRM_NPU_DTYPE_U64, u64, sizeof(u64),
+				DRM_NPU_DTYPE_F32, fu, sizeof(fu), 2);
+	tap_ok(!err && u64[0] == UINT64_MAX && fu[0] == 18446744073709551616.0f &&
+	       fu[1] == 3.0f, "COPY i64 -> u64 -> f32 reads u64 unsigned (err %d: %g %g)",
+	       err, fu[0], fu[1]);
+}
+
 void test_math(void)
 {
 	static const struct mm_case mm[] = {
@@ -314,4 +389,5 @@ void test_math(void)
 		test_matmul(&mm[i]);
 	for (i = 0; i < sizeof(cv) / sizeof(cv[0]); i++)
 		test_conv(&cv[i]);
+	test_storage_copy();
 }
