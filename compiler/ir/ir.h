@@ -386,6 +386,7 @@ struct ir_graph {
 	struct ir_tensor **captures;
 	int num_captures;
 	int capture_base;		/* the first implicit input's index */
+	int64_t unrolled;		/* nodes control flow added (budget) */
 	struct ir_node **dead_nodes;	/* removed, freed by ir_graph_purge */
 	int num_dead, cap_dead;
 	char err[IR_ERR_LEN];

@@ -33,7 +33,12 @@
 #include "legalize_build.h"
 #include "shape_internal.h"
 
-/* Most nodes one control-flow node may unroll into. */
+/*
+ * Most nodes the control flow of one graph may unroll into, all its
+ * loops together (ir_graph.unrolled): nested loops unroll one level at a
+ * time, and each unroll restarts shape inference over the whole graph,
+ * so an outer loop of inner loops must not multiply past it.
+ */
 #define CF_MAX_NODES	(1 << 16)
 
 struct cf {
@@ -295,11 +300,21 @@ static struct ir_tensor *cf_take(struct cf *c, struct ir_tensor *x,
 static int cf_check_size(struct cf *c, const struct ir_graph *body,
 			 int64_t steps)
 {
-	char d[160];
-	int64_t per = body->num_nodes + 4;
+	char d[200];
+	int64_t per = body->num_nodes + 4, left = CF_MAX_NODES - c->g->unrolled;
 
-	if (steps <= CF_MAX_NODES / per)
+	if (steps <= left / per) {
+		c->g->unrolled += steps * per;
 		return 0;
+	}
+	if (c->g->unrolled) {
+		snprintf(d, sizeof(d), "%lld steps of a %d-node body would "
+			 "unroll the graph's loops past %d nodes in all (%lld "
+			 "so far): not supported; export with fewer steps",
+			 (long long)steps, body->num_nodes, CF_MAX_NODES,
+			 (long long)c->g->unrolled);
+		return cf_err(c, "", d);
+	}
 	snprintf(d, sizeof(d), "%lld steps of a %d-node body exceed the "
 		 "%d nodes npuc unrolls: not supported; export the loop with "
 		 "fewer steps", (long long)steps, body->num_nodes,
@@ -570,10 +585,12 @@ static int cf_scan8(struct cf *c, struct cf_scan *sc, struct ir_tensor **in,
 	batch = in[1]->shape.dim[0];
 	for (j = 0; j < sc->nx; j++)
 		axes[j] = 0;
-	if (batch < 1 || IR_DIM_IS_SYM(batch) ||
-	    cf_scan_len(c, sc, in + 1 + sc->ns, axes, 1))
-		return batch < 1 ? cf_err(c, "needs a static batch of one or "
-					  "more", NULL) : -EINVAL;
+	if (batch < 1 || IR_DIM_IS_SYM(batch))
+		return cf_err(c, "needs a static batch of one or more", NULL);
+	/* one scan per batch row: the budget pays for all of them */
+	if (cf_scan_len(c, sc, in + 1 + sc->ns, axes, 1) ||
+	    (batch > 1 && cf_check_size(c, sc->body, (batch - 1) * sc->len)))
+		return -EINVAL;
 	col = calloc((size_t)(batch * (sc->ns + sc->nk)) + 1, sizeof(*col));
 	if (!col)
 		return -ENOMEM;

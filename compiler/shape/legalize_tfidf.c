@@ -28,13 +28,16 @@
 
 /* Largest pool (entries) and output accepted: a bound on the constants. */
 #define TFIDF_MAX_POOL	(1 << 16)
+/* Largest comparison tensor [B, G, P] of one (n, skip), in elements. */
+#define TFIDF_MAX_HITS	(1 << 26)
 
 struct tfidf {
 	struct ir_graph *g;
 	struct ir_node *n;
 	struct lz_builder b;
 	struct ir_tensor *x;		/* [B, N] */
-	int64_t len;			/* N */
+	int64_t rows, len;		/* B, N */
+	bool refused;			/* an error is recorded */
 	const int64_t *pool, *counts, *idx;
 	int npool, ncounts, nidx;
 	enum ir_dtype dt;
@@ -81,6 +84,13 @@ static struct ir_tensor *tf_count(struct tfidf *t, int64_t at, int64_t grams,
 
 		if (p <= 0)
 			break;
+		if (t->rows > TFIDF_MAX_HITS / grams / p) {	/* no overflow */
+			tf_err(t, "rows x pool n-grams x positions pass 2^26 "
+			       "comparisons of one length and skip: not "
+			       "supported (a smaller pool or shorter rows)");
+			t->refused = true;
+			return NULL;
+		}
 		for (int64_t k = 0; k < n; k++) {
 			int64_t st = k * step, en = st + p;
 			struct ir_tensor *si[4] = {
@@ -215,6 +225,7 @@ int shape_legalize_tfidf(struct ir_graph *g, struct ir_node *n)
 	out = lz_take(&t.b, g, n);
 	rows[0] = rank == 2 ? t.x->shape.dim[0] : 1;
 	rows[1] = t.len;
+	t.rows = rows[0];
 	if (rank == 1)
 		t.x = lz_reshape(&t.b, t.x, rows, 2, NULL);
 	for (int i = 0; i < t.ncounts && t.x; i++) {
@@ -227,6 +238,8 @@ int shape_legalize_tfidf(struct ir_graph *g, struct ir_node *n)
 		    t.len - (len - 1) > 0) {
 			c = tf_count(&t, t.counts[i], grams, len,
 				     ir_attr_int(n, "max_skip_count", 0));
+			if (!c && t.refused)
+				return -EINVAL;
 			c = c ? tf_mode(&t, c, g0, grams) : NULL;
 			c = c ? lz_binary(&t.b, IR_OP_MATMUL, c,
 					  tf_place(&t, g0, grams, nout),

@@ -460,6 +460,17 @@ def case_pad_negative(rng):
 I64 = TensorProto.INT64
 
 
+def case_tfidf_too_large_refused(rng):
+    # 64 rows x 60000 pool unigrams x 4096 positions of comparisons
+    node = helper.make_node(
+        "TfIdfVectorizer", ["x"], ["y"], mode="TF", min_gram_length=1,
+        max_gram_length=1, max_skip_count=0, ngram_counts=[0],
+        ngram_indexes=list(range(60000)), pool_int64s=list(range(60000)))
+    m = model([node], [vi("x", [64, 4096], TensorProto.INT32)],
+              [vi("y", None)])
+    return m, {}, "pass 2^26 comparisons of one length and skip"
+
+
 def _nonzero_of_8(rng):
     x = np.zeros(8, np.float32)
     x[3] = 1.0
@@ -540,6 +551,7 @@ def case_count_nms_gather_boxes(rng):
 
 
 CASES = [
+    ("tfidf_too_large_refused", case_tfidf_too_large_refused),
     ("count_add_bound_refused", case_count_add_bound_refused),
     ("count_softmax_opset11_refused", case_count_softmax_opset11_refused),
     ("count_gather_computed_refused", case_count_gather_computed_refused),

@@ -218,6 +218,25 @@ def case_loop_huge_refused(rng):
     return m, {}, "nodes npuc unrolls: not supported"
 
 
+def case_nested_loops_budget_refused(rng):
+    # 600 outer steps of a 3000-step inner loop: each unroll is in
+    # bounds, together they would pass the graph's unrolling budget
+    def body(nodes, name):
+        return helper.make_graph(
+            nodes + [helper.make_node("Identity", ["c"], ["co"])], name,
+            [vi("i", [], I64), vi("c", [], B), vi("y", [1])],
+            [vi("co", [], B), vi("y2", [1])])
+    inner = body([helper.make_node("Add", ["y", "one"], ["y2"])], "inner")
+    outer = body([helper.make_node("Loop", ["m3000", "", "y"], ["y2"],
+                                   body=inner)], "outer")
+    nodes = [helper.make_node("Loop", ["m600", "", "x"], ["y"], body=outer)]
+    m = model(nodes, [vi("x", [1])], [vi("y", None)],
+              [init("m600", np.array(600, np.int64)),
+               init("m3000", np.array(3000, np.int64)),
+               init("one", np.array([1], np.float32))])
+    return m, {}, "unroll the graph's loops past 65536 nodes in all"
+
+
 def case_loop_trip_from_data_refused(rng):
     nodes = [helper.make_node("Loop", ["n", "", "y0"], ["y", "ys", "is"],
                               body=loop_body())]
