@@ -121,11 +121,28 @@ static struct ir_tensor *c3_slice(struct c3 *c, struct ir_tensor *x,
 
 static const int64_t c3_swap[5] = { 0, 2, 1, 3, 4 };	/* C <-> D */
 
+/* @acc [N D_out, ...] unfolded to @dims [N, D_out, O, H, W], back to
+ * [N, O, D_out, H, W], plus the bias: the output. */
+static int c3_finish(struct c3 *c, struct ir_tensor *acc, const int64_t *dims,
+		     struct ir_tensor *bias, struct ir_tensor *out)
+{
+	struct ir_tensor *t = lz_reshape(&c->b, acc, dims, 5, NULL);
+
+	t = lz_transpose(&c->b, t, c3_swap, 5, bias ? NULL : out);
+	if (t && bias) {
+		int64_t bs[5] = { 1, dims[2], 1, 1, 1 };
+
+		t = lz_binary(&c->b, IR_OP_ADD, t,
+			      lz_reshape(&c->b, bias, bs, 5, NULL), out);
+	}
+	return t ? 1 : -ENOMEM;
+}
+
 static int c3_conv(struct c3 *c, struct ir_tensor *x, struct ir_tensor *w,
 		   struct ir_tensor *bias, struct ir_tensor *out)
 {
 	int64_t n = c->x[0], d = c->x[2], kd = c->w[2], o = c->w[0];
-	int64_t dp = d + c->pads[0] + c->pads[3], dout, ho, wo, dims[5];
+	int64_t dp = d + c->pads[0] + c->pads[3], dout, ho, wo;
 	int64_t pads[10] = { 0 };
 	struct ir_tensor *acc = NULL, *t;
 
@@ -154,20 +171,8 @@ static int c3_conv(struct c3 *c, struct ir_tensor *x, struct ir_tensor *w,
 		if (!acc)
 			return -ENOMEM;
 	}
-	dims[0] = n;
-	dims[1] = dout;
-	dims[2] = o;
-	dims[3] = ho;
-	dims[4] = wo;
-	t = lz_reshape(&c->b, acc, dims, 5, NULL);
-	t = lz_transpose(&c->b, t, c3_swap, 5, bias ? NULL : out);
-	if (t && bias) {
-		int64_t bs[5] = { 1, o, 1, 1, 1 };
-
-		t = lz_binary(&c->b, IR_OP_ADD, t,
-			      lz_reshape(&c->b, bias, bs, 5, NULL), out);
-	}
-	return t ? 1 : -ENOMEM;
+	return c3_finish(c, acc, (const int64_t[5]){ n, dout, o, ho, wo },
+			 bias, out);
 }
 
 /* @z [N, D, F] spread to depth id sd + off, [N, full, F]. */
@@ -197,7 +202,7 @@ static int c3_convt(struct c3 *c, struct ir_tensor *x, struct ir_tensor *w,
 		    struct ir_tensor *bias, struct ir_tensor *out)
 {
 	int64_t n = c->x[0], d = c->x[2], kd = c->w[2], o = c->w[1] * c->grp;
-	int64_t full, dout, ho, wo, f, dims[5];
+	int64_t full, dout, ho, wo, f;
 	int64_t fold[4] = { n * d, c->x[1], c->x[3], c->x[4] };
 	struct ir_tensor *acc = NULL, *t;
 
@@ -224,20 +229,8 @@ static int c3_convt(struct c3 *c, struct ir_tensor *x, struct ir_tensor *w,
 	}
 	if (c->pads[0] || c->pads[3])
 		acc = c3_slice(c, acc, 1, c->pads[0], c->pads[0] + dout, 1);
-	dims[0] = n;
-	dims[1] = dout;
-	dims[2] = o;
-	dims[3] = ho;
-	dims[4] = wo;
-	t = lz_reshape(&c->b, acc, dims, 5, NULL);
-	t = lz_transpose(&c->b, t, c3_swap, 5, bias ? NULL : out);
-	if (t && bias) {
-		int64_t bs[5] = { 1, o, 1, 1, 1 };
-
-		t = lz_binary(&c->b, IR_OP_ADD, t,
-			      lz_reshape(&c->b, bias, bs, 5, NULL), out);
-	}
-	return t ? 1 : -ENOMEM;
+	return c3_finish(c, acc, (const int64_t[5]){ n, dout, o, ho, wo },
+			 bias, out);
 }
 
 int shape_legalize_conv3d(struct ir_graph *g, struct ir_node *n)

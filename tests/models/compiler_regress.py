@@ -699,6 +699,14 @@ def run_case(tap, name, fn, work):
                (what, worst))
 
 
+def main_with_cases(module_globals):
+    """main() over the case_NAME functions of another test module."""
+    global CASES
+    CASES = [(name[5:], fn) for name, fn in sorted(module_globals.items())
+             if name.startswith("case_")]
+    main()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("-k", default=None)

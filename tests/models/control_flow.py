@@ -245,14 +245,5 @@ def case_loop_trip_from_data_refused(rng):
     return m, {}, "must be known at compile time"
 
 
-CASES = [(name[5:], fn) for name, fn in sorted(globals().items())
-         if name.startswith("case_")]
-
-
-def main():
-    cr.CASES = CASES
-    cr.main()
-
-
 if __name__ == "__main__":
-    main()
+    cr.main_with_cases(globals())

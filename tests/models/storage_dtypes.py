@@ -139,14 +139,5 @@ def case_uint32_mod_pow(rng):
         [x % y, f.astype(np.float64) ** y]
 
 
-CASES = [(name[5:], fn) for name, fn in sorted(globals().items())
-         if name.startswith("case_")]
-
-
-def main():
-    cr.CASES = CASES
-    cr.main()
-
-
 if __name__ == "__main__":
-    main()
+    cr.main_with_cases(globals())
