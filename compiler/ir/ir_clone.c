@@ -128,8 +128,9 @@ struct ir_graph *ir_graph_clone(const struct ir_graph *g)
 		for (i = 0; i < g->num_captures; i++)
 			c->captures[i] = tmap[(intptr_t)g->captures[i]->priv];
 		c->num_captures = g->num_captures;
-		c->capture_base = g->capture_base;
 	}
+	c->capture_base = g->capture_base;
+	c->unrolled = g->unrolled;
 	for (i = 0; i < g->num_tensors; i++)
 		g->tensors[i]->priv = NULL;
 	free(tmap);

@@ -10,10 +10,14 @@
  *         with Where (predication: branches have no side effects, and
  *         each output must have one shape and type in both).
  *   Loop  unrolled: its trip count must be known at compile time (a
- *         constant, or folded from constants) and its condition must
- *         stay true (the body passes its condition through or sets a
- *         constant true): a while loop whose end the data decides is
- *         refused. Scan outputs are stacked along a new axis 0.
+ *         constant, or folded from constants). A body that passes its
+ *         condition through (or sets a constant true) is unrolled at
+ *         once; one that computes it (a while loop) is peeled one step
+ *         at a time: the step is inlined and a Loop for the rest reads
+ *         the step's condition, which shape inference folds when it
+ *         depends on constants only (`while i < n` with i counted in
+ *         the loop); a condition the data decides is refused. Scan
+ *         outputs are stacked along a new axis 0.
  *   Scan  unrolled over its static sequence length: each step reads a
  *         Gather of every scan input, the outputs are stacked along
  *         their axis in their direction. Opset 8's batch axis runs one
@@ -40,6 +44,16 @@
  * so an outer loop of inner loops must not multiply past it.
  */
 #define CF_MAX_NODES	(1 << 16)
+
+/*
+ * A Loop left after peeled steps: the iteration number of its first
+ * step, and how many steps' scan values it carries (inputs after its
+ * captures, step-major) to stack with its own.
+ */
+#define CF_ITER_BASE	"npu.iter_base"
+#define CF_SCAN_ACC	"npu.scan_acc"
+/* No trip count: the condition alone ends the loop. */
+#define CF_UNBOUNDED	INT64_MAX
 
 struct cf {
 	struct ir_graph *g;
@@ -358,11 +372,8 @@ static int cf_loop_trip(struct cf *c, int formal, int64_t *trip)
 	int64_t v;
 
 	if (!m)
-		return cf_err(c, "a Loop without a trip count (it runs until "
-			      "the data says so) is not supported; npuc "
-			      "unrolls loops whose trip count is known at "
-			      "compile time", NULL);
-	if (cf_const_scalar(m, trip))
+		*trip = CF_UNBOUNDED;
+	else if (cf_const_scalar(m, trip))
 		return cf_err(c, "a trip count known only at run time is not "
 			      "supported: it must be known at compile time "
 			      "(a constant, or computed from constants)",
@@ -370,7 +381,11 @@ static int cf_loop_trip(struct cf *c, int formal, int64_t *trip)
 	if (*trip < 0)
 		*trip = 0;
 	if (cond && cf_const_scalar(cond, &v))
-		return cf_err(c, "an initial condition known only at run "
+		return cf_err(c, ir_attr_int(c->n, CF_ITER_BASE, 0) ?
+			      "the condition the body computes is known only "
+			      "at run time (a while loop whose end the data "
+			      "decides): not supported" :
+			      "an initial condition known only at run "
 			      "time is not supported: it must be known at "
 			      "compile time", NULL);
 	if (cond && !v)
@@ -405,6 +420,114 @@ static int cf_loop_run(struct cf *c, struct ir_graph *body,
 	return 0;
 }
 
+/* The Loop for the steps after this one, reading its results. */
+static int cf_loop_rest(struct cf *c, struct ir_graph *body,
+			const struct cf_steps *st, struct ir_tensor **out,
+			int64_t acc)
+{
+	int64_t base = ir_attr_int(c->n, CF_ITER_BASE, 0);
+	int ncap = body->num_captures, cb = body->capture_base, k = 0, i;
+	int nin = 2 + st->nv + ncap + (int)(acc + 1) * st->nk;
+	struct ir_tensor **ins = calloc((size_t)nin, sizeof(*ins));
+	struct ir_tensor *outs[64];
+	struct ir_node *r, *old = c->n;
+	char name[300];
+	int err = -ENOMEM;
+
+	if (!ins)
+		return -ENOMEM;
+	ins[k++] = st->count == CF_UNBOUNDED ? NULL :
+		   cf_scalar_i64(c, st->count - 1);
+	ins[k++] = out[0];			/* this step's condition */
+	for (i = 0; i < st->nv; i++)
+		ins[k++] = out[1 + i];
+	for (i = 0; i < ncap; i++)
+		ins[k++] = old->inputs[cb + i];
+	for (i = 0; i < acc * st->nk; i++)	/* earlier steps' values */
+		ins[k++] = old->inputs[cb + ncap + i];
+	for (i = 0; i < st->nk; i++)
+		ins[k++] = out[1 + st->nv + i];
+	for (i = 0; i < old->num_outputs; i++)
+		outs[i] = old->outputs[i];
+	/* named after the loop the peeling began with */
+	snprintf(name, sizeof(name), "%.*s/step%lld",
+		 strstr(c->b.base, "/step") ?
+		 (int)(strstr(c->b.base, "/step") - c->b.base) : 200,
+		 c->b.base, (long long)base);
+	r = ir_node_new(c->g, IR_OP_LOOP, name, nin, ins, old->num_outputs,
+			NULL);
+	if (r) {
+		r->opset = old->opset;
+		err = ir_node_add_origins(r, old);
+		for (i = 0; !err && i < old->num_attrs; i++)
+			err = cf_copy_attr(r, &old->attrs[i]);
+		if (!err)
+			err = ir_attr_set_int(r, CF_ITER_BASE, base + 1) ||
+			      ir_attr_set_int(r, CF_SCAN_ACC, acc + 1) ?
+			      -ENOMEM : 0;
+	}
+	free(ins);
+	if (err)
+		return err;
+	ir_node_remove(c->g, old);
+	for (i = 0; i < r->num_outputs; i++)
+		ir_node_set_output(r, i, outs[i]);
+	return 1;
+}
+
+/*
+ * A while loop: its last step (no step left, or the condition false)
+ * gives the carried values and the scan values of the peeled steps;
+ * else one step is inlined and a Loop for the rest follows.
+ */
+static int cf_loop_peel(struct cf *c, struct ir_graph *body,
+			struct cf_steps *st)
+{
+	int64_t base = ir_attr_int(c->n, CF_ITER_BASE, 0);
+	int64_t acc = ir_attr_int(c->n, CF_SCAN_ACC, 0);
+	int cb = body->capture_base + body->num_captures, j;
+	struct ir_tensor *in[66], *out[130], *res[128], **col;
+	char tag[300];
+
+	if (acc < 0 || acc > CF_MAX_NODES ||
+	    c->n->num_inputs != cb + acc * st->nk)
+		return cf_err(c, "a peeled loop's inputs are inconsistent",
+			      NULL);
+	if (!st->count) {
+		if (st->nk && !acc)
+			return cf_err(c, "scan outputs of a loop that runs no "
+				      "iteration (their element shape is "
+				      "unknown) are not supported", NULL);
+		for (j = 0; j < st->nv; j++)
+			res[j] = c->n->inputs[2 + j];
+		col = calloc((size_t)acc + 1, sizeof(*col));
+		for (j = 0; col && j < st->nk; j++) {
+			for (int64_t s = 0; s < acc; s++)
+				col[s] = c->n->inputs[cb + s * st->nk + j];
+			res[st->nv + j] = cf_stack(c, col, acc, 0, false);
+			if (!res[st->nv + j])
+				break;
+		}
+		free(col);
+		if (!col || j < st->nk)
+			return -ENOMEM;
+		return cf_finish(c, res, st->nv + st->nk);
+	}
+	if (cf_check_size(c, body, 1))
+		return -EINVAL;
+	in[0] = cf_scalar_i64(c, base);
+	in[1] = cf_scalar_bool(c, true);
+	for (j = 0; j < st->nv; j++)
+		in[2 + j] = c->n->inputs[2 + j];
+	if (!in[0] || !in[1])
+		return -ENOMEM;
+	snprintf(tag, sizeof(tag), "%.250s/iter%lld", c->b.base,
+		 (long long)base);
+	if (cf_inline(c, body, in, tag, out))
+		return -EINVAL;
+	return cf_loop_rest(c, body, st, out, acc);
+}
+
 static int cf_loop(struct cf *c)
 {
 	struct ir_graph *body = ir_attr_graph(c->n, "body");
@@ -436,11 +559,12 @@ static int cf_loop(struct cf *c)
 	err = cf_loop_trip(c, formal, &st.count);
 	if (err)
 		return err;
-	if (st.count > 1 && !cf_cond_stays_true(c, body))
-		return cf_err(c, "a condition the body computes (a while loop "
-			      "whose end the data decides) is not supported; "
-			      "npuc unrolls loops that run their whole trip "
-			      "count", NULL);
+	if (ir_attr_find(c->n, CF_SCAN_ACC) ||
+	    (st.count > 1 && !cf_cond_stays_true(c, body)))
+		return cf_loop_peel(c, body, &st);
+	if (st.count == CF_UNBOUNDED)
+		return cf_err(c, "a Loop without a trip count whose condition "
+			      "stays true never ends: not supported", NULL);
 	if (!st.count && st.nk)
 		return cf_err(c, "scan outputs of a loop that runs no "
 			      "iteration (their element shape is unknown) are "

@@ -1030,20 +1030,26 @@ class Gen:
                                      "else_branch": self.branch(x)})
 
     def t_loop(self, x):
-        """y <- y * k + x, trip count 1-3, y's steps as a scan output."""
+        """y <- y * k + x, trip count 1-3 (or none), y's steps as a scan
+        output; the condition passed through, or computed from the step
+        (a while loop: npuc peels it step by step)."""
         i, c, y, t, yo, co, ys = (self.fresh("lp") for _ in range(7))
-        k = self.fresh("lk")
-        nodes = [("Mul", [y, k], [t], {}), ("Add", [t, x], [yo], {}),
-                 ("Identity", [c], [co], {})]
+        k, lim = self.fresh("lk"), self.fresh("ll")
+        nodes = [("Mul", [y, k], [t], {}), ("Add", [t, x], [yo], {})]
+        counted = self.coin(0.4)
+        nodes.append(("Less", [i, lim], [co], {}) if counted else
+                     ("Identity", [c], [co], {}))
         outs = [co, yo]
         if self.coin():
             nodes.append(("Identity", [yo], [ys], {}))
             outs.append(ys)
         body = self.body([(i, "int64", ()), (c, "bool", ()),
                           (y, "float32", self.shape(x))], nodes, outs,
-                         {k: np.float32(self.choice([0.5, -0.25, 1.0]))})
+                         {k: np.float32(self.choice([0.5, -0.25, 1.0])),
+                          lim: np.array(self.choice([1, 2, 3]), np.int64)})
         body.out_dtypes[co] = "bool"
-        trip = self.iconst(self.choice([1, 2, 3]))
+        trip = "" if counted and self.coin() else \
+            self.iconst(self.choice([1, 2, 3, 5]))
         cond = self.const(np.array(True)) if self.coin() else ""
         r = self.node("Loop", [trip, cond, x], {"body": body},
                       nout=len(outs) - 1)

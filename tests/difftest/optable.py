@@ -424,8 +424,11 @@ def control_case(b, op, key, val):
         body = [("Mul", ["y_in", "k"], ["t"], {}),
                 ("Add", ["t", x], ["y_out"], {})]
         outs = ["c_out", "y_out"]
-        if key == "condition":
+        if key == "condition" and val == "counter":
             body.append(("Less", ["i", "five"], ["c_out"], {}))
+        elif key == "condition":	# the data decides: refused
+            body += [("ReduceSum", ["y_out"], ["s"], {"keepdims": 0}),
+                     ("Less", ["s", "ten"], ["c_out"], {})]
         else:
             body.append(("Identity", ["c_in"], ["c_out"], {}))
         if key == "scan_outputs" and val == "1":
@@ -434,7 +437,8 @@ def control_case(b, op, key, val):
         g = _sub([("i", "int64", ()), ("c_in", "bool", ()),
                   ("y_in", "float32", (2, 3))], body, outs,
                  {"c_out": "bool"}, {"k": np.float32(0.5),
-                                     "five": np.array(5, np.int64)})
+                                     "five": np.array(5, np.int64),
+                                     "ten": np.float32(10)})
         trip = int(val) if key == "trip" else 3
         return b.node("Loop", [b.c(np.array(trip, np.int64)), "", x],
                       {"body": g}, nout=len(outs) - 1)

@@ -108,6 +108,17 @@ def cases():
                     h = h * 0.5 + x[i]
             return h
 
+    class WhileCounter(nn.Module):
+        """A while loop on a counter (Loop whose body computes its
+        condition): peeled step by step, the condition folds."""
+
+        def forward(self, x):
+            i = 0
+            while i < 4:
+                x = torch.tanh(x * 1.5 + 0.25)
+                i += 1
+            return x
+
     def script(cls):
         return lambda: torch.jit.script(cls())
 
@@ -118,6 +129,8 @@ def cases():
                               14, {}),
         "script_loop_with_if": (script(LoopWithIf), lambda: (r(5, 2, 8),),
                                 14, {}),
+        "script_while_counter": (script(WhileCounter), lambda: (r(2, 6),),
+                                 14, {}),
         # 3-D convolutions (video, volumes): 2-D ones per kernel depth
         "conv3d": (lambda: nn.Conv3d(4, 6, (3, 3, 2), stride=(2, 1, 1),
                                      padding=(1, 1, 0), dilation=(1, 2, 1),
