@@ -1602,6 +1602,9 @@ static int const_sval(struct ir_tensor *t)
 	return set_sval(t, v, (int)nel);
 }
 
+/* Decompositions (and while-loop steps) one shape inference applies. */
+#define SHAPE_MAX_REWRITES	1000
+
 int shape_infer(struct ir_graph *g)
 {
 	int i, err, restarts = 0;
@@ -1622,7 +1625,7 @@ restart:
 		for (j = 0; j < n->num_inputs; j++)
 			if (n->inputs[j] && !n->inputs[j]->shape_known)
 				ready = 0;
-		if (ready && restarts < 1000) {
+		if (ready && restarts < SHAPE_MAX_REWRITES) {
 			err = shape_legalize_node(g, n);
 			if (err < 0)
 				return err;
@@ -1630,6 +1633,12 @@ restart:
 				restarts++;
 				goto restart;
 			}
+		} else if (ready && (n->op == IR_OP_LOOP ||
+				     n->op == IR_OP_IF || n->op == IR_OP_SCAN)) {
+			return node_err(g, n, "the graph was rewritten %d times "
+					"(a while loop peels one step at a time): "
+					"more steps are not supported",
+					SHAPE_MAX_REWRITES);
 		}
 		err = shape_infer_node(g, n);
 		if (err)

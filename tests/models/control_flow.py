@@ -263,6 +263,24 @@ def case_nested_loops_budget_refused(rng):
     return m, {}, "unroll the graph's loops past 65536 nodes in all"
 
 
+def case_while_too_long_refused(rng):
+    # a 3000-step while loop: one shape-inference rewrite per step
+    body = helper.make_graph(
+        [helper.make_node("Add", ["k_in", "one"], ["k_out"]),
+         helper.make_node("Less", ["k_out", "lim"], ["c_out"]),
+         helper.make_node("Add", ["y_in", "x"], ["y_out"])],
+        "b", [vi("i", [], I64), vi("c", [], B), vi("k_in", [], I64),
+              vi("y_in", [3])],
+        [vi("c_out", [], B), vi("k_out", [], I64), vi("y_out", [3])],
+        [init("one", np.array(1, np.int64)),
+         init("lim", np.array(3000, np.int64))])
+    nodes = [helper.make_node("Loop", ["", "", "k0", "y0"], ["k", "y"],
+                              body=body)]
+    m = model(nodes, [vi("x", [3]), vi("y0", [3])], [vi("y", None)],
+              [init("k0", np.array(0, np.int64))])
+    return m, {}, "more steps are not supported"
+
+
 def case_loop_trip_from_data_refused(rng):
     nodes = [helper.make_node("Loop", ["n", "", "y0"], ["y", "ys", "is"],
                               body=loop_body())]
