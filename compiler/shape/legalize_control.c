@@ -348,9 +348,11 @@ static bool cf_cond_stays_true(const struct cf *c, const struct ir_graph *body)
 	const struct ir_tensor *t = body->outputs[0];
 	int64_t v;
 
-	while (t->producer && t->producer->op == IR_OP_IDENTITY &&
+	while (t && t->producer && t->producer->op == IR_OP_IDENTITY &&
 	       t->producer->num_inputs == 1)
-		t = t->producer->inputs[0];
+		t = t->producer->inputs[0];	/* NULL: an absent input */
+	if (!t)
+		return false;
 	if (t == body->inputs[1])
 		return true;
 	for (int i = 0; i < body->num_captures; i++)

@@ -247,9 +247,13 @@ static void sval_binary(struct ir_graph *g, struct ir_node *n)
 	for (i = 0; i < len; i++) {
 		int64_t x = dim_of_sval(a[la == 1 ? 0 : i]);
 		int64_t y = dim_of_sval(b[lb == 1 ? 0 : i]);
-		bool sym = IR_DIM_IS_SYM(x) || IR_DIM_IS_SYM(y);
-		/* plain integers here may be negative: not dims */
+		/* plain integers here may be negative: not dims, not symbols */
 		int64_t xv = a[la == 1 ? 0 : i], yv = b[lb == 1 ? 0 : i];
+		bool sym = IR_SVAL_IS_SYM(xv) || IR_SVAL_IS_SYM(yv);
+
+		/* with a symbol, the other operand must be a dim too */
+		if (sym && (!sval_is_dim(xv) || !sval_is_dim(yv)))
+			return;
 
 		switch (n->op) {
 		case IR_OP_ADD:
