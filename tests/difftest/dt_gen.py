@@ -924,6 +924,10 @@ class Gen:
         else:
             sz = list(s[:2]) + [max(1, self.choice([1, 2, 3, 5, 8, 2 * d]))
                                 for d in s[2:]]
+            # ORT 1.30 differs from ONNX's reference (and npuc) for a
+            # cubic pytorch_half_pixel resize to a length of 1
+            if mode == "cubic" and ct == "pytorch_half_pixel":
+                sz = [d if i < 2 else max(2, d) for i, d in enumerate(sz)]
             ins = [x, "", "", self.iconst(sz)]
         return self.node("Resize", ins, attrs)
 
