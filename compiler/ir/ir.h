@@ -559,6 +559,12 @@ int ir_attr_set_ints(struct ir_node *n, const char *name,
 		     const int64_t *v, int count);
 int ir_attr_set_floats(struct ir_node *n, const char *name,
 		       const float *v, int count);
+/*
+ * A copy of attribute @a onto @dst; a tensor attribute names @t (the
+ * caller's copy of a->t), a graph attribute gets a deep copy.
+ */
+int ir_attr_copy(struct ir_node *dst, const struct ir_attr *a,
+		 struct ir_tensor *t);
 /* Takes ownership of @sub (freed with the node, or here on error). */
 int ir_attr_set_graph(struct ir_node *n, const char *name,
 		      struct ir_graph *sub);

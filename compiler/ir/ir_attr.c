@@ -208,3 +208,26 @@ struct ir_graph *ir_attr_graph(const struct ir_node *n, const char *name)
 
 	return a && a->type == IR_ATTR_GRAPH ? a->graph : NULL;
 }
+
+int ir_attr_copy(struct ir_node *dst, const struct ir_attr *a,
+		 struct ir_tensor *t)
+{
+	struct ir_graph *sub;
+
+	switch (a->type) {
+	case IR_ATTR_INT: return ir_attr_set_int(dst, a->name, a->i);
+	case IR_ATTR_FLOAT: return ir_attr_set_float(dst, a->name, a->f);
+	case IR_ATTR_STRING:
+		return ir_attr_set_str(dst, a->name, a->s ? a->s : "");
+	case IR_ATTR_INTS:
+		return ir_attr_set_ints(dst, a->name, a->ints, a->n);
+	case IR_ATTR_FLOATS:
+		return ir_attr_set_floats(dst, a->name, a->floats, a->n);
+	case IR_ATTR_TENSOR:
+		return ir_attr_set_tensor(dst, a->name, t);
+	case IR_ATTR_GRAPH:
+		sub = ir_graph_clone(a->graph);
+		return sub ? ir_attr_set_graph(dst, a->name, sub) : -ENOMEM;
+	}
+	return -EINVAL;
+}

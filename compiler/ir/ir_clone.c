@@ -16,35 +16,8 @@ static int ir_clone_attrs(struct ir_node *dst, const struct ir_node *src,
 	for (i = 0; i < src->num_attrs && !err; i++) {
 		const struct ir_attr *a = &src->attrs[i];
 
-		switch (a->type) {
-		case IR_ATTR_INT:
-			err = ir_attr_set_int(dst, a->name, a->i);
-			break;
-		case IR_ATTR_FLOAT:
-			err = ir_attr_set_float(dst, a->name, a->f);
-			break;
-		case IR_ATTR_STRING:
-			err = ir_attr_set_str(dst, a->name, a->s ? a->s : "");
-			break;
-		case IR_ATTR_INTS:
-			err = ir_attr_set_ints(dst, a->name, a->ints, a->n);
-			break;
-		case IR_ATTR_FLOATS:
-			err = ir_attr_set_floats(dst, a->name, a->floats, a->n);
-			break;
-		case IR_ATTR_TENSOR:
-			err = ir_attr_set_tensor(dst, a->name,
-						 a->t ? tmap[(intptr_t)a->t->priv]
-						      : NULL);
-			break;
-		case IR_ATTR_GRAPH: {
-			struct ir_graph *sub = ir_graph_clone(a->graph);
-
-			err = sub ? ir_attr_set_graph(dst, a->name, sub) :
-			      -ENOMEM;
-			break;
-		}
-		}
+		err = ir_attr_copy(dst, a, a->type == IR_ATTR_TENSOR && a->t ?
+				   tmap[(intptr_t)a->t->priv] : NULL);
 	}
 	return err;
 }

@@ -30,6 +30,9 @@
 #include "legalize_build.h"
 #include "shape_internal.h"
 
+/* Bound of strides, dilations and pads: dim x attribute stays in 2^62. */
+#define C3_MAX_ATTR	65536
+
 struct c3 {
 	struct ir_graph *g;
 	struct ir_node *n;
@@ -121,6 +124,21 @@ static struct ir_tensor *c3_slice(struct c3 *c, struct ir_tensor *x,
 
 static const int64_t c3_swap[5] = { 0, 2, 1, 3, 4 };	/* C <-> D */
 
+/* Do the output [N, O, D, H, W] (and the folded views) fit 2^62? */
+static int c3_out_fits(struct c3 *c, int64_t o, int64_t dout, int64_t ho,
+		       int64_t wo)
+{
+	int64_t v = c->x[0], d = c->x[2] > dout ? c->x[2] : dout;
+
+	if (__builtin_mul_overflow(v, d, &v) ||
+	    __builtin_mul_overflow(v, o > c->x[1] ? o : c->x[1], &v) ||
+	    __builtin_mul_overflow(v, ho > c->x[3] ? ho : c->x[3], &v) ||
+	    __builtin_mul_overflow(v, wo > c->x[4] ? wo : c->x[4], &v) ||
+	    v > ((int64_t)1 << 62))
+		return c3_err(c, "the output would pass 2^62 elements");
+	return 0;
+}
+
 /* @acc [N D_out, ...] unfolded to @dims [N, D_out, O, H, W], back to
  * [N, O, D_out, H, W], plus the bias: the output. */
 static int c3_finish(struct c3 *c, struct ir_tensor *acc, const int64_t *dims,
@@ -153,6 +171,8 @@ static int c3_conv(struct c3 *c, struct ir_tensor *x, struct ir_tensor *w,
 	     c->st[2] + 1;
 	if (dout < 1 || ho < 1 || wo < 1)
 		return c3_err(c, "the output would be empty");
+	if (c3_out_fits(c, o, dout, ho, wo))
+		return -EINVAL;
 	if (c->pads[0] || c->pads[3]) {
 		pads[2] = c->pads[0];
 		pads[7] = c->pads[3];
@@ -214,6 +234,8 @@ static int c3_convt(struct c3 *c, struct ir_tensor *x, struct ir_tensor *w,
 	     c->op[2] - c->pads[2] - c->pads[5];
 	if (dout < 1 || ho < 1 || wo < 1)
 		return c3_err(c, "the output would be empty");
+	if (c3_out_fits(c, o, full, ho, wo))	/* full >= dout */
+		return -EINVAL;
 	f = o * ho * wo;
 	x = lz_transpose(&c->b, x, c3_swap, 5, NULL);
 	x = lz_reshape(&c->b, x, fold, 4, NULL);
@@ -260,10 +282,12 @@ int shape_legalize_conv3d(struct ir_graph *g, struct ir_node *n)
 			      "3 entries, pads 6");
 	for (int i = 0; i < 3; i++)
 		if (c.st[i] < 1 || c.dl[i] < 1 || c.pads[i] < 0 ||
-		    c.pads[i + 3] < 0 || c.op[i] < 0 || c.op[i] >= c.st[i])
-			return c3_err(&c, "strides and dilations must be "
-				      "positive, pads not negative, "
-				      "output_padding below the stride");
+		    c.pads[i + 3] < 0 || c.op[i] < 0 || c.op[i] >= c.st[i] ||
+		    c.st[i] > C3_MAX_ATTR || c.dl[i] > C3_MAX_ATTR ||
+		    c.pads[i] > C3_MAX_ATTR || c.pads[i + 3] > C3_MAX_ATTR)
+			return c3_err(&c, "strides and dilations must be 1 to "
+				      "65536, pads 0 to 65536, output_padding "
+				      "below the stride");
 	if (!strcmp(ir_attr_str(n, "auto_pad", "NOTSET"), "VALID"))
 		memset(c.pads, 0, sizeof(c.pads));
 	else if (strcmp(ir_attr_str(n, "auto_pad", "NOTSET"), "NOTSET"))

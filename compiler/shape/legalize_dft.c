@@ -385,9 +385,11 @@ static int legalize_mel(struct ir_graph *g, struct ir_node *n)
 	if (ir_attr_int(n, "output_datatype", 1) != 1)
 		return dft_err(g, n, "an output_datatype other than float is "
 			       "not supported");
-	if (mel < 1 || dft < 1 || rate < 1 || mel > 65536 || dft > 65536)
-		return dft_err(g, n, "num_mel_bins, dft_length (65536 at most) "
-			       "and sample_rate must be positive");
+	if (mel < 1 || dft < 1 || rate < 1 || mel > 65536 || dft > 65536 ||
+	    (dft / 2 + 1) * mel > DFT_MAX_MATRIX)
+		return dft_err(g, n, "num_mel_bins, dft_length and sample_rate "
+			       "must be positive, (dft_length / 2 + 1) x "
+			       "num_mel_bins at most 2^22 (give smaller ones)");
 	bins = dft / 2 + 1;
 	cnt = bins * mel;
 	w = calloc((size_t)cnt, sizeof(*w));
