@@ -68,8 +68,9 @@ static int parse_header(const char *h, struct npy_array *a, char *err,
 			break;
 	if (i == sizeof(descrs) / sizeof(descrs[0])) {
 		snprintf(err, 256, "%s: dtype '%s' unsupported; use float32, "
-			 "float16, int8, uint8, int32, int64 or bool "
-			 "(little-endian)", path, descr);
+			 "float16, float64, int8, uint8, int16, uint16, int32, "
+			 "uint32, int64, uint64 or bool (little-endian; "
+			 "bfloat16 as uint16 bits)", path, descr);
 		return -EINVAL;
 	}
 	a->dtype = descrs[i].dtype;
