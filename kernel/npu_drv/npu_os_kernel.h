@@ -19,6 +19,7 @@
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/overflow.h>
+#include <linux/processor.h>
 #include <linux/printk.h>
 #include <linux/refcount.h>
 #include <linux/sched.h>
@@ -227,6 +228,7 @@ static inline bool npu_ref_put(struct npu_ref *r)
 
 #define NPU_READ_ONCE(x)	READ_ONCE(x)
 #define NPU_WRITE_ONCE(x, v)	WRITE_ONCE(x, v)
+#define npu_cpu_relax()		cpu_relax()
 
 /*
  * The op kernels (ops/, built with hard-float flags) run only between these

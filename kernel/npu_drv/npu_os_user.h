@@ -137,7 +137,9 @@ static inline u64 npu_time_ns(void)
  *     npu_ref_put(r)              refcount_dec_and_test(): true at zero
  *
  *   NPU_READ_ONCE(x) / NPU_WRITE_ONCE(x, v)   READ_ONCE() / WRITE_ONCE():
- *         lock-free flags polled by running op kernels (abort requests).
+ *         lock-free flags polled by running op kernels (abort requests)
+ *         and by idle cores (npu_core_park()).
+ *   npu_cpu_relax()                   cpu_relax(): the PAUSE of a poll loop
  *
  *   npu_fpu_begin() / npu_fpu_end()   kernel_fpu_begin() / kernel_fpu_end()
  *         bracket every call of the op kernels (npu_op_run()); no sleeping,
@@ -176,7 +178,17 @@ struct npu_mutex {
 
 static inline void npu_mutex_init(struct npu_mutex *m)
 {
-	pthread_mutex_init(&m->m, NULL);
+	pthread_mutexattr_t a;
+
+	/*
+	 * Adaptive: a contended lock spins a little before it sleeps, as the
+	 * kernel's mutex does while the owner runs. The device lock is held
+	 * for short bookkeeping only; a sleep costs a wake-up of microseconds.
+	 */
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ADAPTIVE_NP);
+	pthread_mutex_init(&m->m, &a);
+	pthread_mutexattr_destroy(&a);
 }
 
 static inline void npu_mutex_destroy(struct npu_mutex *m)
@@ -298,6 +310,12 @@ static inline bool npu_ref_put(struct npu_ref *r)
 
 #define NPU_READ_ONCE(x)	__atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define NPU_WRITE_ONCE(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+
+#if defined(__x86_64__) || defined(__i386__)
+#define npu_cpu_relax()		__builtin_ia32_pause()
+#else
+#define npu_cpu_relax()		__atomic_signal_fence(__ATOMIC_SEQ_CST)
+#endif
 
 #define npu_fpu_begin()		do { } while (0)
 #define npu_fpu_end()		do { } while (0)

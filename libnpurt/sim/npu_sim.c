@@ -21,6 +21,8 @@
 #include "npu_sim_guard.h"
 
 #define NPU_SIM_CORES_MAX_DEFAULT	4
+/* How long an idle core polls before it sleeps (npu_device_params) */
+#define NPU_SIM_PARK_SPIN_US		50u
 
 struct npu_sim_map {
 	struct npu_sim_map *next;
@@ -205,7 +207,8 @@ static int sim_env_u32(const char *name, u32 def, u32 min, u32 max, u32 *out)
  * waits for a time slice (squeezenet1_1 on 2 CPUs: 7.9 ms with 4 cores,
  * 5.7 with 2).
  */
-static u32 sim_default_cores(void)
+/* The CPUs this process may run on (its affinity). */
+static u32 sim_cpus(void)
 {
 	cpu_set_t set;
 	int n;
@@ -213,10 +216,14 @@ static u32 sim_default_cores(void)
 	if (sched_getaffinity(0, sizeof(set), &set))
 		return NPU_SIM_CORES_MAX_DEFAULT;
 	n = CPU_COUNT(&set);
-	if (n < 1)
-		n = 1;
-	return n < NPU_SIM_CORES_MAX_DEFAULT ? (u32)n :
-					       NPU_SIM_CORES_MAX_DEFAULT;
+	return n < 1 ? 1 : (u32)n;
+}
+
+static u32 sim_default_cores(void)
+{
+	u32 n = sim_cpus();
+
+	return n < NPU_SIM_CORES_MAX_DEFAULT ? n : NPU_SIM_CORES_MAX_DEFAULT;
 }
 
 static void sim_dev_free(struct npu_sim_dev *sd)
@@ -242,7 +249,7 @@ static int sim_dev_create(unsigned int index, struct npu_sim_dev **out)
 	struct npu_sim_dev *sd;
 	struct npu_sim_guard guard;
 	bool guarded;
-	u32 vram_mb, budget_ms, corrupt_op, serve;
+	u32 vram_mb, budget_ms, corrupt_op, serve, cpus = sim_cpus();
 	int err = 0;
 
 	memset(&p, 0, sizeof(p));
@@ -252,6 +259,15 @@ static int sim_dev_create(unsigned int index, struct npu_sim_dev **out)
 	/* waiting threads run ready tasks as idle cores (npu_serve()) */
 	err |= sim_env_u32("NPU_SIM_SERVE_WAITS", 1, 0, 1, &serve);
 	p.serve_waits = serve;
+	/*
+	 * Idle cores poll before they sleep when each has a CPU to itself
+	 * (with more cores than CPUs a poll would take a CPU from a core
+	 * that computes).
+	 */
+	err |= sim_env_u32("NPU_SIM_PARK_SPIN_US",
+			   p.num_cores > 1 && p.num_cores <= cpus ?
+			   NPU_SIM_PARK_SPIN_US : 0,
+			   0, NPU_PARK_SPIN_MAX_US, &p.park_spin_us);
 	/* the op kernels' ISA level: 0 = this CPU's best, 1 = baseline */
 	err |= sim_env_u32("NPU_SIM_ISA", 0, 0, 3, &p.isa);
 	err |= sim_env_u32("NPU_SIM_QUEUES", 8, 1, 64, &p.num_queues);

@@ -20,7 +20,8 @@ $(NPU_UAPI_TEST): $(NPU_UAPI_TEST_OBJS) $(TRANSPORT_LIBS)
 BINS += $(NPU_UAPI_TEST)
 TESTS += selftests/npu/run_uapi_test.sh selftests/npu/sim_env_test.sh \
 	selftests/npu/uapi_layout.sh \
-	selftests/npu/run_one_core.sh selftests/npu/run_one_core_sleep.sh
+	selftests/npu/run_one_core.sh selftests/npu/run_one_core_sleep.sh \
+	selftests/npu/run_polling_cores.sh
 SAN_TESTS += build/bin/npu_uapi_test
 
 # The guard-page mode of the in-process device (NPU_SIM_GUARD).

@@ -17,7 +17,7 @@ check() {	# $1: description, $2: 0 if ok
 		fail=1
 	fi
 }
-echo "1..7"
+echo "1..8"
 out=$(NPU_SIM_CORES=1 NPU_SIM_QUEUES=3 NPU_SIM_SEMS=5 NPU_SIM_VRAM_MB=16 \
 	NPU_SIM_WATCHDOG_MS=700 "$T" --device sim --group program 2>&1)
 echo "$out" | grep -q "1 AI cores, 3 queues, 5 semaphores, 16 MiB VRAM, watchdog 700 ms"
@@ -39,6 +39,9 @@ check "NPU_SIM_GUARD=1: the uapi suite passes with every task in its own guarded
 out=$(NPU_SIM_GUARD=yes "$T" --device sim 2>&1)
 echo "$out" | grep -q "NPU_SIM_GUARD=yes is not a number in \[0, 1\]"
 check "NPU_SIM_GUARD=yes is refused" $?
+out=$(NPU_SIM_PARK_SPIN_US=1001 "$T" --device sim 2>&1)
+echo "$out" | grep -q "NPU_SIM_PARK_SPIN_US=1001 is not a number in \[0, 1000\]"
+check "NPU_SIM_PARK_SPIN_US above 1000 us is refused" $?
 out=$("$T" --device /dev/null 2>&1)
 echo "$out" | grep -q "cannot open NPU device '/dev/null': No such device"
 check "a node whose driver is not npu_drv is refused with ENODEV" $?

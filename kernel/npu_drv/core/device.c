@@ -31,7 +31,7 @@ static int npu_check_params(const struct npu_device_params *p)
 		return -EINVAL;
 	if (!npu_budget_ok(p->job_budget_ms))
 		return -EINVAL;
-	if (p->isa > NPU_ISA_AVX512)
+	if (p->isa > NPU_ISA_AVX512 || p->park_spin_us > NPU_PARK_SPIN_MAX_US)
 		return -EINVAL;
 	if (!p->ops || !p->ops->copy_from_user || !p->ops->copy_to_user ||
 	    !p->ops->bo_publish != !p->ops->bo_lookup ||
@@ -70,7 +70,7 @@ static void npu_core_stop(struct npu_device *dev, u32 started_cores,
 	u32 i;
 
 	npu_mutex_lock(&dev->lock);
-	dev->stopping = true;
+	NPU_WRITE_ONCE(dev->stopping, true);
 	npu_waitq_wake_all(&dev->wd_wq);
 	for (i = 0; i < dev->num_cores; i++) {
 		npu_waitq_wake_all(&dev->cores[i].wq);
@@ -149,6 +149,7 @@ int npu_core_create(const struct npu_device_params *p, struct npu_device **out)
 	dev->job_budget_ms = p->job_budget_ms;
 	dev->isa = p->isa;
 	dev->serve_waits = p->serve_waits;
+	dev->park_spin_ns = (u64)p->park_spin_us * 1000;
 	npu_default_limits(dev, p);
 	npu_mutex_init(&dev->pool_lock);
 	npu_mutex_init(&dev->lock);

@@ -199,6 +199,14 @@ struct npu_task_map {
  *               needs no hand-off to a core thread and back; the
  *               in-process home sets it, the kernel module does not (its
  *               waits sleep, its kthreads compute)
+ * @park_spin_us: how long an idle AI core's thread polls for work before
+ *                it sleeps (0: it sleeps at once). A core that polls joins
+ *                a task shared across cores within a microsecond instead
+ *                of a wake-up later, which is what spreads tasks of tens
+ *                of microseconds over cores; it costs a CPU while it
+ *                polls, so a home sets it only when every AI core has a
+ *                CPU of its own (the in-process home: 50, the kernel
+ *                module: 0)
  * @ops: home hooks (copied)
  * @home_dev: passed back to the device-wide hooks
  */
@@ -217,6 +225,7 @@ struct npu_device_params {
 	u64 file_program_bytes;
 	u32 isa;
 	bool serve_waits;
+	u32 park_spin_us;
 	const struct npu_home_ops *ops;
 	void *home_dev;
 };
@@ -225,6 +234,9 @@ struct npu_device_params {
  * Default job budget: a job that keeps AI cores busy for a minute is
  * stopped (amdgpu's default compute job timeout is the same minute).
  */
+/* The longest poll of an idle core: beyond it, sleeping costs less. */
+#define NPU_PARK_SPIN_MAX_US		1000u
+
 #define NPU_JOB_BUDGET_DEFAULT_MS	60000ull
 #define NPU_JOB_BUDGET_MAX_MS		86400000ull
 

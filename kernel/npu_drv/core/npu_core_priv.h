@@ -253,6 +253,7 @@ struct npu_core_unit {
 	u32 abort;			/* fault reason; NPU_READ_ONCE when running */
 	bool parked;			/* its thread sleeps for work */
 	bool lent;			/* a waiting thread runs as this core */
+	u64 kicks;			/* npu_kick_cores() calls that found it */
 };
 
 /* ---- the device ---- */
@@ -307,6 +308,7 @@ struct npu_device {
 	u64 job_budget_ms;		/* 0 = none */
 	u32 isa;			/* enum npu_isa of the op kernels */
 	bool serve_waits;		/* npu_device_params.serve_waits */
+	u64 park_spin_ns;		/* npu_device_params.park_spin_us */
 	u64 wd_next;			/* when the watchdog wakes next */
 	struct npu_limits limits;	/* for files opened from now on */
 

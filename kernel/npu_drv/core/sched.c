@@ -56,7 +56,8 @@ static void npu_kick_cores(struct npu_device *dev, bool lendable)
 		struct npu_core_unit *c = &dev->cores[i];
 
 		if (c->parked && !c->lent) {
-			c->parked = lendable;
+			NPU_WRITE_ONCE(c->kicks, c->kicks + 1);
+			NPU_WRITE_ONCE(c->parked, lendable);
 			npu_waitq_wake_all(&c->park_wq);
 		}
 	}
@@ -673,9 +674,18 @@ static bool npu_claim(struct npu_core_unit *owner, struct npu_run *run,
 	ok = !run->status && !owner->abort && !dev->stopping &&
 	     run->next < run->units && (!kick || *kick == dev->kick);
 	if (ok) {
+		u64 left = run->units - run->next;
+		u64 share = left / (2ull * dev->num_cores);
+
+		/*
+		 * Shared: claim at most a share of what is left, so that the
+		 * cores run out of work together instead of one waiting for
+		 * another's last large chunk.
+		 */
+		if (run->shareable && share < chunk)
+			chunk = share ? share : 1;
 		*begin = run->next;
-		*end = run->units - run->next < chunk ? run->units :
-						       run->next + chunk;
+		*end = left < chunk ? run->units : run->next + chunk;
 		run->next = *end;
 	}
 	npu_mutex_unlock(&dev->lock);
@@ -722,6 +732,28 @@ static void npu_run_chunks(struct npu_core_unit *self,
 }
 
 /*
+ * Wait until the cores that help with @run have finished their chunks
+ * (dev->lock held on entry and on return). A helper's last chunk ends
+ * within microseconds of the owner's: poll for it first, as an idle core
+ * polls for work (npu_core_park()), before sleeping.
+ */
+static void npu_wait_helpers(struct npu_core_unit *c, struct npu_run *run)
+{
+	struct npu_device *dev = c->dev;
+	u64 end;
+
+	if (run->helpers && dev->park_spin_ns) {
+		npu_mutex_unlock(&dev->lock);
+		end = npu_time_ns() + dev->park_spin_ns;
+		while (NPU_READ_ONCE(run->helpers) && npu_time_ns() < end)
+			npu_cpu_relax();
+		npu_mutex_lock(&dev->lock);
+	}
+	while (run->helpers)
+		npu_waitq_wait(&c->wq, &dev->lock, NPU_NO_DEADLINE);
+}
+
+/*
  * Run a task's work units on core @c. Idle cores may help (npu_help()):
  * like a kernel launched over several AI cores (Ascend's block_dim), a task
  * spreads over the cores that have nothing else to do.
@@ -747,8 +779,7 @@ static u32 npu_compute(struct npu_core_unit *c, const struct npu_op_args *a,
 
 	npu_mutex_lock(&dev->lock);
 	c->run = NULL;
-	while (run.helpers)
-		npu_waitq_wait(&c->wq, &dev->lock, NPU_NO_DEADLINE);
+	npu_wait_helpers(c, &run);
 	st = run.status ? run.status : c->abort;
 	if (!st && run.next < run.units)
 		st = DRM_NPU_FAULT_CANCELLED;	/* device stopping */
@@ -779,11 +810,12 @@ static bool npu_help(struct npu_core_unit *self)
 	if (!owner)
 		return false;
 	run = owner->run;
-	run->helpers++;
+	NPU_WRITE_ONCE(run->helpers, run->helpers + 1);
 	npu_mutex_unlock(&dev->lock);
 	npu_run_chunks(self, owner, run, &kick);
 	npu_mutex_lock(&dev->lock);
-	if (--run->helpers == 0)
+	NPU_WRITE_ONCE(run->helpers, run->helpers - 1);
+	if (!run->helpers)
 		npu_waitq_wake_all(&owner->wq);
 	return true;
 }
@@ -943,12 +975,53 @@ static void npu_dispatch_one(struct npu_core_unit *c, struct npu_queue *q)
 	npu_kick_cores(dev, false);
 }
 
-/* Sleep until work may be ready (dev->lock held); lendable meanwhile. */
+/*
+ * Time a core kicked for a host's submission leaves the submitting thread
+ * to borrow it (npu_serve()) before it looks for the work itself: a thread
+ * woken from sleep took about as long, and a job its submitter runs needs
+ * no hand-off.
+ */
+#define NPU_LEND_GRACE_NS	20000ull
+
+/*
+ * Poll for a kick for up to dev->park_spin_ns (dev->lock held on entry and
+ * on return, dropped meanwhile; c->parked set, so kickers and lenders see
+ * an idle core). Returns true if the core was kicked: its caller looks for
+ * work instead of sleeping. A kick made while the lock is dropped either
+ * clears c->parked or bumps c->kicks, so none is lost.
+ */
+static bool npu_core_poll(struct npu_core_unit *c)
+{
+	struct npu_device *dev = c->dev;
+	u64 kicks = c->kicks, now = npu_time_ns(), seen = 0;
+	u64 end = now + dev->park_spin_ns;
+
+	npu_mutex_unlock(&dev->lock);
+	while (now < end && NPU_READ_ONCE(c->parked) &&
+	       !NPU_READ_ONCE(c->lent) && !NPU_READ_ONCE(dev->stopping)) {
+		if (NPU_READ_ONCE(c->kicks) != kicks) {
+			if (!seen)
+				seen = now;
+			else if (now - seen >= NPU_LEND_GRACE_NS)
+				break;
+		}
+		npu_cpu_relax();
+		now = npu_time_ns();
+	}
+	npu_mutex_lock(&dev->lock);
+	return !c->lent && (!c->parked || c->kicks != kicks || dev->stopping);
+}
+
+/*
+ * Sleep until work may be ready (dev->lock held); lendable meanwhile. An
+ * idle core polls first where its home lets it (npu_core_poll()).
+ */
 static void npu_core_park(struct npu_core_unit *c, u64 deadline)
 {
-	c->parked = true;
-	npu_waitq_wait(&c->park_wq, &c->dev->lock, deadline);
-	c->parked = false;
+	NPU_WRITE_ONCE(c->parked, true);
+	if (!c->dev->park_spin_ns || c->lent || !npu_core_poll(c))
+		npu_waitq_wait(&c->park_wq, &c->dev->lock, deadline);
+	NPU_WRITE_ONCE(c->parked, false);
 }
 
 static void npu_reap_unlocked(struct npu_device *dev)
@@ -1028,7 +1101,7 @@ bool npu_serve(struct npu_device *dev, struct npu_queue *want,
 	/* an injected hang or slow task models the device: waiters sleep */
 	if (!c || dev->test_hang || dev->test_slow_us)
 		return false;
-	c->lent = true;
+	NPU_WRITE_ONCE(c->lent, true);
 	while (*count < target && !dev->stopping &&
 	       npu_time_ns() < deadline) {
 		struct npu_queue *q = npu_serve_pick(dev, c->index, want);
@@ -1041,10 +1114,10 @@ bool npu_serve(struct npu_device *dev, struct npu_queue *want,
 		if (!npu_list_empty(&dev->reap))
 			npu_reap_unlocked(dev);
 	}
-	c->lent = false;
+	NPU_WRITE_ONCE(c->lent, false);
 	/* kicks passed its thread by while it was lent */
 	if (c->parked && npu_work_pending(dev)) {
-		c->parked = false;
+		NPU_WRITE_ONCE(c->parked, false);
 		npu_waitq_wake_all(&c->park_wq);
 	}
 	return ran;
