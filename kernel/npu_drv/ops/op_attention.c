@@ -9,9 +9,10 @@
  * buffer for the keys transposed when they fit (attn_keys_fit()). Keys are
  * taken in blocks of ATTN_KB with the running-maximum ("online") softmax:
  * each block's scores are computed once, their exponentials taken four
- * at a time in float (npu_expf_row(), <= 2 ulp), the output row (the
- * accumulator) and the normaliser (double) are rescaled when the maximum
- * grows, and the row is divided by the normaliser at the end. Dot products over a
+ * at a time in float (npu_expf_row(), <= 2 ulp) and summed in double in
+ * a fixed order (attn_block_sum()), the output row (the accumulator) and
+ * the normaliser are rescaled when the maximum grows, and the row is
+ * divided by the normaliser at the end. Dot products over a
  * contiguous head dimension use 8 partial sums (vectorised; a fixed order,
  * so results do not depend on chunking).
  * Work unit: one query row of one batch.
@@ -56,6 +57,116 @@ static float dot(const float *a, u64 as, const float *b, u64 bs, u64 n)
 	return s;
 }
 
+typedef float attn_v4f __attribute__((__vector_size__(16)));
+typedef s32 attn_v4i __attribute__((__vector_size__(16)));
+typedef double attn_v2d __attribute__((__vector_size__(16)));
+
+/*
+ * The largest of @n scores, NaN when any is NaN; four lanes of compares
+ * and selects (a maximum is exact: any order gives the same value, and the
+ * sign of a zero maximum cannot change a probability).
+ */
+static float attn_max(const float *x, u32 n)
+{
+	attn_v4f m = { -NPU_INFF, -NPU_INFF, -NPU_INFF, -NPU_INFF }, v;
+	attn_v4i gt, nan = { 0 };
+	float mx;
+	u32 j;
+
+	for (j = 0; j + 4 <= n; j += 4) {
+		memcpy(&v, x + j, sizeof(v));
+		gt = v > m;
+		nan |= v != v;
+		m = (attn_v4f)(((attn_v4i)v & gt) | ((attn_v4i)m & ~gt));
+	}
+	mx = m[0];
+	for (u32 i = 1; i < 4; i++)
+		mx = m[i] > mx ? m[i] : mx;
+	for (; j < n; j++) {
+		nan[0] |= x[j] != x[j];
+		mx = x[j] > mx ? x[j] : mx;
+	}
+	return (nan[0] | nan[1] | nan[2] | nan[3]) ? NPU_NANF : mx;
+}
+
+/*
+ * The scores of keys [j0, j0 + n) for query row @qr, scaled and masked,
+ * into @sc. Returns their maximum, NaN when any is NaN (a NaN score makes
+ * the row NaN). Branch-free loops: the compiler vectorises them, and each
+ * score is computed by the same operations as one at a time.
+ */
+static float attn_scores(const struct attn_ctx *c, float *sc, const float *qr,
+			 const float *kp, const void *mp, u64 mo, u64 j0,
+			 u32 n)
+{
+	float scale = c->scale;
+	u32 j;
+
+	/* contiguous heads: the level's dot products, dot()'s bits */
+	if (c->kt)
+		c->kern->dott_rows(sc, qr, c->kt + j0, c->ktrs, n, c->d);
+	else if (c->qs == 1 && c->ks == 1)
+		c->kern->dot8_rows(sc, qr, kp + j0 * c->krs, c->krs, n, c->d);
+	else
+		for (j = 0; j < n; j++)
+			sc[j] = dot(qr, c->qs, kp + (j0 + j) * c->krs, c->ks,
+				    c->d);
+	for (j = 0; j < n; j++)
+		sc[j] = sc[j] * scale;
+	if (c->m) {
+		u64 ms = c->mb[c->r - 1], mi = mo + j0 * ms;
+
+		if (c->m->dtype == DRM_NPU_DTYPE_BOOL) {
+			const u8 *mk = mp;
+
+			for (j = 0; j < n; j++)
+				sc[j] = mk[mi + j * ms] ? sc[j] : -NPU_INFF;
+		} else {
+			const float *mf = mp;
+
+			for (j = 0; j < n; j++)
+				sc[j] = sc[j] + mf[mi + j * ms];
+		}
+	}
+	return attn_max(sc, n);
+}
+
+/*
+ * The sum of a block's probabilities in double: 8 partial sums over whole
+ * groups of 8, ((p0 + p1) + (p2 + p3)) + ((p4 + p5) + (p6 + p7)), then
+ * the tail one by one - a fixed order, so chunking and the ISA level do
+ * not change the bits.
+ */
+static double attn_block_sum(const float *p, u32 n)
+{
+	double s[8] = { 0 }, t;
+	u32 j, i;
+
+	for (j = 0; j + 8 <= n; j += 8)
+		for (i = 0; i < 8; i++)
+			s[i] += p[j + i];
+	t = ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+	for (; j < n; j++)
+		t += p[j];
+	return t;
+}
+
+/* y[e] = (float)(y[e] / l) in double, two at a time where contiguous */
+static void attn_normalise(float *y, u64 ys, u64 dv, double l)
+{
+	attn_v2d lv = { l, l }, v;
+	u64 e = 0;
+
+	if (ys == 1)
+		for (; e + 2 <= dv; e += 2) {
+			v = (attn_v2d){ y[e], y[e + 1] } / lv;
+			y[e] = (float)v[0];
+			y[e + 1] = (float)v[1];
+		}
+	for (; e < dv; e++)
+		y[e * ys] = (float)(y[e * ys] / l);
+}
+
 static void attn_row(const struct attn_ctx *c, const float *qr, const float *kp,
 		     const float *vp, const void *mp, u64 mo, float *y)
 {
@@ -67,33 +178,10 @@ static void attn_row(const struct attn_ctx *c, const float *qr, const float *kp,
 	for (e = 0; e < c->dv; e++)
 		y[e * c->ys] = 0.0f;
 	for (j0 = 0; j0 < c->sk; j0 += n) {
-		float bmx = -NPU_INFF, nmx;
+		float bmx, nmx;
 
 		n = c->sk - j0 < ATTN_KB ? (u32)(c->sk - j0) : ATTN_KB;
-		/* contiguous heads: the level's dot products, dot()'s bits */
-		if (c->kt)	/* only for contiguous heads */
-			c->kern->dott_rows(sc, qr, c->kt + j0, c->ktrs, n,
-					   c->d);
-		else if (c->qs == 1 && c->ks == 1)
-			c->kern->dot8_rows(sc, qr, kp + j0 * c->krs, c->krs, n,
-					   c->d);
-		for (j = 0; j < n; j++) {
-			float s = (c->qs == 1 && c->ks == 1 ? sc[j] :
-				   dot(qr, c->qs, kp + (u64)(j0 + j) * c->krs,
-				       c->ks, c->d)) * c->scale;
-
-			if (c->m) {
-				u64 mi = mo + (u64)(j0 + j) * c->mb[c->r - 1];
-
-				if (c->m->dtype == DRM_NPU_DTYPE_BOOL)
-					s = ((const u8 *)mp)[mi] ? s : -NPU_INFF;
-				else
-					s += ((const float *)mp)[mi];
-			}
-			sc[j] = s;
-			if (s > bmx || s != s)
-				bmx = (s != s || bmx != bmx) ? NPU_NANF : s;
-		}
+		bmx = attn_scores(c, sc, qr, kp, mp, mo, j0, n);
 		nmx = (bmx > mx || bmx != bmx) ? bmx : mx;
 		if (j0 && nmx != mx) {
 			/* the maximum grew: rescale what was accumulated */
@@ -106,10 +194,9 @@ static void attn_row(const struct attn_ctx *c, const float *qr, const float *kp,
 		mx = nmx;
 		/* the block's probabilities, vectorised (npu_expf_row()) */
 		for (j = 0; j < n; j++)
-			sc[j] -= mx;
+			sc[j] = sc[j] - mx;
 		npu_expf_row(sc, n);
-		for (j = 0; j < n; j++)
-			l += sc[j];
+		l += attn_block_sum(sc, n);
 		if (c->vs == 1 && c->ys == 1) {
 			/* the level's loop, y in registers: axpy's bits */
 			c->kern->axpy_rows(y, vp + j0 * c->vrs, c->vrs, sc, n,
@@ -124,8 +211,7 @@ static void attn_row(const struct attn_ctx *c, const float *qr, const float *kp,
 				y[e * c->ys] += pj * vr[e * c->vs];
 		}
 	}
-	for (e = 0; e < c->dv; e++)
-		y[e * c->ys] = (float)(y[e * c->ys] / l);
+	attn_normalise(y, c->ys, c->dv, l);
 }
 
 /*
@@ -143,16 +229,25 @@ static bool attn_keys_fit(const struct attn_ctx *c, const void *ub)
 	       (u64)c->sk * c->d <= NPU_UB_BYTES / sizeof(float);
 }
 
+/*
+ * Eight keys at a time: eight contiguous reads, one 8-float write per
+ * element of the head (attn_keys_fit(): ks is 1).
+ */
 static void attn_transpose_keys(struct attn_ctx *c, const float *kp,
 				float *ub)
 {
-	u64 j, t;
+	u64 sk = c->sk, d = c->d, krs = c->krs, j = 0, t;
+	u32 i;
 
-	for (j = 0; j < c->sk; j++)
-		for (t = 0; t < c->d; t++)
-			ub[t * c->sk + j] = kp[j * c->krs + t * c->ks];
+	for (; j + 8 <= sk; j += 8)
+		for (t = 0; t < d; t++)
+			for (i = 0; i < 8; i++)
+				ub[t * sk + j + i] = kp[(j + i) * krs + t];
+	for (; j < sk; j++)
+		for (t = 0; t < d; t++)
+			ub[t * sk + j] = kp[j * krs + t];
 	c->kt = ub;
-	c->ktrs = c->sk;
+	c->ktrs = sk;
 }
 
 int npu_run_attention(const struct npu_op_args *args, u64 begin, u64 end)
