@@ -125,6 +125,13 @@ struct npu_kern {
 	void (*axpy_rows)(float *y, const float *v, u64 vrs, const float *p,
 			  u32 n, u32 dv);
 	/*
+	 * x[i] = npu_expf_fast(x[i]) for i < @n, a vector of lanes at a
+	 * time with its operations (the bits of npu_expf_row() at every
+	 * level); a vector with a lane outside [-87, 88] or NaN lane by
+	 * lane through npu_expf_fast().
+	 */
+	void (*expf_row)(float *x, u32 n);
+	/*
 	 * MAX pooling of @np pixels over 16 channels with every tap inside
 	 * the input: y[p * ys + c] = the largest x[p * xs + off[t] + c] over
 	 * t < @nt (>= 1), NPU_NANF when any is NaN - POOL2D's compare and

@@ -47,6 +47,7 @@ NPU_KERN_MAX16_PX(avx2_max16_px)
 NPU_KERN_DOT8_ROWS(avx2_dot8_rows)
 NPU_KERN_DOTT_ROWS(avx2_dott_rows)
 NPU_KERN_AXPY_ROWS(avx2_axpy_rows)
+NPU_KERN_EXPF_ROW(avx2_expf_row)
 NPU_KERN_AXPY(avx2_axpy)
 NPU_KERN_DQ(avx2)
 NPU_KERN_FMA_ROW(avx2_fma_row)
@@ -79,6 +80,7 @@ const struct npu_kern npu_kern_avx2 = {
 	.dot8_rows = avx2_dot8_rows,
 	.dott_rows = avx2_dott_rows,
 	.axpy_rows = avx2_axpy_rows,
+	.expf_row = avx2_expf_row,
 	.gelu_row = avx2_gelu_row,
 	.axpy = avx2_axpy,
 	.f16_row = avx2_f16_row,

@@ -404,6 +404,44 @@ static void name(float *y, const float *v, u64 vrs, const float *p,	\
 typedef s32 npu_kern_vi __attribute__((__vector_size__(sizeof(VF))));
 
 /* npu_kern.h's max16_px: 16 / VW vectors a pixel */
+/* npu_kern.h's expf_row: npu_math.c's expf4() on VW lanes */
+#define NPU_KERN_EXPF_ROW(name)						\
+static void name(float *x, u32 n)					\
+{									\
+	const VF shift = VBCAST(NPU_EXPF_SHIFT);			\
+	const VF lo = VBCAST(NPU_EXPF_LO), hi = VBCAST(NPU_EXPF_HI);	\
+	const float ln2_lo = npu_u2f(NPU_EXPF_LN2_LO_BITS);		\
+	u32 i = 0, j;							\
+									\
+	for (; i + VW <= n; i += VW) {					\
+		VF v = vload(x + i), t, k, r, p;			\
+		npu_kern_vi out = ~((v >= lo) & (v <= hi)), e;		\
+		s32 any = 0;						\
+									\
+		for (j = 0; j < VW; j++)				\
+			any |= out[j];					\
+		if (any) {						\
+			for (j = 0; j < VW; j++)			\
+				x[i + j] = npu_expf_fast(x[i + j]);	\
+			continue;					\
+		}							\
+		t = v * NPU_EXPF_LOG2E + shift;				\
+		k = t - shift;						\
+		r = (v - k * NPU_EXPF_LN2_HI) - k * ln2_lo;		\
+		p = r * (1.0f / 5040) + 1.0f / 720;			\
+		p = p * r + 1.0f / 120;					\
+		p = p * r + 1.0f / 24;					\
+		p = p * r + 1.0f / 6;					\
+		p = p * r + 0.5f;					\
+		p = p * r + 1.0f;					\
+		p = p * r + 1.0f;					\
+		e = __builtin_convertvector(k, npu_kern_vi) << 23;	\
+		vstore(x + i, (VF)((npu_kern_vi)p + e));		\
+	}								\
+	for (; i < n; i++)						\
+		x[i] = npu_expf_fast(x[i]);				\
+}
+
 #define NPU_KERN_MAX16_PX(name)						\
 static void name(float *y, u64 ys, const float *x, u64 xs,		\
 		 const u64 *off, u32 nt, u32 np)			\

@@ -508,12 +508,12 @@ float npu_geluf(float x)
  * Float operations only, the same in the vector loop and for one value.
  * Outside [-87, 88] (and for NaN) it is npu_expf(), correctly rounded.
  */
-#define EXPF_LN2_HI	0.693145751953125f
-#define EXPF_LN2_LO	npu_u2f(0x35bfbe8eu)	/* 1.428606765330187045e-06 */
-#define EXPF_LOG2E	1.44269504088896341f
-#define EXPF_SHIFT	12582912.0f		/* 1.5 * 2^23 */
-#define EXPF_LO		(-87.0f)
-#define EXPF_HI		88.0f
+#define EXPF_LN2_HI	NPU_EXPF_LN2_HI
+#define EXPF_LN2_LO	npu_u2f(NPU_EXPF_LN2_LO_BITS)
+#define EXPF_LOG2E	NPU_EXPF_LOG2E
+#define EXPF_SHIFT	NPU_EXPF_SHIFT
+#define EXPF_LO		NPU_EXPF_LO
+#define EXPF_HI		NPU_EXPF_HI
 
 typedef float npu_v4f __attribute__((__vector_size__(4 * sizeof(u32))));
 typedef s32 npu_v4i __attribute__((__vector_size__(16)));

@@ -102,6 +102,17 @@ extern const u64 npu_erf_series[13], npu_exp_taylor[14];
 float npu_expf_fast(float x);
 void npu_expf_row(float *x, u32 n);	/* x[i] = npu_expf_fast(x[i]) */
 
+/*
+ * npu_expf_fast()'s constants (npu_math.c), shared with the levels'
+ * expf_row (npu_kern.h), which repeat its operations lane by lane.
+ */
+#define NPU_EXPF_LN2_HI		0.693145751953125f
+#define NPU_EXPF_LN2_LO_BITS	0x35bfbe8eu	/* 1.428606765330187045e-06 */
+#define NPU_EXPF_LOG2E		1.44269504088896341f
+#define NPU_EXPF_SHIFT		12582912.0f	/* 1.5 * 2^23 */
+#define NPU_EXPF_LO		(-87.0f)
+#define NPU_EXPF_HI		88.0f
+
 /* Exact operations. */
 float npu_floorf(float x);
 float npu_ceilf(float x);

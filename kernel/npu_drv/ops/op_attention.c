@@ -8,8 +8,9 @@
  * Scratch: a 1 KiB block of scores on the stack, and the core's unified
  * buffer for the keys transposed when they fit (attn_keys_fit()). Keys are
  * taken in blocks of ATTN_KB with the running-maximum ("online") softmax:
- * each block's scores are computed once, their exponentials taken four
- * at a time in float (npu_expf_row(), <= 2 ulp) and summed in double in
+ * each block's scores are computed once, their exponentials taken a
+ * vector at a time in float (the level's expf_row, npu_expf_row()'s bits,
+ * <= 2 ulp) and summed in double in
  * a fixed order (attn_block_sum()), the output row (the accumulator) and
  * the normaliser are rescaled when the maximum grows, and the row is
  * divided by the normaliser at the end. Dot products over a
@@ -192,10 +193,10 @@ static void attn_row(const struct attn_ctx *c, const float *qr, const float *kp,
 				y[e * c->ys] = (float)(y[e * c->ys] * f);
 		}
 		mx = nmx;
-		/* the block's probabilities, vectorised (npu_expf_row()) */
+		/* the block's probabilities: npu_expf_row()'s bits */
 		for (j = 0; j < n; j++)
 			sc[j] = sc[j] - mx;
-		npu_expf_row(sc, n);
+		c->kern->expf_row(sc, n);
 		l += attn_block_sum(sc, n);
 		if (c->vs == 1 && c->ys == 1) {
 			/* the level's loop, y in registers: axpy's bits */

@@ -654,6 +654,43 @@ static void attention_levels(void)
 }
 
 /*
+ * The levels' expf_row: npu_expf_row()'s bits for values across the fast
+ * range, its bounds and past them (inf, NaN, -87.5, 88.5, denormal
+ * results), whole vectors and tails, a vector with one odd lane.
+ */
+static void expf_levels(void)
+{
+	enum { N = 1000 + 13 };
+	static float x[N], want[N], got[N];
+	static const float odd[] = { -87.0f, 88.0f, -87.5f, 88.5f, -100.0f,
+				     100.0f, 0.0f, -0.0f, 1e-30f };
+	u32 isa, i;
+	int ok = 1;
+
+	tl_seed(41);
+	tl_fill(x, N, -90, 90);
+	for (i = 0; i < sizeof(odd) / sizeof(odd[0]); i++)
+		x[i * 37] = odd[i];
+	x[500] = NPU_INFF;
+	x[517] = -NPU_INFF;
+	x[600] = NPU_NANF;
+	for (i = 700; i < 800; i++)	/* whole vectors in the fast range */
+		x[i] = (float)i / 100.0f - 8.0f;
+	memcpy(want, x, sizeof(x));
+	npu_expf_row(want, N);
+	for (isa = NPU_ISA_BASELINE; isa <= NPU_ISA_AVX512; isa++) {
+		memcpy(got, x, sizeof(x));
+		npu_kern_get(isa)->expf_row(got, N);
+		ok &= !memcmp(got, want, sizeof(got));
+		memcpy(got, x + 700, 100 * sizeof(float));
+		npu_kern_get(isa)->expf_row(got, 100);
+		ok &= !memcmp(got, want + 700, 100 * sizeof(float));
+	}
+	tap_ok(ok, "expf_row: npu_expf_row()'s bits at every ISA level, odd "
+	       "lanes (inf, NaN, outside [-87, 88]) included");
+}
+
+/*
  * MATMUL with GELU: the activation runs over whole output rows after the
  * unit's tiles (late_gelu) - the bits of npu_geluf() on the product, for
  * a width past several tiles and a column tail, at every ISA level.
@@ -848,6 +885,7 @@ int main(void)
 	attention();
 	attention_long();
 	attention_levels();
+	expf_levels();
 	attention_strided();
 	matmul_gelu();
 	return tap_done();
