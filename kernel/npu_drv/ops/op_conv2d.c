@@ -42,6 +42,15 @@ struct conv_ctx {
 		u64 n[2], sa[2], sb[2];	/* channel levels of the tap nest */
 		u32 tail;		/* NC1HWC0: channels past n[0] blocks */
 	} pm;
+	/*
+	 * The depthwise weight table in the unified buffer: the first
+	 * channel it holds (~0u: none) and its dw16_row.pad_ok. One call's
+	 * units mostly walk the rows of one block: gathered once for them.
+	 */
+	struct conv_dw_tab {
+		u32 c0;
+		bool pad_ok;
+	} *dwt;
 };
 
 /* Element offset of channel @c of an activation (NCHW or NC1HWC0). */
@@ -981,7 +990,55 @@ struct dw16_row {
 	u32 c0, lanes, oy;
 	u32 kh_lo, kh_hi;	/* the row's valid kh taps */
 	u64 xa, xb;		/* interior pixels: every tap inside */
+	bool pad_ok;		/* edges through a zero-padded window */
 };
+
+/*
+ * Edge pixels through a window of their taps with zeros for the columns
+ * in the padding, all taps in registers (dw16_taps) instead of one call
+ * per tap: a zero input adds w * 0 = +-0 to a sum that started at +0,
+ * which never changes it (a sum from +0 is never -0 in round-to-nearest,
+ * and x + +-0 = x), so the bits are those of skipping the tap - for
+ * finite weights only (inf * 0 is NaN): dw16_table() checks them.
+ */
+#define DW16_WIN_TAPS	49
+
+static void dw16_edge_px(const struct conv_ctx *cx, const struct dw16_row *r,
+			 u64 ox, float *acc)
+{
+	const struct npu_conv_geom *G = &cx->g;
+	float win[DW16_WIN_TAPS * 16];
+	u64 off[DW16_WIN_TAPS];
+	u32 kh, kw, t = 0;
+
+	for (kh = r->kh_lo; kh < r->kh_hi; kh++) {
+		u64 iy = (u64)r->oy * G->sh - G->pt + (u64)kh * G->dh;
+
+		for (kw = 0; kw < G->kw; kw++, t++) {
+			s64 ix = (s64)(ox * G->sw) - G->pl + (s64)kw * G->dw;
+
+			off[t] = (u64)t * 16;
+			if (ix < 0 || ix >= (s64)G->w)
+				memset(win + t * 16, 0, 16 * sizeof(float));
+			else
+				memcpy(win + t * 16, r->xp + iy * cx->xs2 +
+				       (u64)ix * cx->xs3, 16 * sizeof(float));
+		}
+	}
+	cx->kern->dw16_taps(acc, win, 16, r->wtab + (u64)r->kh_lo * G->kw * 16,
+			    off, t, 1);
+}
+
+/* Pixels [@q0, @q1) of the chunk at @ox0, one window each. */
+static void dw16_edges_padded(const struct conv_ctx *cx,
+			      const struct dw16_row *r, u32 ox0, u64 q0,
+			      u64 q1, float *acc)
+{
+	u64 q;
+
+	for (q = q0; q < q1; q++)
+		dw16_edge_px(cx, r, ox0 + q, acc + q * 16);
+}
 
 /* The 16 weights of tap (@kh, @kw), zero past the last channel. */
 static void dw16_weights(const struct conv_ctx *cx, const struct dw16_row *r,
@@ -1058,8 +1115,14 @@ static void dw16_chunk(const struct conv_ctx *cx, const struct dw16_row *r,
 		if (b < a)
 			b = a;
 	}
-	memset(acc, 0, (u64)cnt * 16 * sizeof(float));
-	dw16_taps_edge(cx, r, ox0, 0, (s64)(a - ox0), acc);
+	if (r->pad_ok) {
+		dw16_edges_padded(cx, r, ox0, 0, a - ox0, acc);
+		dw16_edges_padded(cx, r, ox0, b - ox0, cnt, acc);
+	} else {
+		memset(acc, 0, (u64)cnt * 16 * sizeof(float));
+		dw16_taps_edge(cx, r, ox0, 0, (s64)(a - ox0), acc);
+		dw16_taps_edge(cx, r, ox0, (s64)(b - ox0), cnt, acc);
+	}
 	if (a < b) {
 		iy = (s64)r->oy * G->sh - G->pt + (s64)r->kh_lo * G->dh;
 		if (r->kh_lo >= r->kh_hi)
@@ -1072,13 +1135,13 @@ static void dw16_chunk(const struct conv_ctx *cx, const struct dw16_row *r,
 				    r->off, (r->kh_hi - r->kh_lo) * G->kw,
 				    (u32)(b - a));
 	}
-	dw16_taps_edge(cx, r, ox0, (s64)(b - ox0), cnt, acc);
 }
 
 /*
  * The weight table [kh][kw][16] and room for the interior taps' offsets
  * in the core's unified buffer (when it holds them): gathered once per
- * unit (all its rows) instead of once per chunk and tap.
+ * block and call (cx->dwt: the units of a call walk a block's rows)
+ * instead of once per chunk and tap.
  */
 static void dw16_table(const struct conv_ctx *cx, struct dw16_row *r,
 		       void *ub)
@@ -1094,10 +1157,21 @@ static void dw16_table(const struct conv_ctx *cx, struct dw16_row *r,
 		return;
 	wtab = ub;
 	off = (u64 *)(wtab + taps * 16);
-	for (kh = 0; kh < G->kh; kh++)
-		for (kw = 0; kw < G->kw; kw++)
-			dw16_weights(cx, r, kh, kw,
-				     wtab + ((u64)kh * G->kw + kw) * 16);
+	if (cx->dwt->c0 == r->c0) {
+		r->pad_ok = cx->dwt->pad_ok;
+	} else {
+		/* r->wtab still NULL: dw16_weights() gathers */
+		for (kh = 0; kh < G->kh; kh++)
+			for (kw = 0; kw < G->kw; kw++)
+				dw16_weights(cx, r, kh, kw, wtab +
+					     ((u64)kh * G->kw + kw) * 16);
+		r->pad_ok = taps <= DW16_WIN_TAPS;
+		for (t = 0; t < taps * 16; t++)
+			r->pad_ok &= !npu_isnanf(wtab[t]) &&
+				     !npu_isinff(wtab[t]);
+		cx->dwt->c0 = r->c0;
+		cx->dwt->pad_ok = r->pad_ok;
+	}
 	r->wtab = wtab;
 	r->off = off;
 	/* the row's sums after the table, when they fit: one chunk */
@@ -1296,10 +1370,12 @@ int npu_run_conv2d(const struct npu_op_args *args, u64 begin, u64 end)
 	const struct drm_npu_task *t = args->task;
 	int bias = !!(t->params.conv2d.flags & DRM_NPU_CONV_HAS_BIAS);
 	int res = !!(t->params.conv2d.flags & DRM_NPU_CONV_HAS_RESIDUAL);
+	struct conv_dw_tab dwt = { .c0 = ~0u };
 	struct conv_ctx cx;
 	u64 u;
 
 	npu_conv_geom(t, &cx.g);
+	cx.dwt = &dwt;
 	cx.in = npu_opnd(t, 0);
 	cx.w = npu_opnd(t, 1);
 	cx.out = npu_opnd(t, 2 + bias + res);

@@ -224,6 +224,11 @@ static void conv_one(const struct conv_case *cc, const char *name)
 		ret = tl_run_chunked(&t, data);
 		tap_ok(ret == 0 && !memcmp(y5, yb, n5 * 4),
 		       "conv %s: NC1HWC0 agrees with NCHW bit for bit", name);
+		/* in one call with the unified buffer (depthwise tables) */
+		memset(y5, 0x7f, n5 * 4);
+		ret = tl_run(&t, data);
+		tap_ok(ret == 0 && !memcmp(y5, yb, n5 * 4),
+		       "conv %s: NC1HWC0 in one call agrees too", name);
 		free(x5);
 		free(y5);
 		free(yb);
@@ -474,6 +479,61 @@ static void conv_residual(const struct conv_case *cc, const char *name)
 	free(got);
 }
 
+/*
+ * Depthwise in NC1HWC0 with non-finite weights: the edge pixels' taps in
+ * the padding are skipped (inf * 0 would be NaN), so the zero-padded
+ * window of the edge pixels must not be used; NC1HWC0 agrees with NCHW
+ * bit for bit and an edge pixel whose inf tap lies in the padding stays
+ * finite.
+ */
+static void conv_dw_nonfinite(void)
+{
+	static const struct conv_case cc = {
+		1, 16, 6, 7, 16, 3, 3, 16, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0 };
+	enum { NX = 16 * 6 * 7, NW = 16 * 9 };
+	static float x[NX], w[NW], y[NX];
+	float *x5, *y5, *yb;
+	struct drm_npu_task t;
+	void *data[3];
+	int ret, same;
+
+	tl_fill(x, NX, 0.5f, 1);	/* nonzero: inf * x is inf */
+	tl_fill(w, NW, -1, 1);
+	w[3 * 9 + 0] = INFINITY;	/* channel 3, tap (0, 0) */
+	w[5 * 9 + 8] = NAN;	/* channel 5, tap (2, 2) */
+	conv_task(&t, &cc, 6, 7);
+	data[0] = x;
+	data[1] = w;
+	data[2] = y;
+	ret = tl_run(&t, data);
+	x5 = to_5d(x, 1, 16, 6, 7);
+	yb = to_5d(y, 1, 16, 6, 7);
+	y5 = malloc(NX * 4);
+	tl_opnd(&t.operands[0], 0, DRM_NPU_DTYPE_F32, 5,
+		(const u32[]){ 1, 1, 6, 7, 16 }, NULL);
+	t.operands[0].layout = DRM_NPU_LAYOUT_NC1HWC0;
+	tl_opnd(&t.operands[2], 3, DRM_NPU_DTYPE_F32, 5,
+		(const u32[]){ 1, 1, 6, 7, 16 }, NULL);
+	t.operands[2].layout = DRM_NPU_LAYOUT_NC1HWC0;
+	data[0] = x5;
+	data[2] = y5;
+	ret |= tl_run(&t, data);	/* with the unified buffer */
+	same = !memcmp(y5, yb, NX * 4);
+	ret |= tl_run_chunked(&t, data);
+	tap_ok(ret == 0 && same && !memcmp(y5, yb, NX * 4) &&
+	       /* (1, 0): tap (0, 0) in the left padding; (1, 1): inside */
+	       !isinf(y[3 * 42 + 7]) && !isnan(y[3 * 42 + 7]) &&
+	       isinf(y[3 * 42 + 7 + 1]) &&
+	       /* (2, 6): tap (2, 2) in the right padding; (2, 5): inside */
+	       !isnan(y[5 * 42 + 2 * 7 + 6]) &&
+	       isnan(y[5 * 42 + 2 * 7 + 5]),
+	       "depthwise NC1HWC0 with inf and NaN weights: taps in the "
+	       "padding skipped at the edges, NCHW's bits");
+	free(x5);
+	free(y5);
+	free(yb);
+}
+
 int main(void)
 {
 	size_t i;
@@ -488,5 +548,6 @@ int main(void)
 	}
 	for (i = 0; i < sizeof(mm_cases) / sizeof(mm_cases[0]); i++)
 		mm_one(&mm_cases[i]);
+	conv_dw_nonfinite();
 	return tap_done();
 }
