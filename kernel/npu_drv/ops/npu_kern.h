@@ -132,6 +132,13 @@ struct npu_kern {
 	 */
 	void (*expf_row)(float *x, u32 n);
 	/*
+	 * x[i] = npu_sigmoidf_fast(x[i]) (@silu false) or npu_siluf_fast(x[i])
+	 * (@silu true) for i < @n: their operations on vectors of lanes
+	 * (one exp of -|x|, one division), the same bits at every level; a
+	 * vector with |x| > 87 or NaN in a lane goes lane by lane.
+	 */
+	void (*sigmoid_row)(float *x, u32 n, bool silu);
+	/*
 	 * MAX pooling of @np pixels over 16 channels with every tap inside
 	 * the input: y[p * ys + c] = the largest x[p * xs + off[t] + c] over
 	 * t < @nt (>= 1), NPU_NANF when any is NaN - POOL2D's compare and

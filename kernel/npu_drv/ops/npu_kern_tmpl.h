@@ -404,42 +404,89 @@ static void name(float *y, const float *v, u64 vrs, const float *p,	\
 typedef s32 npu_kern_vi __attribute__((__vector_size__(sizeof(VF))));
 
 /* npu_kern.h's max16_px: 16 / VW vectors a pixel */
-/* npu_kern.h's expf_row: npu_math.c's expf4() on VW lanes */
+/* npu_math.c's expf4() on VW lanes, for v in [-87, 88] */
+static __always_inline VF expf_lanes(VF v)
+{
+	const VF shift = VBCAST(NPU_EXPF_SHIFT);
+	VF t, k, r, p;
+	npu_kern_vi e;
+
+	t = v * NPU_EXPF_LOG2E + shift;
+	k = t - shift;
+	r = (v - k * NPU_EXPF_LN2_HI) - k * npu_u2f(NPU_EXPF_LN2_LO_BITS);
+	p = r * (1.0f / 5040) + 1.0f / 720;
+	p = p * r + 1.0f / 120;
+	p = p * r + 1.0f / 24;
+	p = p * r + 1.0f / 6;
+	p = p * r + 0.5f;
+	p = p * r + 1.0f;
+	p = p * r + 1.0f;
+	e = __builtin_convertvector(k, npu_kern_vi) << 23;
+	return (VF)((npu_kern_vi)p + e);
+}
+
+/* Whether any lane of @m is set. */
+static __always_inline bool vi_any(npu_kern_vi m)
+{
+	s32 any = 0;
+	u32 j;
+
+	for (j = 0; j < VW; j++)
+		any |= m[j];
+	return any != 0;
+}
+
+/* npu_kern.h's expf_row */
 #define NPU_KERN_EXPF_ROW(name)						\
 static void name(float *x, u32 n)					\
 {									\
-	const VF shift = VBCAST(NPU_EXPF_SHIFT);			\
 	const VF lo = VBCAST(NPU_EXPF_LO), hi = VBCAST(NPU_EXPF_HI);	\
-	const float ln2_lo = npu_u2f(NPU_EXPF_LN2_LO_BITS);		\
 	u32 i = 0, j;							\
 									\
 	for (; i + VW <= n; i += VW) {					\
-		VF v = vload(x + i), t, k, r, p;			\
-		npu_kern_vi out = ~((v >= lo) & (v <= hi)), e;		\
-		s32 any = 0;						\
+		VF v = vload(x + i);					\
 									\
-		for (j = 0; j < VW; j++)				\
-			any |= out[j];					\
-		if (any) {						\
+		if (vi_any(~((v >= lo) & (v <= hi)))) {			\
 			for (j = 0; j < VW; j++)			\
 				x[i + j] = npu_expf_fast(x[i + j]);	\
 			continue;					\
 		}							\
-		t = v * NPU_EXPF_LOG2E + shift;				\
-		k = t - shift;						\
-		r = (v - k * NPU_EXPF_LN2_HI) - k * ln2_lo;		\
-		p = r * (1.0f / 5040) + 1.0f / 720;			\
-		p = p * r + 1.0f / 120;					\
-		p = p * r + 1.0f / 24;					\
-		p = p * r + 1.0f / 6;					\
-		p = p * r + 0.5f;					\
-		p = p * r + 1.0f;					\
-		p = p * r + 1.0f;					\
-		e = __builtin_convertvector(k, npu_kern_vi) << 23;	\
-		vstore(x + i, (VF)((npu_kern_vi)p + e));		\
+		vstore(x + i, expf_lanes(v));				\
 	}								\
 	for (; i < n; i++)						\
 		x[i] = npu_expf_fast(x[i]);				\
+}
+
+/* npu_kern.h's sigmoid_row: npu_sigmoidf_fast() / npu_siluf_fast() */
+#define NPU_KERN_SIGMOID_ROW(name)					\
+static void name(float *x, u32 n, bool silu)				\
+{									\
+	const VF lo = VBCAST(NPU_EXPF_LO), one = VBCAST(1.0f);		\
+	const VF zero = VBCAST(0.0f), neg0 = VBCAST(-0.0f);		\
+	u32 i = 0, j;							\
+									\
+	for (; i + VW <= n; i += VW) {					\
+		VF v = vload(x + i), a, e, d, s;			\
+		npu_kern_vi pos;					\
+									\
+		a = (VF)((npu_kern_vi)v | (npu_kern_vi)neg0);		\
+		if (vi_any(~(a >= lo))) {				\
+			for (j = 0; j < VW; j++)			\
+				x[i + j] = silu ?			\
+					   npu_siluf_fast(x[i + j]) :	\
+					   npu_sigmoidf_fast(x[i + j]);	\
+			continue;					\
+		}							\
+		e = expf_lanes(a);					\
+		d = one + e;						\
+		pos = v >= zero;					\
+		s = (VF)((pos & (npu_kern_vi)(one / d)) |		\
+			 (~pos & (npu_kern_vi)(e / d)));		\
+		vstore(x + i, silu ? v * s : s);			\
+	}								\
+	for (; i < n; i++)						\
+		x[i] = silu ? npu_siluf_fast(x[i]) :			\
+			      npu_sigmoidf_fast(x[i]);			\
 }
 
 #define NPU_KERN_MAX16_PX(name)						\

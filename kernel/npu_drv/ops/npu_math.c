@@ -550,6 +550,27 @@ float npu_expf_fast(float x)
 	return v[0];
 }
 
+float npu_sigmoidf_fast(float x)
+{
+	float a = -npu_fabsf(x), e, d;
+
+	if (!(a >= EXPF_LO))		/* |x| > 87, NaN */
+		return npu_sigmoidf(x);
+	e = npu_expf_fast(a);
+	d = 1.0f + e;
+	return x >= 0 ? 1.0f / d : e / d;
+}
+
+float npu_siluf_fast(float x)
+{
+	double xd = x;
+
+	/* beyond the fast range in double: a subnormal sigmoid loses bits */
+	if (!(-npu_fabsf(x) >= EXPF_LO))
+		return (float)(xd / (1.0 + npu_exp_d(-xd)));
+	return x * npu_sigmoidf_fast(x);
+}
+
 void npu_expf_row(float *x, u32 n)
 {
 	u32 i, j;

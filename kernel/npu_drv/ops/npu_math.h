@@ -101,6 +101,16 @@ extern const u64 npu_erf_series[13], npu_exp_taylor[14];
 /* exp in float arithmetic, vectorised, <= 2 ulp (npu_math.c) */
 float npu_expf_fast(float x);
 void npu_expf_row(float *x, u32 n);	/* x[i] = npu_expf_fast(x[i]) */
+/*
+ * sigmoid and SiLU in float arithmetic on npu_expf_fast(): e = exp(-|x|),
+ * 1 / (1 + e) for x >= 0, e / (1 + e) below, SiLU x times that; |x| > 87
+ * and NaN through npu_sigmoidf() (SiLU: x / (1 + exp(-x)) in double).
+ * The same operations as the levels'
+ * sigmoid_row (npu_kern.h), so every level gives their bits; error bounds
+ * in Documentation/ops.rst, "Accuracy".
+ */
+float npu_sigmoidf_fast(float x);
+float npu_siluf_fast(float x);
 
 /*
  * npu_expf_fast()'s constants (npu_math.c), shared with the levels'

@@ -83,11 +83,16 @@ static inline s64 npu_f2i_sat(float f, s64 lo, s64 hi)
 }
 
 /* Decoded activation (alpha/beta bit patterns turned into floats). */
+struct npu_kern;
+
 struct npu_act {
 	u32 kind;
 	float alpha, beta;
-	/* GELU rows at the caller's ISA level (NULL: the baseline's) */
-	void (*gelu_row)(float *x, u32 n);
+	/*
+	 * The caller's ISA level for the vectorised rows (GELU, EXP,
+	 * SIGMOID, SILU; npu_act_row()), NULL: the baseline's
+	 */
+	const struct npu_kern *kern;
 };
 
 static inline void npu_act_init(struct npu_act *a,
@@ -96,7 +101,7 @@ static inline void npu_act_init(struct npu_act *a,
 	a->kind = p->kind;
 	a->alpha = npu_u2f(p->alpha);
 	a->beta = npu_u2f(p->beta);
-	a->gelu_row = NULL;
+	a->kern = NULL;
 }
 
 /*

@@ -202,7 +202,7 @@ int npu_run_binary(const struct npu_op_args *args, u64 begin, u64 end)
 	u64 u, offs[3];
 
 	npu_act_init(&act, &t->params.binary.act);
-	act.gelu_row = npu_kern_get(args->isa)->gelu_row;
+	act.kern = npu_kern_get(args->isa);
 	npu_rows_begin(&r, ops, 3);
 	for (u = begin; u < end; u++) {
 		npu_row_offsets(&r, u, &sg, offs);

@@ -1398,7 +1398,7 @@ int npu_run_conv2d(const struct npu_op_args *args, u64 begin, u64 end)
 		cx.g.oh = 1;
 	}
 	cx.kern = npu_kern_get(args->isa);
-	cx.act.gelu_row = cx.kern->gelu_row;
+	cx.act.kern = cx.kern;
 	cx.epi = npu_act_clamp(&cx.act, &cx.epi_lo, &cx.epi_hi);
 	conv_pm_init(&cx, args->isa);
 	for (u = begin; u < end; u++) {

@@ -110,7 +110,7 @@ static void mm_init(struct mm_ctx *c, const struct drm_npu_task *t, u32 isa)
 	c->dt = c->a->dtype;
 	c->kern = c->sbn == 1 && c->k && c->dt == DRM_NPU_DTYPE_F32 ?
 		  npu_kern_get(isa) : NULL;
-	c->act.gelu_row = npu_kern_get(isa)->gelu_row;
+	c->act.kern = npu_kern_get(isa);
 	/*
 	 * GELU over the unit's whole output rows once its tiles are stored
 	 * (contiguous columns): long rows for the level's GELU loop instead
@@ -366,7 +366,7 @@ static void mm_unit(const struct mm_ctx *c, const struct npu_op_args *args,
 		}
 	}
 	for (i = 0; c->late_gelu && i < mr && nstart < n1; i++)
-		c->act.gelu_row(out + ooff + (i0 + i) * c->osm + nstart,
+		c->act.kern->gelu_row(out + ooff + (i0 + i) * c->osm + nstart,
 				(u32)(n1 - nstart));
 }
 

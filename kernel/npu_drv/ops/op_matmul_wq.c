@@ -69,7 +69,7 @@ static void wq_init(struct wq_ctx *c, const struct drm_npu_task *t, u32 isa)
 		kb = WQ_APANEL / c->k->mm_mr;
 	c->kb = kb;
 	npu_act_init(&c->act, &p->act);
-	c->act.gelu_row = c->k->gelu_row;
+	c->act.kern = c->k;
 }
 
 /* Weight element @e (an element index of w's view) as an integer. */

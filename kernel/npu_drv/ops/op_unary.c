@@ -16,13 +16,13 @@ float npu_act1(const struct npu_act *a, float x)
 	case DRM_NPU_ACT_RELU:
 		return x < 0 ? 0.0f : x;
 	case DRM_NPU_ACT_SIGMOID:
-		return npu_sigmoidf(x);
+		return npu_sigmoidf_fast(x);
 	case DRM_NPU_ACT_TANH:
 		return npu_tanhf(x);
 	case DRM_NPU_ACT_GELU:
 		return npu_geluf(x);
 	case DRM_NPU_ACT_EXP:
-		return npu_expf(x);
+		return npu_expf_fast(x);
 	case DRM_NPU_ACT_SQRT:
 		return npu_sqrtf(x);
 	case DRM_NPU_ACT_CLIP:
@@ -57,7 +57,7 @@ float npu_act1(const struct npu_act *a, float x)
 		t = NPU_SQRT_2_PI * (xd + 0.044715 * xd * xd * xd);
 		return (float)(xd / (1.0 + npu_exp_d(-2.0 * t)));
 	case DRM_NPU_ACT_SILU:
-		return (float)(xd / (1.0 + npu_exp_d(-xd)));
+		return npu_siluf_fast(x);
 	case DRM_NPU_ACT_ELU:
 		if (x >= 0 || x != x)
 			return x;
@@ -106,6 +106,7 @@ static void clamp_row(float *x, u32 n, float lo, float hi, bool upper)
 
 void npu_act_row(const struct npu_act *a, float *x, u32 n)
 {
+	const struct npu_kern *k = a->kern ? a->kern : &npu_kern_baseline;
 	u32 i;
 
 	switch (a->kind) {
@@ -118,7 +119,16 @@ void npu_act_row(const struct npu_act *a, float *x, u32 n)
 		clamp_row(x, n, a->alpha, a->beta, true);
 		return;
 	case DRM_NPU_ACT_GELU:		/* npu_geluf()'s bits, vectorised */
-		(a->gelu_row ? a->gelu_row : npu_kern_baseline.gelu_row)(x, n);
+		k->gelu_row(x, n);
+		return;
+	case DRM_NPU_ACT_EXP:		/* npu_expf_fast()'s bits */
+		k->expf_row(x, n);
+		return;
+	case DRM_NPU_ACT_SIGMOID:	/* npu_sigmoidf_fast()'s bits */
+		k->sigmoid_row(x, n, false);
+		return;
+	case DRM_NPU_ACT_SILU:		/* npu_siluf_fast()'s bits */
+		k->sigmoid_row(x, n, true);
 		return;
 	default:
 		for (i = 0; i < n; i++)
@@ -172,7 +182,7 @@ int npu_run_unary(const struct npu_op_args *args, u64 begin, u64 end)
 	u32 n;
 
 	npu_act_init(&act, &t->params.unary);
-	act.gelu_row = npu_kern_get(args->isa)->gelu_row;
+	act.kern = npu_kern_get(args->isa);
 	npu_rows_begin(&r, ops, 2);
 	for (u = begin; u < end; u++) {
 		npu_row_offsets(&r, u, &sg, offs);
@@ -184,6 +194,18 @@ int npu_run_unary(const struct npu_op_args *args, u64 begin, u64 end)
 						 npu_ld_i(dt, args->data[0],
 							  offs[0] +
 							  i * r.inner[0])));
+			continue;
+		}
+		if (dt == DRM_NPU_DTYPE_F32 && r.inner[0] == 1 &&
+		    r.inner[1] == 1) {
+			/* contiguous f32: copied once, activated in place */
+			const float *src = (const float *)args->data[0] +
+					   offs[0];
+			float *dst = (float *)args->data[1] + offs[1];
+
+			if (dst != src)
+				memmove(dst, src, (u64)sg.len * sizeof(float));
+			npu_act_row(&act, dst, sg.len);
 			continue;
 		}
 		for (i = 0; i < sg.len; i += n) {

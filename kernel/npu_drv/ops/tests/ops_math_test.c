@@ -12,6 +12,10 @@
 #include "npu_kern.h"
 #include "npu_math.h"
 
+/* Bounds of the float-arithmetic sigmoid and SiLU (ops.rst, "Accuracy") */
+#define SIGMOID_FAST_ULP	3.0
+#define SILU_FAST_ULP		3.5
+
 /* Distance in float ulps between @got and the exact value @ref. */
 static double ulp_err(float got, double ref)
 {
@@ -42,6 +46,11 @@ typedef double (*dfn)(double);
 static double sigmoid_ref(double x)
 {
 	return 1.0 / (1.0 + exp(-x));
+}
+
+static double silu_ref(double x)
+{
+	return x / (1.0 + exp(-x));
 }
 
 static double gelu_ref(double x)
@@ -104,6 +113,10 @@ static void sweeps(void)
 		{ "geluf", npu_geluf, gelu_ref, 0, 3.4e38f, 1, 2.0 },
 		{ "expf_fast", npu_expf_fast, exp, 0, 104, 3, 2.0 },
 		{ "geluf (x < 0)", npu_geluf, gelu_ref, 0, 20, 2, 7.0 },
+		{ "sigmoidf_fast", npu_sigmoidf_fast, sigmoid_ref, 0, 110, 3,
+		  SIGMOID_FAST_ULP },
+		{ "siluf_fast", npu_siluf_fast, silu_ref, 0, 3.4e38f, 3,
+		  SILU_FAST_ULP },
 	};
 	size_t i;
 
@@ -114,6 +127,50 @@ static void sweeps(void)
 
 		tap_ok(w <= c->max_ulp, "%s: max error %.3f ulp (at %a), bound %.1f",
 		       c->name, w, wx, c->max_ulp);
+	}
+}
+
+/*
+ * Every ISA level's EXP, SIGMOID and SILU rows give npu_expf_fast()'s,
+ * npu_sigmoidf_fast()'s and npu_siluf_fast()'s bits, odd lanes included.
+ */
+static void exp_sigmoid_rows(void)
+{
+	enum { N = 2053 };
+	static float x[N], y[N];
+	u32 isa, i, f;
+
+	tl_seed(17);
+	for (i = 0; i < N; i++)
+		x[i] = tl_uniform(-100, 100) * (i % 3 ? 1.0f : 0.01f);
+	x[5] = NAN;
+	x[6] = INFINITY;
+	x[7] = -INFINITY;
+	x[8] = -0.0f;
+	x[9] = 0.0f;
+	x[10] = -87.0f;
+	x[11] = 87.0f;
+	for (isa = NPU_ISA_BASELINE; isa <= NPU_ISA_AVX512; isa++) {
+		const struct npu_kern *k = npu_kern_get(isa);
+		int bad = 0;
+
+		for (f = 0; f < 3; f++) {
+			memcpy(y, x, sizeof(x));
+			if (f == 0)
+				k->expf_row(y, N);
+			else
+				k->sigmoid_row(y, N, f == 2);
+			for (i = 0; i < N; i++) {
+				float e = f == 0 ? npu_expf_fast(x[i]) :
+					  f == 1 ? npu_sigmoidf_fast(x[i]) :
+					  npu_siluf_fast(x[i]);
+
+				bad += memcmp(&e, &y[i], 4) != 0;
+			}
+		}
+		tap_ok(!bad, "EXP, SIGMOID, SILU rows at level %u (%s): the "
+		       "bits of the float functions (%d bad)", isa, k->name,
+		       bad);
 	}
 }
 
@@ -355,5 +412,6 @@ int main(void)
 	half();
 	exp_row();
 	gelu_rows();
+	exp_sigmoid_rows();
 	return tap_done();
 }
