@@ -138,6 +138,8 @@ struct npu_kern {
 	 * vector with |x| > 87 or NaN in a lane goes lane by lane.
 	 */
 	void (*sigmoid_row)(float *x, u32 n, bool silu);
+	/* x[i] = npu_tanhf_fast(x[i]): its operations on lanes, its bits */
+	void (*tanh_row)(float *x, u32 n);
 	/*
 	 * MAX pooling of @np pixels over 16 channels with every tap inside
 	 * the input: y[p * ys + c] = the largest x[p * xs + off[t] + c] over

@@ -49,6 +49,7 @@ NPU_KERN_DOTT_ROWS(avx2_dott_rows)
 NPU_KERN_AXPY_ROWS(avx2_axpy_rows)
 NPU_KERN_EXPF_ROW(avx2_expf_row)
 NPU_KERN_SIGMOID_ROW(avx2_sigmoid_row)
+NPU_KERN_TANH_ROW(avx2_tanh_row)
 NPU_KERN_AXPY(avx2_axpy)
 NPU_KERN_DQ(avx2)
 NPU_KERN_FMA_ROW(avx2_fma_row)
@@ -83,6 +84,7 @@ const struct npu_kern npu_kern_avx2 = {
 	.axpy_rows = avx2_axpy_rows,
 	.expf_row = avx2_expf_row,
 	.sigmoid_row = avx2_sigmoid_row,
+	.tanh_row = avx2_tanh_row,
 	.gelu_row = avx2_gelu_row,
 	.axpy = avx2_axpy,
 	.f16_row = avx2_f16_row,

@@ -54,6 +54,7 @@ NPU_KERN_DOTT_ROWS(avx512_dott_rows)
 NPU_KERN_AXPY_ROWS(avx512_axpy_rows)
 NPU_KERN_EXPF_ROW(avx512_expf_row)
 NPU_KERN_SIGMOID_ROW(avx512_sigmoid_row)
+NPU_KERN_TANH_ROW(avx512_tanh_row)
 NPU_KERN_AXPY(avx512_axpy)
 NPU_KERN_DQ(avx512)
 NPU_KERN_FMA_ROW(avx512_fma_row)
@@ -88,6 +89,7 @@ const struct npu_kern npu_kern_avx512 = {
 	.axpy_rows = avx512_axpy_rows,
 	.expf_row = avx512_expf_row,
 	.sigmoid_row = avx512_sigmoid_row,
+	.tanh_row = avx512_tanh_row,
 	.gelu_row = avx512_gelu_row,
 	.axpy = avx512_axpy,
 	.f16_row = avx512_f16_row,

@@ -32,6 +32,7 @@ NPU_KERN_DOTT_ROWS(base_dott_rows)
 NPU_KERN_AXPY_ROWS(base_axpy_rows)
 NPU_KERN_EXPF_ROW(base_expf_row)
 NPU_KERN_SIGMOID_ROW(base_sigmoid_row)
+NPU_KERN_TANH_ROW(base_tanh_row)
 NPU_KERN_AXPY(base_axpy)
 NPU_KERN_DQ(base)
 NPU_KERN_FMA_ROW(base_fma_row)
@@ -66,6 +67,7 @@ const struct npu_kern npu_kern_baseline = {
 	.axpy_rows = base_axpy_rows,
 	.expf_row = base_expf_row,
 	.sigmoid_row = base_sigmoid_row,
+	.tanh_row = base_tanh_row,
 	.gelu_row = base_gelu_row,
 	.axpy = base_axpy,
 	.f16_row = base_f16_row,

@@ -457,6 +457,44 @@ static void name(float *x, u32 n)					\
 		x[i] = npu_expf_fast(x[i]);				\
 }
 
+/* npu_kern.h's tanh_row: both branches of npu_tanhf_fast(), selected */
+#define NPU_KERN_TANH_ROW(name)						\
+static void name(float *x, u32 n)					\
+{									\
+	const VF big = VBCAST(NPU_TANHF_BIG), one = VBCAST(1.0f);	\
+	const VF small = VBCAST(NPU_TANHF_SMALL), neg0 = VBCAST(-0.0f);	\
+	u32 i = 0, j;							\
+									\
+	for (; i + VW <= n; i += VW) {					\
+		VF v = vload(x + i), a, z, p, e, t;			\
+		npu_kern_vi lo;						\
+									\
+		a = (VF)((npu_kern_vi)v & ~(npu_kern_vi)neg0);		\
+		if (vi_any(~(a <= big))) {				\
+			for (j = 0; j < VW; j++)			\
+				x[i + j] = npu_tanhf_fast(x[i + j]);	\
+			continue;					\
+		}							\
+		z = v * v;						\
+		p = VBCAST(npu_u2f(NPU_TANHF_P5));			\
+		p = p * z + npu_u2f(NPU_TANHF_P4);			\
+		p = p * z + npu_u2f(NPU_TANHF_P3);			\
+		p = p * z + npu_u2f(NPU_TANHF_P2);			\
+		p = p * z + npu_u2f(NPU_TANHF_P1);			\
+		p = p * z + npu_u2f(NPU_TANHF_P0);			\
+		p = v + v * (z * p);					\
+		e = expf_lanes(VBCAST(-2.0f) * a);			\
+		t = (one - e) / (one + e);				\
+		t = (VF)((npu_kern_vi)t |				\
+			 ((npu_kern_vi)v & (npu_kern_vi)neg0));		\
+		lo = a < small;						\
+		vstore(x + i, (VF)((lo & (npu_kern_vi)p) |		\
+				   (~lo & (npu_kern_vi)t)));		\
+	}								\
+	for (; i < n; i++)						\
+		x[i] = npu_tanhf_fast(x[i]);				\
+}
+
 /* npu_kern.h's sigmoid_row: npu_sigmoidf_fast() / npu_siluf_fast() */
 #define NPU_KERN_SIGMOID_ROW(name)					\
 static void name(float *x, u32 n, bool silu)				\

@@ -561,6 +561,27 @@ float npu_sigmoidf_fast(float x)
 	return x >= 0 ? 1.0f / d : e / d;
 }
 
+float npu_tanhf_fast(float x)
+{
+	float a = npu_fabsf(x), z, p, e, t;
+
+	if (!(a <= NPU_TANHF_BIG))	/* |x| > 43.5, NaN */
+		return npu_tanhf(x);
+	if (a < NPU_TANHF_SMALL) {
+		z = x * x;
+		p = npu_u2f(NPU_TANHF_P5);
+		p = p * z + npu_u2f(NPU_TANHF_P4);
+		p = p * z + npu_u2f(NPU_TANHF_P3);
+		p = p * z + npu_u2f(NPU_TANHF_P2);
+		p = p * z + npu_u2f(NPU_TANHF_P1);
+		p = p * z + npu_u2f(NPU_TANHF_P0);
+		return x + x * (z * p);
+	}
+	e = npu_expf_fast(-2.0f * a);
+	t = (1.0f - e) / (1.0f + e);
+	return x < 0 ? -t : t;
+}
+
 float npu_siluf_fast(float x)
 {
 	double xd = x;

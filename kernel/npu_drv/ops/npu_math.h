@@ -111,6 +111,22 @@ void npu_expf_row(float *x, u32 n);	/* x[i] = npu_expf_fast(x[i]) */
  */
 float npu_sigmoidf_fast(float x);
 float npu_siluf_fast(float x);
+/*
+ * tanh in float arithmetic: |x| < 0.55: x + x z P(z), z = x^2, P of degree
+ * 5 (least squares on [0, 0.3025], coefficients as float bits below);
+ * else (1 - e) / (1 + e) with e = exp(-2|x|) (npu_expf_fast()), the sign
+ * of x; |x| > 43.5 and NaN through npu_tanhf(). The levels' tanh_row does
+ * the same operations.
+ */
+float npu_tanhf_fast(float x);
+#define NPU_TANHF_SMALL		0.55f
+#define NPU_TANHF_BIG		43.5f
+#define NPU_TANHF_P0		0xbeaaaaabu
+#define NPU_TANHF_P1		0x3e088882u
+#define NPU_TANHF_P2		0xbd5d0a22u
+#define NPU_TANHF_P3		0x3cb2bd65u
+#define NPU_TANHF_P4		0xbc0bb816u
+#define NPU_TANHF_P5		0x3b25b20bu
 
 /*
  * npu_expf_fast()'s constants (npu_math.c), shared with the levels'

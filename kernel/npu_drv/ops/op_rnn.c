@@ -93,7 +93,7 @@ static void rnn_row(const struct rnn_ctx *c, u64 b)
 		switch (c->cell) {
 		case DRM_NPU_RNN_TANH:
 			for (j = 0; j < hid; j++)
-				oh[j * os3] = npu_tanhf(rnn_clip(c, x[j * xs] +
+				oh[j * os3] = npu_tanhf_fast(rnn_clip(c, x[j * xs] +
 					rnn_dot(c, j, ph, phs)));
 			break;
 		case DRM_NPU_RNN_LSTM:
@@ -111,15 +111,15 @@ static void rnn_row(const struct rnn_ctx *c, u64 b)
 					gi += c->pd[j * c->ps] * cp;
 					gf += c->pd[(2 * hid + j) * c->ps] * cp;
 				}
-				i = npu_sigmoidf(rnn_clip(c, gi));
-				f = npu_sigmoidf(rnn_clip(c, gf));
-				g = npu_tanhf(rnn_clip(c, gc));
+				i = npu_sigmoidf_fast(rnn_clip(c, gi));
+				f = npu_sigmoidf_fast(rnn_clip(c, gf));
+				g = npu_tanhf_fast(rnn_clip(c, gc));
 				cell = f * cp + i * g;
 				if (c->pd)
 					go += c->pd[(hid + j) * c->ps] * cell;
-				o = npu_sigmoidf(rnn_clip(c, go));
+				o = npu_sigmoidf_fast(rnn_clip(c, go));
 				oh[os2 + j * os3] = cell;
-				oh[j * os3] = o * npu_tanhf(cell);
+				oh[j * os3] = o * npu_tanhf_fast(cell);
 			}
 			break;
 		default:	/* GRU */
@@ -127,19 +127,19 @@ static void rnn_row(const struct rnn_ctx *c, u64 b)
 				for (j = 0; j < hid; j++) {
 					float gr = x[(hid + j) * xs] +
 						   rnn_dot(c, hid + j, ph, phs);
-					float rg = npu_sigmoidf(rnn_clip(c, gr));
+					float rg = npu_sigmoidf_fast(rnn_clip(c, gr));
 
 					oh[os2 + j * os3] = rg * ph[j * phs];
 				}
 			for (j = 0; j < hid; j++) {
 				float gz = x[j * xs] + rnn_dot(c, j, ph, phs);
-				float z = npu_sigmoidf(rnn_clip(c, gz));
+				float z = npu_sigmoidf_fast(rnn_clip(c, gz));
 				float hp = ph[j * phs], gh;
 
 				if (c->lbr) {
 					float gr = x[(hid + j) * xs] +
 						   rnn_dot(c, hid + j, ph, phs);
-					float r = npu_sigmoidf(rnn_clip(c, gr));
+					float r = npu_sigmoidf_fast(rnn_clip(c, gr));
 
 					gh = x[(2 * hid + j) * xs] + r *
 					     (rnn_dot(c, 2 * hid + j, ph, phs) +
@@ -151,7 +151,7 @@ static void rnn_row(const struct rnn_ctx *c, u64 b)
 					     c->auxd[j * c->aux->strides[0]];
 				}
 				oh[j * os3] = (1.0f - z) *
-					      npu_tanhf(rnn_clip(c, gh)) + z * hp;
+					      npu_tanhf_fast(rnn_clip(c, gh)) + z * hp;
 			}
 			break;
 		}

@@ -18,7 +18,7 @@ float npu_act1(const struct npu_act *a, float x)
 	case DRM_NPU_ACT_SIGMOID:
 		return npu_sigmoidf_fast(x);
 	case DRM_NPU_ACT_TANH:
-		return npu_tanhf(x);
+		return npu_tanhf_fast(x);
 	case DRM_NPU_ACT_GELU:
 		return npu_geluf(x);
 	case DRM_NPU_ACT_EXP:
@@ -129,6 +129,9 @@ void npu_act_row(const struct npu_act *a, float *x, u32 n)
 		return;
 	case DRM_NPU_ACT_SILU:		/* npu_siluf_fast()'s bits */
 		k->sigmoid_row(x, n, true);
+		return;
+	case DRM_NPU_ACT_TANH:		/* npu_tanhf_fast()'s bits */
+		k->tanh_row(x, n);
 		return;
 	default:
 		for (i = 0; i < n; i++)

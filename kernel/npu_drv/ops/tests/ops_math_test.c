@@ -15,6 +15,7 @@
 /* Bounds of the float-arithmetic sigmoid and SiLU (ops.rst, "Accuracy") */
 #define SIGMOID_FAST_ULP	3.0
 #define SILU_FAST_ULP		3.5
+#define TANH_FAST_ULP		3.0
 
 /* Distance in float ulps between @got and the exact value @ref. */
 static double ulp_err(float got, double ref)
@@ -117,6 +118,7 @@ static void sweeps(void)
 		  SIGMOID_FAST_ULP },
 		{ "siluf_fast", npu_siluf_fast, silu_ref, 0, 3.4e38f, 3,
 		  SILU_FAST_ULP },
+		{ "tanhf_fast", npu_tanhf_fast, tanh, 0, 60, 3, TANH_FAST_ULP },
 	};
 	size_t i;
 
@@ -154,21 +156,24 @@ static void exp_sigmoid_rows(void)
 		const struct npu_kern *k = npu_kern_get(isa);
 		int bad = 0;
 
-		for (f = 0; f < 3; f++) {
+		for (f = 0; f < 4; f++) {
 			memcpy(y, x, sizeof(x));
 			if (f == 0)
 				k->expf_row(y, N);
+			else if (f == 3)
+				k->tanh_row(y, N);
 			else
 				k->sigmoid_row(y, N, f == 2);
 			for (i = 0; i < N; i++) {
 				float e = f == 0 ? npu_expf_fast(x[i]) :
 					  f == 1 ? npu_sigmoidf_fast(x[i]) :
-					  npu_siluf_fast(x[i]);
+					  f == 2 ? npu_siluf_fast(x[i]) :
+					  npu_tanhf_fast(x[i]);
 
 				bad += memcmp(&e, &y[i], 4) != 0;
 			}
 		}
-		tap_ok(!bad, "EXP, SIGMOID, SILU rows at level %u (%s): the "
+		tap_ok(!bad, "EXP, SIGMOID, SILU, TANH rows at level %u (%s): the "
 		       "bits of the float functions (%d bad)", isa, k->name,
 		       bad);
 	}
