@@ -983,6 +983,8 @@ struct dw16_row {
 	const float *xp;	/* the block's plane of image n */
 	const float *wtab;	/* [kh][kw][16] weights, or NULL: gather */
 	const u64 *off;		/* interior taps' input offsets (wtab) */
+	float *win;		/* an edge pixel's taps (pad_ok) */
+	const u64 *woff;	/* their offsets in win: 16 apart */
 	float *acc;		/* the whole row's sums, or NULL: chunks */
 	float bias[16];		/* zero past the last channel */
 	int clamp;		/* npu_act_clamp() */
@@ -1001,14 +1003,11 @@ struct dw16_row {
  * and x + +-0 = x), so the bits are those of skipping the tap - for
  * finite weights only (inf * 0 is NaN): dw16_table() checks them.
  */
-#define DW16_WIN_TAPS	49
-
 static void dw16_edge_px(const struct conv_ctx *cx, const struct dw16_row *r,
 			 u64 ox, float *acc)
 {
 	const struct npu_conv_geom *G = &cx->g;
-	float win[DW16_WIN_TAPS * 16];
-	u64 off[DW16_WIN_TAPS];
+	float *win = r->win;
 	u32 kh, kw, t = 0;
 
 	for (kh = r->kh_lo; kh < r->kh_hi; kh++) {
@@ -1017,7 +1016,6 @@ static void dw16_edge_px(const struct conv_ctx *cx, const struct dw16_row *r,
 		for (kw = 0; kw < G->kw; kw++, t++) {
 			s64 ix = (s64)(ox * G->sw) - G->pl + (s64)kw * G->dw;
 
-			off[t] = (u64)t * 16;
 			if (ix < 0 || ix >= (s64)G->w)
 				memset(win + t * 16, 0, 16 * sizeof(float));
 			else
@@ -1026,7 +1024,7 @@ static void dw16_edge_px(const struct conv_ctx *cx, const struct dw16_row *r,
 		}
 	}
 	cx->kern->dw16_taps(acc, win, 16, r->wtab + (u64)r->kh_lo * G->kw * 16,
-			    off, t, 1);
+			    r->woff, t, 1);
 }
 
 /* Pixels [@q0, @q1) of the chunk at @ox0, one window each. */
@@ -1148,15 +1146,25 @@ static void dw16_table(const struct conv_ctx *cx, struct dw16_row *r,
 {
 	const struct npu_conv_geom *G = &cx->g;
 	u64 taps = (u64)G->kh * G->kw, t;
+	u64 tb = taps * (16 * sizeof(float) + sizeof(u64)), end;
+	bool win;
 	float *wtab;
 	u64 *off;
 	u32 kh, kw;
 
 	r->wtab = NULL;
-	if (!ub || taps * (16 * sizeof(float) + sizeof(u64)) > NPU_UB_BYTES)
+	if (!ub || tb > NPU_UB_BYTES)
 		return;
 	wtab = ub;
 	off = (u64 *)(wtab + taps * 16);
+	/* the edge window (as large as the table) after the table */
+	end = (tb + 63) & ~63ull;
+	win = tb <= NPU_UB_BYTES - end;
+	if (win) {
+		r->win = (float *)((u8 *)ub + end);
+		r->woff = (const u64 *)(r->win + taps * 16);
+		end = (end + tb + 63) & ~63ull;
+	}
 	if (cx->dwt->c0 == r->c0) {
 		r->pad_ok = cx->dwt->pad_ok;
 	} else {
@@ -1165,7 +1173,9 @@ static void dw16_table(const struct conv_ctx *cx, struct dw16_row *r,
 			for (kw = 0; kw < G->kw; kw++)
 				dw16_weights(cx, r, kh, kw, wtab +
 					     ((u64)kh * G->kw + kw) * 16);
-		r->pad_ok = taps <= DW16_WIN_TAPS;
+		r->pad_ok = win;
+		for (t = 0; win && t < taps; t++)
+			((u64 *)r->woff)[t] = t * 16;
 		for (t = 0; t < taps * 16; t++)
 			r->pad_ok &= !npu_isnanf(wtab[t]) &&
 				     !npu_isinff(wtab[t]);
@@ -1174,11 +1184,10 @@ static void dw16_table(const struct conv_ctx *cx, struct dw16_row *r,
 	}
 	r->wtab = wtab;
 	r->off = off;
-	/* the row's sums after the table, when they fit: one chunk */
-	t = taps * (16 * sizeof(float) + sizeof(u64));
-	t = (t + 63) & ~63ull;
-	if ((u64)G->ow * 16 * sizeof(float) <= NPU_UB_BYTES - t)
-		r->acc = (float *)((u8 *)ub + t);
+	/* the row's sums after the table and window, when they fit */
+	if (end <= NPU_UB_BYTES &&
+	    (u64)G->ow * 16 * sizeof(float) <= NPU_UB_BYTES - end)
+		r->acc = (float *)((u8 *)ub + end);
 }
 
 /* Row @oy of the unit: its valid kh taps and their offsets (wtab). */
