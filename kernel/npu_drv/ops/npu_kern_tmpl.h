@@ -404,26 +404,12 @@ static void name(float *y, const float *v, u64 vrs, const float *p,	\
 typedef s32 npu_kern_vi __attribute__((__vector_size__(sizeof(VF))));
 
 /* npu_kern.h's max16_px: 16 / VW vectors a pixel */
-/* npu_math.c's expf4() on VW lanes, for v in [-87, 88] */
-static __always_inline VF expf_lanes(VF v)
-{
-	const VF shift = VBCAST(NPU_EXPF_SHIFT);
-	VF t, k, r, p;
-	npu_kern_vi e;
-
-	t = v * NPU_EXPF_LOG2E + shift;
-	k = t - shift;
-	r = (v - k * NPU_EXPF_LN2_HI) - k * npu_u2f(NPU_EXPF_LN2_LO_BITS);
-	p = r * (1.0f / 5040) + 1.0f / 720;
-	p = p * r + 1.0f / 120;
-	p = p * r + 1.0f / 24;
-	p = p * r + 1.0f / 6;
-	p = p * r + 0.5f;
-	p = p * r + 1.0f;
-	p = p * r + 1.0f;
-	e = __builtin_convertvector(k, npu_kern_vi) << 23;
-	return (VF)((npu_kern_vi)p + e);
-}
+/* npu_expf_tmpl.h's expf_lanes() on VW lanes, for v in [-87, 88] */
+#define EXV	VF
+#define EXI	npu_kern_vi
+#include "npu_expf_tmpl.h"
+#undef EXV
+#undef EXI
 
 /* Whether any lane of @m is set. */
 static __always_inline bool vi_any(npu_kern_vi m)

@@ -500,45 +500,21 @@ float npu_geluf(float x)
 }
 
 /*
- * The fast float exp: 2^k e^r with k = round(x / ln 2) (the 1.5 * 2^23
- * rounding trick), r = x - k ln 2 in two steps (ln2_hi has 12 trailing
- * zero bits, so k * ln2_hi is exact for |k| <= 128), e^r by Taylor to r^7
- * (truncation < 6e-9 relative for |r| <= ln 2 / 2), 2^k added to the
- * exponent bits (|k| <= 127 on [-87, 88]: the result stays normal).
- * Float operations only, the same in the vector loop and for one value.
- * Outside [-87, 88] (and for NaN) it is npu_expf(), correctly rounded.
+ * The fast float exp: npu_expf_tmpl.h's operations, the same in the
+ * vector loop and for one value (a lane of four). Outside [-87, 88] (and
+ * for NaN) it is npu_expf(), correctly rounded.
  */
-#define EXPF_LN2_HI	NPU_EXPF_LN2_HI
-#define EXPF_LN2_LO	npu_u2f(NPU_EXPF_LN2_LO_BITS)
-#define EXPF_LOG2E	NPU_EXPF_LOG2E
-#define EXPF_SHIFT	NPU_EXPF_SHIFT
 #define EXPF_LO		NPU_EXPF_LO
 #define EXPF_HI		NPU_EXPF_HI
 
 typedef float npu_v4f __attribute__((__vector_size__(4 * sizeof(u32))));
 typedef s32 npu_v4i __attribute__((__vector_size__(16)));
 
-static __always_inline npu_v4f
-expf4(npu_v4f x)
-{
-	const npu_v4f shift = { EXPF_SHIFT, EXPF_SHIFT, EXPF_SHIFT,
-				EXPF_SHIFT };
-	npu_v4f t, k, r, p;
-	npu_v4i e;
-
-	t = x * EXPF_LOG2E + shift;
-	k = t - shift;
-	r = (x - k * EXPF_LN2_HI) - k * EXPF_LN2_LO;
-	p = r * (1.0f / 5040) + 1.0f / 720;
-	p = p * r + 1.0f / 120;
-	p = p * r + 1.0f / 24;
-	p = p * r + 1.0f / 6;
-	p = p * r + 0.5f;
-	p = p * r + 1.0f;
-	p = p * r + 1.0f;
-	e = __builtin_convertvector(k, npu_v4i) << 23;
-	return (npu_v4f)((npu_v4i)p + e);
-}
+#define EXV	npu_v4f
+#define EXI	npu_v4i
+#include "npu_expf_tmpl.h"
+#undef EXV
+#undef EXI
 
 float npu_expf_fast(float x)
 {
@@ -546,7 +522,7 @@ float npu_expf_fast(float x)
 
 	if (!(x >= EXPF_LO && x <= EXPF_HI))
 		return npu_expf(x);
-	v = expf4(v);
+	v = expf_lanes(v);
 	return v[0];
 }
 
@@ -608,7 +584,7 @@ void npu_expf_row(float *x, u32 n)
 				x[i + j] = npu_expf_fast(x[i + j]);
 			continue;
 		}
-		w = expf4(v);
+		w = expf_lanes(v);
 		memcpy(x + i, &w, sizeof(w));
 	}
 	for (; i < n; i++)

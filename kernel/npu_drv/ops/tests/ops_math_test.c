@@ -133,6 +133,23 @@ static void sweeps(void)
 }
 
 /*
+ * @n values in [-@range, @range], every third scaled by 0.01, and NaN,
+ * +-inf and -0 at 5..8.
+ */
+static void fill_odd(float *x, u32 n, u32 seed, float range)
+{
+	u32 i;
+
+	tl_seed(seed);
+	for (i = 0; i < n; i++)
+		x[i] = tl_uniform(-range, range) * (i % 3 ? 1.0f : 0.01f);
+	x[5] = NAN;
+	x[6] = INFINITY;
+	x[7] = -INFINITY;
+	x[8] = -0.0f;
+}
+
+/*
  * Every ISA level's EXP, SIGMOID and SILU rows give npu_expf_fast()'s,
  * npu_sigmoidf_fast()'s and npu_siluf_fast()'s bits, odd lanes included.
  */
@@ -142,13 +159,7 @@ static void exp_sigmoid_rows(void)
 	static float x[N], y[N];
 	u32 isa, i, f;
 
-	tl_seed(17);
-	for (i = 0; i < N; i++)
-		x[i] = tl_uniform(-100, 100) * (i % 3 ? 1.0f : 0.01f);
-	x[5] = NAN;
-	x[6] = INFINITY;
-	x[7] = -INFINITY;
-	x[8] = -0.0f;
+	fill_odd(x, N, 17, 100);
 	x[9] = 0.0f;
 	x[10] = -87.0f;
 	x[11] = 87.0f;
@@ -187,13 +198,7 @@ static void gelu_rows(void)
 	static float x[N], y[N];
 	u32 isa, i;
 
-	tl_seed(9);
-	for (i = 0; i < N; i++)
-		x[i] = tl_uniform(-30, 30) * (i % 3 ? 1.0f : 0.01f);
-	x[5] = NAN;
-	x[6] = INFINITY;
-	x[7] = -INFINITY;
-	x[8] = -0.0f;
+	fill_odd(x, N, 9, 30);
 	x[9] = 3e38f;
 	for (isa = NPU_ISA_BASELINE; isa <= NPU_ISA_AVX512; isa++) {
 		const struct npu_kern *k = npu_kern_get(isa);
