@@ -431,8 +431,10 @@ static void name(float *x, u32 n)					\
 									\
 	for (; i + VW <= n; i += VW) {					\
 		VF v = vload(x + i);					\
+		npu_kern_vi in = v >= lo;				\
 									\
-		if (vi_any(~((v >= lo) & (v <= hi)))) {			\
+		in &= v <= hi;						\
+		if (vi_any(~in)) {					\
 			for (j = 0; j < VW; j++)			\
 				x[i + j] = npu_expf_fast(x[i + j]);	\
 			continue;					\

@@ -58,9 +58,9 @@ static float dot(const float *a, u64 as, const float *b, u64 bs, u64 n)
 	return s;
 }
 
-typedef float attn_v4f __attribute__((__vector_size__(16)));
+typedef float attn_v4f __attribute__((__vector_size__(4 * sizeof(u32))));
 typedef s32 attn_v4i __attribute__((__vector_size__(16)));
-typedef double attn_v2d __attribute__((__vector_size__(16)));
+typedef double attn_v2d __attribute__((__vector_size__(2 * sizeof(u64))));
 
 /*
  * The largest of @n scores, NaN when any is NaN; four lanes of compares
@@ -160,7 +160,8 @@ static void attn_normalise(float *y, u64 ys, u64 dv, double l)
 
 	if (ys == 1)
 		for (; e + 2 <= dv; e += 2) {
-			v = (attn_v2d){ y[e], y[e + 1] } / lv;
+			v = (attn_v2d){ y[e], y[e + 1] };
+			v /= lv;
 			y[e] = (float)v[0];
 			y[e + 1] = (float)v[1];
 		}

@@ -50,7 +50,7 @@ static double ln_sum(const float *x, u64 xs, u64 n, double m, bool sq)
 	return t;
 }
 
-typedef double ln_v2d __attribute__((__vector_size__(16)));
+typedef double ln_v2d __attribute__((__vector_size__(2 * sizeof(u64))));
 
 /*
  * y[i] = (float)((x[i] - m) * r * s[i] (+ b[i])) for contiguous rows, two
@@ -64,10 +64,14 @@ static u64 ln_out2(const float *x, const float *s, const float *b, float *y,
 	u64 i;
 
 	for (i = 0; i + 2 <= n; i += 2) {
-		v = ((ln_v2d){ x[i], x[i + 1] } - mv) * rv *
-		    (ln_v2d){ s[i], s[i + 1] };
-		if (b)
-			v += (ln_v2d){ b[i], b[i + 1] };
+		ln_v2d xv = { x[i], x[i + 1] }, sv = { s[i], s[i + 1] };
+
+		v = (xv - mv) * rv * sv;
+		if (b) {
+			ln_v2d bv = { b[i], b[i + 1] };
+
+			v += bv;
+		}
 		y[i] = (float)v[0];
 		y[i + 1] = (float)v[1];
 	}
