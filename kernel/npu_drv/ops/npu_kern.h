@@ -124,6 +124,9 @@ struct npu_kern {
 	 */
 	void (*axpy_rows)(float *y, const float *v, u64 vrs, const float *p,
 			  u32 n, u32 dv);
+	/* axpy_rows() for two rows y0 (with p0) and y1 (p1): its bits */
+	void (*axpy_rows2)(float *y0, float *y1, const float *v, u64 vrs,
+			   const float *p0, const float *p1, u32 n, u32 dv);
 	/*
 	 * x[i] = npu_expf_fast(x[i]) for i < @n, a vector of lanes at a
 	 * time with its operations (the bits of npu_expf_row() at every

@@ -47,6 +47,7 @@ NPU_KERN_MAX16_PX(avx2_max16_px)
 NPU_KERN_DOT8_ROWS(avx2_dot8_rows)
 NPU_KERN_DOTT_ROWS(avx2_dott_rows)
 NPU_KERN_AXPY_ROWS(avx2_axpy_rows)
+NPU_KERN_AXPY_ROWS2(avx2_axpy_rows2)
 NPU_KERN_EXPF_ROW(avx2_expf_row)
 NPU_KERN_SIGMOID_ROW(avx2_sigmoid_row)
 NPU_KERN_TANH_ROW(avx2_tanh_row)
@@ -82,6 +83,7 @@ const struct npu_kern npu_kern_avx2 = {
 	.dot8_rows = avx2_dot8_rows,
 	.dott_rows = avx2_dott_rows,
 	.axpy_rows = avx2_axpy_rows,
+	.axpy_rows2 = avx2_axpy_rows2,
 	.expf_row = avx2_expf_row,
 	.sigmoid_row = avx2_sigmoid_row,
 	.tanh_row = avx2_tanh_row,

@@ -52,6 +52,7 @@ NPU_KERN_MAX16_PX(avx512_max16_px)
 NPU_KERN_DOT8_ROWS(avx512_dot8_rows)
 NPU_KERN_DOTT_ROWS(avx512_dott_rows)
 NPU_KERN_AXPY_ROWS(avx512_axpy_rows)
+NPU_KERN_AXPY_ROWS2(avx512_axpy_rows2)
 NPU_KERN_EXPF_ROW(avx512_expf_row)
 NPU_KERN_SIGMOID_ROW(avx512_sigmoid_row)
 NPU_KERN_TANH_ROW(avx512_tanh_row)
@@ -87,6 +88,7 @@ const struct npu_kern npu_kern_avx512 = {
 	.dot8_rows = avx512_dot8_rows,
 	.dott_rows = avx512_dott_rows,
 	.axpy_rows = avx512_axpy_rows,
+	.axpy_rows2 = avx512_axpy_rows2,
 	.expf_row = avx512_expf_row,
 	.sigmoid_row = avx512_sigmoid_row,
 	.tanh_row = avx512_tanh_row,

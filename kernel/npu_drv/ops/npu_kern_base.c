@@ -30,6 +30,7 @@ NPU_KERN_MAX16_PX(base_max16_px)
 NPU_KERN_DOT8_ROWS(base_dot8_rows)
 NPU_KERN_DOTT_ROWS(base_dott_rows)
 NPU_KERN_AXPY_ROWS(base_axpy_rows)
+NPU_KERN_AXPY_ROWS2(base_axpy_rows2)
 NPU_KERN_EXPF_ROW(base_expf_row)
 NPU_KERN_SIGMOID_ROW(base_sigmoid_row)
 NPU_KERN_TANH_ROW(base_tanh_row)
@@ -65,6 +66,7 @@ const struct npu_kern npu_kern_baseline = {
 	.dot8_rows = base_dot8_rows,
 	.dott_rows = base_dott_rows,
 	.axpy_rows = base_axpy_rows,
+	.axpy_rows2 = base_axpy_rows2,
 	.expf_row = base_expf_row,
 	.sigmoid_row = base_sigmoid_row,
 	.tanh_row = base_tanh_row,

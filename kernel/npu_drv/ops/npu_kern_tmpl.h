@@ -375,26 +375,112 @@ static void name(float *out, const float *q, const float *kt, u64 ktrs,	\
 	}								\
 }
 
+/*
+ * axpy_rows() for two output rows sharing the rows of v: @nv (a constant)
+ * vectors of each in registers, eight independent sums where one row had
+ * four, each v vector loaded once for both; per element the same terms in
+ * the same order, multiply then add.
+ */
+static __always_inline void
+axpy2_blk(float *y0, float *y1, const float *v, u64 vrs, const float *p0,
+	  const float *p1, u32 n, const u32 nv)
+{
+	VF a0[4], a1[4], q0, q1, vv;
+	u32 i, j;
+
+#pragma GCC unroll 4
+	for (i = 0; i < nv; i++) {
+		a0[i] = vload(y0 + i * VW);
+		a1[i] = vload(y1 + i * VW);
+	}
+	for (j = 0; j < n; j++) {
+		const float *vr = v + j * vrs;
+
+		q0 = VBCAST(p0[j]);
+		q1 = VBCAST(p1[j]);
+#pragma GCC unroll 4
+		for (i = 0; i < nv; i++) {
+			vv = vload(vr + i * VW);
+			a0[i] = a0[i] + q0 * vv;
+			a1[i] = a1[i] + q1 * vv;
+		}
+	}
+#pragma GCC unroll 4
+	for (i = 0; i < nv; i++) {
+		vstore(y0 + i * VW, a0[i]);
+		vstore(y1 + i * VW, a1[i]);
+	}
+}
+
+/* npu_kern.h's axpy_rows2 */
+#define NPU_KERN_AXPY_ROWS2(name)					\
+static void name(float *y0, float *y1, const float *v, u64 vrs,	\
+		 const float *p0, const float *p1, u32 n, u32 dv)	\
+{									\
+	u32 e0 = 0, nv, j;						\
+									\
+	for (; e0 + VW <= dv; e0 += nv * VW) {				\
+		nv = (dv - e0) / VW < 4 ? (dv - e0) / VW : 4;		\
+		if (nv == 4)						\
+			axpy2_blk(y0 + e0, y1 + e0, v + e0, vrs, p0, p1, \
+				  n, 4);				\
+		else if (nv == 3)					\
+			axpy2_blk(y0 + e0, y1 + e0, v + e0, vrs, p0, p1, \
+				  n, 3);				\
+		else if (nv == 2)					\
+			axpy2_blk(y0 + e0, y1 + e0, v + e0, vrs, p0, p1, \
+				  n, 2);				\
+		else							\
+			axpy2_blk(y0 + e0, y1 + e0, v + e0, vrs, p0, p1, \
+				  n, 1);				\
+	}								\
+	for (; e0 < dv; e0++)						\
+		for (j = 0; j < n; j++) {				\
+			y0[e0] = y0[e0] + p0[j] * v[j * vrs + e0];	\
+			y1[e0] = y1[e0] + p1[j] * v[j * vrs + e0];	\
+		}							\
+}
+
+/* axpy_rows()'s @nv (a constant) vectors of y, kept in registers */
+static __always_inline void
+axpy1_blk(float *y, const float *v, u64 vrs, const float *p, u32 n,
+	  const u32 nv)
+{
+	VF acc[4], pv;
+	u32 i, j;
+
+#pragma GCC unroll 4
+	for (i = 0; i < nv; i++)
+		acc[i] = vload(y + i * VW);
+	for (j = 0; j < n; j++) {
+		const float *vr = v + j * vrs;
+
+		pv = VBCAST(p[j]);
+#pragma GCC unroll 4
+		for (i = 0; i < nv; i++)
+			acc[i] = acc[i] + pv * vload(vr + i * VW);
+	}
+#pragma GCC unroll 4
+	for (i = 0; i < nv; i++)
+		vstore(y + i * VW, acc[i]);
+}
+
 #define NPU_KERN_AXPY_ROWS(name)					\
 static void name(float *y, const float *v, u64 vrs, const float *p,	\
 		 u32 n, u32 dv)						\
 {									\
-	VF acc[4];							\
-	u32 e0 = 0, nv, i, j;						\
+	u32 e0 = 0, nv, j;						\
 									\
 	for (; e0 + VW <= dv; e0 += nv * VW) {				\
 		nv = (dv - e0) / VW < 4 ? (dv - e0) / VW : 4;		\
-		for (i = 0; i < nv; i++)				\
-			acc[i] = vload(y + e0 + i * VW);		\
-		for (j = 0; j < n; j++) {				\
-			VF pv = VBCAST(p[j]);				\
-			const float *vr = v + j * vrs + e0;		\
-									\
-			for (i = 0; i < nv; i++)			\
-				acc[i] = acc[i] + pv * vload(vr + i * VW); \
-		}							\
-		for (i = 0; i < nv; i++)				\
-			vstore(y + e0 + i * VW, acc[i]);		\
+		if (nv == 4)						\
+			axpy1_blk(y + e0, v + e0, vrs, p, n, 4);	\
+		else if (nv == 3)					\
+			axpy1_blk(y + e0, v + e0, vrs, p, n, 3);	\
+		else if (nv == 2)					\
+			axpy1_blk(y + e0, v + e0, vrs, p, n, 2);	\
+		else							\
+			axpy1_blk(y + e0, v + e0, vrs, p, n, 1);	\
 	}								\
 	for (; e0 < dv; e0++)						\
 		for (j = 0; j < n; j++)					\

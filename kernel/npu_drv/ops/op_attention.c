@@ -169,36 +169,67 @@ static void attn_normalise(float *y, u64 ys, u64 dv, double l)
 		y[e * ys] = (float)(y[e * ys] / l);
 }
 
+/* One query row's running state: its scores block and softmax sums. */
+struct attn_q {
+	const float *qr;
+	u64 mo;			/* the row's mask offset */
+	float *y;
+	float *sc;		/* ATTN_KB scores, then probabilities */
+	float mx;		/* the running maximum */
+	double l;		/* the running normaliser */
+};
+
+static void attn_q_begin(const struct attn_ctx *c, struct attn_q *q)
+{
+	u64 e;
+
+	q->mx = -NPU_INFF;
+	q->l = 0;
+	for (e = 0; e < c->dv; e++)
+		q->y[e * c->ys] = 0.0f;
+}
+
+/*
+ * Keys [@j0, @j0 + @n) of row @q: the scores, the running maximum (y and
+ * the normaliser rescaled when it grows), the probabilities in q->sc and
+ * their sum added to the normaliser.
+ */
+static void attn_block(const struct attn_ctx *c, struct attn_q *q,
+		       const float *kp, const void *mp, u64 j0, u32 n)
+{
+	float bmx, nmx;
+	u64 j, e;
+
+	bmx = attn_scores(c, q->sc, q->qr, kp, mp, q->mo, j0, n);
+	nmx = (bmx > q->mx || bmx != bmx) ? bmx : q->mx;
+	if (j0 && nmx != q->mx) {
+		/* the maximum grew: rescale what was accumulated */
+		double f = npu_exp_d((double)q->mx - nmx);
+
+		q->l *= f;
+		for (e = 0; e < c->dv; e++)
+			q->y[e * c->ys] = (float)(q->y[e * c->ys] * f);
+	}
+	q->mx = nmx;
+	/* the block's probabilities: npu_expf_row()'s bits */
+	for (j = 0; j < n; j++)
+		q->sc[j] = q->sc[j] - q->mx;
+	c->kern->expf_row(q->sc, n);
+	q->l += attn_block_sum(q->sc, n);
+}
+
 static void attn_row(const struct attn_ctx *c, const float *qr, const float *kp,
 		     const float *vp, const void *mp, u64 mo, float *y)
 {
-	float sc[ATTN_KB], mx = -NPU_INFF;
-	double l = 0;
+	float sc[ATTN_KB];
+	struct attn_q q = { .qr = qr, .mo = mo, .y = y, .sc = sc };
 	u64 j0, j, e;
 	u32 n;
 
-	for (e = 0; e < c->dv; e++)
-		y[e * c->ys] = 0.0f;
+	attn_q_begin(c, &q);
 	for (j0 = 0; j0 < c->sk; j0 += n) {
-		float bmx, nmx;
-
 		n = c->sk - j0 < ATTN_KB ? (u32)(c->sk - j0) : ATTN_KB;
-		bmx = attn_scores(c, sc, qr, kp, mp, mo, j0, n);
-		nmx = (bmx > mx || bmx != bmx) ? bmx : mx;
-		if (j0 && nmx != mx) {
-			/* the maximum grew: rescale what was accumulated */
-			double f = npu_exp_d((double)mx - nmx);
-
-			l *= f;
-			for (e = 0; e < c->dv; e++)
-				y[e * c->ys] = (float)(y[e * c->ys] * f);
-		}
-		mx = nmx;
-		/* the block's probabilities: npu_expf_row()'s bits */
-		for (j = 0; j < n; j++)
-			sc[j] = sc[j] - mx;
-		c->kern->expf_row(sc, n);
-		l += attn_block_sum(sc, n);
+		attn_block(c, &q, kp, mp, j0, n);
 		if (c->vs == 1 && c->ys == 1) {
 			/* the level's loop, y in registers: axpy's bits */
 			c->kern->axpy_rows(y, vp + j0 * c->vrs, c->vrs, sc, n,
@@ -213,7 +244,33 @@ static void attn_row(const struct attn_ctx *c, const float *qr, const float *kp,
 				y[e * c->ys] += pj * vr[e * c->vs];
 		}
 	}
-	attn_normalise(y, c->ys, c->dv, l);
+	attn_normalise(y, c->ys, c->dv, q.l);
+}
+
+/*
+ * Two query rows of one batch (the same keys and values; contiguous
+ * values and outputs) in lockstep: each row's blocks as attn_row() does
+ * them, the values' products through axpy_rows2(), which loads each value
+ * vector once for both rows and has twice the independent sums - the
+ * bits of two attn_row() calls.
+ */
+static void attn_row_pair(const struct attn_ctx *c, struct attn_q *q,
+			  const float *kp, const float *vp, const void *mp)
+{
+	u64 j0;
+	u32 n;
+
+	attn_q_begin(c, &q[0]);
+	attn_q_begin(c, &q[1]);
+	for (j0 = 0; j0 < c->sk; j0 += n) {
+		n = c->sk - j0 < ATTN_KB ? (u32)(c->sk - j0) : ATTN_KB;
+		attn_block(c, &q[0], kp, mp, j0, n);
+		attn_block(c, &q[1], kp, mp, j0, n);
+		c->kern->axpy_rows2(q[0].y, q[1].y, vp + j0 * c->vrs, c->vrs,
+				    q[0].sc, q[1].sc, n, c->dv);
+	}
+	attn_normalise(q[0].y, 1, c->dv, q[0].l);
+	attn_normalise(q[1].y, 1, c->dv, q[1].l);
 }
 
 /*
@@ -252,6 +309,24 @@ static void attn_transpose_keys(struct attn_ctx *c, const float *kp,
 	c->ktrs = sk;
 }
 
+/* Unit @u (one query row): its query, keys, values, output, mask offset. */
+static void attn_unit(const struct attn_ctx *c, const struct npu_op_args *args,
+		      u64 u, struct attn_q *q, const float **kp,
+		      const float **vp)
+{
+	u32 oc[DRM_NPU_MAX_RANK] = { 0 }, br = c->r - 2;
+	int out = c->m ? 4 : 3;
+
+	npu_unravel(u, c->o->shape, c->r - 1, oc);
+	q->qr = (const float *)args->data[0] + npu_offset(oc, c->qb, br) +
+		(u64)oc[br] * c->q->strides[c->q->rank - 2];
+	*kp = (const float *)args->data[1] + npu_offset(oc, c->kb, br);
+	*vp = (const float *)args->data[2] + npu_offset(oc, c->vb, br);
+	q->y = (float *)args->data[out] + npu_offset32(oc, c->o->strides,
+						       c->r - 1);
+	q->mo = c->m ? npu_offset(oc, c->mb, c->r - 1) : 0;
+}
+
 int npu_run_attention(const struct npu_op_args *args, u64 begin, u64 end)
 {
 	const struct drm_npu_task *t = args->task;
@@ -259,7 +334,9 @@ int npu_run_attention(const struct npu_op_args *args, u64 begin, u64 end)
 	struct attn_ctx c = { 0 };
 	struct drm_npu_operand sc;
 	const float *kt_of = NULL;	/* whose keys the buffer holds */
-	bool kt_ok;
+	struct attn_q q[2];
+	const void *mp;
+	bool kt_ok, pair;
 	u64 u;
 
 	c.q = npu_opnd(t, 0);
@@ -287,27 +364,30 @@ int npu_run_attention(const struct npu_op_args *args, u64 begin, u64 end)
 		sc.shape[c.r - 1] = c.sk;
 		npu_bcast_strides(c.m, &sc, c.mb);
 	}
+	mp = has_mask ? args->data[3] : NULL;
 	kt_ok = attn_keys_fit(&c, args->ub);
+	/* two rows' scores after the transposed keys: rows go in pairs */
+	pair = kt_ok && c.vs == 1 && c.ys == 1 &&
+	       ((u64)c.sk * c.d + 2 * ATTN_KB) * sizeof(float) <= NPU_UB_BYTES;
 	for (u = begin; u < end; u++) {
-		u32 oc[DRM_NPU_MAX_RANK] = { 0 }, br = c.r - 2;
-		const float *qr, *kp, *vp;
-		u64 mo = 0;
-		float *y;
+		const float *kp, *vp, *kp2, *vp2;
 
-		npu_unravel(u, c.o->shape, c.r - 1, oc);
-		qr = (const float *)args->data[0] + npu_offset(oc, c.qb, br) +
-		     (u64)oc[br] * c.q->strides[c.q->rank - 2];
-		kp = (const float *)args->data[1] + npu_offset(oc, c.kb, br);
-		vp = (const float *)args->data[2] + npu_offset(oc, c.vb, br);
-		y = (float *)args->data[3 + has_mask] +
-		    npu_offset32(oc, c.o->strides, c.r - 1);
-		if (c.m)
-			mo = npu_offset(oc, c.mb, c.r - 1);
+		attn_unit(&c, args, u, &q[0], &kp, &vp);
 		if (kt_ok && kp != kt_of) {
 			attn_transpose_keys(&c, kp, args->ub);
 			kt_of = kp;
 		}
-		attn_row(&c, qr, kp, vp, has_mask ? args->data[3] : NULL, mo, y);
+		if (pair && u + 1 < end) {
+			attn_unit(&c, args, u + 1, &q[1], &kp2, &vp2);
+			if (kp2 == kp && vp2 == vp) {
+				q[0].sc = (float *)args->ub + (u64)c.sk * c.d;
+				q[1].sc = q[0].sc + ATTN_KB;
+				attn_row_pair(&c, q, kp, vp, mp);
+				u++;
+				continue;
+			}
+		}
+		attn_row(&c, q[0].qr, kp, vp, mp, q[0].mo, q[0].y);
 	}
 	return 0;
 }

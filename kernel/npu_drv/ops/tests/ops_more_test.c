@@ -654,6 +654,49 @@ static void attention_levels(void)
 }
 
 /*
+ * ATTENTION's rows in pairs (two query rows through axpy_rows2, with the
+ * unified buffer) against rows one at a time (chunks of 1..7 units,
+ * every other without the buffer): the same bits at every level, over two
+ * key blocks whose maximum grows (the rescale), an odd row count (a last
+ * row alone) and a value width of vectors and a tail.
+ */
+static void attention_pairs(void)
+{
+	enum { H = 2, SQ = 5, SK = 300, D = 24, DV = 37 };
+	static float q[H * SQ * D], k[H * SK * D], v[H * SK * DV], m[SK];
+	static float y[H * SQ * DV], y2[H * SQ * DV];
+	void *data[5] = { q, k, v, m, y };
+	u32 isa, j, save = tl_isa;
+	int ok = 1;
+
+	tl_seed(77);
+	tl_fill(q, sizeof(q) / 4, -1, 1);
+	tl_fill(k, sizeof(k) / 4, -1, 1);
+	tl_fill(v, sizeof(v) / 4, -1, 1);
+	for (j = 0; j < SK; j++)
+		m[j] = (float)j / 30.0f;	/* the second block's keys win */
+	for (isa = NPU_ISA_BASELINE; isa <= NPU_ISA_AVX512; isa++) {
+		tl_isa = isa;
+		tl_task(&T, DRM_NPU_OP_ATTENTION, 5);
+		op(0, F32, 3, (const u32[]){ H, SQ, D }, NULL);
+		op(1, F32, 3, (const u32[]){ H, SK, D }, NULL);
+		op(2, F32, 3, (const u32[]){ H, SK, DV }, NULL);
+		op(3, F32, 1, (const u32[]){ SK }, NULL);
+		op(4, F32, 3, (const u32[]){ H, SQ, DV }, NULL);
+		T.params.attention.scale = tl_f2u(0.4f);
+		T.params.attention.flags = DRM_NPU_ATTN_HAS_MASK;
+		data[4] = y;
+		ok &= tl_run(&T, data) == 0;
+		data[4] = y2;
+		ok &= tl_run_chunked(&T, data) == 0;
+		ok &= !memcmp(y, y2, sizeof(y));
+	}
+	tl_isa = save;
+	tap_ok(ok, "ATTENTION rows in pairs give the bits of rows one at a "
+	       "time at every level (two key blocks, a last row alone)");
+}
+
+/*
  * The levels' expf_row: npu_expf_row()'s bits for values across the fast
  * range, its bounds and past them (inf, NaN, -87.5, 88.5, denormal
  * results), whole vectors and tails, a vector with one odd lane.
@@ -885,6 +928,7 @@ int main(void)
 	attention();
 	attention_long();
 	attention_levels();
+	attention_pairs();
 	expf_levels();
 	attention_strided();
 	matmul_gelu();
