@@ -100,13 +100,17 @@ static int submit_prof(uint32_t q, uint32_t prog, const uint32_t *bos,
 	return err;
 }
 
-/* Two queues on two hardware queues: their tasks overlap in time. */
+/*
+ * Two queues on two hardware queues: their tasks overlap in time. Each
+ * copies into a buffer of its own (the same destination from both would be
+ * the test's own data race: queues are not ordered).
+ */
 static void test_parallel(void)
 {
 	struct drm_npu_task t = t_copy(0, 0, 1, 0, 1024);
 	struct drm_npu_queue_create c1 = { 0 }, c2 = { 0 };
 	struct drm_npu_task_profile *rec;
-	uint32_t bos[2], prof, prog;
+	uint32_t bos[2], bos2[2], prof, prog;
 	uint64_t f1, f2;
 	bool overlap;
 
@@ -122,6 +126,8 @@ static void test_parallel(void)
 	t_ioctl(T.d, DRM_IOCTL_NPU_QUEUE_CREATE, &c2);
 	bos[0] = t_bo(T.d, 4096);
 	bos[1] = t_bo(T.d, 4096);
+	bos2[0] = bos[0];
+	bos2[1] = t_bo(T.d, 4096);
 	prof = t_bo(T.d, PROF_SIZE);
 	rec = t_map(T.d, prof, PROF_SIZE);
 	if (!rec || t_prog(T.d, &t, 1, &prog)) {
@@ -133,7 +139,7 @@ static void test_parallel(void)
 	       c1.hw_queue, c2.hw_queue);
 	submit_prof(c1.handle, prog, bos, 2, prof, 0, NULL, 0, NULL, 0, NULL,
 		    0, &f1);
-	submit_prof(c2.handle, prog, bos, 2, prof, 64, NULL, 0, NULL, 0, NULL,
+	submit_prof(c2.handle, prog, bos2, 2, prof, 64, NULL, 0, NULL, 0, NULL,
 		    0, &f2);
 	tap_err(t_wait(T.d, c1.handle, f1, 20000) |
 		t_wait(T.d, c2.handle, f2, 20000), 0,
@@ -155,6 +161,7 @@ out:
 	t_unmap(T.d, rec, PROF_SIZE);
 	t_close_bo(T.d, bos[0]);
 	t_close_bo(T.d, bos[1]);
+	t_close_bo(T.d, bos2[1]);
 	t_close_bo(T.d, prof);
 	t_queue_destroy(T.d, c1.handle);
 	t_queue_destroy(T.d, c2.handle);
@@ -576,7 +583,7 @@ out:
  * Priority: K fillers (NORMAL), one HIGH and one LOW job become ready at the
  * same moment (one semaphore releases them all) on a device with K AI
  * cores. The K free cores take HIGH and K - 1 fillers; LOW must wait for a
- * core to come free.
+ * core to come free. Each job copies into a buffer of its own.
  */
 static void test_priority(void)
 {
@@ -586,7 +593,7 @@ static void test_priority(void)
 	struct drm_npu_task_profile *rec;
 	struct drm_npu_sem_point pt = { 0 };
 	struct drm_npu_sem_signal sig = { 0 };
-	uint32_t bos[2] = { t_bo(T.d, 4096), t_bo(T.d, 4096) };
+	uint32_t bos[66][2];
 	uint64_t fence[66], first_end = ~0ull;
 	bool hw_distinct = true;
 	int err = 0;
@@ -594,7 +601,12 @@ static void test_priority(void)
 	if (n > T.info.num_queues || n > 66) {
 		tap_skip("needs 2 more hardware queues than AI cores",
 			 "priority: HIGH before NORMAL before LOW");
-		goto out_bos;
+		return;
+	}
+	bos[0][0] = t_bo(T.d, 4096);
+	for (i = 0; i < n; i++) {
+		bos[i][0] = bos[0][0];
+		bos[i][1] = t_bo(T.d, 4096);
 	}
 	sem = t_sem(T.d, 0);
 	prof = t_bo(T.d, 4096);
@@ -619,8 +631,8 @@ static void test_priority(void)
 	pt.handle = sem;
 	pt.value = 1;
 	for (i = 0; i < n && !err; i++)
-		err = submit_prof(qc[i].handle, prog, bos, 2, prof, i * 32, &pt, 1,
-				  NULL, 0, NULL, 0, &fence[i]);
+		err = submit_prof(qc[i].handle, prog, bos[i], 2, prof, i * 32,
+				  &pt, 1, NULL, 0, NULL, 0, &fence[i]);
 	sig.handle = sem;
 	sig.value = 1;
 	err |= t_ioctl(T.d, DRM_IOCTL_NPU_SEM_SIGNAL, &sig);
@@ -643,9 +655,9 @@ out:
 	t_unmap(T.d, rec, 4096);
 	t_close_bo(T.d, prof);
 	t_sem_destroy(T.d, sem);
-out_bos:
-	t_close_bo(T.d, bos[0]);
-	t_close_bo(T.d, bos[1]);
+	t_close_bo(T.d, bos[0][0]);
+	for (i = 0; i < n; i++)
+		t_close_bo(T.d, bos[i][1]);
 }
 
 static uint64_t thread_cpu_ns(void)

@@ -231,7 +231,8 @@ void npu_queue_close(struct npu_queue *q);
 struct npu_run {
 	struct npu_op_args args;
 	u64 units;
-	u64 next;
+	u64 next;		/* units [next, last) are not claimed yet */
+	u64 last;
 	u32 helpers;
 	u32 status;
 	bool shareable;

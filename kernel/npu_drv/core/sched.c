@@ -672,9 +672,9 @@ static bool npu_claim(struct npu_core_unit *owner, struct npu_run *run,
 
 	npu_mutex_lock(&dev->lock);
 	ok = !run->status && !owner->abort && !dev->stopping &&
-	     run->next < run->units && (!kick || *kick == dev->kick);
+	     run->next < run->last && (!kick || *kick == dev->kick);
 	if (ok) {
-		u64 left = run->units - run->next;
+		u64 left = run->last - run->next;
 		u64 share = left / (2ull * dev->num_cores);
 
 		/*
@@ -684,9 +684,23 @@ static bool npu_claim(struct npu_core_unit *owner, struct npu_run *run,
 		 */
 		if (run->shareable && share < chunk)
 			chunk = share ? share : 1;
-		*begin = run->next;
-		*end = left < chunk ? run->units : run->next + chunk;
-		run->next = *end;
+		if (chunk > left)
+			chunk = left;
+		/*
+		 * The owner walks the units forwards, helpers backwards from
+		 * the end: a helper keeps to the same end of consecutive tasks
+		 * (the last rows, the last channel blocks), whose inputs it
+		 * wrote itself in the task before.
+		 */
+		if (kick) {
+			*end = run->last;
+			*begin = run->last - chunk;
+			run->last = *begin;
+		} else {
+			*begin = run->next;
+			*end = run->next + chunk;
+			run->next = *end;
+		}
 	}
 	npu_mutex_unlock(&dev->lock);
 	return ok;
@@ -768,6 +782,7 @@ static u32 npu_compute(struct npu_core_unit *c, const struct npu_op_args *a,
 	memset(&run, 0, sizeof(run));
 	run.args = *a;
 	run.units = npu_op_work_units(a->task);
+	run.last = run.units;
 	run.shareable = shareable && run.units > 1;
 	npu_mutex_lock(&dev->lock);
 	c->run = &run;
@@ -781,7 +796,7 @@ static u32 npu_compute(struct npu_core_unit *c, const struct npu_op_args *a,
 	c->run = NULL;
 	npu_wait_helpers(c, &run);
 	st = run.status ? run.status : c->abort;
-	if (!st && run.next < run.units)
+	if (!st && run.next < run.last)
 		st = DRM_NPU_FAULT_CANCELLED;	/* device stopping */
 	npu_mutex_unlock(&dev->lock);
 	return st;
@@ -804,7 +819,7 @@ static bool npu_help(struct npu_core_unit *self)
 
 		if (o != self && o->run && o->run->shareable &&
 		    !o->run->status && !o->abort &&
-		    o->run->next < o->run->units)
+		    o->run->next < o->run->last)
 			owner = o;
 	}
 	if (!owner)
@@ -1044,7 +1059,7 @@ static bool npu_work_pending(struct npu_device *dev)
 	for (i = 0; i < dev->num_cores; i++) {
 		struct npu_run *run = dev->cores[i].run;
 
-		if (run && run->shareable && run->next < run->units)
+		if (run && run->shareable && run->next < run->last)
 			return true;
 	}
 	return false;
