@@ -33,7 +33,11 @@ u64 tl_numel(const struct drm_npu_operand *o);
 int tl_run(const struct drm_npu_task *t, void **data);
 /* enum npu_isa level tl_run() and tl_run_chunked() ask for (0: auto). */
 extern u32 tl_isa;
-/* Run in random chunks (after a successful check). */
+/*
+ * Run in random chunks of 1..7 units (after a successful check), every
+ * other chunk without the unified buffer; every other call starts with it,
+ * so that a task of one chunk runs both ways over a test's calls.
+ */
 int tl_run_chunked(const struct drm_npu_task *t, void **data);
 
 /* Largest |got - ref| / max(|ref|, floor) over n values. */
