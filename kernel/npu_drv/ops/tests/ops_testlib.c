@@ -140,11 +140,18 @@ int tl_run(const struct drm_npu_task *t, void **data)
 
 int tl_run_chunked(const struct drm_npu_task *t, void **data)
 {
+	static bool ub_first;
 	struct npu_op_args a;
 	u64 n = npu_op_work_units(t), b = 0, e;
 	int ret;
 
 	fill_args(&a, t, data);
+	/*
+	 * Calls alternate whether their first chunk has the buffer, so that
+	 * a task of one chunk runs both ways over a test's calls.
+	 */
+	ub_first = !ub_first;
+	a.ub = ub_first ? NULL : tl_ub;
 	while (b < n) {
 		e = b + 1 + tl_rand() % 7;
 		if (e > n)
