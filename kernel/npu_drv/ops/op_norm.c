@@ -123,7 +123,8 @@ int npu_run_layernorm(const struct npu_op_args *args, u64 begin, u64 end)
 			var = ln_sum(x, xs, cnt, mean, true) / (double)cnt;
 			rstd = 1.0 / npu_sqrt_d(var + eps);
 			i = 0;
-			if ((xs | ys | ss | (b ? bs : 1)) == 1)
+			/* each stride 1: a broadcast scale or bias has 0 */
+			if (xs == 1 && ys == 1 && ss == 1 && (!b || bs == 1))
 				i = ln_out2(x, s, b, y, cnt, mean, rstd);
 			for (; i < cnt; i++) {
 				double v = (x[i * xs] - mean) * rstd * s[i * ss];

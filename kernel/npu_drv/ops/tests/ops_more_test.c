@@ -21,6 +21,49 @@ static void op(u32 i, u32 dt, u32 rank, const u32 *shape, const u32 *st)
 	tl_opnd(&T.operands[i], (u16)i, dt, rank, shape, st);
 }
 
+/*
+ * LAYERNORM over the last dim with a scale and bias of shape [1] (stride
+ * 0 once broadcast): every element takes element 0 of each, never the
+ * one past it (99 here), on the contiguous two-at-a-time path too.
+ */
+static void layernorm_scalar_scale(const float *x)
+{
+	enum { A = 3, B = 5, C = 12, N = A * B * C };
+	float s[2] = { 0.75f, 99.0f }, b[2] = { -0.5f, 99.0f }, y[N], y2[N];
+	void *data[4] = { (void *)x, s, b, y };
+	double ref[N], err;
+	u32 g, i;
+	int ok;
+
+	for (g = 0; g < N / C; g++) {
+		double m = 0, v = 0;
+
+		for (i = 0; i < C; i++)
+			m += x[g * C + i];
+		m /= C;
+		for (i = 0; i < C; i++)
+			v += (x[g * C + i] - m) * (x[g * C + i] - m);
+		v /= C;
+		for (i = 0; i < C; i++)
+			ref[g * C + i] = (x[g * C + i] - m) / sqrt(v + 1e-5) *
+					 s[0] + b[0];
+	}
+	tl_task(&T, DRM_NPU_OP_LAYERNORM, 4);
+	op(0, F32, 3, (const u32[]){ A, B, C }, NULL);
+	op(1, F32, 1, (const u32[]){ 1 }, NULL);
+	op(2, F32, 1, (const u32[]){ 1 }, NULL);
+	op(3, F32, 3, (const u32[]){ A, B, C }, NULL);
+	T.params.norm.axis = 2;
+	T.params.norm.flags = DRM_NPU_NORM_HAS_BIAS;
+	T.params.norm.epsilon = tl_f2u(1e-5f);
+	ok = tl_run(&T, data) == 0;
+	err = tl_max_rel(y, ref, N, tl_rms(ref, N));
+	data[3] = y2;
+	ok &= tl_run_chunked(&T, data) == 0 && !memcmp(y, y2, sizeof(y));
+	tap_ok(ok && err < 1e-6, "LAYERNORM with scale and bias of shape [1] "
+	       "broadcast: rel err %.2g", err);
+}
+
 static void layernorm(void)
 {
 	enum { A = 3, B = 5, C = 12, N = A * B * C };
@@ -68,6 +111,7 @@ static void layernorm(void)
 		tap_ok(ok && err < 1e-6, "LAYERNORM axis %u (biased variance): rel err %.2g",
 		       axis, err);
 	}
+	layernorm_scalar_scale(x);
 }
 
 static void batchnorm(void)
@@ -653,6 +697,20 @@ static void attention_levels(void)
 	       "every ISA level");
 }
 
+/* T: ATTENTION of h heads with an additive F32 mask [sk] */
+static void attn_masked_task(u32 h, u32 sq, u32 sk, u32 d, u32 dv,
+			     float scale)
+{
+	tl_task(&T, DRM_NPU_OP_ATTENTION, 5);
+	op(0, F32, 3, (const u32[]){ h, sq, d }, NULL);
+	op(1, F32, 3, (const u32[]){ h, sk, d }, NULL);
+	op(2, F32, 3, (const u32[]){ h, sk, dv }, NULL);
+	op(3, F32, 1, (const u32[]){ sk }, NULL);
+	op(4, F32, 3, (const u32[]){ h, sq, dv }, NULL);
+	T.params.attention.scale = tl_f2u(scale);
+	T.params.attention.flags = DRM_NPU_ATTN_HAS_MASK;
+}
+
 /*
  * ATTENTION's rows in pairs (two query rows through axpy_rows2, with the
  * unified buffer) against rows one at a time (chunks of 1..7 units,
@@ -677,14 +735,7 @@ static void attention_pairs(void)
 		m[j] = (float)j / 30.0f;	/* the second block's keys win */
 	for (isa = NPU_ISA_BASELINE; isa <= NPU_ISA_AVX512; isa++) {
 		tl_isa = isa;
-		tl_task(&T, DRM_NPU_OP_ATTENTION, 5);
-		op(0, F32, 3, (const u32[]){ H, SQ, D }, NULL);
-		op(1, F32, 3, (const u32[]){ H, SK, D }, NULL);
-		op(2, F32, 3, (const u32[]){ H, SK, DV }, NULL);
-		op(3, F32, 1, (const u32[]){ SK }, NULL);
-		op(4, F32, 3, (const u32[]){ H, SQ, DV }, NULL);
-		T.params.attention.scale = tl_f2u(0.4f);
-		T.params.attention.flags = DRM_NPU_ATTN_HAS_MASK;
+		attn_masked_task(H, SQ, SK, D, DV, 0.4f);
 		data[4] = y;
 		ok &= tl_run(&T, data) == 0;
 		data[4] = y2;
@@ -897,14 +948,7 @@ static void attention_long(void)
 			ref[(h * SQ + i) * DV + e] = acc;
 		}
 	}
-	tl_task(&T, DRM_NPU_OP_ATTENTION, 5);
-	op(0, F32, 3, (const u32[]){ H, SQ, D }, NULL);
-	op(1, F32, 3, (const u32[]){ H, SK, D }, NULL);
-	op(2, F32, 3, (const u32[]){ H, SK, DV }, NULL);
-	op(3, F32, 1, (const u32[]){ SK }, NULL);
-	op(4, F32, 3, (const u32[]){ H, SQ, DV }, NULL);
-	T.params.attention.scale = tl_f2u(0.3f);
-	T.params.attention.flags = DRM_NPU_ATTN_HAS_MASK;
+	attn_masked_task(H, SQ, SK, D, DV, 0.3f);
 	ok = tl_run(&T, data) == 0;
 	err = tl_max_rel(y, ref, H * SQ * DV, tl_rms(ref, H * SQ * DV));
 	tap_ok(ok && err < 1e-5, "ATTENTION 600 keys in blocks, head size 20: rel err %.2g",
