@@ -200,14 +200,7 @@ static int sim_env_u32(const char *name, u32 def, u32 min, u32 max, u32 *out)
 	return 0;
 }
 
-/*
- * AI cores by default: 4, but no more than the CPUs this process may run
- * on (its affinity mask, e.g. under taskset): core threads beyond the
- * CPUs only take turns on them, and every hand-off between them then
- * waits for a time slice (squeezenet1_1 on 2 CPUs: 7.9 ms with 4 cores,
- * 5.7 with 2).
- */
-/* The CPUs this process may run on (its affinity). */
+/* The CPUs this process may run on (its affinity mask). */
 static u32 sim_cpus(void)
 {
 	cpu_set_t set;
@@ -219,6 +212,12 @@ static u32 sim_cpus(void)
 	return n < 1 ? 1 : (u32)n;
 }
 
+/*
+ * AI cores by default: 4, but no more than the CPUs this process may run
+ * on (e.g. under taskset): core threads beyond the CPUs only take turns
+ * on them, and every hand-off between them then waits for a time slice
+ * (squeezenet1_1 on 2 CPUs: 7.9 ms with 4 cores, 5.7 with 2).
+ */
 static u32 sim_default_cores(void)
 {
 	u32 n = sim_cpus();

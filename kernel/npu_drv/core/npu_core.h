@@ -230,13 +230,13 @@ struct npu_device_params {
 	void *home_dev;
 };
 
+/* The longest poll of an idle core: beyond it, sleeping costs less. */
+#define NPU_PARK_SPIN_MAX_US		1000u
+
 /*
  * Default job budget: a job that keeps AI cores busy for a minute is
  * stopped (amdgpu's default compute job timeout is the same minute).
  */
-/* The longest poll of an idle core: beyond it, sleeping costs less. */
-#define NPU_PARK_SPIN_MAX_US		1000u
-
 #define NPU_JOB_BUDGET_DEFAULT_MS	60000ull
 #define NPU_JOB_BUDGET_MAX_MS		86400000ull
 

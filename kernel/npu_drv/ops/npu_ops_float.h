@@ -90,7 +90,7 @@ struct npu_act {
 	float alpha, beta;
 	/*
 	 * The caller's ISA level for the vectorised rows (GELU, EXP,
-	 * SIGMOID, SILU; npu_act_row()), NULL: the baseline's
+	 * SIGMOID, SILU, TANH; npu_act_row()), NULL: the baseline's
 	 */
 	const struct npu_kern *kern;
 };

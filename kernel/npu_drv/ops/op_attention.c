@@ -6,16 +6,16 @@
  * [..., Sq, Sk]. A row whose keys are all masked gives NaN, as PyTorch.
  *
  * Scratch: a 1 KiB block of scores on the stack, and the core's unified
- * buffer for the keys transposed when they fit (attn_keys_fit()). Keys are
- * taken in blocks of ATTN_KB with the running-maximum ("online") softmax:
- * each block's scores are computed once, their exponentials taken a
- * vector at a time in float (the level's expf_row, npu_expf_row()'s bits,
- * <= 2 ulp) and summed in double in
- * a fixed order (attn_block_sum()), the output row (the accumulator) and
- * the normaliser are rescaled when the maximum grows, and the row is
- * divided by the normaliser at the end. Dot products over a
- * contiguous head dimension use 8 partial sums (vectorised; a fixed order,
- * so results do not depend on chunking).
+ * buffer for the keys transposed when they fit (attn_keys_fit()), followed
+ * by two rows' score blocks when rows go in pairs (attn_row_pair()). Keys
+ * are taken in blocks of ATTN_KB with the running-maximum ("online")
+ * softmax: each block's scores are computed once, their exponentials taken
+ * a vector at a time in float (the level's expf_row, npu_expf_row()'s
+ * bits, <= 2 ulp) and summed in double in a fixed order (attn_block_sum()),
+ * the output row (the accumulator) and the normaliser are rescaled when
+ * the maximum grows, and the row is divided by the normaliser at the end.
+ * Dot products over a contiguous head dimension use 8 partial sums
+ * (vectorised; a fixed order, so results do not depend on chunking).
  * Work unit: one query row of one batch.
  */
 #include "npu_ops_float.h"
