@@ -462,10 +462,25 @@ static void t_reduce(struct rd *r, struct drm_npu_task *t)
 	opnd(r, &t->operands[1], 1, dt, rank, o);
 }
 
+/*
+ * The shape of a LAYERNORM scale or bias: in[axis:] with some dims 1
+ * (broadcast with stride 0, which a size-1 dim of the data must not make
+ * look contiguous).
+ */
+static void ln_param_shape(struct rd *r, const uint32_t *tail, uint32_t n,
+			   uint32_t *out)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		out[i] = (r8(r) & 3) ? tail[i] : 1;
+}
+
 static void t_layernorm(struct rd *r, struct drm_npu_task *t)
 {
 	struct drm_npu_norm_params *p = &t->params.norm;
 	uint32_t s[DRM_NPU_MAX_RANK], rank = shape_of(r, 6, s), bias;
+	uint32_t ps[DRM_NPU_MAX_RANK];
 
 	if (!rank) {
 		rank = 1;
@@ -478,11 +493,13 @@ static void t_layernorm(struct rd *r, struct drm_npu_task *t)
 	bias = p->flags & DRM_NPU_NORM_HAS_BIAS;
 	t->num_operands = 3 + bias;
 	opnd(r, &t->operands[0], 0, DRM_NPU_DTYPE_F32, rank, s);
-	opnd(r, &t->operands[1], 1, DRM_NPU_DTYPE_F32, rank - p->axis,
-	     s + p->axis);
-	if (bias)
+	ln_param_shape(r, s + p->axis, rank - p->axis, ps);
+	opnd(r, &t->operands[1], 1, DRM_NPU_DTYPE_F32, rank - p->axis, ps);
+	if (bias) {
+		ln_param_shape(r, s + p->axis, rank - p->axis, ps);
 		opnd(r, &t->operands[2], 2, DRM_NPU_DTYPE_F32,
-		     rank - p->axis, s + p->axis);
+		     rank - p->axis, ps);
+	}
 	opnd(r, &t->operands[2 + bias], 2 + bias, DRM_NPU_DTYPE_F32, rank, s);
 }
 
