@@ -22,6 +22,7 @@ FE_SRCS		:= $(wildcard compiler/ir/*.c compiler/onnx/*.c \
 FE_OBJS		:= $(call fe_objs,$(FE_SRCS))
 FE_LIB		:= $(BUILD)/lib/libnpuc_fe.a
 FE_CPPFLAGS	:= -Icompiler -I$(FE_GEN) $(UAPI_CFLAGS) -Ikernel/npu_drv \
+		   -Ilibnpurt/om \
 		   $(PROTOBUF_C_CFLAGS)
 
 # The op kernels evaluate folded constants and run the interpreter.

@@ -7,7 +7,7 @@ set -eu
 
 PACKAGES="
 	build-essential pkg-config
-	libdrm-dev libnuma-dev libprotobuf-c-dev protobuf-c-compiler libonnx-dev
+	libdrm-dev libnuma-dev libprotobuf-c-dev libxxhash-dev protobuf-c-compiler libonnx-dev
 	python3-onnx python3-numpy python3-torch python3-torchvision
 	clang libclang-rt-14-dev llvm valgrind graphviz
 	qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static

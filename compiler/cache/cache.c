@@ -15,6 +15,7 @@
 
 #include "cache/cache.h"
 #include "om/om.h"
+#include "om/om_bigbuf.h"
 
 #define CACHE_MAGIC	"NPUCACHE"
 #define CACHE_VERSION	1
@@ -28,36 +29,20 @@ struct cache_file_header {
 	uint64_t blob_size;
 };
 
-/* Two independent 64-bit hashes: FNV-1a and a multiply-xorshift mix. */
+/*
+ * XXH3-128 (libxxhash): a key must not collide by accident (an entry is
+ * trusted by its key), and the weights of a large model are hashed on
+ * every content-keyed lookup: XXH3 runs at memory speed (resnet50's
+ * 100 MB in about 10 ms here; the multiply chain before it took 100 ms).
+ */
 void cache_hash_init(struct cache_hasher *h)
 {
-	h->a = 0xcbf29ce484222325ull;
-	h->b = 0x9E3779B97F4A7C15ull;
+	XXH3_128bits_reset(&h->st);
 }
 
 void cache_hash_bytes(struct cache_hasher *h, const void *p, size_t n)
 {
-	const unsigned char *s = p;
-	uint64_t a = h->a, b = h->b;
-	size_t i = 0;
-
-	/* Eight bytes a step: weights of big models are hashed too. */
-	for (; i + 8 <= n; i += 8) {
-		uint64_t w;
-
-		memcpy(&w, s + i, 8);
-		a = (a ^ w) * 0x100000001b3ull;
-		a ^= a >> 32;
-		b = (b + w + 1) * 0xff51afd7ed558ccdull;
-		b ^= b >> 29;
-	}
-	for (; i < n; i++) {
-		a = (a ^ s[i]) * 0x100000001b3ull;
-		b = (b + s[i] + 1) * 0xff51afd7ed558ccdull;
-		b ^= b >> 29;
-	}
-	h->a = a;
-	h->b = b;
+	XXH3_128bits_update(&h->st, p, n);
 }
 
 void cache_hash_u64(struct cache_hasher *h, uint64_t v)
@@ -74,11 +59,9 @@ void cache_hash_str(struct cache_hasher *h, const char *s)
 
 struct cache_key cache_hash_final(const struct cache_hasher *h)
 {
-	struct cache_key k = { { h->a, h->b } };
+	XXH128_hash_t d = XXH3_128bits_digest(&h->st);
+	struct cache_key k = { { d.low64, d.high64 } };
 
-	k.h[1] ^= k.h[1] >> 33;
-	k.h[1] *= 0xc4ceb9fe1a85ec53ull;
-	k.h[1] ^= k.h[1] >> 33;
 	return k;
 }
 
@@ -218,7 +201,7 @@ enum cache_status cache_lookup(struct cache_handle *c, void **om,
 	    h.blob_size > (uint64_t)st.st_size ||
 	    sizeof(h) + h.om_size + h.blob_size != (uint64_t)st.st_size)
 		goto corrupt;
-	o = malloc(h.om_size + 1);
+	o = om_bigbuf_alloc(h.om_size + 1);
 	b = malloc(h.blob_size + 1);
 	if (!o || !b) {
 		free(o);

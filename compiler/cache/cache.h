@@ -3,8 +3,8 @@
  * cache.h - the compile cache: compiled models keyed by what determines
  * them.
  *
- * Key: 128 bits over the canonical graph (ops, attributes, shapes, dtypes,
- * the wiring by position; tensor and node names stripped), the weights'
+ * Key: XXH3-128 over the canonical graph (ops, attributes, shapes, dtypes,
+ * names, the wiring by position), the weights'
  * bytes, the options that change the output, the compiler version and the
  * target. An entry is one file <dir>/<32 hex digits>.npuc: a header (magic,
  * version, key, payload sizes, CRC32C of the payload) then the .om bytes
@@ -26,13 +26,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define XXH_STATIC_LINKING_ONLY	/* XXH3_state_t on the stack */
+#include <xxhash.h>
+
 struct cache_key {
 	uint64_t h[2];
 };
 
-/* Incremental hashing of everything that makes the key. */
+/* Incremental hashing of everything that makes the key (XXH3-128). */
 struct cache_hasher {
-	uint64_t a, b;
+	XXH3_state_t st;
 };
 
 void cache_hash_init(struct cache_hasher *h);

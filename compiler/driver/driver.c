@@ -960,7 +960,10 @@ static int compile_imported(struct ir_graph *g, struct npuc_options *o,
 		struct om_model *m;
 		char oerr[OM_ERR_MAX];
 
-		if (!om_open_memory(*om, *om_size, &m, oerr)) {
+		/* in place: the writer checked it, less the checksum it had
+		 * just taken; this is for the weights' size */
+		if (!om_open_memory_ex(*om, *om_size, OM_OPEN_NO_COPY |
+				       OM_OPEN_SKIP_CHECKSUM, &m, oerr)) {
 			rep->weights_size = om_get_model(m)->weights_size;
 			om_close(m);
 		} else {

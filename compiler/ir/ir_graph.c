@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ir.h"
+#include "om_bigbuf.h"
 
 /* Grow *arr (of *cap elements of @size) to hold at least @need. */
 static int ir_grow(void **arr, int *cap, int need, size_t size)
@@ -478,7 +479,7 @@ int64_t ir_tensor_numel(const struct ir_tensor *t)
 
 int ir_tensor_set_data(struct ir_tensor *t, const void *data, size_t nbytes)
 {
-	void *p = malloc(nbytes ? nbytes : 1);
+	void *p = om_bigbuf_alloc(nbytes);
 
 	if (!p)
 		return -ENOMEM;

@@ -31,7 +31,7 @@ $(NPUC_LIB_SO): $(NPUC_LIB_OBJS) $(NPUC_LIB_ARCHIVES) \
 		-Wl,--version-script=compiler/libnpuc/libnpuc.map \
 		-Wl,--no-undefined $(NPUC_LIB_OBJS) \
 		-Wl,--start-group $(NPUC_LIB_ARCHIVES) -Wl,--end-group \
-		$(PROTOBUF_C_LIBS) $(DRM_LIBS) -lpthread -lm -o $@
+		$(PROTOBUF_C_LIBS) $(XXHASH_LIBS) $(DRM_LIBS) -lpthread -lm -o $@
 	ln -sf libnpuc.so.$(NPUC_LIB_VERSION) $(BUILD)/lib/$(NPUC_LIB_SONAME)
 	ln -sf $(NPUC_LIB_SONAME) $(BUILD)/lib/libnpuc.so
 

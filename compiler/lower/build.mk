@@ -7,7 +7,8 @@ be_objs = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 BE_SRCS := $(wildcard compiler/lower/*.c compiler/driver/*.c \
 		      compiler/cache/*.c)
 BE_LIB := $(BUILD)/lib/libnpuc_be.a
-BE_CPPFLAGS := -Icompiler -Ilibnpurt -Ikernel/npu_drv $(UAPI_CFLAGS)
+BE_CPPFLAGS := -Icompiler -Ilibnpurt -Ikernel/npu_drv $(UAPI_CFLAGS) \
+	       $(XXHASH_CFLAGS)
 
 $(call be_objs,$(BE_SRCS)): CPPFLAGS += $(BE_CPPFLAGS)
 $(call be_objs,$(BE_SRCS)): | $(BUILD)/gen/onnx/onnx.pb-c.h
@@ -34,7 +35,7 @@ $(BE_LIB): $(call be_objs,$(BE_SRCS))
 BE_LINK := $(BE_LIB) $(BUILD)/lib/libnpuc_fe.a \
 	$(BUILD)/lib/libnpuc_memplan.a $(BUILD)/lib/libnpuc_streams.a \
 	$(BUILD)/lib/libnpuom.a $(BUILD)/lib/libnpuops.a \
-	$(PROTOBUF_C_LIBS) -lm
+	$(PROTOBUF_C_LIBS) $(XXHASH_LIBS) -lm
 
 BINS += $(BE_LIB)
 
@@ -45,7 +46,7 @@ $(CACHE_TEST): $(call be_objs,compiler/cache/tests/test_cache.c \
 		compiler/cache/cache.c) $(BUILD)/lib/libnpuom.a \
 		$(BUILD)/lib/libnpuops.a
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^
+	$(CC) $(LDFLAGS) -o $@ $^ $(XXHASH_LIBS)
 TESTS += $(CACHE_TEST)
 SAN_TESTS += $(CACHE_TEST)
 

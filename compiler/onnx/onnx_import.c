@@ -15,6 +15,7 @@
 
 #include "onnx/onnx.pb-c.h"
 #include "onnx_import.h"
+#include "om_bigbuf.h"
 #include "../plugin/plugin_load.h"
 
 /* ONNX TensorProto.DataType values. */
@@ -1376,6 +1377,27 @@ static int onnx_subgraph(struct onnx_ctx *c, const Onnx__NodeProto *np,
 	return err ? onnx_fail(c, err, "out of memory") : 0;
 }
 
+/*
+ * The unpacked protobuf holds the initializers' raw_data, which the IR
+ * takes over (and frees with free()): malloc()'ed, on huge pages when
+ * large (om_bigbuf.h; half of resnet50's compile was page faults).
+ */
+static void *pb_alloc(void *data, size_t size)
+{
+	(void)data;
+	return om_bigbuf_alloc(size);
+}
+
+static void pb_free(void *data, void *p)
+{
+	(void)data;
+	free(p);
+}
+
+static ProtobufCAllocator pb_allocator = {
+	.alloc = pb_alloc, .free = pb_free,
+};
+
 int onnx_import_buffer(const void *data, size_t len, const char *base_dir,
 		       const struct onnx_import_opts *opts,
 		       struct ir_graph **out, char *err, size_t errlen)
@@ -1390,18 +1412,18 @@ int onnx_import_buffer(const void *data, size_t len, const char *base_dir,
 	*out = NULL;
 	if (errlen)
 		err[0] = 0;
-	m = onnx__model_proto__unpack(NULL, len, data);
+	m = onnx__model_proto__unpack(&pb_allocator, len, data);
 	if (!m)
 		return onnx_fail(&c, -EINVAL, "not a valid ONNX model: the "
 				 "protobuf does not parse (truncated or "
 				 "corrupt file?)");
 	if (!m->graph) {
-		onnx__model_proto__free_unpacked(m, NULL);
+		onnx__model_proto__free_unpacked(m, &pb_allocator);
 		return onnx_fail(&c, -EINVAL, "ONNX model has no graph");
 	}
 	c.g = ir_graph_new(m->graph->name);
 	if (!c.g) {
-		onnx__model_proto__free_unpacked(m, NULL);
+		onnx__model_proto__free_unpacked(m, &pb_allocator);
 		return onnx_fail(&c, -ENOMEM, "out of memory");
 	}
 	c.model = m;
@@ -1414,7 +1436,7 @@ int onnx_import_buffer(const void *data, size_t len, const char *base_dir,
 		ret = onnx_fail(&c, -EINVAL, "%s", ir_graph_error(c.g));
 	free(c.out_dt);
 	free(c.priv);
-	onnx__model_proto__free_unpacked(m, NULL);
+	onnx__model_proto__free_unpacked(m, &pb_allocator);
 	if (ret) {
 		if (errlen && !err[0])
 			snprintf(err, errlen, "import failed (%d)", ret);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "om_bigbuf.h"
 #include "passes.h"
 
 /*
@@ -68,7 +69,7 @@ int pass_conv_weight_olast(struct ir_graph *g, struct pass_stats *st)
 		if (O < 16 || w->shape.dim[1] < 2 ||
 		    w->nbytes != (size_t)(O * CK) * sizeof(float))
 			continue;
-		nd = malloc(w->nbytes);
+		nd = om_bigbuf_alloc(w->nbytes);
 		if (!nd)
 			return ir_error(g, "out of memory");
 		transpose_f32(nd, w->data, O, CK);
@@ -118,7 +119,7 @@ int pass_gemm_weight_kn(struct ir_graph *g, struct pass_stats *st)
 		k = b->shape.dim[1];
 		if (b->nbytes != (size_t)(n * k) * sizeof(float))
 			continue;
-		nd = malloc(b->nbytes ? b->nbytes : 1);
+		nd = om_bigbuf_alloc(b->nbytes);
 		if (!nd)
 			return ir_error(g, "out of memory");
 		transpose_f32(nd, b->data, n, k);

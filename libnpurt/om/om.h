@@ -234,9 +234,13 @@ int om_open_file(const char *path, struct om_model **out, char *err);
 /*
  * As om_open_memory() with OM_OPEN_* flags. OM_OPEN_SKIP_CHECKSUM checks
  * everything but the checksum (fuzzing the structural checks; tools that
- * show a damaged file); never use it to run a model.
+ * show a damaged file); never use it to run a model. OM_OPEN_NO_COPY
+ * reads @data in place: the caller keeps it alive and unchanged until
+ * om_close() (a model it has just written, e.g.; never a file or shared
+ * memory another process can change).
  */
 #define OM_OPEN_SKIP_CHECKSUM	(1u << 0)
+#define OM_OPEN_NO_COPY		(1u << 1)
 int om_open_memory_ex(const void *data, size_t size, unsigned int flags,
 		      struct om_model **out, char *err);
 void om_close(struct om_model *m);

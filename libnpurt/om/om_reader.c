@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "om_bigbuf.h"
 #include "om_internal.h"
 #include "ops/npu_ops.h"
 
@@ -1225,10 +1226,14 @@ int om_open_memory_ex(const void *data, size_t size, unsigned int flags,
 	int ret;
 
 	om_seterr(err, "no error");
-	if (!out || (!data && size) || (flags & ~OM_OPEN_SKIP_CHECKSUM)) {
+	if (!out || (!data && size) ||
+	    (flags & ~(OM_OPEN_SKIP_CHECKSUM | OM_OPEN_NO_COPY))) {
 		om_seterr(err, "om_open_memory: bad arguments");
 		return -EINVAL;
 	}
+	if (flags & OM_OPEN_NO_COPY)
+		return open_bytes((uint8_t *)data, size,
+				  flags & ~OM_OPEN_NO_COPY, true, out, err);
 	*out = NULL;
 	/* Cheap checks first (no checksum) before copying a huge buffer. */
 	ret = check_header(data, data ? size : 0,
@@ -1236,7 +1241,7 @@ int om_open_memory_ex(const void *data, size_t size, unsigned int flags,
 	if (ret)
 		return ret;
 	/* Validate a private copy: @data may change under us. */
-	copy = malloc(size);
+	copy = om_bigbuf_alloc(size);
 	if (!copy) {
 		om_seterr(err, "out of memory copying a %zu-byte model", size);
 		return -ENOMEM;
@@ -1271,7 +1276,7 @@ int om_open_file(const char *path, struct om_model **out, char *err)
 		om_seterr(err, "%s is not a regular file", path);
 		return -EINVAL;
 	}
-	buf = malloc(st.st_size ? (size_t)st.st_size : 1);
+	buf = om_bigbuf_alloc((size_t)st.st_size);
 	if (!buf) {
 		close(fd);
 		om_seterr(err, "out of memory reading %s (%lld bytes)", path,

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "om_bigbuf.h"
 #include "om_internal.h"
 
 struct strtab {
@@ -127,7 +128,7 @@ static int grow(void *p, uint64_t *cap, uint64_t need, size_t size)
 		n *= 2;
 	if (n > SIZE_MAX / size)
 		return -ENOMEM;
-	q = realloc(*pp, n * size);
+	q = om_bigbuf_realloc(*pp, n * size);
 	if (!q)
 		return -ENOMEM;
 	*pp = q;
@@ -1273,7 +1274,7 @@ int om_writer_serialize(struct om_writer *w, void **data, size_t *size)
 	struct tables t;
 	char err[OM_ERR_MAX];
 	uint32_t n = 0;
-	uint64_t off;
+	uint64_t off, at = 0;
 	uint8_t *buf;
 	int ret;
 
@@ -1349,7 +1350,7 @@ int om_writer_serialize(struct om_writer *w, void **data, size_t *size)
 		sec[i].off = off;
 		off += sec[i].size;
 	}
-	if (off > SIZE_MAX || !(buf = calloc(1, (size_t)off))) {
+	if (off > SIZE_MAX || !(buf = om_bigbuf_alloc((size_t)off))) {
 		tables_free(&t);
 		return fail(w, -ENOMEM, "out of memory for a %llu-byte file",
 			    (unsigned long long)off);
@@ -1381,9 +1382,13 @@ int om_writer_serialize(struct om_writer *w, void **data, size_t *size)
 		if (sec[i].type >= OM_SEC_ORIGINS &&
 		    sec[i].type <= OM_SEC_DEBUG_TENSORS)
 			table[i].flags = OM_SECF_OPTIONAL;
+		/* the gaps zeroed, the sections copied: each byte once */
+		memset(buf + at, 0, (size_t)(sec[i].off - at));
 		if (sec[i].size)
 			memcpy(buf + sec[i].off, sec[i].data, sec[i].size);
+		at = sec[i].off + sec[i].size;
 	}
+	memset(buf + at, 0, (size_t)(off - at));
 	memcpy(buf + sizeof(h), table, n * sizeof(table[0]));
 	memcpy(buf, &h, sizeof(h));
 	h.checksum = om_crc32c(0, buf, (size_t)off);

@@ -530,6 +530,33 @@ static void test_target(void)
 	free(data);
 }
 
+/* A model named @name that copies 16 bytes from its input to its output. */
+static void add_copy_model(struct om_writer *w, const char *name)
+{
+	struct om_tensor_info x = { "in", DRM_NPU_DTYPE_I8, 0, 1, { 16 },
+				    { NULL } };
+	struct drm_npu_task t;
+	int v;
+
+	om_writer_set_name(w, name);
+	om_writer_add_io(w, OM_IO_INPUT, &x, NULL);
+	x.name = "out";
+	om_writer_add_io(w, OM_IO_OUTPUT, &x, NULL);
+	v = om_writer_add_variant(w, NULL);
+	om_writer_set_plan(w, v, 0, 0);
+	memset(&t, 0, sizeof(t));
+	t.opcode = DRM_NPU_OP_COPY;
+	t.num_operands = 2;
+	t.operands[0].slot = 2;
+	t.operands[0].dtype = DRM_NPU_DTYPE_I8;
+	t.operands[0].rank = 1;
+	t.operands[0].shape[0] = 16;
+	t.operands[0].strides[0] = 1;
+	t.operands[1] = t.operands[0];
+	t.operands[1].slot = 3;
+	om_writer_add_program(w, v, 0, &t, 1, NULL);
+}
+
 static void test_file_roundtrip(void)
 {
 	char path[] = "/tmp/test_om_XXXXXX";
@@ -539,30 +566,7 @@ static void test_file_roundtrip(void)
 	int fd = mkstemp(path), ret;
 
 	close(fd);
-	{
-		struct om_tensor_info x = { "in", DRM_NPU_DTYPE_I8, 0, 1,
-					    { 16 }, { NULL } };
-		struct drm_npu_task t;
-		int v;
-
-		om_writer_set_name(w, "file");
-		om_writer_add_io(w, OM_IO_INPUT, &x, NULL);
-		x.name = "out";
-		om_writer_add_io(w, OM_IO_OUTPUT, &x, NULL);
-		v = om_writer_add_variant(w, NULL);
-		om_writer_set_plan(w, v, 0, 0);
-		memset(&t, 0, sizeof(t));
-		t.opcode = DRM_NPU_OP_COPY;
-		t.num_operands = 2;
-		t.operands[0].slot = 2;
-		t.operands[0].dtype = DRM_NPU_DTYPE_I8;
-		t.operands[0].rank = 1;
-		t.operands[0].shape[0] = 16;
-		t.operands[0].strides[0] = 1;
-		t.operands[1] = t.operands[0];
-		t.operands[1].slot = 3;
-		om_writer_add_program(w, v, 0, &t, 1, NULL);
-	}
+	add_copy_model(w, "file");
 	ret = om_writer_write_file(w, path);
 	tap_ok(ret == 0, "write_file: %s", ret ? om_writer_error(w) : "ok");
 	ret = om_open_file(path, &m, err);
@@ -574,6 +578,104 @@ static void test_file_roundtrip(void)
 	ret = om_open_file("/nonexistent/x.om", &m, err);
 	tap_ok(ret == -ENOENT && strstr(err, "/nonexistent/x.om"),
 	       "missing file: %s", err);
+}
+
+/* Bytes of @img outside the header, the section table and the sections
+ * that are not zero; *@gaps: how many bytes that is outside. */
+static uint64_t nonzero_gaps(const uint8_t *img, size_t size, uint64_t *gaps)
+{
+	const struct om_header *h = (const struct om_header *)img;
+	const struct om_section *sec =
+		(const struct om_section *)(img + h->section_table_offset);
+	uint64_t nonzero = 0;
+
+	*gaps = 0;
+	for (uint64_t i = 0; i < size; i++) {
+		bool in = i < h->section_table_offset +
+			      (uint64_t)h->num_sections * sizeof(*sec);
+
+		for (uint32_t s = 0; s < h->num_sections && !in; s++)
+			in = i >= sec[s].offset &&
+			     i < sec[s].offset + sec[s].size;
+		*gaps += !in;
+		nonzero += !in && img[i];
+	}
+	return nonzero;
+}
+
+/* Serialized into a reused, dirty heap block: the gaps are still zero. */
+static void test_gaps_zeroed(void)
+{
+	struct om_writer *w = om_writer_create();
+	uint64_t gaps = 0, nonzero = 1;
+	uint8_t *dirty = malloc(64 << 10), *img = NULL;
+	size_t size = 0;
+
+	memset(dirty, 0xa5, 64 << 10);
+	free(dirty);		/* the next block of this size may reuse it */
+	add_copy_model(w, "gaps");
+	if (!om_writer_serialize(w, (void **)&img, &size))
+		nonzero = nonzero_gaps(img, size, &gaps);
+	tap_ok(nonzero == 0 && gaps > 0,
+	       "small model: every byte between sections is zero (%llu non-zero of %llu)",
+	       (unsigned long long)nonzero, (unsigned long long)gaps);
+	free(img);
+	om_writer_destroy(w);
+}
+
+/*
+ * A model with 5 MiB of weights: the image is a huge-page buffer (2 MiB
+ * aligned, om_bigbuf.h) with every byte outside the header, the section
+ * table and the sections zero (the serializer zeroes only the gaps now);
+ * OM_OPEN_NO_COPY reads the caller's bytes in place and om_close() leaves
+ * them to the caller; the default open copies.
+ */
+static void test_big_weights(void)
+{
+	const size_t nw = (size_t)5 << 20;
+	struct om_writer *w = om_writer_create();
+	uint8_t *wt = malloc(nw), *img = NULL;
+	struct om_model *m = NULL;
+	char err[OM_ERR_MAX];
+	uint64_t off = 0, got = 0, gaps = 0, nonzero;
+	size_t size = 0;
+	const void *p;
+	int ret;
+
+	for (size_t i = 0; i < nw; i++)
+		wt[i] = (uint8_t)(i * 7 + 1);
+	add_copy_model(w, "big");
+	ret = om_writer_add_weights(w, wt, nw, 64, &off);
+	if (!ret)
+		ret = om_writer_serialize(w, (void **)&img, &size);
+	tap_ok(ret == 0 && !((uintptr_t)img & ((2u << 20) - 1)),
+	       "5 MiB of weights: the image is 2 MiB aligned: %s",
+	       ret ? om_writer_error(w) : "ok");
+	if (ret) {
+		om_writer_destroy(w);
+		free(wt);
+		return;
+	}
+	nonzero = nonzero_gaps(img, size, &gaps);
+	tap_ok(nonzero == 0 && size - gaps >= nw,
+	       "every byte between sections is zero (%llu non-zero of %llu)",
+	       (unsigned long long)nonzero, (unsigned long long)gaps);
+	ret = om_open_memory_ex(img, size, OM_OPEN_NO_COPY, &m, err);
+	p = ret ? NULL : om_get_weights(m, &got);
+	tap_ok(ret == 0 && got == nw && p >= (const void *)img &&
+	       p < (const void *)(img + size) && !memcmp(p, wt, nw),
+	       "OM_OPEN_NO_COPY reads the caller's bytes in place: %s",
+	       ret ? err : "ok");
+	om_close(m);	/* not the caller's buffer: ASan would see a double free */
+	ret = om_open_memory(img, size, &m, err);
+	p = ret ? NULL : om_get_weights(m, &got);
+	tap_ok(ret == 0 && got == nw && (p < (const void *)img ||
+	       p >= (const void *)(img + size)) && !memcmp(p, wt, nw),
+	       "the default open copies: %s", ret ? err : "ok");
+	om_close(m);
+	free(img);
+	free(wt);
+	om_writer_destroy(w);
 }
 
 /* Every truncation and every single-byte change is refused. */
@@ -675,7 +777,7 @@ int main(int argc, char **argv)
 
 	if (argc == 3 && !strcmp(argv[1], "--write-corpus"))
 		return write_corpus(argv[2]);
-	tap_plan(43);
+	tap_plan(48);
 	test_crc();
 	test_provenance();
 	test_static_mlp();
@@ -685,6 +787,8 @@ int main(int argc, char **argv)
 	test_host_tasks();
 	test_target();
 	test_file_roundtrip();
+	test_gaps_zeroed();
+	test_big_weights();
 	if (!rt_build_mlp(&batch, 1, 0, &data, &size)) {
 		test_damage_walk("MLP", data, size);
 		free(data);
