@@ -771,9 +771,16 @@ static void test_serve_waits(void)
 		       "serve: the waiting thread runs the job it waits for (%u of %u)",
 		       served, JOBS);
 	else
-		tap_ok(served == 0,
-		       "serve: the waiting thread sleeps (%u of %u served)",
-		       served, JOBS);
+		/*
+		 * A job is 4 tasks of ~75 us and the sleeping waiter is woken
+		 * as each retires: on a VM where a wake-up and the mutex
+		 * hand-off cost ~50 us of the waiter's CPU, one job in 40 or
+		 * so crosses the quarter (213 of 305 us measured). Serving
+		 * runs most of them (26-31 of 40 with one core).
+		 */
+		tap_ok(served <= 2,
+		       "serve: the waiting thread sleeps (%u of %u served, slept through %u)",
+		       served, JOBS, slept);
 	/* nobody blocks: the core threads run it */
 	err = t_submit(T.d, q, prog, &bo, 1, &fence);
 	while (!err && polls < 20000) {
