@@ -20,6 +20,7 @@
 #ifndef OM_BIGBUF_H
 #define OM_BIGBUF_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -62,13 +63,43 @@ static inline void *om_bigbuf_alloc(size_t n)
 	return p;
 }
 
-/* om_bigbuf_realloc() - realloc(@p, @n), the grown buffer advised */
-static inline void *om_bigbuf_realloc(void *p, size_t n)
+/*
+ * om_bigmap_grow() - grow the anonymous mapping *@p of *@cap bytes (NULL,
+ * 0: none yet) to hold @need bytes, doubling
+ *
+ * A blob appended to piece by piece (the writer's weights): realloc()
+ * of a heap block copies it at each doubling (a third of resnet50's
+ * compile went there, with glibc's mmap threshold raised by earlier
+ * frees), mremap() moves the pages. Free with om_bigmap_free().
+ * Return: 0, or -ENOMEM (the mapping is unchanged).
+ */
+static inline int om_bigmap_grow(void **p, size_t *cap, size_t need)
 {
-	void *q = realloc(p, n ? n : 1);
+	size_t n = *cap ? *cap : (size_t)64 << 10;
+	void *q;
 
+	while (n < need) {
+		if (n > SIZE_MAX / 2)
+			return -ENOMEM;
+		n *= 2;
+	}
+	if (n == *cap)
+		return 0;
+	q = *p ? mremap(*p, *cap, n, MREMAP_MAYMOVE) :
+		 mmap(NULL, n, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (q == MAP_FAILED)
+		return -ENOMEM;
 	om_bigbuf_advise(q, n);
-	return q;
+	*p = q;
+	*cap = n;
+	return 0;
+}
+
+static inline void om_bigmap_free(void *p, size_t cap)
+{
+	if (p)
+		munmap(p, cap);
 }
 
 #endif /* OM_BIGBUF_H */

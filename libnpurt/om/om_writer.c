@@ -61,7 +61,8 @@ struct om_writer {
 	struct io_decl *io;
 	uint32_t num_inputs, num_outputs;
 	uint8_t *weights;
-	uint64_t weights_size, weights_cap;
+	uint64_t weights_size;
+	size_t weights_cap;		/* bytes mapped (om_bigmap_grow) */
 	struct weight_ref *wrefs;
 	uint32_t num_wrefs, cap_wrefs;
 	/* wrefs by crc: open addressing, entries are index + 1 (0: empty) */
@@ -128,7 +129,7 @@ static int grow(void *p, uint64_t *cap, uint64_t need, size_t size)
 		n *= 2;
 	if (n > SIZE_MAX / size)
 		return -ENOMEM;
-	q = om_bigbuf_realloc(*pp, n * size);
+	q = realloc(*pp, n * size);
 	if (!q)
 		return -ENOMEM;
 	*pp = q;
@@ -183,7 +184,7 @@ void om_writer_destroy(struct om_writer *w)
 			free((char *)w->io[i].info.dim_names[k]);
 	}
 	free(w->io);
-	free(w->weights);
+	om_bigmap_free(w->weights, w->weights_cap);
 	free(w->wrefs);
 	free(w->wmap);
 	free(w->sem_incr);
@@ -590,7 +591,9 @@ int om_writer_add_weights(struct om_writer *w, const void *data,
 	off = (w->weights_size + align - 1) & ~(align - 1);
 	if (off < w->weights_size || off + size < off)
 		return fail(w, -EOVERFLOW, "weights exceed 2^64 bytes");
-	if (grow(&w->weights, &w->weights_cap, off + size, 1) ||
+	if (off + size > SIZE_MAX ||
+	    om_bigmap_grow((void **)&w->weights, &w->weights_cap,
+			   (size_t)(off + size)) ||
 	    grow32(&w->wrefs, &w->cap_wrefs, w->num_wrefs + 1,
 		   sizeof(*w->wrefs)))
 		return fail(w, -ENOMEM, "out of memory for %llu bytes of "
