@@ -22,12 +22,12 @@ FE_SRCS		:= $(wildcard compiler/ir/*.c compiler/onnx/*.c \
 FE_OBJS		:= $(call fe_objs,$(FE_SRCS))
 FE_LIB		:= $(BUILD)/lib/libnpuc_fe.a
 FE_CPPFLAGS	:= -Icompiler -I$(FE_GEN) $(UAPI_CFLAGS) -Ikernel/npu_drv \
-		   -Ilibnpurt/om \
+		   -Ilibnpurt/om $(XXHASH_CFLAGS) \
 		   $(PROTOBUF_C_CFLAGS)
 
 # The op kernels evaluate folded constants and run the interpreter.
 FE_OPS_LIB	:= $(BUILD)/lib/libnpuops.a
-FE_LIBS		:= $(FE_LIB) $(FE_OPS_LIB) $(PROTOBUF_C_LIBS) -lm
+FE_LIBS		:= $(FE_LIB) $(FE_OPS_LIB) $(PROTOBUF_C_LIBS) $(XXHASH_LIBS) -lm
 
 $(FE_PB_C) $(FE_PB_H) &: $(FE_PROTO)
 	@mkdir -p $(FE_GEN)
@@ -77,7 +77,8 @@ $(FE_FUZZ): compiler/tests/fuzz_onnx.c $(FE_SRCS) $(FE_PB_C) $(FE_PB_H) \
 	clang $(CSTD) -g -O1 -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=undefined -ffp-contract=off \
 		-fno-math-errno $(FE_CPPFLAGS) compiler/tests/fuzz_onnx.c \
-		$(FE_SRCS) $(FE_FUZZ_OPS) $(FE_PB_C) $(PROTOBUF_C_LIBS) -lm \
+		$(FE_SRCS) $(FE_FUZZ_OPS) $(FE_PB_C) $(PROTOBUF_C_LIBS) \
+		$(XXHASH_LIBS) -lm \
 		-o $@
 
 .PHONY: fuzz-onnx
