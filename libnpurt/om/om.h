@@ -340,6 +340,16 @@ const struct om_placement_desc *om_get_placement(const struct om_model *m,
 						 uint32_t index);
 
 const void *om_get_weights(const struct om_model *m, uint64_t *size);
+/*
+ * om_drop_weights() - give the memory of the weights section back to the
+ * system once they are on the device (a model keeps its .om for its
+ * execution contexts, and its weights were a second copy in host memory:
+ * 100 MB for resnet50). om_get_weights() then returns NULL and size 0;
+ * everything else reads as before.
+ * Return: 0; -EINVAL for bytes the model does not own (OM_OPEN_NO_COPY);
+ * -EBUSY when a host task reads the weights (slot OM_SLOT_WEIGHTS).
+ */
+int om_drop_weights(struct om_model *m);
 
 uint32_t om_num_semaphores(const struct om_model *m);
 /* Host tasks (format 1.2): all of them, the @i-th, its operands. */

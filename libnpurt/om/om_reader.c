@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -25,6 +26,7 @@ struct om_model {
 	uint8_t *bytes;
 	size_t size;
 	bool borrowed;		/* om_check_memory(): @bytes are the caller's */
+	bool weights_dropped;	/* om_drop_weights() */
 	const struct om_header *hdr;
 	const struct om_section *secs;
 	const struct om_section *by_type[OM_SEC_COUNT];
@@ -1551,8 +1553,31 @@ const struct om_placement_desc *om_get_placement(const struct om_model *m,
 
 const void *om_get_weights(const struct om_model *m, uint64_t *size)
 {
-	*size = m->weights_size;
-	return m->weights;
+	*size = m->weights_dropped ? 0 : m->weights_size;
+	return m->weights_dropped ? NULL : m->weights;
+}
+
+int om_drop_weights(struct om_model *m)
+{
+	const long page = sysconf(_SC_PAGESIZE);
+	uintptr_t lo, hi;
+
+	if (m->borrowed)
+		return -EINVAL;
+	for (uint32_t i = 0; i < m->num_hops; i++)
+		if (m->hops[i].slot == OM_SLOT_WEIGHTS)
+			return -EBUSY;
+	m->weights_dropped = true;
+	if (!m->weights || page <= 0)
+		return 0;
+	/* whole pages inside the section only: the rest is the image's */
+	lo = ((uintptr_t)m->weights + (uintptr_t)page - 1) &
+	     ~((uintptr_t)page - 1);
+	hi = ((uintptr_t)m->weights + m->weights_size) &
+	     ~((uintptr_t)page - 1);
+	if (hi > lo)
+		(void)madvise((void *)lo, hi - lo, MADV_DONTNEED);
+	return 0;
 }
 
 uint32_t om_num_host_tasks(const struct om_model *m)

@@ -179,6 +179,9 @@ static npurt_status alloc_resources(npurt_model *m,
 		npu_dev_munmap(ctx->nd, map, wsize ? wsize : 1);
 		m->weights_size = wsize;
 		m->bytes += wsize;
+		/* on the device now: the host copy goes, unless a host task
+		 * reads it (-EBUSY) or the bytes are not the model's */
+		(void)om_drop_weights(m->om);
 	}
 
 	for (uint32_t v = 0; v < d->num_variants; v++) {

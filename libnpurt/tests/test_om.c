@@ -378,15 +378,19 @@ static void test_damage_walk(const char *what, const void *data,
 			     size_t size);
 
 /* A model of one host task (format 1.2), built with @signal_task, @dim. */
-static int build_host(uint32_t signal_task, uint64_t dim, void **data,
-		      size_t *size, char *err)
+/* A host task between a SEM_SIGNAL/SEM_WAIT pair, reading slot @in_slot
+ * (the input, or the weights: then 64 bytes of them). */
+static int build_host(uint32_t signal_task, uint64_t dim, uint16_t in_slot,
+		      void **data, size_t *size, char *err)
 {
+	static const float wts[16];
+	uint64_t woff = 0;
 	struct om_tensor_info x = { "x", DRM_NPU_DTYPE_F32, 0, 1, { 16 },
 				    { NULL } };
 	struct om_writer *w = om_writer_create();
 	struct drm_npu_task t[3];
 	struct om_host_operand ops[2] = {
-		{ .slot = 2, .dtype = DRM_NPU_DTYPE_F32, .rank = 1,
+		{ .slot = in_slot, .dtype = DRM_NPU_DTYPE_F32, .rank = 1,
 		  .size_bytes = 64, .dims = { 16 } },
 		{ .slot = 3, .dtype = DRM_NPU_DTYPE_F32, .rank = 1,
 		  .size_bytes = dim * 4, .dims = { dim } },
@@ -404,6 +408,8 @@ static int build_host(uint32_t signal_task, uint64_t dim, void **data,
 	om_writer_add_io(w, OM_IO_INPUT, &x, NULL);
 	x.name = "y";
 	om_writer_add_io(w, OM_IO_OUTPUT, &x, NULL);
+	if (in_slot == OM_SLOT_WEIGHTS)
+		om_writer_add_weights(w, wts, sizeof(wts), 64, &woff);
 	v = om_writer_add_variant(w, NULL);
 	om_writer_set_plan(w, v, 0, 0);
 	memset(t, 0, sizeof(t));
@@ -433,7 +439,7 @@ static void test_host_tasks(void)
 	size_t size = 0;
 	int ret;
 
-	ret = build_host(1, 16, &data, &size, err);
+	ret = build_host(1, 16, 2, &data, &size, err);
 	if (!ret)
 		ret = om_open_memory(data, size, &m, err);
 	h = m ? om_get_host_task(m, 0) : NULL;
@@ -453,13 +459,23 @@ static void test_host_tasks(void)
 		free(data);
 	}
 	data = NULL;
-	ret = build_host(0, 16, &data, &size, err);
+	ret = build_host(1, 16, OM_SLOT_WEIGHTS, &data, &size, err);
+	if (!ret)
+		ret = om_open_memory(data, size, &m, err);
+	tap_ok(!ret && om_drop_weights(m) == -EBUSY &&
+	       om_get_weights(m, &(uint64_t){ 0 }) != NULL,
+	       "a host task reads the weights: they stay (%s)",
+	       ret ? err : "EBUSY");
+	om_close(m);
+	free(data);
+	data = NULL;
+	ret = build_host(0, 16, 2, &data, &size, err);
 	tap_ok(ret && strstr(err, "are not SEM_SIGNAL(0, 1), SEM_WAIT(0, 2)"),
 	       "a host task not between its semaphore pair is refused: %s",
 	       err);
 	free(data);
 	data = NULL;
-	ret = build_host(1, 32, &data, &size, err);
+	ret = build_host(1, 32, 2, &data, &size, err);
 	tap_ok(ret && strstr(err, "operand 1: slot 3 [0, +128) past its 64"),
 	       "a host operand past its buffer is refused: %s", err);
 	free(data);
@@ -666,12 +682,21 @@ static void test_big_weights(void)
 	       p < (const void *)(img + size) && !memcmp(p, wt, nw),
 	       "OM_OPEN_NO_COPY reads the caller's bytes in place: %s",
 	       ret ? err : "ok");
+	ret = ret ? ret : om_drop_weights(m);
+	p = om_get_weights(m, &got);
+	tap_ok(ret == -EINVAL && got == nw && !memcmp(p, wt, nw),
+	       "the caller's bytes are not dropped (%d)", ret);
 	om_close(m);	/* not the caller's buffer: ASan would see a double free */
 	ret = om_open_memory(img, size, &m, err);
 	p = ret ? NULL : om_get_weights(m, &got);
 	tap_ok(ret == 0 && got == nw && (p < (const void *)img ||
 	       p >= (const void *)(img + size)) && !memcmp(p, wt, nw),
 	       "the default open copies: %s", ret ? err : "ok");
+	ret = ret ? ret : om_drop_weights(m);
+	p = om_get_weights(m, &got);
+	tap_ok(ret == 0 && !p && got == 0 && !strcmp(om_model_name(m), "big") &&
+	       om_get_header(m)->num_sections > 0,
+	       "its weights dropped: none left, the rest reads (%d)", ret);
 	om_close(m);
 	free(img);
 	free(wt);
@@ -777,7 +802,7 @@ int main(int argc, char **argv)
 
 	if (argc == 3 && !strcmp(argv[1], "--write-corpus"))
 		return write_corpus(argv[2]);
-	tap_plan(48);
+	tap_plan(51);
 	test_crc();
 	test_provenance();
 	test_static_mlp();
