@@ -183,6 +183,18 @@ struct npu_kern {
 	 * with the bits of the tile kernels' sums.
 	 */
 	void (*fma_row)(float *y, const float *x, float a, u32 n);
+	/*
+	 * LAYERNORM over @n contiguous floats, in double. ln_sum: the sum
+	 * of x[i] (@sq false) or of (x[i] - m)^2 (@sq true) as 8 partial
+	 * sums p[l] over whole groups of 8, then ((p0 + p1) + (p2 + p3)) +
+	 * ((p4 + p5) + (p6 + p7)), then the tail one by one. ln_out:
+	 * y[i] = (float)((x[i] - m) * r * s[i] (+ b[i], when @b)). The
+	 * scalar loops' conversions and operations lane by lane: the same
+	 * bits at every level.
+	 */
+	double (*ln_sum)(const float *x, u64 n, double m, bool sq);
+	void (*ln_out)(float *y, const float *x, const float *s,
+		       const float *b, u64 n, double m, double r);
 };
 
 /* Largest shapes of any level, for the callers' scratch tiles. */

@@ -54,6 +54,17 @@ NPU_KERN_TANH_ROW(avx2_tanh_row)
 NPU_KERN_AXPY(avx2_axpy)
 NPU_KERN_DQ(avx2)
 NPU_KERN_FMA_ROW(avx2_fma_row)
+
+/* LAYERNORM's double lanes: 4 a vector */
+typedef double avx2_ld __attribute__((__vector_size__(4 * sizeof(u64))));
+typedef float avx2_lf __attribute__((__vector_size__(4 * sizeof(u32))));
+#define LD	avx2_ld
+#define LF	avx2_lf
+#define LW	4
+NPU_KERN_LN(avx2)
+#undef LD
+#undef LF
+#undef LW
 NPU_KERN_F16C_ROW(avx2_f16_row)
 
 typedef s32 avx2_gfi __attribute__((__vector_size__(32)));
@@ -93,6 +104,8 @@ const struct npu_kern npu_kern_avx2 = {
 	.dq8_row = avx2_dq8_row,
 	.dq4_row = avx2_dq4_row,
 	.fma_row = avx2_fma_row,
+	.ln_sum = avx2_ln_sum,
+	.ln_out = avx2_ln_out,
 };
 
 #ifdef __clang__

@@ -59,6 +59,17 @@ NPU_KERN_TANH_ROW(avx512_tanh_row)
 NPU_KERN_AXPY(avx512_axpy)
 NPU_KERN_DQ(avx512)
 NPU_KERN_FMA_ROW(avx512_fma_row)
+
+/* LAYERNORM's double lanes: 8 a vector */
+typedef double avx512_ld __attribute__((__vector_size__(8 * sizeof(u64))));
+typedef float avx512_lf __attribute__((__vector_size__(8 * sizeof(u32))));
+#define LD	avx512_ld
+#define LF	avx512_lf
+#define LW	8
+NPU_KERN_LN(avx512)
+#undef LD
+#undef LF
+#undef LW
 NPU_KERN_F16C_ROW(avx512_f16_row)
 
 typedef s32 avx512_gfi __attribute__((__vector_size__(64)));
@@ -98,6 +109,8 @@ const struct npu_kern npu_kern_avx512 = {
 	.dq8_row = avx512_dq8_row,
 	.dq4_row = avx512_dq4_row,
 	.fma_row = avx512_fma_row,
+	.ln_sum = avx512_ln_sum,
+	.ln_out = avx512_ln_out,
 };
 
 #ifdef __clang__

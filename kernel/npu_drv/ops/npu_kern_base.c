@@ -37,6 +37,17 @@ NPU_KERN_TANH_ROW(base_tanh_row)
 NPU_KERN_AXPY(base_axpy)
 NPU_KERN_DQ(base)
 NPU_KERN_FMA_ROW(base_fma_row)
+
+/* LAYERNORM's double lanes: 2 a vector */
+typedef double base_ld __attribute__((__vector_size__(2 * sizeof(u64))));
+typedef float base_lf __attribute__((__vector_size__(2 * sizeof(u32))));
+#define LD	base_ld
+#define LF	base_lf
+#define LW	2
+NPU_KERN_LN(base)
+#undef LD
+#undef LF
+#undef LW
 NPU_KERN_F16_ROW(base_f16_row)
 
 typedef s32 base_gfi __attribute__((__vector_size__(16)));
@@ -76,4 +87,6 @@ const struct npu_kern npu_kern_baseline = {
 	.dq8_row = base_dq8_row,
 	.dq4_row = base_dq4_row,
 	.fma_row = base_fma_row,
+	.ln_sum = base_ln_sum,
+	.ln_out = base_ln_out,
 };

@@ -743,6 +743,86 @@ static void name(float *y, const float *x, float a, u32 n)		\
 	}								\
 }
 
+/*
+ * npu_kern.h's ln_sum and ln_out: LW doubles a vector (LD; LF: LW
+ * floats), defined by the including file. 8 / LW vectors hold the 8
+ * partial sums, lane l of vector k being p[k * LW + l].
+ */
+#define NPU_KERN_LN(pfx)						\
+static double pfx##_ln_sum(const float *x, u64 n, double m, bool sq)	\
+{									\
+	LD acc[8 / LW], md, v;						\
+	double p[8], t;							\
+	LF f;								\
+	u64 i;								\
+	u32 k, l;							\
+									\
+	for (l = 0; l < LW; l++) {					\
+		md[l] = m;						\
+		v[l] = 0;	/* +0, as the scalar sums start */	\
+	}								\
+	for (k = 0; k < 8 / LW; k++)					\
+		acc[k] = v;						\
+	for (i = 0; i + 8 <= n; i += 8)					\
+		for (k = 0; k < 8 / LW; k++) {				\
+			__builtin_memcpy(&f, x + i + k * LW, sizeof(f));\
+			v = __builtin_convertvector(f, LD);		\
+			if (sq) {					\
+				v = v - md;				\
+				v = v * v;				\
+			}						\
+			acc[k] = acc[k] + v;				\
+		}							\
+	for (k = 0; k < 8 / LW; k++)					\
+		for (l = 0; l < LW; l++)				\
+			p[k * LW + l] = acc[k][l];			\
+	t = ((p[0] + p[1]) + (p[2] + p[3])) +				\
+	    ((p[4] + p[5]) + (p[6] + p[7]));				\
+	for (; i < n; i++) {						\
+		double d = x[i];					\
+									\
+		if (sq) {						\
+			d -= m;						\
+			d *= d;						\
+		}							\
+		t += d;							\
+	}								\
+	return t;							\
+}									\
+									\
+static void pfx##_ln_out(float *y, const float *x, const float *s,	\
+			 const float *b, u64 n, double m, double r)	\
+{									\
+	LD md, rd, v;							\
+	LF f;								\
+	u64 i;								\
+	u32 l;								\
+									\
+	for (l = 0; l < LW; l++) {					\
+		md[l] = m;						\
+		rd[l] = r;						\
+	}								\
+	for (i = 0; i + LW <= n; i += LW) {				\
+		__builtin_memcpy(&f, x + i, sizeof(f));			\
+		v = (__builtin_convertvector(f, LD) - md) * rd;		\
+		__builtin_memcpy(&f, s + i, sizeof(f));			\
+		v = v * __builtin_convertvector(f, LD);			\
+		if (b) {						\
+			__builtin_memcpy(&f, b + i, sizeof(f));		\
+			v = v + __builtin_convertvector(f, LD);		\
+		}							\
+		f = __builtin_convertvector(v, LF);			\
+		__builtin_memcpy(y + i, &f, sizeof(f));			\
+	}								\
+	for (; i < n; i++) {						\
+		double d = (x[i] - m) * r * s[i];			\
+									\
+		if (b)							\
+			d += b[i];					\
+		y[i] = (float)d;					\
+	}								\
+}
+
 /* npu_kern.h's f16_row without F16C: the portable conversion */
 #define NPU_KERN_F16_ROW(name)						\
 static void name(float *y, const u16 *h, u32 n)				\

@@ -13,6 +13,7 @@
  * >= 2) or NC1HWC0 (padding channels written 0). Work unit: an output row.
  */
 #include "npu_ops_float.h"
+#include "npu_kern.h"
 
 /*
  * The sum over @n floats @xs apart of x (@sq false) or of (x - m)^2 (@sq
@@ -50,34 +51,6 @@ static double ln_sum(const float *x, u64 xs, u64 n, double m, bool sq)
 	return t;
 }
 
-typedef double ln_v2d __attribute__((__vector_size__(2 * sizeof(u64))));
-
-/*
- * y[i] = (float)((x[i] - m) * r * s[i] (+ b[i])) for contiguous rows, two
- * at a time in double: the scalar loop's operations lane by lane. Returns
- * the elements done (the tail is the caller's).
- */
-static u64 ln_out2(const float *x, const float *s, const float *b, float *y,
-		   u64 n, double m, double r)
-{
-	ln_v2d mv = { m, m }, rv = { r, r }, v;
-	u64 i;
-
-	for (i = 0; i + 2 <= n; i += 2) {
-		ln_v2d xv = { x[i], x[i + 1] }, sv = { s[i], s[i + 1] };
-
-		v = (xv - mv) * rv * sv;
-		if (b) {
-			ln_v2d bv = { b[i], b[i + 1] };
-
-			v += bv;
-		}
-		y[i] = (float)v[0];
-		y[i + 1] = (float)v[1];
-	}
-	return i;
-}
-
 int npu_run_layernorm(const struct npu_op_args *args, u64 begin, u64 end)
 {
 	const struct drm_npu_task *t = args->task;
@@ -94,6 +67,7 @@ int npu_run_layernorm(const struct npu_op_args *args, u64 begin, u64 end)
 	double eps = npu_u2f(p->epsilon);
 	const float *s = args->data[1], *b = has_bias ? args->data[2] : NULL;
 	const u32 *xst = in->strides + axis, *yst = out->strides + axis;
+	const struct npu_kern *k = npu_kern_get(args->isa);
 	struct drm_npu_operand tail;
 
 	memset(&tail, 0, sizeof(tail));
@@ -119,14 +93,23 @@ int npu_run_layernorm(const struct npu_op_args *args, u64 begin, u64 end)
 			/* one normalised dim: the same sums, no unravelling */
 			u64 xs = xst[0], ys = yst[0], ss = sst[0], bs = bst[0];
 
-			mean = ln_sum(x, xs, cnt, 0, false) / (double)cnt;
-			var = ln_sum(x, xs, cnt, mean, true) / (double)cnt;
+			/* contiguous: the level's vectors, the same bits */
+			if (xs == 1) {
+				mean = k->ln_sum(x, cnt, 0, false) / (double)cnt;
+				var = k->ln_sum(x, cnt, mean, true) /
+				      (double)cnt;
+			} else {
+				mean = ln_sum(x, xs, cnt, 0, false) / (double)cnt;
+				var = ln_sum(x, xs, cnt, mean, true) /
+				      (double)cnt;
+			}
 			rstd = 1.0 / npu_sqrt_d(var + eps);
-			i = 0;
 			/* each stride 1: a broadcast scale or bias has 0 */
-			if (xs == 1 && ys == 1 && ss == 1 && (!b || bs == 1))
-				i = ln_out2(x, s, b, y, cnt, mean, rstd);
-			for (; i < cnt; i++) {
+			if (xs == 1 && ys == 1 && ss == 1 && (!b || bs == 1)) {
+				k->ln_out(y, x, s, b, cnt, mean, rstd);
+				continue;
+			}
+			for (i = 0; i < cnt; i++) {
 				double v = (x[i * xs] - mean) * rstd * s[i * ss];
 
 				if (b)

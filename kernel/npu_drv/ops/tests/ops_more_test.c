@@ -64,6 +64,135 @@ static void layernorm_scalar_scale(const float *x)
 	       "broadcast: rel err %.2g", err);
 }
 
+/*
+ * LAYERNORM's contiguous rows (the levels' ln_sum and ln_out vectors)
+ * give the bits of the strided path (x every other float: the scalar
+ * loops) at every ISA level: rows of 1, 7, 8, 9, 768 and 771 floats, with
+ * and without a bias, values around 1000 (the variance cancels), and a
+ * row with an inf (the variance's partial sums start at +0, not m - m).
+ */
+static void layernorm_levels(void)
+{
+	static const u32 cols[] = { 1, 7, 8, 9, 768, 771 };
+	enum { R = 3, CM = 771 };
+	static float x[R * CM], xs[2 * R * CM], s[CM], b[CM];
+	static float y[R * CM], y2[R * CM];
+	u32 isa, c, i, save = tl_isa;
+	int ok = 1, hb;
+
+	tl_seed(41);
+	tl_fill(x, R * CM, 999, 1001);
+	tl_fill(s, CM, -2, 2);
+	tl_fill(b, CM, -1, 1);
+	for (isa = NPU_ISA_BASELINE; isa <= NPU_ISA_AVX512; isa++)
+		for (c = 0; c < sizeof(cols) / sizeof(cols[0]); c++)
+			for (hb = 0; hb < 2; hb++) {
+				u32 n = cols[c], shape[2] = { R, n };
+				void *data[4] = { x, s, hb ? (void *)b : y,
+						  y };
+
+				tl_isa = isa;
+				x[n + n / 2] = (c == 4 && hb) ? NPU_INFF :
+					       1000.5f;
+				for (i = 0; i < R * n; i++)
+					xs[2 * i] = x[i];
+				tl_task(&T, DRM_NPU_OP_LAYERNORM, 3 + hb);
+				op(0, F32, 2, shape, NULL);
+				op(1, F32, 1, &n, NULL);
+				if (hb)
+					op(2, F32, 1, &n, NULL);
+				op(2 + hb, F32, 2, shape, NULL);
+				T.params.norm.axis = 1;
+				T.params.norm.flags = hb ?
+					DRM_NPU_NORM_HAS_BIAS : 0;
+				T.params.norm.epsilon = tl_f2u(1e-5f);
+				ok &= tl_run(&T, data) == 0;
+				op(0, F32, 2, shape,
+				   (const u32[]){ 2 * n, 2 });
+				data[0] = xs;
+				data[2 + hb] = y2;
+				ok &= tl_run(&T, data) == 0;
+				ok &= !memcmp(y, y2, (size_t)R * n * 4);
+			}
+	tl_isa = save;
+	tap_ok(ok, "LAYERNORM: contiguous rows give the strided path's bits "
+	       "at every ISA level (1 to 771 floats, bias or not, an inf)");
+}
+
+/* ln_sum's documented order, one by one */
+static double ln_sum_ref(const float *x, u64 n, double m, bool sq)
+{
+	double p[8] = { 0 }, t;
+	u64 i;
+
+	for (i = 0; i + 8 <= n; i += 8)
+		for (u32 l = 0; l < 8; l++) {
+			double v = x[i + l];
+
+			if (sq) {
+				v -= m;
+				v *= v;
+			}
+			p[l] += v;
+		}
+	t = ((p[0] + p[1]) + (p[2] + p[3])) + ((p[4] + p[5]) + (p[6] + p[7]));
+	for (; i < n; i++) {
+		double v = x[i];
+
+		if (sq) {
+			v -= m;
+			v *= v;
+		}
+		t += v;
+	}
+	return t;
+}
+
+/*
+ * The levels' ln_sum and ln_out against their documented operations, in
+ * double bits (the sums of values of mixed magnitude, so that another
+ * order rounds differently), every length 0..40 and 1000.
+ */
+static void ln_kern_levels(void)
+{
+	enum { N = 1000 };
+	static float x[N], s[N], b[N], y[N], want[N];
+	u32 isa, n, i, bad = 0;
+
+	tl_seed(43);
+	tl_fill(x, N, -1, 1);
+	for (i = 0; i < N; i += 3)
+		x[i] *= 1e6f;
+	tl_fill(s, N, -2, 2);
+	tl_fill(b, N, -1, 1);
+	for (isa = NPU_ISA_BASELINE; isa <= NPU_ISA_AVX512; isa++) {
+		const struct npu_kern *k = npu_kern_get(isa);
+
+		for (n = 0; n <= N; n = n < 40 ? n + 1 : N + 1) {
+			double m = ln_sum_ref(x, n, 0, false) / (n ? n : 1);
+			double a = k->ln_sum(x, n, 0, false);
+			double q = k->ln_sum(x, n, m, true);
+			double ra = ln_sum_ref(x, n, 0, false);
+			double rq = ln_sum_ref(x, n, m, true);
+
+			bad += memcmp(&a, &ra, 8) != 0 || memcmp(&q, &rq, 8);
+			for (int hb = 0; hb < 2; hb++) {
+				k->ln_out(y, x, s, hb ? b : NULL, n, m, 0.37);
+				for (i = 0; i < n; i++) {
+					double d = (x[i] - m) * 0.37 * s[i];
+
+					if (hb)
+						d += b[i];
+					want[i] = (float)d;
+				}
+				bad += n && memcmp(y, want, n * 4) != 0;
+			}
+		}
+	}
+	tap_ok(!bad, "ln_sum and ln_out: their documented operations' bits at "
+	       "every ISA level, lengths 0..40 and 1000 (%u differ)", bad);
+}
+
 static void layernorm(void)
 {
 	enum { A = 3, B = 5, C = 12, N = A * B * C };
@@ -963,6 +1092,8 @@ static void attention_long(void)
 int main(void)
 {
 	layernorm();
+	layernorm_levels();
+	ln_kern_levels();
 	batchnorm();
 	gather();
 	where_pad();
