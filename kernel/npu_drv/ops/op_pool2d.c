@@ -300,10 +300,16 @@ static void global_plane(const struct pool_ctx *cx, u64 n, u64 pl)
 	   ((H && W) ? (float)(sum / ((double)H * (double)W)) : 0.0f));
 }
 
+typedef double npu_v16d __attribute__((__vector_size__(16 * sizeof(u64))));
+typedef float npu_v16f __attribute__((__vector_size__(16 * sizeof(u32))));
+
 /*
  * Planes @pl .. @pl + 15 of image @n at once: the 16 contiguous channels
  * of an F32 NC1HWC0 block, each lane doing global_plane()'s walk (the
- * same sum order and max rule), so the lanes' chains run side by side.
+ * same sum order and max rule), so the lanes' chains run side by side;
+ * the average's 16 sums in one vector of doubles (kept in registers: as
+ * an array they went through memory, 170 us for squeezenet's 1000
+ * channels of 13 x 13).
  */
 static void global16(const struct pool_ctx *cx, u64 n, u64 pl)
 {
@@ -312,7 +318,8 @@ static void global16(const struct pool_ctx *cx, u64 n, u64 pl)
 	u64 sy = cx->in->strides[2], sx = cx->in->strides[3];
 	const float *in = cx->x;
 	float m[16], *out = cx->y;
-	double sum[16];
+	npu_v16d sum;
+	npu_v16f f;
 	u32 l;
 
 	for (l = 0; l < 16; l++) {
@@ -325,8 +332,8 @@ static void global16(const struct pool_ctx *cx, u64 n, u64 pl)
 			const float *v = in + xp + y * sy + x * sx;
 
 			if (cx->p->kind != DRM_NPU_POOL_GLOBAL_MAX) {
-				for (l = 0; l < 16; l++)
-					sum[l] += v[l];
+				memcpy(&f, v, sizeof(f));
+				sum += __builtin_convertvector(f, npu_v16d);
 				continue;
 			}
 			for (l = 0; l < 16; l++)
