@@ -141,27 +141,6 @@ static void name(const struct npu_tile *t)				\
 
 #define NPU_KERN_TILE(name, MR, NV)	NPU_KERN_TILE_S(name, MR, NV, 0)
 
-/*
- * npu_kern.h's gelu_row: GW lanes of doubles at a time through
- * npu_gelu_tmpl.h (GD, GI, GF and GW defined by the including file).
- */
-#define NPU_KERN_GELU_ROW(name)						\
-static void name(float *x, u32 n)					\
-{									\
-	GF f;								\
-	GD v;								\
-	u32 i;								\
-									\
-	for (i = 0; i + GW <= n; i += GW) {				\
-		__builtin_memcpy(&f, x + i, sizeof(f));			\
-		v = gelu_gd(__builtin_convertvector(f, GD));		\
-		f = __builtin_convertvector(v, GF);			\
-		__builtin_memcpy(x + i, &f, sizeof(f));			\
-	}								\
-	for (; i < n; i++)						\
-		x[i] = npu_geluf(x[i]);					\
-}
-
 /* npu_kern.h's axpy: VW lanes at a time, multiply then add (no fusing) */
 #define NPU_KERN_AXPY(name)						\
 static void name(float *y, const float *x, float a, u32 n)		\

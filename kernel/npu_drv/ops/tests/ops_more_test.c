@@ -26,28 +26,40 @@ static void op(u32 i, u32 dt, u32 rank, const u32 *shape, const u32 *st)
  * 0 once broadcast): every element takes element 0 of each, never the
  * one past it (99 here), on the contiguous two-at-a-time path too.
  */
+/*
+ * The reference: @groups groups of @grp floats of @x normalised (biased
+ * variance, eps 1e-5), times s[i * ss] plus b[i * bs].
+ */
+static void ln_ref(const float *x, u32 groups, u32 grp, const float *s,
+		   u32 ss, const float *b, u32 bs, double *ref)
+{
+	u32 g, i;
+
+	for (g = 0; g < groups; g++) {
+		double m = 0, v = 0;
+
+		for (i = 0; i < grp; i++)
+			m += x[g * grp + i];
+		m /= grp;
+		for (i = 0; i < grp; i++)
+			v += (x[g * grp + i] - m) * (x[g * grp + i] - m);
+		v /= grp;
+		for (i = 0; i < grp; i++)
+			ref[g * grp + i] = (x[g * grp + i] - m) /
+					   sqrt(v + 1e-5) * s[i * ss] +
+					   b[i * bs];
+	}
+}
+
 static void layernorm_scalar_scale(const float *x)
 {
 	enum { A = 3, B = 5, C = 12, N = A * B * C };
 	float s[2] = { 0.75f, 99.0f }, b[2] = { -0.5f, 99.0f }, y[N], y2[N];
 	void *data[4] = { (void *)x, s, b, y };
 	double ref[N], err;
-	u32 g, i;
 	int ok;
 
-	for (g = 0; g < N / C; g++) {
-		double m = 0, v = 0;
-
-		for (i = 0; i < C; i++)
-			m += x[g * C + i];
-		m /= C;
-		for (i = 0; i < C; i++)
-			v += (x[g * C + i] - m) * (x[g * C + i] - m);
-		v /= C;
-		for (i = 0; i < C; i++)
-			ref[g * C + i] = (x[g * C + i] - m) / sqrt(v + 1e-5) *
-					 s[0] + b[0];
-	}
+	ln_ref(x, N / C, C, s, 0, b, 0, ref);
 	tl_task(&T, DRM_NPU_OP_LAYERNORM, 4);
 	op(0, F32, 3, (const u32[]){ A, B, C }, NULL);
 	op(1, F32, 1, (const u32[]){ 1 }, NULL);
@@ -205,24 +217,12 @@ static void layernorm(void)
 	tl_fill(s, B * C, 0.5f, 1.5f);
 	tl_fill(b, B * C, -1, 1);
 	for (axis = 1; axis <= 2; axis++) {
-		u32 grp = axis == 2 ? C : B * C, g, i;
+		u32 grp = axis == 2 ? C : B * C;
 		void *data[4] = { x, s, b, y };
 		double err;
 		int ok;
 
-		for (g = 0; g < N / grp; g++) {
-			double m = 0, v = 0;
-
-			for (i = 0; i < grp; i++)
-				m += x[g * grp + i];
-			m /= grp;
-			for (i = 0; i < grp; i++)
-				v += (x[g * grp + i] - m) * (x[g * grp + i] - m);
-			v /= grp;
-			for (i = 0; i < grp; i++)
-				ref[g * grp + i] = (x[g * grp + i] - m) /
-					sqrt(v + 1e-5) * s[i] + b[i];
-		}
+		ln_ref(x, N / grp, grp, s, 1, b, 1, ref);
 		tl_task(&T, DRM_NPU_OP_LAYERNORM, 4);
 		op(0, F32, 3, (const u32[]){ A, B, C }, NULL);
 		op(1, F32, 3 - axis, axis == 2 ? (const u32[]){ C } :
