@@ -78,6 +78,7 @@ const char *om_opcode_name(uint32_t opcode)
 		[DRM_NPU_OP_UNIQUE] = "UNIQUE",
 		[DRM_NPU_OP_GRID_SAMPLE] = "GRID_SAMPLE",
 		[DRM_NPU_OP_ROI_ALIGN] = "ROI_ALIGN",
+		[DRM_NPU_OP_RANDOM] = "RANDOM",
 		[DRM_NPU_OP_IMG_CSC] = "IMG_CSC",
 		[DRM_NPU_OP_IMG_RESIZE] = "IMG_RESIZE",
 		[DRM_NPU_OP_AIPP] = "AIPP",

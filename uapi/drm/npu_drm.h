@@ -31,7 +31,7 @@ extern "C" {
 #endif
 
 #define DRM_NPU_UAPI_MAJOR		1
-#define DRM_NPU_UAPI_MINOR		8	/* history: uapi.rst */
+#define DRM_NPU_UAPI_MINOR		9	/* history: uapi.rst */
 #define DRM_NPU_UAPI_VERSION \
 	((DRM_NPU_UAPI_MAJOR << 16) | DRM_NPU_UAPI_MINOR)
 
@@ -169,6 +169,8 @@ enum drm_npu_opcode {
 	/* uapi 1.6: sampling at computed coordinates */
 	DRM_NPU_OP_GRID_SAMPLE = 40,	/* in, grid, out (F32) */
 	DRM_NPU_OP_ROI_ALIGN = 41,	/* in, rois, batch (I32/I64), out */
+	/* uapi 1.9: random numbers */
+	DRM_NPU_OP_RANDOM = 42,		/* [p (BERNOULLI)], out (F32) */
 	/* uapi 1.2: the media unit (DVPP) and AIPP */
 	DRM_NPU_OP_IMG_CSC = 50,	/* in, [uv], out u8: colour conversion */
 	DRM_NPU_OP_IMG_RESIZE = 51,	/* in u8, out u8: resize + border */
@@ -679,6 +681,41 @@ struct drm_npu_roi_align_params {
 	__u32 sampling_ratio;		/* samples per bin side; 0: adaptive */
 };
 
+/*
+ * RANDOM (uapi 1.9; ONNX RandomUniform[Like], RandomNormal[Like],
+ * Bernoulli): fills out (F32) from Philox4x32-10, a counter-based
+ * generator: element i of out (its row-major index) is drawn from the
+ * block of counter (i, i >> 32, 0, 0) under key (seed_lo, seed_hi), so
+ * the values do not depend on how the work is split. u = (w0 >> 8) *
+ * 2^-24 in [0, 1) from the block's first word w0.
+ *   UNIFORM    a + (b - a) * u (a = low, b = high)
+ *   NORMAL     a + b * z (a = mean, b = scale), z = sqrt(-2 ln u1)
+ *              cos(2 pi u2) with u1 = ((w0 >> 8) + 1) * 2^-24 in (0, 1]
+ *              and u2 from w1 (Box-Muller, in double)
+ *   BERNOULLI  1 if u < p[i] else 0, p F32 of out's shape (a and b 0):
+ *              p >= 1 always gives 1, p <= 0 (and NaN) 0
+ * PER_JOB mixes the job's fence number into the key: each run of a
+ * program draws new values (ONNX's random ops without a seed); without
+ * it a program draws the same values every run.
+ */
+enum drm_npu_random_dist {
+	DRM_NPU_RANDOM_UNIFORM = 0,
+	DRM_NPU_RANDOM_NORMAL = 1,
+	DRM_NPU_RANDOM_BERNOULLI = 2,
+	DRM_NPU_RANDOM_DIST_COUNT
+};
+
+#define DRM_NPU_RANDOM_PER_JOB		(1u << 0)
+
+struct drm_npu_random_params {
+	__u32 dist;			/* enum drm_npu_random_dist */
+	__u32 flags;			/* DRM_NPU_RANDOM_PER_JOB */
+	__u32 seed_lo;
+	__u32 seed_hi;
+	__u32 a;			/* fp32 bits, finite: low or mean */
+	__u32 b;			/* fp32 bits, finite: high or scale */
+};
+
 #define DRM_NPU_NMS_CENTER_BOX		(1u << 0)	/* [xc, yc, w, h] */
 #define DRM_NPU_NMS_HAS_SCORE_THRESHOLD	(1u << 1)
 
@@ -873,6 +910,7 @@ struct drm_npu_task {
 		struct drm_npu_unique_params unique;
 		struct drm_npu_grid_sample_params grid_sample;
 		struct drm_npu_roi_align_params roi_align;
+		struct drm_npu_random_params random;
 	} params;
 	struct drm_npu_operand operands[DRM_NPU_MAX_OPERANDS];
 };

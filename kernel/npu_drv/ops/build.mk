@@ -39,7 +39,8 @@ $(OPS_LIB): $(OPS_OBJS)
 # for the reference values only.
 OPS_TEST_NAMES	:= ops_conv_test ops_math_test ops_check_test ops_basic_test \
 		   ops_more_test ops_chunk_test ops_hostile_test ops_trig_test \
-		   ops_qlinear_test ops_media_test ops_wq_test ops_count_test
+		   ops_qlinear_test ops_media_test ops_wq_test ops_count_test \
+		   ops_random_test
 OPS_TEST_BINS	:= $(addprefix $(BUILD)/bin/,$(OPS_TEST_NAMES))
 OPS_TEST_OBJS	:= $(call ops_objs,$(wildcard $(OPS_DIR)/tests/*.c))
 

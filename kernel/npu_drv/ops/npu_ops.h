@@ -48,13 +48,26 @@ enum npu_isa {
  *      A kernel may keep partial sums there to reuse what it loaded
  *      (CONV2D: every tile of a unit shares each block of weights); the
  *      result has the same bits with or without it.
+ * @job_key: a number each job of the device has for itself (its fence
+ *           number on its queue; 0 in the compiler): RANDOM's PER_JOB
+ *           draws mix it into their key.
  */
 struct npu_op_args {
 	const struct drm_npu_task *task;
 	void *data[DRM_NPU_MAX_OPERANDS];
 	u32 isa;
 	void *ub;
+	u64 job_key;
 };
+
+/**
+ * npu_philox4x32() - Philox4x32-10 (Salmon et al., SC 2011), RANDOM's
+ *                    generator
+ * @key: the two key words
+ * @ctr: the four counter words
+ * @out: the block: four 32-bit words
+ */
+void npu_philox4x32(const u32 key[2], const u32 ctr[4], u32 out[4]);
 
 /* Bytes of a core's unified buffer (struct npu_op_args.ub), 16-aligned. */
 #define NPU_UB_BYTES	(128u * 1024u)

@@ -1939,6 +1939,39 @@ static int check_roi_align(struct chk *c)
 	return 0;
 }
 
+/*
+ * RANDOM: [p F32], out F32, both dense ND of one shape (the kernel
+ * indexes them flat by the row-major element index, which is also the
+ * generator's counter). UNIFORM and NORMAL take out alone, BERNOULLI p
+ * and out; a and b finite (0 for BERNOULLI).
+ */
+static int check_random(struct chk *c)
+{
+	const struct drm_npu_random_params *p = &c->t->params.random;
+	u32 n = p->dist == DRM_NPU_RANDOM_BERNOULLI ? 2 : 1;
+	const struct drm_npu_operand *o;
+	int ret;
+
+	if (p->dist >= DRM_NPU_RANDOM_DIST_COUNT ||
+	    p->flags & ~DRM_NPU_RANDOM_PER_JOB ||
+	    !npu_bits_finite(p->a) || !npu_bits_finite(p->b) ||
+	    (n == 2 && (p->a || p->b)) || !params_tail_zero(c->t, sizeof(*p)))
+		return fail(c, NONE_BAD, "bad RANDOM dist/flags/a/b/params");
+	ret = check_operands(c, n, n);
+	if (ret)
+		return ret;
+	o = npu_opnd(c->t, n - 1);
+	if (o->dtype != DRM_NPU_DTYPE_F32 || o->layout != DRM_NPU_LAYOUT_ND ||
+	    !dense_row_major(o))
+		return fail(c, n - 1, "RANDOM out must be dense F32 (ND)");
+	if (n == 2 && (npu_opnd(c->t, 0)->dtype != DRM_NPU_DTYPE_F32 ||
+		       npu_opnd(c->t, 0)->layout != DRM_NPU_LAYOUT_ND ||
+		       !same_shape(npu_opnd(c->t, 0), o) ||
+		       !dense_row_major(npu_opnd(c->t, 0))))
+		return fail(c, 0, "BERNOULLI p must be dense F32 (ND) of out's shape");
+	return 0;
+}
+
 static int check_sem(struct chk *c)
 {
 	int ret = check_operands(c, 0, 0);
@@ -2012,6 +2045,7 @@ static int check_opcode(struct chk *c)
 	case DRM_NPU_OP_UNIQUE:		return check_unique(c);
 	case DRM_NPU_OP_GRID_SAMPLE:	return check_grid_sample(c);
 	case DRM_NPU_OP_ROI_ALIGN:	return check_roi_align(c);
+	case DRM_NPU_OP_RANDOM:		return check_random(c);
 	case DRM_NPU_OP_IMG_CSC:	return check_img_csc(c);
 	case DRM_NPU_OP_IMG_RESIZE:	return check_img_resize(c);
 	case DRM_NPU_OP_AIPP:		return check_aipp(c);

@@ -536,6 +536,9 @@ u64 npu_op_work_units(const struct drm_npu_task *t)
 		return (u64)last->shape[0] * last->shape[2];
 	case DRM_NPU_OP_RNN:
 		return last->shape[1];	/* a batch row over all steps */
+	case DRM_NPU_OP_RANDOM:		/* a segment of out */
+		return npu_numel(last) / NPU_ROW_SEG +
+		       !!(npu_numel(last) % NPU_ROW_SEG);
 	case DRM_NPU_OP_ROI_ALIGN:	/* an output row (r, c, ph) */
 		return npu_dims_prod(last, 0, 3);
 	case DRM_NPU_OP_TOPK:		/* a line along the axis */
@@ -788,6 +791,9 @@ u64 npu_op_unit_cost(const struct drm_npu_task *t)
 				   (u64)in->shape[0] + 1);
 	case DRM_NPU_OP_ROI_ALIGN:
 		return roi_align_unit_cost(t);
+	case DRM_NPU_OP_RANDOM:	/* Philox's 10 rounds; Box-Muller's log/cos */
+		return npu_mul_sat(NPU_ROW_SEG, t->params.random.dist ==
+				   DRM_NPU_RANDOM_NORMAL ? 512 : 64);
 	case DRM_NPU_OP_RESIZE:
 		return npu_mul_sat(npu_resize_seg(t), resize_elem_cost(t));
 	case DRM_NPU_OP_GRID_SAMPLE:

@@ -344,6 +344,9 @@ u32 npu_resize_seg(const struct drm_npu_task *t);
 u64 npu_roi_align_grid_max(const struct drm_npu_task *t, u32 dim);
 int npu_run_scatter(const struct npu_op_args *a, u64 b, u64 e);
 int npu_run_math(const struct npu_op_args *a, u64 b, u64 e);
+/* sin x (cos x when @cosine) in double, about 1e-16 (op_math.c) */
+double npu_sin_cos_d(double x, int cosine);
+int npu_run_random(const struct npu_op_args *a, u64 b, u64 e);
 int npu_run_nonzero(const struct npu_op_args *a, u64 b, u64 e);
 int npu_run_nms(const struct npu_op_args *a, u64 b, u64 e);
 int npu_run_pack_rows(const struct npu_op_args *a, u64 b, u64 e);

@@ -36,6 +36,7 @@ static const npu_run_fn npu_run_table[DRM_NPU_OP_COUNT] = {
 	[DRM_NPU_OP_TOPK] = npu_run_topk,
 	[DRM_NPU_OP_GRID_SAMPLE] = npu_run_grid_sample,
 	[DRM_NPU_OP_ROI_ALIGN] = npu_run_roi_align,
+	[DRM_NPU_OP_RANDOM] = npu_run_random,
 	[DRM_NPU_OP_SCATTER] = npu_run_scatter,
 	[DRM_NPU_OP_MATH] = npu_run_math,
 	[DRM_NPU_OP_NONZERO] = npu_run_nonzero,

@@ -47,7 +47,7 @@ static double m_series(double r, int c)
 	return sum;
 }
 
-static double m_sin_cos(double x, int cosine)
+double npu_sin_cos_d(double x, int cosine)
 {
 	double k, r, q;
 
@@ -101,11 +101,11 @@ static double m_eval(u32 kind, double x)
 		return x;
 	switch (kind) {
 	case DRM_NPU_MATH_SIN:
-		return m_sin_cos(x, 0);
+		return npu_sin_cos_d(x, 0);
 	case DRM_NPU_MATH_COS:
-		return m_sin_cos(x, 1);
+		return npu_sin_cos_d(x, 1);
 	case DRM_NPU_MATH_TAN:
-		return m_sin_cos(x, 0) / m_sin_cos(x, 1);
+		return npu_sin_cos_d(x, 0) / npu_sin_cos_d(x, 1);
 	case DRM_NPU_MATH_ASIN:
 		if (a > 1)
 			return nan;
