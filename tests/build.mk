@@ -12,6 +12,7 @@ E2E_TESTS	:= tests/models/demo.t $(E2E_MODELS:%=tests/models/%.t) \
 		   tests/models/compiler_regress.t tests/models/control_flow.t \
 		   tests/models/signal_ops.t tests/models/storage_dtypes.t \
 		   tests/models/streams_budget.t tests/models/precision.t \
+		   tests/models/random_ops.t \
 		   tests/conformance/conformance.t
 
 TESTS		+= $(E2E_TESTS) tests/diag/diag.t tests/media/test_aipp.sh

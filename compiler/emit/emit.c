@@ -1214,6 +1214,30 @@ static int emit_roi_align(struct ectx *e)
 	return err;
 }
 
+/* npu.Random (legalize_random.c): one RANDOM task, out dense f32. */
+static int emit_random(struct ectx *e)
+{
+	const struct ir_node *n = e->n;
+	struct drm_npu_task *t = new_task(e, DRM_NPU_OP_RANDOM);
+	struct drm_npu_random_params *p;
+	uint64_t seed = (uint64_t)ir_attr_int(n, "seed", 0);
+	int err = 0;
+
+	if (!t)
+		return -ENOMEM;
+	p = &t->params.random;
+	p->dist = (uint32_t)ir_attr_int(n, "dist", 0);
+	p->flags = ir_attr_int(n, "per_job", 0) ? DRM_NPU_RANDOM_PER_JOB : 0;
+	p->seed_lo = (uint32_t)seed;
+	p->seed_hi = (uint32_t)(seed >> 32);
+	p->a = emit_f32_bits(ir_attr_float(n, "a", 0.0f));
+	p->b = emit_f32_bits(ir_attr_float(n, "b", 0.0f));
+	t->num_operands = (uint8_t)(n->num_inputs + 1);
+	if (n->num_inputs)
+		err = whole(e, in(e, 0), &t->operands[0]);
+	return err ? err : whole(e, out0(e), &t->operands[n->num_inputs]);
+}
+
 static int emit_attention(struct ectx *e)
 {
 	struct drm_npu_task *t = new_task(e, DRM_NPU_OP_ATTENTION);
@@ -1818,7 +1842,7 @@ static bool f32_only(enum ir_op op)
 	case IR_OP_RNN_TASK: case IR_OP_SIN: case IR_OP_COS: case IR_OP_TAN:
 	case IR_OP_ASIN: case IR_OP_ACOS: case IR_OP_ATAN: case IR_OP_ASINH:
 	case IR_OP_ACOSH: case IR_OP_ATANH: case IR_OP_NMS_TASK:
-	case IR_OP_GRID_SAMPLE: case IR_OP_ROI_ALIGN:
+	case IR_OP_GRID_SAMPLE: case IR_OP_ROI_ALIGN: case IR_OP_RANDOM_TASK:
 		return true;
 	default:
 		return false;
@@ -1890,6 +1914,7 @@ int emit_node(struct ir_graph *g, const struct ir_node *n,
 {
 	struct ectx e = { .g = g, .n = n, .tgt = tgt, .out = out };
 	size_t before = out->count;
+	const struct ir_tensor *first;
 	const char *takes;
 	int i, err;
 
@@ -1907,11 +1932,13 @@ int emit_node(struct ir_graph *g, const struct ir_node *n,
 		return eerr(&e, -EINVAL, "node has no output");
 	if (emit_view_source(n))
 		return 0;
-	takes = unsupported_dtype(n->op, in(&e, 0)->dtype);
+	/* the dtype an op runs on: input 0's (npu.Random has none) */
+	first = n->num_inputs && n->inputs[0] ? in(&e, 0) : out0(&e);
+	takes = unsupported_dtype(n->op, first->dtype);
 	if (takes)
 		return eerr(&e, -ENOTSUP, "%s on %s is not supported (the "
 			    "device runs it on %s)", ir_op_name(n->op),
-			    ir_dtype_name(in(&e, 0)->dtype), takes);
+			    ir_dtype_name(first->dtype), takes);
 	switch (n->op) {
 	case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL: case IR_OP_DIV:
 	case IR_OP_POW: case IR_OP_MAX: case IR_OP_MIN: case IR_OP_PRELU:
@@ -1955,6 +1982,7 @@ int emit_node(struct ir_graph *g, const struct ir_node *n,
 	case IR_OP_RESIZE: err = emit_resize(&e); break;
 	case IR_OP_GRID_SAMPLE: err = emit_grid_sample(&e); break;
 	case IR_OP_ROI_ALIGN: err = emit_roi_align(&e); break;
+	case IR_OP_RANDOM_TASK: err = emit_random(&e); break;
 	case IR_OP_ATTENTION: err = emit_attention(&e); break;
 	case IR_OP_RNN_TASK: err = emit_rnn(&e); break;
 	case IR_OP_TOPK_TASK: err = emit_topk(&e); break;

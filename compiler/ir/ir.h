@@ -175,6 +175,11 @@ struct ir_shape {
 	X(MEL_WEIGHT_MATRIX, "MelWeightMatrix")				\
 	X(BIT_SHIFT, "BitShift")					\
 	X(TFIDF_VECTORIZER, "TfIdfVectorizer")				\
+	X(RANDOM_UNIFORM, "RandomUniform")				\
+	X(RANDOM_UNIFORM_LIKE, "RandomUniformLike")			\
+	X(RANDOM_NORMAL, "RandomNormal")				\
+	X(RANDOM_NORMAL_LIKE, "RandomNormalLike")			\
+	X(BERNOULLI, "Bernoulli")					\
 	/* made by passes (no ONNX counterpart, or a fused form) */	\
 	X(ACTIVATION, "npu.Activation")					\
 	X(LAYER_NORM, "LayerNormalization")				\
@@ -186,6 +191,7 @@ struct ir_shape {
 	X(NONZERO_TASK, "npu.NonZero") X(NMS_TASK, "npu.NMS")		\
 	X(UNIQUE_TASK, "npu.Unique")					\
 	X(SCATTER_TASK, "npu.Scatter")					\
+	X(RANDOM_TASK, "npu.Random")					\
 	/* int8 ops made by qdq-fuse (Documentation/quantization.rst) */\
 	X(QCONV, "npu.QConv") X(QMATMUL, "npu.QMatMul")		\
 	X(QADD, "npu.QAdd")						\
@@ -492,6 +498,23 @@ static inline bool ir_node_counted(const struct ir_node *n)
 		if (n->outputs[i] && n->outputs[i]->count)
 			return true;
 	return false;
+}
+
+/*
+ * Does @n draw random numbers (ONNX's random ops, npu.Random)? Such a
+ * node is never folded, nor merged with an equal one by CSE: two draws
+ * are two draws, and each run draws anew.
+ */
+static inline bool ir_node_is_random(const struct ir_node *n)
+{
+	switch (n->op) {
+	case IR_OP_RANDOM_UNIFORM: case IR_OP_RANDOM_UNIFORM_LIKE:
+	case IR_OP_RANDOM_NORMAL: case IR_OP_RANDOM_NORMAL_LIKE:
+	case IR_OP_BERNOULLI: case IR_OP_RANDOM_TASK:
+		return true;
+	default:
+		return false;
+	}
 }
 
 static inline bool ir_tensor_is_const(const struct ir_tensor *t)

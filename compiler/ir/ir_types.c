@@ -111,7 +111,8 @@ const char *ir_act_name(enum ir_act_kind k)
 int ir_op_max_inputs(enum ir_op op)
 {
 	switch (op) {
-	case IR_OP_CONSTANT:
+	case IR_OP_CONSTANT: case IR_OP_RANDOM_UNIFORM:
+	case IR_OP_RANDOM_NORMAL:
 		return 0;
 	case IR_OP_IDENTITY: case IR_OP_RELU: case IR_OP_SIGMOID:
 	case IR_OP_TANH: case IR_OP_EXP: case IR_OP_SQRT:
@@ -134,6 +135,8 @@ int ir_op_max_inputs(enum ir_op op)
 	case IR_OP_ATANH: case IR_OP_EYE_LIKE: case IR_OP_HANN_WINDOW:
 	case IR_OP_HAMMING_WINDOW: case IR_OP_BLACKMAN_WINDOW:
 	case IR_OP_NON_ZERO: case IR_OP_UNIQUE: case IR_OP_TFIDF_VECTORIZER:
+	case IR_OP_RANDOM_UNIFORM_LIKE: case IR_OP_RANDOM_NORMAL_LIKE:
+	case IR_OP_BERNOULLI:
 		return 1;
 	case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL: case IR_OP_DIV:
 	case IR_OP_POW: case IR_OP_PRELU: case IR_OP_EQUAL: case IR_OP_LESS:

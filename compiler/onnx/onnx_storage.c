@@ -16,8 +16,8 @@
  *  - a Cast to a storage type keeps its rounding or wrap-around (a COPY
  *    to it) and is followed by a Cast back to the compute type, so that
  *    Cast(float -> bfloat16) rounds and Cast(int32 -> uint16) wraps as
- *    ONNX says; EyeLike's and MelWeightMatrix's output types and Cast
- *    targets elsewhere are mapped the same way.
+ *    ONNX says; EyeLike's, the random ops' and MelWeightMatrix's output
+ *    types and Cast targets elsewhere are mapped the same way.
  *
  * So arithmetic runs in the compute type: a double model computes in f32
  * (about 7 significant digits, not 16), an int16 or uint32 sum that
@@ -180,7 +180,7 @@ static int onnx_narrow_nodes(struct ir_graph *g)
 
 		if (n->op == IR_OP_CAST)
 			err = onnx_narrow_cast(g, n);
-		else if (n->op == IR_OP_EYE_LIKE)
+		else if (n->op == IR_OP_EYE_LIKE || ir_node_is_random(n))
 			err = onnx_narrow_type_attr(n, "dtype");
 		else if (n->op == IR_OP_MEL_WEIGHT_MATRIX)
 			err = onnx_narrow_type_attr(n, "output_datatype");

@@ -23,7 +23,7 @@ static bool foldable(const struct ir_node *n)
 	int i, have = 0;
 
 	/* a data-dependent extent is no constant: its bound would be */
-	if (ir_node_counted(n))
+	if (ir_node_counted(n) || ir_node_is_random(n))
 		return false;
 	for (i = 0; i < n->num_inputs; i++) {
 		if (!n->inputs[i])

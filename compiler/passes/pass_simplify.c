@@ -162,7 +162,8 @@ static bool nodes_equal(const struct ir_node *a, const struct ir_node *b)
 {
 	int i;
 
-	if (a->op != b->op || a->num_inputs != b->num_inputs ||
+	if (ir_node_is_random(a) || a->op != b->op ||
+	    a->num_inputs != b->num_inputs ||
 	    a->num_outputs != b->num_outputs || a->num_attrs != b->num_attrs ||
 	    a->has_residual != b->has_residual ||
 	    memcmp(&a->act, &b->act, sizeof(a->act)))

@@ -136,7 +136,9 @@ static int fuse_everywhere(struct ir_graph *g, struct pass_stats *st,
 			return -ENOMEM;
 		changed = 0;
 		for (i = 0; i < n; i++) {
-			if (nodes[i]->dead)
+			/* every pattern starts at a node's input 0 */
+			if (nodes[i]->dead || !nodes[i]->num_inputs ||
+			    !nodes[i]->inputs[0])
 				continue;
 			ret = fuse_at(g, nodes[i], st);
 			if (ret < 0) {

@@ -173,7 +173,8 @@ int shape_fold_node(struct ir_graph *g, struct ir_node *n)
 {
 	int i, ret;
 
-	if (n->num_outputs < 1 || !n->outputs[0] || ir_node_counted(n))
+	if (n->num_outputs < 1 || !n->outputs[0] || ir_node_counted(n) ||
+	    ir_node_is_random(n))
 		return 0;
 	for (i = 0; i < n->num_outputs; i++)
 		if (n->outputs[i] && !small_static(n->outputs[i]))

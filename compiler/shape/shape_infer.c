@@ -1309,6 +1309,28 @@ static int infer_roi_align(struct ir_graph *g, struct ir_node *n)
 	return 0;
 }
 
+/* npu.Random (legalize_random.c): f32 of its input's or its shape. */
+static int infer_random_task(struct ir_graph *g, struct ir_node *n)
+{
+	struct ir_shape o = { .rank = 0 };
+	const int64_t *dims;
+	int nd, i;
+
+	if (n->num_inputs) {
+		o = *in_shape(n, 0);
+	} else {
+		nd = ir_attr_ints(n, "shape", &dims);
+		if (nd > IR_MAX_RANK)
+			return node_err(g, n, "rank %d above %d", nd,
+					IR_MAX_RANK);
+		o.rank = nd;
+		for (i = 0; i < nd; i++)
+			o.dim[i] = dims[i];
+	}
+	set_out(n, 0, IR_F32, &o);
+	return 0;
+}
+
 static int infer_attention(struct ir_graph *g, struct ir_node *n)
 {
 	struct ir_shape o = *in_shape(n, 0);
@@ -1492,6 +1514,7 @@ static int infer_dispatch(struct ir_graph *g, struct ir_node *n)
 	case IR_OP_RESIZE: return infer_resize(g, n);
 	case IR_OP_GRID_SAMPLE: return infer_grid_sample(g, n);
 	case IR_OP_ROI_ALIGN: return infer_roi_align(g, n);
+	case IR_OP_RANDOM_TASK: return infer_random_task(g, n);
 	case IR_OP_ATTENTION: return infer_attention(g, n);
 	case IR_OP_AIPP: return infer_aipp(g, n);
 	case IR_OP_RNN_TASK: return shape_infer_rnn_task(g, n);
@@ -1546,6 +1569,7 @@ static int min_inputs(enum ir_op op)
 	case IR_OP_BATCH_NORM: return 5;
 	case IR_OP_LAYER_NORM: return 2;
 	case IR_OP_CUSTOM: return 0;	/* the plugin's bounds, at import */
+	case IR_OP_RANDOM_TASK: return 0;	/* Bernoulli's p, or none */
 	default: return 1;
 	}
 }

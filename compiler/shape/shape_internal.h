@@ -49,6 +49,7 @@ int shape_legalize_bitshift(struct ir_graph *g, struct ir_node *n);
 int shape_legalize_dft(struct ir_graph *g, struct ir_node *n);
 /* Det by Leibniz's formula, M <= 5 (legalize_det.c). */
 int shape_legalize_det(struct ir_graph *g, struct ir_node *n);
+int shape_legalize_random(struct ir_graph *g, struct ir_node *n);
 /* MaxPool's Indices output from its window taps (legalize_maxpool.c). */
 int shape_legalize_maxpool_indices(struct ir_graph *g, struct ir_node *n);
 /* 3-D pooling as two 2-D pools (legalize_pool3d.c). */

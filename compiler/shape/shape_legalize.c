@@ -1357,6 +1357,8 @@ int shape_legalize_node(struct ir_graph *g, struct ir_node *n)
 	if (n->op == IR_OP_DFT || n->op == IR_OP_STFT ||
 	    n->op == IR_OP_MEL_WEIGHT_MATRIX)
 		return shape_legalize_dft(g, n);
+	if (ir_node_is_random(n) && n->op != IR_OP_RANDOM_TASK)
+		return shape_legalize_random(g, n);
 	drop_unused_optional_outputs(n);
 	/* malformed nodes are left to shape inference to report */
 	if (n->op == IR_OP_POW || n->op == IR_OP_CAST_LIKE ||

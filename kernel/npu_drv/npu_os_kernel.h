@@ -20,6 +20,7 @@
 #include <linux/mutex.h>
 #include <linux/overflow.h>
 #include <linux/processor.h>
+#include <linux/random.h>
 #include <linux/printk.h>
 #include <linux/refcount.h>
 #include <linux/sched.h>
@@ -83,6 +84,11 @@ static inline void npu_vfree(void *p)
 static inline u64 npu_time_ns(void)
 {
 	return ktime_get_ns();
+}
+
+static inline u64 npu_random_u64(void)
+{
+	return get_random_u64();
 }
 
 #define npu_err(fmt, ...)	pr_err("npu: " fmt, ##__VA_ARGS__)

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/random.h>
 
 typedef uint8_t u8;
 typedef uint16_t u16;
@@ -67,6 +68,16 @@ static inline u64 npu_time_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (u64)ts.tv_sec * 1000000000ull + (u64)ts.tv_nsec;
+}
+
+/* 64 random bits (getrandom(); the clock and the address if it fails). */
+static inline u64 npu_random_u64(void)
+{
+	u64 v;
+
+	if (getrandom(&v, sizeof(v), 0) == (ssize_t)sizeof(v))
+		return v;
+	return npu_time_ns() ^ (u64)(uintptr_t)&v;
 }
 
 /* Logging goes to stderr; npu_dbg only when NPU_DEBUG is set at build time. */

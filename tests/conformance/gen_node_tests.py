@@ -105,7 +105,21 @@ def convert(src, dst):
             np.save(os.path.join(dst, sub, "%s_%d.npy" % (prefix, k)), arr)
             k += 1
     bf16_erratum(rec, dst)
+    if set(rec["ops"]) & RANDOM_OPS:
+        rec["random"] = RANDOM_CHECK
     return rec
+
+
+# Generators: ONNX says of its own data for them "the generator operator
+# is non-deterministic and may not produce the same values in different
+# implementations even if a seed is specified" (bernoulli.py): the values
+# are one draw of numpy's generator, for information.
+RANDOM_OPS = {"Bernoulli", "RandomUniform", "RandomUniformLike",
+              "RandomNormal", "RandomNormalLike"}
+RANDOM_CHECK = ("a random generator: ONNX's data is one draw of numpy's "
+                "generator, for information; checked are every output's "
+                "shape and dtype, and that a Bernoulli's values are 0 or 1 "
+                "(1 where p >= 1, 0 where p <= 0)")
 
 
 def bf16_rne(x):

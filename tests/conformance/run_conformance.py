@@ -169,6 +169,32 @@ def compile_test(rec, src, dst):
     return rc, log, argv, inputs, frozen, reshaped if keep is None else []
 
 
+def check_random(rec, src, out):
+    """A random test (gen_node_tests.RANDOM_CHECK): the outputs' shapes
+    and dtypes are the expected ones, a Bernoulli's values 0 or 1 (1 where
+    p >= 1, 0 where p <= 0). Returns None or what is wrong."""
+    import numpy as np
+    k = 0
+    while os.path.exists(os.path.join(src, "expected", "output_%d.npy" % k)):
+        want = np.load(os.path.join(src, "expected", "output_%d.npy" % k))
+        path = os.path.join(out, "output_%d.npy" % k)
+        if not os.path.exists(path):
+            return "output %d not written" % k
+        got = np.load(path)
+        if got.shape != want.shape or got.dtype != want.dtype:
+            return "output %d: %s %s, expected %s %s" % (
+                k, got.dtype, got.shape, want.dtype, want.shape)
+        if "Bernoulli" in rec["ops"] or "Greater" in rec["ops"]:
+            if not np.isin(got, (0, 1)).all():
+                return "output %d: values other than 0 and 1" % k
+            p = np.load(os.path.join(src, "inputs", "input_0.npy"))
+            if "Bernoulli" in rec["ops"] and p.shape == got.shape and \
+                    ((got[p >= 1] != 1).any() or (got[p <= 0] != 0).any()):
+                return "output %d: a certain p drew the other value" % k
+        k += 1
+    return None if k else "no expected outputs"
+
+
 def run_one(rec, root, work):
     """Compile and run one node test; return (status, reason, detail)."""
     src = os.path.join(root, "tests", rec["name"])
@@ -196,13 +222,20 @@ def run_one(rec, root, work):
                                             note), detail
     argv = [e2e.tool("npu-run"), om, "--device", "sim",
             "--input-dir", inputs,
-            "-o", os.path.join(dst, "out"),
-            "--compare", os.path.join(src, "expected_erratum" if
-                                      rec.get("erratum") else "expected"),
-            "--rtol", RTOL, "--atol", ATOL]
+            "-o", os.path.join(dst, "out")]
+    if not rec.get("random"):
+        argv += ["--compare", os.path.join(src, "expected_erratum" if
+                                           rec.get("erratum") else
+                                           "expected"),
+                 "--rtol", RTOL, "--atol", ATOL]
     rc, log = e2e.run(argv, timeout=120)
     detail = {"command": e2e.cmdline(argv), "log": tail(log),
               "frozen": frozen}
+    if rc == 0 and rec.get("random"):
+        bad = check_random(rec, src, os.path.join(dst, "out"))
+        if bad:
+            return "failed", "random outputs: %s%s" % (bad, note), detail
+        note += " [%s]" % rec["random"]
     if rc == 0:
         shutil.rmtree(dst, ignore_errors=True)
         if rec.get("erratum"):

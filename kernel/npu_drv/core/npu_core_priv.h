@@ -308,6 +308,7 @@ struct npu_device {
 	u32 watchdog_ms;
 	u64 job_budget_ms;		/* 0 = none */
 	u32 isa;			/* enum npu_isa of the op kernels */
+	u64 job_key_base;		/* random at creation: npu_op_args.job_key */
 	bool serve_waits;		/* npu_device_params.serve_waits */
 	u64 park_spin_ns;		/* npu_device_params.park_spin_us */
 	u64 wd_next;			/* when the watchdog wakes next */

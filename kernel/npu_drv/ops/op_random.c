@@ -38,7 +38,7 @@ void npu_philox4x32(const u32 key[2], const u32 ctr[4], u32 out[4])
 	out[3] = c3;
 }
 
-/* splitmix64's finaliser: a job's fence number spread over the key. */
+/* splitmix64's finaliser: the job's key spread over the seed. */
 static u64 rnd_mix(u64 x)
 {
 	x ^= x >> 30;
