@@ -5,8 +5,9 @@
 
 NPU_UAPI_TEST_SRCS := $(addprefix selftests/npu/, npu_uapi_test.c \
 	npu_test_util.c test_device_bo.c test_program.c test_queue_sem.c \
-	test_submit.c test_sched.c test_math.c test_count.c test_stress.c \
-	test_fuzz.c test_chaos.c test_hostile.c test_bounded.c test_peer.c)
+	test_submit.c test_sched.c test_math.c test_count.c test_random.c \
+	test_stress.c test_fuzz.c test_chaos.c test_hostile.c test_bounded.c \
+	test_peer.c)
 NPU_UAPI_TEST_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(NPU_UAPI_TEST_SRCS))
 NPU_UAPI_TEST := $(BUILD)/bin/npu_uapi_test
 

@@ -79,6 +79,19 @@ int t_run_program(struct npu_dev *d, uint32_t queue, uint32_t prog,
 		  void *arg);
 void t_query(struct npu_dev *d, uint32_t queue, struct drm_npu_queue_query *q);
 
+/* A buffer object of at least @bytes, mapped, filled with 0x5a. */
+struct t_cbuf {
+	uint32_t bo;
+	void *p;
+	uint64_t size;
+};
+
+bool t_cbuf_new(struct t_cbuf *b, uint64_t bytes);
+void t_cbufs_free(struct t_cbuf *b, uint32_t n);
+/* Run @n tasks as one program on a new queue, slot i bound to bufs[i]. */
+int t_run_tasks(const struct drm_npu_task *t, uint32_t n,
+		struct t_cbuf *bufs, uint32_t nb);
+
 /* A contiguous operand. */
 struct drm_npu_operand t_opnd(uint16_t slot, uint64_t offset, uint8_t dtype,
 			      uint32_t rank, const uint32_t *shape);
@@ -96,6 +109,7 @@ void test_submit(void);
 void test_sched(void);
 void test_math(void);
 void test_count(void);
+void test_random(void);
 void test_stress(void);
 void test_fuzz(void);
 void test_chaos(void);

@@ -372,3 +372,42 @@ struct drm_npu_task t_sem_task(uint16_t opcode, uint32_t index,
 	t.params.sem.value = value;
 	return t;
 }
+
+bool t_cbuf_new(struct t_cbuf *b, uint64_t bytes)
+{
+	b->size = (bytes + 4095) & ~4095ull;
+	b->bo = t_bo(T.d, b->size);
+	b->p = b->bo ? t_map(T.d, b->bo, b->size) : NULL;
+	if (b->p)
+		memset(b->p, 0x5a, b->size);
+	return b->p != NULL;
+}
+
+void t_cbufs_free(struct t_cbuf *b, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (b[i].bo) {
+			t_unmap(T.d, b[i].p, b[i].size);
+			t_close_bo(T.d, b[i].bo);
+		}
+}
+
+int t_run_tasks(const struct drm_npu_task *t, uint32_t n,
+		struct t_cbuf *bufs, uint32_t nb)
+{
+	uint32_t q = t_queue(T.d, 0), prog, bos[DRM_NPU_MAX_OPERANDS];
+	uint64_t fence;
+	int err;
+
+	for (uint32_t i = 0; i < nb; i++)
+		bos[i] = bufs[i].bo;
+	err = t_prog(T.d, t, n, &prog);
+	if (!err) {
+		err = t_submit(T.d, q, prog, bos, nb, &fence);
+		if (!err)
+			err = t_wait(T.d, q, fence, 60000);
+		t_prog_destroy(T.d, prog);
+	}
+	t_queue_destroy(T.d, q);
+	return err;
+}

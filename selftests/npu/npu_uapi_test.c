@@ -26,6 +26,7 @@ static const struct {
 	{ "sched", test_sched },
 	{ "math", test_math },
 	{ "count", test_count },
+	{ "random", test_random },
 	{ "stress", test_stress },
 	{ "fuzz", test_fuzz },
 	{ "chaos", test_chaos },

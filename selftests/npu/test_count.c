@@ -19,64 +19,18 @@ static float urand(float lo, float hi)
 	return lo + (hi - lo) * (float)(rng >> 8) / 16777216.0f;
 }
 
-struct cbuf {
-	uint32_t bo;
-	void *p;
-	uint64_t size;
-};
-
-static bool cbuf_new(struct cbuf *b, uint64_t bytes)
-{
-	b->size = (bytes + 4095) & ~4095ull;
-	b->bo = t_bo(T.d, b->size);
-	b->p = b->bo ? t_map(T.d, b->bo, b->size) : NULL;
-	if (b->p)
-		memset(b->p, 0x5a, b->size);
-	return b->p != NULL;
-}
-
-static void cbufs_free(struct cbuf *b, uint32_t n)
-{
-	for (uint32_t i = 0; i < n; i++)
-		if (b[i].bo) {
-			t_unmap(T.d, b[i].p, b[i].size);
-			t_close_bo(T.d, b[i].bo);
-		}
-}
-
-/* Run @n tasks as one program, slot i bound to buffer i. */
-static int run_prog(const struct drm_npu_task *t, uint32_t n,
-		    struct cbuf *bufs, uint32_t nb)
-{
-	uint32_t q = t_queue(T.d, 0), prog, bos[DRM_NPU_MAX_OPERANDS];
-	uint64_t fence;
-	int err;
-
-	for (uint32_t i = 0; i < nb; i++)
-		bos[i] = bufs[i].bo;
-	err = t_prog(T.d, t, n, &prog);
-	if (!err) {
-		err = t_submit(T.d, q, prog, bos, nb, &fence);
-		if (!err)
-			err = t_wait(T.d, q, fence, 60000);
-		t_prog_destroy(T.d, prog);
-	}
-	t_queue_destroy(T.d, q);
-	return err;
-}
-
 static void test_nonzero(void)
 {
 	uint32_t in[2] = { 4, 37 }, out[2] = { 2, 148 }, one[1] = { 1 };
-	struct cbuf b[3] = { 0 };
+	struct t_cbuf b[3] = { 0 };
 	struct drm_npu_task t;
 	uint64_t n = 0, k = 0, bad = 0;
 	int64_t *o, cnt;
 	float *x;
 	int err;
 
-	if (!cbuf_new(&b[0], 148 * 4) || !cbuf_new(&b[1], 296 * 8) ||
-	    !cbuf_new(&b[2], 8)) {
+	if (!t_cbuf_new(&b[0], 148 * 4) || !t_cbuf_new(&b[1], 296 * 8) ||
+	    !t_cbuf_new(&b[2], 8)) {
 		tap_ok(false, "NONZERO: buffers");
 		goto out;
 	}
@@ -91,7 +45,7 @@ static void test_nonzero(void)
 	t.operands[0] = t_opnd(0, 0, DRM_NPU_DTYPE_F32, 2, in);
 	t.operands[1] = t_opnd(1, 0, DRM_NPU_DTYPE_I64, 2, out);
 	t.operands[2] = t_opnd(2, 0, DRM_NPU_DTYPE_I64, 1, one);
-	err = run_prog(&t, 1, b, 3);
+	err = t_run_tasks(&t, 1, b, 3);
 	if (err) {
 		tap_err(err, 0, "NONZERO [4, 37]: runs");
 		goto out;
@@ -110,7 +64,7 @@ static void test_nonzero(void)
 	       "NONZERO [4, 37]: %lld of %llu coordinates packed, the rest zeroed",
 	       (long long)cnt, (unsigned long long)n);
 out:
-	cbufs_free(b, 3);
+	t_cbufs_free(b, 3);
 }
 
 static double iou(const float *a, const float *b)
@@ -170,15 +124,15 @@ static void test_nms(void)
 	uint32_t os[2] = { C * KEEP, 3 }, ps[1] = { C }, one[1] = { 1 };
 	uint32_t ds[3] = { C, KEEP, 3 }, r;
 	struct drm_npu_task t[2];
-	struct cbuf b[6] = { 0 };
+	struct t_cbuf b[6] = { 0 };
 	int64_t *ref = calloc(C * KEEP * 3, sizeof(*ref)), cnt;
 	float *bx, *sc;
 	bool tail = true;
 	int err;
 
-	if (!ref || !cbuf_new(&b[0], N * 16) || !cbuf_new(&b[1], C * N * 4) ||
-	    !cbuf_new(&b[2], C * N * 4) || !cbuf_new(&b[3], C * KEEP * 24) ||
-	    !cbuf_new(&b[4], C * 8) || !cbuf_new(&b[5], 8)) {
+	if (!ref || !t_cbuf_new(&b[0], N * 16) || !t_cbuf_new(&b[1], C * N * 4) ||
+	    !t_cbuf_new(&b[2], C * N * 4) || !t_cbuf_new(&b[3], C * KEEP * 24) ||
+	    !t_cbuf_new(&b[4], C * 8) || !t_cbuf_new(&b[5], 8)) {
 		tap_ok(false, "NMS: buffers");
 		goto out;
 	}
@@ -209,7 +163,7 @@ static void test_nms(void)
 	t[1].operands[0] = t_opnd(4, 0, DRM_NPU_DTYPE_I64, 1, ps);
 	t[1].operands[1] = t_opnd(3, 0, DRM_NPU_DTYPE_I64, 3, ds);
 	t[1].operands[2] = t_opnd(5, 0, DRM_NPU_DTYPE_I64, 1, one);
-	err = run_prog(t, 2, b, 6);
+	err = t_run_tasks(t, 2, b, 6);
 	if (err) {
 		tap_err(err, 0, "NMS + PACK_ROWS: runs");
 		goto out;
@@ -223,7 +177,7 @@ static void test_nms(void)
 	       (long long)cnt, r);
 out:
 	free(ref);
-	cbufs_free(b, 6);
+	t_cbufs_free(b, 6);
 }
 
 void test_count(void)

@@ -694,10 +694,10 @@ struct drm_npu_roi_align_params {
  *              and u2 from w1 (Box-Muller, in double)
  *   BERNOULLI  1 if u < p[i] else 0, p F32 of out's shape (a and b 0):
  *              p >= 1 always gives 1, p <= 0 (and NaN) 0
- * PER_JOB mixes the job's fence number and a number the device drew at
- * its creation into the key: each run of a program draws new values
- * (ONNX's random ops without a seed); without it a program draws the
- * same values every run.
+ * PER_JOB mixes a number of the job's into the key (a random number drawn
+ * when its file was opened plus the file's count of jobs): each run of a
+ * program draws new values (ONNX's random ops without a seed); without it
+ * a program draws the same values every run.
  */
 enum drm_npu_random_dist {
 	DRM_NPU_RANDOM_UNIFORM = 0,

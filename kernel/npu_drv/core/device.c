@@ -148,7 +148,6 @@ int npu_core_create(const struct npu_device_params *p, struct npu_device **out)
 	dev->watchdog_ms = p->watchdog_ms;
 	dev->job_budget_ms = p->job_budget_ms;
 	dev->isa = p->isa;
-	dev->job_key_base = npu_random_u64();
 	dev->serve_waits = p->serve_waits;
 	dev->park_spin_ns = (u64)p->park_spin_us * 1000;
 	npu_default_limits(dev, p);

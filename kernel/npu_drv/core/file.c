@@ -25,6 +25,7 @@ int npu_core_file_open(struct npu_device *dev, void *home_file,
 	npu_mutex_unlock(&dev->lock);
 	f->dev = dev;
 	f->home_file = home_file;
+	f->job_key_base = npu_random_u64();
 	npu_mutex_init(&f->lock);
 	*out = f;
 	return 0;

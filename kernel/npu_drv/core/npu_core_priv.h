@@ -157,6 +157,7 @@ struct npu_job {
 	u64 run_ns;			/* AI-core time of its finished tasks */
 	u32 status;			/* 0 or enum drm_npu_fault_reason */
 	u64 fence;
+	u64 key;			/* npu_op_args.job_key */
 	u32 num_bos;
 	struct npu_bo **bos;
 	u32 num_waits, num_signals, num_bindings;
@@ -308,7 +309,6 @@ struct npu_device {
 	u32 watchdog_ms;
 	u64 job_budget_ms;		/* 0 = none */
 	u32 isa;			/* enum npu_isa of the op kernels */
-	u64 job_key_base;		/* random at creation: npu_op_args.job_key */
 	bool serve_waits;		/* npu_device_params.serve_waits */
 	u64 park_spin_ns;		/* npu_device_params.park_spin_us */
 	u64 wd_next;			/* when the watchdog wakes next */
@@ -330,6 +330,8 @@ struct npu_file {
 	struct npu_limits lim;		/* copied at open */
 	u32 num_programs;		/* lock: programs charged */
 	u64 program_bytes;		/* lock: their bytes */
+	u64 job_key_base;		/* random at open: npu_job.key */
+	u64 jobs_submitted;		/* dev->lock: its queues', npu_job.key */
 };
 
 /* bo.c */

@@ -905,7 +905,7 @@ static u32 npu_execute(struct npu_core_unit *c, struct npu_job *job, u32 ti,
 		memset(&map, 0, sizeof(map));
 		args.task = task;
 		args.isa = dev->isa;
-		args.job_key = dev->job_key_base ^ job->fence;
+		args.job_key = job->key;
 		st = npu_resolve(dev, job, task, ti, &args, bad_operand,
 				 inj == NPU_INJ_RANGE, &map);
 		if (st)

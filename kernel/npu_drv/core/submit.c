@@ -250,6 +250,7 @@ int npu_ioctl_submit(struct npu_file *f, struct drm_npu_submit *a)
 		goto fail;
 	}
 	job->fence = ++job->queue->submitted;
+	job->key = f->job_key_base + ++f->jobs_submitted;
 	for (i = 0; i < job->num_bos; i++)
 		if (job->bos[i]->dev == dev)	/* peers: npu_bo_is_peer() */
 			job->bos[i]->busy++;

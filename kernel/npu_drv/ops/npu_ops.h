@@ -48,10 +48,11 @@ enum npu_isa {
  *      A kernel may keep partial sums there to reuse what it loaded
  *      (CONV2D: every tile of a unit shares each block of weights); the
  *      result has the same bits with or without it.
- * @job_key: a number each job has for itself (its fence number xor a
- *           random number the device drew when it was created, so that
- *           two devices, two processes, draw apart; 0 in the compiler):
- *           RANDOM's PER_JOB draws mix it into their key.
+ * @job_key: a number each job has for itself (a random number drawn when
+ *           its file was opened plus the count of jobs the file submitted,
+ *           so that two jobs or files draw apart and no file's draws tell
+ *           another's; 0 in the compiler): RANDOM's PER_JOB draws mix it
+ *           into their key.
  */
 struct npu_op_args {
 	const struct drm_npu_task *task;
