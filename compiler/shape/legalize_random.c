@@ -78,8 +78,8 @@ static int random_attrs(struct ir_graph *g, const struct ir_node *n,
 	}
 	if (!isfinite(a) || !isfinite(b))
 		return ir_error(g, "node '%s' (%s): low/high or mean/scale "
-				"must be finite (%g, %g)", n->name,
-				ir_op_name(n->op), a, b);
+				"%g, %g are not supported (they must be "
+				"finite)", n->name, ir_op_name(n->op), a, b);
 	if (ir_attr_find(n, "seed")) {
 		seed = ir_attr_float(n, "seed", 0.0f);
 		memcpy(&bits, &seed, sizeof(bits));

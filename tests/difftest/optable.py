@@ -147,10 +147,33 @@ def _num(v):
         return float(v)
 
 
+RANDOM = ["RandomUniform", "RandomNormal", "RandomUniformLike",
+          "RandomNormalLike", "Bernoulli"]
+ONNX_DTYPES = {"float32": 1, "int32": 6, "int64": 7, "string": 8,
+               "float16": 10, "float64": 11}
+
+
+def random_case(b, op, key, val):
+    """A random op: refusals only (its values are checked as
+    distributions by tests/models/random_ops.py, not differentially)."""
+    attrs = {"shape": [2, 3]} if op in ("RandomUniform", "RandomNormal") \
+        else {}
+    if key == "dtype":
+        attrs["dtype"] = ONNX_DTYPES[val]
+    elif key in ("low", "high", "mean", "scale"):
+        attrs[key] = float(val)
+    else:
+        return None
+    ins = [] if "shape" in attrs else [b.x((2, 3), "float32", 0.0, 1.0)]
+    return b.node(op, ins, attrs)
+
+
 def case(op, key, val):
     """The graph that checks one table entry, or None (no builder)."""
     b = B()
     dt = val if key == "dtype" else "float32"
+    if op in RANDOM:
+        return random_case(b, op, key, val)
     if op in UNARY_F or op in UNARY_SIGNED:
         if key not in ("", "dtype", "alpha", "beta", "gamma", "rank",
                        "training_mode"):
