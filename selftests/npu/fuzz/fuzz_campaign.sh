@@ -8,8 +8,9 @@
 # line per finding.
 # Environment: BUILD (build), FUZZ_SECONDS (1800), FUZZ_JOBS (1), and
 # NPU_FUZZ_MAX_ELEMS (npu_fuzz_target.c) to keep off merely huge tasks.
-# Corpus: $BUILD/fuzz/campaign-corpus (grows from run to run, starts from
-# selftests/npu/fuzz/corpus); findings: $BUILD/fuzz/findings/.
+# Corpus: $BUILD/fuzz/campaign-corpus (grows from run to run, and gets
+# selftests/npu/fuzz/corpus's new files at each start); findings:
+# $BUILD/fuzz/findings/.
 
 set -u
 BUILD=${BUILD:-build}
@@ -23,7 +24,9 @@ FINDINGS=$D/findings
 LOG=$D/campaign.log
 
 mkdir -p "$CORPUS" "$FINDINGS"
-[ -n "$(ls -A "$CORPUS")" ] || cp selftests/npu/fuzz/corpus/* "$CORPUS/"
+# the checked-in seeds and regressions every time: a corpus grown before
+# an opcode existed would never start from that opcode's seeds
+cp -n selftests/npu/fuzz/corpus/* "$CORPUS/"
 echo "fuzz-campaign: ${SECS}s, $JOBS job(s), corpus $CORPUS, findings $FINDINGS"
 start=$(date +%s)
 "$FUZZ" -fork="$JOBS" -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \

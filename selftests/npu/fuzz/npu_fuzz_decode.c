@@ -916,6 +916,32 @@ static void t_grid_sample(struct rd *r, struct drm_npu_task *t)
 }
 
 /*
+ * RANDOM: out (and BERNOULLI's p, whose values come from the fill bytes:
+ * NaN, negative, above 1) of any shape, near-2^32 dims included; a seed,
+ * a and b from the input (infinite or NaN ones now and then).
+ */
+static void t_random(struct rd *r, struct drm_npu_task *t)
+{
+	struct drm_npu_random_params *p = &t->params.random;
+	uint32_t s[DRM_NPU_MAX_RANK], rank = shape_of(r, 4, s);
+
+	t->opcode = DRM_NPU_OP_RANDOM;
+	p->dist = small(r, DRM_NPU_RANDOM_DIST_COUNT + 1);
+	p->flags = r8(r) & 3;			/* 2: an unknown flag */
+	p->seed_lo = r32(r);
+	p->seed_hi = r32(r);
+	if (p->dist != DRM_NPU_RANDOM_BERNOULLI || r8(r) > 250) {
+		p->a = r8(r) & 1 ? 0xbf800000u : r32(r);
+		p->b = r8(r) & 1 ? 0x40000000u : r32(r);
+	}
+	t->num_operands = p->dist == DRM_NPU_RANDOM_BERNOULLI ? 2 : 1;
+	if (t->num_operands == 2)
+		opnd(r, &t->operands[0], 0, DRM_NPU_DTYPE_F32, rank, s);
+	opnd(r, &t->operands[t->num_operands - 1], 1, DRM_NPU_DTYPE_F32,
+	     rank, s);
+}
+
+/*
  * ROI_ALIGN: in [N, C, H, W], rois [R, 4] and batch indices [R] (their
  * values from the fill bytes: any box, any index), out [R, C, Oh, Ow].
  */
@@ -1379,6 +1405,9 @@ void npu_fuzz_decode(const uint8_t *data, size_t size,
 		case DRM_NPU_OP_ROI_ALIGN:
 			t_roi_align(&r, t);
 			break;
+		case DRM_NPU_OP_RANDOM:
+			t_random(&r, t);
+			break;
 		default:
 			t_attention(&r, t);
 			break;
@@ -1396,7 +1425,7 @@ const uint8_t npu_fuzz_extra_ops[] = {
 	DRM_NPU_OP_IMG_CSC, DRM_NPU_OP_IMG_RESIZE, DRM_NPU_OP_AIPP,
 	DRM_NPU_OP_MATMUL_WQ, DRM_NPU_OP_NONZERO, DRM_NPU_OP_NMS,
 	DRM_NPU_OP_PACK_ROWS, DRM_NPU_OP_UNIQUE, DRM_NPU_OP_GRID_SAMPLE,
-	DRM_NPU_OP_ROI_ALIGN,
+	DRM_NPU_OP_ROI_ALIGN, DRM_NPU_OP_RANDOM,
 };
 const uint32_t npu_fuzz_num_extra_ops = sizeof(npu_fuzz_extra_ops);
 
@@ -1415,6 +1444,7 @@ static const char *const op_names[DRM_NPU_OP_COUNT] = {
 	[DRM_NPU_OP_PACK_ROWS] = "PACK_ROWS", [DRM_NPU_OP_UNIQUE] = "UNIQUE",
 	[DRM_NPU_OP_GRID_SAMPLE] = "GRID_SAMPLE",
 	[DRM_NPU_OP_ROI_ALIGN] = "ROI_ALIGN",
+	[DRM_NPU_OP_RANDOM] = "RANDOM",
 };
 
 void npu_fuzz_describe(const struct npu_fuzz_prog *p, char *out, size_t len)

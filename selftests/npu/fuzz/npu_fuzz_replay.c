@@ -148,6 +148,7 @@ static int write_seeds(const char *dir)
 		[DRM_NPU_OP_MATMUL_WQ] = "matmul_wq",
 		[DRM_NPU_OP_GRID_SAMPLE] = "grid_sample",
 		[DRM_NPU_OP_ROI_ALIGN] = "roi_align",
+		[DRM_NPU_OP_RANDOM] = "random",
 	};
 	struct npu_fuzz_prog p;
 	uint8_t in[64];
