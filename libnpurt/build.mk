@@ -131,11 +131,12 @@ SAN_TESTS	+= $(patsubst %,build/tests/libnpurt/%,$(RT_RT_TESTS))
 # ---- online compilation: single-op mode, shape cache ----
 # Linked statically with libnpurt.a; libnpuc.so.1 is dlopen'ed from
 # $(BUILD)/lib through the RUNPATH, as an installed runtime finds it.
-RT_ONLINE_TESTS	:= test_op_exec test_shape_cache
+RT_ONLINE_TESTS	:= test_op_exec test_shape_cache test_shape_share
 RT_ONNX_O	:= $(BUILD)/obj/gen/onnx/onnx.pb-c.o
 $(call rt_objs,libnpurt/tests/op_chain.c) \
 $(call rt_objs,libnpurt/tests/test_op_exec.c) \
 $(call rt_objs,libnpurt/tests/test_shape_cache.c) \
+$(call rt_objs,libnpurt/tests/test_shape_share.c) \
 $(call rt_objs,bench/single_op/bench_single_op.c): \
 	CPPFLAGS += $(RT_CPPFLAGS) -Ilibnpurt/tests -I$(BUILD)/gen \
 		    $(PROTOBUF_C_CFLAGS)

@@ -12,6 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+/* XXH3 inline (libxxhash-dev's header): no library to link */
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 #include "rt_internal.h"
 
@@ -151,10 +154,31 @@ npurt_status rt_progset_create(npurt_model *m, uint32_t variant,
 /* Load                                                                     */
 /* ---------------------------------------------------------------------- */
 
+/*
+ * Does @lo name a model whose weights are the same bytes as @w? The base
+ * of a shape cache keeps a digest of its weights (its host copy is gone
+ * once they are on the device); a shape compiled from the same ONNX has
+ * byte-identical weights unless constants folded at its shape are among
+ * them. XXH3-128: a false match (2^-128 a pair) would run a model on
+ * another's weights, a miss only costs memory.
+ */
+static bool weights_match(const struct rt_load_opts *lo, const void *w,
+			  uint64_t wsize, XXH128_hash_t *d)
+{
+	const npurt_model *b = lo ? lo->share_weights : NULL;
+
+	if (!b || !b->weights_digested || b->weights_size != wsize || !wsize)
+		return false;
+	*d = XXH3_128bits(w, wsize);
+	return d->low64 == b->weights_digest[0] &&
+	       d->high64 == b->weights_digest[1];
+}
+
 static npurt_status alloc_resources(npurt_model *m,
 				    const struct rt_load_opts *lo,
 				    const char *func)
 {
+	XXH128_hash_t dg;
 	npurt_context *ctx = m->ctx;
 	const struct om_model_desc *d = om_get_model(m->om);
 	uint64_t wsize;
@@ -168,7 +192,19 @@ static npurt_status alloc_resources(npurt_model *m,
 		m->weights_bo = lo->weights_bo;
 		m->weights_size = lo->weights_size;
 		m->weights_borrowed = true;
+	} else if (weights_match(lo, w, wsize, &dg)) {
+		m->weights_bo = lo->share_weights->weights_bo;
+		m->weights_size = wsize;
+		m->weights_borrowed = true;
+		m->weights_shared = true;
+		(void)om_drop_weights(m->om);
 	} else {
+		if (lo && lo->digest_weights) {
+			dg = XXH3_128bits(w, wsize);
+			m->weights_digest[0] = dg.low64;
+			m->weights_digest[1] = dg.high64;
+			m->weights_digested = true;
+		}
 		ret = rt_bo_create(ctx, wsize ? wsize : 1, &m->weights_bo,
 				   &map);
 		if (ret)

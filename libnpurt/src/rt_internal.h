@@ -278,6 +278,9 @@ struct npurt_model {
 	uint32_t nin, nout, nio;
 	uint32_t weights_bo;
 	uint64_t weights_size;
+	uint64_t weights_digest[2];	/* XXH3-128, when weights_digested */
+	bool weights_digested;
+	bool weights_shared;		/* borrowed from a shape cache's base */
 	uint32_t workspace_bo;
 	uint64_t workspace_size;	/* max over variants */
 	uint32_t *stage_bo;		/* per I/O: host I/O staging */
@@ -367,6 +370,11 @@ uint32_t rt_host_engine_profile(npurt_model *m, uint32_t v, uint64_t exec,
  *            context's models (unload it with rt_model_unload)
  * @workspace_bo, @workspace_cap: a workspace to use instead of the
  *            model's own (the preallocated strategy); 0: allocate
+ * @digest_weights: keep an XXH3-128 digest of the weights (the base of a
+ *            shape cache, whose shapes may then share them)
+ * @share_weights: a loaded model (the shape cache's base) whose weights
+ *            this model borrows when its own are the same bytes (size and
+ *            digest equal); it must outlive this model
  */
 struct rt_load_opts {
 	bool internal;
@@ -374,6 +382,8 @@ struct rt_load_opts {
 	uint64_t workspace_cap;
 	uint32_t weights_bo;		/* borrowed weights (model_pool.c) */
 	uint64_t weights_size;
+	bool digest_weights;
+	const struct npurt_model *share_weights;
 };
 
 npurt_status rt_model_load(npurt_context *ctx, const void *data, size_t size,

@@ -203,6 +203,7 @@ static npurt_status load_onnx(npurt_context *ctx, void *data, size_t size,
 	size_t om_size;
 	char err[512] = "";
 	const char *env = getenv("NPURT_SHAPE_CACHE_SIZE");
+	struct rt_load_opts base_lo = { .digest_weights = true };
 	npurt_status st;
 	int ret;
 
@@ -257,7 +258,7 @@ static npurt_status load_onnx(npurt_context *ctx, void *data, size_t size,
 		return compile_error(ret, name, err, func);
 	}
 	bytes = npuc->result_model(r, &om_size);
-	st = npurt_model_load_memory(ctx, bytes, om_size, out);
+	st = rt_model_load(ctx, bytes, om_size, &base_lo, out, func);
 	npuc->result_free(r);
 	if (st) {
 		rt_online_free(ol);
@@ -442,7 +443,8 @@ static npurt_status compile_shape(npurt_model *m, struct rt_online *ol,
 				  const char *func)
 {
 	const struct rt_npuc *npuc = rt_npuc_get(func);
-	struct rt_load_opts lo = { .internal = true };
+	/* a shape whose weights are the base's bytes shares the base's */
+	struct rt_load_opts lo = { .internal = true, .share_weights = m };
 	struct npuc_compile_options o;
 	npuc_result *r = NULL;
 	const void *bytes;
