@@ -196,7 +196,6 @@ static npurt_status alloc_resources(npurt_model *m,
 		m->weights_bo = lo->share_weights->weights_bo;
 		m->weights_size = wsize;
 		m->weights_borrowed = true;
-		m->weights_shared = true;
 		(void)om_drop_weights(m->om);
 	} else {
 		if (lo && lo->digest_weights) {

@@ -280,7 +280,6 @@ struct npurt_model {
 	uint64_t weights_size;
 	uint64_t weights_digest[2];	/* XXH3-128, when weights_digested */
 	bool weights_digested;
-	bool weights_shared;		/* borrowed from a shape cache's base */
 	uint32_t workspace_bo;
 	uint64_t workspace_size;	/* max over variants */
 	uint32_t *stage_bo;		/* per I/O: host I/O staging */
