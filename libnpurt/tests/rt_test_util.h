@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "npurt.h"
 #include "npu_transport.h"
@@ -24,6 +25,25 @@ static inline double rt_max_err(const float *a, const float *b, size_t n,
 			worst = d != d ? 1e9 : d / lim;
 	}
 	return worst;
+}
+
+/*
+ * The directory a test generates its data in: argv[1], else the program's
+ * path with ".d" appended. Returns 0, or -1 (no /proc/self/exe).
+ */
+static inline int rt_test_dir(int argc, char **argv, char *dir, size_t len)
+{
+	ssize_t n;
+
+	if (argc > 1) {
+		snprintf(dir, len, "%s", argv[1]);
+		return 0;
+	}
+	n = readlink("/proc/self/exe", dir, len - 3);
+	if (n <= 0)
+		return -1;
+	memcpy(dir + n, ".d", 3);
+	return 0;
 }
 
 static inline const char *rt_err(void)

@@ -84,17 +84,9 @@ int main(int argc, char **argv)
 	int bad = 0;
 
 	tap_plan(4);
-	if (argc > 1) {
-		snprintf(dir, sizeof(dir), "%s", argv[1]);
-	} else {
-		ssize_t n = readlink("/proc/self/exe", dir, sizeof(dir) - 16);
-
-		if (n <= 0) {
-			printf("Bail out! /proc/self/exe\n");
-			return 1;
-		}
-		dir[n] = '\0';
-		strcat(dir, ".d");
+	if (rt_test_dir(argc, argv, dir, sizeof(dir))) {
+		printf("Bail out! /proc/self/exe\n");
+		return 1;
 	}
 	snprintf(path, sizeof(path), "/usr/bin/python3 tests/online/mlp_dyn.py %s",
 		 dir);
