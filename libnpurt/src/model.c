@@ -163,22 +163,22 @@ npurt_status rt_progset_create(npurt_model *m, uint32_t variant,
  * another's weights, a miss only costs memory.
  */
 static bool weights_match(const struct rt_load_opts *lo, const void *w,
-			  uint64_t wsize, XXH128_hash_t *d)
+			  uint64_t wsize)
 {
 	const npurt_model *b = lo ? lo->share_weights : NULL;
+	XXH128_hash_t d;
 
 	if (!b || !b->weights_digested || b->weights_size != wsize || !wsize)
 		return false;
-	*d = XXH3_128bits(w, wsize);
-	return d->low64 == b->weights_digest[0] &&
-	       d->high64 == b->weights_digest[1];
+	d = XXH3_128bits(w, wsize);
+	return d.low64 == b->weights_digest[0] &&
+	       d.high64 == b->weights_digest[1];
 }
 
 static npurt_status alloc_resources(npurt_model *m,
 				    const struct rt_load_opts *lo,
 				    const char *func)
 {
-	XXH128_hash_t dg;
 	npurt_context *ctx = m->ctx;
 	const struct om_model_desc *d = om_get_model(m->om);
 	uint64_t wsize;
@@ -192,14 +192,15 @@ static npurt_status alloc_resources(npurt_model *m,
 		m->weights_bo = lo->weights_bo;
 		m->weights_size = lo->weights_size;
 		m->weights_borrowed = true;
-	} else if (weights_match(lo, w, wsize, &dg)) {
+	} else if (weights_match(lo, w, wsize)) {
 		m->weights_bo = lo->share_weights->weights_bo;
 		m->weights_size = wsize;
 		m->weights_borrowed = true;
 		(void)om_drop_weights(m->om);
 	} else {
 		if (lo && lo->digest_weights) {
-			dg = XXH3_128bits(w, wsize);
+			XXH128_hash_t dg = XXH3_128bits(w, wsize);
+
 			m->weights_digest[0] = dg.low64;
 			m->weights_digest[1] = dg.high64;
 			m->weights_digested = true;
