@@ -504,13 +504,16 @@ struct conv_pm_row {
 };
 
 /*
- * A tile: pixels [ox, ox + mr) of a row stored, computed from pixel
- * @first, with its first tap at a (input) and b (weights).
+ * A tile: pixels [ox, ox + mr) of a line, with its first tap at a (input)
+ * and b (weights). Pixel j of the line is sam floats after pixel j - 1 in
+ * the input and at ybase + j * ys in the output. A line is a row (sam: the
+ * stride of a column step) or, for the edge pixels of rows with every kh
+ * tap inside, a column (sam: the stride of a row step; ox 0).
  */
 struct conv_pm_px {
 	const float *a, *b;
-	u64 ybase;
-	u32 nkh, ox, first, mr, nkw;
+	u64 ybase, ys, sam;
+	u32 nkh, ox, mr, nkw;
 };
 
 /*
@@ -525,14 +528,18 @@ struct conv_pm_px {
 #define CONV_PM_UB_TILES	64
 #define CONV_PM_BLOCK_BYTES	16384
 
-/* The tile at pixel @ox: interior pixels in full tiles, edges one by one. */
+/*
+ * The tile at pixel @ox of a row: edge pixels one by one; the L interior
+ * pixels in ceil(L / mr) tiles of near-equal size, each pixel computed
+ * once (7 pixels and mr 6: 4 + 3, not 6 + 6 with 5 computed twice; a tile
+ * of at least mr / 2 rows still has the sums to hide the FMA latency).
+ */
 static void conv_pm_plan(const struct conv_ctx *cx,
 			 const struct conv_pm_shape *sh,
 			 const struct conv_pm_row *r, u64 xa, u64 xb,
 			 u32 ox, struct conv_pm_px *p)
 {
 	const struct npu_conv_geom *G = &cx->g;
-	u64 first = ox;
 	s64 ix0 = (s64)ox * G->sw - G->pl;
 	u32 kw_lo = 0, kw_hi = G->kw;
 
@@ -545,19 +552,20 @@ static void conv_pm_plan(const struct conv_ctx *cx,
 			ix0 = 0;
 		}
 	} else {
-		p->mr = xb - ox < sh->mr ? (u32)(xb - ox) : sh->mr;
-		if (p->mr < sh->mr && xb - xa >= sh->mr) {
-			first = xb - sh->mr;
-			ix0 = (s64)first * G->sw - G->pl;
-		}
+		u64 len = xb - xa, nt = (len + sh->mr - 1) / sh->mr;
+		u64 q = len / nt;
+
+		/* the first len % nt tiles have q + 1 pixels, the others q */
+		p->mr = (u32)(ox - xa < (len % nt) * (q + 1) ? q + 1 : q);
 	}
 	p->a = r->a + (u64)(ix0 + (s64)kw_lo * G->dw) * cx->xs3;
 	p->b = r->b + (u64)kw_lo * cx->w->strides[3];
 	p->ybase = r->ybase;
+	p->ys = cx->ys3;
+	p->sam = (u64)G->sw * cx->xs3;
 	p->nkh = r->nkh;
 	p->nkw = kw_hi - kw_lo;
 	p->ox = ox;
-	p->first = (u32)first;
 }
 
 /*
@@ -570,8 +578,8 @@ static void conv_pm_plan(const struct conv_ctx *cx,
  */
 static noinline void
 conv_pm_sums(const struct conv_ctx *cx, const struct conv_pm_shape *sh,
-	     npu_tile_fn fn, const struct npu_tile *base,
-	     const struct conv_pm_px *px, u32 nt, float *acc)
+	     const struct npu_tile *base, const struct conv_pm_px *px, u32 nt,
+	     float *acc)
 {
 	const struct npu_conv_geom *G = &cx->g;
 	u32 lv = base->n[0] > 1 ? 0 : 1, i;
@@ -579,6 +587,7 @@ conv_pm_sums(const struct conv_ctx *cx, const struct conv_pm_shape *sh,
 	u64 rows = CONV_PM_BLOCK_BYTES / ((u64)sh->nr * sizeof(float));
 	u64 step = nt > 1 && per && per < rows ? rows / per : 1, kb = 0;
 	struct npu_tile u;
+	npu_tile_fn fn;
 
 	/* one pass: a single tile, or no whole block (only the tail sums) */
 	if (nt == 1 || step >= base->n[lv] || !base->n[0])
@@ -587,10 +596,13 @@ conv_pm_sums(const struct conv_ctx *cx, const struct conv_pm_shape *sh,
 		for (i = 0; i < nt; i++) {
 			const struct conv_pm_px *p = &px[i];
 
+			/* a row stride of 16 is a constant in fn16's code */
+			fn = p->sam == 16 ? sh->fn16 : sh->fn;
 			u = *base;
+			u.sam = p->sam;
 			u.c = acc + (u64)i * sh->mr * sh->nr;
 			u.accum = kb > 0;
-			u.mr = p->ox == p->first ? p->mr : sh->mr;
+			u.mr = p->mr;
 			u.n[2] = p->nkh;
 			u.n[3] = p->nkw;
 			u.n[lv] = base->n[lv] - kb < step ? base->n[lv] - kb :
@@ -603,9 +615,10 @@ conv_pm_sums(const struct conv_ctx *cx, const struct conv_pm_shape *sh,
 				continue;
 			/* the same sums continue over the last channels */
 			u = *base;
+			u.sam = p->sam;
 			u.c = acc + (u64)i * sh->mr * sh->nr;
 			u.accum = 1;
-			u.mr = p->ox == p->first ? p->mr : sh->mr;
+			u.mr = p->mr;
 			u.n[0] = 1;
 			u.n[1] = cx->pm.tail;
 			u.n[2] = p->nkh;
@@ -659,15 +672,14 @@ static void conv_pm_store(const struct conv_ctx *cx,
 	float *row;
 
 	if (cx->epi >= 0 && c0 == 16 && c % 16 == 0 &&
-	    cx->out->strides[4] == 1 && cx->ys3 >= 16 &&
+	    cx->out->strides[4] == 1 && p->ys >= 16 &&
 	    (!cx->bias || cx->bias_st == 1)) {
 		/* whole 16-channel blocks through the level's store */
-		const float *src = acc + (u64)(p->ox - p->first) * sh->nr +
-				   skip;
-		u64 yo = p->ybase + (u64)p->ox * cx->ys3;
+		const float *src = acc + skip;
+		u64 yo = p->ybase + (u64)p->ox * p->ys;
 
 		for (j = 0; j + 16 <= cnt; j += 16) {
-			cx->kern->epi16(cx->y + yo, cx->ys3, src + j, sh->nr,
+			cx->kern->epi16(cx->y + yo, p->ys, src + j, sh->nr,
 					p->mr, cx->bias ? cx->bias + c + j :
 					NULL, cx->res ? cx->res + yo : NULL, 16,
 					(u32)cx->epi, cx->epi_lo, cx->epi_hi);
@@ -681,8 +693,8 @@ static void conv_pm_store(const struct conv_ctx *cx,
 		skip += j;
 		choff = (u64)(j / 16) * cx->out->strides[1];
 	}
-	for (i = p->ox - p->first; i < p->ox - p->first + p->mr; i++) {
-		u64 yo = p->ybase + choff + (u64)(p->first + i) * cx->ys3;
+	for (i = 0; i < p->mr; i++) {
+		u64 yo = p->ybase + choff + (u64)(p->ox + i) * p->ys;
 
 		row = (float *)acc + i * sh->nr + skip;	/* in place */
 		if (cx->bias)
@@ -713,18 +725,25 @@ static void conv_pm_store(const struct conv_ctx *cx,
 /*
  * The pixel-major walk of a channel block over output rows [oy0, oy1),
  * pixels [x0, x1) of each: the nest the tiles share, and where the next
- * tile of the walk is.
+ * tile of the walk is. Rows [fy0, fy1) have every kh tap inside the
+ * input; when there are two or more, their edge pixels (fewer kw taps)
+ * are not tiles of one pixel each but columns of those rows, one tile
+ * per mr rows: the same taps in the same order for each pixel, mr times
+ * the sums per loaded weight row.
  */
 struct conv_pm_walk {
 	struct npu_tile t;	/* shared levels; a, b at row 0's first tap */
 	struct conv_pm_row row;	/* the current row */
 	u64 xa, xb;		/* interior pixels: every kw tap inside */
 	u32 n, oy, oy1, ox, x0, x1;
+	u32 fy0, fy1;		/* rows whose edges go in columns */
+	u32 cy;			/* the column walk: its next row */
 };
 
 /* Row @oy of the walk: its valid kh taps, first tap and output base. */
-static void conv_pm_row_at(const struct conv_ctx *cx, struct conv_pm_walk *w,
-			   u32 start, u32 c, u32 oy)
+static void conv_pm_row_of(const struct conv_ctx *cx,
+			   const struct conv_pm_walk *w, u32 start, u32 c,
+			   u32 oy, struct conv_pm_row *r)
 {
 	const struct npu_conv_geom *G = &cx->g;
 	s64 iy0 = (s64)oy * G->sh - G->pt;
@@ -737,13 +756,97 @@ static void conv_pm_row_at(const struct conv_ctx *cx, struct conv_pm_walk *w,
 		kh_hi = 0;
 		iy0 = 0;
 	}
-	w->row.nkh = kh_hi - kh_lo;
-	w->row.a = w->t.a + (u64)(iy0 + (s64)kh_lo * G->dh) * cx->xs2;
-	w->row.b = cx->wt + start + (u64)kh_lo * cx->w->strides[2];
-	w->row.ybase = (u64)w->n * cx->out->strides[0] + (u64)oy * cx->ys2 +
-		       chan_off(cx->out, G->out_c0, c);
+	r->nkh = kh_hi - kh_lo;
+	r->a = w->t.a + (u64)(iy0 + (s64)kh_lo * G->dh) * cx->xs2;
+	r->b = cx->wt + start + (u64)kh_lo * cx->w->strides[2];
+	r->ybase = (u64)w->n * cx->out->strides[0] + (u64)oy * cx->ys2 +
+		   chan_off(cx->out, G->out_c0, c);
+}
+
+/* Interior pixels [*xa, *xb) of the walk, within [x0, x1). */
+static void conv_pm_inner(const struct conv_pm_walk *w, u32 *xa, u32 *xb)
+{
+	*xa = w->xa < w->x1 ? (u32)w->xa : w->x1;
+	*xb = w->xb < w->x1 ? (u32)w->xb : w->x1;
+}
+
+/* Does row @oy leave its edge pixels to the column walk? */
+static bool conv_pm_col_row(const struct conv_pm_walk *w, u32 oy)
+{
+	return oy >= w->fy0 && oy < w->fy1;
+}
+
+static void conv_pm_row_at(const struct conv_ctx *cx, struct conv_pm_walk *w,
+			   u32 start, u32 c, u32 oy)
+{
+	u32 xa, xb;
+
+	conv_pm_row_of(cx, w, start, c, oy, &w->row);
+	conv_pm_inner(w, &xa, &xb);
 	w->oy = oy;
-	w->ox = w->x0;
+	w->ox = conv_pm_col_row(w, oy) ? xa : w->x0;
+}
+
+/* Rows [fy0, fy1) of [oy0, oy1) with every kh tap inside, if two or more. */
+static void conv_pm_col_rows(const struct conv_ctx *cx, struct conv_pm_walk *w,
+			     u32 oy0)
+{
+	const struct npu_conv_geom *G = &cx->g;
+	u32 oy, lo, hi, xa, xb;
+
+	w->fy0 = 0;
+	w->fy1 = 0;
+	conv_pm_inner(w, &xa, &xb);
+	if (xa == w->x0 && xb == w->x1)
+		return;		/* no edge pixel */
+	for (oy = oy0; oy < w->oy1; oy++) {
+		conv_tap_range((s64)oy * G->sh - G->pt, G->kh, G->dh, G->h,
+			       &lo, &hi);
+		if (lo == 0 && hi == G->kh) {
+			if (w->fy1 == w->fy0)
+				w->fy0 = oy;
+			w->fy1 = oy + 1;
+		} else if (w->fy1 > w->fy0) {
+			break;
+		}
+	}
+	if (w->fy1 - w->fy0 < 2)
+		w->fy1 = w->fy0;
+	w->cy = w->fy0;
+}
+
+/*
+ * The next column tile into @p: up to mr rows of edge pixel column ox
+ * from row cy. Returns false when the columns are done.
+ */
+static bool conv_pm_col_next(const struct conv_ctx *cx,
+			     const struct conv_pm_shape *sh,
+			     struct conv_pm_walk *w, u32 start, u32 c,
+			     struct conv_pm_px *p)
+{
+	struct conv_pm_row r;
+	u32 xa, xb;
+
+	conv_pm_inner(w, &xa, &xb);
+	if (w->fy1 == w->fy0)
+		return false;
+	if (w->ox >= xa && w->ox < xb)
+		w->ox = xb;
+	if (w->ox >= w->x1)
+		return false;
+	conv_pm_row_of(cx, w, start, c, w->cy, &r);
+	conv_pm_plan(cx, sh, &r, w->xa, w->xb, w->ox, p);	/* one pixel */
+	p->mr = w->fy1 - w->cy < sh->mr ? w->fy1 - w->cy : sh->mr;
+	p->ybase = r.ybase + (u64)w->ox * cx->ys3;
+	p->ys = cx->ys2;
+	p->sam = (u64)cx->g.sh * cx->xs2;
+	p->ox = 0;
+	w->cy += p->mr;
+	if (w->cy >= w->fy1) {
+		w->cy = w->fy0;
+		w->ox++;
+	}
+	return true;
 }
 
 /* The next @max tiles of the walk into @px; returns how many. */
@@ -751,20 +854,26 @@ static u32 conv_pm_next(const struct conv_ctx *cx,
 			const struct conv_pm_shape *sh, struct conv_pm_walk *w,
 			u32 start, u32 c, struct conv_pm_px *px, u32 max)
 {
-	u32 nt = 0;
+	u32 nt = 0, xa, xb, xend;
 
+	conv_pm_inner(w, &xa, &xb);
 	while (nt < max && w->oy < w->oy1) {
-		if (w->ox >= w->x1) {
-			if (w->oy + 1 < w->oy1)
+		xend = conv_pm_col_row(w, w->oy) ? xb : w->x1;
+		if (w->ox >= xend) {
+			if (w->oy + 1 < w->oy1) {
 				conv_pm_row_at(cx, w, start, c, w->oy + 1);
-			else
+			} else {
 				w->oy = w->oy1;
+				w->ox = w->x0;	/* the columns' walk */
+			}
 			continue;
 		}
 		conv_pm_plan(cx, sh, &w->row, w->xa, w->xb, w->ox, &px[nt]);
 		w->ox += px[nt].mr;
 		nt++;
 	}
+	while (nt < max && conv_pm_col_next(cx, sh, w, start, c, &px[nt]))
+		nt++;
 	return nt;
 }
 
@@ -775,8 +884,7 @@ static u32 conv_pm_next(const struct conv_ctx *cx,
  */
 static noinline void
 conv_pm_groups(const struct conv_ctx *cx, const struct conv_pm_shape *sh,
-	       npu_tile_fn fn, struct conv_pm_walk *w, u32 start, u32 c,
-	       u32 cnt, void *ub)
+	       struct conv_pm_walk *w, u32 start, u32 c, u32 cnt, void *ub)
 {
 	float stack_acc[NPU_KERN_MAX_TILE];
 	struct conv_pm_px stack_px[CONV_PM_STACK_TILES];
@@ -799,7 +907,7 @@ conv_pm_groups(const struct conv_ctx *cx, const struct conv_pm_shape *sh,
 		nt = conv_pm_next(cx, sh, w, start, c, px, maxt);
 		if (!nt)
 			break;
-		conv_pm_sums(cx, sh, fn, &w->t, px, nt, acc);
+		conv_pm_sums(cx, sh, &w->t, px, nt, acc);
 		for (i = 0; i < nt; i++)
 			conv_pm_store(cx, sh, &px[i],
 				      acc + (u64)i * sh->mr * sh->nr, c, cnt,
@@ -820,12 +928,9 @@ conv_pm_block(const struct conv_ctx *cx, const struct conv_pm_shape *sh,
 {
 	const struct npu_conv_geom *G = &cx->g;
 	struct conv_pm_walk w;
-	npu_tile_fn fn;
 
-	fn = (u64)G->sw * cx->xs3 == 16 ? sh->fn16 : sh->fn;
 	memset(&w, 0, sizeof(w));
 	w.t.ldc = sh->nr;
-	w.t.sam = (u64)G->sw * cx->xs3;
 	w.t.n[0] = cx->pm.n[0];
 	w.t.n[1] = cx->pm.n[1];
 	w.t.sa[0] = cx->pm.sa[0];
@@ -843,8 +948,9 @@ conv_pm_block(const struct conv_ctx *cx, const struct conv_pm_shape *sh,
 	w.x0 = x0;
 	w.x1 = x1;
 	w.oy1 = oy1;
+	conv_pm_col_rows(cx, &w, oy0);
 	conv_pm_row_at(cx, &w, start, c, oy0);
-	conv_pm_groups(cx, sh, fn, &w, start, c, cnt, ub);
+	conv_pm_groups(cx, sh, &w, start, c, cnt, ub);
 }
 
 /*

@@ -37,6 +37,12 @@ static double run_timed(const struct drm_npu_task *t, void **data, int reps)
 }
 
 static double peak;	/* measured FMA peak, GFLOP/s */
+static const char *only;	/* run only the cases whose name has this */
+
+static bool skip(const char *name)
+{
+	return only && !strstr(name, only);
+}
 
 static void bench_conv(const char *name, u32 c, u32 hw, u32 o, u32 k, u32 s,
 		       u32 groups, int reps, int nc1hwc0)
@@ -53,6 +59,13 @@ static void bench_conv(const char *name, u32 c, u32 hw, u32 o, u32 k, u32 s,
 	void *data[4] = { x, w, b, y };
 	double sec, flops = 2.0 * o * oh * oh * (c / groups) * k * k;
 
+	if (skip(name)) {
+		free(x);
+		free(w);
+		free(b);
+		free(y);
+		return;
+	}
 	tl_fill(x, nx, -1, 1);
 	tl_fill(w, nw, -1, 1);
 	tl_fill(b, o, -1, 1);
@@ -103,6 +116,12 @@ static void bench_mm(const char *name, u32 m, u32 k, u32 n, int tb, int reps)
 	void *data[3] = { a, b, y };
 	double sec;
 
+	if (skip(name)) {
+		free(a);
+		free(b);
+		free(y);
+		return;
+	}
 	tl_fill(a, (size_t)m * k, -1, 1);
 	tl_fill(b, (size_t)k * n, -1, 1);
 	tl_task(&t, DRM_NPU_OP_MATMUL, 3);
@@ -195,6 +214,11 @@ static void bench_act(const char *name, u32 kind, int reps)
 	struct drm_npu_task t;
 	double sec;
 
+	if (skip(name)) {
+		free(x);
+		free(y);
+		return;
+	}
 	tl_fill(x, N, -8, 8);
 	tl_task(&t, DRM_NPU_OP_UNARY, 2);
 	tl_opnd(&t.operands[0], 0, DRM_NPU_DTYPE_F32, 2, sh, NULL);
@@ -270,11 +294,13 @@ int main(int argc, char **argv)
 {
 	int reps = argc > 1 ? atoi(argv[1]) : 3;
 
-	if (reps < 1 || reps > 1000 ||
-	    (argc > 2 && strcmp(argv[2], "wq"))) {
-		fprintf(stderr, "usage: ops_bench [REPS (1-1000, default 3) [wq]]\n");
+	if (reps < 1 || reps > 1000) {
+		fprintf(stderr, "usage: ops_bench [REPS (1-1000, default 3) "
+			"[wq | NAME-SUBSTRING]]\n");
 		return 2;
 	}
+	if (argc > 2 && strcmp(argv[2], "wq"))
+		only = argv[2];
 	tl_seed(7);
 	peak = fma_peak();
 	printf("FMA peak (one core, measured): %.1f GFLOP/s; ISA level %u "
@@ -323,6 +349,11 @@ int main(int argc, char **argv)
 	bench_conv("NC1HWC0 wT 1x1 64->256 @56", 64, 56, 256, 1, 1, 1, reps, 3);
 	bench_conv("NC1HWC0 wT 1x1 16->64 @55", 16, 55, 64, 1, 1, 1, reps, 3);
 	bench_conv("NC1HWC0 wT 7x7/2 3->64 @224", 3, 224, 64, 7, 2, 1, reps, 3);
+	/* resnet50's downsampling: a strided 1x1 and a strided 3x3 */
+	bench_conv("NC1HWC0 wT 1x1/2 1024->2048 @14", 1024, 14, 2048, 1, 2, 1,
+		   reps, 3);
+	bench_conv("NC1HWC0 wT 3x3/2 256->256 @28", 256, 28, 256, 3, 2, 1,
+		   reps, 3);
 	bench_conv("NCHW wT 3x3 64->64 @56", 64, 56, 64, 3, 1, 1, reps, 2);
 	bench_act("GELU (1M floats)", DRM_NPU_ACT_GELU, reps);
 	bench_act("SIGMOID (1M floats)", DRM_NPU_ACT_SIGMOID, reps);
