@@ -589,6 +589,8 @@ static void level_defaults(const struct npuc_options *o,
 	lo->sems_per_stream = b.sems_per_stream;
 	lo->sems_fixed = b.sems_fixed;
 	lo->inplace = o->opt_level >= 1;
+	/* 2^18 multiply-adds a core: ~2.5 us at 100 GFLOP/s, a wait's worth */
+	lo->fill_macs = (uint64_t)t->num_cores << 18;
 	lo->plan_budget_ms = o->plan_budget_ms ? o->plan_budget_ms :
 			     o->opt_level >= 3 ? 5000 :
 			     o->opt_level >= 1 ? 1000 : 100;

@@ -84,8 +84,7 @@ void npuc_report_print(const struct npuc_report *r, FILE *f)
 			l->semaphore_budget_used,
 			l->semaphore_budget_used - l->num_semaphores,
 			r->target.semaphore_budget,
-			l->num_streams < r->target.max_streams ?
-			", streams reduced to fit" : "");
+			l->streams_cut ? ", streams reduced to fit" : "");
 		fprintf(f, "  workspace %lld bytes (%u tensors): lower bound %lld (+%.2f%%), no reuse %lld (saves %.1f%%), by %s%s in %.1f ms\n",
 			(long long)p->arena, l->num_workspace_tensors,
 			(long long)p->lower_bound,

@@ -526,6 +526,36 @@ static void ru_free(struct root_users *ru)
 	free(ru->unit);
 }
 
+/*
+ * Multiply-adds of a Conv, MatMul or Gemm (the output's elements times
+ * the weights per output element), 0 for other nodes: an estimate, to
+ * tell a task that keeps every core busy from a small one.
+ */
+static uint64_t node_macs(const struct ir_node *n)
+{
+	const struct ir_tensor *o = n->num_outputs ? n->outputs[0] : NULL;
+	const struct ir_tensor *w = n->num_inputs > 1 ? n->inputs[1] : NULL;
+	uint64_t out, wn, per;
+
+	if (!o || !w || !o->shape.rank || !w->shape.rank)
+		return 0;
+	out = (uint64_t)ir_shape_numel(&o->shape);
+	wn = (uint64_t)ir_shape_numel(&w->shape);
+	switch (n->op) {
+	case IR_OP_CONV:	/* [O, C/g, KH, KW]: per output, wn / O */
+		per = w->shape.dim[0] > 0 ? wn / (uint64_t)w->shape.dim[0] : 0;
+		break;
+	case IR_OP_MATMUL:
+	case IR_OP_GEMM:	/* B holds K x N: per output, wn / N */
+		per = o->shape.dim[o->shape.rank - 1] > 0 ?
+		      wn / (uint64_t)o->shape.dim[o->shape.rank - 1] : 0;
+		break;
+	default:
+		return 0;
+	}
+	return per && out > UINT64_MAX / per ? UINT64_MAX : out * per;
+}
+
 /* Step 2: the dependency DAG of the units and the stream assignment. */
 static int assign_streams(struct lower *l, struct st_result *st)
 {
@@ -537,8 +567,19 @@ static int assign_streams(struct lower *l, struct st_result *st)
 		.sems_per_stream = l->opt->sems_per_stream,
 		.sems_fixed = l->opt->sems_fixed,
 	};
-	int ret = ru_build(l, &ru);
+	uint8_t *fills = calloc((size_t)l->num_units + 1, 1);
+	int ret = fills ? ru_build(l, &ru) : -ENOMEM;
 
+	if (fills) {
+		for (int u = 0; u < l->num_units; u++)
+			fills[u] = l->opt->fill_macs && l->units[u].node &&
+				   node_macs(l->units[u].node) >=
+				   l->opt->fill_macs;
+		so.fills = fills;
+	} else {
+		snprintf(l->err, l->errlen, "out of memory assigning streams");
+		return ret;
+	}
 	for (int u = 0; u < l->num_units && !ret; u++) {
 		const struct unit *un = &l->units[u];
 
@@ -568,6 +609,7 @@ static int assign_streams(struct lower *l, struct st_result *st)
 		ret = st_assign((size_t)l->num_units, es.e, es.n, &so, st,
 				l->err, l->errlen);
 	free(es.e);
+	free(fills);
 	return ret;
 }
 
@@ -1584,6 +1626,7 @@ int lower_graph(struct ir_graph *g, const struct lower_options *opt,
 		rep->num_semaphores = st.num_sems;
 		l.first_host_sem = st.num_sems;
 		rep->streams_asked = st.streams_asked;
+		rep->streams_cut = st.budget_cut;
 		rep->semaphore_budget_used = st.budget_total;
 		ret = plan_memory(&l, &st);
 	}

@@ -39,6 +39,12 @@ struct lower_options {
 	uint32_t sems_per_stream;
 	uint32_t sems_fixed;
 	bool inplace;			/* in-place elementwise ops */
+	/*
+	 * A Conv, MatMul or Gemm of at least this many multiply-adds fills
+	 * the device's cores by itself: it never opens a stream of its own
+	 * (streams.h st_options.fills). 0: every node may.
+	 */
+	uint64_t fill_macs;
 	unsigned int plan_budget_ms;	/* memory planner budget */
 	unsigned int planners;		/* MP_PLANNER_BIT mask, 0 = all */
 };
@@ -56,6 +62,7 @@ struct lower_report {
 	uint32_t num_semaphores;	/* device semaphores they use */
 	uint32_t num_host_tasks;	/* nodes on the host engine */
 	uint32_t streams_asked;		/* before the budget reduced them */
+	bool streams_cut;		/* the semaphore budget reduced them */
 	uint32_t semaphore_budget_used;	/* with the runtime's (streams.h) */
 	uint32_t num_workspace_tensors;
 	uint32_t num_may_overlap;	/* cross-stream may-overlap pairs */

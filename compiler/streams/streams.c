@@ -115,16 +115,20 @@ static bool is_ancestor_any(const struct preds *pr, struct anc_search *as,
 	return any;
 }
 
-/* The stream for v when it cannot continue a predecessor's chain. */
+/*
+ * The stream for v when it cannot continue a predecessor's chain: a new
+ * one while there are queues left and @may_open, else an existing one.
+ */
 static uint32_t pick_stream(const struct st_result *r, uint32_t max_streams,
 			    const int64_t *tail, const struct preds *pr,
-			    struct anc_search *as, uint32_t v)
+			    struct anc_search *as, uint32_t v, bool may_open)
 {
 	int64_t best_tail = -1, oldest = INT64_MAX, lowest = INT64_MAX;
 	uint32_t best = UINT32_MAX, old_s = 0;
 	bool hit[1024] = { false };
 
-	if (r->num_streams < max_streams)
+	if (!r->num_streams ||
+	    (r->num_streams < max_streams && may_open))
 		return r->num_streams;	/* a new stream */
 	for (uint32_t s = 0; s < r->num_streams; s++)
 		if (tail[s] >= 0 && tail[s] < lowest)
@@ -143,13 +147,22 @@ static uint32_t pick_stream(const struct st_result *r, uint32_t max_streams,
 			old_s = s;
 		}
 	}
+	if (best == UINT32_MAX && !may_open) {
+		/* a node that fills the device: after its latest input */
+		for (uint32_t k = pr->at[v]; k < pr->at[v + 1]; k++)
+			if ((int64_t)pr->p[k] > best_tail) {
+				best_tail = pr->p[k];
+				best = r->stream[pr->p[k]];
+			}
+	}
 	return best != UINT32_MAX ? best : old_s;
 }
 
 /* One assignment with at most @max_streams streams (edges checked). */
 static int assign_once(size_t n, const struct st_edge *edges,
 		       size_t num_edges, uint32_t max_streams,
-		       struct st_result *r, char *err, size_t errlen)
+		       const uint8_t *fills, struct st_result *r, char *err,
+		       size_t errlen)
 {
 	struct preds pr = { 0 };
 	struct anc_search as = { NULL, NULL };
@@ -186,7 +199,8 @@ static int assign_once(size_t n, const struct st_edge *edges,
 				s = r->stream[p];
 		}
 		if (s == UINT32_MAX)
-			s = pick_stream(r, max_streams, tail, &pr, &as, v);
+			s = pick_stream(r, max_streams, tail, &pr, &as, v,
+					!fills || !fills[v]);
 		if (s == r->num_streams)
 			r->num_streams++;
 		count = 0;
@@ -321,8 +335,9 @@ int st_assign(size_t n, const struct st_edge *edges, size_t num_edges,
 	      const struct st_options *opt, struct st_result *r,
 	      char *err, size_t errlen)
 {
-	struct st_options o = { 1, 0, 0, 0 };
+	struct st_options o = { 1, 0, 0, 0, NULL };
 	uint32_t streams;
+	bool cut = false;
 	int ret;
 
 	if (opt)
@@ -338,7 +353,7 @@ int st_assign(size_t n, const struct st_edge *edges, size_t num_edges,
 		}
 	}
 	for (;;) {
-		ret = assign_once(n, edges, num_edges, streams, r, err,
+		ret = assign_once(n, edges, num_edges, streams, o.fills, r, err,
 				  errlen);
 		if (!ret && alloc_sems(r)) {
 			snprintf(err, errlen, "out of memory assigning %zu nodes",
@@ -351,12 +366,14 @@ int st_assign(size_t n, const struct st_edge *edges, size_t num_edges,
 		}
 		r->streams_asked = o.max_streams ? o.max_streams : 1;
 		r->budget_total = budget_need(&o, r);
+		r->budget_cut = cut;
 		if (!o.max_semaphores || r->budget_total <= o.max_semaphores)
 			return 0;
 		/* Fewer streams: fewer runtime semaphores, fewer chains. */
 		if (r->num_streams <= 1)
 			break;
 		streams = r->num_streams - 1;
+		cut = true;
 		st_result_free(r);
 	}
 	snprintf(err, errlen,

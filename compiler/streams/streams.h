@@ -13,7 +13,11 @@
  * last node of its stream (a chain goes on); otherwise it opens a new stream
  * while the queue count allows, so independent branches run in parallel;
  * beyond that it joins the stream whose last node it already depends on
- * (no extra wait), else the stream idle the longest.
+ * (no extra wait), else the stream idle the longest. A node marked as
+ * filling the device (st_options.fills: its task alone keeps every core
+ * busy, its work units shared among them) never opens a stream: beside a
+ * parallel branch it would only halve the cores each gets and add a
+ * signal/wait pair, so it joins a stream as if the queues were all taken.
  *
  * Pruning uses vector clocks: clock[v][s] is the last position of stream s
  * known to finish before v starts. An edge u -> v is redundant when
@@ -55,12 +59,15 @@ struct st_edge {
  *                  included; 0: no limit
  * @sems_per_stream: semaphores the runtime adds per stream of the model
  * @sems_fixed: semaphores the runtime adds per model
+ * @fills: per node, nonzero when its work alone fills the device's cores
+ *         (see above); NULL: none does
  */
 struct st_options {
 	uint32_t max_streams;
 	uint32_t max_semaphores;
 	uint32_t sems_per_stream;
 	uint32_t sems_fixed;
+	const uint8_t *fills;
 };
 
 /**
@@ -80,6 +87,8 @@ struct st_options {
  *                   and the value, or UINT32_MAX when it signals nothing
  * @sem_uses: per semaphore, the signals on it (its largest value)
  * @streams_asked: max_streams as given (before the budget reduced it)
+ * @budget_cut: the semaphore budget took streams away (an assignment with
+ *              more of them did not fit)
  * @budget_total: semaphores the model needs with the runtime's, as the
  *                budget counts them
  */
@@ -100,6 +109,7 @@ struct st_result {
 	uint32_t *sem_uses;
 	uint32_t streams_asked;
 	uint32_t budget_total;
+	bool budget_cut;
 };
 
 /**

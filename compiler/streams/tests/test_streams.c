@@ -169,6 +169,35 @@ int main(void)
 	   "one queue: one stream, no semaphores");
 	st_result_free(&r);
 
+	/*
+	 * Nodes that fill the device never open a stream: the two-branch DAG
+	 * with branch b's first node marked runs on one stream (b1 after
+	 * the stream's tail a2, b2 continuing b1's chain, no semaphore);
+	 * with only b2 marked, b2 follows b1 on the stream b1 opened.
+	 */
+	{
+		static const uint8_t fill_b1[6] = { 0, 0, 0, 1, 0, 0 };
+		static const uint8_t fill_b2[6] = { 0, 0, 0, 0, 1, 0 };
+		struct st_options o = { .max_streams = 4, .fills = fill_b1 };
+		char err[128];
+		bool hb = true;
+
+		st_assign(6, two, 6, &o, &r, err, sizeof(err));
+		for (size_t i = 0; i < 6; i++)
+			hb = hb && st_happens_before(&r, two[i].from, two[i].to);
+		ok(r.num_streams == 1 && r.num_sync == 0 && hb,
+		   "a filling node joins its input's stream: %u stream(s), "
+		   "%zu signal/wait pairs", r.num_streams, r.num_sync);
+		st_result_free(&r);
+		o.fills = fill_b2;
+		st_assign(6, two, 6, &o, &r, err, sizeof(err));
+		ok(r.num_streams == 2 && r.stream[4] == r.stream[3] &&
+		   r.num_sync == 2,
+		   "a filling node that continues its input's chain stays "
+		   "there (%u streams, %zu pairs)", r.num_streams, r.num_sync);
+		st_result_free(&r);
+	}
+
 	/* Redundant: 0 -> 3 and 0 -> 4 with 3, 4 on one stream. */
 	static const struct st_edge red[] = {
 		{ 0, 1 }, { 0, 2 }, { 2, 3 }, { 0, 3 }, { 1, 3 },
