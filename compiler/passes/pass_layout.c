@@ -9,6 +9,7 @@
  * pooling node switch their activations to NC1HWC0; a TransData node
  * converts at each boundary (one per tensor, shared by its consumers), and
  * TransData pairs that undo each other are cancelled. Weights stay OIHW.
+ * A Conv reads an image-like input (at most 4 channels) as NCHW itself.
  * A channel Concat of whole C0 blocks joins a region (a COPY per input
  * into the output's C1 blocks) instead of cutting it in two.
  * F16 activations take part with C0 = 16 like F32 ones, and so do the
@@ -158,6 +159,26 @@ static bool anchor(const struct ir_node *n)
 	       n->op == IR_OP_GLOBAL_MAX_POOL;
 }
 
+/*
+ * A float Conv reads an input of at most NCHW_CONV_MAX_C channels (an
+ * image: gray, RGB, RGBA) as NCHW, with its output in NC1HWC0: a
+ * TransData would pad 3 channels to 16 (5.3 times the bytes, written
+ * and read again) for the same sums; the device's convolution takes
+ * each operand in its own layout (the channels are the same taps in the
+ * same order, so the same bits).
+ */
+#define NCHW_CONV_MAX_C	4
+
+static bool conv_reads_nchw(const struct ir_node *c, int j,
+			    const struct ir_tensor *t)
+{
+	return c->op == IR_OP_CONV && j == 0 &&
+	       (t->dtype == IR_F32 || t->dtype == IR_F16) &&
+	       t->shape.rank == 4 && t->shape.dim[1] >= 1 &&
+	       t->shape.dim[1] <= NCHW_CONV_MAX_C &&
+	       ir_attr_int(c, "group", 1) == 1;
+}
+
 /* Union-find over node indices (priv holds the index + 1). */
 static int uf_find(int *p, int i)
 {
@@ -270,7 +291,8 @@ int pass_layout_nc1hwc0(struct ir_graph *g, struct pass_stats *st)
 			struct ir_node *td = NULL;
 
 			if (!t || t->data || !is_act_input(c, j) ||
-			    t->layout == IR_LAYOUT_NC1HWC0)
+			    t->layout == IR_LAYOUT_NC1HWC0 ||
+			    conv_reads_nchw(c, j, t))
 				continue;
 			/* one TransData per tensor */
 			for (k = 0; k < t->num_uses; k++)
