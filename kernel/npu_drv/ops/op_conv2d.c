@@ -964,6 +964,7 @@ static void conv_pm_span(const struct conv_ctx *cx, u32 n, u32 g, u32 o0,
 {
 	const struct npu_kern *k = cx->pm.k;
 	struct conv_pm_shape sh, nsh = { k->cv_mr, k->cv_nr, k->cv, k->cv16 };
+	struct conv_pm_shape msh = { k->cm_mr, k->cm_nr, k->cm, k->cm16 };
 	const struct conv_pm_shape *s;
 	u32 gend = (g + 1) * cx->g.og, c, cnt, start;
 
@@ -972,7 +973,10 @@ static void conv_pm_span(const struct conv_ctx *cx, u32 n, u32 g, u32 o0,
 	 * it, unless the level's 16-channel tile holds more sums (AVX2: 6 x
 	 * 16 against 2 x 32; its 12 accumulators hide the FMA latency, 8 do
 	 * not); a last block of 16 channels or fewer takes the 16-channel
-	 * tile rather than a wide one moved down over computed channels.
+	 * tile rather than a wide one moved down over computed channels, and
+	 * a last block narrower than the wide tile the mid one first (96
+	 * channels: 64 + 32, not 64 + 64 with 32 computed twice; 40: 32 +
+	 * 16, not 64).
 	 */
 	if (cx->g.ocb == 64 && k->cw_mr * k->cw_nr >= k->cv_mr * k->cv_nr)
 		sh = (struct conv_pm_shape){ k->cw_mr, k->cw_nr, k->cw,
@@ -983,7 +987,14 @@ static void conv_pm_span(const struct conv_ctx *cx, u32 n, u32 g, u32 o0,
 	else
 		sh = nsh;
 	for (c = o0; c < o0 + nb; c += cnt) {
-		s = o0 + nb - c <= nsh.nr ? &nsh : &sh;
+		u32 left = o0 + nb - c;
+
+		if (left <= nsh.nr)
+			s = &nsh;
+		else if (left < sh.nr && msh.nr < sh.nr && msh.nr > nsh.nr)
+			s = &msh;
+		else
+			s = &sh;
 		cnt = o0 + nb - c < s->nr ? o0 + nb - c : s->nr;
 		start = c + s->nr > gend ? gend - s->nr : c;
 		conv_pm_block(cx, s, n, g, start, c, cnt, oy0, oy1, x0, x1,
