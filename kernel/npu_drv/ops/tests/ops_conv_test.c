@@ -350,6 +350,31 @@ static void mm_one(const struct mm_case *mc)
 	tap_ok(ret == 0 && !memcmp(y, y2, ny * 4),
 	       "matmul %ux%ux%u: chunking gives identical bits", mc->m, mc->k,
 	       mc->n);
+	/*
+	 * A TRANS_B product of 4 rows or more is packed into rows for the
+	 * level's kernel: the bits of the same product with B stored
+	 * transposed (in every chunking, with and without the buffer).
+	 */
+	if (mc->tb && mc->m >= 4) {
+		float *bt = malloc(nb * 4);
+		u32 bts[3] = { mc->batch_b, mc->k, mc->n };
+		u32 bb;
+
+		for (bb = 0; bb < mc->batch_b; bb++)
+			for (j = 0; j < mc->n; j++)
+				for (k = 0; k < mc->k; k++)
+					bt[(bb * mc->k + k) * mc->n + j] =
+						b[(bb * mc->n + j) * mc->k + k];
+		tl_opnd(&t.operands[1], 1, DRM_NPU_DTYPE_F32, 3, bts, NULL);
+		t.params.matmul.flags &= ~DRM_NPU_MATMUL_TRANS_B;
+		data[1] = bt;
+		memset(y2, 0xff, ny * 4);
+		ret = tl_run_chunked(&t, data);
+		tap_ok(ret == 0 && !memcmp(y, y2, ny * 4),
+		       "matmul %ux%ux%u: TRANS_B has the bits of B stored "
+		       "transposed", mc->m, mc->k, mc->n);
+		free(bt);
+	}
 	free(a);
 	free(b);
 	free(bias);
@@ -370,6 +395,9 @@ static const struct mm_case mm_cases[] = {
 	/* batches that fold into one product (BERT's [S, 1, D] x [D, N]) */
 	{ 37, 1, 1, 40, 50, 0, 0, 1, 1.0f, 1.0f },
 	{ 20, 1, 2, 33, 70, 0, 1, 1, 1.0f, 0.5f },
+	/* TRANS_B packed: a panel in the buffer; K rows past the buffer */
+	{ 2, 2, 20, 100, 72, 0, 1, 1, 1.0f, 1.0f },
+	{ 1, 1, 9, 1200, 40, 1, 1, 0, 1.0f, 0 },
 };
 
 /*
