@@ -293,6 +293,35 @@ static const float *mm_panel_get(const struct mm_ctx *c, const float *b,
 	return ub;
 }
 
+/* The tile of mm_fast()/mm_fast_t(): sums into @acc, B rows @sbk apart. */
+static void mm_tile_setup(const struct mm_ctx *c, struct npu_tile *t,
+			  float *acc, u64 sbk)
+{
+	memset(t, 0, sizeof(*t));
+	t->sam = c->sam;
+	t->ldc = c->kern->mm_nr;
+	t->c = acc;
+	t->n[0] = 1;
+	t->n[1] = 1;
+	t->n[2] = 1;
+	t->n[3] = c->k;
+	t->sa[3] = c->sak;
+	t->sb[3] = sbk;
+}
+
+/*
+ * The first column of the tile at column @j0 of [.., @n1): j0, or a last
+ * narrow tile moved left to end at n1 (*@skip: its columns computed again).
+ */
+static u64 mm_tile_start(u64 j0, u64 n1, u32 nr, u32 *skip)
+{
+	*skip = 0;
+	if (n1 - j0 >= nr)
+		return j0;
+	*skip = (u32)(j0 - (n1 - nr));
+	return n1 - nr;
+}
+
 /*
  * Columns [n0, n1) of the unit's rows through the ISA level's kernel, in
  * tiles of mm_mr x mm_nr. A last narrow tile is moved left to end at n1
@@ -314,23 +343,9 @@ mm_fast(const struct mm_ctx *c, const float *a, const float *b, u64 bc0,
 
 	if (n1 - n0 < k->mm_nr)
 		return n0;
-	memset(&t, 0, sizeof(t));
-	t.sam = c->sam;
-	t.ldc = k->mm_nr;
-	t.c = acc;
-	t.n[0] = 1;
-	t.n[1] = 1;
-	t.n[2] = 1;
-	t.n[3] = c->k;
-	t.sa[3] = c->sak;
-	t.sb[3] = sbk;
+	mm_tile_setup(c, &t, acc, sbk);
 	for (j0 = n0; j0 < n1; j0 += k->mm_nr) {
-		start = j0;
-		skip = 0;
-		if (n1 - j0 < k->mm_nr) {
-			start = n1 - k->mm_nr;
-			skip = (u32)(j0 - start);
-		}
+		start = mm_tile_start(j0, n1, k->mm_nr, &skip);
 		for (r0 = 0; r0 < mr; r0 += rows) {
 			rows = mr - r0 < k->mm_mr ? mr - r0 : k->mm_mr;
 			t.a = a + (u64)r0 * c->sam;
@@ -370,23 +385,10 @@ mm_fast_t(const struct mm_ctx *c, const float *a, const float *b,
 
 	if (n1 - n0 < k->mm_nr)
 		return n0;
-	memset(&t, 0, sizeof(t));
-	t.sam = c->sam;
-	t.ldc = k->mm_nr;
-	t.c = acc;
+	mm_tile_setup(c, &t, acc, k->mm_nr);
 	t.b = tp;
-	t.n[0] = 1;
-	t.n[1] = 1;
-	t.n[2] = 1;
-	t.sa[3] = c->sak;
-	t.sb[3] = k->mm_nr;
 	for (j0 = n0; j0 < n1; j0 += k->mm_nr) {
-		start = j0;
-		skip = 0;
-		if (n1 - j0 < k->mm_nr) {
-			start = n1 - k->mm_nr;
-			skip = (u32)(j0 - start);
-		}
+		start = mm_tile_start(j0, n1, k->mm_nr, &skip);
 		for (r0 = 0; r0 < mr; r0 += rows) {
 			rows = mr - r0 < k->mm_mr ? mr - r0 : k->mm_mr;
 			t.mr = rows;
