@@ -15,7 +15,10 @@ writes into OUT_DIR:
   softmax16.onnx    Linear -> x30 -> exp / sum(exp) -> Linear: fine in
                     float32, the Exp overflows the f16 range (65504) in an
                     f16 compile (npuc --precision force_fp16)
-  input.npy         the input of cnn (1, 3, 16, 16)
+  input.npy         the input of cnn and two_branch (1, 8, 16, 16): 8
+                    channels, so that it enters NC1HWC0 through a
+                    TransData the dump tests read back (a first Conv reads
+                    an image of 4 channels or fewer as NCHW itself)
   small.npy         the input of overflow (1, 8)
   x16.npy, softmax16_ref.npy   the input of softmax16 (4, 32), its output
 """
@@ -45,7 +48,7 @@ class Block(nn.Module):
 class Net(nn.Module):
     def __init__(self):
         super().__init__()
-        self.b1 = Block(3, 16, False)
+        self.b1 = Block(8, 16, False)
         self.b2 = Block(16, 16, True)
         self.pool = nn.MaxPool2d(2)
         self.b3 = Block(16, 24, False)
@@ -63,9 +66,9 @@ class TwoBranch(nn.Module):
 
     def __init__(self):
         super().__init__()
-        self.a = nn.Sequential(nn.Conv2d(3, 16, 3, padding=1), nn.ReLU(),
+        self.a = nn.Sequential(nn.Conv2d(8, 16, 3, padding=1), nn.ReLU(),
                                nn.Conv2d(16, 16, 3, padding=1), nn.ReLU())
-        self.b = nn.Sequential(nn.Conv2d(3, 16, 5, padding=2), nn.ReLU(),
+        self.b = nn.Sequential(nn.Conv2d(8, 16, 5, padding=2), nn.ReLU(),
                                nn.Conv2d(16, 16, 3, padding=1), nn.ReLU())
 
     def forward(self, x):
@@ -113,7 +116,7 @@ def main():
                 m.running_var.copy_(torch.rand(c, generator=gen) * 0.5
                                     + 0.75)
     net.eval()
-    x = torch.randn(1, 3, 16, 16, generator=gen)
+    x = torch.randn(1, 8, 16, 16, generator=gen)
     np.save(os.path.join(out, "input.npy"), x.numpy())
     export(net, x, os.path.join(out, "cnn.onnx"), True)
     # the fault: b3's conv weights perturbed (a real, localised bug)
