@@ -585,7 +585,7 @@ static void test_pipeline(void)
 
 int main(void)
 {
-	ft_plan(51);
+	ft_plan(55);
 	test_identity();
 	test_const_fold();
 	test_dce_cse();
