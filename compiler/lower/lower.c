@@ -568,18 +568,17 @@ static int assign_streams(struct lower *l, struct st_result *st)
 		.sems_fixed = l->opt->sems_fixed,
 	};
 	uint8_t *fills = calloc((size_t)l->num_units + 1, 1);
-	int ret = fills ? ru_build(l, &ru) : -ENOMEM;
+	int ret;
 
-	if (fills) {
-		for (int u = 0; u < l->num_units; u++)
-			fills[u] = l->opt->fill_macs && l->units[u].node &&
-				   node_macs(l->units[u].node) >=
-				   l->opt->fill_macs;
-		so.fills = fills;
-	} else {
+	if (!fills) {
 		snprintf(l->err, l->errlen, "out of memory assigning streams");
-		return ret;
+		return -ENOMEM;
 	}
+	for (int u = 0; u < l->num_units; u++)
+		fills[u] = l->opt->fill_macs && l->units[u].node &&
+			   node_macs(l->units[u].node) >= l->opt->fill_macs;
+	so.fills = fills;
+	ret = ru_build(l, &ru);
 	for (int u = 0; u < l->num_units && !ret; u++) {
 		const struct unit *un = &l->units[u];
 

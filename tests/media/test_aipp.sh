@@ -30,7 +30,7 @@ check() { if eval "$2"; then ok "$1"; else nok "$1"; fi; }
 check "npuc --insert-op-conf (RGB888, crop, mean/std) compiles resnet18" \
 	"$NPUC $T/model.onnx -o $T/rgb.om --insert-op-conf $T/rgb.conf --no-cache >$T/c1 2>&1"
 $B/bin/npu-om "$T/rgb.om" > "$T/om1" 2>&1
-check "the .om input is u8 NHWC [1,72,80,3]; one AIPP task writes the first conv's NC1HWC0 input (one TransData left, after the pool)" \
+check "the .om input is u8 NHWC [1,72,80,3]; one AIPP task writes the first conv's input (read as NCHW; one TransData left, after the pool)" \
 	"grep -q 'input  0 .* x  *uint8  *NHWC  *\[1,72,80,3\]' $T/om1 &&
 	 grep -q 'AIPP x1' $T/om1 && grep -q 'TRANSDATA x1' $T/om1"
 

@@ -529,10 +529,22 @@ struct conv_pm_px {
 #define CONV_PM_BLOCK_BYTES	16384
 
 /*
- * The tile at pixel @ox of a row: edge pixels one by one; the L interior
- * pixels in ceil(L / mr) tiles of near-equal size, each pixel computed
- * once (7 pixels and mr 6: 4 + 3, not 6 + 6 with 5 computed twice; a tile
- * of at least mr / 2 rows still has the sums to hide the FMA latency).
+ * Pixels of the tile at position @pos of a run of @len pixels cut into
+ * ceil(len / mr) tiles of near-equal size, each pixel computed once (7
+ * pixels and mr 6: 4 + 3, not 6 + 6 with 5 computed twice; a tile of at
+ * least mr / 2 pixels still has the sums to hide the FMA latency): the
+ * first len % tiles have one pixel more.
+ */
+static u32 conv_pm_split(u64 len, u64 pos, u32 mr)
+{
+	u64 nt = (len + mr - 1) / mr, q = len / nt;
+
+	return (u32)(pos < (len % nt) * (q + 1) ? q + 1 : q);
+}
+
+/*
+ * The tile at pixel @ox of a row: edge pixels one by one, the interior
+ * pixels [xa, xb) in conv_pm_split()'s tiles.
  */
 static void conv_pm_plan(const struct conv_ctx *cx,
 			 const struct conv_pm_shape *sh,
@@ -552,11 +564,7 @@ static void conv_pm_plan(const struct conv_ctx *cx,
 			ix0 = 0;
 		}
 	} else {
-		u64 len = xb - xa, nt = (len + sh->mr - 1) / sh->mr;
-		u64 q = len / nt;
-
-		/* the first len % nt tiles have q + 1 pixels, the others q */
-		p->mr = (u32)(ox - xa < (len % nt) * (q + 1) ? q + 1 : q);
+		p->mr = conv_pm_split(xb - xa, ox - xa, sh->mr);
 	}
 	p->a = r->a + (u64)(ix0 + (s64)kw_lo * G->dw) * cx->xs3;
 	p->b = r->b + (u64)kw_lo * cx->w->strides[3];
@@ -836,7 +844,7 @@ static bool conv_pm_col_next(const struct conv_ctx *cx,
 		return false;
 	conv_pm_row_of(cx, w, start, c, w->cy, &r);
 	conv_pm_plan(cx, sh, &r, w->xa, w->xb, w->ox, p);	/* one pixel */
-	p->mr = w->fy1 - w->cy < sh->mr ? w->fy1 - w->cy : sh->mr;
+	p->mr = conv_pm_split(w->fy1 - w->fy0, w->cy - w->fy0, sh->mr);
 	p->ybase = r.ybase + (u64)w->ox * cx->ys3;
 	p->ys = cx->ys2;
 	p->sam = (u64)cx->g.sh * cx->xs2;
