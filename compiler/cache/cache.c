@@ -280,8 +280,10 @@ static void trim(const char *dir, const char *keep)
 		char path[4400];
 		struct stat st;
 
+		/* whole models and partitions (partition.h) */
 		if (len < 6 || len >= sizeof(e->name) ||
-		    strcmp(d->d_name + len - 5, ".npuc"))
+		    (strcmp(d->d_name + len - 5, ".npuc") &&
+		     strcmp(d->d_name + len - 5, ".npup")))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
 		if (stat(path, &st))

@@ -17,7 +17,8 @@
  * and the checksum, and a damaged entry is deleted and reported as such
  * (the caller recompiles, never trusting it). After each store the
  * directory is trimmed to $NPU_CACHE_MAX_BYTES (default 1 GiB) by removing
- * the least recently used entries (a hit refreshes an entry's mtime).
+ * the least recently used entries (a hit refreshes an entry's mtime),
+ * the partition cache's (*.npup, partition.h) with them.
  */
 #ifndef NPUC_CACHE_H
 #define NPUC_CACHE_H
@@ -44,6 +45,22 @@ void cache_hash_u64(struct cache_hasher *h, uint64_t v);
 void cache_hash_str(struct cache_hasher *h, const char *s);
 struct cache_key cache_hash_final(const struct cache_hasher *h);
 void cache_key_hex(const struct cache_key *k, char out[33]);
+
+struct ir_graph;
+struct ir_node;
+/*
+ * The canonical form of @g (graph_hash.c): ops, attributes and subgraphs,
+ * types, shapes, constants' bytes, wiring by position; names only with
+ * @names. Uses the tensors' priv (cleared before and after).
+ */
+void cache_hash_graph(struct cache_hasher *h, struct ir_graph *g, bool names);
+struct ir_attr;
+/* One attribute of such a walk (@next numbers the tensors met, in priv). */
+void cache_hash_attr(struct cache_hasher *h, const struct ir_attr *a,
+		     int *next, bool names);
+/* One node of such a walk. */
+void cache_hash_node(struct cache_hasher *h, const struct ir_node *n,
+		     int *next, bool names);
 
 /* The cache directory (created on demand); NULL-terminated in @out. */
 int cache_dir(char *out, size_t len);

@@ -30,100 +30,6 @@ static double now_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-/* ---- cache key: the canonical graph ----------------------------------- */
-
-static void hash_shape(struct cache_hasher *h, const struct ir_shape *s)
-{
-	cache_hash_u64(h, (uint64_t)s->rank);
-	for (int i = 0; i < s->rank; i++)
-		cache_hash_u64(h, (uint64_t)s->dim[i]);
-}
-
-static void hash_tensor(struct cache_hasher *h, struct ir_tensor *t,
-			int *next)
-{
-	if (!t) {
-		cache_hash_u64(h, UINT64_MAX);
-		return;
-	}
-	if (!t->priv) {
-		/* first appearance: its number, type and contents */
-		t->priv = (void *)(intptr_t)++*next;
-		cache_hash_u64(h, (uint64_t)t->dtype);
-		cache_hash_u64(h, (uint64_t)t->layout);
-		hash_shape(h, &t->shape);
-		cache_hash_u64(h, t->nbytes);
-		if (t->data)
-			cache_hash_bytes(h, t->data, t->nbytes);
-		cache_hash_str(h, t->name);	/* provenance records it */
-	}
-	cache_hash_u64(h, (uint64_t)(intptr_t)t->priv);
-}
-
-/*
- * Names are part of the key: the .om's provenance (each task's ONNX nodes
- * and tensors, om-format.rst) records them, so a model renamed must not
- * get a cached file that names the other model's nodes. The inputs' and
- * outputs' names are also the model's interface.
- */
-static void hash_graph(struct cache_hasher *h, struct ir_graph *g)
-{
-	int next = 0;
-
-	for (int i = 0; i < g->num_tensors; i++)
-		g->tensors[i]->priv = NULL;
-	cache_hash_u64(h, (uint64_t)g->num_inputs);
-	for (int i = 0; i < g->num_inputs; i++) {
-		hash_tensor(h, g->inputs[i], &next);
-		cache_hash_str(h, g->inputs[i] ? g->inputs[i]->name : "");
-	}
-	for (int i = 0; i < g->num_outputs; i++)
-		cache_hash_str(h, g->outputs[i] ? g->outputs[i]->name : "");
-	for (int i = 0; i < g->num_syms; i++)
-		cache_hash_str(h, g->syms[i]);	/* dims named by the user */
-	for (int i = 0; i < g->num_nodes; i++) {
-		const struct ir_node *n = g->nodes[i];
-
-		cache_hash_str(h, n->name ? n->name : "");
-		cache_hash_u64(h, (uint64_t)n->op);
-		cache_hash_u64(h, (uint64_t)n->opset);
-		cache_hash_u64(h, (uint64_t)n->act.kind);
-		cache_hash_bytes(h, &n->act.alpha, sizeof(n->act.alpha));
-		cache_hash_bytes(h, &n->act.beta, sizeof(n->act.beta));
-		cache_hash_u64(h, n->has_residual);
-		cache_hash_u64(h, (uint64_t)n->num_inputs);
-		for (int k = 0; k < n->num_inputs; k++)
-			hash_tensor(h, n->inputs[k], &next);
-		cache_hash_u64(h, (uint64_t)n->num_attrs);
-		for (int k = 0; k < n->num_attrs; k++) {
-			const struct ir_attr *a = &n->attrs[k];
-
-			cache_hash_str(h, a->name);
-			cache_hash_u64(h, (uint64_t)a->type);
-			cache_hash_u64(h, (uint64_t)a->i);
-			cache_hash_bytes(h, &a->f, sizeof(a->f));
-			cache_hash_str(h, a->s);
-			cache_hash_u64(h, (uint64_t)a->n);
-			if (a->ints)
-				cache_hash_bytes(h, a->ints,
-						 (size_t)a->n * sizeof(*a->ints));
-			if (a->floats)
-				cache_hash_bytes(h, a->floats,
-						 (size_t)a->n * sizeof(*a->floats));
-			if (a->t)
-				hash_tensor(h, a->t, &next);
-		}
-		cache_hash_u64(h, (uint64_t)n->num_outputs);
-		for (int k = 0; k < n->num_outputs; k++)
-			hash_tensor(h, n->outputs[k], &next);
-	}
-	cache_hash_u64(h, (uint64_t)g->num_outputs);
-	for (int i = 0; i < g->num_outputs; i++)
-		hash_tensor(h, g->outputs[i], &next);
-	for (int i = 0; i < g->num_tensors; i++)
-		g->tensors[i]->priv = NULL;
-}
-
 /* The target of @o: its description, else the named profile. */
 static int resolve_target(const struct npuc_options *o, struct npuc_target *t,
 			  char *err, size_t errlen)
@@ -203,7 +109,7 @@ static struct cache_key compile_key(struct ir_graph *g,
 
 	cache_hash_init(&h);
 	hash_options(&h, o);
-	hash_graph(&h, g);
+	cache_hash_graph(&h, g, true);
 	return cache_hash_final(&h);
 }
 
@@ -878,6 +784,30 @@ static bool try_hit(struct cache_handle *ch, void **om, size_t *om_size,
  * canonical key, the gears, the report. Takes @g; @fkey (or NULL) is the
  * file key to remember a stored entry under.
  */
+/*
+ * The partition cache for a miss of the whole model: keyed by the same
+ * options, target and build (@o), in the same directory. Without it (out
+ * of memory) the compile goes on, deriving everything.
+ */
+static struct part_cache *open_partitions(const char *dir,
+					  struct ir_graph *g,
+					  const struct npuc_options *o,
+					  struct npuc_report *rep)
+{
+	struct part_cache *pc;
+	struct cache_hasher h;
+	struct cache_key salt;
+
+	cache_hash_init(&h);
+	cache_hash_str(&h, "partition salt");
+	hash_options(&h, o);
+	salt = cache_hash_final(&h);
+	if (part_cache_open(&pc, dir, g, &salt))
+		return NULL;
+	rep->part_on = true;
+	return pc;
+}
+
 static int compile_imported(struct ir_graph *g, struct npuc_options *o,
 			    const struct cache_key *fkey, double t0,
 			    void **om, size_t *om_size,
@@ -885,6 +815,7 @@ static int compile_imported(struct ir_graph *g, struct npuc_options *o,
 			    char *err, size_t errlen)
 {
 	struct cache_handle ch = { .lock_fd = -1 };
+	struct part_cache *pc = NULL;
 	bool cached = false;
 	char dir[4096];
 	int ret;
@@ -954,6 +885,8 @@ static int compile_imported(struct ir_graph *g, struct npuc_options *o,
 		}
 	}
 	rep->nodes_before = (uint32_t)g->num_nodes;
+	if (cached)
+		pc = open_partitions(dir, g, o, rep);
 	ret = compile_graph(g, o, om, om_size, rep, err, errlen);
 	if (ret)
 		goto out;
@@ -980,10 +913,15 @@ static int compile_imported(struct ir_graph *g, struct npuc_options *o,
 	rep->compile_ms = now_ms() - t0 - rep->import_ms;
 	rep->total_ms = now_ms() - t0;
 	rep->cache_corrupt_seen = corrupt;
+	if (pc) {
+		part_cache_store(pc);
+		part_cache_stats(pc, &rep->part);
+	}
 	if (cached && !cache_store(&ch, *om, *om_size, rep, sizeof(*rep)) &&
 	    fkey)
 		write_ref(dir, fkey, ch.key_hex);
 out:
+	part_cache_close(pc);
 	if (cached)
 		cache_close(&ch);
 	ir_graph_free(g);

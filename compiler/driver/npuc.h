@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cache/partition.h"
 #include "lower/lower.h"
 #include "target.h"
 
@@ -105,6 +106,12 @@ struct npuc_report {
 	int cache;			/* enum cache_status, -1 no cache */
 	bool cache_corrupt_seen;	/* a damaged entry was replaced */
 	char cache_key[33];
+	/*
+	 * The partition cache (compiler/cache/partition.h), on a miss of
+	 * the whole-model cache: @on when it was used.
+	 */
+	bool part_on;
+	struct part_stats part;
 	uint32_t num_plugin_nodes;	/* all of them; the first listed */
 	struct npuc_plugin_node plugin_node[NPUC_MAX_PLUGIN_NODES];
 	uint32_t num_host_tasks;	/* host tasks of the first gear */

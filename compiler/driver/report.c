@@ -23,6 +23,17 @@ static double pct(int64_t a, int64_t b)
 	return b > 0 ? 100.0 * (double)(a - b) / (double)b : 0.0;
 }
 
+static void print_partitions(const struct part_stats *p, FILE *f)
+{
+	fprintf(f, "partitions: %u, %u found in the cache, %u stored; nodes reused %u of %u (%.1f%%); derived constants %u of %u from the cache (%.1f MB), saved %.1f ms; planning %.1f ms%s\n",
+		p->partitions, p->partitions_found, p->partitions_stored,
+		p->nodes_reused, p->nodes,
+		p->nodes ? 100.0 * p->nodes_reused / p->nodes : 0.0,
+		p->derived_hit, p->derived, (double)p->bytes_reused / 1e6,
+		p->saved_ms, p->plan_ms,
+		p->corrupt ? "; damaged entries removed" : "");
+}
+
 void npuc_report_print(const struct npuc_report *r, FILE *f)
 {
 	uint32_t fused = 0;
@@ -35,6 +46,8 @@ void npuc_report_print(const struct npuc_report *r, FILE *f)
 		r->import_ms, r->compile_ms, r->total_ms,
 		cache_word(r->cache, r->cache_corrupt_seen),
 		r->cache_key[0] ? " key " : "", r->cache_key);
+	if (r->part_on)
+		print_partitions(&r->part, f);
 	{
 		const char *p = r->passes;
 		int a, b, c, d;
@@ -130,6 +143,14 @@ void npuc_report_json(const struct npuc_report *r, FILE *f)
 		r->import_ms, r->compile_ms, r->total_ms);
 	fprintf(f, "  \"cache\": \"%s\",\n  \"cache_key\": \"%s\",\n",
 		cache_word(r->cache, r->cache_corrupt_seen), r->cache_key);
+	if (r->part_on)
+		fprintf(f, "  \"partitions\": {\"count\": %u, \"found\": %u, \"stored\": %u, \"nodes\": %u, \"nodes_reused\": %u, \"derived\": %u, \"derived_hit\": %u, \"bytes_reused\": %llu, \"saved_ms\": %.3f, \"plan_ms\": %.3f, \"corrupt\": %u},\n",
+			r->part.partitions, r->part.partitions_found,
+			r->part.partitions_stored, r->part.nodes,
+			r->part.nodes_reused, r->part.derived,
+			r->part.derived_hit,
+			(unsigned long long)r->part.bytes_reused,
+			r->part.saved_ms, r->part.plan_ms, r->part.corrupt);
 	fprintf(f, "  \"passes\": ");
 	json_str(f, r->passes);
 	fprintf(f, ",\n  \"target\": {\"name\": ");

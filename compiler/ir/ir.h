@@ -395,7 +395,35 @@ struct ir_graph {
 	int64_t unrolled;		/* nodes control flow added (budget) */
 	struct ir_node **dead_nodes;	/* removed, freed by ir_graph_purge */
 	int num_dead, cap_dead;
+	/*
+	 * Where passes find the constants they would derive from other
+	 * constants, and leave the ones they derived (the partition cache:
+	 * compiler/passes/derive.h, compiler/cache/partition.h). NULL:
+	 * none. Not owned; a clone shares it.
+	 */
+	const struct ir_derive_store *derive;
 	char err[IR_ERR_LEN];
+};
+
+/*
+ * A store of derived constants, keyed by a digest of everything a
+ * derivation reads (its name and version, its parameters, its input
+ * constants' types, shapes and bytes; compiler/passes/derive.h).
+ * @fetch copies the bytes kept under @key into @dst (exactly @nbytes)
+ * and returns what computing them cost when they were kept (ms, >= 0),
+ * or -1 when it has none; @t0 is when the caller began the key (for its
+ * own accounting of what a hit costs). @keep stores computed bytes.
+ * @owner is the constant that gets the bytes (the store files them by
+ * the nodes that read it).
+ */
+struct ir_derive_store {
+	double (*fetch)(void *ctx, const struct ir_tensor *owner,
+			const uint64_t key[2], void *dst, size_t nbytes,
+			double t0);
+	void (*keep)(void *ctx, const struct ir_tensor *owner,
+		     const uint64_t key[2], const void *src, size_t nbytes,
+		     double ms);
+	void *ctx;
 };
 
 /*

@@ -32,6 +32,7 @@ struct ir_graph *ir_graph_clone(const struct ir_graph *g)
 		return NULL;
 	c->opset = g->opset;
 	c->precision = g->precision;
+	c->derive = g->derive;
 	if (g->keep_dtype) {
 		c->keep_dtype = strdup(g->keep_dtype);
 		if (!c->keep_dtype)

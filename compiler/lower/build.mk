@@ -50,6 +50,16 @@ $(CACHE_TEST): $(call be_objs,compiler/cache/tests/test_cache.c \
 TESTS += $(CACHE_TEST)
 SAN_TESTS += $(CACHE_TEST)
 
+PART_TEST := $(BUILD)/tests/cache/test_partition
+$(call be_objs,compiler/cache/tests/test_partition.c): CPPFLAGS += $(BE_CPPFLAGS)
+$(call be_objs,compiler/cache/tests/test_partition.c): | $(BUILD)/gen/onnx/onnx.pb-c.h
+$(PART_TEST): $(call be_objs,compiler/cache/tests/test_partition.c) \
+		$(filter %.a,$(BE_LINK))
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $< $(BE_LINK)
+TESTS += $(PART_TEST)
+SAN_TESTS += $(PART_TEST)
+
 LOWER_TEST := $(BUILD)/tests/lower/test_lower
 $(call be_objs,compiler/lower/tests/test_lower.c): CPPFLAGS += $(BE_CPPFLAGS)
 $(call be_objs,compiler/lower/tests/test_lower.c): | $(BUILD)/gen/onnx/onnx.pb-c.h

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "derive.h"
 #include "om_bigbuf.h"
 #include "passes.h"
 
@@ -34,6 +35,34 @@ static void transpose_f32(float *dst, const float *src, int64_t rows,
 				for (int64_t c = c0; c < c1; c++)
 					dst[c * rows + r] = src[r * cols + c];
 		}
+}
+
+/*
+ * @t's [rows][cols] f32 data transposed, by @what (derive.h): the bytes
+ * kept under the key are copied over the data in place (the same size);
+ * else the transpose goes to a new buffer, which replaces the old one.
+ */
+static int transpose_const(struct ir_graph *g, struct ir_tensor *t,
+			   int64_t rows, int64_t cols, const char *what)
+{
+	struct derive d;
+	bool memo = derive_begin(&d, g, what);
+	float *nd;
+
+	if (memo) {
+		derive_tensor(&d, t);
+		if (derive_fetch(&d, t, t->data, t->nbytes))
+			return 0;
+	}
+	nd = om_bigbuf_alloc(t->nbytes);
+	if (!nd)
+		return ir_error(g, "out of memory");
+	transpose_f32(nd, t->data, rows, cols);
+	if (memo)
+		derive_keep(&d, t, nd, t->nbytes);
+	free(t->data);
+	t->data = nd;	/* same size, malloc'ed as ir_tensor_set_data() */
+	return 0;
 }
 
 /* Every use of @w is a Conv's weight input. */
@@ -57,7 +86,7 @@ int pass_conv_weight_olast(struct ir_graph *g, struct pass_stats *st)
 	for (i = 0; i < g->num_tensors; i++) {
 		struct ir_tensor *w = g->tensors[i];
 		int64_t O, CK;
-		float *nd;
+		int err;
 
 		if (!w || !w->data || w->w_olast || w->dtype != IR_F32 ||
 		    w->shape.rank != 4 || w->layout == IR_LAYOUT_NC1HWC0 ||
@@ -69,12 +98,9 @@ int pass_conv_weight_olast(struct ir_graph *g, struct pass_stats *st)
 		if (O < 16 || w->shape.dim[1] < 2 ||
 		    w->nbytes != (size_t)(O * CK) * sizeof(float))
 			continue;
-		nd = om_bigbuf_alloc(w->nbytes);
-		if (!nd)
-			return ir_error(g, "out of memory");
-		transpose_f32(nd, w->data, O, CK);
-		free(w->data);
-		w->data = nd;	/* same size, malloc'ed as ir_tensor_set_data() */
+		err = transpose_const(g, w, O, CK, "conv-weight-olast/1");
+		if (err)
+			return err;
 		w->w_olast = true;
 		st->rewritten++;
 	}
@@ -110,7 +136,6 @@ int pass_gemm_weight_kn(struct ir_graph *g, struct pass_stats *st)
 	for (i = 0; i < g->num_tensors; i++) {
 		struct ir_tensor *b = g->tensors[i];
 		int64_t n, k;
-		float *nd;
 
 		if (!b || !b->data || b->dtype != IR_F32 || b->shape.rank != 2 ||
 		    !only_gemm_bt(b))
@@ -119,12 +144,9 @@ int pass_gemm_weight_kn(struct ir_graph *g, struct pass_stats *st)
 		k = b->shape.dim[1];
 		if (b->nbytes != (size_t)(n * k) * sizeof(float))
 			continue;
-		nd = om_bigbuf_alloc(b->nbytes);
-		if (!nd)
-			return ir_error(g, "out of memory");
-		transpose_f32(nd, b->data, n, k);
-		free(b->data);
-		b->data = nd;
+		err = transpose_const(g, b, n, k, "gemm-weight-kn/1");
+		if (err)
+			return err;
 		b->shape.dim[0] = k;
 		b->shape.dim[1] = n;
 		for (j = 0; j < b->num_uses; j++) {

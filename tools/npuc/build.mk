@@ -17,4 +17,5 @@ $(NPUC_BIN): $(call be_objs,$(NPUC_SRCS)) $(BUILD)/lib/libnpuc.so.1.0.0
 		-Wl,-rpath,'$$ORIGIN/../lib'
 
 BINS += $(NPUC_BIN)
-TESTS += compiler/driver/tests/models.sh tools/npuc/test_npuc.sh
+TESTS += compiler/driver/tests/models.sh compiler/driver/tests/partitions.sh \
+	 tools/npuc/test_npuc.sh
