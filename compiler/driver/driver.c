@@ -614,9 +614,11 @@ static int lower_gear(struct ir_graph *g, const struct gear *gear,
 		}
 	}
 	level_defaults(o, t, &lo);
+	vr->lower_ms = now_ms();
 	if (!ret)
 		ret = lower_graph(g, &lo, w, (uint32_t)v, &vr->lower, err,
 				  errlen);
+	vr->lower_ms = now_ms() - vr->lower_ms;
 	if (!ret && !rep->num_variants)
 		rep->num_host_tasks = vr->lower.num_host_tasks;
 	if (!ret)
@@ -663,9 +665,13 @@ static int compile_graph(struct ir_graph *g, const struct npuc_options *o,
 	}
 	if (!ret)
 		ret = make_gears(g, o, gears, &num, err, errlen);
-	for (int i = 0; i < num && !ret; i++)
+	for (int i = 0; i < num && !ret; i++) {
+		double t0 = now_ms();
+
 		ret = prepare_gear(g, &gears[i], num == 1 && !gears[i].num, o,
 				   rep, &gg[i], err, errlen);
+		rep->variant[i].passes_ms = now_ms() - t0;
+	}
 	if (!ret)
 		ret = om_writer_set_name(w, rep->model);
 	if (!ret)

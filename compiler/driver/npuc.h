@@ -67,6 +67,8 @@ struct npuc_plugin_node {
 struct npuc_variant_report {
 	char name[64];
 	struct lower_report lower;
+	/* milliseconds: shape inference and passes; lowering and planning */
+	double passes_ms, lower_ms;
 };
 
 /* Plain data (it is stored in the cache next to the model). */

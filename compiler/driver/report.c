@@ -82,9 +82,10 @@ void npuc_report_print(const struct npuc_report *r, FILE *f)
 		const struct lower_report *l = &r->variant[v].lower;
 		const struct mp_result *p = &l->plan;
 
-		fprintf(f, "variant %s: %u nodes (%u views as aliases, %u in place, %u output copies)\n",
+		fprintf(f, "variant %s: %u nodes (%u views as aliases, %u in place, %u output copies); passes %.1f ms, lowering %.1f ms\n",
 			r->variant[v].name, l->num_nodes, l->num_views,
-			l->num_inplace, l->num_copies);
+			l->num_inplace, l->num_copies, r->variant[v].passes_ms,
+			r->variant[v].lower_ms);
 		fprintf(f, "  streams %u, tasks %u (", l->num_streams,
 			l->num_tasks);
 		for (uint32_t s = 0; s < l->num_streams && s < 64; s++)
@@ -182,7 +183,8 @@ void npuc_report_json(const struct npuc_report *r, FILE *f)
 
 		fprintf(f, "%s\n    {\"name\": ", v ? "," : "");
 		json_str(f, r->variant[v].name);
-		fprintf(f, ", \"nodes\": %u, \"views\": %u, \"inplace\": %u, \"copies\": %u, \"streams\": %u, \"tasks\": %u, \"tasks_per_stream\": [",
+		fprintf(f, ", \"passes_ms\": %.3f, \"lower_ms\": %.3f, \"nodes\": %u, \"views\": %u, \"inplace\": %u, \"copies\": %u, \"streams\": %u, \"tasks\": %u, \"tasks_per_stream\": [",
+			r->variant[v].passes_ms, r->variant[v].lower_ms,
 			l->num_nodes, l->num_views, l->num_inplace,
 			l->num_copies, l->num_streams, l->num_tasks);
 		for (uint32_t s = 0; s < l->num_streams && s < 64; s++)
