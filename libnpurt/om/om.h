@@ -209,7 +209,9 @@ int om_writer_add_host_task(struct om_writer *w,
 
 /*
  * Checks the whole model (as the reader will) and lays out the file.
- * *data is malloc'ed; the caller frees it.
+ * *data is malloc'ed; the caller frees it. The image is made in the
+ * writer's weights buffer (the weights move up behind the tables instead
+ * of being copied), so a writer serializes once; a second call fails.
  */
 int om_writer_serialize(struct om_writer *w, void **data, size_t *size);
 /* Serializes and writes atomically (temporary file + rename). */

@@ -60,9 +60,15 @@ struct om_writer {
 	uint64_t features;
 	struct io_decl *io;
 	uint32_t num_inputs, num_outputs;
+	/*
+	 * The weights, in a malloc()ed buffer that becomes the file image
+	 * (weights_grow(), om_writer_serialize()); @weights_taken once it
+	 * has.
+	 */
 	uint8_t *weights;
 	uint64_t weights_size;
-	size_t weights_cap;		/* bytes mapped (om_bigmap_grow) */
+	size_t weights_cap;
+	bool weights_taken;
 	struct weight_ref *wrefs;
 	uint32_t num_wrefs, cap_wrefs;
 	/* wrefs by crc: open addressing, entries are index + 1 (0: empty) */
@@ -184,7 +190,7 @@ void om_writer_destroy(struct om_writer *w)
 			free((char *)w->io[i].info.dim_names[k]);
 	}
 	free(w->io);
-	om_bigmap_free(w->weights, w->weights_cap);
+	free(w->weights);
 	free(w->wrefs);
 	free(w->wmap);
 	free(w->sem_incr);
@@ -555,6 +561,38 @@ static int wmap_reserve(struct om_writer *w, uint32_t n)
 	return 0;
 }
 
+/*
+ * Room for @need bytes of weights. The first buffer reserves 64 MiB of
+ * address space (malloc() maps a block that large, and pages never
+ * touched cost nothing), so that up to that size the weights never move,
+ * and beyond it realloc() of the mapped block moves pages (mremap), not
+ * bytes. om_writer_serialize() then grows the same block by the file's
+ * tables and hands it out as the image: the weights land in fresh memory
+ * once, not twice (om_bigbuf.h).
+ */
+#define OM_WEIGHTS_RESERVE	((size_t)64 << 20)
+
+static int weights_grow(struct om_writer *w, size_t need)
+{
+	size_t n = w->weights_cap ? w->weights_cap : OM_WEIGHTS_RESERVE;
+	uint8_t *q;
+
+	while (n < need) {
+		if (n > SIZE_MAX / 2)
+			return -ENOMEM;
+		n *= 2;
+	}
+	if (n == w->weights_cap)
+		return 0;
+	q = realloc(w->weights, n);
+	if (!q)
+		return -ENOMEM;
+	om_bigbuf_advise(q + w->weights_cap, n - w->weights_cap);
+	w->weights = q;
+	w->weights_cap = n;
+	return 0;
+}
+
 int om_writer_add_weights(struct om_writer *w, const void *data,
 			  uint64_t size, uint64_t align, uint64_t *offset)
 {
@@ -563,6 +601,8 @@ int om_writer_add_weights(struct om_writer *w, const void *data,
 
 	if (!offset || (!data && size))
 		return fail(w, -EINVAL, "add_weights: bad arguments");
+	if (w->weights_taken)
+		return fail(w, -EINVAL, "add_weights: the writer was serialized; its weights are in the image");
 	if (align < OM_WEIGHT_ALIGN_MIN)
 		align = OM_WEIGHT_ALIGN_MIN;
 	if (align & (align - 1) || align > OM_WEIGHTS_ALIGN)
@@ -591,9 +631,7 @@ int om_writer_add_weights(struct om_writer *w, const void *data,
 	off = (w->weights_size + align - 1) & ~(align - 1);
 	if (off < w->weights_size || off + size < off)
 		return fail(w, -EOVERFLOW, "weights exceed 2^64 bytes");
-	if (off + size > SIZE_MAX ||
-	    om_bigmap_grow((void **)&w->weights, &w->weights_cap,
-			   (size_t)(off + size)) ||
+	if (off + size > SIZE_MAX || weights_grow(w, (size_t)(off + size)) ||
 	    grow32(&w->wrefs, &w->cap_wrefs, w->num_wrefs + 1,
 		   sizeof(*w->wrefs)))
 		return fail(w, -ENOMEM, "out of memory for %llu bytes of "
@@ -1269,6 +1307,31 @@ static int build_hosts(struct om_writer *w, struct tables *t)
 	return 0;
 }
 
+/*
+ * The image of @size bytes whose weights section starts at @woff (0: no
+ * weights): the weights' own buffer grown by the tables in front and the
+ * weights moved up into place (a move within memory already touched, not
+ * a copy into fresh memory), which the writer then no longer owns.
+ */
+static uint8_t *image_buffer(struct om_writer *w, uint64_t woff,
+			     uint64_t size)
+{
+	uint8_t *buf;
+
+	if (size > SIZE_MAX)
+		return NULL;
+	if (!woff || !w->weights_size)
+		return om_bigbuf_alloc((size_t)size);
+	if (weights_grow(w, (size_t)size))
+		return NULL;
+	buf = w->weights;
+	memmove(buf + woff, buf, (size_t)w->weights_size);
+	w->weights = NULL;
+	w->weights_cap = 0;
+	w->weights_taken = true;
+	return buf;
+}
+
 int om_writer_serialize(struct om_writer *w, void **data, size_t *size)
 {
 	struct layout sec[OM_SEC_COUNT];
@@ -1353,7 +1416,13 @@ int om_writer_serialize(struct om_writer *w, void **data, size_t *size)
 		sec[i].off = off;
 		off += sec[i].size;
 	}
-	if (off > SIZE_MAX || !(buf = om_bigbuf_alloc((size_t)off))) {
+	if (w->weights_taken) {
+		tables_free(&t);
+		return fail(w, -EINVAL, "the writer was serialized once; its weights are in that image");
+	}
+	buf = image_buffer(w, sec[n - 1].type == OM_SEC_WEIGHTS ?
+			   sec[n - 1].off : 0, off);
+	if (!buf) {
 		tables_free(&t);
 		return fail(w, -ENOMEM, "out of memory for a %llu-byte file",
 			    (unsigned long long)off);
@@ -1387,7 +1456,7 @@ int om_writer_serialize(struct om_writer *w, void **data, size_t *size)
 			table[i].flags = OM_SECF_OPTIONAL;
 		/* the gaps zeroed, the sections copied: each byte once */
 		memset(buf + at, 0, (size_t)(sec[i].off - at));
-		if (sec[i].size)
+		if (sec[i].size && sec[i].type != OM_SEC_WEIGHTS)
 			memcpy(buf + sec[i].off, sec[i].data, sec[i].size);
 		at = sec[i].off + sec[i].size;
 	}
@@ -1407,6 +1476,12 @@ int om_writer_serialize(struct om_writer *w, void **data, size_t *size)
 	if (ret) {
 		free(buf);
 		return fail(w, ret, "the model is inconsistent: %s", err);
+	}
+	if (w->weights_taken) {
+		/* the block's slack back (mremap for a mapped block) */
+		uint8_t *q = realloc(buf, (size_t)off);
+
+		buf = q ? q : buf;
 	}
 	*data = buf;
 	*size = (size_t)off;
