@@ -626,6 +626,22 @@ static int lower_gear(struct ir_graph *g, const struct gear *gear,
 	return ret;
 }
 
+/*
+ * What the gears' constants can take in the .om (each aligned; shared
+ * ones are stored once, so this bounds it from above): the writer's
+ * weights buffer is made once at this size (om_writer_reserve_weights()).
+ */
+static uint64_t const_bytes(struct ir_graph *const *gg, int num)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; i < num; i++)
+		for (int k = 0; k < gg[i]->num_tensors; k++)
+			if (gg[i]->tensors[k]->data)
+				n += (gg[i]->tensors[k]->nbytes + 63) & ~63ull;
+	return n;
+}
+
 static int compile_graph(struct ir_graph *g, const struct npuc_options *o,
 			 void **om, size_t *om_size, struct npuc_report *rep,
 			 char *err, size_t errlen)
@@ -684,6 +700,8 @@ static int compile_graph(struct ir_graph *g, const struct npuc_options *o,
 				   NPUC_VERSION_PATCH));
 	if (!ret)
 		ret = declare_io(w, g, gg, num, err, errlen);
+	if (!ret)
+		ret = om_writer_reserve_weights(w, const_bytes(gg, num));
 	for (int i = 0; i < num && !ret; i++) {
 		const struct lower_report *l = &rep->variant[i].lower;
 

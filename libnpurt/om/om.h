@@ -208,6 +208,12 @@ int om_writer_add_host_task(struct om_writer *w,
 			    const struct om_host_operand *operands);
 
 /*
+ * A hint: the model will hold about @bytes of weights. The writer then
+ * makes its weights buffer (which becomes the image) once, with room for
+ * the tables, instead of growing and moving it.
+ */
+int om_writer_reserve_weights(struct om_writer *w, uint64_t bytes);
+/*
  * Checks the whole model (as the reader will) and lays out the file.
  * *data is malloc'ed; the caller frees it. The image is made in the
  * writer's weights buffer (the weights move up behind the tables instead
