@@ -58,6 +58,8 @@ struct ir_attr;
 /* One attribute of such a walk (@next numbers the tensors met, in priv). */
 void cache_hash_attr(struct cache_hasher *h, const struct ir_attr *a,
 		     int *next, bool names);
+/* What a node computes besides its operands: op, opset, fused act. */
+void cache_hash_node_op(struct cache_hasher *h, const struct ir_node *n);
 /* One node of such a walk. */
 void cache_hash_node(struct cache_hasher *h, const struct ir_node *n,
 		     int *next, bool names);

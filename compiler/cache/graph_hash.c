@@ -62,17 +62,22 @@ void cache_hash_attr(struct cache_hasher *h, const struct ir_attr *a,
 		cache_hash_graph(h, a->graph, names);
 }
 
-void cache_hash_node(struct cache_hasher *h, const struct ir_node *n,
-		     int *next, bool names)
+void cache_hash_node_op(struct cache_hasher *h, const struct ir_node *n)
 {
-	if (names)
-		cache_hash_str(h, n->name ? n->name : "");
 	cache_hash_u64(h, (uint64_t)n->op);
 	cache_hash_u64(h, (uint64_t)n->opset);
 	cache_hash_u64(h, (uint64_t)n->act.kind);
 	cache_hash_bytes(h, &n->act.alpha, sizeof(n->act.alpha));
 	cache_hash_bytes(h, &n->act.beta, sizeof(n->act.beta));
 	cache_hash_u64(h, n->has_residual);
+}
+
+void cache_hash_node(struct cache_hasher *h, const struct ir_node *n,
+		     int *next, bool names)
+{
+	if (names)
+		cache_hash_str(h, n->name ? n->name : "");
+	cache_hash_node_op(h, n);
 	cache_hash_u64(h, (uint64_t)n->num_inputs);
 	for (int k = 0; k < n->num_inputs; k++)
 		hash_tensor(h, n->inputs[k], next, names);

@@ -231,12 +231,7 @@ static void hash_node(struct cache_hasher *h, const struct ir_node *n,
 {
 	int next = 0;
 
-	cache_hash_u64(h, (uint64_t)n->op);
-	cache_hash_u64(h, (uint64_t)n->opset);
-	cache_hash_u64(h, (uint64_t)n->act.kind);
-	cache_hash_bytes(h, &n->act.alpha, sizeof(n->act.alpha));
-	cache_hash_bytes(h, &n->act.beta, sizeof(n->act.beta));
-	cache_hash_u64(h, n->has_residual);
+	cache_hash_node_op(h, n);
 	cache_hash_u64(h, (uint64_t)n->num_inputs);
 	for (int k = 0; k < n->num_inputs; k++)
 		hash_input(h, n->inputs[k], td, pos, first, end);
