@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "derive.h"
 #include "passes.h"
 
 struct qp {
@@ -688,6 +689,19 @@ int pass_qdq_fuse(struct ir_graph *g, struct pass_stats *st)
 	return ret;
 }
 
+/* [O][C][K] int8 (K = KH * KW) into [O][C1][K][32], zeros in the pad. */
+static void qconv_pack(uint8_t *p, const uint8_t *w, int64_t o, int64_t c,
+		       int64_t k)
+{
+	int64_t c1 = (c + 31) / 32;
+
+	for (int64_t oo = 0; oo < o; oo++)
+		for (int64_t cc = 0; cc < c; cc++)
+			for (int64_t t = 0; t < k; t++)
+				p[((oo * c1 + cc / 32) * k + t) * 32 + cc % 32] =
+					w[(oo * c + cc) * k + t];
+}
+
 /*
  * qconv-weight-pack: an npu.QConv whose input is NC1HWC0 (after the
  * layout pass), group 1, weight I8 with zero point 0, gets its weight in
@@ -703,7 +717,10 @@ int pass_qconv_weight_pack(struct ir_graph *g, struct pass_stats *st)
 		struct ir_node *n = g->nodes[i];
 		struct ir_tensor *w = ir_in(n, 1), *pw;
 		const int64_t *zp;
-		int64_t o, c, kh, kw, c1, oo, cc, y, x;
+		int64_t o, c, kh, kw, c1;
+		struct derive d;
+		size_t n_packed;
+		bool memo;
 		uint8_t *p;
 		char name[300];
 
@@ -718,18 +735,18 @@ int pass_qconv_weight_pack(struct ir_graph *g, struct pass_stats *st)
 		kh = w->shape.dim[2];
 		kw = w->shape.dim[3];
 		c1 = (c + 31) / 32;
-		p = calloc((size_t)(o * c1 * kh * kw * 32), 1);
+		n_packed = (size_t)(o * c1 * kh * kw * 32);
+		p = calloc(n_packed, 1);
 		if (!p)
 			return -ENOMEM;
-		for (oo = 0; oo < o; oo++)
-			for (cc = 0; cc < c; cc++)
-				for (y = 0; y < kh; y++)
-					for (x = 0; x < kw; x++)
-						p[(((oo * c1 + cc / 32) * kh + y) *
-						   kw + x) * 32 + cc % 32] =
-						((const uint8_t *)w->data)
-						[((oo * c + cc) * kh + y) * kw +
-						 x];
+		memo = derive_begin(&d, g, "qconv-weight-pack/1");
+		if (memo)
+			derive_tensor(&d, w);
+		if (!memo || !derive_fetch(&d, w, p, n_packed)) {
+			qconv_pack(p, w->data, o, c, kh * kw);
+			if (memo)
+				derive_keep(&d, w, p, n_packed);
+		}
 		snprintf(name, sizeof(name), "%.280s/packed", w->name);
 		pw = ir_tensor_new(g, name, IR_I8, &w->shape);
 		if (!pw) {
@@ -739,7 +756,7 @@ int pass_qconv_weight_pack(struct ir_graph *g, struct pass_stats *st)
 		pw->layout = IR_LAYOUT_NC1HWC0;
 		pw->shape_known = true;
 		pw->data = p;
-		pw->nbytes = (size_t)(o * c1 * kh * kw * 32);
+		pw->nbytes = n_packed;
 		ir_node_set_input(n, 1, pw);
 		st->rewritten++;
 	}

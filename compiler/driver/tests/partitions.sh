@@ -13,7 +13,9 @@
 #  - resnet18 with a changed first conv (and the renamed model's head)
 #    derives that partition's weights again and reuses the rest, the
 #    same bytes as without the cache;
-#  - damaged entries are found out, removed and derived again.
+#  - damaged entries are found out, removed and derived again;
+#  - an int8 QAT model's packed conv weights come from the cache the
+#    second time, to the same bytes.
 # Compile times are printed (cold vs reused), never asserted.
 BUILD=${BUILD:-build}
 NPUC=$BUILD/bin/npuc
@@ -27,7 +29,7 @@ if [ ! -x "$PY" ] || ! "$PY" -c 'import torch, torchvision, onnx' 2>/dev/null; t
 	echo "1..0 # SKIP /usr/bin/python3 with torch, torchvision and onnx is needed to export the models"
 	exit 0
 fi
-echo "1..9"
+echo "1..10"
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
 nok() { n=$((n + 1)); echo "not ok $n - $*"; }
@@ -101,3 +103,14 @@ compile r18_dmg "$TMP/r18_first.onnx"
 check "$(q r18_dmg "int(p['corrupt'] > 0 and p['derived_hit'] < p['derived'])")" \
 	"damaged entries: $(q r18_dmg "'%d damaged, %d of %d fetched' % (p['corrupt'], p['derived_hit'], p['derived'])")"
 check "$(same r18_dmg r18_first_cold)" "... derived again: the same bytes"
+
+# int8: the packed QConv weights (qconv-weight-pack) are kept and found.
+"$PY" -c "import sys; sys.path.insert(0, 'tests/quant'); import qdq_models; qdq_models.torch_qat(sys.argv[1])" \
+	"$TMP/qat.onnx" >"$TMP/qat.log" 2>&1 || sed 's/^/# /' "$TMP/qat.log"
+compile qat1 "$TMP/qat.onnx"
+rm -f "$NPU_CACHE_DIR"/*.npuc "$NPU_CACHE_DIR"/*.ref
+compile qat2 "$TMP/qat.onnx"
+compile qat_cold "$TMP/qat.onnx" --no-cache
+v="$(q qat2 "int(p['derived'] > 0 and p['derived_hit'] == p['derived'] and 'qconv-weight-pack:0/0/0/0' not in r['passes'])")$(same qat2 qat_cold)"
+check "$([ "$v" = 11 ] && echo 1)" \
+	"int8 QAT model: $(q qat2 "'%d of %d packed weights fetched' % (p['derived_hit'], p['derived'])"), the same bytes"
