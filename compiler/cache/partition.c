@@ -159,12 +159,25 @@ static bool is_const(const struct ir_tensor *t)
 	return !t->producer && !t->is_input;
 }
 
-/* What a node can read of a constant (its name is not in it). */
+/*
+ * What a node can read of a constant (its name is not in it). A small
+ * integer constant (a Reshape's target, a Slice's ends: at most 16
+ * elements) counts by its type alone: such constants follow the batch or
+ * the sequence length once shapes are bound, and the partition should be
+ * found at every length (what is derived from them has them in its key).
+ */
 static struct cache_key const_digest(const struct ir_tensor *t)
 {
 	struct cache_hasher h;
 
 	cache_hash_init(&h);
+	if ((t->dtype == IR_I64 || t->dtype == IR_I32) &&
+	    t->nbytes <= 16 * sizeof(int64_t)) {
+		cache_hash_str(&h, "small int");
+		cache_hash_u64(&h, (uint64_t)t->dtype);
+		cache_hash_u64(&h, (uint64_t)t->shape.rank);
+		return cache_hash_final(&h);
+	}
 	cache_hash_str(&h, "const");
 	cache_hash_u64(&h, (uint64_t)t->dtype);
 	cache_hash_u64(&h, (uint64_t)t->layout);
@@ -188,10 +201,23 @@ static void hash_key(struct cache_hasher *h, const struct cache_key *k)
 }
 
 /*
+ * A value (not a constant) by its type, layout and rank, not its dims: the
+ * same layers at another batch or sequence length (a shape compiled on
+ * demand, another gear) find the same partitions, whose derived weights do
+ * not depend on the dims (a derivation that does has them in its own key).
+ */
+static void hash_value_type(struct cache_hasher *h, const struct ir_tensor *t)
+{
+	cache_hash_u64(h, (uint64_t)t->dtype);
+	cache_hash_u64(h, (uint64_t)t->layout);
+	cache_hash_u64(h, (uint64_t)t->is_output);
+	cache_hash_u64(h, (uint64_t)t->shape.rank);
+}
+
+/*
  * An input of a partition's node: a constant by its digest, a value made
  * inside the partition by where (the producer's place in it, the output
- * index), a value from outside by its type, layout and shape only (what
- * the partition's compile can see of it).
+ * index), a value from outside by its type only (hash_value_type()).
  */
 static void hash_input(struct cache_hasher *h, const struct ir_tensor *t,
 		       const struct cache_key *td, const int *pos, int first,
@@ -213,17 +239,13 @@ static void hash_input(struct cache_hasher *h, const struct ir_tensor *t,
 		cache_hash_u64(h, (uint64_t)k);
 	} else {
 		cache_hash_str(h, "outside");
-		cache_hash_u64(h, (uint64_t)t->dtype);
-		cache_hash_u64(h, (uint64_t)t->layout);
-		cache_hash_u64(h, (uint64_t)t->shape.rank);
-		for (int i = 0; i < t->shape.rank; i++)
-			cache_hash_u64(h, (uint64_t)t->shape.dim[i]);
+		hash_value_type(h, t);
 	}
 }
 
 /*
- * A node of a partition: what it computes (op, attributes, the types and
- * shapes of its outputs) from what (hash_input()).
+ * A node of a partition: what it computes (op, attributes, the types of
+ * its outputs) from what (hash_input()).
  */
 static void hash_node(struct cache_hasher *h, const struct ir_node *n,
 		      const struct cache_key *td, const int *pos, int first,
@@ -245,16 +267,10 @@ static void hash_node(struct cache_hasher *h, const struct ir_node *n,
 	for (int k = 0; k < n->num_outputs; k++) {
 		const struct ir_tensor *t = n->outputs[k];
 
-		if (!t) {
+		if (!t)
 			cache_hash_u64(h, UINT64_MAX);
-			continue;
-		}
-		cache_hash_u64(h, (uint64_t)t->dtype);
-		cache_hash_u64(h, (uint64_t)t->layout);
-		cache_hash_u64(h, (uint64_t)t->is_output);
-		cache_hash_u64(h, (uint64_t)t->shape.rank);
-		for (int i = 0; i < t->shape.rank; i++)
-			cache_hash_u64(h, (uint64_t)t->shape.dim[i]);
+		else
+			hash_value_type(h, t);
 	}
 }
 

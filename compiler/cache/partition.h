@@ -10,11 +10,13 @@
  * residual block, of a transformer layer), or after PART_MAX_NODES nodes
  * without such a point. Key of a partition: XXH3-128 over the compile's
  * salt (the options, the target and the compiler's build) and its nodes:
- * op, attributes, the types and shapes of their outputs, their constants'
- * digests (bytes), their inputs from inside the partition by position and
- * from outside by type and shape. Names are not in it (a model exported
- * again under other names shares its partitions), nor what lies upstream
- * (a partition after a changed layer is found again).
+ * op, attributes, the types of their outputs, their constants' digests
+ * (bytes), their inputs from inside the partition by position and from
+ * outside by type. Names are not in it (a model exported again under
+ * other names shares its partitions), nor what lies upstream (a partition
+ * after a changed layer is found again), nor the values' dims (another
+ * batch or sequence length finds the same partitions; a derivation that
+ * depends on dims has them in its own key).
  *
  * An entry (<dir>/<32 hex>.npup) holds the constants the passes derived
  * for its nodes (derive.h: weights reordered for the device, folded

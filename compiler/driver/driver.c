@@ -44,7 +44,13 @@ static int resolve_target(const struct npuc_options *o, struct npuc_target *t,
 static void report_plugin_nodes(const struct ir_graph *g,
 				struct npuc_report *rep);
 
-static void hash_options(struct cache_hasher *h, const struct npuc_options *o)
+/*
+ * @shapes: the options that choose the input shapes too (the model's key;
+ * the partition cache's salt leaves them out, so that another batch or
+ * sequence length finds the same partitions).
+ */
+static void hash_options(struct cache_hasher *h, const struct npuc_options *o,
+			 bool shapes)
 {
 	cache_hash_str(h, "npuc");
 	/*
@@ -60,13 +66,15 @@ static void hash_options(struct cache_hasher *h, const struct npuc_options *o)
 	cache_hash_u64(h, sizeof(struct drm_npu_task));
 	cache_hash_u64(h, OM_FORMAT_MAJOR << 16 | OM_FORMAT_MINOR);
 	cache_hash_u64(h, (uint64_t)o->opt_level);
-	cache_hash_str(h, o->input_shapes);
-	cache_hash_str(h, o->dynamic_batch);
-	cache_hash_str(h, o->dynamic_dims);
+	if (shapes) {
+		cache_hash_str(h, o->input_shapes);
+		cache_hash_str(h, o->dynamic_batch);
+		cache_hash_str(h, o->dynamic_dims);
+		cache_hash_u64(h, (uint64_t)o->symbol_default);
+	}
 	cache_hash_str(h, o->input_format);
 	cache_hash_str(h, o->disable_passes);
 	cache_hash_u64(h, o->max_streams);
-	cache_hash_u64(h, (uint64_t)o->symbol_default);
 	cache_hash_str(h, o->aipp_conf);
 	cache_hash_u64(h, o->no_host_engine);
 	/* Loaded plugins: their ops decide what custom nodes become. */
@@ -108,7 +116,7 @@ static struct cache_key compile_key(struct ir_graph *g,
 	struct cache_hasher h;
 
 	cache_hash_init(&h);
-	hash_options(&h, o);
+	hash_options(&h, o, true);
 	cache_hash_graph(&h, g, true);
 	return cache_hash_final(&h);
 }
@@ -132,7 +140,7 @@ static bool file_key(const char *path, const struct npuc_options *o,
 		return false;
 	cache_hash_init(&h);
 	cache_hash_str(&h, "file");
-	hash_options(&h, o);
+	hash_options(&h, o, true);
 	cache_hash_str(&h, real);
 	cache_hash_u64(&h, (uint64_t)st.st_dev);
 	cache_hash_u64(&h, (uint64_t)st.st_ino);
@@ -796,6 +804,7 @@ static bool try_hit(struct cache_handle *ch, void **om, size_t *om_size,
 	}
 	memcpy(key_hex, rep->cache_key, sizeof(key_hex));
 	memcpy(rep, blob, sizeof(*rep));
+	rep->part_on = false;	/* the partitions of the compile that stored it */
 	memcpy(rep->cache_key, ch->key_hex, sizeof(key_hex));
 	rep->cache = CACHE_HIT;
 	rep->cache_corrupt_seen = false;
@@ -824,7 +833,7 @@ static struct part_cache *open_partitions(const char *dir,
 
 	cache_hash_init(&h);
 	cache_hash_str(&h, "partition salt");
-	hash_options(&h, o);
+	hash_options(&h, o, false);
 	salt = cache_hash_final(&h);
 	if (part_cache_open(&pc, dir, g, &salt))
 		return NULL;

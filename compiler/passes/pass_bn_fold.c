@@ -17,6 +17,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "derive.h"
 #include "passes.h"
 
 /* Per-channel scale s and shift (t = beta - mean * s) of a BN node. */
@@ -90,19 +91,22 @@ static int bn_fold_prepare(struct bn_fold *f, const struct ir_node *bn,
 }
 
 /*
- * Make the folded constants and wire them into @node as inputs 1 (weights,
- * shaped like @w) and 2 (bias @b of shape @bs, or a new input when it had
- * none).
+ * Make the folded constants (f32 @nw shaped like @w, then @bs's elements
+ * of bias, in one array) and wire them into @node as inputs 1 and 2 (a
+ * new input when it had no bias).
  */
 static int bn_fold_install(struct ir_graph *g, struct ir_node *node,
 			   const struct ir_tensor *w,
-			   const struct ir_tensor *b, const struct bn_fold *f,
+			   const struct ir_tensor *b, const float *nw,
 			   const struct ir_shape *bs)
 {
+	int64_t n = ir_tensor_numel(w);
 	struct ir_tensor *tw, *tb;
 
-	tw = pu_const_f32(g, w->name, &w->shape, f->nw);
-	tb = pu_const_f32(g, b ? b->name : NULL, bs, f->nb);
+	tw = ir_const_new(g, w->name, IR_F32, &w->shape, nw,
+			  (size_t)n * sizeof(float));
+	tb = ir_const_new(g, b ? b->name : NULL, IR_F32, bs, nw + n,
+			  (size_t)ir_shape_numel(bs) * sizeof(float));
 	if (!tw || !tb)
 		return -ENOMEM;
 	ir_node_set_input(node, 1, tw);
@@ -113,31 +117,84 @@ static int bn_fold_install(struct ir_graph *g, struct ir_node *node,
 	return 0;
 }
 
+/* @nw[i * per + j] = W * s, then @nw[o * per + i] = b * s + t, as f32. */
+static void fold_conv_values(const struct ir_tensor *w,
+			     const struct ir_tensor *b, const struct bn_fold *f,
+			     int64_t o, int64_t per, float *nw)
+{
+	for (int64_t i = 0; i < o; i++) {
+		for (int64_t j = 0; j < per; j++)
+			nw[i * per + j] = (float)(ir_const_get_f(w, i * per + j) *
+						  f->s[i]);
+		nw[o * per + i] = (float)((b ? ir_const_get_f(b, i) : 0.0) *
+					  f->s[i] + f->t[i]);
+	}
+}
+
+/*
+ * The folded weights and bias of a Conv are a pure function of its weight
+ * and bias and the BN's four constants and epsilon: derived constants
+ * (derive.h), found in the partition cache when a compile kept them.
+ */
 static int fold_into_conv(struct ir_graph *g, struct ir_node *conv,
 			  struct ir_node *bn)
 {
 	const struct ir_tensor *w = conv->inputs[1], *b = ir_in(conv, 2);
-	int64_t o = w->shape.dim[0], per = ir_tensor_numel(w) / o, i, j;
+	int64_t o = w->shape.dim[0], per = ir_tensor_numel(w) / o;
+	size_t n = (size_t)(o * per + o) * sizeof(float);
 	struct bn_fold f = { 0 };
+	struct derive d;
+	float *nw = NULL;
+	bool memo;
 	int ret;
 
 	if (!w->data || (b && !b->data) || conv->num_inputs > 3)
 		return 1;
-	ret = bn_fold_prepare(&f, bn, o, o * per);
+	ret = bn_fold_prepare(&f, bn, o, 1);
+	if (!ret && !(nw = malloc(n)))
+		ret = -ENOMEM;
 	if (ret)
 		goto out;
-	for (i = 0; i < o; i++) {
-		for (j = 0; j < per; j++)
-			f.nw[i * per + j] =
-				ir_const_get_f(w, i * per + j) * f.s[i];
-		f.nb[i] = (b ? ir_const_get_f(b, i) : 0.0) * f.s[i] + f.t[i];
+	memo = derive_begin(&d, g, "bn-fold-conv/1");
+	if (memo) {
+		derive_tensor(&d, w);
+		derive_tensor(&d, b);
+		for (int k = 1; k < 5; k++)
+			derive_tensor(&d, bn->inputs[k]);
+		derive_f64(&d, ir_attr_float(bn, "epsilon", 1e-5f));
 	}
-	ret = bn_fold_install(g, conv, w, b, &f,
+	if (!memo || !derive_fetch(&d, w, nw, n)) {
+		fold_conv_values(w, b, &f, o, per, nw);
+		if (memo)
+			derive_keep(&d, w, nw, n);
+	}
+	ret = bn_fold_install(g, conv, w, b, nw,
 			      &(struct ir_shape){ .rank = 1, .dim = { o } });
 	if (!ret)
 		pu_absorb(g, conv, bn);
 out:
+	free(nw);
 	bn_fold_release(&f);
+	return ret;
+}
+
+/* bn_fold_install() of @f's doubles (Gemm's fold), rounded once to f32. */
+static int install_doubles(struct ir_graph *g, struct ir_node *node,
+			   const struct ir_tensor *w, const struct ir_tensor *b,
+			   const struct bn_fold *f, const struct ir_shape *bs)
+{
+	int64_t n = ir_tensor_numel(w), m = ir_shape_numel(bs);
+	float *v = malloc((size_t)(n + m) * sizeof(float) + 1);
+	int ret;
+
+	if (!v)
+		return -ENOMEM;
+	for (int64_t i = 0; i < n; i++)
+		v[i] = (float)f->nw[i];
+	for (int64_t i = 0; i < m; i++)
+		v[n + i] = (float)f->nb[i];
+	ret = bn_fold_install(g, node, w, b, v, bs);
+	free(v);
 	return ret;
 }
 
@@ -194,7 +251,7 @@ static int fold_into_gemm(struct ir_graph *g, struct ir_node *gemm,
 
 			f.nb[r * n + i] = beta * cv * f.s[i] + f.t[i];
 		}
-	ret = bn_fold_install(g, gemm, w, c, &f, &bs);
+	ret = install_doubles(g, gemm, w, c, &f, &bs);
 	if (!ret) {
 		ir_attr_set_float(gemm, "beta", 1.0f);
 		pu_absorb(g, gemm, bn);
