@@ -13,6 +13,8 @@
 #  - resnet18 with a changed first conv (and the renamed model's head)
 #    derives that partition's weights again and reuses the rest, the
 #    same bytes as without the cache;
+#  - resnet18 at batch 2 finds every partition of batch 1 (the keys
+#    leave the values' dims out), to the bytes of a compile without it;
 #  - damaged entries are found out, removed and derived again;
 #  - an int8 QAT model's packed conv weights come from the cache the
 #    second time, to the same bytes.
@@ -29,7 +31,7 @@ if [ ! -x "$PY" ] || ! "$PY" -c 'import torch, torchvision, onnx' 2>/dev/null; t
 	echo "1..0 # SKIP /usr/bin/python3 with torch, torchvision and onnx is needed to export the models"
 	exit 0
 fi
-echo "1..10"
+echo "1..11"
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
 nok() { n=$((n + 1)); echo "not ok $n - $*"; }
@@ -93,6 +95,13 @@ compile r18_first_cold "$TMP/r18_first.onnx" --no-cache
 check "$(q r18_first "int(p['found'] == p['count'] - 1 and p['derived_hit'] == p['derived'] - 2)")" \
 	"a changed first conv: its partition alone derives again ($(q r18_first "'%d of %d derived constants fetched' % (p['derived_hit'], p['derived'])"))"
 check "$(same r18_first r18_first_cold)" "... to the bytes of a compile without the cache"
+
+# Another batch: the same partitions, the same derived weights.
+compile r18_b2 "$r18" --input-shape "input:2,3,224,224"
+compile r18_b2_cold "$r18" --input-shape "input:2,3,224,224" --no-cache
+v="$(q r18_b2 "int(p['found'] == p['count'] and p['derived_hit'] == p['derived'] > 0)")$(same r18_b2 r18_b2_cold)"
+check "$([ "$v" = 11 ] && echo 1)" \
+	"resnet18 at batch 2 after batch 1: $(q r18_b2 "'%d of %d partitions found, %d of %d derived constants fetched' % (p['found'], p['count'], p['derived_hit'], p['derived'])"), the same bytes"
 
 # Damage every entry that holds data, then compile again (not from the
 # whole-model cache).
