@@ -610,8 +610,10 @@ static int begin_entry(struct part_cache *pc, struct part *p)
 	char path[4150];
 
 	entry_path(pc, p, path, sizeof(path));
-	snprintf(p->tmp, sizeof(p->tmp), "%.4150s.tmp.%ld.%d", path,
-		 (long)getpid(), (int)(p - pc->parts));
+	/* unique per process, compile (two threads may compile) and part */
+	snprintf(p->tmp, sizeof(p->tmp), "%.4150s.tmp.%ld.%lx.%d", path,
+		 (long)getpid(), (unsigned long)(uintptr_t)pc,
+		 (int)(p - pc->parts));
 	p->fd = open(p->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (p->fd < 0)
 		return -errno;
