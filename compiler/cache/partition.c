@@ -61,7 +61,7 @@ struct part {
 	int fd;				/* the new entry, being written */
 	uint64_t fd_size;
 	bool failed;			/* a write failed: store nothing */
-	char tmp[4200];
+	char *tmp;			/* its temporary file (malloc'ed) */
 };
 
 struct name_slot {
@@ -312,11 +312,27 @@ static int add_part(struct part_cache *pc, int first, int count)
 	return pc->num_parts - 1;
 }
 
-/* Cut the node order where one value is live (or every PART_MAX_NODES). */
+/* A constant input large enough to be worth deriving once and keeping. */
+static bool has_weight(const struct ir_node *n)
+{
+	for (int k = 0; k < n->num_inputs; k++)
+		if (n->inputs[k] && is_const(n->inputs[k]) &&
+		    n->inputs[k]->nbytes >= PART_WEIGHT_BYTES)
+			return true;
+	return false;
+}
+
+/*
+ * Cut the node order where one value is live and the partition so far
+ * holds a weight (PART_WEIGHT_BYTES or more): nodes without weights (an
+ * activation, a pooling) join a partition that has them, so that no entry
+ * is kept for nothing; or every PART_MAX_NODES nodes.
+ */
 static void cut(struct part_cache *pc, const struct ir_graph *g,
 		const int *last, bool *gone)
 {
 	int live = 0, first = 0;
+	bool weight = false;
 
 	for (int i = 0; i < g->num_inputs; i++)
 		live += last[g->inputs[i]->id] >= 0;
@@ -335,10 +351,12 @@ static void cut(struct part_cache *pc, const struct ir_graph *g,
 			gone[t->id] = true;
 			live--;
 		}
-		if (live <= 1 || i + 1 - first >= PART_MAX_NODES ||
+		weight |= has_weight(n);
+		if ((live <= 1 && weight) || i + 1 - first >= PART_MAX_NODES ||
 		    i == g->num_nodes - 1) {
 			add_part(pc, first, i + 1 - first);
 			first = i + 1;
+			weight = false;
 		}
 	}
 }
@@ -608,12 +626,15 @@ static int begin_entry(struct part_cache *pc, struct part *p)
 {
 	static const uint8_t zero[sizeof(struct part_file_header)];
 	char path[4150];
+	size_t len = sizeof(path) + 64;
 
 	entry_path(pc, p, path, sizeof(path));
+	p->tmp = malloc(len);
+	if (!p->tmp)
+		return -ENOMEM;
 	/* unique per process, compile (two threads may compile) and part */
-	snprintf(p->tmp, sizeof(p->tmp), "%.4150s.tmp.%ld.%lx.%d", path,
-		 (long)getpid(), (unsigned long)(uintptr_t)pc,
-		 (int)(p - pc->parts));
+	snprintf(p->tmp, len, "%s.tmp.%ld.%lx.%d", path, (long)getpid(),
+		 (unsigned long)(uintptr_t)pc, (int)(p - pc->parts));
 	p->fd = open(p->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (p->fd < 0)
 		return -errno;
@@ -750,7 +771,6 @@ static int store_one(struct part_cache *pc, struct part *p)
 		ret = -errno;
 	if (ret)
 		unlink(p->tmp);
-	p->tmp[0] = '\0';
 	return ret;
 }
 
@@ -761,7 +781,8 @@ int part_cache_store(struct part_cache *pc)
 	for (int i = 0; i < pc->num_parts; i++) {
 		struct part *p = &pc->parts[i];
 
-		if (p->canon != i || p->failed || (p->map && !p->num_kept))
+		/* an entry without records would only be opened for nothing */
+		if (p->canon != i || p->failed || !p->num_kept)
 			continue;
 		if (store_one(pc, p))
 			ret = -EIO;
@@ -840,6 +861,7 @@ void part_cache_close(struct part_cache *pc)
 			close(p->fd);
 			unlink(p->tmp);
 		}
+		free(p->tmp);
 		free(p->kept);
 	}
 	for (uint32_t i = 0; i < pc->names_cap; i++)

@@ -7,8 +7,10 @@
  *
  * Partitions: the imported graph in topological order, cut after each
  * node where a single value is live (a chain's link: the output of a
- * residual block, of a transformer layer), or after PART_MAX_NODES nodes
- * without such a point. Key of a partition: XXH3-128 over the compile's
+ * residual block, of a transformer layer) once the partition holds a
+ * weight (a constant of PART_WEIGHT_BYTES or more), or after
+ * PART_MAX_NODES nodes without such a point. Only partitions that derived
+ * something have an entry. Key of a partition: XXH3-128 over the compile's
  * salt (the options, the target and the compiler's build) and its nodes:
  * op, attributes, the types of their outputs, their constants' digests
  * (bytes), their inputs from inside the partition by position and from
@@ -36,6 +38,7 @@
 #include "cache/cache.h"
 
 #define PART_MAX_NODES	64
+#define PART_WEIGHT_BYTES	16384
 
 struct ir_graph;
 struct part_cache;
