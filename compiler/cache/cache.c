@@ -11,6 +11,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cache/cache.h"
@@ -261,6 +262,22 @@ static int by_mtime(const void *a, const void *b)
 	return (x->mtime > y->mtime) - (x->mtime < y->mtime);
 }
 
+/*
+ * A temporary entry (<entry>.tmp.<pid>...) not written for an hour was
+ * left by a compile that died between writing and renaming it: removed.
+ * A live compile writes its entry in well under that.
+ */
+static void stale_tmp(const char *dir, const char *name)
+{
+	char path[4400];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (!stat(path, &st) && S_ISREG(st.st_mode) &&
+	    st.st_mtime + 3600 < time(NULL))
+		unlink(path);
+}
+
 /* Remove the least recently used entries until the total fits. */
 static void trim(const char *dir, const char *keep)
 {
@@ -280,6 +297,10 @@ static void trim(const char *dir, const char *keep)
 		char path[4400];
 		struct stat st;
 
+		if (strstr(d->d_name, ".tmp.")) {
+			stale_tmp(dir, d->d_name);
+			continue;
+		}
 		/* whole models and partitions (partition.h) */
 		if (len < 6 || len >= sizeof(e->name) ||
 		    (strcmp(d->d_name + len - 5, ".npuc") &&

@@ -162,6 +162,23 @@ static void test_eviction(void)
 	free(om);
 	ok(lookup(dir, "e5", &om, &n) == CACHE_HIT, "the new one stays");
 	free(om);
+	{
+		/* temporary files: one left by a dead compile, one live */
+		char old[1100], live[1100];
+		struct timeval tv[2] = { { 1000000, 0 }, { 1000000, 0 } };
+		FILE *f;
+
+		snprintf(old, sizeof(old), "%s/0123.npup.tmp.99.1.0", dir);
+		snprintf(live, sizeof(live), "%s/4567.npuc.tmp.98", dir);
+		if ((f = fopen(old, "w")))
+			fclose(f);
+		if ((f = fopen(live, "w")))
+			fclose(f);
+		utimes(old, tv);
+		store(dir, "e6", blob, sizeof(blob));
+		ok(access(old, F_OK) && !access(live, F_OK),
+		   "a store removes temporary files an hour old, not newer ones");
+	}
 }
 
 /* Four processes compile one key at once: one compiles, three hit. */
