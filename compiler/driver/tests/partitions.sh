@@ -15,6 +15,9 @@
 #    same bytes as without the cache;
 #  - resnet18 at batch 2 finds every partition of batch 1 (the keys
 #    leave the values' dims out), to the bytes of a compile without it;
+#  - two models with the same backbone compiled at once into an empty
+#    cache both store its entries (a temporary file each, renamed): a
+#    third model then finds them whole;
 #  - damaged entries are found out, removed and derived again;
 #  - an int8 QAT model's packed conv weights come from the cache the
 #    second time, to the same bytes.
@@ -31,7 +34,7 @@ if [ ! -x "$PY" ] || ! "$PY" -c 'import torch, torchvision, onnx' 2>/dev/null; t
 	echo "1..0 # SKIP /usr/bin/python3 with torch, torchvision and onnx is needed to export the models"
 	exit 0
 fi
-echo "1..11"
+echo "1..12"
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
 nok() { n=$((n + 1)); echo "not ok $n - $*"; }
@@ -81,6 +84,17 @@ compile r50_20 "$TMP/r50_20.onnx"
 after=$(entries)
 check "$(q r50_20 "int(p['found'] == p['count'] - 1 and p['stored'] == 1)")$( [ $((after - before)) = 1 ] || echo x)" \
 	"a second head: one entry more ($before -> $after), the backbone's shared"
+
+# Two heads compiled at once into an empty cache: the backbone's entries
+# written by both, renamed over each other; resnet50 itself then finds
+# every partition but its head's, none damaged.
+(export NPU_CACHE_DIR="$TMP/cc"; compile par10 "$TMP/r50_10.onnx") &
+pid=$!
+(export NPU_CACHE_DIR="$TMP/cc"; compile par20 "$TMP/r50_20.onnx")
+wait $pid
+(export NPU_CACHE_DIR="$TMP/cc"; compile par50 "$r50")
+check "$(q par50 "int(p['found'] == p['count'] - 1 and p['corrupt'] == 0 and p['derived_hit'] == p['derived'] - 1)")" \
+	"two heads compiled at once, then resnet50: $(q par50 "'%d of %d partitions found, %d damaged' % (p['found'], p['count'], p['corrupt'])")"
 
 compile r18 "$r18"
 compile r18_ren "$TMP/r18_ren.onnx"
