@@ -80,6 +80,23 @@ static void test_crc(void)
 			same &= om_crc32c(5, buf + off, len) ==
 				om_crc32c_portable(5, buf + off, len);
 	tap_ok(same, "hardware and table CRC32C agree at every alignment");
+	{
+		/* the three-stream path: lengths around its 12 KiB blocks */
+		size_t n = 100000;
+		uint8_t *big = malloc(n);
+		static const size_t lens[] = { 12287, 12288, 12289, 24576,
+					       36863, 40000, 99999 };
+
+		same = big != NULL;
+		for (size_t i = 0; big && i < n; i++)
+			big[i] = (uint8_t)(i * 131 + (i >> 9));
+		for (size_t k = 0; big && k < sizeof(lens) / sizeof(lens[0]); k++)
+			for (size_t off = 0; off < 3; off++)
+				same &= om_crc32c(7, big + off, lens[k]) ==
+					om_crc32c_portable(7, big + off, lens[k]);
+		free(big);
+		tap_ok(same, "three interleaved streams give the table's CRC32C (7 lengths x 3 alignments)");
+	}
 }
 
 static void test_static_mlp(void)
@@ -819,7 +836,7 @@ int main(int argc, char **argv)
 
 	if (argc == 3 && !strcmp(argv[1], "--write-corpus"))
 		return write_corpus(argv[2]);
-	tap_plan(52);
+	tap_plan(53);
 	test_crc();
 	test_provenance();
 	test_static_mlp();
