@@ -386,10 +386,12 @@ static struct cache_key part_key(const struct cache_key *salt,
 
 static int map_names(struct part_cache *pc, const struct ir_graph *g)
 {
+	uint64_t names = 4 * ((uint64_t)g->num_nodes + (uint64_t)g->num_tensors);
 	uint32_t want = 16;
 
-	while (want < 4u * (uint32_t)(g->num_nodes + g->num_tensors) &&
-	       want < (1u << 30))
+	if (names > (1u << 30))
+		return -E2BIG;	/* the probe needs free slots */
+	while (want < names)
 		want <<= 1;
 	pc->names = calloc(want, sizeof(*pc->names));
 	if (!pc->names)
@@ -540,10 +542,13 @@ bad:
 
 static int index_recs(struct part_cache *pc)
 {
-	uint32_t total = 0, want = 16;
+	uint64_t total = 0;
+	uint32_t want = 16;
 
 	for (int p = 0; p < pc->num_parts; p++)
 		total += pc->parts[p].num_recs;
+	if (total > (1u << 28))
+		return -E2BIG;	/* entries claiming that many: not ours */
 	while (want < 2 * total + 2)
 		want <<= 1;
 	pc->index = calloc(want, sizeof(*pc->index));
@@ -642,13 +647,21 @@ static int begin_entry(struct part_cache *pc, struct part *p)
 	return write_all(p->fd, zero, sizeof(zero));
 }
 
+/* Zeros up to the next PART_ALIGN boundary of @p's file. */
+static int pad_entry(struct part *p)
+{
+	static const uint8_t pad[PART_ALIGN];
+	size_t gap = (size_t)(-p->fd_size & (PART_ALIGN - 1));
+
+	p->fd_size += gap;
+	return gap ? write_all(p->fd, pad, gap) : 0;
+}
+
 /* Append @n bytes as a record of @p (64-byte aligned). */
 static int append(struct part_cache *pc, struct part *p,
 		  const uint64_t key[2], const void *src, size_t n, double ms)
 {
-	static const uint8_t pad[PART_ALIGN];
 	struct part_rec *r;
-	size_t gap;
 	int ret = 0;
 
 	if (p->fd < 0)
@@ -662,10 +675,8 @@ static int append(struct part_cache *pc, struct part *p,
 		p->kept = k;
 		p->cap_kept = cap;
 	}
-	gap = (size_t)(-p->fd_size & (PART_ALIGN - 1));
-	if (!ret && gap)
-		ret = write_all(p->fd, pad, gap);
-	p->fd_size += gap;
+	if (!ret)
+		ret = pad_entry(p);
 	if (!ret)
 		ret = write_all(p->fd, src, n);
 	if (ret)
@@ -738,13 +749,8 @@ static int store_one(struct part_cache *pc, struct part *p)
 		ret = begin_entry(pc, p);
 	if (!ret && p->map)
 		ret = carry_over(pc, p);
-	if (!ret && (p->fd_size & (PART_ALIGN - 1))) {
-		static const uint8_t pad[PART_ALIGN];
-		size_t gap = (size_t)(-p->fd_size & (PART_ALIGN - 1));
-
-		ret = write_all(p->fd, pad, gap);
-		p->fd_size += gap;
-	}
+	if (!ret)
+		ret = pad_entry(p);	/* the table is read in place */
 	tsize = (size_t)p->num_kept * sizeof(*p->kept);
 	memset(&h, 0, sizeof(h));
 	memcpy(h.magic, PART_MAGIC, 8);

@@ -5,7 +5,8 @@
  *
  * Why: on its way from ONNX to a .om and from a .om to the device, a
  * model's weights land in fresh memory several times (the unpacked
- * protobuf, the transformed weights, the writer's blob, the file image).
+ * protobuf, the transformed weights, the writer's weights buffer, which
+ * becomes the file image).
  * With 4 KiB pages each 4 KiB of them costs a page fault on first touch:
  * compiling resnet50 (100 MB of weights) spent about half of its time in
  * page faults on the development VM. Advising the 2 MiB-aligned interior
@@ -61,45 +62,6 @@ static inline void *om_bigbuf_alloc(size_t n)
 		return NULL;
 	om_bigbuf_advise(p, n);
 	return p;
-}
-
-/*
- * om_bigmap_grow() - grow the anonymous mapping *@p of *@cap bytes (NULL,
- * 0: none yet) to hold @need bytes, doubling
- *
- * A blob appended to piece by piece (the writer's weights): realloc()
- * of a heap block copies it at each doubling (a third of resnet50's
- * compile went there, with glibc's mmap threshold raised by earlier
- * frees), mremap() moves the pages. Free with om_bigmap_free().
- * Return: 0, or -ENOMEM (the mapping is unchanged).
- */
-static inline int om_bigmap_grow(void **p, size_t *cap, size_t need)
-{
-	size_t n = *cap ? *cap : (size_t)64 << 10;
-	void *q;
-
-	while (n < need) {
-		if (n > SIZE_MAX / 2)
-			return -ENOMEM;
-		n *= 2;
-	}
-	if (n == *cap)
-		return 0;
-	q = *p ? mremap(*p, *cap, n, MREMAP_MAYMOVE) :
-		 mmap(NULL, n, PROT_READ | PROT_WRITE,
-		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (q == MAP_FAILED)
-		return -ENOMEM;
-	om_bigbuf_advise(q, n);
-	*p = q;
-	*cap = n;
-	return 0;
-}
-
-static inline void om_bigmap_free(void *p, size_t cap)
-{
-	if (p)
-		munmap(p, cap);
 }
 
 #endif /* OM_BIGBUF_H */

@@ -646,7 +646,7 @@ int om_writer_add_weights(struct om_writer *w, const void *data,
 	if (!offset || (!data && size))
 		return fail(w, -EINVAL, "add_weights: bad arguments");
 	if (w->weights_taken)
-		return fail(w, -EINVAL, "add_weights: the writer was serialized; its weights are in the image");
+		return fail(w, -EINVAL, "add_weights: the writer was serialized and its weights are in that image; create a new writer for another model");
 	if (align < OM_WEIGHT_ALIGN_MIN)
 		align = OM_WEIGHT_ALIGN_MIN;
 	if (align & (align - 1) || align > OM_WEIGHTS_ALIGN)
@@ -1462,7 +1462,7 @@ int om_writer_serialize(struct om_writer *w, void **data, size_t *size)
 	}
 	if (w->weights_taken) {
 		tables_free(&t);
-		return fail(w, -EINVAL, "the writer was serialized once; its weights are in that image");
+		return fail(w, -EINVAL, "the writer was serialized once and its weights are in that image; keep that image, or build the model again in a new writer");
 	}
 	buf = image_buffer(w, sec[n - 1].type == OM_SEC_WEIGHTS ?
 			   sec[n - 1].off : 0, off);
