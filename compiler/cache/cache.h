@@ -88,13 +88,23 @@ int cache_open(struct cache_handle *c, const char *dir,
 	       const struct cache_key *key);
 
 /*
- * cache_lookup() - read and verify the entry
- * @om, @om_size: the model bytes (malloc'ed) on CACHE_HIT
+ * cache_lookup() - map and verify the entry
+ * @om, @om_size: the model bytes on CACHE_HIT: the entry's read-only
+ *	mapping, given back with cache_om_release(@om, *@om_map)
  * @blob, @blob_size: the stored blob (malloc'ed) on CACHE_HIT
  */
 enum cache_status cache_lookup(struct cache_handle *c, void **om,
-			       size_t *om_size, void **blob,
+			       size_t *om_size, size_t *om_map, void **blob,
 			       size_t *blob_size);
+
+/* Where the model lies in an entry (its header's size). */
+#define CACHE_OM_OFFSET	64
+
+/*
+ * cache_om_release() - give back a model: a hit's mapping (@om_map, the
+ * length cache_lookup() gave) or, for @om_map 0, malloc()'ed bytes
+ */
+void cache_om_release(void *om, size_t om_map);
 
 /* cache_store() - write the entry atomically, then trim the directory. */
 int cache_store(struct cache_handle *c, const void *om, size_t om_size,

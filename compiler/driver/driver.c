@@ -651,7 +651,7 @@ static uint64_t const_bytes(struct ir_graph *const *gg, int num)
 }
 
 static int compile_graph(struct ir_graph *g, const struct npuc_options *o,
-			 void **om, size_t *om_size, struct npuc_report *rep,
+			 struct npuc_om *om, struct npuc_report *rep,
 			 char *err, size_t errlen)
 {
 	struct gear gears[NPUC_MAX_VARIANTS];
@@ -738,7 +738,8 @@ static int compile_graph(struct ir_graph *g, const struct npuc_options *o,
 	if (!ret && sems)
 		ret = om_writer_set_semaphores(w, sems, NULL);
 	if (!ret) {
-		ret = om_writer_serialize(w, om, om_size);
+		ret = om_writer_serialize(w, &om->data, &om->size);
+		om->map_len = 0;
 		if (ret)
 			snprintf(err, errlen, "writing the model: %s",
 				 om_writer_error(w));
@@ -783,13 +784,22 @@ static const char *base_name(const char *path, char *buf, size_t len)
 	return buf;
 }
 
+void npuc_om_release(struct npuc_om *om)
+{
+	cache_om_release(om->data, om->map_len);
+	om->data = NULL;
+	om->size = 0;
+	om->map_len = 0;
+}
+
 /* Look the key up; on a hit fill the outputs and return true. */
-static bool try_hit(struct cache_handle *ch, void **om, size_t *om_size,
+static bool try_hit(struct cache_handle *ch, struct npuc_om *om,
 		    struct npuc_report *rep, bool *corrupt)
 {
 	void *blob = NULL;
 	size_t blob_size = 0;
-	enum cache_status st = cache_lookup(ch, om, om_size, &blob,
+	enum cache_status st = cache_lookup(ch, &om->data, &om->size,
+					    &om->map_len, &blob,
 					    &blob_size);
 	char key_hex[33];
 
@@ -798,7 +808,7 @@ static bool try_hit(struct cache_handle *ch, void **om, size_t *om_size,
 	if (st != CACHE_HIT)
 		return false;
 	if (blob_size != sizeof(*rep)) {
-		free(*om);	/* a report of another layout: recompile */
+		npuc_om_release(om);	/* a report of another layout */
 		free(blob);
 		return false;
 	}
@@ -841,9 +851,19 @@ static struct part_cache *open_partitions(const char *dir,
 	return pc;
 }
 
+/* The mapped weights into memory of their own, for the passes. */
+static int materialize(struct ir_graph *g, char *err, size_t errlen)
+{
+	int ret = onnx_import_materialize(g);
+
+	if (ret)
+		snprintf(err, errlen, "out of memory for the model's weights");
+	return ret;
+}
+
 static int compile_imported(struct ir_graph *g, struct npuc_options *o,
 			    const struct cache_key *fkey, double t0,
-			    void **om, size_t *om_size,
+			    struct npuc_om *om,
 			    struct npuc_report *rep, bool corrupt,
 			    char *err, size_t errlen)
 {
@@ -859,11 +879,38 @@ static int compile_imported(struct ir_graph *g, struct npuc_options *o,
 		ret = aipp_conf_parse(o->aipp_conf, "insert-op-conf", &ac, err,
 				      errlen);
 		if (!ret)
+			ret = materialize(g, err, errlen);
+		if (!ret)
 			ret = aipp_insert(g, &ac, err, errlen);
 		if (ret)
 			goto out;
 	}
 	report_plugin_nodes(g, rep);
+	/*
+	 * The key is the graph as imported (with the AIPP it asked for): a
+	 * hit needs the weights' digest and nothing else of them, so they
+	 * stay in the file's mapping until a miss copies them (map_weights).
+	 */
+	if (!o->no_cache && !cache_dir_of(o, dir, sizeof(dir))) {
+		struct cache_key key = compile_key(g, o);
+
+		if (!cache_open(&ch, dir, &key)) {
+			cached = true;
+			if (try_hit(&ch, om, rep, &corrupt)) {
+				rep->import_ms = now_ms() - t0;
+				rep->compile_ms = 0;
+				rep->total_ms = now_ms() - t0;
+				if (fkey)
+					write_ref(dir, fkey, ch.key_hex);
+				goto out;
+			}
+			memcpy(rep->cache_key, ch.key_hex, sizeof(ch.key_hex));
+			rep->cache = CACHE_MISS;
+		}
+	}
+	ret = materialize(g, err, errlen);
+	if (ret)
+		goto out;
 	ret = shape_infer(g);
 	if (ret && !o->dynamic_batch && !o->dynamic_dims &&
 	    o->symbol_default <= 0) {
@@ -900,37 +947,20 @@ static int compile_imported(struct ir_graph *g, struct npuc_options *o,
 	 * dims; the symbolic graph may not infer everywhere. */
 	ret = 0;
 	rep->import_ms = now_ms() - t0;
-	if (!o->no_cache && !cache_dir_of(o, dir, sizeof(dir))) {
-		struct cache_key key = compile_key(g, o);
-
-		if (!cache_open(&ch, dir, &key)) {
-			cached = true;
-			if (try_hit(&ch, om, om_size, rep, &corrupt)) {
-				rep->import_ms = now_ms() - t0;
-				rep->compile_ms = 0;
-				rep->total_ms = now_ms() - t0;
-				if (fkey)
-					write_ref(dir, fkey, ch.key_hex);
-				goto out;
-			}
-			memcpy(rep->cache_key, ch.key_hex, sizeof(ch.key_hex));
-			rep->cache = CACHE_MISS;
-		}
-	}
 	rep->nodes_before = (uint32_t)g->num_nodes;
 	if (cached)
 		pc = open_partitions(dir, g, o, rep);
-	ret = compile_graph(g, o, om, om_size, rep, err, errlen);
+	ret = compile_graph(g, o, om, rep, err, errlen);
 	if (ret)
 		goto out;
-	rep->om_size = *om_size;
+	rep->om_size = om->size;
 	{
 		struct om_model *m;
 		char oerr[OM_ERR_MAX];
 
 		/* in place: the writer checked it, less the checksum it had
 		 * just taken; this is for the weights' size */
-		if (!om_open_memory_ex(*om, *om_size, OM_OPEN_NO_COPY |
+		if (!om_open_memory_ex(om->data, om->size, OM_OPEN_NO_COPY |
 				       OM_OPEN_SKIP_CHECKSUM, &m, oerr)) {
 			rep->weights_size = om_get_model(m)->weights_size;
 			om_close(m);
@@ -938,7 +968,7 @@ static int compile_imported(struct ir_graph *g, struct npuc_options *o,
 			snprintf(err, errlen,
 				 "the written model does not read back: %s",
 				 oerr);
-			free(*om);
+			npuc_om_release(om);
 			ret = -EFAULT;
 			goto out;
 		}
@@ -950,7 +980,7 @@ static int compile_imported(struct ir_graph *g, struct npuc_options *o,
 		part_cache_store(pc);
 		part_cache_stats(pc, &rep->part);
 	}
-	if (cached && !cache_store(&ch, *om, *om_size, rep, sizeof(*rep)) &&
+	if (cached && !cache_store(&ch, om->data, om->size, rep, sizeof(*rep)) &&
 	    fkey)
 		write_ref(dir, fkey, ch.key_hex);
 out:
@@ -1022,7 +1052,7 @@ static void report_plugin_nodes(const struct ir_graph *g,
 }
 
 int npuc_compile_file(const char *path, const struct npuc_options *opt,
-		      void **om, size_t *om_size, struct npuc_report *rep,
+		      struct npuc_om *om, struct npuc_report *rep,
 		      char *err, size_t errlen)
 {
 	struct npuc_options o = opt ? *opt : (struct npuc_options){
@@ -1046,7 +1076,7 @@ int npuc_compile_file(const char *path, const struct npuc_options *opt,
 		have_fkey = true;
 		if (!cache_dir_of(&o, dir, sizeof(dir)) &&
 		    read_ref(dir, &fkey, &key) && !cache_open(&ch, dir, &key)) {
-			bool hit = try_hit(&ch, om, om_size, rep, &corrupt);
+			bool hit = try_hit(&ch, om, rep, &corrupt);
 
 			cache_close(&ch);
 			if (hit) {
@@ -1058,16 +1088,17 @@ int npuc_compile_file(const char *path, const struct npuc_options *opt,
 		}
 	}
 	io.input_shapes = o.input_shapes;
+	io.map_weights = true;
 	ret = onnx_import_file(path, &io, &g, err, errlen);
 	if (ret)
 		return ret;
 	return compile_imported(g, &o, have_fkey ? &fkey : NULL, t0, om,
-				om_size, rep, corrupt, err, errlen);
+				rep, corrupt, err, errlen);
 }
 
 int npuc_compile_buffer(const void *data, size_t size, const char *name,
 			const char *base_dir, const struct npuc_options *opt,
-			void **om, size_t *om_size, struct npuc_report *rep,
+			struct npuc_om *om, struct npuc_report *rep,
 			char *err, size_t errlen)
 {
 	struct npuc_options o = opt ? *opt : (struct npuc_options){
@@ -1082,16 +1113,17 @@ int npuc_compile_buffer(const void *data, size_t size, const char *name,
 		return ret;
 	snprintf(rep->model, sizeof(rep->model), "%s", name ? name : "model");
 	io.input_shapes = o.input_shapes;
+	io.map_weights = true;	/* @data outlives the compile */
 	ret = onnx_import_buffer(data, size, base_dir, &io, &g, err, errlen);
 	if (ret)
 		return ret;
-	return compile_imported(g, &o, NULL, t0, om, om_size, rep, false,
+	return compile_imported(g, &o, NULL, t0, om, rep, false,
 				err, errlen);
 }
 
 int npuc_compile_ir(struct ir_graph *g, const char *name,
-		    const struct npuc_options *opt, void **om,
-		    size_t *om_size, struct npuc_report *rep, char *err,
+		    const struct npuc_options *opt, struct npuc_om *om,
+		    struct npuc_report *rep, char *err,
 		    size_t errlen)
 {
 	struct npuc_options o = opt ? *opt : (struct npuc_options){
@@ -1103,6 +1135,6 @@ int npuc_compile_ir(struct ir_graph *g, const char *name,
 		return ret;
 	}
 	snprintf(rep->model, sizeof(rep->model), "%s", name ? name : "graph");
-	return compile_imported(g, &o, NULL, now_ms(), om, om_size, rep,
+	return compile_imported(g, &o, NULL, now_ms(), om, rep,
 				false, err, errlen);
 }

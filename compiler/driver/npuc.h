@@ -120,17 +120,33 @@ struct npuc_report {
 };
 
 /**
+ * struct npuc_om - a compiled model's bytes
+ * @data: the .om image
+ * @size: its bytes
+ * @map_len: 0 when @data is malloc()'ed; else @data lies in a cache
+ *	entry's read-only mapping of that length (a cache hit)
+ *
+ * Give it back with npuc_om_release(), whichever it is.
+ */
+struct npuc_om {
+	void *data;
+	size_t size;
+	size_t map_len;
+};
+
+void npuc_om_release(struct npuc_om *om);
+
+/**
  * npuc_compile_file() - compile an ONNX model
  * @path: the .onnx file
  * @opt: options (NULL: defaults)
- * @om: out, malloc'ed .om bytes
- * @om_size: out, their size
+ * @om: out, the .om (npuc_om_release() it)
  * @rep: out, the report
  * @err: message on failure (names what was wrong and what to do)
  * Return: 0 or a negative errno.
  */
 int npuc_compile_file(const char *path, const struct npuc_options *opt,
-		      void **om, size_t *om_size, struct npuc_report *rep,
+		      struct npuc_om *om, struct npuc_report *rep,
 		      char *err, size_t errlen);
 
 /*
@@ -139,7 +155,7 @@ int npuc_compile_file(const char *path, const struct npuc_options *opt,
  */
 int npuc_compile_buffer(const void *data, size_t size, const char *name,
 			const char *base_dir, const struct npuc_options *opt,
-			void **om, size_t *om_size, struct npuc_report *rep,
+			struct npuc_om *om, struct npuc_report *rep,
 			char *err, size_t errlen);
 
 struct ir_graph;
@@ -148,9 +164,8 @@ struct ir_graph;
  * mode); takes ownership of @g (freed in every case)
  */
 int npuc_compile_ir(struct ir_graph *g, const char *name,
-		    const struct npuc_options *opt, void **om,
-		    size_t *om_size, struct npuc_report *rep, char *err,
-		    size_t errlen);
+		    const struct npuc_options *opt, struct npuc_om *om,
+		    struct npuc_report *rep, char *err, size_t errlen);
 
 void npuc_report_print(const struct npuc_report *r, FILE *f);
 void npuc_report_json(const struct npuc_report *r, FILE *f);

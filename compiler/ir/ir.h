@@ -273,6 +273,14 @@ struct ir_tensor {
 	bool int4;
 	void *data;			/* constant data (row-major), or NULL */
 	size_t nbytes;			/* bytes of data */
+	/*
+	 * @data points into the model file's mapping (ir_graph.mapped),
+	 * read-only and aligned to nothing: only the compile cache's key
+	 * reads it (bytes, not values) before the driver copies it into
+	 * owned memory (onnx_import_materialize()); the passes never see
+	 * a mapped tensor (onnx_import.h, map_weights).
+	 */
+	bool data_mapped;
 	struct ir_node *producer;	/* NULL for inputs and constants */
 	struct ir_use *uses;
 	int num_uses, cap_uses;
@@ -393,6 +401,12 @@ struct ir_graph {
 	int num_captures;
 	int capture_base;		/* the first implicit input's index */
 	int64_t unrolled;		/* nodes control flow added (budget) */
+	/*
+	 * The model file that mapped constants point into (data_mapped),
+	 * owned: unmapped by ir_graph_free(); NULL when none.
+	 */
+	void *mapped;
+	size_t mapped_len;
 	struct ir_node **dead_nodes;	/* removed, freed by ir_graph_purge */
 	int num_dead, cap_dead;
 	/*

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "ir.h"
 #include "om_bigbuf.h"
@@ -163,7 +164,8 @@ static void ir_name_map_del(struct ir_graph *g, struct ir_tensor *t)
 static void ir_tensor_free(struct ir_tensor *t)
 {
 	free(t->name);
-	free(t->data);
+	if (!t->data_mapped)
+		free(t->data);
 	free(t->uses);
 	free(t->sval);
 	free(t->origin);
@@ -194,6 +196,8 @@ void ir_graph_free(struct ir_graph *g)
 	free(g->out_decl);
 	free(g->captures);
 	free(g->name);
+	if (g->mapped)
+		munmap(g->mapped, g->mapped_len);
 	free(g);
 }
 
@@ -485,8 +489,10 @@ int ir_tensor_set_data(struct ir_tensor *t, const void *data, size_t nbytes)
 		return -ENOMEM;
 	if (nbytes)
 		memcpy(p, data, nbytes);
-	free(t->data);
+	if (!t->data_mapped)
+		free(t->data);
 	t->data = p;
+	t->data_mapped = false;
 	t->nbytes = nbytes;
 	return 0;
 }

@@ -19,8 +19,7 @@
 #define NPUC_EXPORT __attribute__((visibility("default")))
 
 struct npuc_result {
-	void *om;
-	size_t om_size;
+	struct npuc_om om;
 	struct npuc_report rep;
 };
 
@@ -131,7 +130,7 @@ NPUC_EXPORT int npuc_compile(const char *path,
 	ret = to_driver(opt, &o, &tgt, err, errlen);
 	if (ret)
 		return finish(ret, r, out);
-	return finish(npuc_compile_file(path, &o, &r->om, &r->om_size,
+	return finish(npuc_compile_file(path, &o, &r->om,
 					&r->rep, err, errlen), r, out);
 }
 
@@ -154,7 +153,7 @@ NPUC_EXPORT int npuc_compile_memory(const void *onnx, size_t size,
 	if (ret)
 		return finish(ret, r, out);
 	return finish(npuc_compile_buffer(onnx, size, name, base_dir, &o,
-					  &r->om, &r->om_size, &r->rep, err,
+					  &r->om, &r->rep, err,
 					  errlen), r, out);
 }
 
@@ -314,15 +313,15 @@ NPUC_EXPORT int npuc_compile_op(const char *op_type,
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	return finish(npuc_compile_ir(g, op_type, &o, &r->om, &r->om_size,
+	return finish(npuc_compile_ir(g, op_type, &o, &r->om,
 				      &r->rep, err, errlen), r, out);
 }
 
 NPUC_EXPORT const void *npuc_result_model(const npuc_result *r,
 					  size_t *size)
 {
-	*size = r->om_size;
-	return r->om;
+	*size = r->om.size;
+	return r->om.data;
 }
 
 NPUC_EXPORT double npuc_result_time_ms(const npuc_result *r, int which)
@@ -361,7 +360,7 @@ NPUC_EXPORT void npuc_result_free(npuc_result *r)
 {
 	if (!r)
 		return;
-	free(r->om);
+	npuc_om_release(&r->om);
 	free(r);
 }
 

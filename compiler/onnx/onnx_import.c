@@ -16,6 +16,7 @@
 #include "onnx/onnx.pb-c.h"
 #include "onnx_import.h"
 #include "om_bigbuf.h"
+#include "onnx/onnx_lift.h"
 #include "../plugin/plugin_load.h"
 
 /* ONNX TensorProto.DataType values. */
@@ -40,6 +41,15 @@ struct onnx_ctx {
 	 * free_unpacked() skips a NULL one): one copy of the weights less.
 	 */
 	bool take_raw;
+	/*
+	 * map_weights: the initializers onnx_lift() took out of the
+	 * protobuf, and the file they lie in. An initializer of a type the
+	 * IR keeps as it is stored points into the file (map_raw while it
+	 * is imported); the others are copied.
+	 */
+	const struct onnx_lift *lift;
+	const uint8_t *file;
+	bool map_raw;
 	/*
 	 * Tensors the importer names itself (tensor attributes, unnamed
 	 * optional outputs): their automatic names must not take a user's.
@@ -341,6 +351,22 @@ static int onnx_int4_tensor(struct onnx_ctx *c, const Onnx__TensorProto *tp,
 	return 0;
 }
 
+/*
+ * The types whose stored bytes are the IR's: a mapped initializer of one
+ * of them needs no conversion (onnx_narrow_storage() rewrites the others,
+ * bool is normalised to 0/1, int4 unpacked).
+ */
+static bool onnx_mappable(int32_t data_type)
+{
+	switch (data_type) {
+	case ONNX_FLOAT: case ONNX_FLOAT16: case ONNX_INT8: case ONNX_UINT8:
+	case ONNX_INT32: case ONNX_INT64:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* Make a constant IR tensor from a TensorProto. */
 static int onnx_tensor(struct onnx_ctx *c, const Onnx__TensorProto *tp,
 		       const char *name, struct ir_tensor **out)
@@ -349,6 +375,7 @@ static int onnx_tensor(struct onnx_ctx *c, const Onnx__TensorProto *tp,
 	struct ir_shape s = { 0 };
 	struct ir_tensor *t;
 	size_t i, n = 1, nbytes;
+	bool mapped = false;
 	void *buf;
 	int err;
 
@@ -386,7 +413,10 @@ static int onnx_tensor(struct onnx_ctx *c, const Onnx__TensorProto *tp,
 			return onnx_fail(c, -EINVAL, "tensor '%s': raw_data "
 					 "holds %zu bytes, its shape needs %zu",
 					 name, tp->raw_data.len, nbytes);
-		if (c->take_raw && nbytes) {
+		if (c->map_raw && nbytes && onnx_mappable(tp->data_type)) {
+			buf = tp->raw_data.data;
+			mapped = true;
+		} else if (c->take_raw && nbytes) {
 			Onnx__TensorProto *own = (Onnx__TensorProto *)tp;
 
 			buf = own->raw_data.data;
@@ -414,7 +444,7 @@ static int onnx_tensor(struct onnx_ctx *c, const Onnx__TensorProto *tp,
 			return onnx_fail(c, -ENOMEM, "out of memory");
 		err = onnx_typed_data(c, tp, dt, buf, n);
 	}
-	if (!err && dt == IR_BOOL)
+	if (!err && dt == IR_BOOL && !mapped)
 		for (i = 0; i < n; i++)
 			((uint8_t *)buf)[i] = ((uint8_t *)buf)[i] != 0;
 	if (err) {
@@ -428,6 +458,7 @@ static int onnx_tensor(struct onnx_ctx *c, const Onnx__TensorProto *tp,
 	}
 	t->data = buf;
 	t->nbytes = nbytes;
+	t->data_mapped = mapped;
 	*out = t;
 	return 0;
 }
@@ -1104,6 +1135,44 @@ static int onnx_opset(struct onnx_ctx *c, const Onnx__ModelProto *m)
 	return 0;
 }
 
+/*
+ * Give the initializers onnx_lift() took out their bytes back, as
+ * pointers into the file (@on), or take them away again before the
+ * protobuf is freed (free_unpacked() would free them).
+ */
+static void onnx_relift(const struct onnx_ctx *c, Onnx__GraphProto *gp,
+			bool on)
+{
+	for (size_t k = 0; c->lift && k < c->lift->n; k++) {
+		const struct onnx_lifted *l = &c->lift->v[k];
+		Onnx__TensorProto *tp;
+
+		if (l->index >= gp->n_initializer || !gp->initializer[l->index])
+			continue;
+		tp = gp->initializer[l->index];
+		tp->raw_data.data = on ? (uint8_t *)c->file + l->offset : NULL;
+		tp->raw_data.len = on ? l->len : 0;
+		tp->has_raw_data = on;
+	}
+}
+
+static bool onnx_is_lifted(const struct onnx_ctx *c, size_t index)
+{
+	size_t lo = 0, hi = c->lift ? c->lift->n : 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->lift->v[mid].index == index)
+			return true;
+		if (c->lift->v[mid].index < index)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
 static int onnx_initializers(struct onnx_ctx *c, const Onnx__GraphProto *gp)
 {
 	size_t i;
@@ -1119,9 +1188,11 @@ static int onnx_initializers(struct onnx_ctx *c, const Onnx__GraphProto *gp)
 		if (ir_graph_find_tensor(c->g, tp->name))
 			return onnx_fail(c, -EINVAL, "initializer '%s' is "
 					 "defined twice", tp->name);
-		c->take_raw = c->depth == 0;
+		c->map_raw = c->depth == 0 && onnx_is_lifted(c, i);
+		c->take_raw = c->depth == 0 && !c->map_raw;
 		err = onnx_tensor(c, tp, tp->name, &t);
 		c->take_raw = false;
+		c->map_raw = false;
 		if (err)
 			return err;
 	}
@@ -1398,13 +1469,18 @@ static ProtobufCAllocator pb_allocator = {
 	.alloc = pb_alloc, .free = pb_free,
 };
 
-int onnx_import_buffer(const void *data, size_t len, const char *base_dir,
-		       const struct onnx_import_opts *opts,
-		       struct ir_graph **out, char *err, size_t errlen)
+/*
+ * Import the protobuf @data; with @lift, @data is the model without the
+ * lifted payloads, which lie in @file (the mapped model).
+ */
+static int import_pb(const void *data, size_t len, const char *base_dir,
+		     const struct onnx_import_opts *opts,
+		     const struct onnx_lift *lift, const void *file,
+		     struct ir_graph **out, char *err, size_t errlen)
 {
 	struct onnx_ctx c = {
 		.base_dir = base_dir, .opts = opts, .err = err,
-		.errlen = errlen,
+		.errlen = errlen, .lift = lift, .file = file,
 	};
 	Onnx__ModelProto *m;
 	int ret;
@@ -1427,9 +1503,11 @@ int onnx_import_buffer(const void *data, size_t len, const char *base_dir,
 		return onnx_fail(&c, -ENOMEM, "out of memory");
 	}
 	c.model = m;
+	onnx_relift(&c, m->graph, true);
 	ret = onnx_opset(&c, m);
 	if (!ret)
 		ret = onnx_graph(&c, m->graph);
+	onnx_relift(&c, m->graph, false);
 	if (!ret && onnx_narrow_storage(c.g, c.out_dt))
 		ret = onnx_fail(&c, -ENOMEM, "out of memory");
 	if (!ret && ir_graph_toposort(c.g))	/* the casts it added */
@@ -1446,6 +1524,60 @@ int onnx_import_buffer(const void *data, size_t len, const char *base_dir,
 	ir_graph_gc(c.g);
 	*out = c.g;
 	return 0;
+}
+
+/*
+ * map_weights: the protobuf without the large payloads, whose tensors
+ * then point into @data.
+ */
+int onnx_import_buffer(const void *data, size_t len, const char *base_dir,
+		       const struct onnx_import_opts *opts,
+		       struct ir_graph **out, char *err, size_t errlen)
+{
+	struct onnx_lift lift = { 0 };
+	int ret;
+
+	if (opts && opts->map_weights) {
+		ret = onnx_lift(data, len, opts->map_min_bytes ?
+				opts->map_min_bytes : ONNX_MAP_MIN_BYTES,
+				&lift);
+		if (ret) {
+			*out = NULL;
+			snprintf(err, errlen, "out of memory");
+			return ret;
+		}
+	}
+	if (lift.n)
+		ret = import_pb(lift.pb, lift.pb_len, base_dir, opts, &lift,
+				data, out, err, errlen);
+	else
+		ret = import_pb(data, len, base_dir, opts, NULL, NULL, out,
+				err, errlen);
+	onnx_lift_free(&lift);
+	return ret;
+}
+
+int onnx_import_materialize(struct ir_graph *g)
+{
+	for (int i = 0; i < g->num_tensors; i++) {
+		struct ir_tensor *t = g->tensors[i];
+
+		if (t->data_mapped && ir_tensor_set_data(t, t->data, t->nbytes))
+			return -ENOMEM;
+	}
+	if (g->mapped)
+		munmap(g->mapped, g->mapped_len);
+	g->mapped = NULL;
+	g->mapped_len = 0;
+	return 0;
+}
+
+static bool any_mapped(const struct ir_graph *g)
+{
+	for (int i = 0; i < g->num_tensors; i++)
+		if (g->tensors[i]->data_mapped)
+			return true;
+	return false;
 }
 
 int onnx_import_file(const char *path, const struct onnx_import_opts *opts,
@@ -1494,7 +1626,11 @@ int onnx_import_file(const char *path, const struct onnx_import_opts *opts,
 		snprintf(dir, sizeof(dir), ".");
 	ret = onnx_import_buffer(buf ? buf : "", (size_t)st.st_size, dir, opts,
 				 out, err, errlen);
-	if (buf)
+	if (!ret && any_mapped(*out)) {
+		(*out)->mapped = buf;	/* the graph's until materialized */
+		(*out)->mapped_len = (size_t)st.st_size;
+	} else if (buf) {
 		munmap(buf, (size_t)st.st_size);
+	}
 	return ret;
 }

@@ -48,7 +48,32 @@ struct onnx_import_opts {
 	const char *input_shapes;
 	/* Refuse external data files larger than this (0 = 4 GiB). */
 	size_t max_external_bytes;
+	/*
+	 * Initializers of ONNX_MAP_MIN_BYTES or more stored as raw
+	 * f32/f16/i8/u8/i32/i64 are not copied out of the model
+	 * (onnx_lift.h): the tensors point into it (ir_tensor.data_mapped,
+	 * unaligned, read-only). onnx_import_file() gives the graph its
+	 * mapping of the file; onnx_import_buffer()'s caller keeps @data
+	 * alive and unchanged until the graph is freed or materialized.
+	 * Whoever sets this calls onnx_import_materialize() before anything
+	 * but a hash of the bytes reads them: the compiler driver, whose
+	 * cache key is all a cache hit needs of the weights.
+	 */
+	bool map_weights;
+	size_t map_min_bytes;	/* 0: ONNX_MAP_MIN_BYTES (tests lower it) */
 };
+
+#define ONNX_MAP_MIN_BYTES	4096
+
+/**
+ * onnx_import_materialize() - copy mapped constants into owned memory
+ * @g: a graph onnx_import_file() made with map_weights
+ *
+ * Every data_mapped tensor gets aligned memory of its own, and the file's
+ * mapping is released. Return: 0 or -ENOMEM (the graph stays valid, some
+ * tensors still mapped).
+ */
+int onnx_import_materialize(struct ir_graph *g);
 
 /**
  * onnx_import_file() - import a .onnx file

@@ -25,6 +25,14 @@ static struct cache_key key_of(const char *s)
 	return cache_hash_final(&h);
 }
 
+/* The mapping length of the last hit, for release(). */
+static size_t last_map;
+
+static void release(void *om)
+{
+	cache_om_release(om, last_map);
+}
+
 static enum cache_status lookup(const char *dir, const char *k, void **om,
 				size_t *n)
 {
@@ -36,7 +44,7 @@ static enum cache_status lookup(const char *dir, const char *k, void **om,
 
 	if (cache_open(&c, dir, &key))
 		return (enum cache_status)-1;
-	st = cache_lookup(&c, om, n, &blob, &bn);
+	st = cache_lookup(&c, om, n, &last_map, &blob, &bn);
 	cache_close(&c);
 	free(blob);
 	return st;
@@ -99,8 +107,9 @@ static void test_hit_and_damage(void)
 	ok(lookup(dir, "k1", &om, &n) == CACHE_MISS, "empty cache: miss");
 	ok(!store(dir, "k1", model, sizeof(model)), "store an entry");
 	ok(lookup(dir, "k1", &om, &n) == CACHE_HIT && n == sizeof(model) &&
-	   !memcmp(om, model, n), "hit returns the same bytes");
-	free(om);
+	   !memcmp(om, model, n) && last_map && !((uintptr_t)om % 64),
+	   "hit returns the same bytes, mapped, 64-byte aligned");
+	release(om);
 
 	entry_path(dir, "k1", path, sizeof(path));
 	f = fopen(path, "r+b");
@@ -115,6 +124,14 @@ static void test_hit_and_damage(void)
 	store(dir, "k1", model, sizeof(model));
 	ok(truncate(path, 20) == 0 && lookup(dir, "k1", &om, &n) == CACHE_CORRUPT,
 	   "a truncated entry is refused");
+
+	store(dir, "k1", model, sizeof(model));
+	f = fopen(path, "r+b");
+	fseek(f, 48, SEEK_SET);		/* the reserved header words */
+	fputc(1, f);
+	fclose(f);
+	ok(lookup(dir, "k1", &om, &n) == CACHE_CORRUPT,
+	   "a header with a reserved word set is refused");
 
 	/* An entry under the wrong name (its header names another key). */
 	char other[1024];
@@ -149,7 +166,7 @@ static void test_eviction(void)
 	 * so the next store evicts e0 and e2, the least recently used.
 	 */
 	ok(lookup(dir, "e1", &om, &n) == CACHE_HIT, "hit on an old entry");
-	free(om);
+	release(om);
 	setenv("NPU_CACHE_MAX_BYTES", "4500", 1);
 	store(dir, "e5", blob, sizeof(blob));
 	unsetenv("NPU_CACHE_MAX_BYTES");
@@ -157,11 +174,11 @@ static void test_eviction(void)
 	   lookup(dir, "e2", &om, &n) == CACHE_MISS,
 	   "size bound: the least recently used entries are evicted");
 	ok(lookup(dir, "e1", &om, &n) == CACHE_HIT, "the recently hit one stays");
-	free(om);
+	release(om);
 	ok(lookup(dir, "e3", &om, &n) == CACHE_HIT, "newer ones stay");
-	free(om);
+	release(om);
 	ok(lookup(dir, "e5", &om, &n) == CACHE_HIT, "the new one stays");
-	free(om);
+	release(om);
 	{
 		/* temporary files: one left by a dead compile, one live */
 		char old[1100], live[1100];
@@ -195,13 +212,14 @@ static void test_concurrent(void)
 			struct cache_handle c;
 			struct cache_key key = key_of("shared");
 			void *om = NULL, *blob = NULL;
-			size_t n, bn;
+			size_t n, bn, map;
 			FILE *l;
 
 			if (cache_open(&c, dir, &key))
 				_exit(1);
 			l = fopen(log, "a");
-			if (cache_lookup(&c, &om, &n, &blob, &bn) == CACHE_HIT) {
+			if (cache_lookup(&c, &om, &n, &map, &blob, &bn) ==
+			    CACHE_HIT) {
 				fprintf(l, "hit\n");
 			} else {
 				usleep(50000);	/* "compiling" */

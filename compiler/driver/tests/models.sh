@@ -9,7 +9,8 @@
 #    (on one reused semaphore), and runs
 #    correctly (npu-run against torch's output);
 #  - compiling resnet50 twice hits the cache (both times printed); a
-#    damaged cache entry is detected and recompiled to the same bytes;
+#    damaged cache entry is detected and recompiled to the same bytes; a
+#    copy of the file hits by its content, one weight changed misses;
 #  - --dynamic-batch=1,2,4,8 gives four variants.
 BUILD=${BUILD:-build}
 NPUC=$BUILD/bin/npuc
@@ -29,7 +30,7 @@ if [ ! -x "$NPUC" ]; then
 	echo "not ok 1 - $NPUC not built (run make)"
 	exit 1
 fi
-echo "1..20"
+echo "1..22"
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
 nok() { n=$((n + 1)); echo "not ok $n - $*"; }
@@ -129,6 +130,34 @@ if cmp -s "$TMP/c1.om" "$TMP/c3.om" && case "$c4" in *"cache hit"*) true ;; *) f
 else
 	nok "the recompiled entry has the same bytes and hits again"
 fi
+
+# A copy of the file (another path, so no file key) hits by its content:
+# the key hashes the weights where they lie in the file (onnx_lift.c);
+# one weight changed in a copy misses.
+cp "$r50" "$TMP/copy.onnx"
+c5=$("$NPUC" "$TMP/copy.onnx" -o "$TMP/c5.om" --report 2>&1 | grep '^time:')
+echo "# a copy:    $c5"
+if case "$c5" in *"cache hit"*) true ;; *) false ;; esac &&
+   cmp -s "$TMP/c1.om" "$TMP/c5.om"; then
+	ok "a copy of the model hits by its content, same bytes"
+else
+	nok "a copy of the model hits by its content, same bytes"
+fi
+"$PY" - "$r50" "$TMP/one.onnx" <<'PYEOF'
+import sys, onnx
+m = onnx.load(sys.argv[1])
+w = max(m.graph.initializer, key=lambda t: len(t.raw_data))
+b = bytearray(w.raw_data)
+b[len(b) // 2] ^= 0x40
+w.raw_data = bytes(b)
+onnx.save(m, sys.argv[2])
+PYEOF
+c6=$("$NPUC" "$TMP/one.onnx" -o "$TMP/c6.om" --report 2>&1 | grep '^time:')
+echo "# one weight changed: $c6"
+case "$c6" in
+*"cache miss"*) ok "one weight byte changed: a miss" ;;
+*) nok "one weight byte changed: a miss" ;;
+esac
 
 # Two compiles of one model at once: the key's lock makes one compile and
 # the other wait and hit.
