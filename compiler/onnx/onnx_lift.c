@@ -183,7 +183,9 @@ static int graph_plan(struct walk *w, const struct field *g, size_t *size)
 	while (p < end) {
 		if (!next_field(&p, end, &f))
 			return -1;
-		if (f.num == GRAPH_INITIALIZER && f.wt == WT_LEN) {
+		if (f.num == GRAPH_INITIALIZER && f.wt != WT_LEN)
+			return -1;	/* protobuf-c refuses it */
+		if (f.num == GRAPH_INITIALIZER) {
 			if (liftable(&f, w->min, &raw)) {
 				size_t tlen = f.val_len -
 					      (size_t)(raw.end - raw.start);

@@ -261,6 +261,10 @@ static void test_wire(void)
 	static const uint8_t past[] = {
 		0x3a, 20, 0x2a, 4, 0x4a, 2, 1, 2,
 	};
+	/* an initializer field that is a varint */
+	static const uint8_t notlen[] = {
+		0x3a, 8, 0x28, 0x01, 0x2a, 4, 0x4a, 2, 1, 2,
+	};
 	/* a varint of 11 bytes */
 	static const uint8_t longv[] = {
 		0x08, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
@@ -276,6 +280,7 @@ static void test_wire(void)
 		{ group, sizeof(group), "a group" },
 		{ past, sizeof(past), "a length past the end" },
 		{ longv, sizeof(longv), "an 11-byte varint" },
+		{ notlen, sizeof(notlen), "an initializer that is a varint" },
 	};
 	struct onnx_lift l;
 	static const uint8_t want[] = { 0x3a, 2, 0x2a, 0 };
@@ -384,7 +389,7 @@ static void test_real(void)
 
 int main(void)
 {
-	ft_plan(16);
+	ft_plan(17);
 	test_model();
 	test_wire();
 	test_mangled();
