@@ -157,7 +157,10 @@ int npuc_compile_op(const char *op_type, const struct npuc_op_attr *attrs,
 		    const struct npuc_compile_options *o, npuc_result **out,
 		    char *err, size_t errlen);
 
-/* The .om bytes (owned by the result). */
+/*
+ * The .om bytes (owned by the result, read-only: a cache hit hands out the
+ * entry's read-only mapping, valid until npuc_result_free()).
+ */
 const void *npuc_result_model(const npuc_result *r, size_t *size);
 /* Milliseconds: import, compile (passes to .om) and total. */
 double npuc_result_time_ms(const npuc_result *r, int which);
