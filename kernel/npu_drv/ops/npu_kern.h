@@ -38,6 +38,35 @@ struct npu_tile {
 typedef void (*npu_tile_fn)(const struct npu_tile *t);
 
 /*
+ * QADD's constants (op_qlinear.c): scales, the output clamp less the
+ * output zero point, and the zero points.
+ */
+struct npu_qadd_k {
+	float sa, sb, sy;
+	float lo, hi;
+	s32 za, zb, zy;
+};
+
+/*
+ * One QADD element: clamp(rne(((a - za) * sa + (b - zb) * sb) / sy)) +
+ * zy, each step one fp32 operation as ONNX's DequantizeLinear, Add and
+ * QuantizeLinear compute them. The clamp comes first (integer bounds, so
+ * before or after rounding is the same; NaN gives hi), then the magic
+ * number rounds half to even.
+ */
+static inline s32 npu_qadd1(const struct npu_qadd_k *k, s32 av, s32 bv)
+{
+	const float magic = 12582912.0f;	/* 1.5 * 2^23 */
+	float fa = (float)(av - k->za) * k->sa;
+	float fb = (float)(bv - k->zb) * k->sb;
+	float v = (fa + fb) / k->sy;
+
+	v = v <= k->hi ? v : k->hi;
+	v = v >= k->lo ? v : k->lo;
+	return (s32)((v + magic) - magic) + k->zy;
+}
+
+/*
  * Move the loop levels of count 1 outwards (a level that runs once can
  * sit anywhere in the nest without changing the order of the terms), so
  * that the innermost loop is a long one: a 1x1 convolution's taps then
@@ -195,6 +224,14 @@ struct npu_kern {
 	double (*ln_sum)(const float *x, u64 n, double m, bool sq);
 	void (*ln_out)(float *y, const float *x, const float *s,
 		       const float *b, u64 n, double m, double r);
+	/*
+	 * QADD over @n contiguous bytes: y[i] = npu_qadd1(k, a[i], b[i])
+	 * (its low byte), a read as s8 when bit 0 of @sgn is set (else u8),
+	 * b when bit 1 is. The element's fp32 steps lane by lane: the same
+	 * bits at every level.
+	 */
+	void (*qadd_row)(u8 *y, const u8 *a, const u8 *b, u64 n, u32 sgn,
+			 const struct npu_qadd_k *k);
 };
 
 /* Largest shapes of any level, for the callers' scratch tiles. */

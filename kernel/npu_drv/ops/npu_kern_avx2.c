@@ -53,6 +53,7 @@ NPU_KERN_SIGMOID_ROW(avx2_sigmoid_row)
 NPU_KERN_TANH_ROW(avx2_tanh_row)
 NPU_KERN_AXPY(avx2_axpy)
 NPU_KERN_DQ(avx2)
+NPU_KERN_QADD(avx2)
 NPU_KERN_FMA_ROW(avx2_fma_row)
 
 /* LAYERNORM's double lanes: 4 a vector */
@@ -106,6 +107,7 @@ const struct npu_kern npu_kern_avx2 = {
 	.fma_row = avx2_fma_row,
 	.ln_sum = avx2_ln_sum,
 	.ln_out = avx2_ln_out,
+	.qadd_row = avx2_qadd_row,
 };
 
 #ifdef __clang__

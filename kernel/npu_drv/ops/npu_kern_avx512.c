@@ -58,6 +58,7 @@ NPU_KERN_SIGMOID_ROW(avx512_sigmoid_row)
 NPU_KERN_TANH_ROW(avx512_tanh_row)
 NPU_KERN_AXPY(avx512_axpy)
 NPU_KERN_DQ(avx512)
+NPU_KERN_QADD(avx512)
 NPU_KERN_FMA_ROW(avx512_fma_row)
 
 /* LAYERNORM's double lanes: 8 a vector */
@@ -111,6 +112,7 @@ const struct npu_kern npu_kern_avx512 = {
 	.fma_row = avx512_fma_row,
 	.ln_sum = avx512_ln_sum,
 	.ln_out = avx512_ln_out,
+	.qadd_row = avx512_qadd_row,
 };
 
 #ifdef __clang__

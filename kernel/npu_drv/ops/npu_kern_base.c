@@ -36,6 +36,7 @@ NPU_KERN_SIGMOID_ROW(base_sigmoid_row)
 NPU_KERN_TANH_ROW(base_tanh_row)
 NPU_KERN_AXPY(base_axpy)
 NPU_KERN_DQ(base)
+NPU_KERN_QADD(base)
 NPU_KERN_FMA_ROW(base_fma_row)
 
 /* LAYERNORM's double lanes: 2 a vector */
@@ -89,4 +90,5 @@ const struct npu_kern npu_kern_baseline = {
 	.fma_row = base_fma_row,
 	.ln_sum = base_ln_sum,
 	.ln_out = base_ln_out,
+	.qadd_row = base_qadd_row,
 };

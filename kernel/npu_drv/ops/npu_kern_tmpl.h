@@ -681,6 +681,58 @@ static void name(float *y, u64 ys, const float *acc, u64 as, u32 cnt,	\
 }
 
 /*
+ * npu_kern.h's qadd_row, VW lanes at a time: the bytes widened exactly
+ * to s32 lanes, then npu_qadd1()'s steps on every lane (the clamps as
+ * masks, NaN failing both compares as in the scalar code), the scalar
+ * function on the tail.
+ */
+#define NPU_KERN_QADD(pfx)						\
+typedef s8 pfx##_qs __attribute__((__vector_size__(VW)));		\
+typedef u8 pfx##_qu __attribute__((__vector_size__(VW)));		\
+static __always_inline npu_kern_vi pfx##_qload(const u8 *p, u32 sgn)	\
+{									\
+	pfx##_qs s;							\
+	pfx##_qu u;							\
+									\
+	if (sgn) {							\
+		__builtin_memcpy(&s, p, sizeof(s));			\
+		return __builtin_convertvector(s, npu_kern_vi);		\
+	}								\
+	__builtin_memcpy(&u, p, sizeof(u));				\
+	return __builtin_convertvector(u, npu_kern_vi);			\
+}									\
+static void pfx##_qadd_row(u8 *y, const u8 *a, const u8 *b, u64 n,	\
+			   u32 sgn, const struct npu_qadd_k *k)		\
+{									\
+	VF sa = VBCAST(k->sa), sb = VBCAST(k->sb), sy = VBCAST(k->sy);	\
+	VF hi = VBCAST(k->hi), lo = VBCAST(k->lo);			\
+	VF mg = VBCAST(12582912.0f);					\
+	npu_kern_vi m, q;						\
+	pfx##_qu o;							\
+	VF v;								\
+	u64 i;								\
+									\
+	for (i = 0; i + VW <= n; i += VW) {				\
+		v = __builtin_convertvector(pfx##_qload(a + i, sgn & 1) - \
+					    k->za, VF) * sa;		\
+		v = v + __builtin_convertvector(			\
+			pfx##_qload(b + i, sgn & 2) - k->zb, VF) * sb;	\
+		v = v / sy;						\
+		m = v <= hi;						\
+		v = (VF)((m & (npu_kern_vi)v) | (~m & (npu_kern_vi)hi)); \
+		m = v >= lo;						\
+		v = (VF)((m & (npu_kern_vi)v) | (~m & (npu_kern_vi)lo)); \
+		q = __builtin_convertvector((v + mg) - mg, npu_kern_vi) + \
+		    k->zy;						\
+		o = __builtin_convertvector(q, pfx##_qu);		\
+		__builtin_memcpy(y + i, &o, sizeof(o));			\
+	}								\
+	for (; i < n; i++)						\
+		y[i] = (u8)npu_qadd1(k, sgn & 1 ? (s8)a[i] : a[i],	\
+				     sgn & 2 ? (s8)b[i] : b[i]);	\
+}
+
+/*
  * npu_kern.h's dq8_row and dq4_row, VW lanes at a time: int8 lanes
  * widened and converted exactly, one multiply. The packed nibbles are
  * spread without a shuffle: bytes widened to 16-bit lanes hold

@@ -29,6 +29,7 @@
  * and the requantization is the same double operations.
  */
 #include "npu_ops_float.h"
+#include "npu_kern.h"
 #include "npu_qkern.h"
 
 /* Round half to even for |v| < 2^51, without libm. */
@@ -641,45 +642,11 @@ int npu_run_qmatmul(const struct npu_op_args *args, u64 begin, u64 end)
 /* --- QADD ------------------------------------------------------------------ */
 
 /*
- * out = clamp(rne(((a - za) * sa + (b - zb) * sb) / sy) + zy): each step
- * one fp32 operation, as ONNX's DequantizeLinear, Add and QuantizeLinear
- * compute them, so the result equals the float QDQ graph's bit for bit.
- * Unit: one output row segment.
+ * out = clamp(rne(((a - za) * sa + (b - zb) * sb) / sy) + zy), each step
+ * one fp32 operation (npu_qadd1()), so the result equals the float QDQ
+ * graph's bit for bit; contiguous rows take the level's qadd_row (the
+ * same steps on every lane). Unit: one output row segment.
  */
-static inline s32 qadd1(const struct drm_npu_qadd_params *p, float sa,
-			float sb, float sy, s32 av, s32 bv)
-{
-	const float magic = 12582912.0f;	/* 1.5 * 2^23 */
-	float fa = (float)(av - p->a_zero) * sa;
-	float fb = (float)(bv - p->b_zero) * sb;
-	float v = (fa + fb) / sy;
-
-	/* clamp first (integer bounds, so before or after rounding is the
-	 * same; NaN -> y_max), then round half to even by the magic number
-	 */
-	v = v <= (float)(p->y_max - p->y_zero) ? v :
-	    (float)(p->y_max - p->y_zero);
-	v = v >= (float)(p->y_min - p->y_zero) ? v :
-	    (float)(p->y_min - p->y_zero);
-	return (s32)((v + magic) - magic) + p->y_zero;
-}
-
-/* A contiguous row: the same values, in a loop the compiler vectorizes. */
-static void qadd_row(const struct drm_npu_qadd_params *p, const u8 *a,
-		     u32 adt, const u8 *b, u32 bdt, u8 *y, u64 n)
-{
-	float sa = npu_u2f(p->a_scale), sb = npu_u2f(p->b_scale);
-	float sy = npu_u2f(p->y_scale);
-	u64 i;
-
-	for (i = 0; i < n; i++) {
-		s32 av = adt == DRM_NPU_DTYPE_I8 ? (s8)a[i] : a[i];
-		s32 bv = bdt == DRM_NPU_DTYPE_I8 ? (s8)b[i] : b[i];
-
-		y[i] = (u8)qadd1(p, sa, sb, sy, av, bv);
-	}
-}
-
 int npu_run_qadd(const struct npu_op_args *args, u64 begin, u64 end)
 {
 	const struct drm_npu_task *t = args->task;
@@ -687,9 +654,18 @@ int npu_run_qadd(const struct npu_op_args *args, u64 begin, u64 end)
 	const struct drm_npu_operand *const ops[3] = {
 		npu_opnd(t, 0), npu_opnd(t, 1), npu_opnd(t, 2)
 	};
-	float sa = npu_u2f(p->a_scale), sb = npu_u2f(p->b_scale);
-	float sy = npu_u2f(p->y_scale);
+	const struct npu_qadd_k k = {
+		.sa = npu_u2f(p->a_scale), .sb = npu_u2f(p->b_scale),
+		.sy = npu_u2f(p->y_scale),
+		.lo = (float)(p->y_min - p->y_zero),
+		.hi = (float)(p->y_max - p->y_zero),
+		.za = p->a_zero, .zb = p->b_zero, .zy = p->y_zero,
+	};
+	void (*row)(u8 *y, const u8 *a, const u8 *b, u64 n, u32 sgn,
+		    const struct npu_qadd_k *k) =
+		npu_kern_get(args->isa)->qadd_row;
 	u32 adt = ops[0]->dtype, bdt = ops[1]->dtype, odt = ops[2]->dtype;
+	u32 sgn = (adt == DRM_NPU_DTYPE_I8) | (bdt == DRM_NPU_DTYPE_I8) << 1;
 	struct npu_rows rw;
 	struct npu_seg sg;
 	u64 u, i, offs[3];
@@ -702,18 +678,19 @@ int npu_run_qadd(const struct npu_op_args *args, u64 begin, u64 end)
 	if (rw.uniform && rw.len <= NPU_ROW_SEG && rw.inner[0] == 1 &&
 	    rw.inner[1] == 1 && rw.inner[2] == 1 && rw.rs[0] == rw.len &&
 	    rw.rs[1] == rw.len && rw.rs[2] == rw.len) {
-		qadd_row(p, (const u8 *)args->data[0] + begin * rw.len, adt,
-			 (const u8 *)args->data[1] + begin * rw.len, bdt,
-			 (u8 *)args->data[2] + begin * rw.len,
-			 (end - begin) * rw.len);
+		row((u8 *)args->data[2] + begin * rw.len,
+		    (const u8 *)args->data[0] + begin * rw.len,
+		    (const u8 *)args->data[1] + begin * rw.len,
+		    (end - begin) * rw.len, sgn, &k);
 		return 0;
 	}
 	for (u = begin; u < end; u++) {
 		npu_row_offsets(&rw, u, &sg, offs);
 		if (rw.inner[0] == 1 && rw.inner[1] == 1 && rw.inner[2] == 1) {
-			qadd_row(p, (const u8 *)args->data[0] + offs[0], adt,
-				 (const u8 *)args->data[1] + offs[1], bdt,
-				 (u8 *)args->data[2] + offs[2], sg.len);
+			row((u8 *)args->data[2] + offs[2],
+			    (const u8 *)args->data[0] + offs[0],
+			    (const u8 *)args->data[1] + offs[1], sg.len, sgn,
+			    &k);
 			continue;
 		}
 		for (i = 0; i < sg.len; i++) {
@@ -723,7 +700,7 @@ int npu_run_qadd(const struct npu_op_args *args, u64 begin, u64 end)
 				      offs[1] + i * rw.inner[1]);
 
 			q_st(odt, args->data[2], offs[2] + i * rw.inner[2],
-			     qadd1(p, sa, sb, sy, av, bv));
+			     npu_qadd1(&k, av, bv));
 		}
 	}
 	return 0;

@@ -1,12 +1,13 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0 OR MIT
 #
-# The product-kernel tests at every ISA level (NPU_ISA=1 baseline,
+# The product-kernel and QADD tests at every ISA level (NPU_ISA=1 baseline,
 # 2 AVX2+FMA, 3 AVX-512; a level this CPU lacks runs at its best level,
 # which the test says). Each run is one TAP line.
 BUILD=${BUILD:-build}
-tests="ops_conv_test ops_chunk_test ops_basic_test ops_more_test ops_hostile_test"
-echo "1..$((3 * 5))"
+tests="ops_conv_test ops_chunk_test ops_basic_test ops_more_test ops_hostile_test
+       ops_qlinear_test"
+echo "1..$((3 * 6))"
 n=0
 for isa in 1 2 3; do
 	for t in $tests; do

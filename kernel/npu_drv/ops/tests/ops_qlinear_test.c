@@ -501,16 +501,21 @@ static void qadd_cases(void)
 	static const u32 dts[2] = { I8, U8 };
 	int i;
 
-	for (i = 0; i < 24; i++) {
-		u32 sh[3] = { (u32)rnd(1, 3), (u32)rnd(1, 9), (u32)rnd(1, 70) };
-		u32 st_t[3], adt = dts[rnd(0, 1)], bdt = dts[rnd(0, 1)];
+	for (i = 0; i < 28; i++) {
+		/* the last four: long rows, each signedness of a and b */
+		bool lng = i >= 24;
+		u32 sh[3] = { (u32)rnd(1, 3), (u32)rnd(1, 9),
+			      lng ? 331 : (u32)rnd(1, 70) };
+		u32 st_t[3], adt = dts[lng ? i & 1 : rnd(0, 1)];
+		u32 bdt = dts[lng ? (i >> 1) & 1 : rnd(0, 1)];
 		u32 ydt = dts[rnd(0, 1)];
 		size_t n = (size_t)sh[0] * sh[1] * sh[2], k;
 		uint8_t *a = malloc(n), *b = malloc(n), *y = malloc(n);
 		struct drm_npu_qadd_params *p = &T.params.qadd;
 		float sa = tl_uniform(0.01f, 0.2f), sb = tl_uniform(0.01f, 0.2f);
 		float sy = tl_uniform(0.02f, 0.3f);
-		int strided = i % 3 == 2, relu = i % 4 == 1, bad = 0, ret;
+		int strided = !lng && i % 3 == 2, relu = i % 4 == 1, bad = 0;
+		int ret;
 		void *data[3] = { a, b, y };
 		u32 x0, x1, x2;
 
@@ -532,7 +537,7 @@ static void qadd_cases(void)
 		tl_opnd(&T.operands[0], 0, adt, 3, sh, strided ? st_t : NULL);
 		tl_opnd(&T.operands[1], 1, bdt, 3, sh, NULL);
 		tl_opnd(&T.operands[2], 2, ydt, 3, sh, NULL);
-		tl_isa = (u32)(i & 1 ? NPU_ISA_AUTO : NPU_ISA_BASELINE);
+		tl_isa = (u32)(i & 1 || lng ? NPU_ISA_AUTO : NPU_ISA_BASELINE);
 		ret = i & 2 ? (tl_run(&T, data) ? -1 : tl_run_chunked(&T, data)) :
 			      tl_run(&T, data);
 		for (x0 = 0; !ret && x0 < sh[0]; x0++)
