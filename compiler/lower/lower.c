@@ -527,9 +527,9 @@ static void ru_free(struct root_users *ru)
 }
 
 /*
- * Multiply-adds of a Conv, MatMul or Gemm (the output's elements times
- * the weights per output element), 0 for other nodes: an estimate, to
- * tell a task that keeps every core busy from a small one.
+ * Multiply-adds of a Conv, MatMul or Gemm, float or int8 (the output's
+ * elements times the weights per output element), 0 for other nodes: an
+ * estimate, to tell a task that keeps every core busy from a small one.
  */
 static uint64_t node_macs(const struct ir_node *n)
 {
@@ -543,9 +543,11 @@ static uint64_t node_macs(const struct ir_node *n)
 	wn = (uint64_t)ir_shape_numel(&w->shape);
 	switch (n->op) {
 	case IR_OP_CONV:	/* [O, C/g, KH, KW]: per output, wn / O */
+	case IR_OP_QCONV:
 		per = w->shape.dim[0] > 0 ? wn / (uint64_t)w->shape.dim[0] : 0;
 		break;
 	case IR_OP_MATMUL:
+	case IR_OP_QMATMUL:
 	case IR_OP_GEMM:	/* B holds K x N: per output, wn / N */
 		per = o->shape.dim[o->shape.rank - 1] > 0 ?
 		      wn / (uint64_t)o->shape.dim[o->shape.rank - 1] : 0;
