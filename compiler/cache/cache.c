@@ -17,7 +17,6 @@
 
 #include "cache/cache.h"
 #include "om/om.h"
-#include "om/om_bigbuf.h"
 
 #define CACHE_MAGIC	"NPUCACHE"
 #define CACHE_VERSION	2

@@ -857,7 +857,9 @@ static int materialize(struct ir_graph *g, char *err, size_t errlen)
 	int ret = onnx_import_materialize(g);
 
 	if (ret)
-		snprintf(err, errlen, "out of memory for the model's weights");
+		snprintf(err, errlen, "out of memory copying the model's "
+			 "weights out of its file; free memory and compile "
+			 "again");
 	return ret;
 }
 

@@ -1543,7 +1543,9 @@ int onnx_import_buffer(const void *data, size_t len, const char *base_dir,
 				&lift);
 		if (ret) {
 			*out = NULL;
-			snprintf(err, errlen, "out of memory");
+			snprintf(err, errlen, "out of memory taking the weights "
+				 "out of the %zu-byte model; free memory and try "
+				 "again", len);
 			return ret;
 		}
 	}
