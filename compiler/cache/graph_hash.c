@@ -32,8 +32,12 @@ static void hash_tensor(struct cache_hasher *h, struct ir_tensor *t,
 		cache_hash_u64(h, (uint64_t)t->int4);
 		hash_shape(h, &t->shape);
 		cache_hash_u64(h, t->nbytes);
-		if (t->data)
-			cache_hash_bytes(h, t->data, t->nbytes);
+		if (t->data) {
+			uint64_t dg[2];
+
+			ir_tensor_digest(t, dg);	/* the bytes, once */
+			cache_hash_bytes(h, dg, sizeof(dg));
+		}
 		if (names)
 			cache_hash_str(h, t->name);
 	}

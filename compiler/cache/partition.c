@@ -187,9 +187,12 @@ static struct cache_key const_digest(const struct ir_tensor *t)
 	for (int i = 0; i < t->shape.rank; i++)
 		cache_hash_u64(&h, (uint64_t)t->shape.dim[i]);
 	cache_hash_u64(&h, t->nbytes);
-	if (t->data)
-		cache_hash_bytes(&h, t->data, t->nbytes);
-	else
+	if (t->data) {
+		uint64_t dg[2];
+
+		ir_tensor_digest(t, dg);
+		cache_hash_bytes(&h, dg, sizeof(dg));
+	} else
 		cache_hash_str(&h, t->name);	/* a value with no source */
 	return cache_hash_final(&h);
 }
@@ -582,11 +585,15 @@ static const struct rec_slot *index_find(const struct part_cache *pc,
 
 /* ---- the store the passes use -------------------------------------------- */
 
-static double pc_fetch(void *ctx, const struct ir_tensor *owner,
-		       const uint64_t key[2], void *dst, size_t nbytes,
-		       double t0)
+/*
+ * The verified bytes kept under @key in a found entry's mapping (64-byte
+ * aligned, read-only, mapped until part_cache_close()), or NULL; *@ms is
+ * what deriving them cost.
+ */
+static const uint8_t *pc_find(struct part_cache *pc,
+			      const struct ir_tensor *owner,
+			      const uint64_t key[2], size_t nbytes, double *ms)
 {
-	struct part_cache *pc = ctx;
 	struct part *p = &pc->parts[owner_part(pc, owner)];
 	const struct rec_slot *s = index_find(pc, key);
 	const uint8_t *src;
@@ -596,17 +603,43 @@ static double pc_fetch(void *ctx, const struct ir_tensor *owner,
 		src = pc->parts[s->part].map + s->rec->offset;
 		if (s->rec->nbytes == nbytes &&
 		    XXH3_64bits(src, nbytes) == s->rec->xxh) {
-			memcpy(dst, src, nbytes);
 			p->hits++;
 			pc->st.derived_hit++;
 			pc->st.bytes_reused += nbytes;
-			pc->st.saved_ms += s->rec->ms - (pc_now_ms() - t0);
-			return s->rec->ms;
+			*ms = s->rec->ms;
+			return src;
 		}
 		pc->st.corrupt++;	/* its bytes changed: derive them */
 	}
 	p->misses++;
-	return -1;
+	return NULL;
+}
+
+static double pc_fetch(void *ctx, const struct ir_tensor *owner,
+		       const uint64_t key[2], void *dst, size_t nbytes,
+		       double t0)
+{
+	struct part_cache *pc = ctx;
+	double ms;
+	const uint8_t *src = pc_find(pc, owner, key, nbytes, &ms);
+
+	if (!src)
+		return -1;
+	memcpy(dst, src, nbytes);
+	pc->st.saved_ms += ms - (pc_now_ms() - t0);
+	return ms;
+}
+
+static const void *pc_borrow(void *ctx, const struct ir_tensor *owner,
+			     const uint64_t key[2], size_t nbytes, double t0)
+{
+	struct part_cache *pc = ctx;
+	double ms;
+	const uint8_t *src = pc_find(pc, owner, key, nbytes, &ms);
+
+	if (src)
+		pc->st.saved_ms += ms - (pc_now_ms() - t0);
+	return src;
 }
 
 static int write_all(int fd, const void *buf, size_t n)
@@ -828,6 +861,7 @@ int part_cache_open(struct part_cache **out, const char *dir,
 	pc->st.nodes = (uint32_t)g->num_nodes;
 	pc->st.partitions = (uint32_t)pc->num_parts;
 	pc->store.fetch = pc_fetch;
+	pc->store.borrow = pc_borrow;
 	pc->store.keep = pc_keep;
 	pc->store.ctx = pc;
 	g->derive = &pc->store;

@@ -851,10 +851,17 @@ static struct part_cache *open_partitions(const char *dir,
 	return pc;
 }
 
-/* The mapped weights into memory of their own, for the passes. */
-static int materialize(struct ir_graph *g, char *err, size_t errlen)
+/*
+ * The mapped constants into memory of their own, for the passes; with
+ * @keep_weights, the weights of convolutions and products stay mapped
+ * (onnx_import_materialize_except_weights()): the partition cache may
+ * hold all that is derived from them.
+ */
+static int materialize(struct ir_graph *g, bool keep_weights, char *err,
+		       size_t errlen)
 {
-	int ret = onnx_import_materialize(g);
+	int ret = keep_weights ? onnx_import_materialize_except_weights(g) :
+				 onnx_import_materialize(g);
 
 	if (ret)
 		snprintf(err, errlen, "out of memory copying the model's "
@@ -881,7 +888,7 @@ static int compile_imported(struct ir_graph *g, struct npuc_options *o,
 		ret = aipp_conf_parse(o->aipp_conf, "insert-op-conf", &ac, err,
 				      errlen);
 		if (!ret)
-			ret = materialize(g, err, errlen);
+			ret = materialize(g, false, err, errlen);
 		if (!ret)
 			ret = aipp_insert(g, &ac, err, errlen);
 		if (ret)
@@ -910,7 +917,7 @@ static int compile_imported(struct ir_graph *g, struct npuc_options *o,
 			rep->cache = CACHE_MISS;
 		}
 	}
-	ret = materialize(g, err, errlen);
+	ret = materialize(g, true, err, errlen);
 	if (ret)
 		goto out;
 	ret = shape_infer(g);

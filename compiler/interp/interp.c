@@ -130,7 +130,12 @@ int interp_eval_node(struct ir_graph *g, const struct ir_node *n,
 
 		if (!t || host_slot(&h, t) >= 0)
 			continue;
-		ret = host_add(&h, t, in && in[i] ? (void *)in[i] : t->data);
+		/* the kernels read typed, aligned data */
+		if (!(in && in[i]))
+			ret = ir_tensor_own(n->inputs[i]);
+		if (!ret)
+			ret = host_add(&h, t, in && in[i] ? (void *)in[i] :
+				       t->data);
 	}
 	for (i = 0; i < n->num_outputs && !ret; i++)
 		if (n->outputs[i])
@@ -176,9 +181,13 @@ int interp_run_ex(struct ir_graph *g, const void *const *inputs,
 		return -ENOMEM;
 	for (i = 0; i < g->num_inputs && !ret; i++)
 		ret = host_add(&h, g->inputs[i], (void *)inputs[i]);
-	for (i = 0; i < g->num_tensors && !ret; i++)
-		if (g->tensors[i]->data)
+	for (i = 0; i < g->num_tensors && !ret; i++) {
+		if (!g->tensors[i]->data)
+			continue;
+		ret = ir_tensor_own(g->tensors[i]);	/* typed, aligned */
+		if (!ret)
 			ret = host_add(&h, g->tensors[i], g->tensors[i]->data);
+	}
 	for (i = 0; i < g->num_nodes && !ret; i++) {
 		const struct ir_node *n = g->nodes[i];
 		const struct ir_tensor *src = emit_view_source(n);

@@ -274,13 +274,23 @@ struct ir_tensor {
 	void *data;			/* constant data (row-major), or NULL */
 	size_t nbytes;			/* bytes of data */
 	/*
-	 * @data points into the model file's mapping (ir_graph.mapped),
-	 * read-only and aligned to nothing: only the compile cache's key
-	 * reads it (bytes, not values) before the driver copies it into
-	 * owned memory (onnx_import_materialize()); the passes never see
-	 * a mapped tensor (onnx_import.h, map_weights).
+	 * @data is memory the tensor does not own, read-only: the model
+	 * file's mapping (ir_graph.mapped; aligned to nothing) or a
+	 * partition cache entry's (ir_tensor_borrow_data()). Its bytes are
+	 * read as bytes (hashes, copies) or through ir_const_get_f() /
+	 * ir_const_get_i(); code that reads it as a typed array, or writes
+	 * it, first calls ir_tensor_own(). After a cache miss only the
+	 * weights of 2-D products and convolutions stay mapped
+	 * (onnx_import_materialize_except_weights(), Documentation/
+	 * compiler-ir.rst, "Weights left in the file").
 	 */
 	bool data_mapped;
+	/*
+	 * XXH3-128 of @data's bytes (ir_tensor_digest()), kept only while
+	 * @data is mapped: a read-only mapping cannot change under it.
+	 */
+	bool digest_valid;
+	uint64_t digest[2];
 	struct ir_node *producer;	/* NULL for inputs and constants */
 	struct ir_use *uses;
 	int num_uses, cap_uses;
@@ -426,14 +436,19 @@ struct ir_graph {
  * @fetch copies the bytes kept under @key into @dst (exactly @nbytes)
  * and returns what computing them cost when they were kept (ms, >= 0),
  * or -1 when it has none; @t0 is when the caller began the key (for its
- * own accounting of what a hit costs). @keep stores computed bytes.
- * @owner is the constant that gets the bytes (the store files them by
- * the nodes that read it).
+ * own accounting of what a hit costs). @borrow is @fetch without the
+ * copy: the kept bytes where the store holds them, read-only
+ * and valid until the store is closed (after the compile has written its
+ * model), or NULL. @keep stores computed bytes. @owner is the constant
+ * that gets the bytes (the store files them by the nodes that read it).
  */
 struct ir_derive_store {
 	double (*fetch)(void *ctx, const struct ir_tensor *owner,
 			const uint64_t key[2], void *dst, size_t nbytes,
 			double t0);
+	const void *(*borrow)(void *ctx, const struct ir_tensor *owner,
+			      const uint64_t key[2], size_t nbytes,
+			      double t0);
 	void (*keep)(void *ctx, const struct ir_tensor *owner,
 		     const uint64_t key[2], const void *src, size_t nbytes,
 		     double ms);
@@ -526,6 +541,29 @@ struct ir_tensor *ir_const_new(struct ir_graph *g, const char *name,
 struct ir_tensor *ir_const_scalar_f32(struct ir_graph *g, const char *name,
 				      float v);
 int ir_tensor_set_data(struct ir_tensor *t, const void *data, size_t nbytes);
+/*
+ * Give @t's data memory of its own if it is mapped (data_mapped): aligned,
+ * writable, the same bytes. Return: 0, or -ENOMEM (@t unchanged).
+ */
+int ir_tensor_own(struct ir_tensor *t);
+/*
+ * @t's data becomes @data (malloc'ed or om_bigbuf_alloc()'ed, @nbytes
+ * of it used), owned by @t from now on; the old data is released.
+ */
+void ir_tensor_adopt_data(struct ir_tensor *t, void *data, size_t nbytes);
+/*
+ * @t's data becomes @data, read-only memory that outlives @t's use
+ * (derive_borrow()), not owned (data_mapped); the old data is released.
+ */
+void ir_tensor_borrow_data(struct ir_tensor *t, const void *data,
+			   size_t nbytes);
+/*
+ * XXH3-128 of @t's data bytes into @out (zeros without data). Computed
+ * once per mapped tensor (its bytes cannot change), on every call
+ * otherwise: the key hashes of the cache, CSE and derive.h use it, so a
+ * large model's weights are read once per compile, not once per use.
+ */
+void ir_tensor_digest(const struct ir_tensor *t, uint64_t out[2]);
 /*
  * Does @n read or write a tensor of data-dependent extent (ir_tensor.
  * count)? Such a node is never folded into constants: they would have

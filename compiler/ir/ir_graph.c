@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <xxhash.h>
 
 #include "ir.h"
 #include "om_bigbuf.h"
@@ -493,8 +494,59 @@ int ir_tensor_set_data(struct ir_tensor *t, const void *data, size_t nbytes)
 		free(t->data);
 	t->data = p;
 	t->data_mapped = false;
+	t->digest_valid = false;
 	t->nbytes = nbytes;
 	return 0;
+}
+
+int ir_tensor_own(struct ir_tensor *t)
+{
+	if (!t || !t->data_mapped)
+		return 0;
+	return ir_tensor_set_data(t, t->data, t->nbytes);
+}
+
+void ir_tensor_adopt_data(struct ir_tensor *t, void *data, size_t nbytes)
+{
+	if (!t->data_mapped)
+		free(t->data);
+	t->data = data;
+	t->nbytes = nbytes;
+	t->data_mapped = false;
+	t->digest_valid = false;
+}
+
+void ir_tensor_borrow_data(struct ir_tensor *t, const void *data,
+			   size_t nbytes)
+{
+	ir_tensor_adopt_data(t, (void *)data, nbytes);
+	t->data_mapped = true;	/* never freed, never written */
+}
+
+void ir_tensor_digest(const struct ir_tensor *t, uint64_t out[2])
+{
+	/* the cached digest is a memo of a read-only mapping's bytes */
+	struct ir_tensor *m = (struct ir_tensor *)t;
+	XXH128_hash_t h;
+
+	if (t->data_mapped && t->digest_valid) {
+		out[0] = t->digest[0];
+		out[1] = t->digest[1];
+		return;
+	}
+	if (!t->data) {
+		out[0] = 0;
+		out[1] = 0;
+		return;
+	}
+	h = XXH3_128bits(t->data, t->nbytes);
+	out[0] = h.low64;
+	out[1] = h.high64;
+	if (t->data_mapped) {
+		m->digest[0] = out[0];
+		m->digest[1] = out[1];
+		m->digest_valid = true;
+	}
 }
 
 struct ir_tensor *ir_const_new(struct ir_graph *g, const char *name,
@@ -525,19 +577,42 @@ struct ir_tensor *ir_const_scalar_f32(struct ir_graph *g, const char *name,
 	return ir_const_new(g, name, IR_F32, &s, &v, sizeof(v));
 }
 
+/*
+ * Element @i (of @es bytes) of @t's data into @v, by memcpy(): a mapped
+ * constant (ir_tensor.data_mapped) is aligned to nothing.
+ */
+static void const_elem(const struct ir_tensor *t, int64_t i, void *v,
+		       size_t es)
+{
+	memcpy(v, (const char *)t->data + (size_t)i * es, es);
+}
+
+#define CONST_READER(name, type)					\
+static type name(const struct ir_tensor *t, int64_t i)			\
+{									\
+	type v;								\
+									\
+	const_elem(t, i, &v, sizeof(v));				\
+	return v;							\
+}
+CONST_READER(elem_f32, float)
+CONST_READER(elem_i8, int8_t)
+CONST_READER(elem_u8, uint8_t)
+CONST_READER(elem_u16, uint16_t)
+CONST_READER(elem_i32, int32_t)
+CONST_READER(elem_i64, int64_t)
+
 double ir_const_get_f(const struct ir_tensor *t, int64_t i)
 {
-	const void *d = t->data;
-
 	switch (t->dtype) {
-	case IR_F32: return ((const float *)d)[i];
-	case IR_I8: return ((const int8_t *)d)[i];
-	case IR_U8: case IR_BOOL: return ((const uint8_t *)d)[i];
-	case IR_I32: return ((const int32_t *)d)[i];
-	case IR_I64: return (double)((const int64_t *)d)[i];
+	case IR_F32: return elem_f32(t, i);
+	case IR_I8: return elem_i8(t, i);
+	case IR_U8: case IR_BOOL: return elem_u8(t, i);
+	case IR_I32: return elem_i32(t, i);
+	case IR_I64: return (double)elem_i64(t, i);
 	case IR_F16: {
 		/* IEEE half to double, for constant inspection only */
-		uint16_t h = ((const uint16_t *)d)[i];
+		uint16_t h = elem_u16(t, i);
 		int e = (h >> 10) & 0x1f, m = h & 0x3ff;
 		double v = e ? (1.0 + m / 1024.0) : m / 1024.0;
 		int k;
@@ -566,8 +641,8 @@ int64_t ir_f64_to_i64(double v)
 int64_t ir_const_get_i(const struct ir_tensor *t, int64_t i)
 {
 	switch (t->dtype) {
-	case IR_I64: return ((const int64_t *)t->data)[i];
-	case IR_I32: return ((const int32_t *)t->data)[i];
+	case IR_I64: return elem_i64(t, i);
+	case IR_I32: return elem_i32(t, i);
 	default: return ir_f64_to_i64(ir_const_get_f(t, i));
 	}
 }

@@ -154,6 +154,9 @@ static int eval_host_op(struct lower *l, const struct ir_node *n)
 			return fail(l, -ENOTSUP,
 				    "node '%s' (%s) has inputs computed at run time; the device has no kernel for it",
 				    n->name ? n->name : "?", ir_op_name(n->op));
+		if (!x->host_data && ir_tensor_own(x->t))
+			return fail(l, -ENOMEM, "out of memory evaluating '%s'",
+				    n->name ? n->name : "?");
 		in[k] = x->host_data ? x->host_data : x->t->data;
 	}
 	o->host_data = calloc(1, bytes + 1);

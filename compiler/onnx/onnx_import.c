@@ -1559,19 +1559,61 @@ int onnx_import_buffer(const void *data, size_t len, const char *base_dir,
 	return ret;
 }
 
-int onnx_import_materialize(struct ir_graph *g)
+/*
+ * A weight of a product or a convolution, in the layouts whose readers
+ * (the BatchNormalization fold, the weight transposes, emit) take it as
+ * bytes, through ir_const_get_f(), or after ir_tensor_own().
+ */
+static bool product_weight(const struct ir_tensor *t)
 {
+	if (t->dtype != IR_F32 || t->is_output || !t->num_uses)
+		return false;
+	for (int i = 0; i < t->num_uses; i++) {
+		const struct ir_use *u = &t->uses[i];
+		enum ir_op op = u->node->op;
+
+		if (u->index != 1 ||
+		    !((op == IR_OP_CONV && t->shape.rank == 4) ||
+		      ((op == IR_OP_GEMM || op == IR_OP_MATMUL) &&
+		       t->shape.rank == 2)))
+			return false;
+	}
+	return true;
+}
+
+static int materialize(struct ir_graph *g, bool keep_weights)
+{
+	bool kept = false;
+
 	for (int i = 0; i < g->num_tensors; i++) {
 		struct ir_tensor *t = g->tensors[i];
 
-		if (t->data_mapped && ir_tensor_set_data(t, t->data, t->nbytes))
+		if (!t->data_mapped)
+			continue;
+		if (keep_weights && product_weight(t)) {
+			kept = true;
+			continue;
+		}
+		if (ir_tensor_own(t))
 			return -ENOMEM;
 	}
+	if (kept)
+		return 0;
 	if (g->mapped)
 		munmap(g->mapped, g->mapped_len);
 	g->mapped = NULL;
 	g->mapped_len = 0;
 	return 0;
+}
+
+int onnx_import_materialize(struct ir_graph *g)
+{
+	return materialize(g, false);
+}
+
+int onnx_import_materialize_except_weights(struct ir_graph *g)
+{
+	return materialize(g, true);
 }
 
 static bool any_mapped(const struct ir_graph *g)

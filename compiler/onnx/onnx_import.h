@@ -76,6 +76,20 @@ struct onnx_import_opts {
 int onnx_import_materialize(struct ir_graph *g);
 
 /**
+ * onnx_import_materialize_except_weights() - the same, but for weights
+ * @g: a graph onnx_import_file() made with map_weights
+ *
+ * Like onnx_import_materialize(), except that an f32 constant whose
+ * every use is the weight (input 1) of a Conv with a 4-D weight or of a
+ * Gemm or MatMul with a 2-D one stays in the file's mapping (and the
+ * mapping with the graph): the passes read those through
+ * ir_tensor_own(), ir_const_get_f() or as bytes, and when what they
+ * derive from them is found in the partition cache they never copy them.
+ * Return: 0 or -ENOMEM, as onnx_import_materialize().
+ */
+int onnx_import_materialize_except_weights(struct ir_graph *g);
+
+/**
  * onnx_import_file() - import a .onnx file
  * @path: the model; external data files are looked up next to it
  * @opts: may be NULL

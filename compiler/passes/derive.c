@@ -63,8 +63,12 @@ void derive_tensor(struct derive *d, const struct ir_tensor *t)
 		derive_u64(d, (uint64_t)t->shape.dim[i]);
 	derive_u64(d, t->nbytes);
 	derive_u64(d, t->data != NULL);
-	if (t->data)
-		derive_bytes(d, t->data, t->nbytes);
+	if (t->data) {
+		uint64_t dg[2];
+
+		ir_tensor_digest(t, dg);
+		derive_bytes(d, dg, sizeof(dg));
+	}
 }
 
 static void derive_key(const struct derive *d, uint64_t key[2])
@@ -82,6 +86,15 @@ bool derive_fetch(struct derive *d, const struct ir_tensor *owner,
 
 	derive_key(d, key);
 	return d->store->fetch(d->store->ctx, owner, key, dst, n, d->t0) >= 0;
+}
+
+const void *derive_borrow(struct derive *d, const struct ir_tensor *owner,
+			  size_t n)
+{
+	uint64_t key[2];
+
+	derive_key(d, key);
+	return d->store->borrow(d->store->ctx, owner, key, n, d->t0);
 }
 
 void derive_keep(struct derive *d, const struct ir_tensor *owner,

@@ -53,6 +53,13 @@ void derive_f64(struct derive *d, double v);
 /* Copy the kept bytes (exactly @n) into @dst: true on a hit. */
 bool derive_fetch(struct derive *d, const struct ir_tensor *owner,
 		  void *dst, size_t n);
+/*
+ * The kept bytes (exactly @n) where the store holds them, read-only,
+ * valid for the rest of the compile (ir_tensor_borrow_data()); NULL on
+ * a miss.
+ */
+const void *derive_borrow(struct derive *d, const struct ir_tensor *owner,
+			  size_t n);
 /* Keep the @n bytes computed since derive_begin(). */
 void derive_keep(struct derive *d, const struct ir_tensor *owner,
 		 const void *src, size_t n);

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 
 #include "derive.h"
+#include "om_bigbuf.h"
 #include "passes.h"
 
 /* Per-channel scale s and shift (t = beta - mean * s) of a BN node. */
@@ -90,6 +91,18 @@ static int bn_fold_prepare(struct bn_fold *f, const struct ir_node *bn,
 	return bn_params(bn, c, f->s, f->t, f->mean) ? 1 : 0;
 }
 
+/* @node reads the folded weight @tw and bias @tb (a new input if none). */
+static int bn_fold_connect(struct ir_node *node, const struct ir_tensor *b,
+			   struct ir_tensor *tw, struct ir_tensor *tb)
+{
+	int ret = ir_node_set_input(node, 1, tw);
+
+	if (!ret)
+		ret = b ? ir_node_set_input(node, 2, tb) :
+			  ir_node_add_input(node, tb);
+	return ret;
+}
+
 /*
  * Make the folded constants (f32 @nw shaped like @w, then @bs's elements
  * of bias, in one array) and wire them into @node as inputs 1 and 2 (a
@@ -109,12 +122,36 @@ static int bn_fold_install(struct ir_graph *g, struct ir_node *node,
 			  (size_t)ir_shape_numel(bs) * sizeof(float));
 	if (!tw || !tb)
 		return -ENOMEM;
-	ir_node_set_input(node, 1, tw);
-	if (b)
-		ir_node_set_input(node, 2, tb);
+	return bn_fold_connect(node, b, tw, tb);
+}
+
+/*
+ * bn_fold_install() for a Conv, whose folded weights (@nw, the bias after
+ * them) become the new weight's data instead of being copied: memory
+ * from om_bigbuf_alloc() the weight owns from here on (@owned; freed on
+ * failure), or the partition cache's bytes (derive_borrow()).
+ */
+static int bn_fold_adopt(struct ir_graph *g, struct ir_node *node,
+			 const struct ir_tensor *w, const struct ir_tensor *b,
+			 const float *nw, bool owned, const struct ir_shape *bs)
+{
+	size_t wbytes = (size_t)ir_tensor_numel(w) * sizeof(float);
+	struct ir_tensor *tw, *tb;
+
+	tb = ir_const_new(g, b ? b->name : NULL, IR_F32, bs,
+			  nw + ir_tensor_numel(w),
+			  (size_t)ir_shape_numel(bs) * sizeof(float));
+	tw = tb ? ir_tensor_new(g, w->name, IR_F32, &w->shape) : NULL;
+	if (!tw) {
+		if (owned)
+			free((void *)nw);
+		return -ENOMEM;
+	}
+	if (owned)
+		ir_tensor_adopt_data(tw, (void *)nw, wbytes);
 	else
-		ir_node_add_input(node, tb);
-	return 0;
+		ir_tensor_borrow_data(tw, nw, wbytes);
+	return bn_fold_connect(node, b, tw, tb);
 }
 
 /* @nw[i * per + j] = W * s, then @nw[o * per + i] = b * s + t, as f32. */
@@ -142,7 +179,9 @@ static int fold_into_conv(struct ir_graph *g, struct ir_node *conv,
 	const struct ir_tensor *w = conv->inputs[1], *b = ir_in(conv, 2);
 	int64_t o = w->shape.dim[0], per = ir_tensor_numel(w) / o;
 	size_t n = (size_t)(o * per + o) * sizeof(float);
+	struct ir_shape bs = { .rank = 1, .dim = { o } };
 	struct bn_fold f = { 0 };
+	const float *kept = NULL;
 	struct derive d;
 	float *nw = NULL;
 	bool memo;
@@ -151,8 +190,6 @@ static int fold_into_conv(struct ir_graph *g, struct ir_node *conv,
 	if (!w->data || (b && !b->data) || conv->num_inputs > 3)
 		return 1;
 	ret = bn_fold_prepare(&f, bn, o, 1);
-	if (!ret && !(nw = malloc(n)))
-		ret = -ENOMEM;
 	if (ret)
 		goto out;
 	memo = derive_begin(&d, g, "bn-fold-conv/1");
@@ -162,14 +199,19 @@ static int fold_into_conv(struct ir_graph *g, struct ir_node *conv,
 		for (int k = 1; k < 5; k++)
 			derive_tensor(&d, bn->inputs[k]);
 		derive_f64(&d, ir_attr_float(bn, "epsilon", 1e-5f));
+		kept = derive_borrow(&d, w, n);
 	}
-	if (!memo || !derive_fetch(&d, w, nw, n)) {
+	if (kept) {
+		ret = bn_fold_adopt(g, conv, w, b, kept, false, &bs);
+	} else if (!(nw = om_bigbuf_alloc(n))) {
+		ret = -ENOMEM;
+	} else {
 		fold_conv_values(w, b, &f, o, per, nw);
 		if (memo)
 			derive_keep(&d, w, nw, n);
+		ret = bn_fold_adopt(g, conv, w, b, nw, true, &bs);
+		nw = NULL;	/* the new weight's, or freed */
 	}
-	ret = bn_fold_install(g, conv, w, b, nw,
-			      &(struct ir_shape){ .rank = 1, .dim = { o } });
 	if (!ret)
 		pu_absorb(g, conv, bn);
 out:

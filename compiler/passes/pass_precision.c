@@ -191,6 +191,11 @@ static struct ir_tensor *convert_const(struct ir_graph *g,
 		free(d);
 		return NULL;
 	}
+	/* typed reads: a mapped constant is aligned to nothing */
+	if (ir_tensor_own((struct ir_tensor *)t)) {
+		free(d);
+		return NULL;
+	}
 	for (i = 0; i < n; i++) {
 		if (dt == IR_F16)
 			((uint16_t *)d)[i] =

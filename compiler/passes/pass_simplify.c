@@ -273,6 +273,12 @@ static uint64_t cse_const_hash(const struct ir_tensor *t)
 
 	h = cse_bytes(h, t->shape.dim,
 		      (size_t)t->shape.rank * sizeof(t->shape.dim[0]));
+	if (t->nbytes >= 256 && t->data) {	/* a weight: hashed once */
+		uint64_t dg[2];
+
+		ir_tensor_digest(t, dg);
+		return cse_bytes(h, dg, sizeof(dg));
+	}
 	return cse_bytes(h, t->data, t->nbytes);
 }
 

@@ -21,11 +21,15 @@
 /*
  * dst[c * rows + r] = src[r * cols + c], in 32 x 32 tiles: element by
  * element, every store of a large weight missed the cache (a seventh of
- * resnet50's compile time). The same values in the same places.
+ * resnet50's compile time). The same values in the same places. The
+ * source is read by memcpy(): a weight still mapped from the model file is aligned
+ * to nothing (a plain load on x86).
  */
-static void transpose_f32(float *dst, const float *src, int64_t rows,
+static void transpose_f32(float *dst, const void *src_bytes, int64_t rows,
 			  int64_t cols)
 {
+	const char *src_b = src_bytes;
+
 	for (int64_t r0 = 0; r0 < rows; r0 += 32)
 		for (int64_t c0 = 0; c0 < cols; c0 += 32) {
 			int64_t r1 = r0 + 32 < rows ? r0 + 32 : rows;
@@ -33,14 +37,17 @@ static void transpose_f32(float *dst, const float *src, int64_t rows,
 
 			for (int64_t r = r0; r < r1; r++)
 				for (int64_t c = c0; c < c1; c++)
-					dst[c * rows + r] = src[r * cols + c];
+					memcpy(&dst[c * rows + r],
+					       src_b + (size_t)(r * cols + c) *
+					       sizeof(float), sizeof(float));
 		}
 }
 
 /*
  * @t's [rows][cols] f32 data transposed, by @what (derive.h): the bytes
- * kept under the key are copied over the data in place (the same size);
- * else the transpose goes to a new buffer, which replaces the old one.
+ * kept under the key are used where the cache holds them (borrowed,
+ * read-only: nothing after this pass writes a weight); else the
+ * transpose goes to a new buffer, which replaces the old data.
  */
 static int transpose_const(struct ir_graph *g, struct ir_tensor *t,
 			   int64_t rows, int64_t cols, const char *what)
@@ -50,9 +57,14 @@ static int transpose_const(struct ir_graph *g, struct ir_tensor *t,
 	float *nd;
 
 	if (memo) {
+		const void *kept;
+
 		derive_tensor(&d, t);
-		if (derive_fetch(&d, t, t->data, t->nbytes))
+		kept = derive_borrow(&d, t, t->nbytes);
+		if (kept) {
+			ir_tensor_borrow_data(t, kept, t->nbytes);
 			return 0;
+		}
 	}
 	nd = om_bigbuf_alloc(t->nbytes);
 	if (!nd)
@@ -60,8 +72,7 @@ static int transpose_const(struct ir_graph *g, struct ir_tensor *t,
 	transpose_f32(nd, t->data, rows, cols);
 	if (memo)
 		derive_keep(&d, t, nd, t->nbytes);
-	free(t->data);
-	t->data = nd;	/* same size, malloc'ed as ir_tensor_set_data() */
+	ir_tensor_adopt_data(t, nd, t->nbytes);
 	return 0;
 }
 

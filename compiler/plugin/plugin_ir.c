@@ -128,6 +128,8 @@ int plugin_infer_node(struct ir_graph *g, struct ir_node *n)
 				n->name, type);
 	for (int k = 0; k < n->num_inputs; k++) {
 		ret = type_of(g, n, n->inputs[k], &in[k]);
+		if (!ret)	/* a plugin reads typed, aligned data */
+			ret = ir_tensor_own(n->inputs[k]);
 		if (ret)
 			return ret;
 		data[k] = n->inputs[k] ? n->inputs[k]->data : NULL;
@@ -474,6 +476,8 @@ int plugin_host_eval(struct ir_graph *g, const struct ir_node *n,
 			memset(&xi[k], 0, sizeof(xi[k]));
 			continue;
 		}
+		if (!(in && in[k]) && ir_tensor_own(n->inputs[k]))
+			return ir_error(g, "out of memory");
 		host_tensor(t, in && in[k] ? (void *)in[k] : t->data, &xi[k]);
 		if (!xi[k].data && xi[k].bytes)
 			return ir_error(g, "node '%s' (%s): input %d has no "
