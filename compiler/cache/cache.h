@@ -11,7 +11,8 @@
  * and an opaque blob (the compile report).
  *
  * Directory: $NPU_CACHE_DIR, else $XDG_CACHE_HOME/npu, else ~/.cache/npu.
- * Writes are atomic (temporary file in the directory, fsync, rename);
+ * Writes are atomic (temporary file in the directory, then rename; no
+ * fsync: a torn entry fails its CRC on lookup and is replaced);
  * concurrent compiles of one key serialise on flock() of <key>.lock so the
  * second one finds the first one's entry; reads verify the header, the key
  * and the checksum, and a damaged entry is deleted and reported as such

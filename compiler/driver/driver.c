@@ -898,7 +898,8 @@ static int compile_imported(struct ir_graph *g, struct npuc_options *o,
 	/*
 	 * The key is the graph as imported (with the AIPP it asked for): a
 	 * hit needs the weights' digest and nothing else of them, so they
-	 * stay in the file's mapping until a miss copies them (map_weights).
+	 * stay in the file's mapping; a miss copies out what the passes may
+	 * read as typed arrays (materialize()).
 	 */
 	if (!o->no_cache && !cache_dir_of(o, dir, sizeof(dir))) {
 		struct cache_key key = compile_key(g, o);

@@ -55,9 +55,11 @@ struct onnx_import_opts {
 	 * unaligned, read-only). onnx_import_file() gives the graph its
 	 * mapping of the file; onnx_import_buffer()'s caller keeps @data
 	 * alive and unchanged until the graph is freed or materialized.
-	 * Whoever sets this calls onnx_import_materialize() before anything
-	 * but a hash of the bytes reads them: the compiler driver, whose
-	 * cache key is all a cache hit needs of the weights.
+	 * Whoever sets this calls onnx_import_materialize() (or
+	 * onnx_import_materialize_except_weights()) before shape inference
+	 * and the passes; until then only hashes read the bytes: the
+	 * compiler driver, whose cache key is all a cache hit needs of the
+	 * weights.
 	 */
 	bool map_weights;
 	size_t map_min_bytes;	/* 0: ONNX_MAP_MIN_BYTES (tests lower it) */

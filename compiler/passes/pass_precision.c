@@ -191,18 +191,21 @@ static struct ir_tensor *convert_const(struct ir_graph *g,
 		free(d);
 		return NULL;
 	}
-	/* typed reads: a mapped constant is aligned to nothing */
-	if (ir_tensor_own((struct ir_tensor *)t)) {
-		free(d);
-		return NULL;
-	}
+	/* read by memcpy(): a mapped constant is aligned to nothing */
 	for (i = 0; i < n; i++) {
-		if (dt == IR_F16)
-			((uint16_t *)d)[i] =
-				npu_f32_to_f16(((const float *)t->data)[i]);
-		else
-			((float *)d)[i] =
-				npu_f16_to_f32(((const uint16_t *)t->data)[i]);
+		const char *src = (const char *)t->data;
+
+		if (dt == IR_F16) {
+			float f;
+
+			memcpy(&f, src + (size_t)i * sizeof(f), sizeof(f));
+			((uint16_t *)d)[i] = npu_f32_to_f16(f);
+		} else {
+			uint16_t h;
+
+			memcpy(&h, src + (size_t)i * sizeof(h), sizeof(h));
+			((float *)d)[i] = npu_f16_to_f32(h);
+		}
 	}
 	snprintf(name, sizeof(name), "%s.%s", t->name,
 		 dt == IR_F16 ? "f16" : "f32");

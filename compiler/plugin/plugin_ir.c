@@ -87,6 +87,21 @@ void plugin_attrs_of(const struct ir_node *n, struct npuc_attrs *a)
 	a->get_floats = a_floats;
 }
 
+/*
+ * A plugin reads its constant inputs as typed, aligned data: input @k of
+ * @n (an op of @type) into memory of its own if it is still mapped.
+ */
+static int own_input(struct ir_graph *g, const struct ir_node *n,
+		     const char *type, int k)
+{
+	if (!ir_tensor_own(n->inputs[k]))
+		return 0;
+	ir_error(g, "node '%s' (%s): out of memory copying constant input %d "
+		 "out of the model file; free memory and compile again",
+		 n->name, type, k);
+	return -ENOMEM;
+}
+
 static int type_of(struct ir_graph *g, const struct ir_node *n,
 		   const struct ir_tensor *t, struct npuc_tensor_type *ty)
 {
@@ -128,8 +143,9 @@ int plugin_infer_node(struct ir_graph *g, struct ir_node *n)
 				n->name, type);
 	for (int k = 0; k < n->num_inputs; k++) {
 		ret = type_of(g, n, n->inputs[k], &in[k]);
-		if (!ret)	/* a plugin reads typed, aligned data */
-			ret = ir_tensor_own(n->inputs[k]);
+		if (ret)
+			return ret;
+		ret = own_input(g, n, type, k);
 		if (ret)
 			return ret;
 		data[k] = n->inputs[k] ? n->inputs[k]->data : NULL;
@@ -476,8 +492,9 @@ int plugin_host_eval(struct ir_graph *g, const struct ir_node *n,
 			memset(&xi[k], 0, sizeof(xi[k]));
 			continue;
 		}
-		if (!(in && in[k]) && ir_tensor_own(n->inputs[k]))
-			return ir_error(g, "out of memory");
+		ret = in && in[k] ? 0 : own_input(g, n, type, k);
+		if (ret)
+			return ret;
 		host_tensor(t, in && in[k] ? (void *)in[k] : t->data, &xi[k]);
 		if (!xi[k].data && xi[k].bytes)
 			return ir_error(g, "node '%s' (%s): input %d has no "
